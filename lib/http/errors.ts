@@ -1,0 +1,131 @@
+/**
+ * The error hierarchy: each class pins its status and contract code (contract §2.1).
+ * `toErrorBody` is the one place that turns any error into the contract's body; anything that is
+ * not an ApiError becomes a bare 500 so no internal text ever leaves the process.
+ */
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export interface ErrorBody {
+  message: string;
+  code: string;
+  requestId: string;
+  details?: ErrorDetail[];
+}
+
+export abstract class ApiError extends Error {
+  abstract readonly status: number;
+  abstract readonly code: string;
+  /** Extra response headers (Retry-After, Allow). */
+  readonly headers: Record<string, string> = {};
+}
+
+export class InvalidJsonError extends ApiError {
+  readonly status = 400;
+  readonly code = 'INVALID_JSON';
+  constructor() {
+    super('Request body is not valid JSON');
+  }
+}
+
+export class ValidationError extends ApiError {
+  readonly status = 400;
+  readonly code = 'VALIDATION_ERROR';
+  constructor(
+    message: string,
+    readonly details: ErrorDetail[],
+  ) {
+    super(message);
+  }
+
+  /** One offending field, e.g. ('Invalid company number', 'companyNumber', 'fails the BE format or checksum'). */
+  static field(summary: string, path: string, message: string): ValidationError {
+    return new ValidationError(summary, [{ path, message }]);
+  }
+}
+
+export class UnauthorizedError extends ApiError {
+  readonly status = 401;
+  readonly code = 'UNAUTHORIZED';
+  constructor() {
+    super('Unauthorized');
+  }
+}
+
+export class ForbiddenError extends ApiError {
+  readonly status = 403;
+  readonly code = 'FORBIDDEN';
+  constructor(scope: string) {
+    super(`This token lacks the scope ${scope}`);
+  }
+}
+
+export class NotFoundError extends ApiError {
+  readonly status = 404;
+  readonly code = 'NOT_FOUND';
+}
+
+export class MethodNotAllowedError extends ApiError {
+  readonly status = 405;
+  readonly code = 'METHOD_NOT_ALLOWED';
+  constructor(allowed: string[]) {
+    super('Method not allowed');
+    this.headers['Allow'] = allowed.join(', ');
+  }
+}
+
+export class PayloadTooLargeError extends ApiError {
+  readonly status = 413;
+  readonly code = 'PAYLOAD_TOO_LARGE';
+  constructor() {
+    super('Request body must be at most 1 MiB');
+  }
+}
+
+export class UnsupportedMediaTypeError extends ApiError {
+  readonly status = 415;
+  readonly code = 'UNSUPPORTED_MEDIA_TYPE';
+  constructor() {
+    super('Content-Type must be application/json');
+  }
+}
+
+export class ThrottledError extends ApiError {
+  readonly status = 429;
+  readonly code = 'THROTTLED';
+  constructor(retryAfterSeconds = 1) {
+    super('Too many requests');
+    this.headers['Retry-After'] = String(retryAfterSeconds);
+  }
+}
+
+export class InternalError extends ApiError {
+  readonly status = 500;
+  readonly code = 'INTERNAL';
+  constructor() {
+    super('Internal server error');
+  }
+}
+
+/** Storage throttled or unreachable after the SDK's retries. */
+export class UnavailableError extends ApiError {
+  readonly status = 503;
+  readonly code = 'UNAVAILABLE';
+  constructor(retryAfterSeconds = 1) {
+    super('Service unavailable, retry later');
+    this.headers['Retry-After'] = String(retryAfterSeconds);
+  }
+}
+
+/** Any error → an ApiError fit to show a caller. */
+export function asApiError(error: unknown): ApiError {
+  return error instanceof ApiError ? error : new InternalError();
+}
+
+export function toErrorBody(error: ApiError, requestId: string): ErrorBody {
+  const body: ErrorBody = { message: error.message, code: error.code, requestId };
+  if (error instanceof ValidationError) body.details = error.details;
+  return body;
+}

@@ -1,0 +1,33 @@
+/**
+ * The TOKEN authorizer's rule: a well-formed, known, unrevoked, unexpired bearer token gets a policy
+ * that allows the whole API (the gateway caches it per token and reuses it on every route; each
+ * handler checks its route's scope). Anything else is `Unauthorized`, which API Gateway turns into 401.
+ */
+import type { APIGatewayAuthorizerResult } from 'aws-lambda';
+import { toAuthorizerContext } from '../http/caller';
+import { bearerToken } from './token-format';
+import { callerForToken } from './tokens';
+
+/** The exact error text API Gateway maps to 401. */
+export const UNAUTHORIZED = 'Unauthorized';
+
+export async function authorizeToken(header: string | undefined, methodArn: string): Promise<APIGatewayAuthorizerResult> {
+  const token = bearerToken(header);
+  const caller = token ? await callerForToken(token) : null;
+  console.log(JSON.stringify({ level: 'INFO', message: 'authorize', allowed: caller !== null, tokenId: caller?.tokenId }));
+  if (!caller) throw new Error(UNAUTHORIZED);
+  return {
+    principalId: caller.tokenId,
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeApi(methodArn) }],
+    },
+    context: { ...toAuthorizerContext(caller) },
+  };
+}
+
+/** arn:aws:execute-api:region:account:api/stage/GET/v1/… → arn:aws:execute-api:region:account:api/stage/* */
+export function wholeApi(methodArn: string): string {
+  const [apiAndStage = '', stage = ''] = methodArn.split('/');
+  return `${apiAndStage}/${stage}/*`;
+}

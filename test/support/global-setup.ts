@@ -1,0 +1,30 @@
+/**
+ * One DynamoDB Local for the whole jest run (workers inherit DYNAMODB_ENDPOINT); each test file
+ * then makes its own fresh table (test/support/table.ts). DYNAMODB_ENDPOINT set beforehand reuses
+ * a running instance instead.
+ */
+import net from 'node:net';
+import { startDynamoDbLocal } from '../../infra/local/dynamodb';
+
+declare global {
+  var __stopDynamoDbLocal: (() => void) | undefined;
+}
+
+export default async function globalSetup(): Promise<void> {
+  process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
+  if (process.env['DYNAMODB_ENDPOINT']) return;
+  const local = await startDynamoDbLocal({ port: await freePort() });
+  process.env['DYNAMODB_ENDPOINT'] = local.endpoint;
+  globalThis.__stopDynamoDbLocal = local.stop;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
