@@ -1,0 +1,292 @@
+import { CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type { StackProps } from 'aws-cdk-lib';
+import {
+  AccessLogFormat,
+  AuthorizationType,
+  EndpointType,
+  IdentitySource,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  MockIntegration,
+  PassthroughBehavior,
+  ResponseType,
+  RestApi,
+  TokenAuthorizer,
+} from 'aws-cdk-lib/aws-apigateway';
+import type { IResource, Method } from 'aws-cdk-lib/aws-apigateway';
+import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { BEARER_HEADER_PATTERN } from '../lib/tokens/token-format';
+import { ApiFunction } from './function';
+import { authorizer, routes } from './routes';
+import type { HttpMethod, Route } from './routes';
+import { tableDefinition } from './table';
+
+export interface CompanyDataStackProps extends StackProps {
+  /** The deployment stage (`dev`, `prod`, a developer's name…): one stack, table and API each. */
+  stage: string;
+}
+
+interface GatewayError {
+  type: ResponseType;
+  /** Omitted: keep the status API Gateway chose (DEFAULT_4XX covers several 4xx statuses). */
+  status?: string;
+  message: string;
+  code: string;
+  /** Contract §2.1: 429 and 503 carry `Retry-After`. */
+  retryAfter?: boolean;
+}
+
+const throttled = { status: '429', message: 'Too many requests', code: 'THROTTLED', retryAfter: true };
+const unavailable = {
+  status: '503',
+  message: 'Service unavailable, retry later',
+  code: 'UNAVAILABLE',
+  retryAfter: true,
+};
+
+/**
+ * Answers API Gateway produces itself, in the contract's error shape (contract §2.1), so a client sees
+ * one error format whichever layer answered.
+ */
+const gatewayErrors: GatewayError[] = [
+  { type: ResponseType.UNAUTHORIZED, status: '401', message: 'Unauthorized', code: 'UNAUTHORIZED' },
+  { type: ResponseType.ACCESS_DENIED, status: '403', message: 'Forbidden', code: 'FORBIDDEN' },
+  // A REST API answers an unknown route with MISSING_AUTHENTICATION_TOKEN (403); the contract says 404.
+  {
+    type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
+    status: '404',
+    message: 'Route not found',
+    code: 'NOT_FOUND',
+  },
+  { type: ResponseType.RESOURCE_NOT_FOUND, status: '404', message: 'Route not found', code: 'NOT_FOUND' },
+  { type: ResponseType.THROTTLED, ...throttled },
+  { type: ResponseType.QUOTA_EXCEEDED, ...throttled },
+  // The gateway's own limit is 10 MB; the handlers enforce the contract's 1 MiB below that.
+  {
+    type: ResponseType.REQUEST_TOO_LARGE,
+    status: '413',
+    message: 'Request body must be at most 1 MiB',
+    code: 'PAYLOAD_TOO_LARGE',
+  },
+  {
+    type: ResponseType.UNSUPPORTED_MEDIA_TYPE,
+    status: '415',
+    message: 'Content-Type must be application/json',
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+  },
+  { type: ResponseType.INTEGRATION_TIMEOUT, ...unavailable },
+  { type: ResponseType.AUTHORIZER_FAILURE, ...unavailable },
+  { type: ResponseType.AUTHORIZER_CONFIGURATION_ERROR, ...unavailable },
+  { type: ResponseType.DEFAULT_4XX, message: 'Bad request', code: 'BAD_REQUEST' },
+  { type: ResponseType.DEFAULT_5XX, status: '500', message: 'Internal server error', code: 'INTERNAL' },
+];
+
+/** The contract's error body; API Gateway fills in `$context.requestId`. */
+function errorBodyTemplate(message: string, code: string): string {
+  return JSON.stringify({ message, code, requestId: '$context.requestId' });
+}
+
+const API_GATEWAY_LOGS_POLICY_ARN =
+  'arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs';
+const DEFAULT_THROTTLE_RATE = 50;
+const DEFAULT_THROTTLE_BURST = 100;
+
+/** One stage of the company-data API: its table, its functions and its REST API. */
+export class CompanyDataStack extends Stack {
+  constructor(scope: Construct, id: string, props: CompanyDataStackProps) {
+    super(scope, id, props);
+    const { stage } = props;
+    const isProd = stage === 'prod';
+    const removalPolicy = isProd ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+
+    const table = new TableV2(this, 'Table', {
+      partitionKey: { name: tableDefinition.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: tableDefinition.sortKey, type: AttributeType.STRING },
+      globalSecondaryIndexes: tableDefinition.indexes.map((index) => ({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+        projectionType: ProjectionType.ALL,
+      })),
+      timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
+      billing: Billing.onDemand(),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: isProd,
+      removalPolicy,
+    });
+
+    const accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy,
+    });
+
+    const api = new RestApi(this, 'Api', {
+      restApiName: `company-data-${stage}`,
+      description: `Company data and lists API (${stage})`,
+      // Consumers are server-side integrations; a regional endpoint avoids an extra CloudFront hop.
+      endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      // The contract's paths already start with /v1, so the API Gateway stage is named after the CDK stage.
+      deployOptions: {
+        stageName: stage,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
+        loggingLevel: MethodLoggingLevel.ERROR,
+        metricsEnabled: true,
+        throttlingRateLimit: this.numberFromContext('throttleRate', DEFAULT_THROTTLE_RATE),
+        throttlingBurstLimit: this.numberFromContext('throttleBurst', DEFAULT_THROTTLE_BURST),
+      },
+      // Execution logging needs the account-wide API Gateway CloudWatch role; other stages in the
+      // account may rely on it, so deleting this stack must not delete it.
+      cloudWatchRole: true,
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+    });
+    // RestApi adds an `Endpoint` output of its own; ApiUrl below is the one documented.
+    api.node.tryRemoveChild('Endpoint');
+
+    for (const error of gatewayErrors) {
+      api.addGatewayResponse(`${error.type.responseType}Response`, {
+        type: error.type,
+        statusCode: error.status,
+        templates: { 'application/json': errorBodyTemplate(error.message, error.code) },
+        responseHeaders: {
+          'x-request-id': 'context.requestId',
+          ...(error.retryAfter ? { 'Retry-After': "'1'" } : {}),
+        },
+      });
+    }
+
+    const authorizerFunction = new ApiFunction(this, 'AuthorizerFunction', {
+      entry: authorizer.entry,
+      table,
+      access: authorizer.table,
+      // It runs before every uncached call: a slow authorizer should fail fast, not hold the request.
+      timeout: Duration.seconds(5),
+      removalPolicy,
+    });
+    const tokenAuthorizer = new TokenAuthorizer(this, 'TokenAuthorizer', {
+      handler: authorizerFunction.function,
+      identitySource: IdentitySource.header('Authorization'),
+      validationRegex: BEARER_HEADER_PATTERN,
+      resultsCacheTtl: Duration.seconds(300),
+    });
+
+    const methodsByPath = new Map<string, HttpMethod[]>();
+    for (const [routeId, route] of Object.entries(routes) as [string, Route][]) {
+      const { function: handler } = new ApiFunction(this, `${routeId}Function`, {
+        entry: route.entry,
+        table,
+        access: route.table,
+        removalPolicy,
+      });
+      const authorization =
+        route.scope === null
+          ? { authorizationType: AuthorizationType.NONE }
+          : { authorizationType: AuthorizationType.CUSTOM, authorizer: tokenAuthorizer };
+      const resource = api.root.resourceForPath(route.path);
+      const method = resource.addMethod(route.method, new LambdaIntegration(handler), authorization);
+      if (route.scope === null) {
+        acknowledgePublicMethod(method, `${route.method} ${route.path} is public (contract §1)`);
+      }
+      methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
+    }
+
+    for (const [routePath, methods] of methodsByPath) {
+      addMethodNotAllowed(api.root.resourceForPath(routePath), methods);
+    }
+
+    Validations.of(api).acknowledge({
+      id: 'AwsSolutions-COG4',
+      reason:
+        'Callers are server-side integrations holding opaque API tokens issued per account ' +
+        '(contract §1, §5); a TOKEN authorizer checks them against the table. There are no end users ' +
+        'to keep in a Cognito user pool.',
+    });
+    Validations.of(api).acknowledge({
+      id: 'AwsSolutions-APIG2',
+      reason:
+        'Requests are validated in the handlers against the route table schemas, so failures answer 400 ' +
+        'VALIDATION_ERROR with per-field details (contract §2.1); a gateway validator would answer first ' +
+        'with a different body and repeat the schemas as API Gateway models.',
+    });
+    Validations.of(api.node.findChild('CloudWatchRole')).acknowledge({
+      id: `AwsSolutions-IAM4[Policy::${API_GATEWAY_LOGS_POLICY_ARN}]`,
+      reason:
+        'This is the account-wide role API Gateway uses to write execution logs for every REST API in the ' +
+        'region; AWS maintains this policy for exactly that, and a narrower one would break the other APIs.',
+    });
+    Validations.of(api.deploymentStage).acknowledge({
+      id: 'AwsSolutions-APIG3',
+      reason:
+        'No WAF web ACL in this stack: every non-public route needs a valid bearer token, the stage is ' +
+        'throttled, and a web ACL is an account-level choice (cost, shared rules) left to the operator.',
+    });
+
+    new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Stage base URL; paths start with v1/' });
+    new CfnOutput(this, 'TableName', { value: table.tableName });
+  }
+
+  /** A positive number from `-c name=value`, or the default; a typo fails the synth instead of deploying. */
+  private numberFromContext(name: string, fallback: number): number {
+    const raw: unknown = this.node.tryGetContext(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value <= 0) {
+      throw new Error(`Context ${name} must be a positive number, got ${JSON.stringify(raw)}`);
+    }
+    return value;
+  }
+}
+
+/**
+ * Contract §2.1: a known path with another method answers 405. API Gateway prefers an explicit method
+ * over ANY, so this mock only answers the methods the path does not have. It reveals nothing, so it
+ * needs no token.
+ */
+function addMethodNotAllowed(resource: IResource, methods: HttpMethod[]): void {
+  const allow = `'${methods.join(', ')}'`;
+  const method = resource.addMethod(
+    'ANY',
+    new MockIntegration({
+      requestTemplates: { 'application/json': JSON.stringify({ statusCode: 405 }) },
+      // A non-JSON body gets the contract's 415 (UNSUPPORTED_MEDIA_TYPE) instead of reaching the mock.
+      passthroughBehavior: PassthroughBehavior.NEVER,
+      integrationResponses: [
+        {
+          statusCode: '405',
+          responseTemplates: {
+            'application/json': errorBodyTemplate('Method not allowed', 'METHOD_NOT_ALLOWED'),
+          },
+          responseParameters: {
+            'method.response.header.Allow': allow,
+            'method.response.header.Content-Type': "'application/json'",
+            'method.response.header.x-request-id': 'context.requestId',
+          },
+        },
+      ],
+    }),
+    {
+      authorizationType: AuthorizationType.NONE,
+      methodResponses: [
+        {
+          statusCode: '405',
+          responseParameters: {
+            'method.response.header.Allow': true,
+            'method.response.header.Content-Type': true,
+            'method.response.header.x-request-id': true,
+          },
+        },
+      ],
+    },
+  );
+  acknowledgePublicMethod(
+    method,
+    `the 405 answer for ${resource.path} calls no function and returns no data`,
+  );
+}
+
+function acknowledgePublicMethod(method: Method, why: string): void {
+  Validations.of(method).acknowledge({ id: 'AwsSolutions-APIG4', reason: `No authorization: ${why}.` });
+}

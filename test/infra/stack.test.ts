@@ -1,0 +1,435 @@
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { CompanyDataStack } from '../../infra/stack';
+import { authorizer, routes } from '../../infra/routes';
+import type { Route } from '../../infra/routes';
+import { tableDefinition } from '../../infra/table';
+import { BEARER_HEADER_PATTERN } from '../../lib/tokens/token-format';
+
+interface CfnResource {
+  Type: string;
+  Properties: Record<string, unknown>;
+  DeletionPolicy?: string;
+  UpdateReplacePolicy?: string;
+}
+
+const allRoutes: Route[] = Object.values(routes);
+const WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+];
+
+/** Functions are not bundled here: the tests read the template only, and bundling is slow. */
+function synthStack(
+  stage = 'dev',
+  context: Record<string, unknown> = {},
+): { app: App; stack: CompanyDataStack } {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
+  const stack = new CompanyDataStack(app, `CompanyData-${stage}`, { stage });
+  return { app, stack };
+}
+
+function resourcesOfType(template: Template, type: string): [string, CfnResource][] {
+  return Object.entries(template.findResources(type) as Record<string, CfnResource>);
+}
+
+/** Logical id → full path (`/v1/health`) of every API Gateway resource, by following the ParentId chain. */
+function resourcePaths(template: Template): Map<string, string> {
+  const resources = new Map(resourcesOfType(template, 'AWS::ApiGateway::Resource'));
+  const paths = new Map<string, string>();
+  const pathOf = (logicalId: string): string => {
+    const resource = resources.get(logicalId);
+    if (!resource) throw new Error(`No API resource ${logicalId}`);
+    const parent = resource.Properties.ParentId as { Ref?: string };
+    const parentPath = parent.Ref ? pathOf(parent.Ref) : '';
+    return `${parentPath}/${String(resource.Properties.PathPart)}`;
+  };
+  for (const logicalId of resources.keys()) paths.set(logicalId, pathOf(logicalId));
+  return paths;
+}
+
+function methodsOn(template: Template, path: string): CfnResource[] {
+  const paths = resourcePaths(template);
+  return resourcesOfType(template, 'AWS::ApiGateway::Method')
+    .map(([, method]) => method)
+    .filter((method) => paths.get((method.Properties.ResourceId as { Ref: string }).Ref) === path);
+}
+
+function routeMethod(template: Template, route: Route): CfnResource {
+  const matching = methodsOn(template, route.path).filter((m) => m.Properties.HttpMethod === route.method);
+  expect(matching).toHaveLength(1);
+  return matching[0] as CfnResource;
+}
+
+/** The Lambda function a route's method invokes, found through its integration URI. */
+function routeFunctionId(template: Template, route: Route): string {
+  const functionIds = Object.keys(template.findResources('AWS::Lambda::Function'));
+  const uri = JSON.stringify((routeMethod(template, route).Properties.Integration as { Uri: unknown }).Uri);
+  const id = functionIds.find((functionId) => uri.includes(`"Fn::GetAtt":["${functionId}","Arn"]`));
+  if (!id) throw new Error(`No function behind ${route.method} ${route.path}`);
+  return id;
+}
+
+function authorizerFunctionId(template: Template): string {
+  const [authorizerResource] = resourcesOfType(template, 'AWS::ApiGateway::Authorizer');
+  const uri = JSON.stringify(authorizerResource?.[1].Properties.AuthorizerUri);
+  const id = Object.keys(template.findResources('AWS::Lambda::Function')).find((functionId) =>
+    uri.includes(`"Fn::GetAtt":["${functionId}","Arn"]`),
+  );
+  if (!id) throw new Error('No authorizer function');
+  return id;
+}
+
+/** Every IAM action a function's role allows: its inline policies and the AWS::IAM::Policy attached to it. */
+function actionsOf(template: Template, functionId: string): string[] {
+  const fn = template.findResources('AWS::Lambda::Function')[functionId] as CfnResource;
+  const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+  const role = template.findResources('AWS::IAM::Role')[roleId] as CfnResource;
+  const inline = (role.Properties.Policies as { PolicyDocument: unknown }[] | undefined) ?? [];
+  const attached = resourcesOfType(template, 'AWS::IAM::Policy')
+    .map(([, policy]) => policy.Properties)
+    .filter((policy) => (policy.Roles as { Ref: string }[]).some((r) => r.Ref === roleId));
+  const statements = [...inline, ...attached].flatMap(
+    (policy) => (policy.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement,
+  );
+  return statements.flatMap((statement) => [statement.Action].flat());
+}
+
+describe('CompanyDataStack (dev)', () => {
+  const { stack } = synthStack();
+  const template = Template.fromStack(stack);
+
+  describe('routes', () => {
+    it.each(allRoutes.map((r) => [`${r.method} ${r.path}`, r] as const))('serves %s', (_, route) => {
+      const method = routeMethod(template, route);
+      expect(method.Properties.Integration).toMatchObject({
+        Type: 'AWS_PROXY',
+        IntegrationHttpMethod: 'POST',
+      });
+    });
+
+    it('serves no method that is not in the route table, besides the 405 answers', () => {
+      const methods = resourcesOfType(template, 'AWS::ApiGateway::Method').map(([, m]) => m);
+      const routeMethods = methods.filter((m) => m.Properties.HttpMethod !== 'ANY');
+      expect(routeMethods).toHaveLength(allRoutes.length);
+    });
+
+    it('puts the token authorizer in front of every route that needs a scope', () => {
+      const authorizerIds = Object.keys(template.findResources('AWS::ApiGateway::Authorizer'));
+      expect(authorizerIds).toHaveLength(1);
+      for (const route of allRoutes.filter((r) => r.scope !== null)) {
+        expect(routeMethod(template, route).Properties).toMatchObject({
+          AuthorizationType: 'CUSTOM',
+          AuthorizerId: { Ref: authorizerIds[0] },
+        });
+      }
+    });
+
+    it('leaves public routes open', () => {
+      const publicRoutes = allRoutes.filter((r) => r.scope === null);
+      expect(publicRoutes.length).toBeGreaterThan(0);
+      for (const route of publicRoutes) {
+        const { Properties } = routeMethod(template, route);
+        expect(Properties.AuthorizationType).toBe('NONE');
+        expect(Properties.AuthorizerId).toBeUndefined();
+      }
+    });
+
+    it('gives every route its own function', () => {
+      const functionIds = allRoutes.map((route) => routeFunctionId(template, route));
+      expect(new Set(functionIds).size).toBe(allRoutes.length);
+      expect(functionIds).not.toContain(authorizerFunctionId(template));
+    });
+  });
+
+  describe('token authorizer', () => {
+    it('reads the Authorization header, pre-checks its shape and caches answers for 5 minutes', () => {
+      template.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
+      template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+        Type: 'TOKEN',
+        IdentitySource: 'method.request.header.Authorization',
+        IdentityValidationExpression: BEARER_HEADER_PATTERN,
+        AuthorizerResultTtlInSeconds: 300,
+      });
+    });
+
+    it('may read the table but not write it', () => {
+      expect(authorizer.table).toBe('read');
+      const actions = actionsOf(template, authorizerFunctionId(template));
+      expect(actions).toContain('dynamodb:GetItem');
+      for (const action of WRITE_ACTIONS) expect(actions).not.toContain(action);
+    });
+  });
+
+  describe('functions', () => {
+    const functions = resourcesOfType(template, 'AWS::Lambda::Function');
+
+    it('has one function per route plus the authorizer', () => {
+      expect(functions).toHaveLength(allRoutes.length + 1);
+    });
+
+    it('runs every function on Node.js 24 arm64 with explicit memory and timeout and the table name', () => {
+      for (const [, fn] of functions) {
+        expect(fn.Properties).toMatchObject({
+          Runtime: 'nodejs24.x',
+          Architectures: ['arm64'],
+          MemorySize: expect.any(Number),
+          Timeout: expect.any(Number),
+          Environment: { Variables: { TABLE_NAME: { Ref: expect.any(String) } } },
+        });
+      }
+    });
+
+    it('does not enable source maps at run time (NODE_OPTIONS), which slows cold starts', () => {
+      for (const [, fn] of functions) {
+        const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+        expect(variables).not.toHaveProperty('NODE_OPTIONS');
+      }
+    });
+
+    it('gives every function its own log group with a retention', () => {
+      const logGroups = template.findResources('AWS::Logs::LogGroup');
+      const used = functions.map(
+        ([, fn]) => (fn.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref,
+      );
+      expect(new Set(used).size).toBe(functions.length);
+      for (const logGroupId of used) {
+        expect((logGroups[logGroupId] as CfnResource).Properties.RetentionInDays).toBe(30);
+      }
+    });
+
+    it('lets each function write only to its own log group, with no AWS-managed policy', () => {
+      const roles = template.findResources('AWS::IAM::Role');
+      for (const [, fn] of functions) {
+        const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+        const logGroupId = (fn.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+        const role = roles[roleId] as CfnResource;
+        expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+        expect(role.Properties.Policies).toEqual([
+          {
+            PolicyName: 'logs',
+            PolicyDocument: {
+              Version: '2012-10-17',
+              Statement: [
+                {
+                  Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+                  Effect: 'Allow',
+                  Resource: { 'Fn::GetAtt': [logGroupId, 'Arn'] },
+                },
+              ],
+            },
+          },
+        ]);
+      }
+    });
+
+    it.each(allRoutes.filter((r) => r.table === 'read').map((r) => [`${r.method} ${r.path}`, r] as const))(
+      'lets the read-only function of %s read the table but never write it',
+      (_, route) => {
+        const actions = actionsOf(template, routeFunctionId(template, route));
+        expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+        for (const action of WRITE_ACTIONS) expect(actions).not.toContain(action);
+      },
+    );
+
+    it('gives functions that need no table no table access at all', () => {
+      const routesWithoutTable = allRoutes.filter((r) => r.table === 'none');
+      for (const route of routesWithoutTable) {
+        const actions = actionsOf(template, routeFunctionId(template, route));
+        expect(actions.filter((action) => action.startsWith('dynamodb:'))).toEqual([]);
+      }
+    });
+  });
+
+  describe('table', () => {
+    it('is built from the shared table definition, on demand, with point-in-time recovery', () => {
+      template.resourceCountIs('AWS::DynamoDB::GlobalTable', 1);
+      template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+        TableName: Match.absent(),
+        BillingMode: 'PAY_PER_REQUEST',
+        KeySchema: [
+          { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },
+          { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: tableDefinition.indexes.map((index) => ({
+          IndexName: index.name,
+          KeySchema: [
+            { AttributeName: index.partitionKey, KeyType: 'HASH' },
+            { AttributeName: index.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        })),
+        TimeToLiveSpecification: { AttributeName: tableDefinition.timeToLiveAttribute, Enabled: true },
+        Replicas: [
+          Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } }),
+        ],
+      });
+    });
+
+    it('is deleted with a non-prod stack', () => {
+      template.hasResource('AWS::DynamoDB::GlobalTable', {
+        DeletionPolicy: 'Delete',
+        Properties: { Replicas: [Match.objectLike({ DeletionProtectionEnabled: false })] },
+      });
+    });
+  });
+
+  describe('stage', () => {
+    it('is named after the CDK stage, throttled, with JSON access logs and error execution logs', () => {
+      template.hasResourceProperties('AWS::ApiGateway::Stage', {
+        StageName: 'dev',
+        AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('"requestId"') },
+        MethodSettings: [
+          Match.objectLike({
+            LoggingLevel: 'ERROR',
+            MetricsEnabled: true,
+            ThrottlingRateLimit: 50,
+            ThrottlingBurstLimit: 100,
+          }),
+        ],
+      });
+    });
+
+    it('takes its throttling limits from -c throttleRate / throttleBurst', () => {
+      const { stack: throttled } = synthStack('dev', { throttleRate: '5', throttleBurst: '10' });
+      Template.fromStack(throttled).hasResourceProperties('AWS::ApiGateway::Stage', {
+        MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 })],
+      });
+    });
+
+    it('refuses a throttling limit that is not a positive number', () => {
+      expect(() => synthStack('dev', { throttleRate: 'fast' })).toThrow(/throttleRate/);
+    });
+
+    it('names the API after the stage', () => {
+      template.hasResourceProperties('AWS::ApiGateway::RestApi', { Name: 'company-data-dev' });
+    });
+  });
+
+  describe('gateway responses', () => {
+    const expected = [
+      { type: 'UNAUTHORIZED', status: '401', message: 'Unauthorized', code: 'UNAUTHORIZED' },
+      { type: 'ACCESS_DENIED', status: '403', message: 'Forbidden', code: 'FORBIDDEN' },
+      { type: 'MISSING_AUTHENTICATION_TOKEN', status: '404', message: 'Route not found', code: 'NOT_FOUND' },
+      { type: 'THROTTLED', status: '429', message: 'Too many requests', code: 'THROTTLED', retryAfter: true },
+      {
+        type: 'QUOTA_EXCEEDED',
+        status: '429',
+        message: 'Too many requests',
+        code: 'THROTTLED',
+        retryAfter: true,
+      },
+      {
+        type: 'REQUEST_TOO_LARGE',
+        status: '413',
+        message: 'Request body must be at most 1 MiB',
+        code: 'PAYLOAD_TOO_LARGE',
+      },
+      {
+        type: 'UNSUPPORTED_MEDIA_TYPE',
+        status: '415',
+        message: 'Content-Type must be application/json',
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+      },
+      ...['INTEGRATION_TIMEOUT', 'AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR'].map((type) => ({
+        type,
+        status: '503',
+        message: 'Service unavailable, retry later',
+        code: 'UNAVAILABLE',
+        retryAfter: true,
+      })),
+      { type: 'DEFAULT_4XX', status: undefined, message: 'Bad request', code: 'BAD_REQUEST' },
+      { type: 'DEFAULT_5XX', status: '500', message: 'Internal server error', code: 'INTERNAL' },
+    ];
+
+    it.each(expected.map((e) => [e.type, e] as const))(
+      'answers %s in the contract error shape',
+      (type, { status, message, code, retryAfter }) => {
+        const matches = resourcesOfType(template, 'AWS::ApiGateway::GatewayResponse').filter(
+          ([, r]) => r.Properties.ResponseType === type,
+        );
+        expect(matches).toHaveLength(1);
+        const { Properties } = (matches[0] as [string, CfnResource])[1];
+        expect(Properties.StatusCode).toBe(status);
+        const body = (Properties.ResponseTemplates as Record<string, string>)['application/json'] ?? '';
+        expect(JSON.parse(body)).toEqual({ message, code, requestId: '$context.requestId' });
+        const headers = Properties.ResponseParameters as Record<string, string>;
+        expect(headers['gatewayresponse.header.x-request-id']).toBe('context.requestId');
+        expect(headers['gatewayresponse.header.Retry-After']).toBe(retryAfter ? "'1'" : undefined);
+      },
+    );
+  });
+
+  describe('405 on a known path with another method', () => {
+    const paths = [...new Set(allRoutes.map((r) => r.path))];
+
+    it.each(paths)('answers 405 on %s for methods it does not serve, without a token', (path) => {
+      const allowed = allRoutes.filter((r) => r.path === path).map((r) => r.method);
+      const anyMethods = methodsOn(template, path).filter((m) => m.Properties.HttpMethod === 'ANY');
+      expect(anyMethods).toHaveLength(1);
+      const { Properties } = anyMethods[0] as CfnResource;
+      expect(Properties.AuthorizationType).toBe('NONE');
+      const integration = Properties.Integration as {
+        Type: string;
+        IntegrationResponses: {
+          StatusCode: string;
+          ResponseTemplates: Record<string, string>;
+          ResponseParameters: Record<string, string>;
+        }[];
+      };
+      expect(integration.Type).toBe('MOCK');
+      const [response] = integration.IntegrationResponses;
+      expect(response?.StatusCode).toBe('405');
+      expect(JSON.parse(response?.ResponseTemplates['application/json'] ?? '')).toEqual({
+        message: 'Method not allowed',
+        code: 'METHOD_NOT_ALLOWED',
+        requestId: '$context.requestId',
+      });
+      expect(response?.ResponseParameters).toMatchObject({
+        'method.response.header.Allow': `'${allowed.join(', ')}'`,
+        'method.response.header.Content-Type': "'application/json'",
+      });
+    });
+  });
+
+  it('outputs the stage URL and the table name', () => {
+    template.hasOutput('ApiUrl', {});
+    template.hasOutput('TableName', {});
+  });
+
+  it('passes the cdk-nag AwsSolutions checks with no unacknowledged error or warning', () => {
+    const report = new AwsSolutionsChecks(undefined, { verbose: true }).validateScope(stack);
+    expect(report.violations.map((v) => `${v.ruleName} ${v.violatingResources[0]?.constructPath}`)).toEqual(
+      [],
+    );
+  });
+});
+
+describe('CompanyDataStack (prod)', () => {
+  const { stack } = synthStack('prod');
+  const template = Template.fromStack(stack);
+
+  it('keeps the table and protects it from deletion', () => {
+    template.hasResource('AWS::DynamoDB::GlobalTable', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: { Replicas: [Match.objectLike({ DeletionProtectionEnabled: true })] },
+    });
+  });
+
+  it('keeps its log groups', () => {
+    const logGroups = resourcesOfType(template, 'AWS::Logs::LogGroup');
+    expect(logGroups.length).toBeGreaterThan(0);
+    for (const [, logGroup] of logGroups) expect(logGroup.DeletionPolicy).toBe('Retain');
+  });
+
+  it('passes the cdk-nag AwsSolutions checks with no unacknowledged error or warning', () => {
+    const report = new AwsSolutionsChecks(undefined, { verbose: true }).validateScope(stack);
+    expect(report.violations.map((v) => `${v.ruleName} ${v.violatingResources[0]?.constructPath}`)).toEqual(
+      [],
+    );
+  });
+});
