@@ -5,7 +5,7 @@
  *
  * Pure data: importing it pulls in no AWS library, so handlers can import it cheaply.
  */
-import type { GenericSchema, ObjectSchema, ObjectEntries, ErrorMessage, ObjectIssue } from 'valibot';
+import type { GenericSchema } from 'valibot';
 import * as v from 'valibot';
 import type { Scope } from '../lib/tokens/scopes';
 import { healthSchema } from '../lib/schemas/health';
@@ -16,12 +16,11 @@ import {
   getCompanyFinancialsRequest,
 } from '../lib/schemas/financials';
 
-type ObjectSchemaOf = ObjectSchema<ObjectEntries, ErrorMessage<ObjectIssue> | undefined>;
-
+/** Schemas of the request parts, each an object schema (lib/schemas). */
 export interface RequestSchemas {
-  params?: ObjectSchemaOf;
-  query?: ObjectSchemaOf;
-  body?: ObjectSchemaOf;
+  params?: GenericSchema;
+  query?: GenericSchema;
+  body?: GenericSchema;
 }
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

@@ -106,7 +106,8 @@ function requireScope(route: Route, event: APIGatewayProxyEvent): void {
 
 /** 413 and 415 are decided here; what is left for middy's parser to reject is malformed JSON. */
 function jsonBody(): middy.MiddlewareObj<APIGatewayProxyEvent> {
-  const parser = httpJsonBodyParser();
+  // The media type is checked above (case-insensitively, as RFC 9110 wants); the parser only parses.
+  const parser = httpJsonBodyParser({ disableContentTypeCheck: true });
   return {
     before: async (request) => {
       const { body, isBase64Encoded, headers } = request.event;

@@ -52,7 +52,9 @@ interface Introspectable {
 }
 
 function topLevelEntry(schema: v.GenericSchema, path: string): v.GenericSchema | undefined {
-  const entries = (schema as unknown as Introspectable).entries;
+  const node = schema as unknown as Introspectable;
+  // A plain object schema, or a pipe that ends in one (jsonObject).
+  const entries = node.entries ?? (node.pipe as Introspectable[] | undefined)?.find((item) => item.entries)?.entries;
   return entries && Object.hasOwn(entries, path) ? entries[path] : undefined;
 }
 

@@ -13,6 +13,20 @@ const INTEGER = 'must be an integer';
 const atLeast = (min: number) => `must be ≥ ${min}`;
 const atMost = (max: number) => `must be ≤ ${max}`;
 
+/**
+ * A JSON object with these entries: arrays and other values are not objects, a missing required
+ * entry "is required", unknown keys are dropped (never echoed).
+ */
+export function jsonObject<const E extends v.ObjectEntries>(entries: E, what = 'a JSON object') {
+  return v.pipe(
+    v.custom<Record<string, unknown>>(
+      (input) => typeof input === 'object' && input !== null && !Array.isArray(input),
+      `must be ${what}`,
+    ),
+    v.object(entries, (issue) => (issue.path ? 'is required' : `must be ${what}`)),
+  );
+}
+
 /** An integer query parameter (query values arrive as strings): "1.5", "abc" and "" are rejected. */
 export function integerQuery(min: number, max: number, fallback: number) {
   return v.optional(
@@ -66,13 +80,13 @@ export const companyPathParams = v.object({
  * One requested company in a bulk call. The entry must be an object; its fields are judged per item
  * (contract §2.2: a bad country or number fails that item, not the request), so they are typed loosely here.
  */
-export const bulkCompanyEntry = v.object(
+export const bulkCompanyEntry = jsonObject(
   {
     countryCode: v.optional(v.unknown()),
     country: v.optional(v.unknown()),
     companyNumber: v.optional(v.unknown()),
   },
-  'must be an object',
+  'an object',
 );
 
 export const MAX_BULK_COMPANIES = 100;

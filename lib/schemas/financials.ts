@@ -5,6 +5,7 @@ import {
   companyPathParams,
   failedIdentifierSchema,
   identifierSchema,
+  jsonObject,
   paginationBody,
   paginationQuery,
   paginationSchema,
@@ -80,5 +81,5 @@ export const getCompanyFinancialsRequest = {
 };
 
 export const getCompanyFinancialsBulkRequest = {
-  body: v.object({ companies: bulkCompanies, ...paginationBody }, 'must be a JSON object'),
+  body: jsonObject({ companies: bulkCompanies, ...paginationBody }),
 };

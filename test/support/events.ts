@@ -20,7 +20,8 @@ export interface EventSpec {
 export function proxyEvent(spec: EventSpec): APIGatewayProxyEvent {
   const requestId = randomUUID();
   const body = spec.body === undefined ? null : typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body);
-  const headers = { ...(body !== null ? { 'Content-Type': 'application/json' } : {}), ...spec.headers };
+  const ownsContentType = Object.keys(spec.headers ?? {}).some((name) => name.toLowerCase() === 'content-type');
+  const headers = { ...(body !== null && !ownsContentType ? { 'Content-Type': 'application/json' } : {}), ...spec.headers };
   const caller = spec.caller === undefined ? ALICE : spec.caller;
   return {
     resource: spec.resource ?? '/',
