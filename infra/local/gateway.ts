@@ -65,7 +65,9 @@ export function createGateway(options: GatewayOptions = {}): http.Server {
       result = await (await authorize)({ type: 'TOKEN', authorizationToken: header, methodArn });
     } catch (error) {
       // API Gateway: the error "Unauthorized" means 401; any other failure is AUTHORIZER_FAILURE.
-      throw error instanceof Error && error.message === 'Unauthorized' ? new UnauthorizedError() : new UnavailableError();
+      throw error instanceof Error && error.message === 'Unauthorized'
+        ? new UnauthorizedError()
+        : new UnavailableError();
     }
     authorizerCache.set(header, { result, expires: Date.now() + cacheTtlMs });
     return result;
@@ -113,10 +115,12 @@ export function createGateway(options: GatewayOptions = {}): http.Server {
 
 function compile(route: Route): CompiledRoute {
   const names: string[] = [];
-  const source = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{(\w+)\\?\}/g, (_m, name: string) => {
-    names.push(name);
-    return '([^/]+)';
-  });
+  const source = route.path
+    .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+    .replace(/\\?\{(\w+)\\?\}/g, (_m, name: string) => {
+      names.push(name);
+      return '([^/]+)';
+    });
   return { route, pattern: new RegExp(`^${source}/?$`), names };
 }
 

@@ -24,7 +24,10 @@ async function main(): Promise<void> {
       console.error(JAVA_MISSING);
       process.exit(1);
     }
-    local = await startDynamoDbLocal({ port: dynamoPort, ...(values.persist ? { persistDir: values.persist } : {}) });
+    local = await startDynamoDbLocal({
+      port: dynamoPort,
+      ...(values.persist ? { persistDir: values.persist } : {}),
+    });
     process.env['DYNAMODB_ENDPOINT'] = local.endpoint;
   }
   const endpoint = process.env['DYNAMODB_ENDPOINT']!;

@@ -24,8 +24,7 @@ export interface FailedIdentifier {
 }
 
 export type ResolvedEntry =
-  | { ok: true; ref: CompanyRef }
-  | { ok: false; identifier: FailedIdentifier; message: string };
+  { ok: true; ref: CompanyRef } | { ok: false; identifier: FailedIdentifier; message: string };
 
 /** `countryCode` names the country; `country` is accepted as a synonym. */
 export function resolveEntry(entry: BulkCompanyEntry): ResolvedEntry {
@@ -33,11 +32,19 @@ export function resolveEntry(entry: BulkCompanyEntry): ResolvedEntry {
   const numberInput = entry.companyNumber ?? null;
   const country = parseCountry(countryInput);
   if (!country) {
-    return { ok: false, identifier: { country: countryInput, companyNumber: numberInput }, message: ITEM_MESSAGES.invalidCountry };
+    return {
+      ok: false,
+      identifier: { country: countryInput, companyNumber: numberInput },
+      message: ITEM_MESSAGES.invalidCountry,
+    };
   }
   const companyNumber = parseCompanyNumber(country, numberInput);
   if (!companyNumber) {
-    return { ok: false, identifier: { country, companyNumber: numberInput }, message: ITEM_MESSAGES.invalidNumber };
+    return {
+      ok: false,
+      identifier: { country, companyNumber: numberInput },
+      message: ITEM_MESSAGES.invalidNumber,
+    };
   }
   return { ok: true, ref: { country, companyNumber } };
 }

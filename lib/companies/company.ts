@@ -21,5 +21,10 @@ export interface CompanyRecord {
 
 /** The identifier object, in the contract's key order. */
 export function toIdentifier(company: Company): Identifier {
-  return { country: company.country, companyNumber: company.companyNumber, name: company.name, place: company.place };
+  return {
+    country: company.country,
+    companyNumber: company.companyNumber,
+    name: company.name,
+    place: company.place,
+  };
 }

@@ -17,7 +17,11 @@ export async function getCompanyFinancials(
   return financialsOf(found, page);
 }
 
-export function getFinancialsInBulk({ companies, limit, offset }: { companies: BulkCompanyEntry[] } & PageRequest) {
+export function getFinancialsInBulk({
+  companies,
+  limit,
+  offset,
+}: { companies: BulkCompanyEntry[] } & PageRequest) {
   return answerEach<StoredFinancials, BulkFinancialsItem>(companies, getCompaniesWithFinancials, {
     found: (found) => ({ ...financialsOf(found, { limit, offset }), message: null }),
     failed: (identifier, message) => ({ identifier, data: null, pagination: null, message }),
@@ -35,7 +39,11 @@ export function companyRefFromPath(path: { countryCode: string; companyNumber: s
   if (!country) throw ValidationError.field('Invalid country code', 'countryCode', 'must be BE, NL or FR');
   const companyNumber = parseCompanyNumber(country, path.companyNumber);
   if (!companyNumber) {
-    throw ValidationError.field('Invalid company number', 'companyNumber', `is not a valid ${country} company number`);
+    throw ValidationError.field(
+      'Invalid company number',
+      'companyNumber',
+      `is not a valid ${country} company number`,
+    );
   }
   return { country, companyNumber };
 }

@@ -22,6 +22,7 @@ export function callerFrom(context: Record<string, unknown> | null | undefined):
   const accountId = context?.['accountId'];
   const userEmail = context?.['userEmail'];
   const scopes = context?.['scopes'];
-  if (typeof accountId !== 'string' || typeof userEmail !== 'string' || typeof scopes !== 'string') return null;
+  if (typeof accountId !== 'string' || typeof userEmail !== 'string' || typeof scopes !== 'string')
+    return null;
   return { accountId, userEmail, scopes: scopes.split(' ').filter(isScope) };
 }

@@ -106,8 +106,7 @@ function requireScope(route: Route, event: APIGatewayProxyEvent): void {
 
 /** 413 and 415 are decided here; what is left for middy's parser to reject is malformed JSON. */
 function jsonBody(): middy.MiddlewareObj<APIGatewayProxyEvent> {
-  // The media type is checked above (case-insensitively, as RFC 9110 wants); the parser only parses.
-  const parser = httpJsonBodyParser({ disableContentTypeCheck: true });
+  const parser = httpJsonBodyParser();
   return {
     before: async (request) => {
       const { body, isBase64Encoded, headers } = request.event;
@@ -119,6 +118,8 @@ function jsonBody(): middy.MiddlewareObj<APIGatewayProxyEvent> {
         throw new PayloadTooLargeError();
       }
       if (!JSON_MEDIA_TYPE.test(headers['content-type'] ?? '')) throw new UnsupportedMediaTypeError();
+      // Checked above, case-insensitively as RFC 9110 wants; middy's own check is case-sensitive.
+      headers['content-type'] = 'application/json';
       try {
         await parser.before?.(request);
       } catch {

@@ -13,5 +13,8 @@ export interface Page<T> {
 
 /** `total` is the number of items under the same filters; an offset past the end gives `data: []`. */
 export function paginate<T>(ordered: T[], { limit, offset }: PageRequest): Page<T> {
-  return { data: ordered.slice(offset, offset + limit), pagination: { limit, offset, total: ordered.length } };
+  return {
+    data: ordered.slice(offset, offset + limit),
+    pagination: { limit, offset, total: ordered.length },
+  };
 }

@@ -6,7 +6,11 @@ import * as v from 'valibot';
 import { ValidationError, type ErrorDetail } from './errors';
 
 /** Validates `input` against `schema`, returning the typed output or throwing a ValidationError. */
-export function validate<S extends v.GenericSchema>(schema: S, input: unknown, root: string): v.InferOutput<S> {
+export function validate<S extends v.GenericSchema>(
+  schema: S,
+  input: unknown,
+  root: string,
+): v.InferOutput<S> {
   const result = v.safeParse(schema, input, { abortPipeEarly: true });
   if (result.success) return result.output;
   const details = uniqueByPath(result.issues.map((issue) => toDetail(issue, root)));
@@ -41,7 +45,9 @@ function uniqueByPath(details: ErrorDetail[]): ErrorDetail[] {
 function summaryFor(schema: v.GenericSchema, detail: ErrorDetail): string {
   const field = topLevelEntry(schema, detail.path);
   const range = field && integerRange(field);
-  return range ? `${detail.path} must be an integer between ${range.min} and ${range.max}` : `${detail.path} ${detail.message}`;
+  return range
+    ? `${detail.path} must be an integer between ${range.min} and ${range.max}`
+    : `${detail.path} ${detail.message}`;
 }
 
 interface Introspectable {
@@ -54,7 +60,8 @@ interface Introspectable {
 function topLevelEntry(schema: v.GenericSchema, path: string): v.GenericSchema | undefined {
   const node = schema as unknown as Introspectable;
   // A plain object schema, or a pipe that ends in one (jsonObject).
-  const entries = node.entries ?? (node.pipe as Introspectable[] | undefined)?.find((item) => item.entries)?.entries;
+  const entries =
+    node.entries ?? (node.pipe as Introspectable[] | undefined)?.find((item) => item.entries)?.entries;
   return entries && Object.hasOwn(entries, path) ? entries[path] : undefined;
 }
 

@@ -45,13 +45,21 @@ export function integerQuery(min: number, max: number, fallback: number) {
 /** An integer body field: a JSON number with no fraction; "4" (a string) is the wrong type. */
 export function integerField(min: number, max: number, fallback: number) {
   return v.optional(
-    v.pipe(v.number(INTEGER), v.integer(INTEGER), v.minValue(min, atLeast(min)), v.maxValue(max, atMost(max))),
+    v.pipe(
+      v.number(INTEGER),
+      v.integer(INTEGER),
+      v.minValue(min, atLeast(min)),
+      v.maxValue(max, atMost(max)),
+    ),
     fallback,
   );
 }
 
 /** Contract §1.1: limit 1..500 (default 4), offset 0..10000 (default 0). */
-export const PAGE = { limit: { min: 1, max: 500, default: 4 }, offset: { min: 0, max: 10000, default: 0 } } as const;
+export const PAGE = {
+  limit: { min: 1, max: 500, default: 4 },
+  offset: { min: 0, max: 10000, default: 0 },
+} as const;
 
 export const paginationQuery = {
   limit: integerQuery(PAGE.limit.min, PAGE.limit.max, PAGE.limit.default),

@@ -20,7 +20,9 @@ const MAX_DELAY_MS = 1000;
 /** Reads items by key; keys may repeat. Missing items are simply absent from the result. */
 export async function batchGet(table: string, keys: Key[], projection?: string[]): Promise<Item[]> {
   const unique = [...new Map(keys.map((key) => [JSON.stringify(key), key])).values()];
-  const pages = await Promise.all(chunk(unique, BATCH_GET_LIMIT).map((part) => batchGetChunk(table, part, projection)));
+  const pages = await Promise.all(
+    chunk(unique, BATCH_GET_LIMIT).map((part) => batchGetChunk(table, part, projection)),
+  );
   return pages.flat();
 }
 
@@ -37,7 +39,9 @@ async function batchGetChunk(table: string, keys: Key[], projection?: string[]):
           RequestItems: {
             [table]: {
               Keys: pending,
-              ...(names ? { ProjectionExpression: Object.keys(names).join(','), ExpressionAttributeNames: names } : {}),
+              ...(names
+                ? { ProjectionExpression: Object.keys(names).join(','), ExpressionAttributeNames: names }
+                : {}),
             },
           },
         }),
@@ -64,7 +68,9 @@ async function batchPutChunk(table: string, items: Item[]): Promise<void> {
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt === MAX_ATTEMPTS) throw new UnavailableError();
     if (attempt > 0) await backoff(attempt);
-    const result = await send(() => dynamodb.send(new BatchWriteCommand({ RequestItems: { [table]: pending } })));
+    const result = await send(() =>
+      dynamodb.send(new BatchWriteCommand({ RequestItems: { [table]: pending } })),
+    );
     pending = (result.UnprocessedItems?.[table] as typeof pending | undefined) ?? [];
   }
 }

@@ -11,10 +11,20 @@ import { callerForToken } from './tokens';
 /** The exact error text API Gateway maps to 401. */
 export const UNAUTHORIZED = 'Unauthorized';
 
-export async function authorizeToken(header: string | undefined, methodArn: string): Promise<APIGatewayAuthorizerResult> {
+export async function authorizeToken(
+  header: string | undefined,
+  methodArn: string,
+): Promise<APIGatewayAuthorizerResult> {
   const token = bearerToken(header);
   const caller = token ? await callerForToken(token) : null;
-  console.log(JSON.stringify({ level: 'INFO', message: 'authorize', allowed: caller !== null, tokenId: caller?.tokenId }));
+  console.log(
+    JSON.stringify({
+      level: 'INFO',
+      message: 'authorize',
+      allowed: caller !== null,
+      tokenId: caller?.tokenId,
+    }),
+  );
   if (!caller) throw new Error(UNAUTHORIZED);
   return {
     principalId: caller.tokenId,

@@ -23,7 +23,13 @@ export interface NewToken {
 /** Creates a token and returns it in clear: the only time it is ever seen. */
 export async function createToken(spec: NewToken, token = `cd_${randomBytes(32).toString('base64url')}`) {
   const hash = hashToken(token);
-  const stored: StoredToken = { ...spec, hash, tokenId: hash.slice(0, 12), createdAt: new Date().toISOString(), revokedAt: null };
+  const stored: StoredToken = {
+    ...spec,
+    hash,
+    tokenId: hash.slice(0, 12),
+    createdAt: new Date().toISOString(),
+    revokedAt: null,
+  };
   await putToken(stored);
   return { token, info: withoutHash(stored) };
 }
@@ -43,11 +49,19 @@ export async function revoke(tokenIdOrToken: string): Promise<boolean> {
 }
 
 /** The caller a token stands for, or null when it is unknown, revoked or expired. */
-export async function callerForToken(token: string, now = new Date()): Promise<(Caller & { tokenId: string }) | null> {
+export async function callerForToken(
+  token: string,
+  now = new Date(),
+): Promise<(Caller & { tokenId: string }) | null> {
   const stored = await getToken(hashToken(token));
   if (!stored || stored.revokedAt) return null;
   if (stored.expiresAt && stored.expiresAt <= now.toISOString()) return null;
-  return { accountId: stored.accountId, userEmail: stored.userEmail, scopes: stored.scopes, tokenId: stored.tokenId };
+  return {
+    accountId: stored.accountId,
+    userEmail: stored.userEmail,
+    scopes: stored.scopes,
+    tokenId: stored.tokenId,
+  };
 }
 
 function withoutHash({ hash: _hash, ...info }: StoredToken): TokenInfo {

@@ -15,7 +15,14 @@ function period(year: number, revenue: number | null): FinancialPeriod {
     endDate: `${year}-12-31`,
     dateReceived: `${year + 1}-06-30`,
     profitability: { revenue, grossMargin: 1000, ebitda: 300, operatingProfit: 200, netProfit: 150 },
-    liquidity: { currentAssets: 500, inventory: 100, cash: 50, currentLiabilities: 250, currentRatio: 2, quickRatio: 1.6 },
+    liquidity: {
+      currentAssets: 500,
+      inventory: 100,
+      cash: 50,
+      currentLiabilities: 250,
+      currentRatio: 2,
+      quickRatio: 1.6,
+    },
     solvency: { totalAssets: 2000, equity: 800, debt: 1200 },
     people: { employees: 3, personnelCosts: 400, employeeCostRatio: 0.4, employeeGrowthRatio: null },
     healthIndicator: 7,
@@ -24,16 +31,37 @@ function period(year: number, revenue: number | null): FinancialPeriod {
 }
 
 const BELGIAN: CompanyRecord = {
-  company: { country: 'BE', companyNumber: '0403170701', name: 'Brouwerij De Kroon NV', place: 'Leuven', vatNumber: 'BE0403170701', website: null },
+  company: {
+    country: 'BE',
+    companyNumber: '0403170701',
+    name: 'Brouwerij De Kroon NV',
+    place: 'Leuven',
+    vatNumber: 'BE0403170701',
+    website: null,
+  },
   // Stored in any order; answered newest first.
   periods: [2019, 2023, 2021, 2020, 2022, 2018].map((year) => period(year, year * 10)),
 };
 const FRENCH: CompanyRecord = {
-  company: { country: 'FR', companyNumber: '552100554', name: 'Boulangerie Martin SAS', place: 'Lyon', vatNumber: null, website: null },
+  company: {
+    country: 'FR',
+    companyNumber: '552100554',
+    name: 'Boulangerie Martin SAS',
+    place: 'Lyon',
+    vatNumber: null,
+    website: null,
+  },
   periods: [period(2024, null)],
 };
 const DUTCH_WITHOUT_FILINGS: CompanyRecord = {
-  company: { country: 'NL', companyNumber: '33011433', name: 'Mulder Bouw B.V.', place: null, vatNumber: null, website: null },
+  company: {
+    country: 'NL',
+    companyNumber: '33011433',
+    name: 'Mulder Bouw B.V.',
+    place: null,
+    vatNumber: null,
+    website: null,
+  },
   periods: [],
 };
 
@@ -51,7 +79,12 @@ describe('GET /v1/companies/{countryCode}/{companyNumber}/financials', () => {
 
     expect(status).toBe(200);
     expect(body).toEqual({
-      identifier: { country: 'BE', companyNumber: '0403170701', name: 'Brouwerij De Kroon NV', place: 'Leuven' },
+      identifier: {
+        country: 'BE',
+        companyNumber: '0403170701',
+        name: 'Brouwerij De Kroon NV',
+        place: 'Leuven',
+      },
       data: [2023, 2022, 2021, 2020].map((year) => period(year, year * 10)),
       pagination: { limit: 4, offset: 0, total: 6 },
     });
@@ -69,7 +102,10 @@ describe('GET /v1/companies/{countryCode}/{companyNumber}/financials', () => {
   it('applies limit and offset and keeps the exact total', async () => {
     const { body } = await call(getFinancials, single('BE', '0403170701', { limit: '2', offset: '3' }));
 
-    expect((body as { data: FinancialPeriod[] }).data.map((p) => p.endDate)).toEqual(['2020-12-31', '2019-12-31']);
+    expect((body as { data: FinancialPeriod[] }).data.map((p) => p.endDate)).toEqual([
+      '2020-12-31',
+      '2019-12-31',
+    ]);
     expect((body as { pagination: unknown }).pagination).toEqual({ limit: 2, offset: 3, total: 6 });
   });
 
@@ -89,7 +125,10 @@ describe('GET /v1/companies/{countryCode}/{companyNumber}/financials', () => {
     const { status, body } = await call(getFinancials, single(country, number));
 
     expect(status).toBe(200);
-    expect((body as { identifier: unknown }).identifier).toMatchObject({ country: 'BE', companyNumber: '0403170701' });
+    expect((body as { identifier: unknown }).identifier).toMatchObject({
+      country: 'BE',
+      companyNumber: '0403170701',
+    });
   });
 
   it('shows null for undisclosed figures and an empty list for a company without filings', async () => {
@@ -126,7 +165,10 @@ describe('GET /v1/companies/{countryCode}/{companyNumber}/financials', () => {
     const { status, body } = await call(getFinancials, single('BE', '0403170701', { limit }));
 
     expect(status).toBe(400);
-    expect(body).toMatchObject({ code: 'VALIDATION_ERROR', message: 'limit must be an integer between 1 and 500' });
+    expect(body).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: 'limit must be an integer between 1 and 500',
+    });
   });
 
   it('answers 403 to a token without companies:read', async () => {
@@ -180,7 +222,9 @@ describe('POST /v1/companies/financials', () => {
 
     expect(status).toBe(200);
     const items = body as Array<Record<string, unknown>>;
-    expect(items.map((item) => Object.keys(item))).toEqual(Array(7).fill(['identifier', 'data', 'pagination', 'message']));
+    expect(items.map((item) => Object.keys(item))).toEqual(
+      Array(7).fill(['identifier', 'data', 'pagination', 'message']),
+    );
     expect(items.map((item) => item['message'])).toEqual([
       null,
       null,
@@ -191,7 +235,12 @@ describe('POST /v1/companies/financials', () => {
       'Invalid country code',
     ]);
     expect(items[1]).toMatchObject({
-      identifier: { country: 'BE', companyNumber: '0403170701', name: 'Brouwerij De Kroon NV', place: 'Leuven' },
+      identifier: {
+        country: 'BE',
+        companyNumber: '0403170701',
+        name: 'Brouwerij De Kroon NV',
+        place: 'Leuven',
+      },
       pagination: { limit: 1, offset: 0, total: 6 },
     });
     expect(items[2]).toEqual({
@@ -219,7 +268,11 @@ describe('POST /v1/companies/financials', () => {
 
   it.each([
     ['no companies', { companies: [] }, 'companies'],
-    ['101 companies', { companies: Array(101).fill({ countryCode: 'BE', companyNumber: '0403170701' }) }, 'companies'],
+    [
+      '101 companies',
+      { companies: Array(101).fill({ countryCode: 'BE', companyNumber: '0403170701' }) },
+      'companies',
+    ],
     ['an entry that is not an object', { companies: [{}, 'BE0403170701'] }, 'companies[1]'],
     ['companies missing', { limit: 2 }, 'companies'],
     ['a body that is an array', [], 'body'],
@@ -252,7 +305,10 @@ describe('POST /v1/companies/financials', () => {
   it('accepts a JSON content type with parameters, in any case', async () => {
     const { status } = await call(
       getFinancialsBulk,
-      bulk({ companies: [{ countryCode: 'FR', companyNumber: '552100554' }] }, { 'content-type': 'Application/JSON; charset=UTF-8' }),
+      bulk(
+        { companies: [{ countryCode: 'FR', companyNumber: '552100554' }] },
+        { 'content-type': 'Application/JSON; charset=UTF-8' },
+      ),
     );
 
     expect(status).toBe(200);

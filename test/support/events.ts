@@ -19,9 +19,15 @@ export interface EventSpec {
 
 export function proxyEvent(spec: EventSpec): APIGatewayProxyEvent {
   const requestId = randomUUID();
-  const body = spec.body === undefined ? null : typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body);
-  const ownsContentType = Object.keys(spec.headers ?? {}).some((name) => name.toLowerCase() === 'content-type');
-  const headers = { ...(body !== null && !ownsContentType ? { 'Content-Type': 'application/json' } : {}), ...spec.headers };
+  const body =
+    spec.body === undefined ? null : typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body);
+  const ownsContentType = Object.keys(spec.headers ?? {}).some(
+    (name) => name.toLowerCase() === 'content-type',
+  );
+  const headers = {
+    ...(body !== null && !ownsContentType ? { 'Content-Type': 'application/json' } : {}),
+    ...spec.headers,
+  };
   const caller = spec.caller === undefined ? ALICE : spec.caller;
   return {
     resource: spec.resource ?? '/',
@@ -54,13 +60,22 @@ export function proxyEvent(spec: EventSpec): APIGatewayProxyEvent {
   };
 }
 
-export const lambdaContext = { getRemainingTimeInMillis: () => 10_000, awsRequestId: 'test' } as unknown as Context;
+export const lambdaContext = {
+  getRemainingTimeInMillis: () => 10_000,
+  awsRequestId: 'test',
+} as unknown as Context;
 
 /** Parsed answer of a handler call. */
 export async function call(
   handler: (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>,
   spec: EventSpec,
-): Promise<{ status: number; headers: Record<string, unknown>; body: unknown; raw: string; requestId: string }> {
+): Promise<{
+  status: number;
+  headers: Record<string, unknown>;
+  body: unknown;
+  raw: string;
+  requestId: string;
+}> {
   const event = proxyEvent(spec);
   const result = await handler(event, lambdaContext);
   return {

@@ -22,7 +22,10 @@ describe('pagination query parameters', () => {
   });
 
   it('reads integers from strings', () => {
-    expect(validate(query, { limit: '500', offset: '10000' }, 'query')).toEqual({ limit: 500, offset: 10000 });
+    expect(validate(query, { limit: '500', offset: '10000' }, 'query')).toEqual({
+      limit: 500,
+      offset: 10000,
+    });
   });
 
   it.each([
@@ -101,6 +104,9 @@ describe('paginate', () => {
   });
 
   it('answers an offset past the end with no data and the true total', () => {
-    expect(paginate(items, { limit: 4, offset: 10 })).toEqual({ data: [], pagination: { limit: 4, offset: 10, total: 5 } });
+    expect(paginate(items, { limit: 4, offset: 10 })).toEqual({
+      data: [],
+      pagination: { limit: 4, offset: 10, total: 5 },
+    });
   });
 });
