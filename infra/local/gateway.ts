@@ -84,10 +84,11 @@ export function createGateway(options: GatewayOptions = {}): http.Server {
     const headers = singleValueHeaders(req);
     let authorizerContext: Record<string, unknown> | null = null;
     if (match.route.scope !== null) {
-      const header = headers['authorization'] ?? headers['Authorization'];
-      if (bearerToken(header) === null) throw new UnauthorizedError();
+      // Header names are case-insensitive: Node has them lower-cased in `req.headers`.
+      const header = req.headers['authorization'];
+      if (header === undefined || bearerToken(header) === null) throw new UnauthorizedError();
       const methodArn = `arn:aws:execute-api:local:000000000000:local/local/${method}${url.pathname}`;
-      const result = await runAuthorizer(header!, methodArn);
+      const result = await runAuthorizer(header, methodArn);
       authorizerContext = { ...result.context, principalId: result.principalId };
     }
 

@@ -17,7 +17,7 @@ export const ITEM_MESSAGES = {
   invalidCountry: 'Invalid country code',
 } as const;
 
-/** The identifier of a failed item: canonical where valid, as sent otherwise. */
+/** The identifier of a failed item: canonical when the number was valid, both values as sent otherwise. */
 export interface FailedIdentifier {
   country: unknown;
   companyNumber: unknown;

@@ -29,7 +29,8 @@ import { parseAcceptLanguage, type Language } from './language';
 import { validate } from './validation';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
-const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;
+/** Contract §1: `application/json`, parameters allowed; anything else (even `+json` types) is 415. */
+const JSON_MEDIA_TYPE = /^application\/json\s*(?:;.*)?$/i;
 
 type Output<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
 

@@ -211,7 +211,7 @@ describe('POST /v1/companies/financials', () => {
           { countryCode: 'FR', companyNumber: '552 100 554' },
           { country: 'be', companyNumber: '0403.170.701' },
           { countryCode: 'BE', companyNumber: '0202239951' },
-          { countryCode: 'BE', companyNumber: '0403170702' },
+          { countryCode: 'be', companyNumber: '0403170702' },
           { countryCode: 'XX', companyNumber: '123' },
           { countryCode: 'FR', companyNumber: '552100554' },
           {},
@@ -249,7 +249,7 @@ describe('POST /v1/companies/financials', () => {
       pagination: null,
       message: 'Company not found',
     });
-    expect(items[3]!['identifier']).toEqual({ country: 'BE', companyNumber: '0403170702' });
+    expect(items[3]!['identifier']).toEqual({ country: 'be', companyNumber: '0403170702' });
     expect(items[4]!['identifier']).toEqual({ country: 'XX', companyNumber: '123' });
     expect(items[6]!['identifier']).toEqual({ country: null, companyNumber: null });
     expect(items[5]).toEqual(items[0]);

@@ -1,0 +1,392 @@
+/**
+ * End to end over HTTP: POST /v1/companies/financials (contract §1, §1.1, §2, §3, §6.1).
+ */
+import type { CompanyRecord } from '../../lib/companies/company';
+import {
+  belgianNumber,
+  BULK_ITEM_KEYS,
+  dotted,
+  expectError,
+  expectOk,
+  expectValidationError,
+  identifierOf,
+  IDENTIFIER_KEYS,
+  newestFirst,
+  PERIOD_KEYS,
+  undefinedPaths,
+  useApi,
+} from './http';
+
+const api = useApi();
+const PATH = '/v1/companies/financials';
+const MiB = 1024 * 1024;
+
+const byCountry = (country: string, index = 0): CompanyRecord =>
+  api.records.filter((r) => r.company.country === country)[index]!;
+const entry = (r: CompanyRecord) => ({
+  countryCode: r.company.country,
+  companyNumber: r.company.companyNumber,
+});
+
+/** The item a found company must answer with the given page. */
+const foundItem = (r: CompanyRecord, limit = 4, offset = 0) => ({
+  identifier: identifierOf(r),
+  data: newestFirst(r).slice(offset, offset + limit),
+  pagination: { limit, offset, total: r.periods.length },
+  message: null,
+});
+
+const failedItem = (country: unknown, companyNumber: unknown, message: string) => ({
+  identifier: { country, companyNumber },
+  data: null,
+  pagination: null,
+  message,
+});
+
+describe('POST financials in bulk', () => {
+  test('answers bulk items in request order, duplicates included', async () => {
+    const [a, b, c] = [byCountry('BE'), byCountry('NL'), byCountry('FR')];
+
+    const response = await api.post(PATH, { companies: [entry(b), entry(a), entry(b), entry(c), entry(a)] });
+
+    expectOk(response);
+    expect(response.body).toEqual([foundItem(b), foundItem(a), foundItem(b), foundItem(c), foundItem(a)]);
+  });
+
+  test('gives every item exactly identifier, data, pagination, message in that order', async () => {
+    const [a, b] = [byCountry('BE'), byCountry('FR', 1)];
+
+    const response = await api.post(PATH, {
+      companies: [entry(a), { countryCode: 'BE', companyNumber: belgianNumber('09999999') }, entry(b)],
+      limit: 500,
+    });
+
+    expectOk(response);
+    expect(response.body).toHaveLength(3);
+    for (const item of response.body) expect(Object.keys(item)).toEqual(BULK_ITEM_KEYS);
+    for (const item of [response.body[0], response.body[2]]) {
+      expect(item.message).toBeNull();
+      expect(Object.keys(item.identifier)).toEqual(IDENTIFIER_KEYS);
+      expect(Object.keys(item.pagination)).toEqual(['limit', 'offset', 'total']);
+      for (const period of item.data) expect(Object.keys(period)).toEqual(PERIOD_KEYS);
+    }
+    expect(JSON.stringify(response.body[0].data)).toBe(JSON.stringify(newestFirst(a)));
+    expect(JSON.stringify(response.body[2].data)).toBe(JSON.stringify(newestFirst(b)));
+    expect(Object.keys(response.body[1].identifier)).toEqual(['country', 'companyNumber']);
+    expect(undefinedPaths(response.body)).toEqual([]);
+  });
+
+  test('accepts `country` as a synonym of `countryCode`, in any letter case', async () => {
+    const [nl, be] = [byCountry('NL', 1), byCountry('BE', 1)];
+
+    const response = await api.post(PATH, {
+      companies: [
+        { country: 'nl', companyNumber: nl.company.companyNumber },
+        { country: 'BE', companyNumber: be.company.companyNumber },
+      ],
+    });
+
+    expectOk(response);
+    expect(response.body).toEqual([foundItem(nl), foundItem(be)]);
+  });
+
+  test('canonicalises forgiving input forms in the answer', async () => {
+    const be = api.records.find(
+      (r) => r.company.country === 'BE' && r.company.companyNumber.startsWith('0'),
+    )!;
+    const fr = byCountry('FR', 2);
+    const number = be.company.companyNumber;
+
+    const response = await api.post(PATH, {
+      companies: [
+        { countryCode: 'be', companyNumber: dotted(number) },
+        { countryCode: 'BE', companyNumber: number.slice(1) },
+        { countryCode: 'Be', companyNumber: `BE${number}` },
+        { countryCode: 'fr', companyNumber: `${fr.company.companyNumber}00021` },
+      ],
+    });
+
+    expectOk(response);
+    expect(response.body).toEqual([foundItem(be), foundItem(be), foundItem(be), foundItem(fr)]);
+  });
+
+  test('fails an unknown company with Company not found and a canonical identifier, the others unaffected', async () => {
+    const known = byCountry('BE');
+    const unknown = belgianNumber('09999999');
+
+    const response = await api.post(PATH, {
+      companies: [entry(known), { countryCode: 'be', companyNumber: dotted(unknown) }, entry(known)],
+    });
+
+    expectOk(response);
+    expect(response.body).toEqual([
+      foundItem(known),
+      failedItem('BE', unknown, 'Company not found'),
+      foundItem(known),
+    ]);
+    expect(Object.keys(response.body[1])).toEqual(BULK_ITEM_KEYS);
+    expect(Object.keys(response.body[1].identifier)).toEqual(['country', 'companyNumber']);
+  });
+
+  test('fails an invalid number with Invalid company number, echoing the number as sent', async () => {
+    const known = byCountry('NL');
+    const badChecksum = '0403.170.702';
+
+    const response = await api.post(PATH, {
+      companies: [
+        { countryCode: 'BE', companyNumber: badChecksum },
+        entry(known),
+        { countryCode: 'FR', companyNumber: '552100555' },
+        { countryCode: 'NL', companyNumber: 12345678 },
+      ],
+    });
+
+    expectOk(response);
+    expect(response.body).toEqual([
+      failedItem('BE', badChecksum, 'Invalid company number'),
+      foundItem(known),
+      failedItem('FR', '552100555', 'Invalid company number'),
+      failedItem('NL', 12345678, 'Invalid company number'),
+    ]);
+  });
+
+  test('fails a bad country with Invalid country code', async () => {
+    const known = byCountry('FR');
+
+    const response = await api.post(PATH, {
+      companies: [{ countryCode: 'XX', companyNumber: '0403170701' }, entry(known)],
+    });
+
+    expectOk(response);
+    expect(response.body).toEqual([failedItem('XX', '0403170701', 'Invalid country code'), foundItem(known)]);
+    expect(Object.keys(response.body[0].identifier)).toEqual(['country', 'companyNumber']);
+  });
+
+  test('applies limit and offset to each company', async () => {
+    const [a, b] = [
+      api.records.find((r) => r.periods.length >= 5)!,
+      api.records.find((r) => r.periods.length === 2)!,
+    ];
+
+    const response = await api.post(PATH, { companies: [entry(a), entry(b)], limit: 2, offset: 1 });
+
+    expectOk(response);
+    expect(response.body).toEqual([foundItem(a, 2, 1), foundItem(b, 2, 1)]);
+    expect(response.body[1].data).toHaveLength(1);
+  });
+
+  test('answers an offset past the end with no data and the true total per company', async () => {
+    const a = byCountry('BE');
+
+    const response = await api.post(PATH, { companies: [entry(a)], offset: 10000 });
+
+    expectOk(response);
+    expect(response.body).toEqual([
+      {
+        identifier: identifierOf(a),
+        data: [],
+        pagination: { limit: 4, offset: 10000, total: a.periods.length },
+        message: null,
+      },
+    ]);
+  });
+
+  test('answers 100 distinct companies with 100 items in request order', async () => {
+    // The table holds 90 companies; 10 more valid numbers that are not in the data make 100 distinct.
+    const unknown = Array.from({ length: 10 }, (_, i) => belgianNumber(`0999990${i}`));
+    const companies = [
+      ...api.records.map(entry),
+      ...unknown.map((companyNumber) => ({ countryCode: 'BE', companyNumber })),
+    ];
+    expect(new Set(companies.map((c) => `${c.countryCode}#${c.companyNumber}`)).size).toBe(100);
+
+    const response = await api.post(PATH, { companies });
+
+    expectOk(response);
+    expect(response.body).toEqual([
+      ...api.records.map((r) => foundItem(r)),
+      ...unknown.map((n) => failedItem('BE', n, 'Company not found')),
+    ]);
+  });
+
+  test('ignores unknown fields at the top level and in entries and never echoes them', async () => {
+    const a = byCountry('NL');
+
+    const response = await api.post(PATH, {
+      companies: [{ ...entry(a), nickname: 'zzUnknownEntryFieldzz' }],
+      zzUnknownTopFieldzz: { nested: true },
+    });
+
+    expectOk(response);
+    expect(response.body).toEqual([foundItem(a)]);
+    expect(response.raw).not.toContain('zzUnknown');
+    expect(response.raw).not.toContain('nickname');
+  });
+});
+
+describe('POST financials in bulk: structurally bad requests', () => {
+  test('rejects an empty companies array', async () => {
+    const response = await api.post(PATH, { companies: [] });
+
+    expectValidationError(response, ['companies']);
+  });
+
+  test('rejects 101 companies', async () => {
+    const companies = Array.from({ length: 101 }, (_, i) => entry(api.records[i % api.records.length]!));
+
+    const response = await api.post(PATH, { companies });
+
+    expectValidationError(response, ['companies']);
+  });
+
+  test.each([
+    ['a string', 'BE0403170701'],
+    ['null', null],
+    ['an array', []],
+    ['a number', 7],
+  ])('rejects an entry that is %s, naming it companies[1]', async (_case, bad) => {
+    const response = await api.post(PATH, { companies: [entry(byCountry('BE')), bad] });
+
+    expectValidationError(response, ['companies[1]']);
+  });
+
+  test.each([
+    ['an array', []],
+    ['a string', 'companies'],
+    ['a number', 42],
+    ['null', null],
+  ])('rejects a body that is %s', async (_case, body) => {
+    const response = await api.post(PATH, JSON.stringify(body));
+
+    expectError(response, 400, 'VALIDATION_ERROR');
+  });
+
+  test('rejects a body without companies', async () => {
+    const response = await api.post(PATH, { limit: 4 });
+
+    expectValidationError(response, ['companies']);
+  });
+
+  test('rejects companies that is not an array', async () => {
+    const response = await api.post(PATH, { companies: { countryCode: 'BE', companyNumber: '0403170701' } });
+
+    expectValidationError(response, ['companies']);
+  });
+
+  test('rejects a POST without a body', async () => {
+    const response = await api.send('POST', PATH, { headers: { 'Content-Type': 'application/json' } });
+
+    expectError(response, 400, 'VALIDATION_ERROR');
+  });
+
+  test.each([
+    ['"4" (a string)', '4'],
+    ['0', 0],
+    ['501', 501],
+    ['1.5', 1.5],
+    ['null', null],
+  ])('rejects limit %s with the contract message', async (_case, limit) => {
+    const response = await api.post(PATH, { companies: [entry(byCountry('BE'))], limit });
+
+    expectValidationError(response, ['limit'], 'limit must be an integer between 1 and 500');
+  });
+
+  test.each([
+    ['-1', -1],
+    ['10001', 10001],
+    ['"0" (a string)', '0'],
+  ])('rejects offset %s with the contract message', async (_case, offset) => {
+    const response = await api.post(PATH, { companies: [entry(byCountry('BE'))], offset });
+
+    expectValidationError(response, ['offset'], 'offset must be an integer between 0 and 10000');
+  });
+
+  test('rejects malformed JSON with INVALID_JSON', async () => {
+    const response = await api.post(PATH, '{"companies": [');
+
+    expectError(response, 400, 'INVALID_JSON');
+  });
+});
+
+describe('POST financials in bulk: media type and size', () => {
+  test('rejects Content-Type text/plain with 415', async () => {
+    const body = JSON.stringify({ companies: [entry(byCountry('BE'))] });
+
+    const response = await api.send('POST', PATH, { headers: { 'Content-Type': 'text/plain' }, body });
+
+    expectError(response, 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  test('rejects a body without Content-Type with 415', async () => {
+    const body = new TextEncoder().encode(JSON.stringify({ companies: [entry(byCountry('BE'))] }));
+
+    const response = await api.send('POST', PATH, { body: body as unknown as string });
+
+    expectError(response, 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  test('accepts application/json with a charset parameter', async () => {
+    const a = byCountry('FR');
+
+    const response = await api.post(
+      PATH,
+      { companies: [entry(a)] },
+      {
+        headers: { 'Content-Type': 'application/json; charset=utf-8' },
+      },
+    );
+
+    expectOk(response);
+    expect(response.body).toEqual([foundItem(a)]);
+  });
+
+  test('rejects another JSON-like media type (application/vnd.api+json) with 415', async () => {
+    const body = JSON.stringify({ companies: [entry(byCountry('BE'))] });
+
+    const response = await api.send('POST', PATH, {
+      headers: { 'Content-Type': 'application/vnd.api+json' },
+      body,
+    });
+
+    expectError(response, 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  test('accepts the media type in any letter case', async () => {
+    const a = byCountry('NL');
+
+    const response = await api.post(
+      PATH,
+      { companies: [entry(a)] },
+      { headers: { 'Content-Type': 'Application/JSON' } },
+    );
+
+    expectOk(response);
+    expect(response.body).toEqual([foundItem(a)]);
+  });
+
+  test('accepts a body of exactly 1 MiB', async () => {
+    const a = byCountry('BE');
+    const body = paddedBody({ companies: [entry(a)] }, MiB);
+
+    const response = await api.post(PATH, body);
+
+    expectOk(response);
+    expect(response.body).toEqual([foundItem(a)]);
+  });
+
+  test('rejects a body over 1 MiB with 413', async () => {
+    const body = paddedBody({ companies: [entry(byCountry('BE'))] }, MiB + 1);
+
+    const response = await api.post(PATH, body);
+
+    expectError(response, 413, 'PAYLOAD_TOO_LARGE');
+  });
+});
+
+/** `value` as JSON with an ignored padding field, exactly `bytes` long. */
+function paddedBody(value: object, bytes: number): string {
+  const empty = JSON.stringify({ ...value, padding: '' });
+  const body = JSON.stringify({ ...value, padding: 'x'.repeat(bytes - Buffer.byteLength(empty)) });
+  expect(Buffer.byteLength(body)).toBe(bytes);
+  return body;
+}
