@@ -42,7 +42,7 @@ export function resolveEntry(entry: BulkCompanyEntry): ResolvedEntry {
   if (!companyNumber) {
     return {
       ok: false,
-      identifier: { country, companyNumber: numberInput },
+      identifier: { country: countryInput, companyNumber: numberInput },
       message: ITEM_MESSAGES.invalidNumber,
     };
   }
