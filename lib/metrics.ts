@@ -1,7 +1,8 @@
 /**
- * Per-request figures: how many DynamoDB round trips a request made and how long it waited on them.
- * The request log line reports them (and the benchmark reads that line). AsyncLocalStorage keeps
- * concurrent requests apart when many run in one process (the local gateway).
+ * Per-request figures: how many DynamoDB round trips a request made and how long it waited on
+ * DynamoDB. Parallel calls overlap, so the wait is the time during which at least one call was in
+ * flight, not the sum of the calls. The request log line reports both (the benchmark reads it).
+ * AsyncLocalStorage keeps concurrent requests apart when many run in one process (local gateway).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 
@@ -10,17 +11,25 @@ export interface RequestMetrics {
   dynamodbMs: number;
 }
 
-const storage = new AsyncLocalStorage<RequestMetrics>();
-
-export function withRequestMetrics<T>(run: (metrics: RequestMetrics) => Promise<T>): Promise<T> {
-  const metrics: RequestMetrics = { dynamodbCalls: 0, dynamodbMs: 0 };
-  return storage.run(metrics, () => run(metrics));
+interface Tracker extends RequestMetrics {
+  inFlight: number;
+  busySince: number;
 }
 
-export function recordDynamodbCall(ms: number): void {
-  const metrics = storage.getStore();
-  if (metrics) {
-    metrics.dynamodbCalls += 1;
-    metrics.dynamodbMs += ms;
-  }
+const storage = new AsyncLocalStorage<Tracker>();
+
+export function withRequestMetrics<T>(run: (metrics: RequestMetrics) => Promise<T>): Promise<T> {
+  const tracker: Tracker = { dynamodbCalls: 0, dynamodbMs: 0, inFlight: 0, busySince: 0 };
+  return storage.run(tracker, () => run(tracker));
+}
+
+/** Marks one DynamoDB round trip as started; call the returned function when it has ended. */
+export function startDynamodbCall(): () => void {
+  const tracker = storage.getStore();
+  if (!tracker) return () => undefined;
+  tracker.dynamodbCalls += 1;
+  if (tracker.inFlight++ === 0) tracker.busySince = performance.now();
+  return () => {
+    if (--tracker.inFlight === 0) tracker.dynamodbMs += performance.now() - tracker.busySince;
+  };
 }

@@ -6,7 +6,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { UnavailableError } from '../http/errors';
-import { recordDynamodbCall } from '../metrics';
+import { startDynamodbCall } from '../metrics';
 
 const endpoint = process.env['DYNAMODB_ENDPOINT'];
 
@@ -24,15 +24,16 @@ function createClient(): DynamoDBDocumentClient {
   });
   client.middlewareStack.add(
     (next) => async (args) => {
-      const started = performance.now();
+      const ended = startDynamodbCall();
       try {
         return await next(args);
       } finally {
-        recordDynamodbCall(performance.now() - started);
+        ended();
       }
     },
-    // Below the retry middleware, so each attempt (each round trip) counts.
-    { step: 'finalizeRequest', priority: 'low', name: 'roundTripCounter' },
+    // Innermost: wraps only the HTTP exchange (not the SDK's parsing), once per attempt (retries
+    // happen further out), so every round trip counts.
+    { step: 'deserialize', priority: 'low', name: 'roundTripCounter' },
   );
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
