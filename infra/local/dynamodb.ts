@@ -4,6 +4,7 @@
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import {
   CreateTableCommand,
@@ -70,6 +71,18 @@ async function waitUntilReady(endpoint: string, child: ChildProcess, timeoutMs =
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
+}
+
+/** A port nobody listens on right now (tests and the benchmark start their own DynamoDB Local). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 export function localClient(endpoint: string): DynamoDBClient {

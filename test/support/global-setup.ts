@@ -3,8 +3,7 @@
  * then makes its own fresh table (test/support/table.ts). DYNAMODB_ENDPOINT set beforehand reuses
  * a running instance instead.
  */
-import net from 'node:net';
-import { startDynamoDbLocal } from '../../infra/local/dynamodb';
+import { freePort, startDynamoDbLocal } from '../../infra/local/dynamodb';
 
 declare global {
   var __stopDynamoDbLocal: (() => void) | undefined;
@@ -16,15 +15,4 @@ export default async function globalSetup(): Promise<void> {
   const local = await startDynamoDbLocal({ port: await freePort() });
   process.env['DYNAMODB_ENDPOINT'] = local.endpoint;
   globalThis.__stopDynamoDbLocal = local.stop;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -1,0 +1,210 @@
+/**
+ * Sources the benchmark writes into its temp dir: the plain-JS child runners (run by bare `node`,
+ * so nothing of tsx or the parent process is loaded with the bundle) and the floor handlers
+ * (bundled with the same esbuild settings as the functions).
+ */
+
+/** The kinds of floor a function is measured against: which DynamoDB call(s) it makes, and nothing else. */
+export type FloorKind = 'empty' | 'batchGetSingle' | 'batchGetBulk' | 'getToken';
+
+/** Printed by the runners before their one JSON result line, so handler logs on stdout cannot be mistaken for it. */
+export const RESULT_PREFIX = 'BENCH_RESULT ';
+
+/** The verdict both runners give on a handler's answer: 200 for API events and floors, an Allow policy for the authorizer. */
+const OUTCOME = `
+function outcome(result) {
+  if (result && typeof result.statusCode === 'number') {
+    let found = null;
+    try {
+      const body = JSON.parse(result.body);
+      if (Array.isArray(body)) found = body.filter((item) => item && item.message === null).length;
+    } catch {}
+    return { ok: result.statusCode === 200, status: result.statusCode, found };
+  }
+  const effect = result && result.policyDocument && result.policyDocument.Statement[0].Effect;
+  return { ok: effect === 'Allow', status: effect || 'none', found: null };
+}
+const context = {
+  awsRequestId: 'bench',
+  functionName: 'bench',
+  callbackWaitsForEmptyEventLoop: true,
+  getRemainingTimeInMillis: () => 10000,
+};
+function report(result) {
+  process.stdout.write('\\n${RESULT_PREFIX}' + JSON.stringify(result) + '\\n', () => process.exit(0));
+}
+`;
+
+/**
+ * Cold: argv = bundle, event file. Times require(bundle) plus the first invocation, in this fresh process.
+ * The event is read before the clock starts: only the function's own load and first request count.
+ */
+export const COLD_RUNNER = `'use strict';
+const { readFileSync } = require('node:fs');
+${OUTCOME}
+const [bundle, eventFile] = process.argv.slice(2);
+const event = JSON.parse(readFileSync(eventFile, 'utf8'));
+// The Lambda runtime has stdout set up before it loads the handler: don't charge its lazy set-up to the first log line.
+process.stdout;
+const t0 = performance.now();
+const { handler } = require(bundle);
+const t1 = performance.now();
+const settle = (judge) => (value) => {
+  const t2 = performance.now();
+  // Judged after the clock stops: parsing the answer is not the function's work.
+  report({ loadMs: t1 - t0, firstMs: t2 - t1, totalMs: t2 - t0, ...judge(value) });
+};
+Promise.resolve()
+  .then(() => handler(event, context))
+  .then(
+    settle(outcome),
+    settle((error) => ({ ok: false, status: String((error && error.message) || error), found: null })),
+  );
+`;
+
+/**
+ * Warm: argv = bundle, events file (a JSON array, used in turn), warm-up count, measured count.
+ * Per measured call: wall time, the handler's request log line, and, from a hook on http.request,
+ * the DynamoDB round trips and the time at least one of them was in flight (the SDK talks HTTP/1.1
+ * to DynamoDB Local through node:http). The log line sums the ms of parallel calls, so it can
+ * count the same wait twice; the in-flight union cannot.
+ */
+export const WARM_RUNNER = `'use strict';
+const { readFileSync } = require('node:fs');
+const http = require('node:http');
+${OUTCOME}
+const [bundle, eventsFile, warmupArg, measuredArg] = process.argv.slice(2);
+const events = JSON.parse(readFileSync(eventsFile, 'utf8'));
+const warmup = Number(warmupArg);
+const measured = Number(measuredArg);
+
+let sink = null;
+const request = http.request;
+http.request = function (...args) {
+  const req = request.apply(this, args);
+  const target = sink;
+  if (target) {
+    const started = performance.now();
+    target.calls += 1;
+    req.once('response', (res) => res.once('end', () => target.spans.push([started, performance.now()])));
+  }
+  return req;
+};
+
+const lines = [];
+const log = console.log;
+console.log = (...args) => {
+  if (typeof args[0] === 'string') lines.push(args[0]);
+  log.apply(console, args);
+};
+
+function inFlight(spans) {
+  spans.sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  let end = -Infinity;
+  for (const [s, e] of spans) {
+    if (e <= end) continue;
+    total += e - Math.max(s, end);
+    end = e;
+  }
+  return total;
+}
+
+function requestLine() {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    try {
+      const parsed = JSON.parse(lines[i]);
+      if (parsed && parsed.message === 'request') return parsed;
+    } catch {}
+  }
+  return null;
+}
+
+async function main() {
+  const { handler } = require(bundle);
+  const samples = [];
+  for (let i = 0; i < warmup + measured; i++) {
+    // A fresh copy per call, as Lambda gives: middy parses the body in place.
+    const event = structuredClone(events[i % events.length]);
+    lines.length = 0;
+    sink = { calls: 0, spans: [] };
+    const started = performance.now();
+    let answer;
+    let failure = null;
+    try {
+      answer = await handler(event, context);
+    } catch (error) {
+      failure = { ok: false, status: String((error && error.message) || error), found: null };
+    }
+    const wallMs = performance.now() - started;
+    // Judged after the clock stops: parsing a 100-company body costs ms the handler did not spend.
+    const result = failure || outcome(answer);
+    const line = requestLine();
+    if (i >= warmup) {
+      samples.push({
+        wallMs,
+        ok: result.ok,
+        status: result.status,
+        found: result.found,
+        socketCalls: sink.calls,
+        inFlightMs: inFlight(sink.spans),
+        log: line && line.dynamodb ? { durationMs: line.durationMs, calls: line.dynamodb.calls, ms: line.dynamodb.ms } : null,
+      });
+    }
+    sink = null;
+  }
+  report({ samples });
+}
+main().catch((error) => report({ error: String((error && error.stack) || error) }));
+`;
+
+const CLIENT = `
+import { BatchGetItemCommand, DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+// Configured as lib/storage/client.ts configures the functions' client for DynamoDB Local.
+const client = new DynamoDBClient({
+  maxAttempts: 3,
+  endpoint: process.env.DYNAMODB_ENDPOINT,
+  region: process.env.AWS_REGION || 'local',
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+});
+const table = process.env.TABLE_NAME;
+const companyKeys = (country, number) => {
+  const pk = { S: 'COMPANY#' + country + '#' + number };
+  return [{ pk, sk: { S: 'PROFILE' } }, { pk, sk: { S: 'FINANCIALS' } }];
+};
+`;
+
+/** Floor handlers: the same DynamoDB call(s) as the function, with the bare SDK and nothing else. */
+export const FLOOR_SOURCES: Record<FloorKind, string> = {
+  empty: `export const handler = async () => ({ statusCode: 200, body: '{}' });\n`,
+  batchGetSingle: `${CLIENT}
+export const handler = async (event) => {
+  const { countryCode, companyNumber } = event.pathParameters;
+  const out = await client.send(
+    new BatchGetItemCommand({ RequestItems: { [table]: { Keys: companyKeys(countryCode, companyNumber) } } }),
+  );
+  return { statusCode: 200, body: JSON.stringify({ items: out.Responses[table].length }) };
+};
+`,
+  batchGetBulk: `${CLIENT}
+export const handler = async (event) => {
+  const keys = JSON.parse(event.body).companies.flatMap((c) => companyKeys(c.countryCode, c.companyNumber));
+  const parts = [];
+  for (let i = 0; i < keys.length; i += 100) parts.push(keys.slice(i, i + 100));
+  const pages = await Promise.all(
+    parts.map((Keys) => client.send(new BatchGetItemCommand({ RequestItems: { [table]: { Keys } } }))),
+  );
+  const items = pages.reduce((n, page) => n + page.Responses[table].length, 0);
+  return { statusCode: 200, body: JSON.stringify({ items }) };
+};
+`,
+  getToken: `${CLIENT}
+import { createHash } from 'node:crypto';
+export const handler = async (event) => {
+  const token = event.authorizationToken.replace(/^Bearer /, '');
+  const hash = createHash('sha256').update(token).digest('hex');
+  const out = await client.send(new GetItemCommand({ TableName: table, Key: { pk: { S: 'TOKEN#' + hash }, sk: { S: 'TOKEN' } } }));
+  return { statusCode: out.Item ? 200 : 401, body: '{}' };
+};
+`,
+};
