@@ -103,7 +103,14 @@ export function createGateway(options: GatewayOptions = {}): http.Server {
     const requestId = randomUUID();
     handle(req, requestId)
       .catch((error: unknown) => {
-        if (!(error instanceof ApiError)) console.error('local gateway:', error);
+        if (!(error instanceof ApiError)) {
+          // Name and message only: no stack trace in a log line, even locally.
+          const { name, message } =
+            error instanceof Error ? error : { name: 'Unknown', message: String(error) };
+          console.error(
+            JSON.stringify({ level: 'ERROR', message: 'local gateway failure', error: { name, message } }),
+          );
+        }
         const apiError = error instanceof ApiError ? error : new UnavailableError();
         return json(apiError.status, toErrorBody(apiError, requestId), requestId, apiError.headers);
       })
