@@ -18,6 +18,18 @@ import type { IResource, Method } from 'aws-cdk-lib/aws-apigateway';
 import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import {
+  type ApiError,
+  ForbiddenError,
+  InternalError,
+  MethodNotAllowedError,
+  PayloadTooLargeError,
+  RouteNotFoundError,
+  ThrottledError,
+  UnauthorizedError,
+  UnavailableError,
+  UnsupportedMediaTypeError,
+} from '../lib/http/errors';
 import { BEARER_HEADER_PATTERN } from '../lib/tokens/token-format';
 import { ApiFunction } from './function';
 import { authorizer, routes } from './routes';
@@ -29,64 +41,53 @@ export interface CompanyDataStackProps extends StackProps {
   stage: string;
 }
 
-interface GatewayError {
-  type: ResponseType;
-  /** Omitted: keep the status API Gateway chose (DEFAULT_4XX covers several 4xx statuses). */
-  status?: string;
-  message: string;
-  code: string;
-  /** Contract §2.1: 429 and 503 carry `Retry-After`. */
-  retryAfter?: boolean;
-}
-
-const throttled = { status: '429', message: 'Too many requests', code: 'THROTTLED', retryAfter: true };
-const unavailable = {
-  status: '503',
-  message: 'Service unavailable, retry later',
-  code: 'UNAVAILABLE',
-  retryAfter: true,
-};
-
 /**
  * Answers API Gateway produces itself, in the contract's error shape (contract §2.1), so a client sees
- * one error format whichever layer answered.
+ * one error format whichever layer answered. They are the same error classes the handlers throw
+ * (lib/http/errors.ts): status, code, message and headers come from there.
  */
-const gatewayErrors: GatewayError[] = [
-  { type: ResponseType.UNAUTHORIZED, status: '401', message: 'Unauthorized', code: 'UNAUTHORIZED' },
-  { type: ResponseType.ACCESS_DENIED, status: '403', message: 'Forbidden', code: 'FORBIDDEN' },
+const gatewayErrors: Array<[ResponseType, ApiError]> = [
+  [ResponseType.UNAUTHORIZED, new UnauthorizedError()],
+  [ResponseType.ACCESS_DENIED, new ForbiddenError()],
   // A REST API answers an unknown route with MISSING_AUTHENTICATION_TOKEN (403); the contract says 404.
-  {
-    type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
-    status: '404',
-    message: 'Route not found',
-    code: 'NOT_FOUND',
-  },
-  { type: ResponseType.RESOURCE_NOT_FOUND, status: '404', message: 'Route not found', code: 'NOT_FOUND' },
-  { type: ResponseType.THROTTLED, ...throttled },
-  { type: ResponseType.QUOTA_EXCEEDED, ...throttled },
+  [ResponseType.MISSING_AUTHENTICATION_TOKEN, new RouteNotFoundError()],
+  [ResponseType.RESOURCE_NOT_FOUND, new RouteNotFoundError()],
+  [ResponseType.THROTTLED, new ThrottledError()],
+  [ResponseType.QUOTA_EXCEEDED, new ThrottledError()],
   // The gateway's own limit is 10 MB; the handlers enforce the contract's 1 MiB below that.
-  {
-    type: ResponseType.REQUEST_TOO_LARGE,
-    status: '413',
-    message: 'Request body must be at most 1 MiB',
-    code: 'PAYLOAD_TOO_LARGE',
-  },
-  {
-    type: ResponseType.UNSUPPORTED_MEDIA_TYPE,
-    status: '415',
-    message: 'Content-Type must be application/json',
-    code: 'UNSUPPORTED_MEDIA_TYPE',
-  },
-  { type: ResponseType.INTEGRATION_TIMEOUT, ...unavailable },
-  { type: ResponseType.AUTHORIZER_FAILURE, ...unavailable },
-  { type: ResponseType.AUTHORIZER_CONFIGURATION_ERROR, ...unavailable },
-  { type: ResponseType.DEFAULT_4XX, message: 'Bad request', code: 'BAD_REQUEST' },
-  { type: ResponseType.DEFAULT_5XX, status: '500', message: 'Internal server error', code: 'INTERNAL' },
+  [ResponseType.REQUEST_TOO_LARGE, new PayloadTooLargeError()],
+  [ResponseType.UNSUPPORTED_MEDIA_TYPE, new UnsupportedMediaTypeError()],
+  [ResponseType.INTEGRATION_TIMEOUT, new UnavailableError()],
+  [ResponseType.AUTHORIZER_FAILURE, new UnavailableError()],
+  [ResponseType.AUTHORIZER_CONFIGURATION_ERROR, new UnavailableError()],
+  [ResponseType.DEFAULT_5XX, new InternalError()],
 ];
 
+/** Any other 4xx the gateway produces keeps its status; no handler error stands for it. */
+const otherClientError = { message: 'Bad request', code: 'BAD_REQUEST' };
+
 /** The contract's error body; API Gateway fills in `$context.requestId`. */
-function errorBodyTemplate(message: string, code: string): string {
+function errorBodyTemplate({ message, code }: { message: string; code: string }): string {
   return JSON.stringify({ message, code, requestId: '$context.requestId' });
+}
+
+function addErrorResponse(
+  api: RestApi,
+  type: ResponseType,
+  body: { message: string; code: string },
+  statusCode?: string,
+  headers: Record<string, string> = {},
+): void {
+  api.addGatewayResponse(`${type.responseType}Response`, {
+    type,
+    ...(statusCode ? { statusCode } : {}),
+    templates: { 'application/json': errorBodyTemplate(body) },
+    responseHeaders: {
+      'x-request-id': 'context.requestId',
+      // Static header values are quoted literals in API Gateway mappings.
+      ...Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, `'${value}'`])),
+    },
+  });
 }
 
 const API_GATEWAY_LOGS_POLICY_ARN =
@@ -146,17 +147,10 @@ export class CompanyDataStack extends Stack {
     // RestApi adds an `Endpoint` output of its own; ApiUrl below is the one documented.
     api.node.tryRemoveChild('Endpoint');
 
-    for (const error of gatewayErrors) {
-      api.addGatewayResponse(`${error.type.responseType}Response`, {
-        type: error.type,
-        statusCode: error.status,
-        templates: { 'application/json': errorBodyTemplate(error.message, error.code) },
-        responseHeaders: {
-          'x-request-id': 'context.requestId',
-          ...(error.retryAfter ? { 'Retry-After': "'1'" } : {}),
-        },
-      });
+    for (const [type, error] of gatewayErrors) {
+      addErrorResponse(api, type, error, String(error.status), error.headers);
     }
+    addErrorResponse(api, ResponseType.DEFAULT_4XX, otherClientError);
 
     const authorizerFunction = new ApiFunction(this, 'AuthorizerFunction', {
       entry: authorizer.entry,
@@ -246,21 +240,21 @@ export class CompanyDataStack extends Stack {
  * needs no token.
  */
 function addMethodNotAllowed(resource: IResource, methods: HttpMethod[]): void {
-  const allow = `'${methods.join(', ')}'`;
+  const error = new MethodNotAllowedError(methods);
   const method = resource.addMethod(
     'ANY',
     new MockIntegration({
-      requestTemplates: { 'application/json': JSON.stringify({ statusCode: 405 }) },
+      requestTemplates: { 'application/json': JSON.stringify({ statusCode: error.status }) },
       // A non-JSON body gets the contract's 415 (UNSUPPORTED_MEDIA_TYPE) instead of reaching the mock.
       passthroughBehavior: PassthroughBehavior.NEVER,
       integrationResponses: [
         {
-          statusCode: '405',
+          statusCode: String(error.status),
           responseTemplates: {
-            'application/json': errorBodyTemplate('Method not allowed', 'METHOD_NOT_ALLOWED'),
+            'application/json': errorBodyTemplate(error),
           },
           responseParameters: {
-            'method.response.header.Allow': allow,
+            'method.response.header.Allow': `'${error.headers['Allow']}'`,
             'method.response.header.Content-Type': "'application/json'",
             'method.response.header.x-request-id': 'context.requestId',
           },
@@ -271,7 +265,7 @@ function addMethodNotAllowed(resource: IResource, methods: HttpMethod[]): void {
       authorizationType: AuthorizationType.NONE,
       methodResponses: [
         {
-          statusCode: '405',
+          statusCode: String(error.status),
           responseParameters: {
             'method.response.header.Allow': true,
             'method.response.header.Content-Type': true,

@@ -18,13 +18,14 @@ import { authorizer, routes, type Route } from '../routes';
 import {
   ApiError,
   MethodNotAllowedError,
-  NotFoundError,
+  RouteNotFoundError,
   PayloadTooLargeError,
   toErrorBody,
   UnauthorizedError,
   UnavailableError,
 } from '../../lib/http/errors';
 import { json } from '../../lib/http/endpoint';
+import { UNAUTHORIZED } from '../../lib/tokens/authorize';
 import { bearerToken } from '../../lib/tokens/token-format';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -65,7 +66,7 @@ export function createGateway(options: GatewayOptions = {}): http.Server {
       result = await (await authorize)({ type: 'TOKEN', authorizationToken: header, methodArn });
     } catch (error) {
       // API Gateway: the error "Unauthorized" means 401; any other failure is AUTHORIZER_FAILURE.
-      throw error instanceof Error && error.message === 'Unauthorized'
+      throw error instanceof Error && error.message === UNAUTHORIZED
         ? new UnauthorizedError()
         : new UnavailableError();
     }
@@ -77,7 +78,7 @@ export function createGateway(options: GatewayOptions = {}): http.Server {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = (req.method ?? 'GET').toUpperCase();
     const matches = compiled.filter((c) => c.pattern.test(url.pathname));
-    if (matches.length === 0) throw new NotFoundError('Route not found');
+    if (matches.length === 0) throw new RouteNotFoundError();
     const match = matches.find((c) => c.route.method === method);
     if (!match) throw new MethodNotAllowedError(matches.map((c) => c.route.method));
 

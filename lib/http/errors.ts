@@ -57,14 +57,22 @@ export class UnauthorizedError extends ApiError {
 export class ForbiddenError extends ApiError {
   readonly status = 403;
   readonly code = 'FORBIDDEN';
-  constructor(scope: string) {
-    super(`This token lacks the scope ${scope}`);
+  /** Without a scope: the gateway's own denial, which cannot name one. */
+  constructor(scope?: string) {
+    super(scope ? `This token lacks the scope ${scope}` : 'Forbidden');
   }
 }
 
 export class NotFoundError extends ApiError {
   readonly status = 404;
   readonly code = 'NOT_FOUND';
+}
+
+/** No route has this path (API Gateway and the local gateway answer it; handlers never do). */
+export class RouteNotFoundError extends NotFoundError {
+  constructor() {
+    super('Route not found');
+  }
 }
 
 export class MethodNotAllowedError extends ApiError {
