@@ -1,7 +1,9 @@
 /**
- * Bulk company calls (contract §2.2): one result per requested company, in request order,
- * duplicates included; a bad or unknown company fails its own item only.
+ * The companies a request names (contract §2.2, §3). In a path, a bad country or number fails the
+ * whole request (400); in a bulk body, each entry gets its own result, in request order, duplicates
+ * included, and a bad or unknown company fails its own item only.
  */
+import { ValidationError } from '../http/errors';
 import { companyKey, parseCompanyNumber, parseCountry, type CompanyRef } from './identifiers';
 
 /** A bulk entry as the request schema lets it through: an object whose fields are judged here. */
@@ -11,7 +13,7 @@ export interface BulkCompanyEntry {
   companyNumber?: unknown;
 }
 
-export const ITEM_MESSAGES = {
+export const COMPANY_MESSAGES = {
   notFound: 'Company not found',
   invalidNumber: 'Invalid company number',
   invalidCountry: 'Invalid country code',
@@ -26,27 +28,32 @@ export interface FailedIdentifier {
 export type ResolvedEntry =
   { ok: true; ref: CompanyRef } | { ok: false; identifier: FailedIdentifier; message: string };
 
+/** A path names one company: a bad country or number is a 400 for the whole request. */
+export function companyRefFromPath(path: { countryCode: string; companyNumber: string }): CompanyRef {
+  const country = parseCountry(path.countryCode);
+  if (!country) {
+    throw ValidationError.field(COMPANY_MESSAGES.invalidCountry, 'countryCode', 'must be BE, NL or FR');
+  }
+  const companyNumber = parseCompanyNumber(country, path.companyNumber);
+  if (!companyNumber) {
+    const detail = `is not a valid ${country} company number`;
+    throw ValidationError.field(COMPANY_MESSAGES.invalidNumber, 'companyNumber', detail);
+  }
+  return { country, companyNumber };
+}
+
 /** `countryCode` names the country; `country` is accepted as a synonym. */
 export function resolveEntry(entry: BulkCompanyEntry): ResolvedEntry {
   const countryInput = entry.countryCode ?? entry.country ?? null;
   const numberInput = entry.companyNumber ?? null;
   const country = parseCountry(countryInput);
-  if (!country) {
-    return {
-      ok: false,
-      identifier: { country: countryInput, companyNumber: numberInput },
-      message: ITEM_MESSAGES.invalidCountry,
-    };
-  }
-  const companyNumber = parseCompanyNumber(country, numberInput);
-  if (!companyNumber) {
-    return {
-      ok: false,
-      identifier: { country: countryInput, companyNumber: numberInput },
-      message: ITEM_MESSAGES.invalidNumber,
-    };
-  }
-  return { ok: true, ref: { country, companyNumber } };
+  const companyNumber = country && parseCompanyNumber(country, numberInput);
+  if (country && companyNumber) return { ok: true, ref: { country, companyNumber } };
+  return {
+    ok: false,
+    identifier: { country: countryInput, companyNumber: numberInput },
+    message: country ? COMPANY_MESSAGES.invalidNumber : COMPANY_MESSAGES.invalidCountry,
+  };
 }
 
 /**
@@ -67,6 +74,6 @@ export async function answerEach<Found, Item>(
   return resolved.map((r) => {
     if (!r.ok) return answer.failed(r.identifier, r.message);
     const hit = found.get(companyKey(r.ref));
-    return hit === undefined ? answer.failed({ ...r.ref }, ITEM_MESSAGES.notFound) : answer.found(hit);
+    return hit === undefined ? answer.failed({ ...r.ref }, COMPANY_MESSAGES.notFound) : answer.found(hit);
   });
 }
