@@ -1,8 +1,11 @@
-/** One jest run for every layer: unit, integration (DynamoDB Local), end-to-end (local gateway) and infrastructure. */
-module.exports = {
+/**
+ * One jest run for every layer. Two projects: `unit` needs nothing (no Java, no DynamoDB Local), and
+ * `storage` (integration, end-to-end, infrastructure) shares one DynamoDB Local started by its global
+ * setup, which jest runs only when a test of that project is selected:
+ *   npx jest --selectProjects unit      the unit tests alone, on a machine without Java
+ */
+const common = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
   // middy 6 ships ES modules only: let ts-jest turn them (and our TypeScript) into CommonJS.
   transform: {
     '^.+\\.[tj]s$': [
@@ -11,9 +14,22 @@ module.exports = {
     ],
   },
   transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
-  globalSetup: '<rootDir>/test/support/global-setup.ts',
-  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+};
+
+module.exports = {
   testTimeout: 60000,
   // Handlers log one line per request; keep test output readable.
   silent: true,
+  projects: [
+    { ...common, displayName: 'unit', roots: ['<rootDir>/test/unit'], testMatch: ['**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'storage',
+      roots: ['<rootDir>/test'],
+      testMatch: ['**/*.test.ts'],
+      testPathIgnorePatterns: ['/test/unit/'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+  ],
 };

@@ -1,5 +1,7 @@
-import { routes } from '../infra/routes';
-import { endpoint } from '../lib/http/endpoint';
+import { companyRoutes } from '../lib/companies/routes';
 import { getFinancialsInBulk } from '../lib/companies/financials';
+import { endpoint } from '../lib/http/endpoint';
 
-export const handler = endpoint(routes.getCompanyFinancialsBulk, ({ body }) => getFinancialsInBulk(body));
+export const handler = endpoint(companyRoutes.getCompanyFinancialsBulk, ({ body }) =>
+  getFinancialsInBulk(body),
+);

@@ -1,7 +1,7 @@
-import { routes } from '../infra/routes';
-import { endpoint } from '../lib/http/endpoint';
+import { companyRoutes } from '../lib/companies/routes';
 import { getCompanyFinancials } from '../lib/companies/financials';
+import { endpoint } from '../lib/http/endpoint';
 
-export const handler = endpoint(routes.getCompanyFinancials, ({ params, query }) =>
+export const handler = endpoint(companyRoutes.getCompanyFinancials, ({ params, query }) =>
   getCompanyFinancials(params, query),
 );

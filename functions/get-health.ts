@@ -1,4 +1,4 @@
-import { routes } from '../infra/routes';
+import { healthRoutes } from '../lib/health/routes';
 import { endpoint } from '../lib/http/endpoint';
 
-export const handler = endpoint(routes.getHealth, async () => ({ status: 'ok' as const }));
+export const handler = endpoint(healthRoutes.getHealth, async () => ({ status: 'ok' as const }));

@@ -7,11 +7,9 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { bundlingSettings } from './bundling';
-import type { Route } from './routes';
+import type { TableAccess } from '../lib/http/route';
 
 const projectRoot = path.join(__dirname, '..');
-
-export type TableAccess = Route['table'];
 
 export interface ApiFunctionProps {
   /** The handler file, relative to the project root (as in the route table); it exports `handler`. */

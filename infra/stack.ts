@@ -32,9 +32,9 @@ import {
 } from '../lib/http/errors';
 import { BEARER_HEADER_PATTERN } from '../lib/tokens/token-format';
 import { ApiFunction } from './function';
-import { authorizer, routes } from './routes';
-import type { HttpMethod, Route } from './routes';
-import { tableDefinition } from './table';
+import { handlerEntry, type HttpMethod, type Route } from '../lib/http/route';
+import { authorizer, routes } from '../lib/routes';
+import { tableDefinition } from '../lib/storage/table';
 
 export interface CompanyDataStackProps extends StackProps {
   /** The deployment stage (`dev`, `prod`, a developer's name…): one stack, table and API each. */
@@ -170,7 +170,7 @@ export class CompanyDataStack extends Stack {
     const methodsByPath = new Map<string, HttpMethod[]>();
     for (const [routeId, route] of Object.entries(routes) as [string, Route][]) {
       const { function: handler } = new ApiFunction(this, `${routeId}Function`, {
-        entry: route.entry,
+        entry: handlerEntry(routeId),
         table,
         access: route.table,
         removalPolicy,

@@ -1,77 +1,22 @@
 /**
- * The route table: the one list of endpoints. The CDK stack (routes, functions, grants), the local
- * gateway (routing, 404/405, auth), each handler (scope check, validation) and the OpenAPI document
- * all read it. Adding an endpoint = one row here plus its file in functions/.
- *
- * Pure data: importing it pulls in no AWS library, so handlers can import it cheaply.
+ * The route table: every endpoint, composed from the domains' own route declarations. The CDK stack
+ * (routes, functions, grants), the local gateway (routing, 404/405, auth), the benchmark and the tests
+ * read it; a handler imports only its own domain's routes, so it bundles only those schemas.
+ * Adding an endpoint = one row in its domain's `routes.ts` plus `functions/<route-id-in-kebab-case>.ts`.
  */
-import type { GenericSchema } from 'valibot';
-import * as v from 'valibot';
-import type { Scope } from '../lib/tokens/scopes';
-import { healthSchema } from '../lib/schemas/health';
-import {
-  bulkFinancialsItemSchema,
-  companyFinancialsSchema,
-  getCompanyFinancialsBulkRequest,
-  getCompanyFinancialsRequest,
-} from '../lib/schemas/financials';
+import { companyRoutes } from './companies/routes';
+import { healthRoutes } from './health/routes';
+import type { Route } from './http/route';
 
-/** Schemas of the request parts, each an object schema (lib/schemas). */
-export interface RequestSchemas {
-  params?: GenericSchema;
-  query?: GenericSchema;
-  body?: GenericSchema;
-}
-
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-export interface Route {
-  method: HttpMethod;
-  /** API Gateway path template, `{name}` for a path parameter. */
-  path: string;
-  /** The handler file, relative to the project root; it exports `handler`. */
-  entry: string;
-  summary: string;
-  /** The scope the caller's token needs; `null` = public (no token). */
-  scope: Scope | null;
-  /** The table access the function gets: least privilege is the default. */
-  table: 'none' | 'read' | 'write';
-  request: RequestSchemas;
-  /** The success body (status 200). */
-  response: GenericSchema;
-}
+/** Each domain's routes, by the folder of `lib/` that owns them. */
+export const routesByDomain = {
+  health: healthRoutes,
+  companies: companyRoutes,
+} as const satisfies Record<string, Record<string, Route>>;
 
 export const routes = {
-  getHealth: {
-    method: 'GET',
-    path: '/v1/health',
-    entry: 'functions/get-health.ts',
-    summary: 'Liveness',
-    scope: null,
-    table: 'none',
-    request: {},
-    response: healthSchema,
-  },
-  getCompanyFinancials: {
-    method: 'GET',
-    path: '/v1/companies/{countryCode}/{companyNumber}/financials',
-    entry: 'functions/get-company-financials.ts',
-    summary: "A company's annual financial periods, newest first",
-    scope: 'companies:read',
-    table: 'read',
-    request: getCompanyFinancialsRequest,
-    response: companyFinancialsSchema,
-  },
-  getCompanyFinancialsBulk: {
-    method: 'POST',
-    path: '/v1/companies/financials',
-    entry: 'functions/get-company-financials-bulk.ts',
-    summary: 'Financial periods of up to 100 companies, one result item per requested company',
-    scope: 'companies:read',
-    table: 'read',
-    request: getCompanyFinancialsBulkRequest,
-    response: v.array(bulkFinancialsItemSchema),
-  },
+  ...healthRoutes,
+  ...companyRoutes,
 } as const satisfies Record<string, Route>;
 
 export type RouteId = keyof typeof routes;

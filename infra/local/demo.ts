@@ -5,7 +5,11 @@
  */
 import type { Scope } from '../../lib/tokens/scopes';
 import { SCOPES } from '../../lib/tokens/scopes';
-import type { CompanyRecord } from '../../lib/companies/company';
+import type { CompanyRecordInput } from '../../lib/companies/record';
+import type { ImportOptions, ImportSummary } from '../../lib/import/import';
+
+/** The as-of date of the demo data: the day after its newest filing was received. */
+export const DEMO_AS_OF = '2026-11-21';
 
 export interface DemoToken {
   token: string;
@@ -46,19 +50,44 @@ export const DEMO_TOKENS = [
   },
 ] as const satisfies readonly DemoToken[];
 
-/** Loads companies and demo tokens into the table named by TABLE_NAME (env set by the caller). */
-export async function loadDemo(records: CompanyRecord[]): Promise<void> {
-  // Imported late: the storage client reads DYNAMODB_ENDPOINT when it is first loaded.
-  const { putCompanyRecords } = await import('../../lib/storage/store');
+/** Imports the companies through the import (the one write path) into the table named by TABLE_NAME. */
+export async function importDemoCompanies(
+  records: Iterable<CompanyRecordInput>,
+  options: Pick<ImportOptions, 'onProgress'> = {},
+): Promise<ImportSummary> {
+  // Imported late: the storage client reads the environment when first used.
+  const { importCompanies } = await import('../../lib/import/import');
+  const rejected: string[] = [];
+  const summary = await importCompanies(linesOf(records), {
+    asOf: DEMO_AS_OF,
+    onRejected: (line, reason) => rejected.push(`line ${line}: ${reason}`),
+    ...options,
+  });
+  // The generator makes valid records only: a rejection here is a bug in it, not bad luck.
+  if (rejected.length > 0)
+    throw new Error(`demo data rejected by the import:\n${rejected.slice(0, 5).join('\n')}`);
+  return summary;
+}
+
+/** Stores the demo tokens (a persisted local stage already has them). */
+export async function createDemoTokens(): Promise<void> {
   const { createToken } = await import('../../lib/tokens/tokens');
-  await putCompanyRecords(records);
-  for (const demo of DEMO_TOKENS) {
-    const { token, accountId, userEmail, scopes } = demo;
+  for (const { token, accountId, userEmail, scopes } of DEMO_TOKENS) {
     await createToken({ accountId, userEmail, scopes: [...scopes], expiresAt: null }, token).catch(
       (error: Error) => {
-        // A persisted local stage already has them.
         if (error.name !== 'ConditionalCheckFailedException') throw error;
       },
     );
   }
+}
+
+/** Companies and tokens: what a fresh local stage or test table starts with. */
+export async function loadDemo(records: Iterable<CompanyRecordInput>): Promise<ImportSummary> {
+  const summary = await importDemoCompanies(records);
+  await createDemoTokens();
+  return summary;
+}
+
+async function* linesOf(records: Iterable<CompanyRecordInput>): AsyncGenerator<string> {
+  for (const record of records) yield JSON.stringify(record);
 }

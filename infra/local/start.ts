@@ -1,13 +1,26 @@
 /**
  * `npm start`: the local stage. Starts DynamoDB Local (or uses DYNAMODB_ENDPOINT), creates the table
- * from the shared definition, loads the demo data and serves the route table on PORT (3000).
+ * from the shared definition, loads the demo data and serves the route table on HOST:PORT
+ * (127.0.0.1:3000: reachable from this machine only, unless HOST says otherwise).
  *
  *   npm start                      in-memory data, gone when it stops
  *   npm start -- --persist .data   keep the data in .data/ across runs
+ *
+ * It says what it is doing while it starts; a port that is taken ends it with one line saying which
+ * variable to set. Ctrl-C (or SIGTERM) stops the API and DynamoDB Local, also while still starting.
  */
+import type http from 'node:http';
 import { parseArgs } from 'node:util';
-import { LOCAL_TABLE_NAME } from '../table';
-import { ensureTable, JAVA_MISSING, javaAvailable, startDynamoDbLocal, type LocalDynamoDb } from './dynamodb';
+import { LOCAL_TABLE_NAME } from '../../lib/storage/table';
+import {
+  ensureTable,
+  JAVA_MISSING,
+  javaAvailable,
+  portInUse,
+  PortInUseError,
+  startDynamoDbLocal,
+  type LocalDynamoDb,
+} from './dynamodb';
 
 process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
 
@@ -15,43 +28,73 @@ async function main(): Promise<void> {
   const started = Date.now();
   const { values } = parseArgs({ options: { persist: { type: 'string' } } });
   const port = Number(process.env['PORT'] ?? 3000);
+  const host = process.env['HOST'] ?? '127.0.0.1';
   const dynamoPort = Number(process.env['DYNAMODB_LOCAL_PORT'] ?? 8000);
   const tableName = (process.env['TABLE_NAME'] ??= LOCAL_TABLE_NAME);
 
+  // Ctrl-C at any point stops DynamoDB Local with us, even while it is still starting.
   let local: LocalDynamoDb | undefined;
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    console.log('stopping…');
+    void Promise.resolve(local?.stop()).finally(() => process.exit(0));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+
+  // Checked first: a taken API port should not cost a DynamoDB Local start to find out.
+  if (await portInUse(port, host)) throw new PortInUseError(port);
+
   if (!process.env['DYNAMODB_ENDPOINT']) {
     if (!javaAvailable()) {
       console.error(JAVA_MISSING);
       process.exit(1);
     }
+    const since = Date.now();
+    console.log(
+      `starting DynamoDB Local on port ${dynamoPort}${values.persist ? `, data in ${values.persist}` : ' (in memory)'}…`,
+    );
     local = await startDynamoDbLocal({
       port: dynamoPort,
       ...(values.persist ? { persistDir: values.persist } : {}),
     });
+    console.log(`DynamoDB Local ready on ${local.endpoint} (${seconds(since)})`);
     process.env['DYNAMODB_ENDPOINT'] = local.endpoint;
   }
   const endpoint = process.env['DYNAMODB_ENDPOINT']!;
-  const stop = () => {
-    local?.stop();
-    process.exit(0);
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  console.log(
+    `creating table ${tableName} on ${endpoint} and loading the demo data (kept if the table exists)…`,
+  );
 
   // Loaded only now: the storage client reads DYNAMODB_ENDPOINT when first imported.
   const { generateDemoData, pickExamples } = await import('./demo-data');
-  const { loadDemo, DEMO_TOKENS } = await import('./demo');
+  const { createDemoTokens, importDemoCompanies, DEMO_TOKENS } = await import('./demo');
+  const { formatSummary } = await import('../../lib/import/import');
   const { createGateway } = await import('./gateway');
 
   const created = await ensureTable(endpoint, tableName);
   const records = generateDemoData();
-  if (created) await loadDemo(records);
+  if (created) {
+    console.log(`importing ${records.length} demo companies (the same import as \`npm run import\`)…`);
+    let nextQuarter = 1;
+    const summary = await importDemoCompanies(records, {
+      onProgress: ({ read }) => {
+        for (; nextQuarter < 4 && read >= (records.length * nextQuarter) / 4; nextQuarter++) {
+          console.log(`  ${read} of ${records.length}`);
+        }
+      },
+    });
+    await createDemoTokens();
+    console.log(`  ${formatSummary(summary)}`);
+  }
 
   const server = createGateway();
-  await new Promise<void>((resolve) => server.listen(port, resolve));
-  const base = `http://localhost:${port}`;
+  await listen(server, port, host);
+  const base = `http://${urlHost(host)}:${port}`;
   const [token] = DEMO_TOKENS;
-  const examples = pickExamples(records).map(({ company }) => `${company.country}/${company.companyNumber}`);
+  const examples = pickExamples(records).map(({ country, companyNumber }) => `${country}/${companyNumber}`);
   const example = examples[0] ?? 'BE/0403170701';
   console.log(
     [
@@ -75,7 +118,46 @@ async function main(): Promise<void> {
   );
 }
 
+/** Listens on host:port; a port taken meanwhile is a PortInUseError, not an EADDRINUSE stack. */
+function listen(server: http.Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new PortInUseError(port) : error),
+    );
+    server.listen(port, host, resolve);
+  });
+}
+
+/** The host part of a URL for `host`: every interface is reached as localhost; IPv6 goes in brackets. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
+
+/** One line that says what went wrong and which setting changes it. */
+function explain(error: unknown): string {
+  if (error instanceof PortInUseError) {
+    const dynamoPort = Number(process.env['DYNAMODB_LOCAL_PORT'] ?? 8000);
+    const apiPort = Number(process.env['PORT'] ?? 3000);
+    if (error.port === apiPort) {
+      return `port ${apiPort} is in use: set PORT=… to a free port (PORT=${apiPort + 1} npm start)`;
+    }
+    if (error.port === dynamoPort) {
+      return (
+        `DynamoDB Local port ${dynamoPort} is in use: set DYNAMODB_LOCAL_PORT=… to a free port ` +
+        `(DYNAMODB_LOCAL_PORT=${dynamoPort + 1} npm start), or DYNAMODB_ENDPOINT=http://127.0.0.1:${dynamoPort} ` +
+        'to use the DynamoDB Local already running there'
+      );
+    }
+  }
+  if (!(error instanceof Error)) return String(error);
+  return error.message ? error.message.split('\n')[0]! : error.name;
+}
+
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
+  // Exiting stops DynamoDB Local too (it is killed on process exit).
+  console.error(explain(error));
   process.exit(1);
 });

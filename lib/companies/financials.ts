@@ -1,8 +1,8 @@
 /** Annual financials (contract §6.1): periods newest first, paginated per company. */
 import { NotFoundError } from '../http/errors';
 import { paginate, type PageRequest } from '../http/pagination';
-import type { BulkFinancialsItem } from '../schemas/financials';
-import { getCompaniesWithFinancials, type StoredFinancials } from '../storage/store';
+import type { BulkFinancialsItem } from './schemas';
+import { getCompaniesWithFinancials, getCompanyWithFinancials, type StoredFinancials } from './store';
 import {
   answerEach,
   COMPANY_MESSAGES,
@@ -10,14 +10,13 @@ import {
   type BulkCompanyEntry,
 } from './requested-companies';
 import { toIdentifier } from './company';
-import { companyKey } from './identifiers';
 
 export async function getCompanyFinancials(
   path: { countryCode: string; companyNumber: string },
   page: PageRequest,
 ) {
   const ref = companyRefFromPath(path);
-  const found = (await getCompaniesWithFinancials([ref])).get(companyKey(ref));
+  const found = await getCompanyWithFinancials(ref);
   if (!found) throw new NotFoundError(COMPANY_MESSAGES.notFound);
   return financialsOf(found, page);
 }

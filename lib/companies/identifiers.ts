@@ -7,9 +7,8 @@
  * | NL      | 8 digits                | spaces                                           | digits only                    |
  * | FR      | 9-digit SIREN           | spaces, 14-digit SIRET, VAT `FRkk` + SIREN        | Luhn over the 9 digits         |
  */
-import { COUNTRIES, type Country } from '../schemas/common';
-
-export type { Country };
+export const COUNTRIES = ['BE', 'NL', 'FR'] as const;
+export type Country = (typeof COUNTRIES)[number];
 
 /** A company as the registries know it: country plus canonical number. */
 export interface CompanyRef {

@@ -1,180 +1,148 @@
 /**
- * The storage adapter: the only module that knows how domain objects sit in the table.
- *
- * | Entity     | pk                         | sk         | gsi1pk | gsi1sk                  | Holds                         |
- * |------------|----------------------------|------------|--------|-------------------------|-------------------------------|
- * | Company    | COMPANY#<country>#<number> | PROFILE    |        |                         | identifier, VAT, website      |
- * | Financials | COMPANY#<country>#<number> | FINANCIALS |        |                         | all periods, newest first     |
- * | Token      | TOKEN#<sha256 of token>    | TOKEN      | TOKENS | <createdAt>#<tokenId>   | account, user, scopes, expiry |
+ * Where a company sits in the table: one item holds the whole record (key pattern in
+ * lib/storage/keys.ts), so an import writes a company in one atomic put and never leaves it half-written.
+ * The sections that are only ever read whole (periods, shareholders, contacts) are one JSON string
+ * each: a string keeps the contract's key order and parses far faster than a nested DynamoDB map.
+ * Readers project only the attributes they show.
  *
  * Access patterns:
- * - a company's financials (single GET): one BatchGetItem of its PROFILE and FINANCIALS → 1 round trip;
- * - up to 100 companies' financials (bulk): 200 keys in two parallel BatchGetItems → 2 round trips,
- *   however many periods, because all of a company's periods live in one item;
- * - a token by its hash (authorizer): one GetItem; all tokens (CLI only): Query gsi1 on TOKENS.
- *
- * A company's periods are stored as one JSON string: they are only ever read whole, a string keeps
- * their key order (the wire contract fixes it) and parses far faster than a nested DynamoDB map.
+ * - financials of one company: one GetItem → 1 round trip;
+ * - financials of up to 100 companies: one BatchGetItem of 100 keys → 1 round trip (2 when DynamoDB
+ *   leaves keys unprocessed, say for very large records), however many periods;
+ * - the import: the content hashes and change ids of a batch (projected), then the whole records of
+ *   the changed companies only.
  */
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { tableDefinition } from '../../infra/table';
-import type { Company, CompanyRecord } from '../companies/company';
-import { companyKey, type CompanyRef } from '../companies/identifiers';
-import type { FinancialPeriod } from '../schemas/financials';
-import type { Scope } from '../tokens/scopes';
-import { batchGet, batchPut } from './batch';
-import { dynamodb, send, tableName } from './client';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGet, projection } from '../storage/batch';
+import { dynamodb, send, tableName } from '../storage/client';
+import { companyOfKey, keys } from '../storage/keys';
+import { companyKey, type CompanyRef } from './identifiers';
+import type { CompanyProfile, CompanyRecord } from './record';
+import type { FinancialPeriod } from './schemas';
 
-const [GSI1] = tableDefinition.indexes;
+type Item = Record<string, unknown>;
 
-const companyPk = (ref: CompanyRef) => `COMPANY#${ref.country}#${ref.companyNumber}`;
-const tokenPk = (hash: string) => `TOKEN#${hash}`;
-
-// ---- Companies -------------------------------------------------------------------------------
+const PROFILE_ATTRIBUTES = [
+  'country',
+  'companyNumber',
+  'name',
+  'place',
+  'vatNumber',
+  'website',
+  'legalForm',
+  'foundedOn',
+  'activities',
+] as const satisfies ReadonlyArray<keyof CompanyProfile>;
 
 export interface StoredFinancials {
-  company: Company;
+  company: CompanyProfile;
   /** Newest first. */
   periods: FinancialPeriod[];
 }
 
+const FINANCIALS_PROJECTION = ['pk', ...PROFILE_ATTRIBUTES, 'periods'];
+
+/** A company's profile and financials, or null when it is unknown. */
+export async function getCompanyWithFinancials(ref: CompanyRef): Promise<StoredFinancials | null> {
+  const { Item } = await send(() =>
+    dynamodb().send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: keys.company(ref),
+        ...projection(FINANCIALS_PROJECTION),
+      }),
+    ),
+  );
+  return Item ? toFinancials(Item) : null;
+}
+
 /** Profiles and financials of the given companies, keyed by `companyKey`; unknown companies are absent. */
 export async function getCompaniesWithFinancials(refs: CompanyRef[]): Promise<Map<string, StoredFinancials>> {
-  const keys = refs.flatMap((ref) => [
-    { pk: companyPk(ref), sk: 'PROFILE' },
-    { pk: companyPk(ref), sk: 'FINANCIALS' },
-  ]);
-  const items = await batchGet(tableName(), keys);
-  const profiles = new Map<string, Company>();
-  const periods = new Map<string, FinancialPeriod[]>();
-  for (const item of items) {
-    const pk = item['pk'] as string;
-    if (item['sk'] === 'PROFILE') profiles.set(pk, toCompany(item));
-    else periods.set(pk, JSON.parse(item['periods'] as string) as FinancialPeriod[]);
-  }
-  const found = new Map<string, StoredFinancials>();
-  for (const ref of refs) {
-    const pk = companyPk(ref);
-    const company = profiles.get(pk);
-    if (company) found.set(companyKey(ref), { company, periods: periods.get(pk) ?? [] });
-  }
-  return found;
+  const items = await batchGet(tableName(), refs.map(keys.company), { projection: FINANCIALS_PROJECTION });
+  return new Map(items.map((item) => [keyOf(item), toFinancials(item)]));
 }
 
-/** Writes whole companies (profile and financials); used by data loads. */
-export async function putCompanyRecords(records: CompanyRecord[]): Promise<void> {
-  const items = records.flatMap(({ company, periods }) => {
-    const pk = companyPk(company);
-    const newestFirst = [...periods].sort((a, b) => b.endDate.localeCompare(a.endDate));
-    return [
-      { pk, sk: 'PROFILE', entity: 'Company', ...company },
-      { pk, sk: 'FINANCIALS', entity: 'Financials', periods: JSON.stringify(newestFirst) },
-    ];
+/** What the import needs to decide whether a company changed, and whether a change may still be deriving. */
+export interface CompanyState {
+  hash: string;
+  /** The import change that wrote the company (see lib/import/store.ts). */
+  changeId: string;
+}
+
+export async function getCompanyStates(refs: CompanyRef[]): Promise<Map<string, CompanyState>> {
+  const items = await batchGet(tableName(), refs.map(keys.company), {
+    projection: ['pk', 'contentHash', 'changeId'],
+    consistent: true,
   });
-  await batchPut(tableName(), items);
+  return new Map(
+    items.map((item) => [
+      keyOf(item),
+      { hash: item['contentHash'] as string, changeId: item['changeId'] as string },
+    ]),
+  );
 }
 
-function toCompany(item: Record<string, unknown>): Company {
+export interface StoredCompany {
+  record: CompanyRecord;
+  state: CompanyState;
+}
+
+/** Whole records with their state, keyed by `companyKey`; unknown companies are absent. Strongly consistent. */
+export async function getCompanyRecords(refs: CompanyRef[]): Promise<Map<string, StoredCompany>> {
+  const items = await batchGet(tableName(), refs.map(keys.company), { consistent: true });
+  return new Map(
+    items.map((item) => [
+      keyOf(item),
+      {
+        record: {
+          ...toProfile(item),
+          financials: parseJson(item['periods']),
+          shareholders: parseJson(item['shareholders']),
+          contacts: parseJson(item['contacts']),
+        },
+        state: { hash: item['contentHash'] as string, changeId: item['changeId'] as string },
+      },
+    ]),
+  );
+}
+
+/** The item that holds a record, marked with its content hash and the import change that wrote it. */
+export function companyItem(record: CompanyRecord, state: CompanyState): Item {
+  const { financials, shareholders, contacts, ...profile } = record;
   return {
-    country: item['country'] as Company['country'],
-    companyNumber: item['companyNumber'] as string,
-    name: item['name'] as string,
-    place: (item['place'] as string | undefined) ?? null,
-    vatNumber: (item['vatNumber'] as string | undefined) ?? null,
-    website: (item['website'] as string | undefined) ?? null,
+    ...keys.company(record),
+    entity: 'Company',
+    // DynamoDB has no use for NULL attributes here: absent reads back as null.
+    ...Object.fromEntries(Object.entries(profile).filter(([, value]) => value !== null)),
+    periods: JSON.stringify(financials),
+    shareholders: JSON.stringify(shareholders),
+    contacts: JSON.stringify(contacts),
+    contentHash: state.hash,
+    changeId: state.changeId,
   };
 }
 
-// ---- Tokens ----------------------------------------------------------------------------------
+const keyOf = (item: Item) => companyKey(companyOfKey(item['pk'] as string));
 
-export interface StoredToken {
-  /** Public handle for listing and revoking: the first 12 hex characters of the hash. */
-  tokenId: string;
-  hash: string;
-  accountId: string;
-  userEmail: string;
-  scopes: Scope[];
-  createdAt: string;
-  expiresAt: string | null;
-  revokedAt: string | null;
+function toFinancials(item: Item): StoredFinancials {
+  return { company: toProfile(item), periods: parseJson(item['periods']) };
 }
 
-export async function getToken(hash: string): Promise<StoredToken | null> {
-  const { Item } = await send(() =>
-    dynamodb.send(new GetCommand({ TableName: tableName(), Key: { pk: tokenPk(hash), sk: 'TOKEN' } })),
-  );
-  return Item ? toToken(Item) : null;
+function parseJson<T>(json: unknown): T[] {
+  return typeof json === 'string' ? (JSON.parse(json) as T[]) : [];
 }
 
-/** Stores a new token; refuses to overwrite one with the same hash. */
-export async function putToken(token: StoredToken): Promise<void> {
-  await send(() =>
-    dynamodb.send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          pk: tokenPk(token.hash),
-          sk: 'TOKEN',
-          entity: 'Token',
-          [GSI1.partitionKey]: 'TOKENS',
-          [GSI1.sortKey]: `${token.createdAt}#${token.tokenId}`,
-          ...token,
-          // Absent rather than NULL, so `if_not_exists(revokedAt, …)` works in revokeToken.
-          expiresAt: token.expiresAt ?? undefined,
-          revokedAt: token.revokedAt ?? undefined,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    ),
-  );
-}
-
-export async function listTokens(): Promise<StoredToken[]> {
-  const tokens: StoredToken[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await send(() =>
-      dynamodb.send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: GSI1.name,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': GSI1.partitionKey },
-          ExpressionAttributeValues: { ':pk': 'TOKENS' },
-          ExclusiveStartKey: startKey,
-        }),
-      ),
-    );
-    tokens.push(...(page.Items ?? []).map(toToken));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return tokens;
-}
-
-/** Marks a token revoked (idempotent: a second revoke keeps the first time). */
-export async function revokeToken(hash: string, at: string): Promise<void> {
-  await send(() =>
-    dynamodb.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: { pk: tokenPk(hash), sk: 'TOKEN' },
-        UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :at)',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':at': at },
-      }),
-    ),
-  );
-}
-
-function toToken(item: Record<string, unknown>): StoredToken {
+function toProfile(item: Item): CompanyProfile {
+  const text = (name: string) => (item[name] as string | undefined) ?? null;
   return {
-    tokenId: item['tokenId'] as string,
-    hash: item['hash'] as string,
-    accountId: item['accountId'] as string,
-    userEmail: item['userEmail'] as string,
-    scopes: (item['scopes'] as Scope[] | undefined) ?? [],
-    createdAt: item['createdAt'] as string,
-    expiresAt: (item['expiresAt'] as string | null | undefined) ?? null,
-    revokedAt: (item['revokedAt'] as string | null | undefined) ?? null,
+    country: item['country'] as CompanyProfile['country'],
+    companyNumber: item['companyNumber'] as string,
+    name: item['name'] as string,
+    place: text('place'),
+    vatNumber: text('vatNumber'),
+    website: text('website'),
+    legalForm: text('legalForm'),
+    foundedOn: text('foundedOn'),
+    activities: (item['activities'] as string[] | undefined) ?? [],
   };
 }

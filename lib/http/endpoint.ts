@@ -1,17 +1,17 @@
 /**
  * The one middleware stack every handler runs in:
- *   normalise headers and event → check the route's scope → body (size, media type, JSON) →
- *   validate params, query and body against the route's schemas → run the use case → serialise,
+ *   normalise headers and event → check the route's scope → body (size, media type, UTF-8, JSON,
+ *   nesting depth) → validate params, query and body against the route's schemas → run the use
+ *   case → serialise,
  * with the error responder registered last so it sees every error first.
  * Each request logs one line (route, status, duration, DynamoDB round trips) and nothing secret.
+ *
+ * Names in the request (headers, query and path parameters) are the caller's: they are copied into
+ * objects without a prototype, so `?__proto__=1` or `?toString=x` is just another unknown name.
  */
 import middy from '@middy/core';
-import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import httpEventNormalizer from '@middy/http-event-normalizer';
-import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as v from 'valibot';
-import type { RequestSchemas, Route } from '../../infra/routes';
 import { withRequestMetrics } from '../metrics';
 import { callerFrom, type Caller } from './caller';
 import {
@@ -24,11 +24,21 @@ import {
   UnauthorizedError,
   UnavailableError,
   UnsupportedMediaTypeError,
+  ValidationError,
 } from './errors';
 import { parseAcceptLanguage, type Language } from './language';
+import type { RequestSchemas, Route } from './route';
 import { validate } from './validation';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * Arrays and objects nested deeper than this make the body a 400 VALIDATION_ERROR. No request body
+ * of the contract nests more than a few levels; the bound keeps every later step (validation,
+ * echoing a value as sent, serialising) far from the stack limit.
+ */
+export const MAX_BODY_DEPTH = 32;
+/** Methods whose body has no defined meaning (RFC 9110 §9.3): it is ignored, never judged. */
+const BODYLESS_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
 /** Contract §1: `application/json`, parameters allowed; anything else (even `+json` types) is 415. */
 const JSON_MEDIA_TYPE = /^application\/json\s*(?:;.*)?$/i;
 
@@ -42,13 +52,27 @@ export interface Request<R extends Route> {
   caller: R['scope'] extends null ? null : Caller;
   language: Language;
   requestId: string;
+  /** The `Idempotency-Key` header, checked (contract §7.5); only on routes that declare `idempotent`. */
+  idempotencyKey: R['idempotent'] extends true ? string | null : undefined;
 }
+
+/** An answer with headers of its own (`Location`), for a use case that needs more than a body. */
+export class Answer<B> {
+  constructor(
+    readonly body: B,
+    readonly headers: Record<string, string>,
+  ) {}
+}
+
+export const answer = <B>(body: B, headers: Record<string, string>) => new Answer(body, headers);
+
+type Body<R extends Route> = Output<R['response']>;
 
 export type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 export function endpoint<R extends Route>(
   route: R,
-  run: (request: Request<R>) => Promise<Output<R['response']>>,
+  run: (request: Request<R>) => Promise<Body<R> | Answer<Body<R>>>,
 ): Handler {
   const name = `${route.method} ${route.path}`;
   const stack = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>({
@@ -57,10 +81,9 @@ export function endpoint<R extends Route>(
       throw new UnavailableError();
     },
   })
-    .use(httpHeaderNormalizer())
-    .use(httpEventNormalizer())
+    .use({ before: ({ event }) => void normalizeEvent(event) })
     .use({ before: ({ event }) => void requireScope(route, event) })
-    .use(route.request.body ? [jsonBody()] : [])
+    .use(route.request.body && !BODYLESS_METHODS.has(route.method) ? [jsonBody()] : [ignoreBody()])
     .use({ onError: (request) => void (request.response = errorResponse(request.error, request.event)) })
     .handler(async (event) => {
       const request = {
@@ -70,8 +93,15 @@ export function endpoint<R extends Route>(
         caller: callerFrom(event.requestContext.authorizer),
         language: parseAcceptLanguage(event.headers['accept-language']),
         requestId: requestIdOf(event),
+        idempotencyKey: route.idempotent ? idempotencyKeyOf(event) : undefined,
       } as Request<R>;
-      return json(200, await run(request), request.requestId);
+      const result = await run(request);
+      const body = result instanceof Answer ? result.body : result;
+      const headers: Record<string, string> = result instanceof Answer ? { ...result.headers } : {};
+      if (route.translated) headers['Content-Language'] = request.language;
+      const status = route.status ?? 200;
+      if (status === 204) return noContent(request.requestId, headers);
+      return json(status, body, request.requestId, headers);
     });
 
   return (event, context) =>
@@ -105,29 +135,94 @@ function requireScope(route: Route, event: APIGatewayProxyEvent): void {
   if (!caller.scopes.includes(route.scope)) throw new ForbiddenError(route.scope);
 }
 
-/** 413 and 415 are decided here; what is left for middy's parser to reject is malformed JSON. */
-function jsonBody(): middy.MiddlewareObj<APIGatewayProxyEvent> {
-  const parser = httpJsonBodyParser();
+/**
+ * Header names lower-cased (they are case-insensitive; the last of two spellings wins, as with
+ * API Gateway's single-value map), and every caller-named map copied into an object without a
+ * prototype: a name like `__proto__` or `constructor` is then an ordinary key, never Object's own.
+ */
+function normalizeEvent(event: APIGatewayProxyEvent): void {
+  event.headers = ownEntries(event.headers, (name) => name.toLowerCase());
+  event.multiValueHeaders = ownEntries(event.multiValueHeaders, (name) => name.toLowerCase());
+  event.queryStringParameters = ownEntries(event.queryStringParameters);
+  event.multiValueQueryStringParameters = ownEntries(event.multiValueQueryStringParameters);
+  event.pathParameters = ownEntries(event.pathParameters);
+}
+
+function ownEntries<T>(
+  source: Record<string, T> | null | undefined,
+  rename: (name: string) => string = (name) => name,
+): Record<string, T> {
+  const copy = Object.create(null) as Record<string, T>;
+  if (source) for (const name of Object.keys(source)) copy[rename(name)] = source[name]!;
+  return copy;
+}
+
+/** A body on a route that takes none, or on GET/DELETE: ignored whatever its type, size or content. */
+function ignoreBody(): middy.MiddlewareObj<APIGatewayProxyEvent> {
   return {
-    before: async (request) => {
+    before: (request) => {
+      (request.event as { body: unknown }).body = undefined;
+    },
+  };
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * 413, 415 and 400 INVALID_JSON are decided here, in that order. The size is the bytes received:
+ * a base64 body (the local gateway sends invalid UTF-8 that way, so no byte is re-encoded) counts
+ * its decoded bytes, a text body its UTF-8 bytes. Bodies must be UTF-8 (contract §1): anything
+ * else is INVALID_JSON. Then the nesting depth is bounded (MAX_BODY_DEPTH).
+ */
+function jsonBody(): middy.MiddlewareObj<APIGatewayProxyEvent> {
+  return {
+    before: (request) => {
+      // The parsed body replaces the text in the event, as middy's body parsers do.
+      const event = request.event as unknown as { body: unknown };
       const { body, isBase64Encoded, headers } = request.event;
       if (body === null || body === undefined || body === '') {
-        (request.event as { body: unknown }).body = undefined;
+        event.body = undefined;
         return;
       }
-      if (Buffer.byteLength(body, isBase64Encoded ? 'base64' : 'utf8') > MAX_BODY_BYTES) {
+      const bytes = isBase64Encoded ? Buffer.from(body, 'base64') : null;
+      if ((bytes ? bytes.length : Buffer.byteLength(body, 'utf8')) > MAX_BODY_BYTES) {
         throw new PayloadTooLargeError();
       }
+      // RFC 9110: media types are case-insensitive; parameters (charset) allowed.
       if (!JSON_MEDIA_TYPE.test(headers['content-type'] ?? '')) throw new UnsupportedMediaTypeError();
-      // Checked above, case-insensitively as RFC 9110 wants; middy's own check is case-sensitive.
-      headers['content-type'] = 'application/json';
+      let parsed: unknown;
       try {
-        await parser.before?.(request);
+        parsed = JSON.parse(bytes ? utf8.decode(bytes) : body);
       } catch {
         throw new InvalidJsonError();
       }
+      if (depthOf(parsed, MAX_BODY_DEPTH) > MAX_BODY_DEPTH) {
+        const detail = `must not nest arrays and objects more than ${MAX_BODY_DEPTH} levels deep`;
+        throw ValidationError.field(`body ${detail}`, 'body', detail);
+      }
+      event.body = parsed;
     },
   };
+}
+
+/**
+ * How deeply arrays and objects nest in a parsed JSON value (a scalar is 0, `[]` is 1), counted
+ * without recursion (JSON.parse accepts any depth; a recursive walk would overflow the stack), and
+ * only up to `limit + 1`.
+ */
+function depthOf(value: unknown, limit: number): number {
+  let deepest = 0;
+  const pending: Array<[unknown, number]> = [[value, 1]];
+  while (pending.length > 0) {
+    const [node, depth] = pending.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    deepest = Math.max(deepest, depth);
+    if (depth > limit) return deepest;
+    for (const child of Object.values(node)) {
+      if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
+    }
+  }
+  return deepest;
 }
 
 function errorResponse(error: unknown, event: APIGatewayProxyEvent): APIGatewayProxyResult {
@@ -154,13 +249,33 @@ export function json(
   };
 }
 
+function noContent(requestId: string, headers: Record<string, string>): APIGatewayProxyResult {
+  return { statusCode: 204, headers: { 'x-request-id': requestId, ...headers }, body: '' };
+}
+
+/** Contract §7.5: 1..255 visible ASCII characters; absent is null (the request is simply not idempotent). */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+function idempotencyKeyOf(event: APIGatewayProxyEvent): string | null {
+  const key = event.headers['idempotency-key'];
+  if (key === undefined) return null;
+  if (!IDEMPOTENCY_KEY.test(key)) {
+    throw ValidationError.field(
+      'Idempotency-Key must be 1 to 255 visible ASCII characters',
+      'Idempotency-Key',
+      'must be 1 to 255 visible ASCII characters',
+    );
+  }
+  return key;
+}
+
 function requestIdOf(event: APIGatewayProxyEvent): string {
   return event.requestContext?.requestId ?? 'unknown';
 }
 
 /** API Gateway REST APIs hand path parameters over still percent-encoded. */
 function decodePathParameters(params: APIGatewayProxyEvent['pathParameters']): Record<string, string> {
-  const decoded: Record<string, string> = {};
+  const decoded = Object.create(null) as Record<string, string>;
   for (const [key, value] of Object.entries(params ?? {})) {
     if (value === undefined) continue;
     try {

@@ -1,3 +1,5 @@
+import { StorageUnavailableError } from '../storage/errors';
+
 /**
  * The error hierarchy: each class pins its status and contract code (contract §2.1).
  * `toErrorBody` is the one place that turns any error into the contract's body; anything that is
@@ -84,6 +86,18 @@ export class MethodNotAllowedError extends ApiError {
   }
 }
 
+export type ConflictCode = 'LIST_NOT_STATIC' | 'LIST_NAME_TAKEN' | 'IDEMPOTENCY_KEY_REUSED';
+
+export class ConflictError extends ApiError {
+  readonly status = 409;
+  constructor(
+    readonly code: ConflictCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export class PayloadTooLargeError extends ApiError {
   readonly status = 413;
   readonly code = 'PAYLOAD_TOO_LARGE';
@@ -127,9 +141,10 @@ export class UnavailableError extends ApiError {
   }
 }
 
-/** Any error → an ApiError fit to show a caller. */
+/** Any error → an ApiError fit to show a caller: storage trouble is 503, anything unexpected a bare 500. */
 export function asApiError(error: unknown): ApiError {
-  return error instanceof ApiError ? error : new InternalError();
+  if (error instanceof ApiError) return error;
+  return error instanceof StorageUnavailableError ? new UnavailableError() : new InternalError();
 }
 
 export function toErrorBody(error: ApiError, requestId: string): ErrorBody {

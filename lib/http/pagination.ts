@@ -1,5 +1,5 @@
 /** Contract §1.1: a page of an ordered list, with `pagination` echoing what was applied. */
-import type { Pagination } from '../schemas/common';
+import type { Pagination } from './schemas';
 
 export interface PageRequest {
   limit: number;

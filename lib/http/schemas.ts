@@ -6,9 +6,6 @@
  */
 import * as v from 'valibot';
 
-export const COUNTRIES = ['BE', 'NL', 'FR'] as const;
-export type Country = (typeof COUNTRIES)[number];
-
 const INTEGER = 'must be an integer';
 const atLeast = (min: number) => `must be ≥ ${min}`;
 const atMost = (max: number) => `must be ≤ ${max}`;
@@ -78,50 +75,21 @@ export const paginationSchema = v.object({
 });
 export type Pagination = v.InferOutput<typeof paginationSchema>;
 
-/** The path of a single-company endpoint; the number itself is checked by the identifier rules (§3). */
-export const companyPathParams = v.object({
-  countryCode: v.string(),
-  companyNumber: v.string(),
-});
-
-/**
- * One requested company in a bulk call. The entry must be an object; its fields are judged per item
- * (contract §2.2: a bad country or number fails that item, not the request), so they are typed loosely here.
- */
-export const bulkCompanyEntry = jsonObject(
-  {
-    countryCode: v.optional(v.unknown()),
-    country: v.optional(v.unknown()),
-    companyNumber: v.optional(v.unknown()),
-  },
-  'an object',
-);
-
-export const MAX_BULK_COMPANIES = 100;
-
-export const bulkCompanies = v.pipe(
-  v.array(bulkCompanyEntry, 'must be an array of companies'),
-  v.minLength(1, 'must contain at least 1 company'),
-  v.maxLength(MAX_BULK_COMPANIES, `must contain at most ${MAX_BULK_COMPANIES} companies`),
-);
-
-export const identifierSchema = v.object({
-  country: v.picklist(COUNTRIES),
-  companyNumber: v.string(),
-  name: v.string(),
-  place: v.nullable(v.string()),
-});
-export type Identifier = v.InferOutput<typeof identifierSchema>;
-
-/** The identifier of a failed bulk item: what was asked, canonical where the number was valid. */
-export const failedIdentifierSchema = v.object({
-  country: v.unknown(),
-  companyNumber: v.unknown(),
-});
-
 export const errorSchema = v.object({
   message: v.string(),
   code: v.string(),
   requestId: v.string(),
   details: v.optional(v.array(v.object({ path: v.string(), message: v.string() }))),
 });
+
+/** A calendar date, `YYYY-MM-DD` (contract §1), that exists: 2023-02-30 does not. */
+export const isoDate = v.pipe(
+  v.string('must be a date (YYYY-MM-DD)'),
+  v.isoDate('must be a date (YYYY-MM-DD)'),
+  v.check((date) => isCalendarDate(date), 'must be a date that exists'),
+);
+
+export function isCalendarDate(date: string): boolean {
+  const time = Date.parse(`${date}T00:00:00Z`);
+  return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 10) === date;
+}

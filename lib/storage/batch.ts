@@ -2,11 +2,11 @@
  * Batch reads and writes within DynamoDB's limits (BatchGetItem ≤ 100 keys, BatchWriteItem ≤ 25
  * items), issued in parallel, with their leftovers (UnprocessedKeys / UnprocessedItems) retried
  * with bounded exponential backoff and full jitter. Leftovers still there after the last attempt
- * mean the table is throttling: the request answers 503, never a partial result.
+ * mean the table is throttling: StorageUnavailableError (503 to a caller), never a partial result.
  */
 import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { UnavailableError } from '../http/errors';
 import { dynamodb, send } from './client';
+import { StorageUnavailableError } from './errors';
 
 type Key = Record<string, unknown>;
 type Item = Record<string, unknown>;
@@ -17,31 +17,42 @@ const MAX_ATTEMPTS = 6;
 const BASE_DELAY_MS = 25;
 const MAX_DELAY_MS = 1000;
 
+export interface ReadOptions {
+  /** Only these attributes (names may be reserved words: they go through placeholders). */
+  projection?: readonly string[];
+  /** Strongly consistent reads (twice the read cost): for read-then-write paths such as the import. */
+  consistent?: boolean;
+}
+
 /** Reads items by key; keys may repeat. Missing items are simply absent from the result. */
-export async function batchGet(table: string, keys: Key[], projection?: string[]): Promise<Item[]> {
+export async function batchGet(table: string, keys: Key[], options: ReadOptions = {}): Promise<Item[]> {
   const unique = [...new Map(keys.map((key) => [JSON.stringify(key), key])).values()];
   const pages = await Promise.all(
-    chunk(unique, BATCH_GET_LIMIT).map((part) => batchGetChunk(table, part, projection)),
+    chunk(unique, BATCH_GET_LIMIT).map((part) => batchGetChunk(table, part, options)),
   );
   return pages.flat();
 }
 
-async function batchGetChunk(table: string, keys: Key[], projection?: string[]): Promise<Item[]> {
+/** A ProjectionExpression over placeholders (`name` and many other words are reserved in DynamoDB). */
+export function projection(attributes: readonly string[]) {
+  const names = Object.fromEntries(attributes.map((attribute, i) => [`#p${i}`, attribute]));
+  return { ProjectionExpression: Object.keys(names).join(','), ExpressionAttributeNames: names };
+}
+
+async function batchGetChunk(table: string, keys: Key[], options: ReadOptions): Promise<Item[]> {
   const items: Item[] = [];
   let pending = keys;
   for (let attempt = 0; pending.length > 0; attempt++) {
-    if (attempt === MAX_ATTEMPTS) throw new UnavailableError();
+    if (attempt === MAX_ATTEMPTS) throw new StorageUnavailableError();
     if (attempt > 0) await backoff(attempt);
-    const names = projection && Object.fromEntries(projection.map((p, i) => [`#p${i}`, p]));
     const result = await send(() =>
-      dynamodb.send(
+      dynamodb().send(
         new BatchGetCommand({
           RequestItems: {
             [table]: {
               Keys: pending,
-              ...(names
-                ? { ProjectionExpression: Object.keys(names).join(','), ExpressionAttributeNames: names }
-                : {}),
+              ...(options.projection ? projection(options.projection) : {}),
+              ...(options.consistent ? { ConsistentRead: true } : {}),
             },
           },
         }),
@@ -54,24 +65,44 @@ async function batchGetChunk(table: string, keys: Key[], projection?: string[]):
 }
 
 /** Puts items, 25 per request, `concurrency` requests at a time. */
-export async function batchPut(table: string, items: Item[], concurrency = 8): Promise<void> {
-  const parts = chunk(items, BATCH_WRITE_LIMIT);
+export function batchPut(table: string, items: Item[], concurrency = 8): Promise<void> {
+  return batchWrite(
+    table,
+    items.map((Item) => ({ PutRequest: { Item } })),
+    concurrency,
+  );
+}
+
+/** Deletes items by key (absent ones are no error), 25 per request, `concurrency` requests at a time. */
+export function batchDelete(table: string, keys: Key[], concurrency = 8): Promise<void> {
+  const unique = [...new Map(keys.map((key) => [JSON.stringify(key), key])).values()];
+  return batchWrite(
+    table,
+    unique.map((Key) => ({ DeleteRequest: { Key } })),
+    concurrency,
+  );
+}
+
+type WriteRequest = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: Key } };
+
+async function batchWrite(table: string, requests: WriteRequest[], concurrency: number): Promise<void> {
+  const parts = chunk(requests, BATCH_WRITE_LIMIT);
   let next = 0;
   const worker = async () => {
-    while (next < parts.length) await batchPutChunk(table, parts[next++]!);
+    while (next < parts.length) await batchWriteChunk(table, parts[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, parts.length) }, worker));
 }
 
-async function batchPutChunk(table: string, items: Item[]): Promise<void> {
-  let pending = items.map((Item) => ({ PutRequest: { Item } }));
+async function batchWriteChunk(table: string, requests: WriteRequest[]): Promise<void> {
+  let pending = requests;
   for (let attempt = 0; pending.length > 0; attempt++) {
-    if (attempt === MAX_ATTEMPTS) throw new UnavailableError();
+    if (attempt === MAX_ATTEMPTS) throw new StorageUnavailableError();
     if (attempt > 0) await backoff(attempt);
     const result = await send(() =>
-      dynamodb.send(new BatchWriteCommand({ RequestItems: { [table]: pending } })),
+      dynamodb().send(new BatchWriteCommand({ RequestItems: { [table]: pending } })),
     );
-    pending = (result.UnprocessedItems?.[table] as typeof pending | undefined) ?? [];
+    pending = (result.UnprocessedItems?.[table] as WriteRequest[] | undefined) ?? [];
   }
 }
 

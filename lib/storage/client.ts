@@ -1,17 +1,23 @@
 /**
- * The DynamoDB client, built once per process and reused across invocations. Every HTTP attempt
- * the SDK makes is counted as a round trip for the request log. Throttling and unreachable storage
- * that outlast the SDK's own retries surface as 503 UNAVAILABLE, never as AWS text.
+ * The DynamoDB client, built when first used (not at import, so a CLI or test can point it somewhere
+ * first) and reused across invocations. Every HTTP attempt the SDK makes is counted as a round trip for
+ * the request log. Throttling and unreachable storage that outlast the SDK's own retries surface as
+ * StorageUnavailableError, never as AWS text.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { UnavailableError } from '../http/errors';
 import { startDynamodbCall } from '../metrics';
+import { StorageUnavailableError } from './errors';
 
-const endpoint = process.env['DYNAMODB_ENDPOINT'];
+let client: DynamoDBDocumentClient | undefined;
 
-function createClient(): DynamoDBDocumentClient {
-  const client = new DynamoDBClient({
+/** The shared document client; `DYNAMODB_ENDPOINT` (DynamoDB Local) is read on first use. */
+export function dynamodb(): DynamoDBDocumentClient {
+  return (client ??= createClient(process.env['DYNAMODB_ENDPOINT']));
+}
+
+function createClient(endpoint: string | undefined): DynamoDBDocumentClient {
+  const base = new DynamoDBClient({
     maxAttempts: 3,
     ...(endpoint
       ? {
@@ -22,7 +28,7 @@ function createClient(): DynamoDBDocumentClient {
         }
       : {}),
   });
-  client.middlewareStack.add(
+  base.middlewareStack.add(
     (next) => async (args) => {
       const ended = startDynamodbCall();
       try {
@@ -35,12 +41,10 @@ function createClient(): DynamoDBDocumentClient {
     // happen further out), so every round trip counts.
     { step: 'deserialize', priority: 'low', name: 'roundTripCounter' },
   );
-  return DynamoDBDocumentClient.from(client, {
+  return DynamoDBDocumentClient.from(base, {
     marshallOptions: { removeUndefinedValues: true },
   });
 }
-
-export const dynamodb = createClient();
 
 export function tableName(): string {
   const name = process.env['TABLE_NAME'];
@@ -58,12 +62,12 @@ const UNAVAILABLE = new Set([
 ]);
 const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 
-/** Runs a storage call, turning "storage is busy or away" into a retryable 503. */
+/** Runs a storage call, turning "storage is busy or away" into StorageUnavailableError. */
 export async function send<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (isUnavailable(error)) throw new UnavailableError();
+    if (isUnavailable(error)) throw new StorageUnavailableError({ cause: error });
     throw error;
   }
 }
@@ -72,4 +76,9 @@ export function isUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   return UNAVAILABLE.has(error.name) || (typeof code === 'string' && NETWORK.has(code));
+}
+
+/** A conditional write whose condition did not hold (the item exists, or changed meanwhile). */
+export function isConditionFailed(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
 }

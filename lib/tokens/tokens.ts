@@ -3,7 +3,7 @@
  * account, the user's e-mail, the scopes, an optional expiry and a revocation time.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { getToken, listTokens, putToken, revokeToken, type StoredToken } from '../storage/store';
+import { getToken, listTokens, putToken, revokeToken, type StoredToken } from './store';
 import type { Caller } from '../http/caller';
 import type { Scope } from './scopes';
 

@@ -17,7 +17,8 @@ import { parseArgs } from 'node:util';
 import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { build, type BuildOptions } from 'esbuild';
 import { bundlingSettings } from '../../infra/bundling';
-import { authorizer, routes, type RouteId } from '../../infra/routes';
+import { handlerEntry } from '../../lib/http/route';
+import { authorizer, routes, type RouteId } from '../../lib/routes';
 import { proxyEvent } from '../support/events';
 import { COLD_RUNNER, FLOOR_SOURCES, RESULT_PREFIX, WARM_RUNNER, type FloorKind } from './runners';
 
@@ -25,8 +26,8 @@ const ROOT = path.join(__dirname, '..', '..');
 const RESULTS_FILE = path.join(ROOT, 'bench-results.json');
 
 const BUDGET = {
-  bundleKb: 600,
-  coldRatio: 1.3,
+  bundleKb: 450,
+  coldRatio: 1.2,
   singleRoundTrips: 1,
   bulkRoundTrips: 2,
   bulkOverheadMs: 10,
@@ -145,10 +146,7 @@ async function main(): Promise<void> {
     const records = generateDemoData({ companies: COMPANIES });
     await loadDemo(records);
 
-    const refs = records.map(({ company }) => ({
-      countryCode: company.country,
-      companyNumber: company.companyNumber,
-    }));
+    const refs = records.map(({ country, companyNumber }) => ({ countryCode: country, companyNumber }));
     const token = DEMO_TOKENS[0].token;
     const events = benchEvents(refs, token);
 
@@ -261,7 +259,7 @@ async function main(): Promise<void> {
       const bundleKb = kb(functions[id].bytes);
       return {
         function: id,
-        entry: id === 'authorizer' ? authorizer.entry : routes[id].entry,
+        entry: id === 'authorizer' ? authorizer.entry : handlerEntry(id),
         bundleBytes: functions[id].bytes,
         bundleKb: round(bundleKb, 1),
         cold: fnCold,
@@ -457,7 +455,7 @@ function buildOptions(outfile: string): BuildOptions {
 
 async function buildFunctions(workDir: string): Promise<Record<FunctionId, Subject>> {
   const entries = Object.fromEntries([
-    ...(Object.keys(routes) as RouteId[]).map((id) => [id, routes[id].entry] as const),
+    ...(Object.keys(routes) as RouteId[]).map((id) => [id, handlerEntry(id)] as const),
     ['authorizer', authorizer.entry] as const,
   ]) as Record<FunctionId, string>;
   const built = await Promise.all(

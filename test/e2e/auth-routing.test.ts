@@ -30,10 +30,10 @@ beforeAll(async () => {
   expect(await revoke(tokens.revoked)).toBe(true);
 });
 
-const company = () => api.records.find((r) => r.company.country === 'BE')!;
-const companyPath = () => financialsPath('BE', company().company.companyNumber);
+const company = () => api.records.find((r) => r.country === 'BE')!;
+const companyPath = () => financialsPath('BE', company().companyNumber);
 const bulkBody = () => ({
-  companies: [{ countryCode: 'BE', companyNumber: company().company.companyNumber }],
+  companies: [{ countryCode: 'BE', companyNumber: company().companyNumber }],
 });
 
 /** A well-formed token that was never issued: `cd_` + 43 base64url characters. */
@@ -188,7 +188,7 @@ describe('routing', () => {
 describe('every answer', () => {
   /** One request of each kind the API answers so far: successes and every error the core can produce. */
   async function battery() {
-    const known = company().company.companyNumber;
+    const known = company().companyNumber;
     const bulk = '/v1/companies/financials';
     return [
       await api.get('/v1/health', { token: null }),

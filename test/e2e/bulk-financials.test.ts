@@ -1,7 +1,7 @@
 /**
  * End to end over HTTP: POST /v1/companies/financials (contract §1, §1.1, §2, §3, §6.1).
  */
-import type { CompanyRecord } from '../../lib/companies/company';
+import type { DemoRecord } from '../../infra/local/demo-data';
 import {
   belgianNumber,
   BULK_ITEM_KEYS,
@@ -21,18 +21,18 @@ const api = useApi();
 const PATH = '/v1/companies/financials';
 const MiB = 1024 * 1024;
 
-const byCountry = (country: string, index = 0): CompanyRecord =>
-  api.records.filter((r) => r.company.country === country)[index]!;
-const entry = (r: CompanyRecord) => ({
-  countryCode: r.company.country,
-  companyNumber: r.company.companyNumber,
+const byCountry = (country: string, index = 0): DemoRecord =>
+  api.records.filter((r) => r.country === country)[index]!;
+const entry = (r: DemoRecord) => ({
+  countryCode: r.country,
+  companyNumber: r.companyNumber,
 });
 
 /** The item a found company must answer with the given page. */
-const foundItem = (r: CompanyRecord, limit = 4, offset = 0) => ({
+const foundItem = (r: DemoRecord, limit = 4, offset = 0) => ({
   identifier: identifierOf(r),
   data: newestFirst(r).slice(offset, offset + limit),
-  pagination: { limit, offset, total: r.periods.length },
+  pagination: { limit, offset, total: r.financials.length },
   message: null,
 });
 
@@ -81,8 +81,8 @@ describe('POST financials in bulk', () => {
 
     const response = await api.post(PATH, {
       companies: [
-        { country: 'nl', companyNumber: nl.company.companyNumber },
-        { country: 'BE', companyNumber: be.company.companyNumber },
+        { country: 'nl', companyNumber: nl.companyNumber },
+        { country: 'BE', companyNumber: be.companyNumber },
       ],
     });
 
@@ -91,18 +91,16 @@ describe('POST financials in bulk', () => {
   });
 
   test('canonicalises forgiving input forms in the answer', async () => {
-    const be = api.records.find(
-      (r) => r.company.country === 'BE' && r.company.companyNumber.startsWith('0'),
-    )!;
+    const be = api.records.find((r) => r.country === 'BE' && r.companyNumber.startsWith('0'))!;
     const fr = byCountry('FR', 2);
-    const number = be.company.companyNumber;
+    const number = be.companyNumber;
 
     const response = await api.post(PATH, {
       companies: [
         { countryCode: 'be', companyNumber: dotted(number) },
         { countryCode: 'BE', companyNumber: number.slice(1) },
         { countryCode: 'Be', companyNumber: `BE${number}` },
-        { countryCode: 'fr', companyNumber: `${fr.company.companyNumber}00021` },
+        { countryCode: 'fr', companyNumber: `${fr.companyNumber}00021` },
       ],
     });
 
@@ -164,8 +162,8 @@ describe('POST financials in bulk', () => {
 
   test('applies limit and offset to each company', async () => {
     const [a, b] = [
-      api.records.find((r) => r.periods.length >= 5)!,
-      api.records.find((r) => r.periods.length === 2)!,
+      api.records.find((r) => r.financials.length >= 5)!,
+      api.records.find((r) => r.financials.length === 2)!,
     ];
 
     const response = await api.post(PATH, { companies: [entry(a), entry(b)], limit: 2, offset: 1 });
@@ -185,7 +183,7 @@ describe('POST financials in bulk', () => {
       {
         identifier: identifierOf(a),
         data: [],
-        pagination: { limit: 4, offset: 10000, total: a.periods.length },
+        pagination: { limit: 4, offset: 10000, total: a.financials.length },
         message: null,
       },
     ]);

@@ -7,8 +7,9 @@ import type { AddressInfo } from 'node:net';
 import { createGateway } from '../../infra/local/gateway';
 import { DEMO_TOKENS, loadDemo } from '../../infra/local/demo';
 import { generateDemoData } from '../../infra/local/demo-data';
-import type { CompanyRecord } from '../../lib/companies/company';
-import type { FinancialPeriod } from '../../lib/schemas/financials';
+import type { DemoRecord } from '../../infra/local/demo-data';
+import type { FinancialPeriod } from '../../lib/companies/schemas';
+import { PERIOD_KEYS as CONTRACT_PERIOD_KEYS } from '../support/contract';
 import { useFreshTable } from '../support/table';
 
 export const DEMO_COMPANY_COUNT = 90;
@@ -32,7 +33,7 @@ export interface Exchange {
 
 export interface Api {
   /** The generated records that were loaded into the table (same order as generated). */
-  records: CompanyRecord[];
+  records: DemoRecord[];
   get(path: string, options?: RequestOptions): Promise<Exchange>;
   post(path: string, body: unknown, options?: RequestOptions): Promise<Exchange>;
   send(method: string, path: string, options?: RequestOptions & { body?: string }): Promise<Exchange>;
@@ -197,32 +198,22 @@ export function expectOk(response: Exchange): void {
 }
 
 export const IDENTIFIER_KEYS = ['country', 'companyNumber', 'name', 'place'];
-export const PERIOD_KEYS = [
-  'startDate',
-  'endDate',
-  'dateReceived',
-  'profitability',
-  'liquidity',
-  'solvency',
-  'people',
-  'healthIndicator',
-  'jointCommitteeCodes',
-];
+export const PERIOD_KEYS: string[] = [...CONTRACT_PERIOD_KEYS.period];
 export const BULK_ITEM_KEYS = ['identifier', 'data', 'pagination', 'message'];
 
 /** The identifier the API must answer for a record, in the contract's key order. */
-export function identifierOf({ company }: CompanyRecord) {
+export function identifierOf(record: DemoRecord) {
   return {
-    country: company.country,
-    companyNumber: company.companyNumber,
-    name: company.name,
-    place: company.place,
+    country: record.country,
+    companyNumber: record.companyNumber,
+    name: record.name,
+    place: record.place,
   };
 }
 
 /** A record's periods as the API must order them: endDate descending. */
-export function newestFirst({ periods }: CompanyRecord): FinancialPeriod[] {
-  return [...periods].sort((a, b) => b.endDate.localeCompare(a.endDate));
+export function newestFirst({ financials }: DemoRecord): FinancialPeriod[] {
+  return [...financials].sort((a, b) => b.endDate.localeCompare(a.endDate));
 }
 
 /** Paths of every `undefined` or absent-looking value (JSON never carries undefined; keep the check honest). */

@@ -2,9 +2,9 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { CompanyDataStack } from '../../infra/stack';
-import { authorizer, routes } from '../../infra/routes';
-import type { Route } from '../../infra/routes';
-import { tableDefinition } from '../../infra/table';
+import type { Route } from '../../lib/http/route';
+import { authorizer, routes } from '../../lib/routes';
+import { tableDefinition } from '../../lib/storage/table';
 import { BEARER_HEADER_PATTERN } from '../../lib/tokens/token-format';
 
 interface CfnResource {

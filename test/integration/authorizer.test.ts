@@ -1,6 +1,6 @@
 /** The TOKEN authorizer and the token lifecycle, against DynamoDB Local. */
 import { handler as authorize } from '../../functions/authorize';
-import { getToken } from '../../lib/storage/store';
+import { getToken } from '../../lib/tokens/store';
 import { createToken, hashToken, listTokenInfo, revoke } from '../../lib/tokens/tokens';
 import { useFreshTable } from '../support/table';
 

@@ -5,7 +5,7 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, batchPut } from '../../lib/storage/batch';
 import { dynamodb } from '../../lib/storage/client';
-import { UnavailableError } from '../../lib/http/errors';
+import { StorageUnavailableError } from '../../lib/storage/errors';
 import { useFreshTable } from '../support/table';
 
 const table = useFreshTable();
@@ -19,9 +19,10 @@ type Send = (command: unknown) => Promise<unknown>;
 
 /** Lets DynamoDB answer only the first half of a BatchGetItem's keys, `times` times over. */
 function answerPartially(times: number) {
-  const realSend = dynamodb.send.bind(dynamodb) as Send;
+  const client = dynamodb();
+  const realSend = client.send.bind(client) as Send;
   let partial = 0;
-  return jest.spyOn(dynamodb, 'send').mockImplementation((async (command: unknown) => {
+  return jest.spyOn(client, 'send').mockImplementation((async (command: unknown) => {
     if (!(command instanceof BatchGetCommand) || partial >= times) return realSend(command);
     partial++;
     const [name, request] = Object.entries(command.input.RequestItems ?? {})[0]!;
@@ -61,9 +62,9 @@ describe('batchGet', () => {
     expect(found).toHaveLength(2);
   });
 
-  it('gives up with 503 UNAVAILABLE when keys stay unprocessed', async () => {
+  it('gives up with StorageUnavailableError (503 to a caller) when keys stay unprocessed', async () => {
     answerPartially(Number.POSITIVE_INFINITY);
 
-    await expect(batchGet(table.name, keys.slice(0, 64))).rejects.toBeInstanceOf(UnavailableError);
+    await expect(batchGet(table.name, keys.slice(0, 64))).rejects.toBeInstanceOf(StorageUnavailableError);
   });
 });

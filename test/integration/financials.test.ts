@@ -1,71 +1,47 @@
 /** The financials handlers with real REST proxy events, against DynamoDB Local. */
 import { handler as getFinancials } from '../../functions/get-company-financials';
 import { handler as getFinancialsBulk } from '../../functions/get-company-financials-bulk';
-import type { CompanyRecord } from '../../lib/companies/company';
-import type { FinancialPeriod } from '../../lib/schemas/financials';
-import { putCompanyRecords } from '../../lib/storage/store';
+import type { CompanyRecordInput } from '../../lib/companies/record';
+import type { FinancialPeriod } from '../../lib/companies/schemas';
+import { importCompanies } from '../../lib/import/import';
+import { PERIOD_KEYS } from '../support/contract';
 import { call, type EventSpec } from '../support/events';
+import { period as consistentPeriod } from '../support/records';
 import { useFreshTable } from '../support/table';
 
 useFreshTable();
 
-function period(year: number, revenue: number | null): FinancialPeriod {
-  return {
-    startDate: `${year}-01-01`,
-    endDate: `${year}-12-31`,
-    dateReceived: `${year + 1}-06-30`,
-    profitability: { revenue, grossMargin: 1000, ebitda: 300, operatingProfit: 200, netProfit: 150 },
-    liquidity: {
-      currentAssets: 500,
-      inventory: 100,
-      cash: 50,
-      currentLiabilities: 250,
-      currentRatio: 2,
-      quickRatio: 1.6,
-    },
-    solvency: { totalAssets: 2000, equity: 800, debt: 1200 },
-    people: { employees: 3, personnelCosts: 400, employeeCostRatio: 0.4, employeeGrowthRatio: null },
-    healthIndicator: 7,
-    jointCommitteeCodes: ['200'],
-  };
-}
+const period = (year: number, revenue: number | null): FinancialPeriod => consistentPeriod(year, { revenue });
 
-const BELGIAN: CompanyRecord = {
-  company: {
-    country: 'BE',
-    companyNumber: '0403170701',
-    name: 'Brouwerij De Kroon NV',
-    place: 'Leuven',
-    vatNumber: 'BE0403170701',
-    website: null,
-  },
-  // Stored in any order; answered newest first.
-  periods: [2019, 2023, 2021, 2020, 2022, 2018].map((year) => period(year, year * 10)),
+const BELGIAN: CompanyRecordInput = {
+  country: 'BE',
+  companyNumber: '0403170701',
+  name: 'Brouwerij De Kroon NV',
+  place: 'Leuven',
+  vatNumber: 'BE0403170701',
+  // Imported in any order; answered newest first.
+  financials: [2019, 2023, 2021, 2020, 2022, 2018].map((year) => period(year, year * 10)),
 };
-const FRENCH: CompanyRecord = {
-  company: {
-    country: 'FR',
-    companyNumber: '552100554',
-    name: 'Boulangerie Martin SAS',
-    place: 'Lyon',
-    vatNumber: null,
-    website: null,
-  },
-  periods: [period(2024, null)],
+const FRENCH: CompanyRecordInput = {
+  country: 'FR',
+  companyNumber: '552100554',
+  name: 'Boulangerie Martin SAS',
+  place: 'Lyon',
+  financials: [period(2024, null)],
 };
-const DUTCH_WITHOUT_FILINGS: CompanyRecord = {
-  company: {
-    country: 'NL',
-    companyNumber: '33011433',
-    name: 'Mulder Bouw B.V.',
-    place: null,
-    vatNumber: null,
-    website: null,
-  },
-  periods: [],
+const DUTCH_WITHOUT_FILINGS: CompanyRecordInput = {
+  country: 'NL',
+  companyNumber: '33011433',
+  name: 'Mulder Bouw B.V.',
 };
 
-beforeAll(() => putCompanyRecords([BELGIAN, FRENCH, DUTCH_WITHOUT_FILINGS]));
+beforeAll(async () => {
+  async function* lines() {
+    for (const record of [BELGIAN, FRENCH, DUTCH_WITHOUT_FILINGS]) yield JSON.stringify(record);
+  }
+  const summary = await importCompanies(lines(), { asOf: '2026-11-21' });
+  expect(summary.imported).toBe(3);
+});
 
 const single = (countryCode: string, companyNumber: string, query?: Record<string, string>): EventSpec => ({
   resource: '/v1/companies/{countryCode}/{companyNumber}/financials',
@@ -95,8 +71,10 @@ describe('GET /v1/companies/{countryCode}/{companyNumber}/financials', () => {
     const { body } = await call(getFinancials, single('BE', '0403170701', { limit: '1' }));
 
     const [first] = (body as { data: FinancialPeriod[] }).data;
-    expect(Object.keys(first!)).toEqual(Object.keys(period(2000, 1)));
-    expect(Object.keys(first!.liquidity)).toEqual(Object.keys(period(2000, 1).liquidity));
+    expect(Object.keys(first!)).toEqual([...PERIOD_KEYS.period]);
+    for (const group of ['profitability', 'liquidity', 'solvency', 'people'] as const) {
+      expect(Object.keys(first![group])).toEqual([...PERIOD_KEYS[group]]);
+    }
   });
 
   it('applies limit and offset and keeps the exact total', async () => {

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { ValidationError } from '../../lib/http/errors';
 import { paginate } from '../../lib/http/pagination';
 import { validate } from '../../lib/http/validation';
-import { getCompanyFinancialsBulkRequest, getCompanyFinancialsRequest } from '../../lib/schemas/financials';
+import { getCompanyFinancialsBulkRequest, getCompanyFinancialsRequest } from '../../lib/companies/schemas';
 
 function validationError(run: () => unknown): ValidationError {
   try {

@@ -1,0 +1,144 @@
+/**
+ * `npm run import -- FILE.jsonl [--as-of YYYY-MM-DD] [--table NAME]` (contract §11.2): company records,
+ * one JSON object per line, into a stage's table through the library's import.
+ *
+ *   FILE            a .jsonl file, gzip-compressed or not (recognised by its first bytes), or - for stdin
+ *   --as-of DATE    the date of updates dated "the day of the change" (default: today, UTC)
+ *   --table NAME    a deployed stage's table (AWS credentials and AWS_REGION from the environment);
+ *                   default: the local stage, on $DYNAMODB_ENDPOINT or the DynamoDB Local `npm start`
+ *                   runs on $DYNAMODB_LOCAL_PORT (8000)
+ *
+ * A progress bar on a terminal (a line per 10 % otherwise), one `line N: reason` on stderr per rejected
+ * line, then the summary. Exit code 0, or 1 when a line was rejected, 2 when the import could not run.
+ */
+import { createReadStream, statSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { Transform, type Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import { parseArgs } from 'node:util';
+import { SingleBar } from 'cli-progress';
+import { isCalendarDate } from '../../lib/http/schemas';
+import { useStage } from './stage';
+
+let stageInUse = '';
+
+const USAGE = `usage: npm run import -- FILE.jsonl[.gz]|- [--as-of YYYY-MM-DD] [--table NAME]`;
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      'as-of': { type: 'string' },
+      table: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+  const [file] = positionals;
+  if (values.help || !file || positionals.length > 1) return fail(USAGE);
+  const asOf = values['as-of'] ?? new Date().toISOString().slice(0, 10);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(asOf) || !isCalendarDate(asOf))
+    return fail(`--as-of takes a date, YYYY-MM-DD (got ${asOf})`);
+  const stage = useStage(values.table);
+  stageInUse = stage;
+
+  // Loaded after the stage is chosen: the storage client reads the environment when first used.
+  const { importCompanies, formatSummary } = await import('../../lib/import/import');
+
+  const size = file === '-' ? null : statSync(file).size;
+  const raw: Readable = file === '-' ? process.stdin : createReadStream(file);
+  const progress = progressReporter(size);
+  const lines = createInterface({ input: await decompressed(raw, progress), crlfDelay: Infinity });
+
+  console.error(`importing ${file === '-' ? 'standard input' : file} into ${stage}, as of ${asOf}`);
+  let summary;
+  try {
+    summary = await importCompanies(lines, {
+      asOf,
+      onRejected: (line, reason) => progress.log(`line ${line}: ${reason}`),
+    });
+  } finally {
+    progress.stop();
+  }
+  console.log(formatSummary(summary));
+  return summary.rejected > 0 ? 1 : 0;
+}
+
+/**
+ * The file's text: gunzipped when it starts with gzip's magic bytes, whatever it is called. Counts the
+ * bytes read (of the file as stored) for the progress report.
+ */
+async function decompressed(raw: Readable, progress: Progress): Promise<Readable> {
+  const head = await new Promise<Buffer | null>((resolve, reject) => {
+    raw.once('readable', () => resolve(raw.read() as Buffer | null));
+    raw.once('end', () => resolve(null));
+    raw.once('error', reject);
+  });
+  // A counting transform, not a 'data' listener: a listener would start the flow before readline listens.
+  const counted = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      progress.advance(chunk.length);
+      done(null, chunk);
+    },
+  });
+  if (head) counted.write(head);
+  raw.pipe(counted);
+  const gzip = head !== null && head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+  return gzip ? counted.pipe(createGunzip()) : counted;
+}
+
+interface Progress {
+  advance(bytes: number): void;
+  log(line: string): void;
+  stop(): void;
+}
+
+/** A bar on a terminal; a line per 10 % of the file otherwise (nothing for stdin of unknown size). */
+function progressReporter(total: number | null): Progress {
+  let done = 0;
+  if (process.stderr.isTTY && total) {
+    const bar = new SingleBar({
+      format: '{bar} {percentage}% | {value}/{total} MB | ETA {eta_formatted}',
+      hideCursor: true,
+      stream: process.stderr,
+      formatValue: (value, _options, type) =>
+        type === 'value' || type === 'total' ? (value / 1e6).toFixed(1) : String(value),
+    });
+    bar.start(total, 0);
+    return {
+      advance: (bytes) => bar.update((done += bytes)),
+      log: (line) => {
+        // Clear the bar's line, print, and let the bar redraw below.
+        process.stderr.write(`\r\x1b[K${line}\n`);
+        bar.render();
+      },
+      stop: () => bar.stop(),
+    };
+  }
+  let nextTenth = 1;
+  return {
+    advance: (bytes) => {
+      done += bytes;
+      while (total && nextTenth <= 10 && done >= (total * nextTenth) / 10) {
+        console.error(`${nextTenth * 10}% of the file read`);
+        nextTenth++;
+      }
+    },
+    log: (line) => console.error(line),
+    stop: () => undefined,
+  };
+}
+
+function fail(message: string): number {
+  console.error(message);
+  return 2;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    console.error(`import stopped: ${message} (${stageInUse}).`);
+    console.error('Nothing is half-written: run the same import again to resume.');
+    process.exit(2);
+  },
+);

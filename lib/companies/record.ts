@@ -1,0 +1,284 @@
+/**
+ * The company record (contract §11.1): the one shape in which company data enters the service. One
+ * schema gives the validation, the TypeScript types and (later) the documentation; `parseCompanyRecord`
+ * adds the rules a schema cannot say (canonical numbers, unique end dates, figures that hang together)
+ * and returns the record in canonical form, so that equal data always gives an equal record and hash.
+ */
+import { createHash } from 'node:crypto';
+import * as v from 'valibot';
+import { isoDate } from '../http/schemas';
+import { parseCompanyNumber, parseCountry, type CompanyRef, type Country } from './identifiers';
+import { financialPeriodSchema, type FinancialPeriod } from './schemas';
+
+export const RECORD_LIMITS = {
+  bytes: 256 * 1024,
+  financials: 50,
+  shareholders: 1000,
+  contacts: 1000,
+  activities: 50,
+  /** Longest free-text field (names, places, job titles, websites). */
+  text: 500,
+} as const;
+
+const text = (what = 'a string') =>
+  v.pipe(
+    v.string(`must be ${what}`),
+    v.trim(),
+    v.minLength(1, 'must not be empty'),
+    v.maxLength(RECORD_LIMITS.text, `must be at most ${RECORD_LIMITS.text} characters`),
+  );
+/** Optional: absent or null both mean "not known". */
+const optionalText = v.nullish(text(), null);
+
+/** A NACE code, 2 to 5 digits, dots allowed (`62.01` → `6201`). */
+const naceCode = v.pipe(
+  v.string('must be a NACE code'),
+  v.transform((code) => code.replace(/\./g, '')),
+  v.regex(/^\d{2,5}$/, 'must be a NACE code of 2 to 5 digits'),
+);
+
+export const SHAREHOLDER_FUNCTIONS = ['SHAREHOLDER'] as const;
+
+const shareholderSchema = v.object({
+  country: optionalText,
+  companyNumber: optionalText,
+  name: text(),
+  percentage: v.pipe(v.number('must be a number'), v.gtValue(0, 'must be > 0'), v.maxValue(1, 'must be ≤ 1')),
+  function: v.optional(v.picklist(SHAREHOLDER_FUNCTIONS, 'must be SHAREHOLDER'), 'SHAREHOLDER'),
+});
+
+const contactSchema = v.object({
+  contactId: v.pipe(
+    v.number('must be a positive integer'),
+    v.safeInteger('must be a positive integer'),
+    v.minValue(1, 'must be a positive integer'),
+  ),
+  firstName: text(),
+  lastName: text(),
+  jobTitle: optionalText,
+});
+
+const sectionOf = <T extends v.GenericSchema>(item: T, max: number, what: string) =>
+  v.nullish(
+    v.pipe(
+      v.array(item, `must be an array of ${what}`),
+      v.maxLength(max, `must hold at most ${max} ${what}`),
+    ),
+    [],
+  );
+
+export const companyRecordSchema = v.object(
+  {
+    country: v.string('must be BE, NL or FR'),
+    companyNumber: v.string('must be a company number'),
+    name: text(),
+    place: optionalText,
+    vatNumber: optionalText,
+    website: optionalText,
+    legalForm: optionalText,
+    foundedOn: v.nullish(isoDate, null),
+    activities: sectionOf(naceCode, RECORD_LIMITS.activities, 'NACE codes'),
+    financials: sectionOf(financialPeriodSchema, RECORD_LIMITS.financials, 'periods'),
+    shareholders: sectionOf(shareholderSchema, RECORD_LIMITS.shareholders, 'shareholders'),
+    contacts: sectionOf(contactSchema, RECORD_LIMITS.contacts, 'contacts'),
+  },
+  'must be a JSON object',
+);
+
+/** A record as a file may hold it (before canonicalisation). */
+export type CompanyRecordInput = v.InferInput<typeof companyRecordSchema>;
+
+export type ShareholderFunction = (typeof SHAREHOLDER_FUNCTIONS)[number];
+
+export interface Shareholder {
+  /** The holder's company when it is a BE/NL/FR company; null for a person or a foreign entity. */
+  company: CompanyRef | null;
+  name: string;
+  percentage: number;
+  function: ShareholderFunction;
+}
+
+export interface Contact {
+  contactId: number;
+  firstName: string;
+  lastName: string;
+  jobTitle: string | null;
+}
+
+/** Everything known about a company but its sections: what answers show about it. */
+export interface CompanyProfile extends CompanyRef {
+  name: string;
+  place: string | null;
+  vatNumber: string | null;
+  website: string | null;
+  legalForm: string | null;
+  foundedOn: string | null;
+  /** NACE codes, digits only, the main one first. */
+  activities: string[];
+}
+
+/** A whole company, canonical: periods newest first, shareholders and contacts in a fixed order. */
+export interface CompanyRecord extends CompanyProfile {
+  financials: FinancialPeriod[];
+  shareholders: Shareholder[];
+  contacts: Contact[];
+}
+
+export type ParsedRecord = { ok: true; record: CompanyRecord } | { ok: false; reason: string };
+
+/** Validates one parsed JSON value as a company record (contract §11.1). */
+export function parseCompanyRecord(input: unknown): ParsedRecord {
+  const result = v.safeParse(companyRecordSchema, input, { abortPipeEarly: true });
+  if (!result.success) {
+    const issue = result.issues[0];
+    return { ok: false, reason: `${pathOf(issue)}${issue.message}` };
+  }
+  const raw = result.output;
+  const country = parseCountry(raw.country);
+  if (!country) return { ok: false, reason: 'country: Invalid country code' };
+  const companyNumber = parseCompanyNumber(country, raw.companyNumber);
+  if (!companyNumber) return { ok: false, reason: 'companyNumber: Invalid company number' };
+
+  const problem =
+    periodsProblem(raw.financials) ??
+    shareholdersProblem(raw.shareholders, { country, companyNumber }) ??
+    contactsProblem(raw.contacts);
+  if (problem) return { ok: false, reason: problem };
+
+  const record: CompanyRecord = {
+    country,
+    companyNumber,
+    name: raw.name,
+    place: raw.place,
+    vatNumber: raw.vatNumber,
+    website: raw.website,
+    legalForm: raw.legalForm,
+    foundedOn: raw.foundedOn,
+    activities: raw.activities,
+    financials: [...raw.financials].sort((a, b) => b.endDate.localeCompare(a.endDate)),
+    shareholders: raw.shareholders.map(toShareholder).sort(compareShareholders),
+    contacts: [...raw.contacts].sort((a, b) => a.contactId - b.contactId),
+  };
+  return { ok: true, record };
+}
+
+/** A fingerprint of the canonical record: equal data, equal hash; the import skips a company whose hash it has. */
+export function recordHash(record: CompanyRecord): string {
+  return createHash('sha256').update(JSON.stringify(record)).digest('base64url');
+}
+
+export function profileOf(record: CompanyRecord): CompanyProfile {
+  const { country, companyNumber, name, place, vatNumber, website, legalForm, foundedOn, activities } =
+    record;
+  return { country, companyNumber, name, place, vatNumber, website, legalForm, foundedOn, activities };
+}
+
+function pathOf(issue: v.BaseIssue<unknown>): string {
+  let path = '';
+  for (const item of issue.path ?? []) {
+    const key = item.key as string | number;
+    path += typeof key === 'number' ? `[${key}]` : path ? `.${key}` : key;
+  }
+  return path ? `${path}: ` : '';
+}
+
+type RawShareholder = v.InferOutput<typeof shareholderSchema>;
+
+function toShareholder(raw: RawShareholder): Shareholder {
+  const country = parseCountry(raw.country);
+  const companyNumber = country && parseCompanyNumber(country, raw.companyNumber);
+  return {
+    company: country && companyNumber ? { country, companyNumber } : null,
+    name: raw.name,
+    percentage: raw.percentage,
+    function: raw.function,
+  };
+}
+
+function compareShareholders(a: Shareholder, b: Shareholder): number {
+  return (
+    b.percentage - a.percentage ||
+    byCodePoint(a.name, b.name) ||
+    byCodePoint(refText(a.company), refText(b.company))
+  );
+}
+
+/** Locale-independent, so the canonical order (and the hash) is the same on every machine. */
+const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const refText = (ref: CompanyRef | null) => (ref ? `${ref.country}#${ref.companyNumber}` : '');
+const cents = (x: number) => Math.round(x * 100);
+const eur = (c: number) => (c / 100).toFixed(2);
+
+/** The identities of contract §6.1, checked to the cent wherever every term is disclosed. */
+export function periodProblem(p: FinancialPeriod): string | null {
+  const { profitability: pr, liquidity: l, solvency: s, people } = p;
+  if (p.startDate >= p.endDate) return 'startDate must be before endDate';
+  if (s.equity !== null && s.debt !== null && s.totalAssets !== null) {
+    if (cents(s.equity) + cents(s.debt) !== cents(s.totalAssets))
+      return `equity + debt must equal totalAssets (${eur(cents(s.equity))} + ${eur(cents(s.debt))} ≠ ${eur(cents(s.totalAssets))})`;
+  }
+  if (s.debt !== null && s.longTermDebt !== null && s.shortTermDebt !== null) {
+    if (cents(s.longTermDebt) + cents(s.shortTermDebt) !== cents(s.debt))
+      return 'debt must equal longTermDebt + shortTermDebt';
+  }
+  for (const term of ['longTermDebt', 'shortTermDebt'] as const) {
+    const total = s[term];
+    const parts = [s[`${term}Financial`], s[`${term}AccountsPayable`]];
+    if (total === null) continue;
+    const known = parts.reduce<number>((sum, part) => sum + (part === null ? 0 : cents(part)), 0);
+    if (known > cents(total)) return `${term}Financial + ${term}AccountsPayable must not exceed ${term}`;
+  }
+  if (pr.ebitda !== null && pr.ebit !== null && pr.ebitda < pr.ebit) return 'ebitda must be ≥ ebit';
+  if (l.netWorkingCapital !== null && l.netWorkingCapitalRequirement !== null && l.cash !== null) {
+    if (cents(l.netWorkingCapital) - cents(l.netWorkingCapitalRequirement) !== cents(l.cash))
+      return 'netWorkingCapital − netWorkingCapitalRequirement must equal cash';
+  }
+  if (people.employees !== null && people.employees > 0) {
+    const { employeeMaleRatio: m, employeeFemaleRatio: f } = people;
+    if (m !== null && f !== null && Math.round((m + f) * 10_000) !== 10_000)
+      return 'employeeMaleRatio + employeeFemaleRatio must equal 1';
+  }
+  return null;
+}
+
+function periodsProblem(periods: FinancialPeriod[]): string | null {
+  const seen = new Set<string>();
+  for (const [i, period] of periods.entries()) {
+    if (seen.has(period.endDate)) return `financials[${i}].endDate: ${period.endDate} appears twice`;
+    seen.add(period.endDate);
+    const problem = periodProblem(period);
+    if (problem) return `financials[${i}]: ${problem}`;
+  }
+  return null;
+}
+
+function shareholdersProblem(holders: RawShareholder[], self: CompanyRef): string | null {
+  let total = 0;
+  for (const [i, holder] of holders.entries()) {
+    total += holder.percentage;
+    if (holder.companyNumber === null) continue; // A person: no company of ours.
+    if (holder.country === null) return `shareholders[${i}].country: is required with companyNumber`;
+    const country = parseCountry(holder.country);
+    if (!country) continue; // A foreign entity: it never resolves to a company of ours.
+    const companyNumber = parseCompanyNumber(country, holder.companyNumber);
+    if (!companyNumber) return `shareholders[${i}].companyNumber: Invalid company number`;
+    if (country === self.country && companyNumber === self.companyNumber)
+      return `shareholders[${i}]: a company cannot hold its own shares`;
+  }
+  // Only floating-point error is forgiven (0.7 + 0.2 + 0.1 is 1.0000000000000002).
+  if (total > 1 + 1e-6) return `shareholders: percentages add up to ${round4(total)}, more than 1`;
+  return null;
+}
+
+function contactsProblem(contacts: Contact[]): string | null {
+  const seen = new Set<number>();
+  for (const [i, contact] of contacts.entries()) {
+    if (seen.has(contact.contactId)) return `contacts[${i}].contactId: ${contact.contactId} appears twice`;
+    seen.add(contact.contactId);
+  }
+  return null;
+}
+
+const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
+
+export type { Country };

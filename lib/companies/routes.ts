@@ -1,0 +1,30 @@
+/** The company endpoints (contract §6). */
+import * as v from 'valibot';
+import type { Route } from '../http/route';
+import {
+  bulkFinancialsItemSchema,
+  companyFinancialsSchema,
+  getCompanyFinancialsBulkRequest,
+  getCompanyFinancialsRequest,
+} from './schemas';
+
+export const companyRoutes = {
+  getCompanyFinancials: {
+    method: 'GET',
+    path: '/v1/companies/{countryCode}/{companyNumber}/financials',
+    summary: "A company's annual financial periods, newest first",
+    scope: 'companies:read',
+    table: 'read',
+    request: getCompanyFinancialsRequest,
+    response: companyFinancialsSchema,
+  },
+  getCompanyFinancialsBulk: {
+    method: 'POST',
+    path: '/v1/companies/financials',
+    summary: 'Financial periods of up to 100 companies, one result item per requested company',
+    scope: 'companies:read',
+    table: 'read',
+    request: getCompanyFinancialsBulkRequest,
+    response: v.array(bulkFinancialsItemSchema),
+  },
+} as const satisfies Record<string, Route>;

@@ -1,0 +1,46 @@
+/**
+ * What a route is. Each domain declares its routes beside its use cases (`lib/<domain>/routes.ts`);
+ * `lib/routes.ts` composes them into the one route table that the CDK stack, the local gateway, the
+ * benchmark and the tests read. Pure data: importing a route pulls in its schemas and nothing else.
+ */
+import type { GenericSchema } from 'valibot';
+import type { Scope } from '../tokens/scopes';
+
+/** Schemas of the request parts, each an object schema. */
+export interface RequestSchemas {
+  params?: GenericSchema;
+  query?: GenericSchema;
+  body?: GenericSchema;
+}
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** The table access a function gets: least privilege is the default. */
+export type TableAccess = 'none' | 'read' | 'write';
+
+export interface Route {
+  method: HttpMethod;
+  /** API Gateway path template, `{name}` for a path parameter. */
+  path: string;
+  summary: string;
+  /** The scope the caller's token needs; `null` = public (no token). */
+  scope: Scope | null;
+  table: TableAccess;
+  request: RequestSchemas;
+  /** The success status: 200 unless the route says otherwise (201 created, 204 no content). */
+  status?: 200 | 201 | 204;
+  /** The success body; absent for 204. */
+  response?: GenericSchema;
+  /** The answer holds text in the caller's language (contract §4): it carries `Content-Language`. */
+  translated?: boolean;
+  /** Honours the `Idempotency-Key` header (contract §7.5): a repeat with the same body gets the first answer. */
+  idempotent?: boolean;
+}
+
+/**
+ * The handler file of a route, relative to the project root: its id in kebab case
+ * (`getCompanyFinancials` → `functions/get-company-financials.ts`). One spelling per endpoint.
+ */
+export function handlerEntry(routeId: string): string {
+  return `functions/${routeId.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}.ts`;
+}

@@ -1,0 +1,345 @@
+/**
+ * The import (contract §11.2): company records as JSON Lines in, stored companies and their derived
+ * facts out. The one write path for company data — the demo data, a customer stage's registry
+ * extracts, and on AWS the workers of the bulk import all run this.
+ *
+ * - Each line is validated on its own; a bad one is rejected with its line number and reason and
+ *   nothing of it is written.
+ * - Idempotent: a company whose canonical record hashes to what is stored is not written again and
+ *   derives nothing.
+ * - Resumable: a company is one item, written whole; each batch's changes are journaled (the records
+ *   before them) until their derivations ran, and every written company names its journal, so a run
+ *   cut off at any point and started again derives what was missed (lib/import/store.ts).
+ * - Streaming: lines are processed in batches of 100 with a bounded number of batches in flight, so
+ *   memory stays flat whatever the file size (apart from a number per company to spot a company that
+ *   appears twice, and a change id per batch).
+ * - Cheap: per changed company one item written (plus its new contact claims), everything in batch
+ *   requests; an unchanged company costs half a read.
+ */
+import { randomUUID } from 'node:crypto';
+import { companyKey, type CompanyRef } from '../companies/identifiers';
+import { parseCompanyRecord, recordHash, RECORD_LIMITS, type CompanyRecord } from '../companies/record';
+import { getCompanyRecords, getCompanyStates } from '../companies/store';
+import { deriveChange, type CompanyChange, type Derivation } from './derive';
+import {
+  claimContacts as putContactClaims,
+  ClaimRaceError,
+  type ContactClaim,
+  deleteJournal,
+  getContactOwners,
+  getJournals,
+  putCompanies,
+  putJournal,
+  releaseContacts,
+  type Journal,
+} from './store';
+
+export interface ImportOptions {
+  /** The as-of date (`YYYY-MM-DD`) of the data: the date of updates dated "the day of the change". */
+  asOf: string;
+  /** Called with each rejected line (1-based, counting every physical line) and its reason. */
+  onRejected?: (line: number, reason: string) => void;
+  /** Called after each batch with the figures so far. */
+  onProgress?: (summary: ImportSummary) => void;
+  /** The derivation point; tests may watch it. */
+  derive?: Derivation;
+  /** Records per batch (one round of reads for them all). */
+  batchSize?: number;
+  /** Batches in flight at once. */
+  concurrency?: number;
+}
+
+export interface ImportSummary {
+  /** Non-blank lines read. */
+  read: number;
+  imported: number;
+  created: number;
+  changed: number;
+  unchanged: number;
+  rejected: number;
+  updates: number;
+  seconds: number;
+}
+
+interface Entry {
+  line: number;
+  record: CompanyRecord;
+  hash: string;
+}
+
+const COUNTRY_INDEX = { BE: 0, NL: 1, FR: 2 } as const;
+/** Every canonical number has at most 10 digits: country and number fit one safe integer. */
+const companyNumberKey = (ref: CompanyRef) => COUNTRY_INDEX[ref.country] * 1e10 + Number(ref.companyNumber);
+const DERIVATIONS_IN_FLIGHT = 16;
+const MAX_CLAIM_ATTEMPTS = 3;
+
+export async function importCompanies(
+  lines: AsyncIterable<string>,
+  options: ImportOptions,
+): Promise<ImportSummary> {
+  const started = performance.now();
+  const batchSize = options.batchSize ?? 100;
+  const concurrency = options.concurrency ?? 4;
+  const summary: ImportSummary = {
+    read: 0,
+    imported: 0,
+    created: 0,
+    changed: 0,
+    unchanged: 0,
+    rejected: 0,
+    updates: 0,
+    seconds: 0,
+  };
+  const run: Run = {
+    id: randomUUID().slice(0, 8),
+    batches: 0,
+    asOf: options.asOf,
+    derive: options.derive ?? deriveChange,
+    summary,
+    reject: (line, reason) => {
+      summary.rejected++;
+      options.onRejected?.(line, reason);
+    },
+    settled: new Set(),
+    claims: Promise.resolve(),
+  };
+  const firstLineOf = new Map<number, number>();
+  const inFlight = new Set<Promise<void>>();
+  let failure: unknown = null;
+
+  const flush = async (batch: Entry[]) => {
+    const job = importBatch(batch, run)
+      .then(() => {
+        summary.seconds = (performance.now() - started) / 1000;
+        options.onProgress?.({ ...summary });
+      })
+      .catch((error: unknown) => {
+        failure ??= error;
+      })
+      .finally(() => inFlight.delete(job));
+    inFlight.add(job);
+    while (inFlight.size >= concurrency) await Promise.race(inFlight);
+  };
+
+  let lineNumber = 0;
+  let batch: Entry[] = [];
+  for await (const text of lines) {
+    lineNumber++;
+    if (failure) break;
+    if (text.trim() === '') continue;
+    summary.read++;
+    const parsed = parseLine(text);
+    if (!parsed.ok) {
+      run.reject(lineNumber, parsed.reason);
+      continue;
+    }
+    const key = companyNumberKey(parsed.record);
+    const first = firstLineOf.get(key);
+    if (first !== undefined) {
+      run.reject(
+        lineNumber,
+        `${parsed.record.country} ${parsed.record.companyNumber} already appeared on line ${first}`,
+      );
+      continue;
+    }
+    firstLineOf.set(key, lineNumber);
+    batch.push({ line: lineNumber, record: parsed.record, hash: recordHash(parsed.record) });
+    if (batch.length === batchSize) {
+      await flush(batch);
+      batch = [];
+    }
+  }
+  if (batch.length > 0 && !failure) await flush(batch);
+  await Promise.all(inFlight);
+  if (failure) throw failure;
+  summary.seconds = (performance.now() - started) / 1000;
+  return summary;
+}
+
+/** `read N, imported M (new A, changed B, unchanged C), rejected R, updates U, in T s (X companies/s)` */
+export function formatSummary(s: ImportSummary): string {
+  const rate = s.seconds > 0 ? Math.round(s.imported / s.seconds) : s.imported;
+  return (
+    `read ${s.read}, imported ${s.imported} (new ${s.created}, changed ${s.changed}, unchanged ${s.unchanged}), ` +
+    `rejected ${s.rejected}, updates ${s.updates}, in ${s.seconds.toFixed(1)} s (${rate} companies/s)`
+  );
+}
+
+function parseLine(text: string): { ok: true; record: CompanyRecord } | { ok: false; reason: string } {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > RECORD_LIMITS.bytes) {
+    return {
+      ok: false,
+      reason: `record is ${Math.ceil(bytes / 1024)} KB, more than ${RECORD_LIMITS.bytes / 1024} KB`,
+    };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: 'not valid JSON' };
+  }
+  return parseCompanyRecord(json);
+}
+
+/** What one run shares between its batches. */
+interface Run {
+  id: string;
+  batches: number;
+  asOf: string;
+  derive: Derivation;
+  summary: ImportSummary;
+  reject: (line: number, reason: string) => void;
+  /** Change ids whose journal is known to be gone: no need to look for it again. */
+  settled: Set<string>;
+  /** Contact claims are checked and made one batch at a time, so two batches cannot take one id. */
+  claims: Promise<unknown>;
+}
+
+async function importBatch(batch: Entry[], run: Run): Promise<void> {
+  const states = await getCompanyStates(batch.map((e) => e.record));
+  const stateOf = (e: Entry) => states.get(companyKey(e.record));
+
+  // Changes of a cut-off earlier run whose derivations may not have run: derive them first.
+  const changeIds = new Set([...states.values()].map((s) => s.changeId).filter((id) => !run.settled.has(id)));
+  for (const journal of await getJournals([...changeIds]))
+    run.summary.updates += await resume(journal, run.derive);
+  for (const id of changeIds) run.settled.add(id);
+
+  const changed = batch.filter((e) => stateOf(e)?.hash !== e.hash);
+  const unchanged = batch.length - changed.length;
+  run.summary.unchanged += unchanged;
+  run.summary.imported += unchanged;
+  if (changed.length === 0) return;
+
+  const stored = await getCompanyRecords(changed.filter((e) => stateOf(e)).map((e) => e.record));
+  const before = (e: Entry) => stored.get(companyKey(e.record))?.record ?? null;
+  const accepted = await claimContacts(changed, before, run);
+  if (accepted.length === 0) return;
+
+  const changeId = `${run.id}.${++run.batches}`;
+  await putJournal({
+    changeId,
+    asOf: run.asOf,
+    entries: accepted.map((e) => ({ company: companyRef(e.record), before: before(e) })),
+  });
+  await putCompanies(accepted.map((e) => ({ record: e.record, state: { hash: e.hash, changeId } })));
+  const changes = accepted.map((e) => ({ before: before(e), after: e.record, asOf: run.asOf }));
+  await forEachLimited(changes, DERIVATIONS_IN_FLIGHT, async (change) => {
+    run.summary.updates += (await run.derive(change)).updates;
+  });
+  await releaseContacts(changes.flatMap(givenUpContacts));
+  await deleteJournal({ changeId, asOf: run.asOf, entries: [] });
+  run.settled.add(changeId);
+
+  run.summary.imported += accepted.length;
+  for (const change of changes) {
+    if (change.before) run.summary.changed++;
+    else run.summary.created++;
+  }
+}
+
+/**
+ * Claims the contact ids the changed companies did not have yet; a company whose contact id belongs
+ * to another company is rejected. A claim whose owner no longer lists the contact (left behind by a
+ * cut-off run) is stale and is taken over. Returns the entries that may be written.
+ */
+function claimContacts(
+  changed: Entry[],
+  before: (e: Entry) => CompanyRecord | null,
+  run: Run,
+): Promise<Entry[]> {
+  const claiming = run.claims.then(async () => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await tryClaimContacts(changed, before, run);
+      } catch (error) {
+        // Another import claimed one of these ids between our read and our write: read again.
+        if (!(error instanceof ClaimRaceError) || attempt === MAX_CLAIM_ATTEMPTS) throw error;
+      }
+    }
+  });
+  run.claims = claiming.catch(() => undefined);
+  return claiming;
+}
+
+async function tryClaimContacts(
+  changed: Entry[],
+  before: (e: Entry) => CompanyRecord | null,
+  run: Run,
+): Promise<Entry[]> {
+  const wanted = changed.map((e) => ({ entry: e, ids: newContacts(before(e), e.record) }));
+  const owners = await getContactOwners(wanted.flatMap((w) => w.ids));
+  const ownerRecords = await getCompanyRecords(
+    [...owners.values()].filter((owner) => !changed.some((e) => sameCompany(e.record, owner))),
+  );
+  const stillOwned = (id: number, owner: CompanyRef) =>
+    ownerRecords.get(companyKey(owner))?.record.contacts.some((c) => c.contactId === id) ?? false;
+
+  const takenHere = new Map<number, Entry>();
+  const accepted: Entry[] = [];
+  const claims: ContactClaim[] = [];
+  for (const { entry, ids } of wanted) {
+    const conflict = ids.find((id) => {
+      const owner = owners.get(id);
+      const other = takenHere.get(id);
+      return (
+        (other && other !== entry) || (owner && !sameCompany(owner, entry.record) && stillOwned(id, owner))
+      );
+    });
+    if (conflict !== undefined) {
+      run.reject(entry.line, `contacts: contactId ${conflict} belongs to another company`);
+      continue;
+    }
+    accepted.push(entry);
+    for (const contactId of ids) {
+      takenHere.set(contactId, entry);
+      const seen = owners.get(contactId) ?? null;
+      // Already ours (claimed by a run cut off before it wrote the company): nothing to write.
+      if (!seen || !sameCompany(seen, entry.record))
+        claims.push({ contactId, owner: companyRef(entry.record), seen });
+    }
+  }
+  await putContactClaims(claims);
+  return accepted;
+}
+
+/** Derives the changes of a cut-off run's journal whose companies were written, then drops it. */
+async function resume(journal: Journal, derive: Derivation): Promise<number> {
+  const current = await getCompanyRecords(journal.entries.map((e) => e.company));
+  let updates = 0;
+  const changes: CompanyChange[] = [];
+  for (const entry of journal.entries) {
+    const now = current.get(companyKey(entry.company));
+    // Written by this change (a later change would name its own journal): derive it.
+    if (now?.state.changeId !== journal.changeId) continue;
+    const change = { before: entry.before, after: now.record, asOf: journal.asOf };
+    updates += (await derive(change)).updates;
+    changes.push(change);
+  }
+  await releaseContacts(changes.flatMap(givenUpContacts));
+  await deleteJournal(journal);
+  return updates;
+}
+
+function newContacts(before: CompanyRecord | null, after: CompanyRecord): number[] {
+  const had = new Set((before?.contacts ?? []).map((c) => c.contactId));
+  return after.contacts.map((c) => c.contactId).filter((id) => !had.has(id));
+}
+
+function givenUpContacts({ before, after }: CompanyChange): number[] {
+  const kept = new Set(after.contacts.map((c) => c.contactId));
+  return (before?.contacts ?? []).map((c) => c.contactId).filter((id) => !kept.has(id));
+}
+
+const companyRef = ({ country, companyNumber }: CompanyRef): CompanyRef => ({ country, companyNumber });
+const sameCompany = (a: CompanyRef, b: CompanyRef) =>
+  a.country === b.country && a.companyNumber === b.companyNumber;
+
+async function forEachLimited<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await run(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}

@@ -1,0 +1,220 @@
+/**
+ * The import's writes, in batches (DynamoDB Local, like DynamoDB, is far cheaper per item in a
+ * BatchWriteItem than per request):
+ *
+ * 1. the change journal: the records as they were before this batch's changes (`CHANGE#<changeId>`,
+ *    split into parts to stay under the item size limit);
+ * 2. claims on the contact ids the changed companies did not have yet (100 ids to an item, so a batch
+ *    of companies with neighbouring ids claims them in a few writes);
+ * 3. the companies, each one whole item (atomic by itself) that names the change that wrote it;
+ * 4. (the derivations run)
+ * 5. releases of the contact ids companies gave up, and the journal's removal.
+ *
+ * A run cut off anywhere leaves either companies untouched (their change id is an older one) or
+ * companies whose change id names a journal that still exists: the next run that meets such a
+ * company derives that change from the journal before anything else. A journal whose companies were
+ * never written is never read again, and expires by itself.
+ */
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { QueryCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { CompanyRef } from '../companies/identifiers';
+import type { CompanyRecord } from '../companies/record';
+import { companyItem, type CompanyState } from '../companies/store';
+import { batchDelete, batchGet, batchPut, chunk } from '../storage/batch';
+import { dynamodb, isConditionFailed, send, tableName } from '../storage/client';
+import { companyOfKey, contactBucket, contactClaimAttribute, keys, type Key } from '../storage/keys';
+
+/** A journal part stays well under DynamoDB's 400 KB item limit. */
+const MAX_PART_BYTES = 300 * 1024;
+/** A journal nobody resumed (its companies were never written) is dropped after a week. */
+const JOURNAL_TTL_SECONDS = 7 * 24 * 3600;
+
+export interface JournalEntry {
+  company: CompanyRef;
+  /** The record before the change; null for a new company. */
+  before: CompanyRecord | null;
+}
+
+export interface Journal {
+  changeId: string;
+  asOf: string;
+  entries: JournalEntry[];
+}
+
+export async function putJournal(journal: Journal): Promise<void> {
+  const ttl = Math.floor(Date.now() / 1000) + JOURNAL_TTL_SECONDS;
+  const parts: Buffer[][] = [[]];
+  let bytes = 0;
+  for (const entry of journal.entries) {
+    const packed = gzipSync(JSON.stringify(entry));
+    if (bytes + packed.length > MAX_PART_BYTES && parts[parts.length - 1]!.length > 0) {
+      parts.push([]);
+      bytes = 0;
+    }
+    parts[parts.length - 1]!.push(packed);
+    bytes += packed.length;
+  }
+  await batchPut(
+    tableName(),
+    parts.map((entries, part) => ({
+      ...keys.importChange(journal.changeId, part),
+      entity: 'ImportChange',
+      asOf: journal.asOf,
+      entries,
+      ttl,
+    })),
+  );
+}
+
+/** The journals of these change ids that still exist (their derivations may not have run). */
+export async function getJournals(changeIds: string[]): Promise<Journal[]> {
+  const firstParts = await batchGet(
+    tableName(),
+    changeIds.map((id) => keys.importChange(id, 0)),
+    { projection: ['pk'], consistent: true },
+  );
+  return Promise.all(firstParts.map((item) => getJournal((item['pk'] as string).slice('CHANGE#'.length))));
+}
+
+async function getJournal(changeId: string): Promise<Journal> {
+  const { pk } = keys.importChange(changeId, 0);
+  const entries: JournalEntry[] = [];
+  let asOf = '';
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await send(() =>
+      dynamodb().send(
+        new QueryCommand({
+          TableName: tableName(),
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': pk },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      ),
+    );
+    for (const item of page.Items ?? []) {
+      asOf = item['asOf'] as string;
+      for (const packed of item['entries'] as Uint8Array[]) {
+        entries.push(JSON.parse(gunzipSync(packed).toString('utf8')) as JournalEntry);
+      }
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return { changeId, asOf, entries };
+}
+
+export async function deleteJournal(journal: Journal): Promise<void> {
+  const { pk } = keys.importChange(journal.changeId, 0);
+  const { Items = [] } = await send(() =>
+    dynamodb().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+        ProjectionExpression: 'pk, sk',
+      }),
+    ),
+  );
+  await batchDelete(
+    tableName(),
+    Items.map((item) => ({ pk: item['pk'] as string, sk: item['sk'] as string })),
+  );
+}
+
+export async function putCompanies(
+  changes: Array<{ record: CompanyRecord; state: CompanyState }>,
+): Promise<void> {
+  await batchPut(
+    tableName(),
+    changes.map(({ record, state }) => companyItem(record, state)),
+  );
+}
+
+/** The company each of these contact ids belongs to, when it belongs to one. */
+export async function getContactOwners(contactIds: number[]): Promise<Map<number, CompanyRef>> {
+  const buckets = [...new Set(contactIds.map(contactBucket))];
+  const items = await batchGet(tableName(), buckets.map(keys.contactClaims), { consistent: true });
+  const byBucket = new Map(items.map((item) => [item['pk'] as string, item]));
+  const owners = new Map<number, CompanyRef>();
+  for (const id of contactIds) {
+    const owner = byBucket.get(keys.contactClaims(contactBucket(id)).pk)?.[contactClaimAttribute(id)];
+    if (typeof owner === 'string') owners.set(id, companyOfKey(`COMPANY#${owner}`));
+  }
+  return owners;
+}
+
+export interface ContactClaim {
+  contactId: number;
+  owner: CompanyRef;
+  /** Who held it when it was read (a stale claim taken over); the write fails if that changed meanwhile. */
+  seen: CompanyRef | null;
+}
+
+/** Thrown when a claim changed between reading and writing (another import): read again and retry. */
+export class ClaimRaceError extends Error {
+  override readonly name = 'ClaimRaceError';
+}
+
+/** Writes claims, one conditional UpdateItem per bucket (and per 60 ids, to stay within expression limits). */
+export async function claimContacts(claims: ContactClaim[]): Promise<void> {
+  await Promise.all(
+    groups(claims, (c) => c.contactId).map((group) => {
+      const names: Record<string, string> = {};
+      const values: Record<string, unknown> = { ':entity': 'ContactClaims' };
+      const sets: string[] = ['entity = :entity'];
+      const conditions: string[] = [];
+      group.forEach(({ contactId, owner, seen }, i) => {
+        names[`#c${i}`] = contactClaimAttribute(contactId);
+        values[`:o${i}`] = ownerText(owner);
+        sets.push(`#c${i} = :o${i}`);
+        if (seen) {
+          values[`:s${i}`] = ownerText(seen);
+          conditions.push(`#c${i} = :s${i}`);
+        } else {
+          conditions.push(`attribute_not_exists(#c${i})`);
+        }
+      });
+      return update(keys.contactClaims(contactBucket(group[0]!.contactId)), {
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: conditions.join(' AND '),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }).catch((error: unknown) => {
+        if (isConditionFailed(error)) throw new ClaimRaceError('a contact claim changed meanwhile');
+        throw error;
+      });
+    }),
+  );
+}
+
+/** Gives up contact ids. No condition needed: an id still claimed by its company cannot be claimed by another. */
+export async function releaseContacts(contactIds: number[]): Promise<void> {
+  await Promise.all(
+    groups(contactIds, (id) => id).map((group) => {
+      const names = Object.fromEntries(group.map((id, i) => [`#c${i}`, contactClaimAttribute(id)]));
+      return update(keys.contactClaims(contactBucket(group[0]!)), {
+        UpdateExpression: `REMOVE ${Object.keys(names).join(', ')}`,
+        ExpressionAttributeNames: names,
+      });
+    }),
+  );
+}
+
+/** Expression limits (4 KB) allow some 80 conditions; 60 leaves room. */
+const IDS_PER_UPDATE = 60;
+
+function groups<T>(items: T[], idOf: (item: T) => number): T[][] {
+  const byBucket = new Map<number, T[]>();
+  for (const item of items) {
+    const bucket = contactBucket(idOf(item));
+    byBucket.set(bucket, [...(byBucket.get(bucket) ?? []), item]);
+  }
+  return [...byBucket.values()].flatMap((group) => chunk(group, IDS_PER_UPDATE));
+}
+
+const ownerText = (ref: CompanyRef) => `${ref.country}#${ref.companyNumber}`;
+
+function update(key: Key, expression: Omit<UpdateCommandInput, 'TableName' | 'Key'>) {
+  return send(() => dynamodb().send(new UpdateCommand({ TableName: tableName(), Key: key, ...expression })));
+}

@@ -1,0 +1,95 @@
+/** Where tokens sit in the table (key patterns in lib/storage/keys.ts). Only hashes are stored. */
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamodb, send, tableName } from '../storage/client';
+import { keys, tokenIndex } from '../storage/keys';
+import type { Scope } from './scopes';
+
+export interface StoredToken {
+  /** Public handle for listing and revoking: the first 12 hex characters of the hash. */
+  tokenId: string;
+  hash: string;
+  accountId: string;
+  userEmail: string;
+  scopes: Scope[];
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+export async function getToken(hash: string): Promise<StoredToken | null> {
+  const { Item } = await send(() =>
+    dynamodb().send(new GetCommand({ TableName: tableName(), Key: keys.token(hash) })),
+  );
+  return Item ? toToken(Item) : null;
+}
+
+/** Stores a new token; refuses to overwrite one with the same hash. */
+export async function putToken(token: StoredToken): Promise<void> {
+  await send(() =>
+    dynamodb().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.token(token.hash),
+          entity: 'Token',
+          ...keys.tokenListing(token.createdAt, token.tokenId),
+          ...token,
+          // Absent rather than NULL, so `if_not_exists(revokedAt, …)` works in revokeToken.
+          expiresAt: token.expiresAt ?? undefined,
+          revokedAt: token.revokedAt ?? undefined,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    ),
+  );
+}
+
+export async function listTokens(): Promise<StoredToken[]> {
+  const tokens: StoredToken[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await send(() =>
+      dynamodb().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: tokenIndex.name,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': tokenIndex.partitionKey },
+          ExpressionAttributeValues: { ':pk': tokenIndex.partitionValue },
+          ExclusiveStartKey: startKey,
+        }),
+      ),
+    );
+    tokens.push(...(page.Items ?? []).map(toToken));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return tokens;
+}
+
+/** Marks a token revoked (idempotent: a second revoke keeps the first time). */
+export async function revokeToken(hash: string, at: string): Promise<void> {
+  await send(() =>
+    dynamodb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.token(hash),
+        UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :at)',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':at': at },
+      }),
+    ),
+  );
+}
+
+function toToken(item: Record<string, unknown>): StoredToken {
+  return {
+    tokenId: item['tokenId'] as string,
+    hash: item['hash'] as string,
+    accountId: item['accountId'] as string,
+    userEmail: item['userEmail'] as string,
+    scopes: (item['scopes'] as Scope[] | undefined) ?? [],
+    createdAt: item['createdAt'] as string,
+    expiresAt: (item['expiresAt'] as string | null | undefined) ?? null,
+    revokedAt: (item['revokedAt'] as string | null | undefined) ?? null,
+  };
+}

@@ -1,0 +1,143 @@
+/**
+ * `npm run bench:import`: the import as a user runs it (`npm run import`, a child process on its own
+ * DynamoDB Local table), on demo files of two sizes, so that throughput and peak memory can be compared
+ * across sizes: memory should stay flat as the file grows. Then the same file again (everything
+ * unchanged). Figures only; it exits 0 whatever they are.
+ *
+ *   npm run bench:import                         10,000 and 30,000 companies
+ *   npm run bench:import -- --sizes 3000,100000
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { once } from 'node:events';
+import { parseArgs } from 'node:util';
+
+const ROOT = path.join(__dirname, '..', '..');
+const BUDGET_PER_SECOND = 1000;
+
+interface Run {
+  summary: string;
+  rate: number;
+  seconds: number;
+  maxRssMb: number;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { sizes: { type: 'string' } } });
+  const sizes = (values.sizes ?? '10000,30000').split(',').map(Number);
+  if (sizes.some((n) => !Number.isInteger(n) || n < 1)) throw new Error('--sizes takes positive integers');
+
+  process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
+  const workDir = mkdtempSync(path.join(os.tmpdir(), 'company-data-import-bench-'));
+  const { startDynamoDbLocal, ensureTable, freePort } = await import('../../infra/local/dynamodb');
+  const { demoRecords } = await import('../../infra/local/demo-data');
+  let endpoint = process.env['DYNAMODB_ENDPOINT'];
+  let stop = () => undefined as void;
+  if (!endpoint) {
+    console.error('starting DynamoDB Local');
+    const local = await startDynamoDbLocal({ port: await freePort() });
+    endpoint = local.endpoint;
+    stop = local.stop;
+  }
+  // Reports the child's peak resident memory when it exits.
+  const preload = path.join(workDir, 'max-rss.cjs');
+  writeFileSync(
+    preload,
+    "process.on('exit', () => require('node:fs').writeSync(2, `\\nMAX_RSS_KB ${process.resourceUsage().maxRSS}\\n`));",
+  );
+
+  const rows: string[][] = [];
+  try {
+    for (const size of sizes) {
+      const file = path.join(workDir, `demo-${size}.jsonl`);
+      const out = createWriteStream(file);
+      for (const record of demoRecords({ companies: size })) {
+        if (!out.write(`${JSON.stringify(record)}\n`)) await once(out, 'drain');
+      }
+      out.end();
+      await once(out, 'finish');
+      const table = `import-bench-${randomUUID()}`;
+      await ensureTable(endpoint, table);
+      const mb = (statSync(file).size / 1e6).toFixed(1);
+      console.error(`importing ${size} companies (${mb} MB)`);
+      const first = await importFile(file, table, endpoint, preload);
+      const again = await importFile(file, table, endpoint, preload);
+      for (const [label, run] of [
+        ['first', first],
+        ['again', again],
+      ] as const) {
+        rows.push([
+          `${size} (${mb} MB), ${label}`,
+          run.seconds.toFixed(1),
+          String(run.rate),
+          run.maxRssMb.toFixed(0),
+          label === 'first' ? (run.rate >= BUDGET_PER_SECOND ? 'PASS' : 'UNDER') : '–',
+        ]);
+        console.error(`  ${run.summary}`);
+      }
+    }
+  } finally {
+    stop();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+  const header = ['file', 'seconds', 'companies/s', 'peak RSS MB', `≥ ${BUDGET_PER_SECOND}/s`];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  console.log(
+    [
+      `Import into DynamoDB Local through \`npm run import\` (${os.cpus().length} cores); peak RSS of the import process`,
+      '',
+      line(header),
+      line(widths.map((w) => '-'.repeat(w))),
+      ...rows.map(line),
+    ].join('\n'),
+  );
+}
+
+function importFile(file: string, table: string, endpoint: string, preload: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [
+        '--require',
+        preload,
+        '--import',
+        'tsx',
+        path.join(ROOT, 'infra/cli/import.ts'),
+        file,
+        '--table',
+        table,
+      ],
+      { cwd: ROOT, env: { ...process.env, DYNAMODB_ENDPOINT: endpoint }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const summary = stdout.trim().split('\n').pop() ?? '';
+      const match = /in ([\d.]+) s \((\d+) companies\/s\)/.exec(summary);
+      const rss = /MAX_RSS_KB (\d+)/.exec(stderr);
+      if (code !== 0 || !match || !rss) {
+        reject(new Error(`import exited ${code}: ${stderr.slice(-2000)}`));
+        return;
+      }
+      resolve({
+        summary,
+        seconds: Number(match[1]),
+        rate: Number(match[2]),
+        maxRssMb: Number(rss[1]) / 1024,
+      });
+    });
+  });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,185 @@
+/** The import (contract §11.2) against DynamoDB Local: validation per line, idempotence, resumption, the derivation point. */
+import { belgianCheckDigits } from '../../lib/companies/identifiers';
+import type { CompanyRecordInput } from '../../lib/companies/record';
+import { getCompanyRecords } from '../../lib/companies/store';
+import type { CompanyChange, Derivation } from '../../lib/import/derive';
+import { formatSummary, importCompanies, type ImportOptions } from '../../lib/import/import';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamodb } from '../../lib/storage/client';
+import { companyRecord, period } from '../support/records';
+import { useFreshTable } from '../support/table';
+
+const table = useFreshTable();
+
+/** A valid Belgian number for serial n (first eight digits 0500nnnn). */
+const beNumber = (n: number) => {
+  const firstEight = `05${String(n).padStart(6, '0')}`;
+  return firstEight + belgianCheckDigits(firstEight);
+};
+
+/** Company n of a test: its own number and contact ids, so tests never share a company. */
+const company = (n: number, overrides: Partial<CompanyRecordInput> = {}): CompanyRecordInput =>
+  companyRecord({
+    companyNumber: beNumber(n),
+    name: `Company ${n} NV`,
+    vatNumber: `BE${beNumber(n)}`,
+    shareholders: [],
+    contacts: [{ contactId: n * 10 + 1, firstName: 'An', lastName: `Peeters ${n}`, jobTitle: 'CEO' }],
+    ...overrides,
+  });
+
+async function* linesOf(lines: Array<string | CompanyRecordInput>): AsyncGenerator<string> {
+  for (const line of lines) yield typeof line === 'string' ? line : JSON.stringify(line);
+}
+
+/** Runs an import, keeping every rejection and every change the derivation point saw. */
+async function run(lines: Array<string | CompanyRecordInput>, options: Partial<ImportOptions> = {}) {
+  const rejected: Array<[number, string]> = [];
+  const derived: CompanyChange[] = [];
+  const derive: Derivation = async (change) => {
+    derived.push(change);
+    return { updates: 0 };
+  };
+  const summary = await importCompanies(linesOf(lines), {
+    asOf: '2026-11-21',
+    onRejected: (line, reason) => rejected.push([line, reason]),
+    derive,
+    ...options,
+  });
+  return { summary, rejected, derived };
+}
+
+/** The import journals left in the table (a test may scan; a request path never does). */
+const journals = async () => {
+  const { Items = [] } = await dynamodb().send(
+    new ScanCommand({
+      TableName: table.name,
+      FilterExpression: 'begins_with(pk, :p)',
+      ExpressionAttributeValues: { ':p': 'CHANGE#' },
+    }),
+  );
+  return Items;
+};
+
+const stored = async (...ns: number[]) =>
+  getCompanyRecords(ns.map((n) => ({ country: 'BE' as const, companyNumber: beNumber(n) })));
+
+describe('import', () => {
+  it('imports new companies and derives each once', async () => {
+    const { summary, rejected, derived } = await run([company(1), company(2)]);
+    expect(rejected).toEqual([]);
+    expect(summary).toMatchObject({
+      read: 2,
+      imported: 2,
+      created: 2,
+      changed: 0,
+      unchanged: 0,
+      rejected: 0,
+    });
+    expect(derived.map((c) => [c.before, c.after.companyNumber, c.asOf])).toEqual(
+      expect.arrayContaining([
+        [null, beNumber(1), '2026-11-21'],
+        [null, beNumber(2), '2026-11-21'],
+      ]),
+    );
+    const records = await stored(1);
+    expect(records.get(`BE#${beNumber(1)}`)!.record).toMatchObject({ name: 'Company 1 NV', place: 'Gent' });
+  });
+
+  it('changes nothing and derives nothing when the same data comes again, in any order', async () => {
+    await run([company(3), company(4)]);
+    const reordered = company(4, { financials: [period(2023), period(2022)] });
+    const { summary, derived } = await run([company(3), reordered]);
+    expect(summary).toMatchObject({ read: 2, imported: 2, created: 0, changed: 0, unchanged: 2 });
+    expect(derived).toEqual([]);
+  });
+
+  it('derives a changed company once, with the record before and after, and leaves the others alone', async () => {
+    await run([company(5), company(6)]);
+    const { summary, derived } = await run([
+      company(5, { financials: [period(2022), period(2023), period(2024)] }),
+      company(6),
+    ]);
+    expect(summary).toMatchObject({ imported: 2, changed: 1, unchanged: 1 });
+    expect(derived).toHaveLength(1);
+    expect(derived[0]!.before!.financials).toHaveLength(2);
+    expect(derived[0]!.after.financials.map((p) => p.endDate)).toEqual([
+      '2024-12-31',
+      '2023-12-31',
+      '2022-12-31',
+    ]);
+  });
+
+  it('replaces the whole record: a section left out is empty', async () => {
+    await run([company(7)]);
+    await run([{ country: 'BE', companyNumber: beNumber(7), name: 'Company 7 NV' }]);
+    const { record } = (await stored(7)).get(`BE#${beNumber(7)}`)!;
+    expect(record).toMatchObject({ place: null, financials: [], contacts: [], shareholders: [] });
+  });
+
+  it('rejects bad lines with their physical line number and writes nothing of them', async () => {
+    const { summary, rejected } = await run([
+      company(8),
+      '',
+      '{"country": "BE",',
+      JSON.stringify(company(9, { companyNumber: '0403170702' })),
+      '   ',
+      JSON.stringify(company(8, { name: 'Second copy NV' })),
+      JSON.stringify(company(10)),
+      JSON.stringify({ ...company(11), padding: 'x'.repeat(256 * 1024) }),
+    ]);
+    expect(rejected).toEqual([
+      [3, 'not valid JSON'],
+      [4, 'companyNumber: Invalid company number'],
+      [6, `BE ${beNumber(8)} already appeared on line 1`],
+      [8, expect.stringMatching(/^record is 25[78] KB, more than 256 KB$/)],
+    ]);
+    expect(summary).toMatchObject({ read: 6, imported: 2, created: 2, rejected: 4 });
+    expect(formatSummary(summary)).toMatch(
+      /^read 6, imported 2 \(new 2, changed 0, unchanged 0\), rejected 4, updates 0, in \d+\.\d s \(\d+ companies\/s\)$/,
+    );
+    const records = await stored(8, 10, 11);
+    expect(records.get(`BE#${beNumber(8)}`)!.record.name).toBe('Company 8 NV');
+    expect([...records.keys()].sort()).toEqual([`BE#${beNumber(8)}`, `BE#${beNumber(10)}`]);
+  });
+
+  it('rejects a record whose contact id belongs to another company, and frees ids a company gives up', async () => {
+    await run([company(12)]);
+    const thief = company(13, {
+      contacts: [{ contactId: 121, firstName: 'Bo', lastName: 'Jansen', jobTitle: null }],
+    });
+    const first = await run([thief]);
+    expect(first.rejected).toEqual([[1, 'contacts: contactId 121 belongs to another company']]);
+    expect((await stored(13)).size).toBe(0);
+
+    await run([company(12, { contacts: [] })]);
+    const second = await run([thief]);
+    expect(second.rejected).toEqual([]);
+    expect((await stored(13)).get(`BE#${beNumber(13)}`)!.record.contacts.map((c) => c.contactId)).toEqual([
+      121,
+    ]);
+  });
+
+  it('resumes a run cut off between writing companies and deriving them, ending as one uninterrupted run', async () => {
+    const records = [20, 21, 22, 23, 24, 25].map((n) => company(n));
+    let seen = 0;
+    const cutOff: Derivation = async () => {
+      if (++seen === 3) throw new Error('killed');
+      return { updates: 0 };
+    };
+    await expect(run(records, { derive: cutOff, batchSize: 2, concurrency: 1 })).rejects.toThrow('killed');
+
+    const again = await run(records, { batchSize: 2, concurrency: 1 });
+    // The change whose derivation was cut off is derived again (from its marker), the rest as usual.
+    const derivedNumbers = again.derived.map((c) => c.after.companyNumber);
+    expect(derivedNumbers).toContain(beNumber(22));
+    expect(derivedNumbers).not.toContain(beNumber(20));
+    expect(again.derived.find((c) => c.after.companyNumber === beNumber(22))!.before).toBeNull();
+    expect((await stored(20, 21, 22, 23, 24, 25)).size).toBe(6);
+    expect(await journals()).toEqual([]);
+
+    const third = await run(records);
+    expect(third.summary).toMatchObject({ unchanged: 6 });
+    expect(third.derived).toEqual([]);
+  });
+});

@@ -1,0 +1,210 @@
+/** The company record (contract §11.1): what the import accepts, what it rejects and why, and its canonical form. */
+import { parseCompanyRecord, recordHash, type CompanyRecord } from '../../lib/companies/record';
+import { companyRecord, period } from '../support/records';
+
+const accepted = (input: unknown): CompanyRecord => {
+  const result = parseCompanyRecord(input);
+  if (!result.ok) throw new Error(`rejected: ${result.reason}`);
+  return result.record;
+};
+const reason = (input: unknown): string => {
+  const result = parseCompanyRecord(input);
+  if (result.ok) throw new Error('accepted');
+  return result.reason;
+};
+
+describe('parseCompanyRecord', () => {
+  it('accepts the contract example and stores the number canonical, periods newest first', () => {
+    const record = accepted(companyRecord());
+    expect(record.companyNumber).toBe('0403170701');
+    expect(record.financials.map((p) => p.endDate)).toEqual(['2023-12-31', '2022-12-31']);
+    expect(record.activities).toEqual(['41201', '4399']);
+    expect(record.shareholders[0]).toEqual({
+      company: { country: 'BE', companyNumber: '0400000185' },
+      name: 'Acme Holding NV',
+      percentage: 0.6,
+      function: 'SHAREHOLDER',
+    });
+    expect(record.shareholders[1]!.company).toBeNull();
+  });
+
+  it('keeps the contract key order of a period and drops unknown fields', () => {
+    const input = companyRecord();
+    const [first] = input.financials as object[];
+    (first as Record<string, unknown>)['operatingProfit'] = 12;
+    const stored = accepted(input).financials[1]!;
+    expect(Object.keys(stored)).toEqual([
+      'startDate',
+      'endDate',
+      'dateReceived',
+      'healthIndicator',
+      'jointCommitteeCodes',
+      'profitability',
+      'liquidity',
+      'solvency',
+      'people',
+    ]);
+    expect(Object.keys(stored.profitability)).toEqual([
+      'revenue',
+      'grossMargin',
+      'ebitda',
+      'ebit',
+      'netProfit',
+    ]);
+  });
+
+  it('treats left-out sections as empty and optional strings as null', () => {
+    const record = accepted({ country: 'nl', companyNumber: '3301 1433', name: 'Bakker B.V.' });
+    expect(record).toMatchObject({ country: 'NL', companyNumber: '33011433', place: null, website: null });
+    expect([record.financials, record.shareholders, record.contacts, record.activities]).toEqual([
+      [],
+      [],
+      [],
+      [],
+    ]);
+  });
+
+  it('gives the same hash for the same data in another order', () => {
+    const a = companyRecord();
+    const b = companyRecord({
+      financials: [...(a.financials as object[])].reverse() as CompanyRecord['financials'],
+      shareholders: [...(a.shareholders as object[])].reverse() as never,
+    });
+    expect(recordHash(accepted(a))).toBe(recordHash(accepted(b)));
+    expect(recordHash(accepted(a))).not.toBe(recordHash(accepted(companyRecord({ name: 'Other NV' }))));
+  });
+
+  it.each([
+    ['not an object', [], 'must be a JSON object'],
+    ['no name', companyRecord({ name: undefined as never }), 'name: '],
+    ['a bad country', companyRecord({ country: 'DE' }), 'country: Invalid country code'],
+    ['a bad number', companyRecord({ companyNumber: '0403170702' }), 'companyNumber: Invalid company number'],
+    ['a bad date', companyRecord({ foundedOn: '1998-02-30' }), 'foundedOn: must be a date'],
+    [
+      'a bad NACE code',
+      companyRecord({ activities: ['6'] }),
+      'activities[0]: must be a NACE code of 2 to 5 digits',
+    ],
+    [
+      'two periods with one end date',
+      companyRecord({ financials: [period(2023), period(2023)] }),
+      'financials[1].endDate: 2023-12-31 appears twice',
+    ],
+    [
+      'a percentage over 1',
+      companyRecord({ shareholders: [{ name: 'X', percentage: 1.5 }] }),
+      'shareholders[0].percentage: must be ≤ 1',
+    ],
+    [
+      'percentages adding up over 1',
+      companyRecord({
+        shareholders: [
+          { name: 'X', percentage: 0.7 },
+          { name: 'Y', percentage: 0.4 },
+        ],
+      }),
+      'shareholders: percentages add up to 1.1, more than 1',
+    ],
+    [
+      'a shareholder with a bad number',
+      companyRecord({ shareholders: [{ country: 'FR', companyNumber: '123', name: 'X', percentage: 0.5 }] }),
+      'shareholders[0].companyNumber: Invalid company number',
+    ],
+    [
+      'a company holding itself',
+      companyRecord({
+        shareholders: [{ country: 'BE', companyNumber: '0403170701', name: 'X', percentage: 0.5 }],
+      }),
+      'shareholders[0]: a company cannot hold its own shares',
+    ],
+    [
+      'a contact id twice',
+      companyRecord({
+        contacts: [
+          { contactId: 1, firstName: 'A', lastName: 'B' },
+          { contactId: 1, firstName: 'C', lastName: 'D' },
+        ],
+      }),
+      'contacts[1].contactId: 1 appears twice',
+    ],
+    [
+      'a contact id of 0',
+      companyRecord({ contacts: [{ contactId: 0, firstName: 'A', lastName: 'B' }] }),
+      'contacts[0].contactId: must be a positive integer',
+    ],
+    [
+      '51 periods',
+      companyRecord({ financials: Array.from({ length: 51 }, (_, i) => period(1970 + i)) }),
+      'financials: must hold at most 50 periods',
+    ],
+  ])('rejects %s', (_what, input, expected) => {
+    expect(reason(input)).toContain(expected);
+  });
+
+  describe('rejects figures that do not hang together', () => {
+    const withPeriod = (change: (p: ReturnType<typeof period>) => void) => {
+      const p = period(2023);
+      change(p);
+      return companyRecord({ financials: [p] });
+    };
+    it.each([
+      [
+        'equity + debt ≠ totalAssets',
+        (p: ReturnType<typeof period>) => void (p.solvency.equity = 300_000.01),
+        'equity + debt must equal totalAssets',
+      ],
+      [
+        'debt ≠ long + short term',
+        (p: ReturnType<typeof period>) => void (p.solvency.longTermDebt = 390_000),
+        'debt must equal longTermDebt + shortTermDebt',
+      ],
+      [
+        'financial parts over their total',
+        (p: ReturnType<typeof period>) => void (p.solvency.shortTermDebtFinancial = 60_000),
+        'shortTermDebtFinancial + shortTermDebtAccountsPayable must not exceed shortTermDebt',
+      ],
+      [
+        'ebitda below ebit',
+        (p: ReturnType<typeof period>) => void (p.profitability.ebit = 130_000),
+        'ebitda must be ≥ ebit',
+      ],
+      [
+        'working capital that does not give cash',
+        (p: ReturnType<typeof period>) => void (p.liquidity.cash = 49_000),
+        'netWorkingCapital − netWorkingCapitalRequirement must equal cash',
+      ],
+      [
+        'gender ratios not adding up to 1',
+        (p: ReturnType<typeof period>) => void (p.people.employeeMaleRatio = 0.6),
+        'employeeMaleRatio + employeeFemaleRatio must equal 1',
+      ],
+      [
+        'three decimals in an amount',
+        (p: ReturnType<typeof period>) => void (p.profitability.netProfit = 1.005),
+        'financials[0].profitability.netProfit: must have at most 2 decimals',
+      ],
+      [
+        'a negative revenue',
+        (p: ReturnType<typeof period>) => void (p.profitability.revenue = -1),
+        'financials[0].profitability.revenue: must be ≥ 0',
+      ],
+      [
+        'a left-out figure',
+        (p: ReturnType<typeof period>) => void delete (p.solvency as Partial<typeof p.solvency>).capital,
+        'financials[0].solvency.capital',
+      ],
+    ])('%s', (_what, change, expected) => {
+      expect(reason(withPeriod(change))).toContain(expected);
+    });
+
+    it('checks only what is disclosed: null figures never fail an identity', () => {
+      accepted(
+        withPeriod((p) => {
+          p.solvency.equity = null;
+          p.liquidity.cash = null;
+          p.profitability.revenue = null;
+        }),
+      );
+    });
+  });
+});
