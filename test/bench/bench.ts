@@ -73,8 +73,8 @@ interface WarmSample {
  */
 const FLOOR_OF: Record<FunctionId, FloorKind> = {
   getHealth: 'empty',
-  getCompanyFinancials: 'batchGetSingle',
-  getCompanyFinancialsBulk: 'batchGetBulk',
+  getCompanyFinancials: 'getCompany',
+  getCompanyFinancialsBulk: 'batchGetCompanies',
   authorizer: 'getToken',
 };
 
@@ -392,8 +392,8 @@ function caseLabel(name: string): string {
     getCompanyFinancials: 'financials single GET',
     getCompanyFinancialsBulk: `financials bulk POST (${BULK_SIZE} companies, limit 4)`,
     authorizer: 'authorizer (TOKEN)',
-    'floor:batchGetSingle': '  bare SDK: BatchGetItem 2 keys',
-    'floor:batchGetBulk': `  bare SDK: 2 × BatchGetItem ${BULK_SIZE} keys`,
+    'floor:getCompany': '  bare SDK: GetItem company',
+    'floor:batchGetCompanies': `  bare SDK: BatchGetItem ${BULK_SIZE} keys`,
     'floor:getToken': '  bare SDK: GetItem token',
   };
   return labels[name] ?? name;

@@ -33,7 +33,6 @@ async function main(): Promise<void> {
   process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'company-data-import-bench-'));
   const { startDynamoDbLocal, ensureTable, freePort } = await import('../../infra/local/dynamodb');
-  const { demoRecords } = await import('../../infra/local/demo-data');
   let endpoint = process.env['DYNAMODB_ENDPOINT'];
   let stop = () => undefined as void;
   if (!endpoint) {
@@ -51,14 +50,14 @@ async function main(): Promise<void> {
 
   const rows: string[][] = [];
   try {
+    // DynamoDB Local is a JVM: warm it up first, or the first file measured pays for its JIT.
+    const warmUp = await writeDemoFile(workDir, 2000);
+    const warmTable = `import-bench-${randomUUID()}`;
+    await ensureTable(endpoint, warmTable);
+    console.error('warming up DynamoDB Local (2,000 companies)');
+    await importFile(warmUp, warmTable, endpoint, preload);
     for (const size of sizes) {
-      const file = path.join(workDir, `demo-${size}.jsonl`);
-      const out = createWriteStream(file);
-      for (const record of demoRecords({ companies: size })) {
-        if (!out.write(`${JSON.stringify(record)}\n`)) await once(out, 'drain');
-      }
-      out.end();
-      await once(out, 'finish');
+      const file = await writeDemoFile(workDir, size);
       const table = `import-bench-${randomUUID()}`;
       await ensureTable(endpoint, table);
       const mb = (statSync(file).size / 1e6).toFixed(1);
@@ -96,6 +95,18 @@ async function main(): Promise<void> {
       ...rows.map(line),
     ].join('\n'),
   );
+}
+
+async function writeDemoFile(dir: string, size: number): Promise<string> {
+  const { demoRecords } = await import('../../infra/local/demo-data');
+  const file = path.join(dir, `demo-${size}.jsonl`);
+  const out = createWriteStream(file);
+  for (const record of demoRecords({ companies: size })) {
+    if (!out.write(`${JSON.stringify(record)}\n`)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+  return file;
 }
 
 function importFile(file: string, table: string, endpoint: string, preload: string): Promise<Run> {

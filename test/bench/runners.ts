@@ -5,7 +5,7 @@
  */
 
 /** The kinds of floor a function is measured against: which DynamoDB call(s) it makes, and nothing else. */
-export type FloorKind = 'empty' | 'batchGetSingle' | 'batchGetBulk' | 'getToken';
+export type FloorKind = 'empty' | 'getCompany' | 'batchGetCompanies' | 'getToken';
 
 /** Printed by the runners before their one JSON result line, so handler logs on stdout cannot be mistaken for it. */
 export const RESULT_PREFIX = 'BENCH_RESULT ';
@@ -168,31 +168,34 @@ const client = new DynamoDBClient({
   credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
 });
 const table = process.env.TABLE_NAME;
-const companyKeys = (country, number) => {
-  const pk = { S: 'COMPANY#' + country + '#' + number };
-  return [{ pk, sk: { S: 'PROFILE' } }, { pk, sk: { S: 'FINANCIALS' } }];
+const companyKey = (country, number) => ({ pk: { S: 'COMPANY#' + country + '#' + number }, sk: { S: 'COMPANY' } });
+// The attributes the financials endpoints read (lib/companies/store.ts), so the floor moves the same bytes.
+const attributes = ['pk', 'country', 'companyNumber', 'name', 'place', 'vatNumber', 'website', 'legalForm', 'foundedOn', 'activities', 'periods'];
+const projection = {
+  ProjectionExpression: attributes.map((_, i) => '#p' + i).join(','),
+  ExpressionAttributeNames: Object.fromEntries(attributes.map((a, i) => ['#p' + i, a])),
 };
 `;
 
 /** Floor handlers: the same DynamoDB call(s) as the function, with the bare SDK and nothing else. */
 export const FLOOR_SOURCES: Record<FloorKind, string> = {
   empty: `export const handler = async () => ({ statusCode: 200, body: '{}' });\n`,
-  batchGetSingle: `${CLIENT}
+  getCompany: `${CLIENT}
 export const handler = async (event) => {
   const { countryCode, companyNumber } = event.pathParameters;
   const out = await client.send(
-    new BatchGetItemCommand({ RequestItems: { [table]: { Keys: companyKeys(countryCode, companyNumber) } } }),
+    new GetItemCommand({ TableName: table, Key: companyKey(countryCode, companyNumber), ...projection }),
   );
-  return { statusCode: 200, body: JSON.stringify({ items: out.Responses[table].length }) };
+  return { statusCode: out.Item ? 200 : 404, body: JSON.stringify({ items: out.Item ? 1 : 0 }) };
 };
 `,
-  batchGetBulk: `${CLIENT}
+  batchGetCompanies: `${CLIENT}
 export const handler = async (event) => {
-  const keys = JSON.parse(event.body).companies.flatMap((c) => companyKeys(c.countryCode, c.companyNumber));
+  const keys = JSON.parse(event.body).companies.map((c) => companyKey(c.countryCode, c.companyNumber));
   const parts = [];
   for (let i = 0; i < keys.length; i += 100) parts.push(keys.slice(i, i + 100));
   const pages = await Promise.all(
-    parts.map((Keys) => client.send(new BatchGetItemCommand({ RequestItems: { [table]: { Keys } } }))),
+    parts.map((Keys) => client.send(new BatchGetItemCommand({ RequestItems: { [table]: { Keys, ...projection } } }))),
   );
   const items = pages.reduce((n, page) => n + page.Responses[table].length, 0);
   return { statusCode: 200, body: JSON.stringify({ items }) };

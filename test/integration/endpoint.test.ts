@@ -1,0 +1,137 @@
+/**
+ * What endpoint() gives the coming endpoints: any success status, headers of the use case's own,
+ * Content-Language on translated routes, and a checked Idempotency-Key that withIdempotency keys on.
+ * Test routes, real REST proxy events, DynamoDB Local for the idempotency records.
+ */
+import * as v from 'valibot';
+import { answer, endpoint } from '../../lib/http/endpoint';
+import type { Route } from '../../lib/http/route';
+import { jsonObject } from '../../lib/http/schemas';
+import { withIdempotency } from '../../lib/idempotency/idempotency';
+import { ALICE, call, lambdaContext, proxyEvent } from '../support/events';
+import { useFreshTable } from '../support/table';
+
+useFreshTable();
+
+const created = {
+  method: 'POST',
+  path: '/v1/things',
+  summary: 'test',
+  scope: 'lists:write',
+  table: 'write',
+  status: 201,
+  request: { body: jsonObject({ name: v.string() }) },
+  response: v.object({ id: v.number(), name: v.string() }),
+  idempotent: true,
+} as const satisfies Route;
+
+let runs = 0;
+const createThing = endpoint(created, ({ body, caller, idempotencyKey }) =>
+  withIdempotency({ accountId: caller.accountId, key: idempotencyKey, fingerprint: { body } }, async () => {
+    runs++;
+    return { id: runs, name: body.name };
+  }).then((thing) => answer(thing, { Location: `/v1/things/${thing.id}` })),
+);
+
+const deleted = {
+  method: 'DELETE',
+  path: '/v1/things/{id}',
+  summary: 'test',
+  scope: 'lists:write',
+  table: 'write',
+  status: 204,
+  request: { params: v.object({ id: v.string() }) },
+} as const satisfies Route;
+const deleteThing = endpoint(deleted, async () => undefined);
+
+const translated = {
+  method: 'GET',
+  path: '/v1/greeting',
+  summary: 'test',
+  scope: null,
+  table: 'none',
+  request: {},
+  response: v.object({ title: v.string() }),
+  translated: true,
+} as const satisfies Route;
+const greet = endpoint(translated, async ({ language }) => ({
+  title: { en: 'Hello', nl: 'Hallo', fr: 'Bonjour' }[language],
+}));
+
+describe('endpoint()', () => {
+  it('answers a route status of 201 with the headers the use case adds', async () => {
+    const response = await call(createThing, { method: 'POST', body: { name: 'a' } });
+    expect(response.status).toBe(201);
+    expect(response.headers).toMatchObject({
+      Location: `/v1/things/${(response.body as { id: number }).id}`,
+    });
+    expect(response.body).toEqual({ id: expect.any(Number), name: 'a' });
+  });
+
+  it('answers 204 with no body', async () => {
+    const result = await deleteThing(
+      proxyEvent({ method: 'DELETE', pathParameters: { id: '7' } }),
+      lambdaContext,
+    );
+    expect(result.statusCode).toBe(204);
+    expect(result.body).toBe('');
+    expect(result.headers).toHaveProperty('x-request-id');
+  });
+
+  it.each([
+    ['nl-BE,nl;q=0.9', 'nl', 'Hallo'],
+    ['FR', 'fr', 'Bonjour'],
+    [undefined, 'en', 'Hello'],
+  ])('answers Accept-Language %s in %s with Content-Language', async (header, language, title) => {
+    const response = await call(greet, {
+      caller: null,
+      headers: header ? { 'Accept-Language': header } : {},
+    });
+    expect(response.headers['Content-Language']).toBe(language);
+    expect(response.body).toEqual({ title });
+  });
+
+  it('replays the first answer to a repeated Idempotency-Key and runs the use case once', async () => {
+    const before = runs;
+    const headers = { 'Idempotency-Key': 'create-thing-42' };
+    const first = await call(createThing, { method: 'POST', body: { name: 'b' }, headers });
+    const second = await call(createThing, { method: 'POST', body: { name: 'b' }, headers });
+    expect(second.status).toBe(201);
+    expect(second.body).toEqual(first.body);
+    expect(second.headers['Location']).toBe(first.headers['Location']);
+    expect(runs).toBe(before + 1);
+  });
+
+  it('answers 409 IDEMPOTENCY_KEY_REUSED to the same key with another body, and scopes keys per account', async () => {
+    const headers = { 'Idempotency-Key': 'create-thing-43' };
+    await call(createThing, { method: 'POST', body: { name: 'c' }, headers });
+    const reused = await call(createThing, { method: 'POST', body: { name: 'd' }, headers });
+    expect(reused.status).toBe(409);
+    expect(reused.body).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+
+    const other = await call(createThing, {
+      method: 'POST',
+      body: { name: 'd' },
+      headers,
+      caller: { ...ALICE, accountId: 'globex' },
+    });
+    expect(other.status).toBe(201);
+  });
+
+  it.each([['a'.repeat(256)], ['has space'], ['tab\tkey'], ['é']])(
+    'refuses the Idempotency-Key %j with 400 VALIDATION_ERROR',
+    async (key) => {
+      const response = await call(createThing, {
+        method: 'POST',
+        body: { name: 'e' },
+        headers: { 'Idempotency-Key': key },
+      });
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        message: 'Idempotency-Key must be 1 to 255 visible ASCII characters',
+        details: [{ path: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }],
+      });
+    },
+  );
+});

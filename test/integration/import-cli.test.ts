@@ -1,0 +1,131 @@
+/**
+ * `npm run import` as a user runs it (a child process on DynamoDB Local): exit codes, gzip and stdin,
+ * and a run killed with SIGKILL half-way that, run again, ends in the same state as one uninterrupted run.
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { generateDemoData } from '../../infra/local/demo-data';
+import { ensureTable } from '../../infra/local/dynamodb';
+import { dynamodb } from '../../lib/storage/client';
+
+const ROOT = path.join(__dirname, '..', '..');
+const dir = mkdtempSync(path.join(os.tmpdir(), 'import-cli-test-'));
+const records = generateDemoData({ companies: 3000 });
+const file = path.join(dir, 'demo.jsonl');
+writeFileSync(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Result {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the import CLI; `killWhen` sends SIGKILL as soon as stderr matches it. */
+function importCli(args: string[], options: { stdin?: Buffer; killWhen?: RegExp } = {}): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(ROOT, 'infra/cli/import.ts'), ...args],
+      {
+        cwd: ROOT,
+        env: { ...process.env, NODE_OPTIONS: '' },
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (options.killWhen?.test(stderr)) child.kill('SIGKILL');
+    });
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.stdin.end(options.stdin);
+  });
+}
+
+async function freshTable(): Promise<string> {
+  const name = `import-cli-${randomUUID()}`;
+  await ensureTable(process.env['DYNAMODB_ENDPOINT']!, name);
+  return name;
+}
+
+/** Every item of a table, without the attributes that name a run (change ids differ between runs). */
+async function contents(table: string): Promise<string[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamodb().send(new ScanCommand({ TableName: table, ExclusiveStartKey: startKey }));
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items
+    .filter((item) => !String(item['pk']).startsWith('CHANGE#'))
+    .map(({ changeId: _changeId, ...item }) => JSON.stringify(item, Object.keys(item).sort()))
+    .sort();
+}
+
+describe('npm run import', () => {
+  it('imports a file, prints the summary and exits 0; the same file again changes nothing', async () => {
+    const table = await freshTable();
+    const first = await importCli([file, '--table', table, '--as-of', '2026-11-21']);
+    expect(first.code).toBe(0);
+    expect(first.stdout.trim()).toMatch(
+      /^read 3000, imported 3000 \(new 3000, changed 0, unchanged 0\), rejected 0, updates 0, in [\d.]+ s \(\d+ companies\/s\)$/,
+    );
+    const again = await importCli([file, '--table', table]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('read 3000, imported 3000 (new 0, changed 0, unchanged 3000), rejected 0');
+  });
+
+  it('reads gzip from standard input and exits 1 with one line per rejected line', async () => {
+    const table = await freshTable();
+    const lines = [
+      JSON.stringify(records[0]),
+      '',
+      'not json',
+      JSON.stringify({ ...records[1], country: 'DE' }),
+    ];
+    const result = await importCli(['-', '--table', table], { stdin: gzipSync(lines.join('\n')) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('line 3: not valid JSON\n');
+    expect(result.stderr).toContain('line 4: country: Invalid country code\n');
+    expect(result.stdout).toContain('read 3, imported 1 (new 1, changed 0, unchanged 0), rejected 2');
+  });
+
+  it('refuses a bad --as-of with exit code 2', async () => {
+    const result = await importCli([file, '--as-of', '2026-02-30']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--as-of takes a date');
+  });
+
+  it('ends, after a SIGKILL half-way and a second run, in the same state as one uninterrupted run', async () => {
+    const killed = await freshTable();
+    const cut = await importCli([file, '--table', killed, '--as-of', '2026-11-21'], {
+      killWhen: /50% of the file/,
+    });
+    expect(cut.signal).toBe('SIGKILL');
+    const resumed = await importCli([file, '--table', killed, '--as-of', '2026-11-21']);
+    expect(resumed.code).toBe(0);
+    // Cut off in the middle: some companies were in, some were not.
+    const [, created, unchanged] = /imported 3000 \(new (\d+), changed 0, unchanged (\d+)\)/.exec(
+      resumed.stdout,
+    )!;
+    expect(Number(created)).toBeGreaterThan(0);
+    expect(Number(unchanged)).toBeGreaterThan(0);
+
+    const whole = await freshTable();
+    expect((await importCli([file, '--table', whole, '--as-of', '2026-11-21'])).code).toBe(0);
+    const [afterKill, uninterrupted] = await Promise.all([contents(killed), contents(whole)]);
+    expect(afterKill.length).toBe(uninterrupted.length);
+    expect(afterKill).toEqual(uninterrupted);
+  });
+});
