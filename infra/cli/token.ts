@@ -5,19 +5,23 @@
  *   npm run token -- list
  *   npm run token -- revoke <tokenId or token>
  *
- * Local stage (default): table company-data-local on http://127.0.0.1:8000 (while `npm start` runs).
- * Deployed stage: `--table <TableName output of the stack>` with AWS credentials and AWS_REGION set.
+ * Local stage (default): table company-data-local on http://127.0.0.1:${DYNAMODB_LOCAL_PORT:-8000}
+ * (while `npm start` runs). Deployed stage: `--table <TableName output of the stack>` with AWS
+ * credentials and AWS_REGION set. When the table cannot be reached, the one error line names the
+ * endpoint and table it tried.
  */
 import { parseArgs } from 'node:util';
-import { LOCAL_TABLE_NAME } from '../table';
-
-process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
+import { LOCAL_TABLE_NAME } from '../../lib/storage/table';
+import { useStage } from './stage';
 
 const USAGE = `usage: npm run token -- create --account ID --email EMAIL --scopes a,b [--expires-in DAYS]
        npm run token -- list
        npm run token -- revoke TOKEN_ID_OR_TOKEN
 options: --table NAME (default $TABLE_NAME or ${LOCAL_TABLE_NAME}), --endpoint URL (default $DYNAMODB_ENDPOINT;
-         http://127.0.0.1:8000 for the local table)`;
+         http://127.0.0.1:$DYNAMODB_LOCAL_PORT (8000) for the local table)`;
+
+/** Where the command looked for the table, in words, for an error line that says what to do. */
+let stageInUse = `table ${LOCAL_TABLE_NAME}`;
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -35,13 +39,8 @@ async function main(): Promise<number> {
   const [command, target] = positionals;
   if (values.help || !command) return fail(USAGE);
 
-  const table = values.table ?? process.env['TABLE_NAME'] ?? LOCAL_TABLE_NAME;
-  process.env['TABLE_NAME'] = table;
-  const endpoint =
-    values.endpoint ??
-    process.env['DYNAMODB_ENDPOINT'] ??
-    (table === LOCAL_TABLE_NAME ? 'http://127.0.0.1:8000' : undefined);
-  if (endpoint) process.env['DYNAMODB_ENDPOINT'] = endpoint;
+  if (values.endpoint) process.env['DYNAMODB_ENDPOINT'] = values.endpoint;
+  stageInUse = useStage(values.table);
 
   // Loaded after the environment is set: the storage client reads it when first imported.
   const { createToken, listTokenInfo, revoke } = await import('../../lib/tokens/tokens');
@@ -116,10 +115,19 @@ function fail(message: string): number {
   return 2;
 }
 
+/** One line that names the table and endpoint tried (and, locally, says to run `npm start`); never an SDK stack. */
+function explain(error: unknown): string {
+  const name = error instanceof Error ? error.name : '';
+  if (name === 'StorageUnavailableError') return `cannot reach ${stageInUse}`;
+  if (name === 'ResourceNotFoundException') return `no such table: ${stageInUse}`;
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return `${message} (${stageInUse})`;
+}
+
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(error instanceof Error ? `${error.name}: ${error.message}` : error);
+    console.error(explain(error));
     process.exit(1);
   },
 );

