@@ -32,6 +32,7 @@ import {
   putJournal,
   releaseContacts,
   type Journal,
+  type StoredJournal,
 } from './store';
 
 export interface ImportOptions {
@@ -218,7 +219,7 @@ async function importBatch(batch: Entry[], run: Run): Promise<void> {
   if (accepted.length === 0) return;
 
   const changeId = `${run.id}.${++run.batches}`;
-  await putJournal({
+  const journal = await putJournal({
     changeId,
     asOf: run.asOf,
     entries: accepted.map((e) => ({ company: companyRef(e.record), before: before(e) })),
@@ -229,7 +230,7 @@ async function importBatch(batch: Entry[], run: Run): Promise<void> {
     run.summary.updates += (await run.derive(change)).updates;
   });
   await releaseContacts(changes.flatMap(givenUpContacts));
-  await deleteJournal({ changeId, asOf: run.asOf, entries: [] });
+  await deleteJournal(journal);
   run.settled.add(changeId);
 
   run.summary.imported += accepted.length;
@@ -305,7 +306,7 @@ async function tryClaimContacts(
 }
 
 /** Derives the changes of a cut-off run's journal whose companies were written, then drops it. */
-async function resume(journal: Journal, derive: Derivation): Promise<number> {
+async function resume(journal: Journal & StoredJournal, derive: Derivation): Promise<number> {
   const current = await getCompanyRecords(journal.entries.map((e) => e.company));
   let updates = 0;
   const changes: CompanyChange[] = [];

@@ -16,11 +16,11 @@
  * never written is never read again, and expires by itself.
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { QueryCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { CompanyRef } from '../companies/identifiers';
 import type { CompanyRecord } from '../companies/record';
 import { companyItem, type CompanyState } from '../companies/store';
-import { batchDelete, batchGet, batchPut, chunk } from '../storage/batch';
+import { batchDelete, batchGet, batchPut, chunk, queryAll } from '../storage/batch';
 import { dynamodb, isConditionFailed, send, tableName } from '../storage/client';
 import { companyOfKey, contactBucket, contactClaimAttribute, keys, type Key } from '../storage/keys';
 
@@ -41,7 +41,14 @@ export interface Journal {
   entries: JournalEntry[];
 }
 
-export async function putJournal(journal: Journal): Promise<void> {
+/** A journal as stored: its id and how many items (parts) it took. */
+export interface StoredJournal {
+  changeId: string;
+  parts: number;
+}
+
+/** Writes a journal; what it returns is what `deleteJournal` needs. */
+export async function putJournal(journal: Journal): Promise<StoredJournal> {
   const ttl = Math.floor(Date.now() / 1000) + JOURNAL_TTL_SECONDS;
   const parts: Buffer[][] = [[]];
   let bytes = 0;
@@ -64,10 +71,11 @@ export async function putJournal(journal: Journal): Promise<void> {
       ttl,
     })),
   );
+  return { changeId: journal.changeId, parts: parts.length };
 }
 
 /** The journals of these change ids that still exist (their derivations may not have run). */
-export async function getJournals(changeIds: string[]): Promise<Journal[]> {
+export async function getJournals(changeIds: string[]): Promise<Array<Journal & StoredJournal>> {
   const firstParts = await batchGet(
     tableName(),
     changeIds.map((id) => keys.importChange(id, 0)),
@@ -76,49 +84,25 @@ export async function getJournals(changeIds: string[]): Promise<Journal[]> {
   return Promise.all(firstParts.map((item) => getJournal((item['pk'] as string).slice('CHANGE#'.length))));
 }
 
-async function getJournal(changeId: string): Promise<Journal> {
-  const { pk } = keys.importChange(changeId, 0);
-  const entries: JournalEntry[] = [];
-  let asOf = '';
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await send(() =>
-      dynamodb().send(
-        new QueryCommand({
-          TableName: tableName(),
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': pk },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      ),
-    );
-    for (const item of page.Items ?? []) {
-      asOf = item['asOf'] as string;
-      for (const packed of item['entries'] as Uint8Array[]) {
-        entries.push(JSON.parse(gunzipSync(packed).toString('utf8')) as JournalEntry);
-      }
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return { changeId, asOf, entries };
-}
-
-export async function deleteJournal(journal: Journal): Promise<void> {
-  const { pk } = keys.importChange(journal.changeId, 0);
-  const { Items = [] } = await send(() =>
-    dynamodb().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-        ProjectionExpression: 'pk, sk',
-      }),
+async function getJournal(changeId: string): Promise<Journal & StoredJournal> {
+  const parts = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.importChange(changeId, 0).pk },
+    ConsistentRead: true,
+  });
+  const entries = parts.flatMap((part) =>
+    (part['entries'] as Uint8Array[]).map(
+      (packed) => JSON.parse(gunzipSync(packed).toString('utf8')) as JournalEntry,
     ),
   );
+  return { changeId, parts: parts.length, asOf: (parts[0]?.['asOf'] as string | undefined) ?? '', entries };
+}
+
+export async function deleteJournal({ changeId, parts }: StoredJournal): Promise<void> {
   await batchDelete(
     tableName(),
-    Items.map((item) => ({ pk: item['pk'] as string, sk: item['sk'] as string })),
+    Array.from({ length: parts }, (_, part) => keys.importChange(changeId, part)),
   );
 }
 

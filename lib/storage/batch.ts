@@ -4,7 +4,12 @@
  * with bounded exponential backoff and full jitter. Leftovers still there after the last attempt
  * mean the table is throttling: StorageUnavailableError (503 to a caller), never a partial result.
  */
-import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  QueryCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { dynamodb, send } from './client';
 import { StorageUnavailableError } from './errors';
 
@@ -115,4 +120,18 @@ export function chunk<T>(items: T[], size: number): T[][] {
   const parts: T[][] = [];
   for (let i = 0; i < items.length; i += size) parts.push(items.slice(i, i + size));
   return parts;
+}
+
+/** Every item a Query matches, page after page (LastEvaluatedKey). Never on a request path for an unbounded partition. */
+export async function queryAll(input: Omit<QueryCommandInput, 'ExclusiveStartKey'>): Promise<Item[]> {
+  const items: Item[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await send(() =>
+      dynamodb().send(new QueryCommand({ ...input, ExclusiveStartKey: startKey })),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
 }

@@ -1,5 +1,6 @@
 /** Where tokens sit in the table (key patterns in lib/storage/keys.ts). Only hashes are stored. */
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAll } from '../storage/batch';
 import { dynamodb, send, tableName } from '../storage/client';
 import { keys, tokenIndex } from '../storage/keys';
 import type { Scope } from './scopes';
@@ -45,25 +46,14 @@ export async function putToken(token: StoredToken): Promise<void> {
 }
 
 export async function listTokens(): Promise<StoredToken[]> {
-  const tokens: StoredToken[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await send(() =>
-      dynamodb().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: tokenIndex.name,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': tokenIndex.partitionKey },
-          ExpressionAttributeValues: { ':pk': tokenIndex.partitionValue },
-          ExclusiveStartKey: startKey,
-        }),
-      ),
-    );
-    tokens.push(...(page.Items ?? []).map(toToken));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return tokens;
+  const items = await queryAll({
+    TableName: tableName(),
+    IndexName: tokenIndex.name,
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': tokenIndex.partitionKey },
+    ExpressionAttributeValues: { ':pk': tokenIndex.partitionValue },
+  });
+  return items.map(toToken);
 }
 
 /** Marks a token revoked (idempotent: a second revoke keeps the first time). */

@@ -37,3 +37,19 @@ export const PERIOD_KEYS = {
   ],
   people: ['employees', 'newHires', 'employeeMaleRatio', 'employeeFemaleRatio'],
 } as const satisfies Record<string, readonly string[]>;
+
+/** §11.1: a company record's keys, in the order of the contract's example. */
+export const RECORD_KEYS = [
+  'country',
+  'companyNumber',
+  'name',
+  'place',
+  'vatNumber',
+  'website',
+  'legalForm',
+  'foundedOn',
+  'activities',
+  'financials',
+  'shareholders',
+  'contacts',
+] as const;

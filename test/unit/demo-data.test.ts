@@ -9,64 +9,13 @@ import {
   type DemoRecord,
   type DemoShareholder,
 } from '../../infra/local/demo-data';
+import { PERIOD_KEYS, RECORD_KEYS } from '../support/contract';
 
 // One default data set shared by the read-only checks (generation is deterministic). Checks over many
 // records collect the offenders and expect none: one readable failure instead of thousands of expects.
 const records: DemoRecord[] = generateDemoData();
 const periods: FinancialPeriod[] = records.flatMap((r) => r.financials);
 const indexByKey = new Map(records.map((r, i) => [`${r.country}#${r.companyNumber}`, i]));
-
-/** Contract §11.1 and §6.1: the keys, in order. */
-const RECORD_KEYS = [
-  'country',
-  'companyNumber',
-  'name',
-  'place',
-  'vatNumber',
-  'website',
-  'legalForm',
-  'foundedOn',
-  'activities',
-  'financials',
-  'shareholders',
-  'contacts',
-];
-const PERIOD_KEYS = {
-  period: [
-    'startDate',
-    'endDate',
-    'dateReceived',
-    'healthIndicator',
-    'jointCommitteeCodes',
-    'profitability',
-    'liquidity',
-    'solvency',
-    'people',
-  ],
-  profitability: ['revenue', 'grossMargin', 'ebitda', 'ebit', 'netProfit'],
-  liquidity: [
-    'cash',
-    'cashFlow',
-    'netWorkingCapital',
-    'netWorkingCapitalRequirement',
-    'currentRatio',
-    'quickRatio',
-  ],
-  solvency: [
-    'totalAssets',
-    'equity',
-    'capital',
-    'retainedEarnings',
-    'debt',
-    'longTermDebt',
-    'longTermDebtFinancial',
-    'longTermDebtAccountsPayable',
-    'shortTermDebt',
-    'shortTermDebtFinancial',
-    'shortTermDebtAccountsPayable',
-  ],
-  people: ['employees', 'newHires', 'employeeMaleRatio', 'employeeFemaleRatio'],
-};
 
 const LEGAL_FORMS = {
   BE: ['NV', 'BV', 'SRL', 'SA', 'CommV'],

@@ -1,5 +1,6 @@
 /** The company record (contract §11.1): what the import accepts, what it rejects and why, and its canonical form. */
 import { parseCompanyRecord, recordHash, type CompanyRecord } from '../../lib/companies/record';
+import { PERIOD_KEYS } from '../support/contract';
 import { companyRecord, period } from '../support/records';
 
 const accepted = (input: unknown): CompanyRecord => {
@@ -33,24 +34,8 @@ describe('parseCompanyRecord', () => {
     const [first] = input.financials as object[];
     (first as Record<string, unknown>)['operatingProfit'] = 12;
     const stored = accepted(input).financials[1]!;
-    expect(Object.keys(stored)).toEqual([
-      'startDate',
-      'endDate',
-      'dateReceived',
-      'healthIndicator',
-      'jointCommitteeCodes',
-      'profitability',
-      'liquidity',
-      'solvency',
-      'people',
-    ]);
-    expect(Object.keys(stored.profitability)).toEqual([
-      'revenue',
-      'grossMargin',
-      'ebitda',
-      'ebit',
-      'netProfit',
-    ]);
+    expect(Object.keys(stored)).toEqual([...PERIOD_KEYS.period]);
+    expect(Object.keys(stored.profitability)).toEqual([...PERIOD_KEYS.profitability]);
   });
 
   it('treats left-out sections as empty and optional strings as null', () => {
