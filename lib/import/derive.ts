@@ -3,8 +3,13 @@
  * computed — updates (§8.2), holdings in both directions (§6.2), legal entities (§6.4), smart-list
  * results (§7.6) and the lookalikes to recompute (§6.3). Each is a `Derivation` in the list below; the
  * import calls `deriveChange` once per changed company, never for an unchanged one, after the company
- * is written and before its derivation marker is removed (so a cut-off run derives again, and every
+ * is written and before its batch's journal is removed (so a cut-off run derives again, and every
  * derivation must be idempotent for the same change).
+ *
+ * Work that is cheaper done once per run than once per change (recomputing the lookalikes of every
+ * company a run touched) is a `Completion`: the import calls `completeImport` when a run ends. A
+ * completion finds its own work (say, markers its derivation wrote), so a run cut off before its
+ * completion leaves that work for the next run's.
  */
 import type { CompanyRecord } from '../companies/record';
 
@@ -30,4 +35,13 @@ export async function deriveChange(change: CompanyChange): Promise<Derived> {
   let updates = 0;
   for (const derive of derivations) updates += (await derive(change)).updates;
   return { updates };
+}
+
+export type Completion = () => Promise<void>;
+
+/** What runs once at the end of every import run, in order. */
+const completions: Completion[] = [];
+
+export async function completeImport(): Promise<void> {
+  for (const complete of completions) await complete();
 }

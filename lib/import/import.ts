@@ -20,7 +20,7 @@ import { randomUUID } from 'node:crypto';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
 import { parseCompanyRecord, recordHash, RECORD_LIMITS, type CompanyRecord } from '../companies/record';
 import { getCompanyRecords, getCompanyStates } from '../companies/store';
-import { deriveChange, type CompanyChange, type Derivation } from './derive';
+import { completeImport, deriveChange, type CompanyChange, type Completion, type Derivation } from './derive';
 import {
   claimContacts as putContactClaims,
   ClaimRaceError,
@@ -44,6 +44,8 @@ export interface ImportOptions {
   onProgress?: (summary: ImportSummary) => void;
   /** The derivation point; tests may watch it. */
   derive?: Derivation;
+  /** What runs once when the run ends (lib/import/derive.ts). */
+  complete?: Completion;
   /** Records per batch (one round of reads for them all). */
   batchSize?: number;
   /** Batches in flight at once. */
@@ -153,6 +155,7 @@ export async function importCompanies(
   if (batch.length > 0 && !failure) await flush(batch);
   await Promise.all(inFlight);
   if (failure) throw failure;
+  await (options.complete ?? completeImport)();
   summary.seconds = (performance.now() - started) / 1000;
   return summary;
 }
