@@ -167,12 +167,6 @@ export function recordHash(record: CompanyRecord): string {
   return createHash('sha256').update(JSON.stringify(record)).digest('base64url');
 }
 
-export function profileOf(record: CompanyRecord): CompanyProfile {
-  const { country, companyNumber, name, place, vatNumber, website, legalForm, foundedOn, activities } =
-    record;
-  return { country, companyNumber, name, place, vatNumber, website, legalForm, foundedOn, activities };
-}
-
 function pathOf(issue: v.BaseIssue<unknown>): string {
   let path = '';
   for (const item of issue.path ?? []) {
