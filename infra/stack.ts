@@ -33,7 +33,7 @@ import {
 import { BEARER_HEADER_PATTERN } from '../lib/tokens/token-format';
 import { ApiFunction } from './function';
 import { handlerEntry, type HttpMethod, type Route } from '../lib/http/route';
-import { authorizer, routes } from '../lib/routes';
+import { authorizer, routes, workers } from '../lib/routes';
 import { tableDefinition } from '../lib/storage/table';
 
 export interface CompanyDataStackProps extends StackProps {
@@ -185,6 +185,18 @@ export class CompanyDataStack extends Stack {
         acknowledgePublicMethod(method, `${route.method} ${route.path} is public (contract §1)`);
       }
       methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
+    }
+
+    // Background workers: no route invokes them (the lookalike recompute job, run by an operator or a scheduler).
+    for (const [workerId, worker] of Object.entries(workers)) {
+      new ApiFunction(this, `${workerId}Function`, {
+        entry: worker.entry,
+        table,
+        access: worker.table,
+        memorySize: worker.memoryMb,
+        timeout: Duration.minutes(worker.timeoutMinutes),
+        removalPolicy,
+      });
     }
 
     for (const [routePath, methods] of methodsByPath) {

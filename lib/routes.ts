@@ -6,20 +6,40 @@
  */
 import { companyRoutes } from './companies/routes';
 import { healthRoutes } from './health/routes';
+import { legalEntityRoutes } from './legal-entities/routes';
+import { listRoutes } from './lists/routes';
+import { lookalikeRoutes } from './lookalikes/routes';
 import type { Route } from './http/route';
 
 /** Each domain's routes, by the folder of `lib/` that owns them. */
 export const routesByDomain = {
   health: healthRoutes,
   companies: companyRoutes,
+  'legal-entities': legalEntityRoutes,
+  lookalikes: lookalikeRoutes,
+  lists: listRoutes,
 } as const satisfies Record<string, Record<string, Route>>;
 
 export const routes = {
   ...healthRoutes,
   ...companyRoutes,
+  ...legalEntityRoutes,
+  ...lookalikeRoutes,
+  ...listRoutes,
 } as const satisfies Record<string, Route>;
 
 export type RouteId = keyof typeof routes;
 
 /** The authorizer is not a route: the gateway runs it before every route whose `scope` is set. */
 export const authorizer = { entry: 'functions/authorize.ts', table: 'read', cacheTtlSeconds: 300 } as const;
+
+/** Background workers: functions in `functions/` that no route calls, each with its table access. */
+export const workers = {
+  /** The full lookalike recompute (contract §6.3): every block, from the features the import stored. */
+  recomputeLookalikes: {
+    entry: 'functions/recompute-lookalikes.ts',
+    table: 'write',
+    timeoutMinutes: 15,
+    memoryMb: 3008,
+  },
+} as const;

@@ -87,6 +87,8 @@ async function main(): Promise<void> {
       },
     });
     await createDemoTokens();
+    const { loadDemoLists } = await import('./demo-lists');
+    console.log(`  demo lists: ids ${(await loadDemoLists(records)).join(', ')} (acme 1–4, globex 5–7)`);
     console.log(`  ${formatSummary(summary)}`);
   }
 

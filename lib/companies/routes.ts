@@ -3,9 +3,13 @@ import * as v from 'valibot';
 import type { Route } from '../http/route';
 import {
   bulkFinancialsItemSchema,
+  bulkRelationshipsItemSchema,
   companyFinancialsSchema,
+  companyRelationshipsSchema,
   getCompanyFinancialsBulkRequest,
   getCompanyFinancialsRequest,
+  getCompanyRelationshipsBulkRequest,
+  getCompanyRelationshipsRequest,
 } from './schemas';
 
 export const companyRoutes = {
@@ -26,5 +30,23 @@ export const companyRoutes = {
     table: 'read',
     request: getCompanyFinancialsBulkRequest,
     response: v.array(bulkFinancialsItemSchema),
+  },
+  getCompanyRelationships: {
+    method: 'GET',
+    path: '/v1/companies/{countryCode}/{companyNumber}/relationships',
+    summary: "A company's shareholders (parents) and the companies it holds shares in (children)",
+    scope: 'companies:read',
+    table: 'read',
+    request: getCompanyRelationshipsRequest,
+    response: companyRelationshipsSchema,
+  },
+  getCompanyRelationshipsBulk: {
+    method: 'POST',
+    path: '/v1/companies/relationships',
+    summary: 'Relationships of up to 100 companies, one result item per requested company',
+    scope: 'companies:read',
+    table: 'read',
+    request: getCompanyRelationshipsBulkRequest,
+    response: v.array(bulkRelationshipsItemSchema),
   },
 } as const satisfies Record<string, Route>;

@@ -165,3 +165,40 @@ export const getCompanyFinancialsRequest = {
 export const getCompanyFinancialsBulkRequest = {
   body: jsonObject({ companies: bulkCompanies, ...paginationBody }),
 };
+
+// ---- Relationships (§6.2) ---------------------------------------------------------------------
+
+/** A holding seen from one side: the related company, or `{"identifier": null}` alone when it is not ours. */
+export const relationshipSchema = v.union([
+  v.object({
+    identifier: identifierSchema,
+    function: v.picklist(['SHAREHOLDER']),
+    percentage: v.number(),
+    name: v.string(),
+  }),
+  v.object({ identifier: v.null() }),
+]);
+export type Relationship = v.InferOutput<typeof relationshipSchema>;
+
+export const relationshipsSchema = v.object({
+  parents: v.array(relationshipSchema),
+  children: v.array(relationshipSchema),
+});
+export type Relationships = v.InferOutput<typeof relationshipsSchema>;
+
+export const companyRelationshipsSchema = v.object({
+  identifier: identifierSchema,
+  data: relationshipsSchema,
+});
+
+export const bulkRelationshipsItemSchema = v.union([
+  v.object({ identifier: identifierSchema, data: relationshipsSchema, message: v.null() }),
+  v.object({ identifier: failedIdentifierSchema, data: v.null(), message: v.string() }),
+]);
+export type BulkRelationshipsItem = v.InferOutput<typeof bulkRelationshipsItemSchema>;
+
+export const getCompanyRelationshipsRequest = { params: companyPathParams };
+
+export const getCompanyRelationshipsBulkRequest = {
+  body: jsonObject({ companies: bulkCompanies }),
+};

@@ -11,7 +11,10 @@
  * completion finds its own work (say, markers its derivation wrote), so a run cut off before its
  * completion leaves that work for the next run's.
  */
+import { deriveHoldings } from '../companies/holdings';
 import type { CompanyRecord } from '../companies/record';
+import { deriveLists } from '../lists/derive';
+import { deriveLookalikes, recomputeMarked } from '../lookalikes/recompute';
 
 export interface CompanyChange {
   /** The company as it was; null when it is new. */
@@ -29,7 +32,7 @@ export interface Derived {
 export type Derivation = (change: CompanyChange) => Promise<Derived>;
 
 /** What each change derives, in order. The endpoint issues add theirs here. */
-const derivations: Derivation[] = [];
+const derivations: Derivation[] = [deriveHoldings, deriveLookalikes, deriveLists];
 
 export async function deriveChange(change: CompanyChange): Promise<Derived> {
   let updates = 0;
@@ -40,7 +43,10 @@ export async function deriveChange(change: CompanyChange): Promise<Derived> {
 export type Completion = () => Promise<void>;
 
 /** What runs once at the end of every import run, in order. */
-const completions: Completion[] = [];
+const completions: Completion[] = [
+  // Lookalikes of the changed companies and of those whose lookalikes they were (§6.3).
+  async () => void (await recomputeMarked()),
+];
 
 export async function completeImport(): Promise<void> {
   for (const complete of completions) await complete();

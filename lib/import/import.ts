@@ -206,8 +206,11 @@ async function importBatch(batch: Entry[], run: Run): Promise<void> {
 
   // Changes of a cut-off earlier run whose derivations may not have run: derive them first.
   const changeIds = new Set([...states.values()].map((s) => s.changeId).filter((id) => !run.settled.has(id)));
-  for (const journal of await getJournals([...changeIds]))
-    run.summary.updates += await resume(journal, run.derive);
+  for (const journal of await getJournals([...changeIds])) {
+    // Awaited first: `x += await …` reads x before the wait and would lose what other batches added.
+    const updates = await resume(journal, run.derive);
+    run.summary.updates += updates;
+  }
   for (const id of changeIds) run.settled.add(id);
 
   const changed = batch.filter((e) => stateOf(e)?.hash !== e.hash);
@@ -230,7 +233,8 @@ async function importBatch(batch: Entry[], run: Run): Promise<void> {
   await putCompanies(accepted.map((e) => ({ record: e.record, state: { hash: e.hash, changeId } })));
   const changes = accepted.map((e) => ({ before: before(e), after: e.record, asOf: run.asOf }));
   await forEachLimited(changes, DERIVATIONS_IN_FLIGHT, async (change) => {
-    run.summary.updates += (await run.derive(change)).updates;
+    const { updates } = await run.derive(change);
+    run.summary.updates += updates;
   });
   await releaseContacts(changes.flatMap(givenUpContacts));
   await deleteJournal(journal);
@@ -318,7 +322,8 @@ async function resume(journal: Journal & StoredJournal, derive: Derivation): Pro
     // Written by this change (a later change would name its own journal): derive it.
     if (now?.state.changeId !== journal.changeId) continue;
     const change = { before: entry.before, after: now.record, asOf: journal.asOf };
-    updates += (await derive(change)).updates;
+    const derived = await derive(change);
+    updates += derived.updates;
     changes.push(change);
   }
   await releaseContacts(changes.flatMap(givenUpContacts));

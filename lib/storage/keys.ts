@@ -4,10 +4,20 @@
  * | Entity             | pk                                  | sk            | gsi1pk | gsi1sk                | Serves                                       |
  * |--------------------|-------------------------------------|---------------|--------|-----------------------|----------------------------------------------|
  * | Company            | COMPANY#<country>#<number>          | COMPANY       |        |                       | the whole record (profile, periods, shareholders, contacts) and its content hash: one read per company, one atomic write per import |
+ * | Relationships      | COMPANY#<country>#<number>          | RELATIONSHIPS |        |                       | derived from holdings (§6.2, §6.4): the company's own identifier and legal entity id, its parents list, attributes `n#<holder>` (registered holders' names) and `c#<held>` (one per company it holds): relationships and legal entities, one read per company |
+ * | Legal entity       | LEGAL_ENTITY#<legalEntityId>        | LEGAL_ENTITY  |        |                       | an id's entity (country, number): lookup by id in one GetItem; its conditional put detects a colliding id |
+ * | Lookalikes         | COMPANY#<country>#<number>          | LOOKALIKES    |        |                       | a company's identifier and its best 100 lookalikes (§6.3), one packed attribute: one read per company |
+ * | Lookalike features | LOOKALIKE_BLOCK#<NACE division>     | COMPANY#<country>#<number> |  |                  | what a company is compared on, and its 100th score: a block's candidates in one Query (import-time recompute, full job) |
+ * | Lookalike mark     | LOOKALIKE_DIRTY#<0..15>             | COMPANY#<country>#<number>#<hash of the features before> | | | a company whose lookalikes must be recomputed, with its features before the change (import completion); one per distinct before |
  * | Import change      | CHANGE#<changeId>                   | PART#<n>      |        |                       | the records before one import batch's changes, until their derivations ran (resumable import) |
  * | Contact claims     | CONTACTS#<contactId div 100>        | CONTACTS      |        |                       | which company each of 100 contact ids belongs to (unique across the service), one attribute `c<contactId>` each |
  * | Token              | TOKEN#<sha256 of token>             | TOKEN         | TOKENS | <createdAt>#<tokenId> | the authorizer's GetItem; the CLI's list     |
  * | Idempotency record | ACCOUNT#<account>#IDEMPOTENCY#<key> | IDEMPOTENCY   |        |                       | the first answer to an Idempotency-Key, per account, 24 h |
+ * | List               | ACCOUNT#<account>                   | LIST#<id>     |        |                       | a list and its counters (per state, contacts) (§7): GetItem by id, one Query for the account's overview |
+ * | List id sequence   | SEQUENCE#LIST                       | SEQUENCE      |        |                       | the last list id handed out (UpdateItem ADD: ids unique across the service) |
+ * | List member        | ACCOUNT#<account>#LIST#<id>         | COMPANY#<country>#<number> | LISTED#<country>#<number> | ACCOUNT#<account>#LIST#<id> | a company in a list: state, matchedSince, contact count; "add only if absent" by a conditional put; gsi1 = the lists a company is in (import keeps contact counts) |
+ * | List order         | ACCOUNT#<account>#LIST#<id>#<state> | <999…−ms(matchedSince)>#<country>#<number> |  |          | a list's companies of one state in the contract's order (matchedSince desc, country, number): a page is one Query, Limit offset+limit |
+ * | Match index        | MATCH#VAT#<vat> / MATCH#DOMAIN#<domain> / MATCH#NAME#<country>#<name> | MATCH | |      | the companies (string set `BE#0403170701`) with this VAT, website domain or normalised name: one BatchGet for 100 PUT entries (§7.5), kept by the import |
  *
  * Account-owned items carry the account in their partition key, so every lookup is scoped to the
  * caller by construction.
@@ -24,6 +34,28 @@ const [GSI1] = tableDefinition.indexes;
 
 export const keys = {
   company: (ref: CompanyRef): Key => ({ pk: `COMPANY#${ref.country}#${ref.companyNumber}`, sk: 'COMPANY' }),
+  relationships: (ref: CompanyRef): Key => ({
+    pk: `COMPANY#${ref.country}#${ref.companyNumber}`,
+    sk: 'RELATIONSHIPS',
+  }),
+  legalEntity: (legalEntityId: string): Key => ({ pk: `LEGAL_ENTITY#${legalEntityId}`, sk: 'LEGAL_ENTITY' }),
+  lookalikes: (ref: CompanyRef): Key => ({
+    pk: `COMPANY#${ref.country}#${ref.companyNumber}`,
+    sk: 'LOOKALIKES',
+  }),
+  /** The partition of one lookalike block (a NACE division): every company's features in it. */
+  lookalikeBlock: (block: string): string => `LOOKALIKE_BLOCK#${block}`,
+  lookalikeFeatures: (block: string, ref: CompanyRef): Key => ({
+    pk: `LOOKALIKE_BLOCK#${block}`,
+    sk: `COMPANY#${ref.country}#${ref.companyNumber}`,
+  }),
+  /** The partition of one shard of lookalike marks (spread over 16, so a big import has no hot partition). */
+  lookalikeMarks: (shard: number): string => `LOOKALIKE_DIRTY#${shard}`,
+  /** `before`: a short hash of the features before the change (`NEW` for a new company). */
+  lookalikeMark: (ref: CompanyRef, before: string): Key => ({
+    pk: `LOOKALIKE_DIRTY#${Number(ref.companyNumber) % LOOKALIKE_MARK_SHARDS}`,
+    sk: `COMPANY#${ref.country}#${ref.companyNumber}#${before}`,
+  }),
   importChange: (changeId: string, part: number): Key => ({ pk: `CHANGE#${changeId}`, sk: `PART#${part}` }),
   /** The claims of contact ids `100 × bucket` to `100 × bucket + 99`; see `contactBucket`. */
   contactClaims: (bucket: number): Key => ({ pk: `CONTACTS#${bucket}`, sk: 'CONTACTS' }),
@@ -37,6 +69,37 @@ export const keys = {
     pk: `ACCOUNT#${accountId}#IDEMPOTENCY#${idempotencyKey}`,
     sk: 'IDEMPOTENCY',
   }),
+  list: (accountId: string, listId: number): Key => ({ pk: `ACCOUNT#${accountId}`, sk: `LIST#${listId}` }),
+  /** The partition of an account's lists and the sk prefix of a list (the overview's Query). */
+  accountLists: (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: 'LIST#' }),
+  listSequence: (): Key => ({ pk: 'SEQUENCE#LIST', sk: 'SEQUENCE' }),
+  listMember: (accountId: string, listId: number, ref: CompanyRef): Key => ({
+    pk: `ACCOUNT#${accountId}#LIST#${listId}`,
+    sk: `COMPANY#${ref.country}#${ref.companyNumber}`,
+  }),
+  /** The index entry of a list member: every list a company is in, across accounts (import only). */
+  listMembership: (accountId: string, listId: number, ref: CompanyRef) => ({
+    [GSI1.partitionKey]: `LISTED#${ref.country}#${ref.companyNumber}`,
+    [GSI1.sortKey]: `ACCOUNT#${accountId}#LIST#${listId}`,
+  }),
+  listedCompany: (ref: CompanyRef): string => `LISTED#${ref.country}#${ref.companyNumber}`,
+  /** The partition of a list's members in one state, in the contract's order. */
+  listOrderPartition: (accountId: string, listId: number, state: string): string =>
+    `ACCOUNT#${accountId}#LIST#${listId}#${state}`,
+  listOrder: (
+    accountId: string,
+    listId: number,
+    state: string,
+    matchedSinceMs: number,
+    ref: CompanyRef,
+  ): Key => ({
+    pk: `ACCOUNT#${accountId}#LIST#${listId}#${state}`,
+    sk: `${String(LIST_ORDER_CEILING - matchedSinceMs).padStart(15, '0')}#${ref.country}#${ref.companyNumber}`,
+  }),
+  matchIndex: (kind: 'VAT' | 'DOMAIN' | 'NAME', value: string): Key => ({
+    pk: `MATCH#${kind}#${value}`,
+    sk: 'MATCH',
+  }),
 };
 
 export const tokenIndex = { name: GSI1.name, partitionKey: GSI1.partitionKey, partitionValue: 'TOKENS' };
@@ -45,6 +108,31 @@ export const tokenIndex = { name: GSI1.name, partitionKey: GSI1.partitionKey, pa
 export const contactBucket = (contactId: number): number => Math.floor(contactId / 100);
 /** The attribute of a claim in its bucket item. */
 export const contactClaimAttribute = (contactId: number): string => `c${contactId}`;
+
+/** In a company's relationships item: the registered name and place of a company that holds its shares. */
+export const holderNameAttribute = (holder: CompanyRef): string =>
+  `n#${holder.country}#${holder.companyNumber}`;
+/** In a company's relationships item: one company it holds shares in (written by that company's derivation). */
+export const heldAttribute = (held: CompanyRef): string => `c#${held.country}#${held.companyNumber}`;
+/** The company an `n#…` or `c#…` attribute names. */
+export function companyOfAttribute(attribute: string): CompanyRef {
+  const [, country, companyNumber] = attribute.split('#');
+  return { country: country as CompanyRef['country'], companyNumber: companyNumber! };
+}
+
+/** List order keys count down from this (ms), so an ascending Query gives matchedSince newest first. */
+export const LIST_ORDER_CEILING = 999_999_999_999_999;
+/** `listOrder`'s sort key → matchedSince (ms) and the company. */
+export function listOrderOfKey(sk: string): { matchedSinceMs: number; ref: CompanyRef } {
+  const [inverted, country, companyNumber] = sk.split('#');
+  return {
+    matchedSinceMs: LIST_ORDER_CEILING - Number(inverted),
+    ref: { country: country as CompanyRef['country'], companyNumber: companyNumber! },
+  };
+}
+
+/** Lookalike marks are spread over this many partitions. */
+export const LOOKALIKE_MARK_SHARDS = 16;
 
 /** The company a company item belongs to: `COMPANY#BE#0403170701` → `{ country: 'BE', … }`. */
 export function companyOfKey(pk: string): CompanyRef {

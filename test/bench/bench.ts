@@ -75,6 +75,19 @@ const FLOOR_OF: Record<FunctionId, FloorKind> = {
   getHealth: 'empty',
   getCompanyFinancials: 'getCompany',
   getCompanyFinancialsBulk: 'batchGetCompanies',
+  // One GetItem / one BatchGetItem of the lists' items: the same calls as the company floors.
+  getCompanyLookalikes: 'getCompany',
+  getCompanyLookalikesBulk: 'batchGetCompanies',
+  // One GetItem / one BatchGetItem of the relationships items: the same calls as the company floors.
+  getCompanyRelationships: 'getCompany',
+  getCompanyRelationshipsBulk: 'batchGetCompanies',
+  getCompanyLegalEntities: 'getCompany',
+  // Lists (§7): the overview is one Query, a page a GetItem + Queries + one BatchGetItem, a PUT a
+  // BatchGetItem + transactions: the closest floors are one GetItem and one BatchGetItem.
+  getLists: 'getCompany',
+  getListCompanies: 'batchGetCompanies',
+  getListContacts: 'batchGetCompanies',
+  addListCompanies: 'batchGetCompanies',
   authorizer: 'getToken',
 };
 
@@ -145,6 +158,8 @@ async function main(): Promise<void> {
     const { loadDemo, DEMO_TOKENS } = await import('../../infra/local/demo');
     const records = generateDemoData({ companies: COMPANIES });
     await loadDemo(records);
+    // The demo lists (ids 1..7 on this fresh table; infra/local/demo-lists.ts).
+    await (await import('../../infra/local/demo-lists')).loadDemoLists(records);
 
     const refs = records.map(({ country, companyNumber }) => ({ countryCode: country, companyNumber }));
     const token = DEMO_TOKENS[0].token;
@@ -359,7 +374,12 @@ function warmBudget(
   overheads: number[],
 ): Record<string, Verdict> {
   const worst = Math.max(...roundTrips);
-  if (fn === 'getCompanyFinancials') {
+  if (
+    fn === 'getCompanyFinancials' ||
+    fn === 'getCompanyLookalikes' ||
+    fn === 'getCompanyRelationships' ||
+    fn === 'getCompanyLegalEntities'
+  ) {
     return {
       roundTrips: {
         limit: BUDGET.singleRoundTrips,
@@ -368,7 +388,11 @@ function warmBudget(
       },
     };
   }
-  if (fn === 'getCompanyFinancialsBulk') {
+  if (
+    fn === 'getCompanyFinancialsBulk' ||
+    fn === 'getCompanyLookalikesBulk' ||
+    fn === 'getCompanyRelationshipsBulk'
+  ) {
     const overhead = median(overheads);
     return {
       roundTrips: {
@@ -391,6 +415,11 @@ function caseLabel(name: string): string {
     getHealth: 'health GET',
     getCompanyFinancials: 'financials single GET',
     getCompanyFinancialsBulk: `financials bulk POST (${BULK_SIZE} companies, limit 4)`,
+    getCompanyLookalikes: 'lookalikes single GET',
+    getCompanyLookalikesBulk: `lookalikes bulk POST (${BULK_SIZE} companies, limit 10)`,
+    getCompanyRelationships: 'relationships single GET',
+    getCompanyRelationshipsBulk: `relationships bulk POST (${BULK_SIZE} companies)`,
+    getCompanyLegalEntities: 'legal entities single GET',
     authorizer: 'authorizer (TOKEN)',
     'floor:getCompany': '  bare SDK: GetItem company',
     'floor:batchGetCompanies': `  bare SDK: BatchGetItem ${BULK_SIZE} keys`,
@@ -422,6 +451,55 @@ function benchEvents(
         method: 'POST',
         resource: resource('getCompanyFinancialsBulk'),
         body: { companies, limit: 4 },
+      }),
+    ),
+    getCompanyLookalikes: refs
+      .slice(0, 50)
+      .map((ref) =>
+        proxyEvent({ method: 'GET', resource: resource('getCompanyLookalikes'), pathParameters: ref }),
+      ),
+    getCompanyLookalikesBulk: bulkSets.map((companies) =>
+      proxyEvent({
+        method: 'POST',
+        resource: resource('getCompanyLookalikesBulk'),
+        body: { companies, limit: 10 },
+      }),
+    ),
+    getCompanyRelationships: refs
+      .slice(0, 50)
+      .map((ref) =>
+        proxyEvent({ method: 'GET', resource: resource('getCompanyRelationships'), pathParameters: ref }),
+      ),
+    getCompanyRelationshipsBulk: bulkSets.map((companies) =>
+      proxyEvent({ method: 'POST', resource: resource('getCompanyRelationshipsBulk'), body: { companies } }),
+    ),
+    getCompanyLegalEntities: refs
+      .slice(0, 50)
+      .map((ref) =>
+        proxyEvent({ method: 'GET', resource: resource('getCompanyLegalEntities'), pathParameters: ref }),
+      ),
+    getLists: [proxyEvent({ method: 'GET', resource: resource('getLists'), query: { limit: '10' } })],
+    getListCompanies: [
+      proxyEvent({ method: 'GET', resource: resource('getListCompanies'), pathParameters: { id: '1' } }),
+      proxyEvent({
+        method: 'GET',
+        resource: resource('getListCompanies'),
+        pathParameters: { id: '4' },
+        query: { limit: '100' },
+      }),
+    ],
+    getListContacts: [
+      proxyEvent({ method: 'GET', resource: resource('getListContacts'), pathParameters: { id: '1' } }),
+    ],
+    // 100 entries a call into alice's private list (id 2); after the first round every company is already there.
+    addListCompanies: bulkSets.map((companies) =>
+      proxyEvent({
+        method: 'PUT',
+        resource: resource('addListCompanies'),
+        pathParameters: { id: '2' },
+        body: {
+          companies: companies.map((c) => ({ country: c.countryCode, companyNumber: c.companyNumber })),
+        },
       }),
     ),
     authorizer: [

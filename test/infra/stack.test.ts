@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { CompanyDataStack } from '../../infra/stack';
 import type { Route } from '../../lib/http/route';
-import { authorizer, routes } from '../../lib/routes';
+import { authorizer, routes, workers } from '../../lib/routes';
 import { tableDefinition } from '../../lib/storage/table';
 import { BEARER_HEADER_PATTERN } from '../../lib/tokens/token-format';
 
@@ -167,8 +167,8 @@ describe('CompanyDataStack (dev)', () => {
   describe('functions', () => {
     const functions = resourcesOfType(template, 'AWS::Lambda::Function');
 
-    it('has one function per route plus the authorizer', () => {
-      expect(functions).toHaveLength(allRoutes.length + 1);
+    it('has one function per route plus the authorizer and the workers', () => {
+      expect(functions).toHaveLength(allRoutes.length + 1 + Object.keys(workers).length);
     });
 
     it('runs every function on Node.js 24 arm64 with explicit memory and timeout and the table name', () => {

@@ -15,11 +15,14 @@ import { dynamodb } from '../../lib/storage/client';
 
 const ROOT = path.join(__dirname, '..', '..');
 const dir = mkdtempSync(path.join(os.tmpdir(), 'import-cli-test-'));
-const records = generateDemoData({ companies: 3000 });
+const COMPANIES = 1000;
+const records = generateDemoData({ companies: COMPANIES });
 const file = path.join(dir, 'demo.jsonl');
 writeFileSync(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// Real imports of the demo file, several per test, each with every derivation.
+jest.setTimeout(240_000);
 
 interface Result {
   code: number | null;
@@ -79,11 +82,15 @@ describe('npm run import', () => {
     const first = await importCli([file, '--table', table, '--as-of', '2026-11-21']);
     expect(first.code).toBe(0);
     expect(first.stdout.trim()).toMatch(
-      /^read 3000, imported 3000 \(new 3000, changed 0, unchanged 0\), rejected 0, updates 0, in [\d.]+ s \(\d+ companies\/s\)$/,
+      new RegExp(
+        `^read ${COMPANIES}, imported ${COMPANIES} \\(new ${COMPANIES}, changed 0, unchanged 0\\), rejected 0, updates 0, in [\\d.]+ s \\(\\d+ companies/s\\)$`,
+      ),
     );
     const again = await importCli([file, '--table', table]);
     expect(again.code).toBe(0);
-    expect(again.stdout).toContain('read 3000, imported 3000 (new 0, changed 0, unchanged 3000), rejected 0');
+    expect(again.stdout).toContain(
+      `read ${COMPANIES}, imported ${COMPANIES} (new 0, changed 0, unchanged ${COMPANIES}), rejected 0`,
+    );
   });
 
   it('reads gzip from standard input and exits 1 with one line per rejected line', async () => {
@@ -116,9 +123,8 @@ describe('npm run import', () => {
     const resumed = await importCli([file, '--table', killed, '--as-of', '2026-11-21']);
     expect(resumed.code).toBe(0);
     // Cut off in the middle: some companies were in, some were not.
-    const [, created, unchanged] = /imported 3000 \(new (\d+), changed 0, unchanged (\d+)\)/.exec(
-      resumed.stdout,
-    )!;
+    const summary = new RegExp(`imported ${COMPANIES} \\(new (\\d+), changed 0, unchanged (\\d+)\\)`);
+    const [, created, unchanged] = summary.exec(resumed.stdout)!;
     expect(Number(created)).toBeGreaterThan(0);
     expect(Number(unchanged)).toBeGreaterThan(0);
 

@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { handlerEntry } from '../../lib/http/route';
-import { authorizer, routes, routesByDomain } from '../../lib/routes';
+import { authorizer, routes, routesByDomain, workers } from '../../lib/routes';
 
 const ROOT = path.join(__dirname, '..', '..');
 const domainRoutes = Object.entries(routesByDomain).flatMap(([domain, declared]) =>
@@ -24,9 +24,13 @@ describe('route table', () => {
     expect(new Set(signatures).size).toBe(signatures.length);
   });
 
-  it('has a handler file for every route and no handler file without a route', () => {
+  it('has a handler file for every route and worker, and no other handler file', () => {
     const files = readdirSync(path.join(ROOT, 'functions')).map((f) => `functions/${f}`);
-    const expected = [...Object.keys(routes).map(handlerEntry), authorizer.entry];
+    const expected = [
+      ...Object.keys(routes).map(handlerEntry),
+      authorizer.entry,
+      ...Object.values(workers).map((w) => w.entry),
+    ];
     expect(files.sort()).toEqual(expected.sort());
   });
 

@@ -1,0 +1,168 @@
+/**
+ * Demo lists of the local stage (contract §7): for both demo accounts, static and smart lists, shared
+ * and private, with companies in every state and their contacts, so every list endpoint shows
+ * something. Lists are not company data, so they are written through the lists store directly (not
+ * through the import). Deterministic: on a fresh table the ids are 1..7 in the order below, and the
+ * companies are picked by rule from the demo records, so any prefix of the demo data works.
+ *
+ * | id | account | name                          | type   | shared | createdBy            | states                   |
+ * |----|---------|-------------------------------|--------|--------|----------------------|--------------------------|
+ * | 1  | acme    | Prospects Flanders            | STATIC | yes    | alice@acme.example   | SAVED, ARCHIVED          |
+ * | 2  | acme    | Alice's shortlist             | STATIC | no     | alice@acme.example   | SAVED                    |
+ * | 3  | acme    | Bob's accounts                | STATIC | no     | bob@acme.example     | SAVED (alice: 404)       |
+ * | 4  | acme    | Software and consulting in BE | SMART  | yes    | alice@acme.example   | NEW, SAVED, ARCHIVED     |
+ * | 5  | globex  | Globex targets                | STATIC | yes    | carol@globex.example | SAVED, ARCHIVED          |
+ * | 6  | globex  | Construction watch            | SMART  | no     | dave@globex.example  | NEW, SAVED, ARCHIVED     |
+ * | 7  | globex  | Carol's new list              | STATIC | no     | carol@globex.example | empty                    |
+ */
+import type { CompanyRef } from '../../lib/companies/identifiers';
+import type { DemoRecord } from './demo-data';
+
+export interface DemoList {
+  accountId: string;
+  name: string;
+  type: 'STATIC' | 'SMART';
+  shared: boolean;
+  createdBy: string;
+  columns: string[];
+  filters: unknown;
+  /** Members by state, each group added at its own time (so `matchedSince` differs between groups). */
+  groups: { state: 'NEW' | 'SAVED' | 'ARCHIVED'; companies: DemoRecord[] }[];
+}
+
+const CREATED_AT = Date.parse('2026-11-02T08:30:00.000Z');
+const HOUR = 3_600_000;
+
+const hasActivity = (record: DemoRecord, prefixes: string[]) =>
+  record.activities.some((code) => prefixes.some((prefix) => code.startsWith(prefix)));
+
+/** The demo lists over these records (what `npm start` and the tests load). */
+export function demoLists(records: readonly DemoRecord[]): DemoList[] {
+  const withContacts = records.filter((r) => r.contacts.length > 0);
+  const be = withContacts.filter((r) => r.country === 'BE');
+  const software = records.filter((r) => r.country === 'BE' && hasActivity(r, ['62', '70']));
+  const construction = records.filter((r) => hasActivity(r, ['41', '43']));
+  const defaults = ['country', 'vatNumber', 'activities'];
+  return [
+    {
+      accountId: 'acme',
+      name: 'Prospects Flanders',
+      type: 'STATIC',
+      shared: true,
+      createdBy: 'alice@acme.example',
+      columns: defaults,
+      filters: null,
+      groups: [
+        { state: 'SAVED', companies: be.slice(0, 6) },
+        { state: 'SAVED', companies: be.slice(6, 10) },
+        { state: 'ARCHIVED', companies: be.slice(10, 13) },
+      ],
+    },
+    {
+      accountId: 'acme',
+      name: "Alice's shortlist",
+      type: 'STATIC',
+      shared: false,
+      createdBy: 'alice@acme.example',
+      columns: ['country', 'place', 'revenue', 'healthIndicator'],
+      filters: null,
+      groups: [{ state: 'SAVED', companies: withContacts.filter((r) => r.country !== 'BE').slice(0, 5) }],
+    },
+    {
+      accountId: 'acme',
+      name: "Bob's accounts",
+      type: 'STATIC',
+      shared: false,
+      createdBy: 'bob@acme.example',
+      columns: defaults,
+      filters: null,
+      groups: [{ state: 'SAVED', companies: withContacts.slice(20, 24) }],
+    },
+    {
+      accountId: 'acme',
+      name: 'Software and consulting in BE',
+      type: 'SMART',
+      shared: true,
+      createdBy: 'alice@acme.example',
+      columns: ['activities', 'place', 'employees'],
+      filters: { countries: ['BE'], activities: ['62', '70'] },
+      groups: [
+        { state: 'SAVED', companies: software.slice(0, 2) },
+        { state: 'ARCHIVED', companies: software.slice(2, 3) },
+        { state: 'NEW', companies: software.slice(3) },
+      ],
+    },
+    {
+      accountId: 'globex',
+      name: 'Globex targets',
+      type: 'STATIC',
+      shared: true,
+      createdBy: 'carol@globex.example',
+      columns: defaults,
+      filters: null,
+      groups: [
+        { state: 'SAVED', companies: withContacts.slice(0, 8) },
+        { state: 'ARCHIVED', companies: withContacts.slice(8, 10) },
+      ],
+    },
+    {
+      accountId: 'globex',
+      name: 'Construction watch',
+      type: 'SMART',
+      shared: false,
+      createdBy: 'dave@globex.example',
+      columns: ['activities', 'place', 'revenue'],
+      filters: { activities: ['41', '43'] },
+      groups: [
+        { state: 'SAVED', companies: construction.slice(0, 2) },
+        { state: 'ARCHIVED', companies: construction.slice(2, 4) },
+        { state: 'NEW', companies: construction.slice(4) },
+      ],
+    },
+    {
+      accountId: 'globex',
+      name: "Carol's new list",
+      type: 'STATIC',
+      shared: false,
+      createdBy: 'carol@globex.example',
+      columns: defaults,
+      filters: null,
+      groups: [],
+    },
+  ];
+}
+
+/** Stores the demo lists (into the table named by TABLE_NAME); returns their ids in order. */
+export async function loadDemoLists(records: readonly DemoRecord[]): Promise<number[]> {
+  // Imported late: the storage client reads the environment when first used.
+  const { addMembers, createList } = await import('../../lib/lists/store');
+  const ids: number[] = [];
+  for (const [n, list] of demoLists(records).entries()) {
+    const createdAt = new Date(CREATED_AT + n * HOUR);
+    const stored = await createList({
+      accountId: list.accountId,
+      name: list.name,
+      type: list.type,
+      columns: list.columns,
+      shared: list.shared,
+      notificationsEnabled: list.type === 'STATIC' && list.shared,
+      createdBy: list.createdBy,
+      createdAt: createdAt.toISOString(),
+      filters: list.filters,
+    });
+    ids.push(stored.id);
+    for (const [g, group] of list.groups.entries()) {
+      const members = group.companies.map((record) => ({
+        ref: refOf(record),
+        contacts: record.contacts.length,
+      }));
+      if (members.length === 0) continue;
+      // A day after creation, then a group every few hours: matchedSince and updatedAt differ.
+      const now = new Date(createdAt.getTime() + 24 * HOUR + g * 5 * HOUR + n * 7 * 60_000);
+      await addMembers(list.accountId, stored.id, members, { state: group.state, now });
+    }
+  }
+  return ids;
+}
+
+const refOf = ({ country, companyNumber }: DemoRecord): CompanyRef => ({ country, companyNumber });

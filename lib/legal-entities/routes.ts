@@ -1,0 +1,15 @@
+/** The legal entity endpoints (contract §6.4). */
+import type { Route } from '../http/route';
+import { companyLegalEntitiesSchema, getCompanyLegalEntitiesRequest } from './schemas';
+
+export const legalEntityRoutes = {
+  getCompanyLegalEntities: {
+    method: 'GET',
+    path: '/v1/companies/{countryCode}/{companyNumber}/legal-entities',
+    summary: "A company's own legal entity, then the entities it controls (more than 50 %, directly)",
+    scope: 'companies:read',
+    table: 'read',
+    request: getCompanyLegalEntitiesRequest,
+    response: companyLegalEntitiesSchema,
+  },
+} as const satisfies Record<string, Route>;

@@ -1,0 +1,108 @@
+/**
+ * `PUT /v1/lists/{id}/companies` (contract §7.5): adds the companies the entries mean to a static list.
+ *
+ * Round trips for 100 entries, in sequence: (1) the list, the company items the numbers name and the
+ * match-index entries of the VAT numbers, domains and names, all in parallel; (2) the contact counts of
+ * companies found through an index only (skipped when numbers found them all); (3–5) the members, in
+ * transactions of 49 (lib/lists/store.ts says why 49 and how counters stay exact). So at most 5.
+ */
+import type { CompanyRef } from '../companies/identifiers';
+import type { Caller } from '../http/caller';
+import { ConflictError } from '../http/errors';
+import { visibleList } from './lists';
+import { decide, lookupsOf, MATCH_MESSAGES, planEntry, type MatchEntry } from './matching';
+import { ENTRY_PROPERTIES, type AddListCompaniesResult, type EntryProperty } from './schemas';
+import { addMembers, getListedCompanies, getMatchIndexes, ListChangedError, type StoredList } from './store';
+
+const NOT_STATIC = 'Companies can only be added to static lists';
+
+export async function addCompanies(
+  caller: Caller,
+  listId: number,
+  entries: Record<string, unknown>[],
+): Promise<AddListCompaniesResult> {
+  const given = entries.map(knownProperties);
+  const plans = given.map(planEntry);
+  const { refs, matchKeys } = lookupsOf(plans);
+  const [list, companies, index] = await Promise.all([
+    visibleList(caller, listId),
+    refs.length > 0 ? getListedCompanies(refs, true) : new Map(),
+    getMatchIndexes(matchKeys),
+  ]);
+  requireStatic(list);
+
+  const decisions = plans.map((plan) =>
+    decide(plan, { exists: (c) => companies.has(c), indexed: (key) => index.get(key) ?? [] }),
+  );
+  // Companies found through an index only: their contact counts (and that they exist) are read now.
+  const unread = [
+    ...new Set(decisions.flatMap((d) => (d.ok && !companies.has(d.company) ? [d.company] : []))),
+  ];
+  if (unread.length > 0) {
+    for (const [key, company] of await getListedCompanies(unread.map(refOf), true))
+      companies.set(key, company);
+  }
+
+  const failed: AddListCompaniesResult['failed'] = [];
+  const members = new Map<string, { ref: CompanyRef; contacts: number }>();
+  decisions.forEach((decision, i) => {
+    const company = decision.ok ? companies.get(decision.company) : undefined;
+    if (decision.ok && company) {
+      members.set(decision.company, { ref: refOf(decision.company), contacts: company.contactCount });
+    } else {
+      failed.push({
+        parameters: given[i]!,
+        message: decision.ok ? MATCH_MESSAGES.notFound : decision.message,
+      });
+    }
+  });
+
+  let added: CompanyRef[];
+  try {
+    added = await addMembers(caller.accountId, listId, [...members.values()], {
+      state: 'SAVED',
+      now: new Date(),
+      onlyType: 'STATIC',
+    });
+  } catch (error) {
+    if (!(error instanceof ListChangedError)) throw error;
+    // Deleted or changed meanwhile: answer as the list is now (404, or 409 for a smart list).
+    requireStatic(await visibleList(caller, listId));
+    throw error;
+  }
+  return addResult(added.length, failed);
+}
+
+function requireStatic(list: StoredList): void {
+  if (list.type !== 'STATIC') throw new ConflictError('LIST_NOT_STATIC', NOT_STATIC);
+}
+
+/** The entry's known properties in the order sent, values as sent (§7.5 `parameters`). */
+function knownProperties(entry: Record<string, unknown>): MatchEntry {
+  const known: MatchEntry = {};
+  for (const key of Object.keys(entry)) {
+    if ((ENTRY_PROPERTIES as readonly string[]).includes(key))
+      known[key as EntryProperty] = entry[key] as string;
+  }
+  return known;
+}
+
+/**
+ * §7.5: success when nothing failed or something was added; N counts the companies this call added
+ * (`1 company`, `0 companies` when every entry was already there).
+ */
+export function addResult(added: number, failed: AddListCompaniesResult['failed']): AddListCompaniesResult {
+  const success = failed.length === 0 || added > 0;
+  return {
+    success,
+    message: success
+      ? `Successfully added ${added} ${added === 1 ? 'company' : 'companies'} to the list`
+      : 'No companies were added to the list',
+    failed,
+  };
+}
+
+const refOf = (company: string): CompanyRef => {
+  const [country, companyNumber] = company.split('#');
+  return { country: country as CompanyRef['country'], companyNumber: companyNumber! };
+};

@@ -1,0 +1,53 @@
+/**
+ * The match indexes of §7.5, kept by the import (contract §11.2): for every company, one entry under
+ * its VAT number, one under the registered domain of its website and one under its normalised name
+ * (per country). An entry is an item holding the string set of the companies that have that value,
+ * so one BatchGet answers the lookups of a whole PUT.
+ *
+ * The derivation compares the keys of the record before and after the change: keys the company lost
+ * take it out of their set (DELETE), keys it has get it (ADD). Both are set operations, so deriving
+ * the same change twice (a cut-off import run again) ends in the same state.
+ */
+import { companyKey } from '../companies/identifiers';
+import type { CompanyProfile } from '../companies/record';
+import type { CompanyChange, Derived } from '../import/derive';
+import { getDomain } from 'tldts';
+import { nameIndexValue, normaliseName, parseVat, websiteHost } from './normalise';
+import { updateMatchIndex, type MatchKey } from './store';
+
+/** The index keys a company is found under. */
+export function matchKeysOf(company: CompanyProfile): MatchKey[] {
+  const found: MatchKey[] = [];
+  if (company.vatNumber) {
+    const vat = parseVat(company.vatNumber, company.country);
+    found.push({ kind: 'VAT', value: vat ? vat.vat : company.vatNumber.replace(/\s+/g, '').toUpperCase() });
+  }
+  const domain = company.website ? registeredDomain(company.website) : null;
+  if (domain) found.push({ kind: 'DOMAIN', value: domain });
+  const name = normaliseName(company.name);
+  if (name) found.push({ kind: 'NAME', value: nameIndexValue(company.country, name) });
+  return found;
+}
+
+/**
+ * The registered domain of a website by the public suffix list (tldts; private suffixes too, so
+ * `acme.github.io` is one company's and `github.io` nobody's). Import side only: see normalise.ts.
+ */
+export function registeredDomain(website: string): string | null {
+  const host = websiteHost(website);
+  return host ? getDomain(host, { allowPrivateDomains: true }) : null;
+}
+
+const keyText = (key: MatchKey) => `${key.kind}#${key.value}`;
+
+export async function deriveMatchIndexes({ before, after }: CompanyChange): Promise<Derived> {
+  const company = companyKey(after);
+  const had = new Map((before ? matchKeysOf(before) : []).map((key) => [keyText(key), key]));
+  const has = new Map(matchKeysOf(after).map((key) => [keyText(key), key]));
+  const lost = [...had].filter(([text]) => !has.has(text)).map(([, key]) => key);
+  await Promise.all([
+    ...lost.map((key) => updateMatchIndex(key, company, 'remove')),
+    ...[...has.values()].map((key) => updateMatchIndex(key, company, 'add')),
+  ]);
+  return { updates: 0 };
+}

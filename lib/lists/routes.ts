@@ -1,0 +1,52 @@
+/** The list endpoints (contract §7.2–§7.5). */
+import type { Route } from '../http/route';
+import {
+  addListCompaniesRequest,
+  addListCompaniesResultSchema,
+  getListCompaniesRequest,
+  getListContactsRequest,
+  getListsRequest,
+  listCompaniesPageSchema,
+  listContactsPageSchema,
+  listsPageSchema,
+} from './schemas';
+
+export const listRoutes = {
+  getLists: {
+    method: 'GET',
+    path: '/v1/lists',
+    summary: "The lists the caller can see (its own and its account's shared ones), newest change first",
+    scope: 'lists:read',
+    table: 'read',
+    request: getListsRequest,
+    response: listsPageSchema,
+  },
+  getListCompanies: {
+    method: 'GET',
+    path: '/v1/lists/{id}/companies',
+    summary: 'The companies of a list, by state, latest match first',
+    scope: 'lists:read',
+    table: 'read',
+    request: getListCompaniesRequest,
+    response: listCompaniesPageSchema,
+  },
+  getListContacts: {
+    method: 'GET',
+    path: '/v1/lists/{id}/contacts',
+    summary: 'The contacts of the companies of a list that are not archived',
+    scope: 'lists:read',
+    table: 'read',
+    request: getListContactsRequest,
+    response: listContactsPageSchema,
+  },
+  addListCompanies: {
+    method: 'PUT',
+    path: '/v1/lists/{id}/companies',
+    summary: 'Adds companies to a static list, matched on what the caller knows of them (1..100 entries)',
+    scope: 'lists:write',
+    table: 'write',
+    request: addListCompaniesRequest,
+    response: addListCompaniesResultSchema,
+    idempotent: true,
+  },
+} as const satisfies Record<string, Route>;

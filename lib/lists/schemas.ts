@@ -1,0 +1,161 @@
+/**
+ * List schemas (contract §7.2–§7.5): the requests of the list endpoints and their answers, in the
+ * contract's key order (valibot builds its output in the order the entries are declared here).
+ */
+import * as v from 'valibot';
+import { COUNTRIES } from '../companies/identifiers';
+import { jsonObject, paginationQuery, paginationSchema } from '../http/schemas';
+
+/** A list id in a path: a positive integer (anything else is 400; an unknown id is 404). */
+export const listPathParams = v.object({
+  id: v.pipe(
+    v.string('must be a positive integer'),
+    v.regex(/^[1-9]\d{0,14}$/, 'must be a positive integer'),
+    v.transform(Number),
+  ),
+});
+
+export const OVERVIEW_TYPES = ['OVERVIEW', 'STATIC', 'SMART'] as const;
+export type OverviewType = (typeof OVERVIEW_TYPES)[number];
+export const COMPANY_TYPES = ['ALL', 'SAVED', 'ARCHIVED', 'NEW'] as const;
+export type CompanyType = (typeof COMPANY_TYPES)[number];
+
+const typeQuery = <const T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) =>
+  v.optional(v.picklist(values, `must be one of ${values.join(', ')}`), fallback);
+
+export const getListsRequest = {
+  query: v.object({ type: typeQuery(OVERVIEW_TYPES, 'OVERVIEW'), ...paginationQuery }),
+};
+
+export const getListCompaniesRequest = {
+  params: listPathParams,
+  query: v.object({ type: typeQuery(COMPANY_TYPES, 'ALL'), ...paginationQuery }),
+};
+
+export const getListContactsRequest = {
+  params: listPathParams,
+  query: v.object(paginationQuery),
+};
+
+// ---- PUT /v1/lists/{id}/companies (§7.5) -------------------------------------------------------
+
+/** The properties an entry may give, in the contract's spelling (`country`, `VAT`). */
+export const ENTRY_PROPERTIES = ['companyNumber', 'country', 'name', 'website', 'VAT'] as const;
+export type EntryProperty = (typeof ENTRY_PROPERTIES)[number];
+export const MAX_PROPERTY_LENGTH = 200;
+export const MAX_ENTRIES = 100;
+
+/**
+ * An entry is kept exactly as sent (its key order is echoed in `parameters`), so it is checked by
+ * hand rather than rebuilt by an object schema: each known property, when present, a string of at
+ * most 200 characters; at least one of them present. Unknown keys are ignored.
+ */
+const entrySchema = v.pipe(
+  v.custom<Record<string, unknown>>(
+    (input) => typeof input === 'object' && input !== null && !Array.isArray(input),
+    'must be an object',
+  ),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const entry = dataset.value;
+    let given = 0;
+    // In the order sent, like the details of any other request.
+    for (const key of Object.keys(entry)) {
+      if (!(ENTRY_PROPERTIES as readonly string[]).includes(key)) continue;
+      given++;
+      const value = entry[key];
+      const problem =
+        typeof value !== 'string'
+          ? 'must be a string'
+          : value.length > MAX_PROPERTY_LENGTH
+            ? `must be at most ${MAX_PROPERTY_LENGTH} characters`
+            : null;
+      if (problem) {
+        addIssue({
+          message: problem,
+          path: [{ type: 'object', origin: 'value', input: entry, key, value }],
+        });
+      }
+    }
+    if (given === 0) addIssue({ message: `must have at least one of ${ENTRY_PROPERTIES.join(', ')}` });
+  }),
+);
+
+/** An entry as the use case gets it: the object as sent, its known properties checked to be strings. */
+export type ListCompanyEntry = Partial<Record<EntryProperty, string>> & Record<string, unknown>;
+
+export const addListCompaniesRequest = {
+  params: listPathParams,
+  body: jsonObject({
+    companies: v.pipe(
+      v.array(entrySchema, 'must be an array of companies'),
+      v.minLength(1, 'must contain at least 1 company'),
+      v.maxLength(MAX_ENTRIES, `must contain at most ${MAX_ENTRIES} companies`),
+    ),
+  }),
+};
+
+// ---- Answers ----------------------------------------------------------------------------------
+
+export const LIST_COLUMNS = [
+  'activities',
+  'vatNumber',
+  'country',
+  'url',
+  'socials',
+  'description',
+  'place',
+  'employees',
+  'revenue',
+  'healthIndicator',
+] as const;
+export type ListColumn = (typeof LIST_COLUMNS)[number];
+
+export const listSchema = v.object({
+  id: v.number(),
+  name: v.string(),
+  type: v.picklist(['STATIC', 'SMART']),
+  columns: v.array(v.picklist(LIST_COLUMNS)),
+  shared: v.boolean(),
+  notifications: v.object({ enabled: v.boolean() }),
+  amountOfCompanies: v.number(),
+  newResults: v.nullable(v.number()),
+  updatedAt: v.string(),
+  createdAt: v.string(),
+  createdBy: v.string(),
+});
+export type ListAnswer = v.InferOutput<typeof listSchema>;
+
+export const listsPageSchema = v.object({ data: v.array(listSchema), pagination: paginationSchema });
+
+const listIdentifierSchema = v.object({
+  country: v.picklist(COUNTRIES),
+  companyNumber: v.string(),
+  name: v.string(),
+  place: v.nullable(v.string()),
+});
+
+export const listCompaniesPageSchema = v.object({
+  data: v.array(v.object({ identifier: listIdentifierSchema, matchedSince: v.string() })),
+  pagination: paginationSchema,
+});
+export type ListCompaniesPage = v.InferOutput<typeof listCompaniesPageSchema>;
+
+export const listContactsPageSchema = v.object({
+  data: v.array(
+    v.object({
+      jobTitle: v.nullable(v.string()),
+      identifier: v.object({ contactId: v.number(), firstName: v.string(), lastName: v.string() }),
+      company: listIdentifierSchema,
+    }),
+  ),
+  pagination: paginationSchema,
+});
+export type ListContactsPage = v.InferOutput<typeof listContactsPageSchema>;
+
+export const addListCompaniesResultSchema = v.object({
+  success: v.boolean(),
+  message: v.string(),
+  failed: v.array(v.object({ parameters: v.record(v.string(), v.string()), message: v.string() })),
+});
+export type AddListCompaniesResult = v.InferOutput<typeof addListCompaniesResultSchema>;

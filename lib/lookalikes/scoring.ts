@@ -1,0 +1,182 @@
+/**
+ * How alike two companies are (contract §6.3), a buyer's view: "more customers like this one".
+ *
+ *   score = 0.35 × activity + 0.35 × size + 0.15 × place + 0.15 × profile, rounded to 4 decimals
+ *
+ * - activity: the same NACE code 1; else a shared 4-digit prefix 0.75, 3-digit 0.5, 2-digit 0.25; the
+ *   same NACE section only 0.1; nothing shared 0;
+ * - size: the mean of employees and total assets of the latest period, each
+ *   max(0, 1 − |log10(1 + a) − log10(1 + b)| / 2): 10 vs 12 employees 0.96, 10 vs 1,000 employees 0.02;
+ * - place: the same place (ignoring case) in the same country 1, the same country 0.5, else 0;
+ * - profile: the mean of founding year, max(0, 1 − |Δ years| / 40), and health, 1 − |Δ| / 10.
+ *
+ * A figure both companies lack counts as equal (1), a figure only one of them has as unlike (0), so
+ * two companies equal on every feature score exactly 1. Every part is symmetric, so the score is too.
+ */
+import type { LookalikeFeatures } from './features';
+
+export const WEIGHTS = { activity: 0.35, size: 0.35, place: 0.15, profile: 0.15 } as const;
+
+/** The NACE Rev. 2 sections (A–U) by their first and last two-digit division. */
+const SECTIONS: ReadonlyArray<readonly [string, number, number]> = [
+  ['A', 1, 3],
+  ['B', 5, 9],
+  ['C', 10, 33],
+  ['D', 35, 35],
+  ['E', 36, 39],
+  ['F', 41, 43],
+  ['G', 45, 47],
+  ['H', 49, 53],
+  ['I', 55, 56],
+  ['J', 58, 63],
+  ['K', 64, 66],
+  ['L', 68, 68],
+  ['M', 69, 75],
+  ['N', 77, 82],
+  ['O', 84, 84],
+  ['P', 85, 85],
+  ['Q', 86, 88],
+  ['R', 90, 93],
+  ['S', 94, 96],
+  ['T', 97, 98],
+  ['U', 99, 99],
+];
+
+/** The section letter of a NACE code (`41201` → `F`); null for a division outside every section. */
+export function naceSection(code: string): string | null {
+  const division = Number(code.slice(0, 2));
+  return SECTIONS.find(([, first, last]) => division >= first && division <= last)?.[0] ?? null;
+}
+
+/**
+ * Companies' features as numbers, in typed arrays, computed once: comparing two is a few arithmetic
+ * steps with no allocation (a full recompute scores hundreds of millions of pairs).
+ */
+export class PreparedFeatures {
+  /** The full code, interned (-1: no activity). */
+  private readonly code: Int32Array;
+  /** Prefixes as integers, -1 when the code is shorter. */
+  private readonly p4: Int32Array;
+  private readonly p3: Int32Array;
+  private readonly p2: Int32Array;
+  private readonly section: Int32Array;
+  private readonly logEmployees: Float64Array;
+  private readonly logAssets: Float64Array;
+  private readonly country: Int32Array;
+  /** The place, interned after trimming and lower-casing (-1: unknown). */
+  private readonly place: Int32Array;
+  private readonly foundedYear: Float64Array;
+  private readonly health: Float64Array;
+
+  constructor(companies: readonly LookalikeFeatures[]) {
+    const n = companies.length;
+    const ids = new Map<string, number>();
+    const intern = (text: string) => {
+      let id = ids.get(text);
+      if (id === undefined) ids.set(text, (id = ids.size));
+      return id;
+    };
+    this.code = new Int32Array(n);
+    this.p4 = new Int32Array(n);
+    this.p3 = new Int32Array(n);
+    this.p2 = new Int32Array(n);
+    this.section = new Int32Array(n);
+    this.logEmployees = new Float64Array(n);
+    this.logAssets = new Float64Array(n);
+    this.country = new Int32Array(n);
+    this.place = new Int32Array(n);
+    this.foundedYear = new Float64Array(n);
+    this.health = new Float64Array(n);
+    companies.forEach((f, i) => {
+      const code = f.activity;
+      const section = code ? naceSection(code) : null;
+      this.code[i] = code ? intern(`nace:${code}`) : -1;
+      this.p4[i] = code ? prefix(code, 4) : -1;
+      this.p3[i] = code ? prefix(code, 3) : -1;
+      this.p2[i] = code ? prefix(code, 2) : -1;
+      this.section[i] = section ? section.charCodeAt(0) : -1;
+      this.logEmployees[i] = logOf(f.employees);
+      this.logAssets[i] = logOf(f.totalAssets);
+      this.country[i] = intern(`country:${f.country}`);
+      this.place[i] = f.place === null ? -1 : intern(`place:${f.place.trim().toLowerCase()}`);
+      this.foundedYear[i] = orNaN(f.foundedYear);
+      this.health[i] = orNaN(f.healthIndicator);
+    });
+  }
+
+  activity(i: number, j: number): number {
+    const code = this.code;
+    if (code[i] === code[j]) return 1;
+    if (code[i] === -1 || code[j] === -1) return 0;
+    if (this.p4[i] !== -1 && this.p4[i] === this.p4[j]) return 0.75;
+    if (this.p3[i] !== -1 && this.p3[i] === this.p3[j]) return 0.5;
+    if (this.p2[i] === this.p2[j]) return 0.25;
+    if (this.section[i] !== -1 && this.section[i] === this.section[j]) return 0.1;
+    return 0;
+  }
+
+  size(i: number, j: number): number {
+    return (
+      (closeness(this.logEmployees[i]!, this.logEmployees[j]!, 2) +
+        closeness(this.logAssets[i]!, this.logAssets[j]!, 2)) /
+      2
+    );
+  }
+
+  placeOf(i: number, j: number): number {
+    if (this.country[i] !== this.country[j]) return 0;
+    return this.place[i] === this.place[j] ? 1 : 0.5;
+  }
+
+  profile(i: number, j: number): number {
+    return (
+      (closeness(this.foundedYear[i]!, this.foundedYear[j]!, 40) +
+        closeness(this.health[i]!, this.health[j]!, 10)) /
+      2
+    );
+  }
+
+  /** The score of companies i and j in ten-thousandths (0..10000): the contract's 4 decimals, exact. */
+  score(i: number, j: number): number {
+    return Math.round(
+      10_000 *
+        (WEIGHTS.activity * this.activity(i, j) +
+          WEIGHTS.size * this.size(i, j) +
+          WEIGHTS.place * this.placeOf(i, j) +
+          WEIGHTS.profile * this.profile(i, j)),
+    );
+  }
+}
+
+const prefix = (code: string, digits: number) => (code.length >= digits ? Number(code.slice(0, digits)) : -1);
+const logOf = (x: number | null) => (x === null ? Number.NaN : Math.log10(1 + Math.max(0, x)));
+const orNaN = (x: number | null) => (x === null ? Number.NaN : x);
+
+/**
+ * 1 when equal, falling linearly to 0 at `range` apart (sizes: on a log scale, two orders of
+ * magnitude). Unknown on both sides is equal; on one side only, unlike.
+ */
+export function closeness(a: number, b: number, range: number): number {
+  const knownA = a === a;
+  const knownB = b === b;
+  if (!knownA || !knownB) return knownA === knownB ? 1 : 0;
+  const d = Math.abs(a - b);
+  return d >= range ? 0 : 1 - d / range;
+}
+
+/** The parts and the score of two companies, the score in [0, 1] with 4 decimals. */
+export function compare(a: LookalikeFeatures, b: LookalikeFeatures) {
+  const pair = new PreparedFeatures([a, b]);
+  return {
+    activity: pair.activity(0, 1),
+    size: pair.size(0, 1),
+    place: pair.placeOf(0, 1),
+    profile: pair.profile(0, 1),
+    score: pair.score(0, 1) / 10_000,
+  };
+}
+
+/** The score of two companies, in [0, 1] with 4 decimals. */
+export function similarity(a: LookalikeFeatures, b: LookalikeFeatures): number {
+  return compare(a, b).score;
+}

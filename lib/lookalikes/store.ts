@@ -1,0 +1,99 @@
+/**
+ * Stored lookalike lists, as the endpoints read them: one item per company (key pattern in
+ * lib/storage/keys.ts) holding the company's identifier and its kept lookalikes, best first, packed in
+ * one string attribute (`BE0403170701:8994 NL33011433:8512 …`, scores in ten-thousandths).
+ *
+ * Access patterns (the same round trips as financials):
+ * - one company: one GetItem → 1 round trip;
+ * - up to 100 companies: one BatchGetItem of 100 keys → 1 round trip (2 when DynamoDB leaves keys
+ *   unprocessed); a list of 100 is about 1.8 KB, so 100 lists are far below BatchGetItem's 16 MB.
+ */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { toIdentifier } from '../companies/company';
+import { companyKey, type CompanyRef, type Country } from '../companies/identifiers';
+import type { Identifier } from '../companies/schemas';
+import { batchGet, projection } from '../storage/batch';
+import { dynamodb, send, tableName } from '../storage/client';
+import { keys } from '../storage/keys';
+
+type Item = Record<string, unknown>;
+
+export interface Lookalike {
+  companyId: CompanyRef;
+  score: number;
+}
+
+export interface StoredLookalikes {
+  identifier: Identifier;
+  /** The kept lookalikes, packed, best first; unpack only the page shown (`unpackLookalikes`). */
+  packed: string;
+}
+
+const LIST_PROJECTION = ['country', 'companyNumber', 'name', 'place', 'lookalikes'];
+
+export async function getLookalikes(ref: CompanyRef): Promise<StoredLookalikes | null> {
+  const { Item } = await send(() =>
+    dynamodb().send(
+      new GetCommand({ TableName: tableName(), Key: keys.lookalikes(ref), ...projection(LIST_PROJECTION) }),
+    ),
+  );
+  return Item ? toStored(Item) : null;
+}
+
+/** The lists of the given companies, keyed by `companyKey`; companies without a list are absent. */
+export async function getLookalikesOf(refs: CompanyRef[]): Promise<Map<string, StoredLookalikes>> {
+  const items = await batchGet(tableName(), refs.map(keys.lookalikes), { projection: LIST_PROJECTION });
+  return new Map(items.map((item) => [companyKey(item as unknown as CompanyRef), toStored(item)]));
+}
+
+/** The stored form of a list, best first. */
+export function packLookalikes(list: { ref: CompanyRef; score: number }[]): string {
+  return list.map(({ ref, score }) => `${ref.country}${ref.companyNumber}:${score}`).join(' ');
+}
+
+export function countLookalikes(packed: string): number {
+  if (packed === '') return 0;
+  let count = 1;
+  for (let i = packed.indexOf(' '); i !== -1; i = packed.indexOf(' ', i + 1)) count++;
+  return count;
+}
+
+/** Entries `from` up to (not including) `to` of a packed list, in the contract's shape. */
+export function unpackLookalikes(packed: string, from: number, to: number): Lookalike[] {
+  if (packed === '') return [];
+  return packed
+    .split(' ')
+    .slice(from, to)
+    .map((entry) => {
+      const colon = entry.indexOf(':');
+      return {
+        companyId: { country: entry.slice(0, 2) as Country, companyNumber: entry.slice(2, colon) },
+        score: Number(entry.slice(colon + 1)) / 10_000,
+      };
+    });
+}
+
+/** The list item of a company: its identifier, so an answer needs no other read, and its lookalikes. */
+export function lookalikesItem(company: Parameters<typeof toIdentifier>[0], packed: string): Item {
+  return {
+    ...keys.lookalikes(company),
+    entity: 'Lookalikes',
+    country: company.country,
+    companyNumber: company.companyNumber,
+    name: company.name,
+    ...(company.place === null ? {} : { place: company.place }),
+    lookalikes: packed,
+  };
+}
+
+function toStored(item: Item): StoredLookalikes {
+  return {
+    identifier: toIdentifier({
+      country: item['country'] as Country,
+      companyNumber: item['companyNumber'] as string,
+      name: item['name'] as string,
+      place: (item['place'] as string | undefined) ?? null,
+    }),
+    packed: (item['lookalikes'] as string | undefined) ?? '',
+  };
+}

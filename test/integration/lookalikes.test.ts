@@ -1,0 +1,209 @@
+/**
+ * Lookalikes derived by the import (contract §6.3, §11.2) against DynamoDB Local: the import's
+ * completion keeps every list equal to what a full recompute gives, for new, unchanged and changed
+ * companies, including the lists a changed company enters or leaves.
+ */
+import { handler as getLookalikes } from '../../functions/get-company-lookalikes';
+import type { CompanyRef } from '../../lib/companies/identifiers';
+import type { CompanyRecordInput } from '../../lib/companies/record';
+import { importCompanies } from '../../lib/import/import';
+import { blockOf, featuresOf } from '../../lib/lookalikes/features';
+import { getCompanyRecords } from '../../lib/companies/store';
+import { keys } from '../../lib/storage/keys';
+import { recomputeAll } from '../../lib/lookalikes/recompute';
+import { similarity } from '../../lib/lookalikes/scoring';
+import { getLookalikesOf, unpackLookalikes } from '../../lib/lookalikes/store';
+import { parseCompanyRecord } from '../../lib/companies/record';
+import { batchDelete, chunk } from '../../lib/storage/batch';
+import { call } from '../support/events';
+import { companyRecord, period } from '../support/records';
+import { useFreshTable } from '../support/table';
+
+const table = useFreshTable();
+
+interface Shape {
+  activity: string;
+  employees: number;
+  /** Equity in thousands: total assets are equity + the period's 600,000 of debt. */
+  equity: number;
+  place: string;
+}
+
+/** NL company n (8 digits, no checksum) of the given shape. */
+function company(n: number, shape: Shape): CompanyRecordInput {
+  const base = period(2024);
+  return companyRecord({
+    country: 'NL',
+    companyNumber: String(30_000_000 + n),
+    name: `Company ${n} B.V.`,
+    place: shape.place,
+    vatNumber: null,
+    website: null,
+    legalForm: 'B.V.',
+    foundedOn: `${1990 + (n % 30)}-01-01`,
+    activities: [shape.activity],
+    financials: [
+      {
+        ...base,
+        solvency: {
+          ...base.solvency,
+          equity: shape.equity * 1000,
+          totalAssets: 600_000 + shape.equity * 1000,
+        },
+        people: { ...base.people, employees: shape.employees },
+      },
+    ],
+    shareholders: [],
+    contacts: [],
+  });
+}
+
+/** 130 companies of division 62 (more than a list keeps) and 20 of division 41. */
+const PLACES = ['Utrecht', 'Delft', 'Zwolle'];
+const shapeOf = (n: number): Shape =>
+  n < 130
+    ? {
+        activity: ['62010', '62020', '6203'][n % 3]!,
+        employees: 1 + ((n * 7) % 90),
+        equity: 50 + ((n * 13) % 400),
+        place: PLACES[n % 3]!,
+      }
+    : { activity: '41201', employees: 5 + (n % 20), equity: 100 + n, place: 'Delft' };
+const COMPANIES = Array.from({ length: 150 }, (_, n) => company(n, shapeOf(n)));
+const refOf = (record: CompanyRecordInput): CompanyRef => ({
+  country: 'NL',
+  companyNumber: record.companyNumber,
+});
+
+async function importRecords(records: CompanyRecordInput[]) {
+  async function* lines() {
+    for (const record of records) yield JSON.stringify(record);
+  }
+  return importCompanies(lines(), { asOf: '2026-11-21' });
+}
+
+/** Every company's stored list, by number. */
+async function allLists(): Promise<Map<string, string>> {
+  const lists = new Map<string, string>();
+  for (const part of chunk(COMPANIES.map(refOf), 100)) {
+    for (const [key, stored] of await getLookalikesOf(part)) lists.set(key, stored.packed);
+  }
+  return lists;
+}
+
+const lookalikesOf = async (n: number) => {
+  const { body } = await call(getLookalikes, {
+    resource: '/v1/companies/{countryCode}/{companyNumber}/lookalikes',
+    pathParameters: { countryCode: 'NL', companyNumber: String(30_000_000 + n) },
+    query: { limit: '100' },
+  });
+  return body as { data: Array<{ companyId: CompanyRef; score: number }>; pagination: { total: number } };
+};
+
+const featuresOfRecord = (record: CompanyRecordInput) => {
+  const parsed = parseCompanyRecord(record);
+  if (!parsed.ok) throw new Error(parsed.reason);
+  return featuresOf(parsed.record);
+};
+
+beforeAll(async () => {
+  const summary = await importRecords(COMPANIES);
+  expect(summary.created).toBe(150);
+});
+
+describe('lookalikes derived by the import', () => {
+  it('gives every imported company its best 100 lookalikes of its division, scored, never itself', async () => {
+    const { data, pagination } = await lookalikesOf(0);
+
+    expect(pagination.total).toBe(100);
+    expect(data).toHaveLength(100);
+    expect(data.map((l) => l.companyId.companyNumber)).not.toContain('30000000');
+    // Division 41 is another block.
+    expect(data.every((l) => Number(l.companyId.companyNumber) < 30_000_130)).toBe(true);
+    for (const { companyId, score } of data.slice(0, 10)) {
+      const other = COMPANIES[Number(companyId.companyNumber) - 30_000_000]!;
+      expect(score).toBe(similarity(featuresOfRecord(COMPANIES[0]!), featuresOfRecord(other)));
+    }
+  });
+
+  it('keeps fewer when the division has fewer companies', async () => {
+    const { pagination } = await lookalikesOf(140);
+    expect(pagination.total).toBe(19);
+  });
+
+  it('stores what a full recompute gives', async () => {
+    const afterImport = await allLists();
+    await recomputeAll();
+    expect(await allLists()).toEqual(afterImport);
+  });
+
+  it('changes nothing when the same data is imported again', async () => {
+    const before = await allLists();
+    const summary = await importRecords(COMPANIES);
+    expect(summary.unchanged).toBe(150);
+    expect(await allLists()).toEqual(before);
+  });
+
+  it('updates a changed company and the lists it leaves and enters, as a full recompute would', async () => {
+    // Company 5 grows far beyond its peers (it leaves lists), company 7 becomes a twin of company 0 (it
+    // enters lists), company 9 moves to division 41 (it leaves one block for another).
+    const changed = [
+      company(5, { ...shapeOf(5), employees: 5000, equity: 90_000 }),
+      company(7, shapeOf(0)),
+      company(9, { ...shapeOf(9), activity: '41201' }),
+    ];
+    const before = await lookalikesOf(0);
+    const ranked = (list: typeof before, n: number) =>
+      list.data.findIndex((l) => l.companyId.companyNumber === String(30_000_000 + n));
+    expect(ranked(before, 7)).toBeGreaterThan(0);
+
+    const summary = await importRecords(changed);
+    expect(summary.changed).toBe(3);
+
+    const after = await lookalikesOf(0);
+    expect(ranked(after, 7)).toBe(0);
+    expect(after.data[0]!.score).toBeGreaterThan(before.data[0]!.score);
+    expect(ranked(after, 9)).toBe(-1);
+    expect((await lookalikesOf(140)).data.map((l) => l.companyId.companyNumber)).toContain('30000009');
+    const incremental = await allLists();
+    await recomputeAll();
+    expect(await allLists()).toEqual(incremental);
+  });
+
+  it('catches up after a run cut off before its completion, even when the company changed again since', async () => {
+    async function* lines(records: CompanyRecordInput[]) {
+      for (const record of records) yield JSON.stringify(record);
+    }
+    // The first run ends before its completion (as when killed): its marks stay for the next run.
+    await importCompanies(lines([company(11, { ...shapeOf(0), employees: 2000 })]), {
+      asOf: '2026-11-21',
+      complete: async () => undefined,
+    });
+    await importRecords([company(11, shapeOf(1)), company(12, { ...shapeOf(12), place: 'Zwolle' })]);
+
+    const incremental = await allLists();
+    await recomputeAll();
+    expect(await allLists()).toEqual(incremental);
+  });
+
+  it('rebuilds the features from the stored companies when asked (a table imported before lookalikes)', async () => {
+    const before = await allLists();
+    const parts = await Promise.all(COMPANIES.map(async (r) => getCompanyRecords([refOf(r)])));
+    const current = parts.flatMap((found) => [...found.values()].map((s) => featuresOf(s.record)));
+    await batchDelete(
+      table.name,
+      current.map((f) => keys.lookalikeFeatures(blockOf(f), f)),
+    );
+
+    const summary = await recomputeAll({ rebuildFeatures: true });
+
+    expect(summary.companies).toBe(150);
+    expect(await allLists()).toEqual(before);
+  });
+
+  it('unpacks a page of a stored list', () => {
+    expect(unpackLookalikes('BE0403170701:8994 NL33011433:1', 1, 5)).toEqual([
+      { companyId: { country: 'NL', companyNumber: '33011433' }, score: 0.0001 },
+    ]);
+  });
+});
