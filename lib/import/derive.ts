@@ -13,6 +13,7 @@
  */
 import { deriveHoldings } from '../companies/holdings';
 import type { CompanyRecord } from '../companies/record';
+import type { Key } from '../storage/keys';
 import { deriveLists } from '../lists/derive';
 import { deriveLookalikes, recomputeMarked } from '../lookalikes/recompute';
 
@@ -27,6 +28,17 @@ export interface CompanyChange {
 export interface Derived {
   /** Updates (§8) this change produced. */
   updates: number;
+  /**
+   * Unconditional writes the import makes for a whole batch of changes in BatchWriteItem requests
+   * (25 items a request instead of one request a change), before the batch's journal goes, so a run
+   * cut off earlier derives and writes them again.
+   */
+  writes?: DerivedWrites;
+}
+
+export interface DerivedWrites {
+  puts: Record<string, unknown>[];
+  deletes: Key[];
 }
 
 export type Derivation = (change: CompanyChange) => Promise<Derived>;
@@ -35,9 +47,14 @@ export type Derivation = (change: CompanyChange) => Promise<Derived>;
 const derivations: Derivation[] = [deriveHoldings, deriveLookalikes, deriveLists];
 
 export async function deriveChange(change: CompanyChange): Promise<Derived> {
-  let updates = 0;
-  for (const derive of derivations) updates += (await derive(change)).updates;
-  return { updates };
+  const all: Derived = { updates: 0, writes: { puts: [], deletes: [] } };
+  for (const derive of derivations) {
+    const { updates, writes } = await derive(change);
+    all.updates += updates;
+    all.writes!.puts.push(...(writes?.puts ?? []));
+    all.writes!.deletes.push(...(writes?.deletes ?? []));
+  }
+  return all;
 }
 
 export type Completion = () => Promise<void>;

@@ -20,7 +20,17 @@ import { randomUUID } from 'node:crypto';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
 import { parseCompanyRecord, recordHash, RECORD_LIMITS, type CompanyRecord } from '../companies/record';
 import { getCompanyRecords, getCompanyStates } from '../companies/store';
-import { completeImport, deriveChange, type CompanyChange, type Completion, type Derivation } from './derive';
+import { batchDelete, batchPut } from '../storage/batch';
+import { tableName } from '../storage/client';
+import {
+  completeImport,
+  deriveChange,
+  type CompanyChange,
+  type Completion,
+  type Derivation,
+  type Derived,
+  type DerivedWrites,
+} from './derive';
 import {
   claimContacts as putContactClaims,
   ClaimRaceError,
@@ -232,10 +242,13 @@ async function importBatch(batch: Entry[], run: Run): Promise<void> {
   });
   await putCompanies(accepted.map((e) => ({ record: e.record, state: { hash: e.hash, changeId } })));
   const changes = accepted.map((e) => ({ before: before(e), after: e.record, asOf: run.asOf }));
+  const writes: DerivedWrites = { puts: [], deletes: [] };
   await forEachLimited(changes, DERIVATIONS_IN_FLIGHT, async (change) => {
-    const { updates } = await run.derive(change);
-    run.summary.updates += updates;
+    const derived = await run.derive(change);
+    run.summary.updates += derived.updates;
+    collect(writes, derived);
   });
+  await writeDerived(writes);
   await releaseContacts(changes.flatMap(givenUpContacts));
   await deleteJournal(journal);
   run.settled.add(changeId);
@@ -316,6 +329,7 @@ async function tryClaimContacts(
 async function resume(journal: Journal & StoredJournal, derive: Derivation): Promise<number> {
   const current = await getCompanyRecords(journal.entries.map((e) => e.company));
   let updates = 0;
+  const writes: DerivedWrites = { puts: [], deletes: [] };
   const changes: CompanyChange[] = [];
   for (const entry of journal.entries) {
     const now = current.get(companyKey(entry.company));
@@ -324,11 +338,24 @@ async function resume(journal: Journal & StoredJournal, derive: Derivation): Pro
     const change = { before: entry.before, after: now.record, asOf: journal.asOf };
     const derived = await derive(change);
     updates += derived.updates;
+    collect(writes, derived);
     changes.push(change);
   }
+  await writeDerived(writes);
   await releaseContacts(changes.flatMap(givenUpContacts));
   await deleteJournal(journal);
   return updates;
+}
+
+function collect(into: DerivedWrites, { writes }: Derived): void {
+  into.puts.push(...(writes?.puts ?? []));
+  into.deletes.push(...(writes?.deletes ?? []));
+}
+
+/** A batch's derived writes, 25 to a request; deletes first, as a key deleted and put is put last. */
+async function writeDerived({ puts, deletes }: DerivedWrites): Promise<void> {
+  await batchDelete(tableName(), deletes);
+  await batchPut(tableName(), puts);
 }
 
 function newContacts(before: CompanyRecord | null, after: CompanyRecord): number[] {

@@ -4,6 +4,7 @@
  * whose lookalikes must be recomputed. Key patterns in lib/storage/keys.ts.
  */
 import { createHash } from 'node:crypto';
+import type { DerivedWrites } from '../import/derive';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { FinancialPeriod } from '../companies/schemas';
 import type { CompanyRef } from '../companies/identifiers';
@@ -47,11 +48,7 @@ export function featuresItem(features: LookalikeFeatures, floor: number): Item {
  * of the feature sets other lists may have been computed with. A new company gets an empty list at
  * once, so the endpoints know it before its lookalikes are computed.
  */
-export async function recordChange(
-  before: LookalikeFeatures | null,
-  after: LookalikeFeatures,
-): Promise<void> {
-  const table = tableName();
+export function changeWrites(before: LookalikeFeatures | null, after: LookalikeFeatures): DerivedWrites {
   const packedBefore = before ? packFeatures(before) : '';
   const version = before ? createHash('sha256').update(packedBefore).digest('base64url').slice(0, 12) : 'NEW';
   const mark = {
@@ -61,10 +58,19 @@ export async function recordChange(
     before: packedBefore,
   };
   const left = before !== null && blockOf(before) !== blockOf(after);
-  await Promise.all([
-    batchPut(table, [featuresItem(after, 0), mark, ...(before ? [] : [lookalikesItem(after, '')])]),
-    left ? batchDelete(table, [keys.lookalikeFeatures(blockOf(before), before)]) : undefined,
-  ]);
+  return {
+    puts: [featuresItem(after, 0), mark, ...(before ? [] : [lookalikesItem(after, '')])],
+    deletes: left ? [keys.lookalikeFeatures(blockOf(before), before)] : [],
+  };
+}
+
+/** Writes a change's features and mark at once (the bench; the import batches `changeWrites`). */
+export async function recordChange(
+  before: LookalikeFeatures | null,
+  after: LookalikeFeatures,
+): Promise<void> {
+  const { puts, deletes } = changeWrites(before, after);
+  await Promise.all([batchPut(tableName(), puts), batchDelete(tableName(), deletes)]);
 }
 
 /** Every company of a block with its features and floor: one Query (paged beyond 1 MB). */

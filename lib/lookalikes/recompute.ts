@@ -20,7 +20,7 @@ import {
   getMarks,
   putLists,
   rebuildFeatures,
-  recordChange,
+  changeWrites,
   type BlockMember,
   type ComputedList,
 } from './block-store';
@@ -41,8 +41,7 @@ export interface RecomputeSummary {
 export async function deriveLookalikes({ before, after }: CompanyChange): Promise<Derived> {
   const old = before && featuresOf(before);
   const now = featuresOf(after);
-  if (!sameFeatures(old, now)) await recordChange(old, now);
-  return { updates: 0 };
+  return sameFeatures(old, now) ? { updates: 0 } : { updates: 0, writes: changeWrites(old, now) };
 }
 
 /** The Completion: recomputes what the marked changes touch, then drops the marks. */

@@ -110,6 +110,25 @@ describe('import', () => {
     ]);
   });
 
+  it('writes what derivations hand back, in batches, before the run ends', async () => {
+    const derive: Derivation = async ({ after }) => ({
+      updates: 1,
+      writes: { puts: [{ pk: `TEST#${after.companyNumber}`, sk: 'DERIVED', entity: 'Test' }], deletes: [] },
+    });
+    const { summary } = await run([company(30), company(31), company(32)], { derive, batchSize: 2 });
+    expect(summary.updates).toBe(3);
+    const { Items = [] } = await dynamodb().send(
+      new ScanCommand({
+        TableName: table.name,
+        FilterExpression: 'sk = :sk',
+        ExpressionAttributeValues: { ':sk': 'DERIVED' },
+      }),
+    );
+    expect(Items.map((item) => item['pk']).sort()).toEqual(
+      [30, 31, 32].map((n) => `TEST#${beNumber(n)}`).sort(),
+    );
+  });
+
   it('replaces the whole record: a section left out is empty', async () => {
     await run([company(7)]);
     await run([{ country: 'BE', companyNumber: beNumber(7), name: 'Company 7 NV' }]);
