@@ -36,48 +36,49 @@ const HOUR = 3_600_000;
 const hasActivity = (record: DemoRecord, prefixes: string[]) =>
   record.activities.some((code) => prefixes.some((prefix) => code.startsWith(prefix)));
 
+/** A static list: no filters, and the default columns unless it says otherwise. */
+const staticList = (
+  list: Omit<DemoList, 'type' | 'columns' | 'filters'> & { columns?: string[] },
+): DemoList => ({
+  type: 'STATIC',
+  columns: ['country', 'vatNumber', 'activities'],
+  filters: null,
+  ...list,
+});
+
 /** The demo lists over these records (what `npm start` and the tests load). */
 export function demoLists(records: readonly DemoRecord[]): DemoList[] {
   const withContacts = records.filter((r) => r.contacts.length > 0);
   const be = withContacts.filter((r) => r.country === 'BE');
   const software = records.filter((r) => r.country === 'BE' && hasActivity(r, ['62', '70']));
   const construction = records.filter((r) => hasActivity(r, ['41', '43']));
-  const defaults = ['country', 'vatNumber', 'activities'];
   return [
-    {
+    staticList({
       accountId: 'acme',
       name: 'Prospects Flanders',
-      type: 'STATIC',
       shared: true,
       createdBy: 'alice@acme.example',
-      columns: defaults,
-      filters: null,
       groups: [
         { state: 'SAVED', companies: be.slice(0, 6) },
         { state: 'SAVED', companies: be.slice(6, 10) },
         { state: 'ARCHIVED', companies: be.slice(10, 13) },
       ],
-    },
-    {
+    }),
+    staticList({
       accountId: 'acme',
       name: "Alice's shortlist",
-      type: 'STATIC',
       shared: false,
       createdBy: 'alice@acme.example',
       columns: ['country', 'place', 'revenue', 'healthIndicator'],
-      filters: null,
       groups: [{ state: 'SAVED', companies: withContacts.filter((r) => r.country !== 'BE').slice(0, 5) }],
-    },
-    {
+    }),
+    staticList({
       accountId: 'acme',
       name: "Bob's accounts",
-      type: 'STATIC',
       shared: false,
       createdBy: 'bob@acme.example',
-      columns: defaults,
-      filters: null,
       groups: [{ state: 'SAVED', companies: withContacts.slice(20, 24) }],
-    },
+    }),
     {
       accountId: 'acme',
       name: 'Software and consulting in BE',
@@ -92,19 +93,16 @@ export function demoLists(records: readonly DemoRecord[]): DemoList[] {
         { state: 'NEW', companies: software.slice(3) },
       ],
     },
-    {
+    staticList({
       accountId: 'globex',
       name: 'Globex targets',
-      type: 'STATIC',
       shared: true,
       createdBy: 'carol@globex.example',
-      columns: defaults,
-      filters: null,
       groups: [
         { state: 'SAVED', companies: withContacts.slice(0, 8) },
         { state: 'ARCHIVED', companies: withContacts.slice(8, 10) },
       ],
-    },
+    }),
     {
       accountId: 'globex',
       name: 'Construction watch',
@@ -119,16 +117,13 @@ export function demoLists(records: readonly DemoRecord[]): DemoList[] {
         { state: 'NEW', companies: construction.slice(4) },
       ],
     },
-    {
+    staticList({
       accountId: 'globex',
       name: "Carol's new list",
-      type: 'STATIC',
       shared: false,
       createdBy: 'carol@globex.example',
-      columns: defaults,
-      filters: null,
       groups: [],
-    },
+    }),
   ];
 }
 

@@ -22,8 +22,9 @@
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, chunk } from '../storage/batch';
-import { dynamodb, isConditionFailed, send, tableName } from '../storage/client';
+import { conditionHeld, dynamodb, isConditionFailed, send, tableName } from '../storage/client';
 import { companyOfAttribute, companyOfKey, heldAttribute, holderNameAttribute, keys } from '../storage/keys';
+import { toIdentifier } from './company';
 import { companyKey, type CompanyRef } from './identifiers';
 import type { ShareholderFunction } from './record';
 
@@ -96,7 +97,7 @@ function toRelationships(item: Item): StoredRelationships | null {
     }
   }
   return {
-    company: { country: self.country, companyNumber: self.companyNumber, name: self.name, place: self.place },
+    company: toIdentifier(self),
     legalEntityId: self.legalEntityId,
     parents: JSON.parse(item['parents'] as string) as Holder[],
     registeredHolders,
@@ -231,20 +232,16 @@ export async function putHolderName(
   holder: CompanyRef,
   name: VersionedName,
 ): Promise<void> {
-  try {
-    await send(() =>
-      dynamodb().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.relationships(held),
-          UpdateExpression: 'SET #name = :name',
-          ConditionExpression: 'attribute_not_exists(#name) OR #name.#version < :version',
-          ExpressionAttributeNames: { '#name': holderNameAttribute(holder), '#version': 'version' },
-          ExpressionAttributeValues: { ':name': name, ':version': name.version },
-        }),
-      ),
-    );
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-  }
+  await conditionHeld(() =>
+    dynamodb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.relationships(held),
+        UpdateExpression: 'SET #name = :name',
+        ConditionExpression: 'attribute_not_exists(#name) OR #name.#version < :version',
+        ExpressionAttributeNames: { '#name': holderNameAttribute(holder), '#version': 'version' },
+        ExpressionAttributeValues: { ':name': name, ':version': name.version },
+      }),
+    ),
+  );
 }

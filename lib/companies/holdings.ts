@@ -21,6 +21,7 @@
  * what fits its item, about 2,500). Nothing is read but the answers of those writes; no Query, no Scan.
  * Idempotent: deriving the same change again writes the same values (and a higher version).
  */
+import { forEachLimited } from '../concurrency';
 import type { CompanyChange, Derived } from '../import/derive';
 import { assignLegalEntityId } from '../legal-entities/assign';
 import { stageIdScheme, type LegalEntityIdScheme } from '../legal-entities/ids';
@@ -49,8 +50,8 @@ export function holdingsDerivation(options: HoldingsOptions = {}) {
     const company: CompanyRef = { country: after.country, companyNumber: after.companyNumber };
     const legalEntityId = await assignLegalEntityId(company, scheme());
     const holders = holdersOf(after);
-    const holderCompanies = new Map(companyHolders(holders).map((h) => [companyKey(h.company), h]));
-    const formerHolders = new Map(companyHolders(holdersOf(before)).map((h) => [companyKey(h.company), h]));
+    const holderCompanies = companyHolders(holders);
+    const formerHolders = companyHolders(holdersOf(before));
     const gone = [...formerHolders.values()]
       .filter((h) => !holderCompanies.has(companyKey(h.company)))
       .map((h) => h.company);
@@ -61,17 +62,19 @@ export function holdingsDerivation(options: HoldingsOptions = {}) {
 
     const introduced = !before || before.name !== after.name || before.place !== after.place;
     const name = { name: after.name, place: after.place, version };
-    if (introduced) await forEachLimited(held, (other) => putHolderName(other, company, name));
+    if (introduced) {
+      await forEachLimited(held, WRITES_IN_FLIGHT, (other) => putHolderName(other, company, name));
+    }
 
     const changed = [...holderCompanies.values()].filter(
       (h) => introduced || !sameHolding(formerHolders.get(companyKey(h.company)), h),
     );
-    await forEachLimited(changed, async (holder) => {
+    await forEachLimited(changed, WRITES_IN_FLIGHT, async (holder) => {
       const entry = { ...self, percentage: holder.percentage, function: holder.function };
       const holderName = await putHolding(holder.company, entry);
       if (holderName) await putHolderName(company, holder.company, holderName);
     });
-    await forEachLimited(gone, (holder) => deleteHolding(holder, company));
+    await forEachLimited(gone, WRITES_IN_FLIGHT, (holder) => deleteHolding(holder, company));
     return { updates: 0 };
   };
 }
@@ -81,15 +84,11 @@ export const deriveHoldings = holdingsDerivation();
 
 type CompanyHolder = Holder & { company: CompanyRef };
 
-const companyHolders = (holders: Holder[]) => holders.filter((h): h is CompanyHolder => h.company !== null);
+/** The holders that are companies, by `companyKey`. */
+const companyHolders = (holders: Holder[]) =>
+  new Map(
+    holders.filter((h): h is CompanyHolder => h.company !== null).map((h) => [companyKey(h.company), h]),
+  );
 
 const sameHolding = (a: CompanyHolder | undefined, b: CompanyHolder) =>
   a !== undefined && a.percentage === b.percentage && a.function === b.function;
-
-async function forEachLimited<T>(items: T[], run: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await run(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(WRITES_IN_FLIGHT, items.length) }, worker));
-}

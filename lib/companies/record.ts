@@ -9,6 +9,7 @@ import * as v from 'valibot';
 import { isoDate } from '../http/schemas';
 import { parseCompanyNumber, parseCountry, type CompanyRef, type Country } from './identifiers';
 import { financialPeriodSchema, type FinancialPeriod } from './schemas';
+import { byCodePoint } from '../order';
 
 export const RECORD_LIMITS = {
   bytes: 256 * 1024,
@@ -197,8 +198,6 @@ function compareShareholders(a: Shareholder, b: Shareholder): number {
   );
 }
 
-/** Locale-independent, so the canonical order (and the hash) is the same on every machine. */
-const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const refText = (ref: CompanyRef | null) => (ref ? `${ref.country}#${ref.companyNumber}` : '');
 const cents = (x: number) => Math.round(x * 100);
 const eur = (c: number) => (c / 100).toFixed(2);

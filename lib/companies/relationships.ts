@@ -5,12 +5,12 @@
  */
 import { NotFoundError } from '../http/errors';
 import { toIdentifier } from './company';
-import type { CompanyRef } from './identifiers';
-import { companyKey } from './identifiers';
+import { companyKey, type CompanyRef } from './identifiers';
 import {
   getRelationships,
   getRelationshipsOf,
   type Holder,
+  type RegisteredCompany,
   type StoredRelationships,
 } from './holdings-store';
 import type { CompanyRecord } from './record';
@@ -21,6 +21,7 @@ import {
   type BulkCompanyEntry,
 } from './requested-companies';
 import type { BulkRelationshipsItem, Relationship, Relationships } from './schemas';
+import { byCodePoint } from '../order';
 
 export async function getCompanyRelationships(path: { countryCode: string; companyNumber: string }) {
   const found = await getRelationships(companyRefFromPath(path));
@@ -82,10 +83,7 @@ interface Ranked {
   entry: Relationship;
 }
 
-function ranked(
-  company: { country: CompanyRef['country']; companyNumber: string; name: string; place: string | null },
-  holding: { percentage: number; function: Holder['function'] },
-): Ranked {
+function ranked(company: RegisteredCompany, holding: Pick<Holder, 'percentage' | 'function'>): Ranked {
   return {
     rank: { percentage: holding.percentage, name: company.name, ref: company },
     entry: {
@@ -108,6 +106,3 @@ export function compareRanks(a: Ranked['rank'], b: Ranked['rank']): number {
 }
 
 const inOrder = (items: Ranked[]) => items.sort((a, b) => compareRanks(a.rank, b.rank)).map((r) => r.entry);
-
-/** Locale-independent, so the order is the same on every machine. */
-export const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

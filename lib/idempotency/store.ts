@@ -15,7 +15,7 @@
  * All times are passed in (`now`, epoch seconds) rather than read here, so the rules are testable.
  */
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamodb, isConditionFailed, send, tableName } from '../storage/client';
+import { conditionHeld, dynamodb, send, tableName } from '../storage/client';
 import { keys } from '../storage/keys';
 import { tableDefinition } from '../storage/table';
 
@@ -54,32 +54,26 @@ const names = { '#ttl': TTL, '#status': 'status' };
  * whose lease has lapsed, counts as absent and is replaced.
  */
 export async function claimIdempotencyKey(claim: Claim, now: number): Promise<boolean> {
-  try {
-    await send(() =>
-      dynamodb().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: {
-            ...keys.idempotency(claim.accountId, claim.key),
-            entity: 'IdempotencyRecord',
-            status: 'IN_PROGRESS' satisfies IdempotencyStatus,
-            fingerprint: claim.fingerprint,
-            claimId: claim.claimId,
-            leaseUntil: now + LEASE_SECONDS,
-            [TTL]: now + RETENTION_SECONDS,
-          },
-          ConditionExpression:
-            'attribute_not_exists(pk) OR #ttl <= :now OR (#status = :inProgress AND leaseUntil <= :now)',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ':now': now, ':inProgress': 'IN_PROGRESS' },
-        }),
-      ),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
+  return conditionHeld(() =>
+    dynamodb().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.idempotency(claim.accountId, claim.key),
+          entity: 'IdempotencyRecord',
+          status: 'IN_PROGRESS' satisfies IdempotencyStatus,
+          fingerprint: claim.fingerprint,
+          claimId: claim.claimId,
+          leaseUntil: now + LEASE_SECONDS,
+          [TTL]: now + RETENTION_SECONDS,
+        },
+        ConditionExpression:
+          'attribute_not_exists(pk) OR #ttl <= :now OR (#status = :inProgress AND leaseUntil <= :now)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ':now': now, ':inProgress': 'IN_PROGRESS' },
+      }),
+    ),
+  );
 }
 
 /** The live record for this key, or null when there is none (absent, expired, or abandoned). */
@@ -109,50 +103,40 @@ export async function getIdempotencyRecord(
  * another request took the key over), in which case nothing is written.
  */
 export async function completeIdempotencyKey(claim: Claim, result: string | undefined): Promise<boolean> {
-  try {
-    await send(() =>
-      dynamodb().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.idempotency(claim.accountId, claim.key),
-          UpdateExpression:
-            result === undefined
-              ? 'SET #status = :completed REMOVE leaseUntil, claimId'
-              : 'SET #status = :completed, #result = :result REMOVE leaseUntil, claimId',
-          ConditionExpression: 'claimId = :claimId',
-          ExpressionAttributeNames: {
-            '#status': 'status',
-            ...(result === undefined ? {} : { '#result': 'result' }),
-          },
-          ExpressionAttributeValues: {
-            ':completed': 'COMPLETED',
-            ':claimId': claim.claimId,
-            ...(result === undefined ? {} : { ':result': result }),
-          },
-        }),
-      ),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
+  return conditionHeld(() =>
+    dynamodb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.idempotency(claim.accountId, claim.key),
+        UpdateExpression:
+          result === undefined
+            ? 'SET #status = :completed REMOVE leaseUntil, claimId'
+            : 'SET #status = :completed, #result = :result REMOVE leaseUntil, claimId',
+        ConditionExpression: 'claimId = :claimId',
+        ExpressionAttributeNames: {
+          '#status': 'status',
+          ...(result === undefined ? {} : { '#result': 'result' }),
+        },
+        ExpressionAttributeValues: {
+          ':completed': 'COMPLETED',
+          ':claimId': claim.claimId,
+          ...(result === undefined ? {} : { ':result': result }),
+        },
+      }),
+    ),
+  );
 }
 
 /** Gives the key up after a failed operation, so a retry runs it; only while the claim is this caller's. */
 export async function releaseIdempotencyKey(claim: Claim): Promise<void> {
-  try {
-    await send(() =>
-      dynamodb().send(
-        new DeleteCommand({
-          TableName: tableName(),
-          Key: keys.idempotency(claim.accountId, claim.key),
-          ConditionExpression: 'claimId = :claimId',
-          ExpressionAttributeValues: { ':claimId': claim.claimId },
-        }),
-      ),
-    );
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-  }
+  await conditionHeld(() =>
+    dynamodb().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: keys.idempotency(claim.accountId, claim.key),
+        ConditionExpression: 'claimId = :claimId',
+        ExpressionAttributeValues: { ':claimId': claim.claimId },
+      }),
+    ),
+  );
 }

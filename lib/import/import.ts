@@ -20,6 +20,7 @@ import { randomUUID } from 'node:crypto';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
 import { parseCompanyRecord, recordHash, RECORD_LIMITS, type CompanyRecord } from '../companies/record';
 import { getCompanyRecords, getCompanyStates } from '../companies/store';
+import { forEachLimited } from '../concurrency';
 import { batchDelete, batchPut } from '../storage/batch';
 import { tableName } from '../storage/client';
 import {
@@ -371,11 +372,3 @@ function givenUpContacts({ before, after }: CompanyChange): number[] {
 const companyRef = ({ country, companyNumber }: CompanyRef): CompanyRef => ({ country, companyNumber });
 const sameCompany = (a: CompanyRef, b: CompanyRef) =>
   a.country === b.country && a.companyNumber === b.companyNumber;
-
-async function forEachLimited<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await run(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}

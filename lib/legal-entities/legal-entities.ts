@@ -7,7 +7,7 @@
 import { toIdentifier } from '../companies/company';
 import { getRelationships, type StoredRelationships } from '../companies/holdings-store';
 import { companyKey } from '../companies/identifiers';
-import { byCodePoint } from '../companies/relationships';
+import { byCodePoint } from '../order';
 import { COMPANY_MESSAGES, companyRefFromPath } from '../companies/requested-companies';
 import { NotFoundError } from '../http/errors';
 import { paginate, type PageRequest } from '../http/pagination';

@@ -5,33 +5,27 @@
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { CompanyRef } from '../companies/identifiers';
-import { dynamodb, isConditionFailed, send, tableName } from '../storage/client';
+import { conditionHeld, dynamodb, send, tableName } from '../storage/client';
 import { keys } from '../storage/keys';
 
 /** Claims `legalEntityId` for the company's entity; false when another entity holds it. Idempotent. */
 export async function claimLegalEntityId(legalEntityId: string, company: CompanyRef): Promise<boolean> {
-  try {
-    await send(() =>
-      dynamodb().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: {
-            ...keys.legalEntity(legalEntityId),
-            entity: 'LegalEntity',
-            legalEntityId,
-            country: company.country,
-            companyNumber: company.companyNumber,
-          },
-          ConditionExpression: 'attribute_not_exists(pk) OR (country = :country AND companyNumber = :number)',
-          ExpressionAttributeValues: { ':country': company.country, ':number': company.companyNumber },
-        }),
-      ),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
+  return conditionHeld(() =>
+    dynamodb().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.legalEntity(legalEntityId),
+          entity: 'LegalEntity',
+          legalEntityId,
+          country: company.country,
+          companyNumber: company.companyNumber,
+        },
+        ConditionExpression: 'attribute_not_exists(pk) OR (country = :country AND companyNumber = :number)',
+        ExpressionAttributeValues: { ':country': company.country, ':number': company.companyNumber },
+      }),
+    ),
+  );
 }
 
 /** The company whose entity has this id, or null. One GetItem. */

@@ -26,7 +26,7 @@ export async function addCompanies(
   const { refs, matchKeys } = lookupsOf(plans);
   const [list, companies, index] = await Promise.all([
     visibleList(caller, listId),
-    refs.length > 0 ? getListedCompanies(refs, true) : new Map(),
+    getListedCompanies(refs, true),
     getMatchIndexes(matchKeys),
   ]);
   requireStatic(list);
@@ -91,7 +91,7 @@ function knownProperties(entry: Record<string, unknown>): MatchEntry {
  * §7.5: success when nothing failed or something was added; N counts the companies this call added
  * (`1 company`, `0 companies` when every entry was already there).
  */
-export function addResult(added: number, failed: AddListCompaniesResult['failed']): AddListCompaniesResult {
+function addResult(added: number, failed: AddListCompaniesResult['failed']): AddListCompaniesResult {
   const success = failed.length === 0 || added > 0;
   return {
     success,

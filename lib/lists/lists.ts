@@ -13,7 +13,8 @@
  *   BatchGet of the page's companies with their contacts.
  * A Query page holds 1 MB, about 14,000 order items: past that a Query takes one round trip more.
  */
-import { companyKey, type CompanyRef } from '../companies/identifiers';
+import { toIdentifier } from '../companies/company';
+import { companyKey } from '../companies/identifiers';
 import { NotFoundError } from '../http/errors';
 import type { Caller } from '../http/caller';
 import { paginate, type PageRequest } from '../http/pagination';
@@ -26,13 +27,15 @@ import {
   MEMBER_STATES,
   type MemberState,
   type OrderEntry,
+  type StoredContact,
   type StoredList,
 } from './store';
+import { byCodePoint } from '../order';
 
-export const LIST_NOT_FOUND = 'List not found';
+const LIST_NOT_FOUND = 'List not found';
 
 /** Contract §7.1: own account (by the key), and shared or created by the caller. */
-export const canSee = (caller: Caller, list: StoredList) =>
+const canSee = (caller: Caller, list: StoredList) =>
   list.accountId === caller.accountId && (list.shared || list.createdBy === caller.userEmail);
 
 /** The list if the caller may see it; else 404, the same for a missing and an invisible list. */
@@ -42,7 +45,7 @@ export async function visibleList(caller: Caller, listId: number): Promise<Store
   return list;
 }
 
-export function toListAnswer(list: StoredList): ListAnswer {
+function toListAnswer(list: StoredList): ListAnswer {
   return {
     id: list.id,
     name: list.name,
@@ -91,7 +94,7 @@ export async function getListCompanies(
       const company = companies.get(companyKey(entry.ref));
       // Companies are never deleted; a member without its company would be a bug, not a 500.
       return company
-        ? [{ identifier: identifierOf(company), matchedSince: new Date(entry.matchedSinceMs).toISOString() }]
+        ? [{ identifier: toIdentifier(company), matchedSince: new Date(entry.matchedSinceMs).toISOString() }]
         : [];
     }),
     pagination: { limit: query.limit, offset: query.offset, total },
@@ -134,7 +137,7 @@ export async function getListContacts(
     return [...company.contacts].sort(byName).map((contact) => ({
       jobTitle: contact.jobTitle ?? null,
       identifier: { contactId: contact.contactId, firstName: contact.firstName, lastName: contact.lastName },
-      company: identifierOf(company),
+      company: toIdentifier(company),
     }));
   });
   const data = contacts.slice(query.offset - first, end - first);
@@ -153,8 +156,6 @@ async function mergedOrder(
   return limit === undefined ? merged : merged.slice(0, limit);
 }
 
-const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
 function byListOrder(a: OrderEntry, b: OrderEntry): number {
   return (
     b.matchedSinceMs - a.matchedSinceMs ||
@@ -163,20 +164,8 @@ function byListOrder(a: OrderEntry, b: OrderEntry): number {
   );
 }
 
-function byName(
-  a: { lastName: string; firstName: string; contactId: number },
-  b: { lastName: string; firstName: string; contactId: number },
-): number {
+function byName(a: StoredContact, b: StoredContact): number {
   return (
     byCodePoint(a.lastName, b.lastName) || byCodePoint(a.firstName, b.firstName) || a.contactId - b.contactId
   );
-}
-
-function identifierOf(company: CompanyRef & { name: string; place: string | null }) {
-  return {
-    country: company.country,
-    companyNumber: company.companyNumber,
-    name: company.name,
-    place: company.place,
-  };
 }

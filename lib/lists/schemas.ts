@@ -7,7 +7,7 @@ import { COUNTRIES } from '../companies/identifiers';
 import { jsonObject, paginationQuery, paginationSchema } from '../http/schemas';
 
 /** A list id in a path: a positive integer (anything else is 400; an unknown id is 404). */
-export const listPathParams = v.object({
+const listPathParams = v.object({
   id: v.pipe(
     v.string('must be a positive integer'),
     v.regex(/^[1-9]\d{0,14}$/, 'must be a positive integer'),
@@ -15,9 +15,9 @@ export const listPathParams = v.object({
   ),
 });
 
-export const OVERVIEW_TYPES = ['OVERVIEW', 'STATIC', 'SMART'] as const;
+const OVERVIEW_TYPES = ['OVERVIEW', 'STATIC', 'SMART'] as const;
 export type OverviewType = (typeof OVERVIEW_TYPES)[number];
-export const COMPANY_TYPES = ['ALL', 'SAVED', 'ARCHIVED', 'NEW'] as const;
+const COMPANY_TYPES = ['ALL', 'SAVED', 'ARCHIVED', 'NEW'] as const;
 export type CompanyType = (typeof COMPANY_TYPES)[number];
 
 const typeQuery = <const T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) =>
@@ -42,8 +42,8 @@ export const getListContactsRequest = {
 /** The properties an entry may give, in the contract's spelling (`country`, `VAT`). */
 export const ENTRY_PROPERTIES = ['companyNumber', 'country', 'name', 'website', 'VAT'] as const;
 export type EntryProperty = (typeof ENTRY_PROPERTIES)[number];
-export const MAX_PROPERTY_LENGTH = 200;
-export const MAX_ENTRIES = 100;
+const MAX_PROPERTY_LENGTH = 200;
+const MAX_ENTRIES = 100;
 
 /**
  * An entry is kept exactly as sent (its key order is echoed in `parameters`), so it is checked by
@@ -81,9 +81,6 @@ const entrySchema = v.pipe(
   }),
 );
 
-/** An entry as the use case gets it: the object as sent, its known properties checked to be strings. */
-export type ListCompanyEntry = Partial<Record<EntryProperty, string>> & Record<string, unknown>;
-
 export const addListCompaniesRequest = {
   params: listPathParams,
   body: jsonObject({
@@ -97,7 +94,7 @@ export const addListCompaniesRequest = {
 
 // ---- Answers ----------------------------------------------------------------------------------
 
-export const LIST_COLUMNS = [
+const LIST_COLUMNS = [
   'activities',
   'vatNumber',
   'country',
@@ -109,9 +106,8 @@ export const LIST_COLUMNS = [
   'revenue',
   'healthIndicator',
 ] as const;
-export type ListColumn = (typeof LIST_COLUMNS)[number];
 
-export const listSchema = v.object({
+const listSchema = v.object({
   id: v.number(),
   name: v.string(),
   type: v.picklist(['STATIC', 'SMART']),

@@ -36,8 +36,7 @@ import { StorageUnavailableError } from '../storage/errors';
 import { companyOfKey, keys, listOrderOfKey } from '../storage/keys';
 import { tableDefinition } from '../storage/table';
 
-export const LIST_TYPES = ['STATIC', 'SMART'] as const;
-export type ListType = (typeof LIST_TYPES)[number];
+export type ListType = 'STATIC' | 'SMART';
 export const MEMBER_STATES = ['NEW', 'SAVED', 'ARCHIVED'] as const;
 export type MemberState = (typeof MEMBER_STATES)[number];
 
@@ -76,7 +75,7 @@ type Item = Record<string, unknown>;
 const GSI1 = tableDefinition.indexes[0];
 const COUNTER: Record<MemberState, string> = { NEW: 'nNew', SAVED: 'nSaved', ARCHIVED: 'nArchived' };
 /** Two actions per member (member, order) + the list item: 2 × 49 + 1 ≤ 100. */
-export const MEMBERS_PER_TRANSACTION = 49;
+const MEMBERS_PER_TRANSACTION = 49;
 const MAX_ATTEMPTS = 12;
 const BASE_DELAY_MS = 20;
 const MAX_DELAY_MS = 800;
@@ -102,7 +101,7 @@ export async function getAccountLists(accountId: string): Promise<StoredList[]> 
 }
 
 /** The next list id, unique across the service (an atomic counter). */
-export async function allocateListId(): Promise<number> {
+async function allocateListId(): Promise<number> {
   const { Attributes } = await send(() =>
     dynamodb().send(
       new UpdateCommand({

@@ -4,11 +4,11 @@
  * whose lookalikes must be recomputed. Key patterns in lib/storage/keys.ts.
  */
 import { createHash } from 'node:crypto';
-import type { DerivedWrites } from '../import/derive';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { FinancialPeriod } from '../companies/schemas';
 import type { CompanyRef } from '../companies/identifiers';
-import { batchDelete, batchPut, queryAll } from '../storage/batch';
+import type { FinancialPeriod } from '../companies/schemas';
+import type { DerivedWrites } from '../import/derive';
+import { batchDelete, batchPut, projection, queryAll } from '../storage/batch';
 import { dynamodb, send, tableName } from '../storage/client';
 import { companyOfKey, keys, LOOKALIKE_MARK_SHARDS } from '../storage/keys';
 import { blockOf, featuresOf, packFeatures, unpackFeatures, type LookalikeFeatures } from './features';
@@ -79,8 +79,7 @@ export async function getBlock(block: string): Promise<BlockMember[]> {
     TableName: tableName(),
     KeyConditionExpression: 'pk = :pk',
     ExpressionAttributeValues: { ':pk': keys.lookalikeBlock(block) },
-    ProjectionExpression: 'sk, f, #floor',
-    ExpressionAttributeNames: { '#floor': 'floor' },
+    ...projection(['sk', 'f', 'floor']),
   });
   return items.map((item) => ({
     features: unpackFeatures(companyOfKey(item['sk'] as string), item['f'] as string),

@@ -117,50 +117,41 @@ class TopK {
     return s1 < s2 || (s1 === s2 && this.rank[m1]! > this.rank[m2]!);
   }
 
+  /** True when the candidate at position `a` is worse than the one at `b`. */
+  private worseAt(a: number, b: number): boolean {
+    return this.worse(this.scores[a]!, this.members[a]!, this.scores[b]!, this.members[b]!);
+  }
+
+  private move(from: number, to: number): void {
+    this.scores[to] = this.scores[from]!;
+    this.members[to] = this.members[from]!;
+  }
+
   offer(slot: number, member: number, score: number): void {
     const base = slot * this.k;
     const size = this.sizes[slot]!;
+    let i: number;
     if (size < this.k) {
-      // Sift up.
-      let i = size;
+      // Append and sift up: parents worse than the candidate move down.
       this.sizes[slot] = size + 1;
-      while (i > 0) {
+      for (i = size; i > 0;) {
         const parent = (i - 1) >> 1;
-        const ps = this.scores[base + parent]!;
-        const pm = this.members[base + parent]!;
-        if (!this.worse(score, member, ps, pm)) break;
-        this.scores[base + i] = ps;
-        this.members[base + i] = pm;
+        if (!this.worse(score, member, this.scores[base + parent]!, this.members[base + parent]!)) break;
+        this.move(base + parent, base + i);
         i = parent;
       }
-      this.scores[base + i] = score;
-      this.members[base + i] = member;
-      return;
-    }
-    if (this.worse(score, member, this.scores[base]!, this.members[base]!)) return;
-    // Replace the root and sift down.
-    let i = 0;
-    for (;;) {
-      const left = 2 * i + 1;
-      if (left >= size) break;
-      const right = left + 1;
-      let child = left;
-      if (
-        right < size &&
-        this.worse(
-          this.scores[base + right]!,
-          this.members[base + right]!,
-          this.scores[base + left]!,
-          this.members[base + left]!,
-        )
-      )
-        child = right;
-      const cs = this.scores[base + child]!;
-      const cm = this.members[base + child]!;
-      if (!this.worse(cs, cm, score, member)) break;
-      this.scores[base + i] = cs;
-      this.members[base + i] = cm;
-      i = child;
+    } else {
+      if (this.worse(score, member, this.scores[base]!, this.members[base]!)) return;
+      // Replace the root and sift down: the worse child moves up while it is worse than the candidate.
+      for (i = 0; ;) {
+        const left = 2 * i + 1;
+        if (left >= size) break;
+        const right = left + 1;
+        const child = right < size && this.worseAt(base + right, base + left) ? right : left;
+        if (!this.worse(this.scores[base + child]!, this.members[base + child]!, score, member)) break;
+        this.move(base + child, base + i);
+        i = child;
+      }
     }
     this.scores[base + i] = score;
     this.members[base + i] = member;

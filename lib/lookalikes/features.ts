@@ -7,7 +7,7 @@
  * Candidates are blocked by NACE division (the first two digits of the main activity): a company's
  * lookalikes are looked for among the companies of its own division only (README, "Lookalikes").
  */
-import type { CompanyRef, Country } from '../companies/identifiers';
+import type { CompanyRef } from '../companies/identifiers';
 import type { CompanyRecord } from '../companies/record';
 
 export interface LookalikeFeatures extends CompanyRef {
@@ -89,5 +89,3 @@ export function unpackFeatures(ref: CompanyRef, packed: string): LookalikeFeatur
 export function sameFeatures(a: LookalikeFeatures | null, b: LookalikeFeatures | null): boolean {
   return a !== null && b !== null && a.country === b.country && packFeatures(a) === packFeatures(b);
 }
-
-export type { Country };

@@ -11,8 +11,8 @@
  *
  * Candidates are the companies of the same block (NACE division): no comparison across the whole data.
  */
-import type { CompanyRef } from '../companies/identifiers';
-import { companyKey } from '../companies/identifiers';
+import { companyKey, type CompanyRef } from '../companies/identifiers';
+import { forEachLimited } from '../concurrency';
 import type { CompanyChange, Derived } from '../import/derive';
 import {
   deleteMarks,
@@ -124,11 +124,3 @@ async function recomputeBlock(members: BlockMember[], subjects: number[] | 'all'
 }
 
 const refOf = ({ country, companyNumber }: CompanyRef): CompanyRef => ({ country, companyNumber });
-
-async function forEachLimited<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await run(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}

@@ -10,6 +10,7 @@ import {
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { forEachLimited } from '../concurrency';
 import { dynamodb, send } from './client';
 import { StorageUnavailableError } from './errors';
 
@@ -91,12 +92,9 @@ export function batchDelete(table: string, keys: Key[], concurrency = 8): Promis
 type WriteRequest = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: Key } };
 
 async function batchWrite(table: string, requests: WriteRequest[], concurrency: number): Promise<void> {
-  const parts = chunk(requests, BATCH_WRITE_LIMIT);
-  let next = 0;
-  const worker = async () => {
-    while (next < parts.length) await batchWriteChunk(table, parts[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, parts.length) }, worker));
+  await forEachLimited(chunk(requests, BATCH_WRITE_LIMIT), concurrency, (part) =>
+    batchWriteChunk(table, part),
+  );
 }
 
 async function batchWriteChunk(table: string, requests: WriteRequest[]): Promise<void> {

@@ -82,3 +82,17 @@ export function isUnavailable(error: unknown): boolean {
 export function isConditionFailed(error: unknown): boolean {
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';
 }
+
+/**
+ * Makes a conditional write and says whether its condition held: true when written, false when the
+ * condition failed (ConditionalCheckFailedException); storage trouble still throws.
+ */
+export async function conditionHeld(write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await send(write);
+    return true;
+  } catch (error) {
+    if (isConditionFailed(error)) return false;
+    throw error;
+  }
+}

@@ -441,45 +441,24 @@ function benchEvents(
   const resource = (id: RouteId) => routes[id].path;
   const bulkSets = [0, 1, 2].map((set) => refs.slice(set * BULK_SIZE, (set + 1) * BULK_SIZE));
   if (bulkSets.some((set) => set.length < BULK_SIZE)) throw new Error(`need ${3 * BULK_SIZE} demo companies`);
+  // A company in the path (the single GETs), or 100 companies in the body (the bulk POSTs).
+  const single = (id: RouteId) =>
+    refs
+      .slice(0, 50)
+      .map((ref) => proxyEvent({ method: 'GET', resource: resource(id), pathParameters: ref }));
+  const bulk = (id: RouteId, extra: Record<string, unknown> = {}) =>
+    bulkSets.map((companies) =>
+      proxyEvent({ method: 'POST', resource: resource(id), body: { companies, ...extra } }),
+    );
   return {
     getHealth: [proxyEvent({ method: 'GET', resource: resource('getHealth'), caller: null })],
-    getCompanyFinancials: refs
-      .slice(0, 50)
-      .map((ref) =>
-        proxyEvent({ method: 'GET', resource: resource('getCompanyFinancials'), pathParameters: ref }),
-      ),
-    getCompanyFinancialsBulk: bulkSets.map((companies) =>
-      proxyEvent({
-        method: 'POST',
-        resource: resource('getCompanyFinancialsBulk'),
-        body: { companies, limit: 4 },
-      }),
-    ),
-    getCompanyLookalikes: refs
-      .slice(0, 50)
-      .map((ref) =>
-        proxyEvent({ method: 'GET', resource: resource('getCompanyLookalikes'), pathParameters: ref }),
-      ),
-    getCompanyLookalikesBulk: bulkSets.map((companies) =>
-      proxyEvent({
-        method: 'POST',
-        resource: resource('getCompanyLookalikesBulk'),
-        body: { companies, limit: 10 },
-      }),
-    ),
-    getCompanyRelationships: refs
-      .slice(0, 50)
-      .map((ref) =>
-        proxyEvent({ method: 'GET', resource: resource('getCompanyRelationships'), pathParameters: ref }),
-      ),
-    getCompanyRelationshipsBulk: bulkSets.map((companies) =>
-      proxyEvent({ method: 'POST', resource: resource('getCompanyRelationshipsBulk'), body: { companies } }),
-    ),
-    getCompanyLegalEntities: refs
-      .slice(0, 50)
-      .map((ref) =>
-        proxyEvent({ method: 'GET', resource: resource('getCompanyLegalEntities'), pathParameters: ref }),
-      ),
+    getCompanyFinancials: single('getCompanyFinancials'),
+    getCompanyFinancialsBulk: bulk('getCompanyFinancialsBulk', { limit: 4 }),
+    getCompanyLookalikes: single('getCompanyLookalikes'),
+    getCompanyLookalikesBulk: bulk('getCompanyLookalikesBulk', { limit: 10 }),
+    getCompanyRelationships: single('getCompanyRelationships'),
+    getCompanyRelationshipsBulk: bulk('getCompanyRelationshipsBulk'),
+    getCompanyLegalEntities: single('getCompanyLegalEntities'),
     getLists: [proxyEvent({ method: 'GET', resource: resource('getLists'), query: { limit: '10' } })],
     getListCompanies: [
       proxyEvent({ method: 'GET', resource: resource('getListCompanies'), pathParameters: { id: '1' } }),

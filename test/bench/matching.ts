@@ -60,6 +60,9 @@ const count = <T>(values: T[]) =>
 const stems = count(records.map(stem));
 const stemsAnyCountry = count(records.map((r) => stem(r).slice(3)));
 const hosts = count(records.map(host).filter((h): h is string => h !== null));
+/** Website and name together: counted once here rather than by scanning every record per entry. */
+const hostStem = (r: DemoRecord) => `${host(r)} ${stem(r)}`;
+const hostStems = count(records.filter((r) => r.website).map(hostStem));
 
 // ---- Variants -------------------------------------------------------------------------------------
 
@@ -165,7 +168,7 @@ function labelledSet(): Labelled[] {
         properties.length === 2 &&
         properties.includes('website') &&
         properties.includes('name') &&
-        records.filter((o) => o !== r && host(o) === host(r) && stem(o) === stem(r)).length > 0;
+        hostStems.get(hostStem(r))! > 1;
       const ambiguous = (onlyName && nameShared) || (onlyWebsite && websiteShared) || nameAndWebsiteShared;
       const label = `${properties.join('+')}${withCountry ? '+country' : ''}`;
       set.push({ entry, expected: ambiguous ? null : companyKey(r), combination: label });

@@ -160,20 +160,39 @@ export function rawRequest(
   });
 }
 
+/** What an error assertion reads of an answer, whichever HTTP client received it. */
+export interface ErrorAnswer {
+  status: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+  requestIdHeader: string | null | undefined;
+  contentType: string | null | undefined;
+}
+
 /** Asserts a contract error body (§2.1): status, exact keys in order, code, message, requestId = x-request-id. */
-export function expectError(response: Exchange, status: number, code: string, message?: string): void {
-  expect({ status: response.status, code: response.body?.code }).toEqual({ status, code });
+export function expectErrorAnswer(answer: ErrorAnswer, status: number, code: string, message?: string): void {
+  expect({ status: answer.status, code: answer.body?.code }).toEqual({ status, code });
   const keys =
     code === 'VALIDATION_ERROR'
       ? ['message', 'code', 'requestId', 'details']
       : ['message', 'code', 'requestId'];
-  expect(Object.keys(response.body)).toEqual(keys);
-  expect(typeof response.body.message).toBe('string');
-  expect(response.body.message.length).toBeGreaterThan(0);
-  if (message !== undefined) expect(response.body.message).toBe(message);
-  expect(response.headers.get('x-request-id')).toBeTruthy();
-  expect(response.body.requestId).toBe(response.headers.get('x-request-id'));
-  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(Object.keys(answer.body)).toEqual(keys);
+  expect(typeof answer.body.message).toBe('string');
+  expect(answer.body.message.length).toBeGreaterThan(0);
+  if (message !== undefined) expect(answer.body.message).toBe(message);
+  expect(answer.requestIdHeader).toBeTruthy();
+  expect(answer.body.requestId).toBe(answer.requestIdHeader);
+  expect(answer.contentType).toMatch(/^application\/json/);
+}
+
+export function expectError(response: Exchange, status: number, code: string, message?: string): void {
+  const { headers } = response;
+  const answer = {
+    ...response,
+    requestIdHeader: headers.get('x-request-id'),
+    contentType: headers.get('content-type'),
+  };
+  expectErrorAnswer(answer, status, code, message);
 }
 
 /** Asserts a 400 VALIDATION_ERROR whose details name exactly the given paths, each with a message. */

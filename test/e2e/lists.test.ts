@@ -1,5 +1,6 @@
 /** The list endpoints (contract §7.1–§7.5) over HTTP through the local gateway, on the demo lists. */
 import { demoLists, loadDemoLists } from '../../infra/local/demo-lists';
+import { LIST_KEYS } from '../support/contract';
 import { expectError, expectValidationError, TOKENS, useApi, type Api } from './http';
 
 const api: Api = useApi();
@@ -20,20 +21,6 @@ const put = (
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 
-const LIST_KEYS = [
-  'id',
-  'name',
-  'type',
-  'columns',
-  'shared',
-  'notifications',
-  'amountOfCompanies',
-  'newResults',
-  'updatedAt',
-  'createdAt',
-  'createdBy',
-];
-
 describe('GET /v1/lists', () => {
   it("shows the caller's own lists and its account's shared ones, newest change first", async () => {
     const response = await api.get('/v1/lists?limit=10');
@@ -41,7 +28,7 @@ describe('GET /v1/lists', () => {
     expect(Object.keys(response.body)).toEqual(['data', 'pagination']);
     expect(response.body.data.map((l: { id: number }) => l.id).sort()).toEqual([1, 2, 4]);
     expect(response.body.pagination).toEqual({ limit: 10, offset: 0, total: 3 });
-    for (const list of response.body.data) expect(Object.keys(list)).toEqual(LIST_KEYS);
+    for (const list of response.body.data) expect(Object.keys(list)).toEqual([...LIST_KEYS]);
     const updated = response.body.data.map((l: { updatedAt: string }) => l.updatedAt);
     expect([...updated].sort().reverse()).toEqual(updated);
   });

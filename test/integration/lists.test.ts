@@ -11,6 +11,7 @@ import { createList, getList, type ListType } from '../../lib/lists/store';
 import { SCOPES } from '../../lib/tokens/scopes';
 import { ALICE, call } from '../support/events';
 import { useFreshTable } from '../support/table';
+import { LIST_KEYS } from '../support/contract';
 
 useFreshTable();
 
@@ -111,20 +112,13 @@ const put = (
     caller,
     ...(headers ? { headers } : {}),
   });
-const companiesOf = (id: number | string, query: Record<string, string> = {}, caller: Caller = ALICE) =>
-  call(getListCompanies, {
-    resource: '/v1/lists/{id}/companies',
-    pathParameters: { id: String(id) },
-    query,
-    caller,
-  });
-const contactsOf = (id: number | string, query: Record<string, string> = {}, caller: Caller = ALICE) =>
-  call(getListContacts, {
-    resource: '/v1/lists/{id}/contacts',
-    pathParameters: { id: String(id) },
-    query,
-    caller,
-  });
+/** A GET on one list's sub-resource, as `caller`. */
+const listGet =
+  (handler: Parameters<typeof call>[0], resource: string) =>
+  (id: number | string, query: Record<string, string> = {}, caller: Caller = ALICE) =>
+    call(handler, { resource, pathParameters: { id: String(id) }, query, caller });
+const companiesOf = listGet(getListCompanies, '/v1/lists/{id}/companies');
+const contactsOf = listGet(getListContacts, '/v1/lists/{id}/contacts');
 const overview = (query: Record<string, string> = {}, caller: Caller = ALICE) =>
   call(getLists, { resource: '/v1/lists', query, caller });
 
@@ -350,19 +344,7 @@ describe('GET /v1/lists, companies and contacts', () => {
     const ids = body.data.map((l: Body) => l.id);
     expect(ids.indexOf(smart)).toBeLessThan(ids.indexOf(listId));
     const list = body.data.find((l: Body) => l.id === listId);
-    expect(Object.keys(list)).toEqual([
-      'id',
-      'name',
-      'type',
-      'columns',
-      'shared',
-      'notifications',
-      'amountOfCompanies',
-      'newResults',
-      'updatedAt',
-      'createdAt',
-      'createdBy',
-    ]);
+    expect(Object.keys(list)).toEqual([...LIST_KEYS]);
     expect(list).toMatchObject({ type: 'STATIC', amountOfCompanies: 4, newResults: null });
     const smartOnly = (await overview({ type: 'SMART' }, CAROL)).body as Body;
     expect(smartOnly.data.map((l: Body) => l.id)).toEqual([smart]);

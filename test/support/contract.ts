@@ -53,3 +53,18 @@ export const RECORD_KEYS = [
   'shareholders',
   'contacts',
 ] as const;
+
+/** §7.2: a list's keys, in order. */
+export const LIST_KEYS = [
+  'id',
+  'name',
+  'type',
+  'columns',
+  'shared',
+  'notifications',
+  'amountOfCompanies',
+  'newResults',
+  'updatedAt',
+  'createdAt',
+  'createdBy',
+] as const;

@@ -1,9 +1,8 @@
 /** Normalisation and matching of PUT /v1/lists/{id}/companies entries (contract §7.5), without storage. */
 import { belgianCheckDigits, companyKey, frenchVatKey } from '../../lib/companies/identifiers';
 import type { CompanyProfile } from '../../lib/companies/record';
-import { matchKeysOf } from '../../lib/lists/match-index';
+import { matchKeysOf, registeredDomain } from '../../lib/lists/match-index';
 import { decide, lookupsOf, planEntry, type Found, type MatchEntry } from '../../lib/lists/matching';
-import { registeredDomain } from '../../lib/lists/match-index';
 import { domainCandidates, normaliseName, parseVat, websiteHost } from '../../lib/lists/normalise';
 import { keys, listOrderOfKey } from '../../lib/storage/keys';
 
