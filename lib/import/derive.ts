@@ -23,6 +23,11 @@ export interface CompanyChange {
   after: CompanyRecord;
   /** The import's as-of date (`YYYY-MM-DD`): "the day of the change". */
   asOf: string;
+  /**
+   * The import batch that wrote the change (its journal's id): the same when a cut-off run derives
+   * the change again, another for every later change of the company.
+   */
+  changeId: string;
 }
 
 export interface Derived {

@@ -242,7 +242,7 @@ async function importBatch(batch: Entry[], run: Run): Promise<void> {
     entries: accepted.map((e) => ({ company: companyRef(e.record), before: before(e) })),
   });
   await putCompanies(accepted.map((e) => ({ record: e.record, state: { hash: e.hash, changeId } })));
-  const changes = accepted.map((e) => ({ before: before(e), after: e.record, asOf: run.asOf }));
+  const changes = accepted.map((e) => ({ before: before(e), after: e.record, asOf: run.asOf, changeId }));
   const writes: DerivedWrites = { puts: [], deletes: [] };
   await forEachLimited(changes, DERIVATIONS_IN_FLIGHT, async (change) => {
     const derived = await run.derive(change);
@@ -336,7 +336,7 @@ async function resume(journal: Journal & StoredJournal, derive: Derivation): Pro
     const now = current.get(companyKey(entry.company));
     // Written by this change (a later change would name its own journal): derive it.
     if (now?.state.changeId !== journal.changeId) continue;
-    const change = { before: entry.before, after: now.record, asOf: journal.asOf };
+    const change = { before: entry.before, after: now.record, asOf: journal.asOf, changeId: journal.changeId };
     const derived = await derive(change);
     updates += derived.updates;
     collect(writes, derived);

@@ -3,7 +3,6 @@
  * partition of its block (NACE division), with its floor (its 100th score), and the marks of companies
  * whose lookalikes must be recomputed. Key patterns in lib/storage/keys.ts.
  */
-import { createHash } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { CompanyRef } from '../companies/identifiers';
 import type { FinancialPeriod } from '../companies/schemas';
@@ -43,16 +42,23 @@ export function featuresItem(features: LookalikeFeatures, floor: number): Item {
 /**
  * Records a company's new features in its block and marks it for recomputation: one BatchWriteItem
  * (plus a delete when it left its block). Idempotent, and no transaction is needed: a change whose
- * derivation was cut off is derived again by the resumed import. A mark is keyed by the features
- * before the change, so two changes between completions leave two marks and the completion sees both
- * of the feature sets other lists may have been computed with. A new company gets an empty list at
- * once, so the endpoints know it before its lookalikes are computed.
+ * derivation was cut off is derived again by the resumed import (same `changeId`, same mark).
+ *
+ * A mark is keyed by the change that wrote it, never by what it says: two changes between completions
+ * leave two marks, so the completion sees both of the feature sets other lists may have been computed
+ * with; and a completion deletes exactly the marks it read, so a change marked by a concurrent import
+ * after that read (even one with the same before and after) keeps its own mark for the next
+ * completion. A new company gets an empty list at once, so the endpoints know it before its
+ * lookalikes are computed.
  */
-export function changeWrites(before: LookalikeFeatures | null, after: LookalikeFeatures): DerivedWrites {
+export function changeWrites(
+  before: LookalikeFeatures | null,
+  after: LookalikeFeatures,
+  changeId: string,
+): DerivedWrites {
   const packedBefore = before ? packFeatures(before) : '';
-  const version = before ? createHash('sha256').update(packedBefore).digest('base64url').slice(0, 12) : 'NEW';
   const mark = {
-    ...keys.lookalikeMark(after, version),
+    ...keys.lookalikeMark(after, changeId),
     entity: 'LookalikeMark',
     block: blockOf(after),
     before: packedBefore,
@@ -68,8 +74,9 @@ export function changeWrites(before: LookalikeFeatures | null, after: LookalikeF
 export async function recordChange(
   before: LookalikeFeatures | null,
   after: LookalikeFeatures,
+  changeId: string,
 ): Promise<void> {
-  const { puts, deletes } = changeWrites(before, after);
+  const { puts, deletes } = changeWrites(before, after, changeId);
   await Promise.all([batchPut(tableName(), puts), batchDelete(tableName(), deletes)]);
 }
 

@@ -38,10 +38,10 @@ export interface RecomputeSummary {
 }
 
 /** The Derivation: a change of what lookalikes are compared on (or of the name shown) marks the company. */
-export async function deriveLookalikes({ before, after }: CompanyChange): Promise<Derived> {
+export async function deriveLookalikes({ before, after, changeId }: CompanyChange): Promise<Derived> {
   const old = before && featuresOf(before);
   const now = featuresOf(after);
-  return sameFeatures(old, now) ? { updates: 0 } : { updates: 0, writes: changeWrites(old, now) };
+  return sameFeatures(old, now) ? { updates: 0 } : { updates: 0, writes: changeWrites(old, now, changeId) };
 }
 
 /** The Completion: recomputes what the marked changes touch, then drops the marks. */

@@ -8,7 +8,7 @@
  * | Legal entity       | LEGAL_ENTITY#<legalEntityId>        | LEGAL_ENTITY  |        |                       | an id's entity (country, number): lookup by id in one GetItem; its conditional put detects a colliding id |
  * | Lookalikes         | COMPANY#<country>#<number>          | LOOKALIKES    |        |                       | a company's identifier and its best 100 lookalikes (§6.3), one packed attribute: one read per company |
  * | Lookalike features | LOOKALIKE_BLOCK#<NACE division>     | COMPANY#<country>#<number> |  |                  | what a company is compared on, and its 100th score: a block's candidates in one Query (import-time recompute, full job) |
- * | Lookalike mark     | LOOKALIKE_DIRTY#<0..15>             | COMPANY#<country>#<number>#<hash of the features before> | | | a company whose lookalikes must be recomputed, with its features before the change (import completion); one per distinct before |
+ * | Lookalike mark     | LOOKALIKE_DIRTY#<0..15>             | COMPANY#<country>#<number>#<changeId> | | | a company whose lookalikes must be recomputed, with its features before the change (import completion); one per change |
  * | Import change      | CHANGE#<changeId>                   | PART#<n>      |        |                       | the records before one import batch's changes, until their derivations ran (resumable import) |
  * | Contact claims     | CONTACTS#<contactId div 100>        | CONTACTS      |        |                       | which company each of 100 contact ids belongs to (unique across the service), one attribute `c<contactId>` each |
  * | Token              | TOKEN#<sha256 of token>             | TOKEN         | TOKENS | <createdAt>#<tokenId> | the authorizer's GetItem; the CLI's list     |
@@ -51,10 +51,10 @@ export const keys = {
   }),
   /** The partition of one shard of lookalike marks (spread over 16, so a big import has no hot partition). */
   lookalikeMarks: (shard: number): string => `LOOKALIKE_DIRTY#${shard}`,
-  /** `before`: a short hash of the features before the change (`NEW` for a new company). */
-  lookalikeMark: (ref: CompanyRef, before: string): Key => ({
+  /** One mark per change of a company (`changeId`: the import batch that wrote it). */
+  lookalikeMark: (ref: CompanyRef, changeId: string): Key => ({
     pk: `LOOKALIKE_DIRTY#${Number(ref.companyNumber) % LOOKALIKE_MARK_SHARDS}`,
-    sk: `COMPANY#${ref.country}#${ref.companyNumber}#${before}`,
+    sk: `COMPANY#${ref.country}#${ref.companyNumber}#${changeId}`,
   }),
   importChange: (changeId: string, part: number): Key => ({ pk: `CHANGE#${changeId}`, sk: `PART#${part}` }),
   /** The claims of contact ids `100 × bucket` to `100 × bucket + 99`; see `contactBucket`. */

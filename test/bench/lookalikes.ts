@@ -201,7 +201,7 @@ async function onDynamoDb(endpoint: string, size: number) {
     const after = { ...before, employees: (before.employees ?? 0) * 3 + 5, place: 'BE-place-0' };
     progress('DynamoDB Local: one changed company');
     const started = performance.now();
-    await recordChange(before, after);
+    await recordChange(before, after, 'bench.1');
     const marked = await recomputeMarked();
     const changeSeconds = (performance.now() - started) / 1000;
     return { size, full, change: { ...marked, seconds: changeSeconds } };

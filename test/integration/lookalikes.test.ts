@@ -10,7 +10,8 @@ import { importCompanies } from '../../lib/import/import';
 import { blockOf, featuresOf } from '../../lib/lookalikes/features';
 import { getCompanyRecords } from '../../lib/companies/store';
 import { keys } from '../../lib/storage/keys';
-import { recomputeAll } from '../../lib/lookalikes/recompute';
+import { recomputeAll, recomputeMarked } from '../../lib/lookalikes/recompute';
+import { deleteMarks, getMarks, recordChange } from '../../lib/lookalikes/block-store';
 import { similarity } from '../../lib/lookalikes/scoring';
 import { getLookalikesOf, unpackLookalikes } from '../../lib/lookalikes/store';
 import { parseCompanyRecord } from '../../lib/companies/record';
@@ -199,6 +200,27 @@ describe('lookalikes derived by the import', () => {
 
     expect(summary.companies).toBe(150);
     expect(await allLists()).toEqual(before);
+  });
+
+  it('keeps the mark of a change made while a completion runs, even one with the same before and after', async () => {
+    const before = featuresOfRecord(company(140, shapeOf(140)));
+    const after = { ...before, employees: before.employees! + 40 };
+    await recordChange(before, after, 'run-a.1');
+    // A completion reads the marks …
+    const read = await getMarks();
+    expect(read.map((m) => m.company.companyNumber)).toContain('30000140');
+    // … another import derives the same transition of the same company (it read the company before
+    // the first import wrote it) …
+    await recordChange(before, after, 'run-b.1');
+    // … and the completion drops what it read.
+    await deleteMarks(read);
+
+    const left = await getMarks();
+    expect(left.map((m) => [m.company.companyNumber, m.key.sk])).toEqual([
+      ['30000140', 'COMPANY#NL#30000140#run-b.1'],
+    ]);
+    await recomputeMarked();
+    expect(await getMarks()).toEqual([]);
   });
 
   it('unpacks a page of a stored list', () => {

@@ -290,6 +290,7 @@ describe('holdings derived by the import', () => {
         before: null,
         after: parseCompanyRecordOrThrow(input),
         asOf: '2026-11-21',
+        changeId: 'test.1',
       }));
       // Derived in parallel, then once more in the other order (as after a cut-off run).
       await Promise.all(changes.map(deriveWithStageIds));
