@@ -16,7 +16,10 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IResource, Method } from 'aws-cdk-lib/aws-apigateway';
 import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import {
   type ApiError,
@@ -187,9 +190,9 @@ export class CompanyDataStack extends Stack {
       methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
     }
 
-    // Background workers: no route invokes them (the lookalike recompute job, run by an operator or a scheduler).
+    // Background workers: no route invokes them (the lookalike recompute job, run by its schedule or an operator).
     for (const [workerId, worker] of Object.entries(workers)) {
-      new ApiFunction(this, `${workerId}Function`, {
+      const { function: job } = new ApiFunction(this, `${workerId}Function`, {
         entry: worker.entry,
         table,
         access: worker.table,
@@ -197,7 +200,37 @@ export class CompanyDataStack extends Stack {
         timeout: Duration.minutes(worker.timeoutMinutes),
         removalPolicy,
       });
+      new Rule(this, `${workerId}Schedule`, {
+        schedule: Schedule.cron(worker.schedule),
+        targets: [new LambdaFunction(job, { retryAttempts: 2 })],
+      });
+      new CfnOutput(this, `${workerId}FunctionName`, {
+        value: job.functionName,
+        description: `Run it now: aws lambda invoke --function-name <this> --invocation-type Event /dev/null`,
+      });
     }
+
+    /*
+     * The key of the legal entity ids (contract §6.4): generated once per stage and never rotated, since
+     * every id is a keyed hash under it and ids must not change on a re-import or a redeploy. Read once per
+     * process by whatever assigns ids (lib/legal-entities/ids.ts): today the import, run against the
+     * stage with LEGAL_ENTITY_SECRET_ARN set to the output below.
+     */
+    const legalEntitySecret = new Secret(this, 'LegalEntitySecret', {
+      description: `Key of the legal entity ids of stage ${stage}: never rotate or replace it`,
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy,
+    });
+    Validations.of(legalEntitySecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'A hash key, not a credential: every legal entity id is derived from it, so rotating it would ' +
+        'change ids that customers store (contract §6.4). It is read only by the import.',
+    });
+    new CfnOutput(this, 'LegalEntitySecretArn', {
+      value: legalEntitySecret.secretArn,
+      description: 'LEGAL_ENTITY_SECRET_ARN for npm run import -- FILE --table <TableName>',
+    });
 
     for (const [routePath, methods] of methodsByPath) {
       addMethodNotAllowed(api.root.resourceForPath(routePath), methods);

@@ -41,5 +41,10 @@ export const workers = {
     table: 'write',
     timeoutMinutes: 15,
     memoryMb: 3008,
+    /**
+     * When it runs by itself (UTC, EventBridge): weekly, as a safety net. The import already recomputes
+     * what it touches before it returns; an operator runs it at once after a change of the scoring.
+     */
+    schedule: { weekDay: 'SUN', hour: '3', minute: '0' },
   },
 } as const;

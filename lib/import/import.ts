@@ -21,6 +21,7 @@ import { companyKey, type CompanyRef } from '../companies/identifiers';
 import { parseCompanyRecord, recordHash, RECORD_LIMITS, type CompanyRecord } from '../companies/record';
 import { getCompanyRecords, getCompanyStates } from '../companies/store';
 import { forEachLimited } from '../concurrency';
+import { loadStageIdScheme } from '../legal-entities/ids';
 import { batchDelete, batchPut } from '../storage/batch';
 import { tableName } from '../storage/client';
 import {
@@ -92,6 +93,8 @@ export async function importCompanies(
   options: ImportOptions,
 ): Promise<ImportSummary> {
   const started = performance.now();
+  // Before anything is read or written: a deployed stage's ids need its secret (lib/legal-entities/ids.ts).
+  await loadStageIdScheme();
   const batchSize = options.batchSize ?? 100;
   const concurrency = options.concurrency ?? 4;
   const summary: ImportSummary = {
@@ -336,7 +339,12 @@ async function resume(journal: Journal & StoredJournal, derive: Derivation): Pro
     const now = current.get(companyKey(entry.company));
     // Written by this change (a later change would name its own journal): derive it.
     if (now?.state.changeId !== journal.changeId) continue;
-    const change = { before: entry.before, after: now.record, asOf: journal.asOf, changeId: journal.changeId };
+    const change = {
+      before: entry.before,
+      after: now.record,
+      asOf: journal.asOf,
+      changeId: journal.changeId,
+    };
     const derived = await derive(change);
     updates += derived.updates;
     collect(writes, derived);

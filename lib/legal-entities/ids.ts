@@ -39,10 +39,57 @@ export function isLegalEntityId(text: string): boolean {
   return /^\d{10,12}$/.test(text);
 }
 
+/** What the import says when it would assign ids on a deployed stage without that stage's secret. */
+export class LegalEntitySecretMissingError extends Error {
+  override readonly name = 'LegalEntitySecretMissingError';
+  constructor() {
+    super(
+      "legal entity ids on a deployed stage are keyed by the stage's secret: set LEGAL_ENTITY_SECRET_ARN " +
+        'to the stack output LegalEntitySecretArn',
+    );
+  }
+}
+
+let loaded: Promise<LegalEntityIdScheme> | undefined;
+let scheme: LegalEntityIdScheme | undefined;
+
 /**
- * The stage's id scheme. The secret is `LEGAL_ENTITY_SECRET` when set (the import run against a
- * deployed stage passes that stage's secret), else the local stage's named constant.
+ * Reads the stage's secret once per process (a Lambda's cold start, a CLI run) and keeps it: from
+ * Secrets Manager when `LEGAL_ENTITY_SECRET_ARN` names the stack's secret, else as `stageIdScheme`
+ * says. The import awaits it before its first batch, so a missing secret stops it before anything is
+ * written, and no id is ever derived under the wrong key.
+ */
+export function loadStageIdScheme(): Promise<LegalEntityIdScheme> {
+  loaded ??= (async () => {
+    const arn = process.env['LEGAL_ENTITY_SECRET_ARN'];
+    if (!arn) return stageIdScheme();
+    // Loaded only here: the SDK's Secrets Manager client is for the processes that assign ids.
+    const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
+    const client = new SecretsManagerClient({});
+    try {
+      const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: arn }));
+      if (!SecretString) throw new LegalEntitySecretMissingError();
+      return (scheme = { secret: SecretString, space: FULL_ID_SPACE });
+    } finally {
+      client.destroy();
+    }
+  })();
+  // A failed read is not kept: the next call tries again.
+  loaded.catch(() => (loaded = undefined));
+  return loaded;
+}
+
+/**
+ * The stage's id scheme: the secret `loadStageIdScheme` read; else `LEGAL_ENTITY_SECRET`; else, on a
+ * DynamoDB endpoint of its own (the local stage, DynamoDB Local in tests), the local stage's named
+ * constant. A deployed stage's table without its secret is refused rather than keyed by the constant.
  */
 export function stageIdScheme(): LegalEntityIdScheme {
-  return { secret: process.env['LEGAL_ENTITY_SECRET'] ?? LOCAL_LEGAL_ENTITY_SECRET, space: FULL_ID_SPACE };
+  if (scheme) return scheme;
+  if (process.env['LEGAL_ENTITY_SECRET_ARN']) throw new LegalEntitySecretMissingError();
+  const secret =
+    process.env['LEGAL_ENTITY_SECRET'] ??
+    (process.env['DYNAMODB_ENDPOINT'] ? LOCAL_LEGAL_ENTITY_SECRET : undefined);
+  if (!secret) throw new LegalEntitySecretMissingError();
+  return { secret, space: FULL_ID_SPACE };
 }

@@ -400,6 +400,33 @@ describe('CompanyDataStack (dev)', () => {
     template.hasOutput('TableName', {});
   });
 
+  describe('legal entity id key', () => {
+    it('is generated once per stage, never rotated, and its ARN is an output for the import', () => {
+      template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+      template.hasResourceProperties('AWS::SecretsManager::Secret', {
+        GenerateSecretString: Match.objectLike({ PasswordLength: 64, ExcludePunctuation: true }),
+      });
+      template.resourceCountIs('AWS::SecretsManager::RotationSchedule', 0);
+      template.hasOutput('LegalEntitySecretArn', {});
+    });
+
+    it('is readable by no function (only the import, run with the stage credentials, reads it)', () => {
+      const policies = JSON.stringify(resourcesOfType(template, 'AWS::IAM::Role'));
+      expect(policies).not.toContain('secretsmanager:');
+    });
+  });
+
+  it('runs each worker on its schedule and outputs its name for an operator', () => {
+    for (const [workerId, worker] of Object.entries(workers)) {
+      const { weekDay, hour, minute } = worker.schedule;
+      template.hasResourceProperties('AWS::Events::Rule', {
+        ScheduleExpression: `cron(${minute} ${hour} ? * ${weekDay} *)`,
+        Targets: [Match.objectLike({ RetryPolicy: { MaximumRetryAttempts: 2 } })],
+      });
+      template.hasOutput(`${workerId}FunctionName`, {});
+    }
+  });
+
   it('passes the cdk-nag AwsSolutions checks with no unacknowledged error or warning', () => {
     const report = new AwsSolutionsChecks(undefined, { verbose: true }).validateScope(stack);
     expect(report.violations.map((v) => `${v.ruleName} ${v.violatingResources[0]?.constructPath}`)).toEqual(
@@ -417,6 +444,13 @@ describe('CompanyDataStack (prod)', () => {
       DeletionPolicy: 'Retain',
       UpdateReplacePolicy: 'Retain',
       Properties: { Replicas: [Match.objectLike({ DeletionProtectionEnabled: true })] },
+    });
+  });
+
+  it('keeps the legal entity id key, whatever happens to the stack', () => {
+    template.hasResource('AWS::SecretsManager::Secret', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
     });
   });
 

@@ -32,14 +32,17 @@ interface Result {
 }
 
 /** Runs the import CLI; `killWhen` sends SIGKILL as soon as stderr matches it. */
-function importCli(args: string[], options: { stdin?: Buffer; killWhen?: RegExp } = {}): Promise<Result> {
+function importCli(
+  args: string[],
+  options: { stdin?: Buffer; killWhen?: RegExp; env?: NodeJS.ProcessEnv } = {},
+): Promise<Result> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', path.join(ROOT, 'infra/cli/import.ts'), ...args],
       {
         cwd: ROOT,
-        env: { ...process.env, NODE_OPTIONS: '' },
+        env: options.env ?? { ...process.env, NODE_OPTIONS: '' },
       },
     );
     let stdout = '';
@@ -106,6 +109,17 @@ describe('npm run import', () => {
     expect(result.stderr).toContain('line 3: not valid JSON\n');
     expect(result.stderr).toContain('line 4: country: Invalid country code\n');
     expect(result.stdout).toContain('read 3, imported 1 (new 1, changed 0, unchanged 0), rejected 2');
+  });
+
+  it("stops before reading or writing anything when a deployed stage's legal entity id key is not given", async () => {
+    const { DYNAMODB_ENDPOINT: _local, LEGAL_ENTITY_SECRET: _secret, ...deployed } = process.env;
+    const result = await importCli([file, '--table', 'CompanyData-dev-Table'], {
+      env: { ...deployed, NODE_OPTIONS: '', AWS_REGION: 'eu-west-1', LEGAL_ENTITY_SECRET_ARN: '' },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('set LEGAL_ENTITY_SECRET_ARN to the stack output LegalEntitySecretArn');
+    expect(result.stderr).toContain('table CompanyData-dev-Table in AWS region eu-west-1');
+    expect(result.stdout).toBe('');
   });
 
   it('refuses a bad --as-of with exit code 2', async () => {
