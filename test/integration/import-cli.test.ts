@@ -112,7 +112,9 @@ describe('npm run import', () => {
   });
 
   it("stops before reading or writing anything when a deployed stage's legal entity id key is not given", async () => {
-    const { DYNAMODB_ENDPOINT: _local, LEGAL_ENTITY_SECRET: _secret, ...deployed } = process.env;
+    const deployed = { ...process.env };
+    delete deployed['DYNAMODB_ENDPOINT'];
+    delete deployed['LEGAL_ENTITY_SECRET'];
     const result = await importCli([file, '--table', 'CompanyData-dev-Table'], {
       env: { ...deployed, NODE_OPTIONS: '', AWS_REGION: 'eu-west-1', LEGAL_ENTITY_SECRET_ARN: '' },
     });
