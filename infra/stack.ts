@@ -18,6 +18,7 @@ import type { IResource, Method } from 'aws-cdk-lib/aws-apigateway';
 import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
@@ -36,7 +37,8 @@ import {
 import { BEARER_HEADER_PATTERN } from '../lib/tokens/token-format';
 import { ApiFunction } from './function';
 import { handlerEntry, type HttpMethod, type Route } from '../lib/http/route';
-import { authorizer, routes, workers } from '../lib/routes';
+import { authorizer, routes, workers, type Worker, type WorkerId } from '../lib/routes';
+import { ImportEngine } from './import-engine';
 import { tableDefinition } from '../lib/storage/table';
 
 export interface CompanyDataStackProps extends StackProps {
@@ -190,31 +192,11 @@ export class CompanyDataStack extends Stack {
       methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
     }
 
-    // Background workers: no route invokes them (the lookalike recompute job, run by its schedule or an operator).
-    for (const [workerId, worker] of Object.entries(workers)) {
-      const { function: job } = new ApiFunction(this, `${workerId}Function`, {
-        entry: worker.entry,
-        table,
-        access: worker.table,
-        memorySize: worker.memoryMb,
-        timeout: Duration.minutes(worker.timeoutMinutes),
-        removalPolicy,
-      });
-      new Rule(this, `${workerId}Schedule`, {
-        schedule: Schedule.cron(worker.schedule),
-        targets: [new LambdaFunction(job, { retryAttempts: 2 })],
-      });
-      new CfnOutput(this, `${workerId}FunctionName`, {
-        value: job.functionName,
-        description: `Run it now: aws lambda invoke --function-name <this> --invocation-type Event /dev/null`,
-      });
-    }
-
     /*
      * The key of the legal entity ids (contract §6.4): generated once per stage and never rotated, since
      * every id is a keyed hash under it and ids must not change on a re-import or a redeploy. Read once per
-     * process by whatever assigns ids (lib/legal-entities/ids.ts): today the import, run against the
-     * stage with LEGAL_ENTITY_SECRET_ARN set to the output below.
+     * process by whatever assigns ids (lib/legal-entities/ids.ts): the import engine's partition workers,
+     * and `npm run import -- --table` run with LEGAL_ENTITY_SECRET_ARN set to the output below.
      */
     const legalEntitySecret = new Secret(this, 'LegalEntitySecret', {
       description: `Key of the legal entity ids of stage ${stage}: never rotate or replace it`,
@@ -226,6 +208,43 @@ export class CompanyDataStack extends Stack {
       reason:
         'A hash key, not a credential: every legal entity id is derived from it, so rotating it would ' +
         'change ids that customers store (contract §6.4). It is read only by the import.',
+    });
+
+    // Background workers: no route invokes them (scheduled jobs and the steps of the import engine).
+    const workerFunctions = {} as Record<WorkerId, NodejsFunction>;
+    for (const [workerId, worker] of Object.entries(workers) as [WorkerId, Worker][]) {
+      const { function: job } = new ApiFunction(this, `${workerId}Function`, {
+        entry: worker.entry,
+        table,
+        access: worker.table,
+        memorySize: worker.memoryMb,
+        timeout: Duration.minutes(worker.timeoutMinutes),
+        removalPolicy,
+      });
+      workerFunctions[workerId] = job;
+      if (!worker.schedule) continue;
+      new Rule(this, `${workerId}Schedule`, {
+        schedule: Schedule.cron(worker.schedule),
+        targets: [new LambdaFunction(job, { retryAttempts: 2 })],
+      });
+      new CfnOutput(this, `${workerId}FunctionName`, {
+        value: job.functionName,
+        description: `Run it now: aws lambda invoke --function-name <this> --invocation-type Event /dev/null`,
+      });
+    }
+
+    const importEngine = new ImportEngine(this, 'ImportEngine', {
+      split: workerFunctions.importSplit,
+      partition: workerFunctions.importPartition,
+      complete: workerFunctions.importComplete,
+      legalEntitySecret,
+      maxConcurrency: this.numberFromContext('importConcurrency', 16),
+      removalPolicy,
+    });
+    new CfnOutput(this, 'ImportBucketName', {
+      value: importEngine.bucket.bucketName,
+      description:
+        'Drop JSON Lines files (gzip or not) under incoming/YYYY-MM-DD/; reports appear under reports/',
     });
     new CfnOutput(this, 'LegalEntitySecretArn', {
       value: legalEntitySecret.secretArn,

@@ -9,7 +9,7 @@ import { healthRoutes } from './health/routes';
 import { legalEntityRoutes } from './legal-entities/routes';
 import { listRoutes } from './lists/routes';
 import { lookalikeRoutes } from './lookalikes/routes';
-import type { Route } from './http/route';
+import type { Route, TableAccess } from './http/route';
 
 /** Each domain's routes, by the folder of `lib/` that owns them. */
 export const routesByDomain = {
@@ -47,4 +47,33 @@ export const workers = {
      */
     schedule: { weekDay: 'SUN', hour: '3', minute: '0' },
   },
-} as const;
+  /**
+   * The import at scale (contract §11.2, lib/import/engine.ts): the steps of the state machine that
+   * imports a file dropped in the stage's import bucket (infra/import-engine.ts).
+   */
+  importSplit: { entry: 'functions/import-split.ts', table: 'none', timeoutMinutes: 15, memoryMb: 3008 },
+  importPartition: {
+    entry: 'functions/import-partition.ts',
+    table: 'write',
+    timeoutMinutes: 15,
+    // One full vCPU: the import is CPU-bound between its batch requests.
+    memoryMb: 1769,
+  },
+  importComplete: {
+    entry: 'functions/import-complete.ts',
+    table: 'write',
+    timeoutMinutes: 15,
+    memoryMb: 3008,
+  },
+} as const satisfies Record<string, Worker>;
+
+export type WorkerId = keyof typeof workers;
+
+export interface Worker {
+  entry: string;
+  table: TableAccess;
+  timeoutMinutes: number;
+  memoryMb: number;
+  /** When it runs by itself (UTC, EventBridge); absent for a step of a state machine. */
+  schedule?: { weekDay: string; hour: string; minute: string };
+}

@@ -12,12 +12,11 @@
  * line, then the summary. Exit code 0, or 1 when a line was rejected, 2 when the import could not run.
  */
 import { createReadStream, statSync } from 'node:fs';
-import { createInterface } from 'node:readline';
-import { Transform, type Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
+import type { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import { isCalendarDate } from '../../lib/http/schemas';
+import { fileLines } from '../../lib/import/lines';
 import { useStage } from './stage';
 
 let stageInUse = '';
@@ -47,7 +46,7 @@ async function main(): Promise<number> {
   const size = file === '-' ? null : statSync(file).size;
   const raw: Readable = file === '-' ? process.stdin : createReadStream(file);
   const progress = progressReporter(size);
-  const lines = createInterface({ input: await decompressed(raw, progress), crlfDelay: Infinity });
+  const { lines } = await fileLines(raw, progress.advance);
 
   console.error(`importing ${file === '-' ? 'standard input' : file} into ${stage}, as of ${asOf}`);
   let summary;
@@ -61,29 +60,6 @@ async function main(): Promise<number> {
   }
   console.log(formatSummary(summary));
   return summary.rejected > 0 ? 1 : 0;
-}
-
-/**
- * The file's text: gunzipped when it starts with gzip's magic bytes, whatever it is called. Counts the
- * bytes read (of the file as stored) for the progress report.
- */
-async function decompressed(raw: Readable, progress: Progress): Promise<Readable> {
-  const head = await new Promise<Buffer | null>((resolve, reject) => {
-    raw.once('readable', () => resolve(raw.read() as Buffer | null));
-    raw.once('end', () => resolve(null));
-    raw.once('error', reject);
-  });
-  // A counting transform, not a 'data' listener: a listener would start the flow before readline listens.
-  const counted = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      progress.advance(chunk.length);
-      done(null, chunk);
-    },
-  });
-  if (head) counted.write(head);
-  raw.pipe(counted);
-  const gzip = head !== null && head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
-  return gzip ? counted.pipe(createGunzip()) : counted;
 }
 
 interface Progress {

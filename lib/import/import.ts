@@ -88,8 +88,17 @@ const companyNumberKey = (ref: CompanyRef) => COUNTRY_INDEX[ref.country] * 1e10 
 const DERIVATIONS_IN_FLIGHT = 16;
 const MAX_CLAIM_ATTEMPTS = 3;
 
+/**
+ * A line of a file with its number, for a part of a file (the import engine's partitions): the lines
+ * of one company meet in one part, in file order, so the part's verdicts are the file's.
+ */
+export interface NumberedLine {
+  line: number;
+  text: string;
+}
+
 export async function importCompanies(
-  lines: AsyncIterable<string>,
+  lines: AsyncIterable<string | NumberedLine>,
   options: ImportOptions,
 ): Promise<ImportSummary> {
   const started = performance.now();
@@ -140,8 +149,9 @@ export async function importCompanies(
 
   let lineNumber = 0;
   let batch: Entry[] = [];
-  for await (const text of lines) {
-    lineNumber++;
+  for await (const next of lines) {
+    const text = typeof next === 'string' ? next : next.text;
+    lineNumber = typeof next === 'string' ? lineNumber + 1 : next.line;
     if (failure) break;
     if (text.trim() === '') continue;
     summary.read++;

@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { CompanyDataStack } from '../../infra/stack';
 import type { Route } from '../../lib/http/route';
-import { authorizer, routes, workers } from '../../lib/routes';
+import { authorizer, routes, workers, type Worker } from '../../lib/routes';
 import { tableDefinition } from '../../lib/storage/table';
 import { BEARER_HEADER_PATTERN } from '../../lib/tokens/token-format';
 
@@ -84,6 +84,14 @@ function authorizerFunctionId(template: Template): string {
 }
 
 /** Every IAM action a function's role allows: its inline policies and the AWS::IAM::Policy attached to it. */
+function workerFunctionId(template: Template, workerId: string): string {
+  const id = Object.keys(template.findResources('AWS::Lambda::Function')).find((functionId) =>
+    functionId.startsWith(`${workerId}Function`),
+  );
+  if (!id) throw new Error(`No function for worker ${workerId}`);
+  return id;
+}
+
 function actionsOf(template: Template, functionId: string): string[] {
   const fn = template.findResources('AWS::Lambda::Function')[functionId] as CfnResource;
   const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
@@ -410,15 +418,131 @@ describe('CompanyDataStack (dev)', () => {
       template.hasOutput('LegalEntitySecretArn', {});
     });
 
-    it('is readable by no function (only the import, run with the stage credentials, reads it)', () => {
-      const policies = JSON.stringify(resourcesOfType(template, 'AWS::IAM::Role'));
-      expect(policies).not.toContain('secretsmanager:');
+    it("is readable by the import engine's partition workers only, which are told where it is", () => {
+      const functionIds = Object.keys(template.findResources('AWS::Lambda::Function'));
+      const readers = functionIds.filter((id) =>
+        actionsOf(template, id).some((a) => a.startsWith('secretsmanager:')),
+      );
+      expect(readers).toEqual([workerFunctionId(template, 'importPartition')]);
+      const reader = template.findResources('AWS::Lambda::Function')[readers[0]!] as CfnResource;
+      expect(reader.Properties).toMatchObject({
+        Environment: {
+          Variables: { LEGAL_ENTITY_SECRET_ARN: { Ref: expect.stringMatching(/^LegalEntitySecret/) } },
+        },
+      });
+    });
+  });
+
+  describe('import engine (contract §11.2)', () => {
+    it('keeps files in a private, encrypted, TLS-only bucket that tells EventBridge and forgets them', () => {
+      template.hasResourceProperties('AWS::S3::Bucket', {
+        BucketEncryption: {
+          ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+        },
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
+        NotificationConfiguration: { EventBridgeConfiguration: { EventBridgeEnabled: true } },
+        LifecycleConfiguration: {
+          Rules: [
+            Match.objectLike({ Prefix: 'incoming/', ExpirationInDays: 30 }),
+            Match.objectLike({ Prefix: 'work/', ExpirationInDays: 7 }),
+            Match.objectLike({ Prefix: 'reports/', ExpirationInDays: 90 }),
+          ],
+        },
+      });
+      template.hasResourceProperties('AWS::S3::BucketPolicy', {
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      });
+    });
+
+    it('starts the state machine for every file created under incoming/', () => {
+      template.hasResourceProperties('AWS::Events::Rule', {
+        EventPattern: {
+          source: ['aws.s3'],
+          'detail-type': ['Object Created'],
+          detail: { object: { key: [{ prefix: 'incoming/' }] } },
+        },
+        Targets: [
+          Match.objectLike({
+            Arn: { Ref: Match.stringLikeRegexp('^ImportEngineStateMachine') },
+            InputTransformer: Match.objectLike({
+              InputPathsMap: {
+                'detail-bucket-name': '$.detail.bucket.name',
+                'detail-object-key': '$.detail.object.key',
+              },
+            }),
+          }),
+        ],
+      });
+    });
+
+    it('splits, imports the partitions in a Distributed Map, then completes; traced and logged', () => {
+      const [[, machine]] = resourcesOfType(template, 'AWS::StepFunctions::StateMachine') as [
+        [string, CfnResource],
+      ];
+      expect(machine.Properties).toMatchObject({
+        TracingConfiguration: { Enabled: true },
+        LoggingConfiguration: { Level: 'ALL' },
+      });
+      const definition = JSON.stringify(machine.Properties.DefinitionString);
+      for (const expected of [
+        '\\"StartAt\\":\\"Split\\"',
+        '\\"Type\\":\\"Map\\"',
+        '\\"Mode\\":\\"DISTRIBUTED\\"',
+        '\\"ItemsPath\\":\\"$.partitions\\"',
+        '\\"MaxConcurrency\\":16',
+        '\\"Next\\":\\"Complete\\"',
+      ]) {
+        expect(definition).toContain(expected);
+      }
+    });
+
+    it.each([
+      ['importSplit', ['s3:GetObject', 's3:PutObject']],
+      [
+        'importPartition',
+        [
+          's3:GetObject',
+          's3:PutObject',
+          's3:ListBucket',
+          'secretsmanager:GetSecretValue',
+          'secretsmanager:DescribeSecret',
+        ],
+      ],
+      ['importComplete', ['s3:GetObject', 's3:DeleteObject', 's3:PutObject', 's3:ListBucket']],
+    ] as const)('gives %s only the bucket actions it uses, no wildcard', (workerId, expected) => {
+      const actions = actionsOf(template, workerFunctionId(template, workerId)).filter(
+        (a) => !a.startsWith('dynamodb:') && !a.startsWith('logs:'),
+      );
+      expect([...new Set(actions)].sort()).toEqual([...expected].sort());
+    });
+
+    it('lets the split step not touch the table', () => {
+      expect(
+        actionsOf(template, workerFunctionId(template, 'importSplit')).filter((a) =>
+          a.startsWith('dynamodb:'),
+        ),
+      ).toEqual([]);
+    });
+
+    it('outputs the bucket for operators', () => {
+      template.hasOutput('ImportBucketName', {});
     });
   });
 
   it('runs each worker on its schedule and outputs its name for an operator', () => {
-    for (const [workerId, worker] of Object.entries(workers)) {
-      const { weekDay, hour, minute } = worker.schedule;
+    const scheduled = Object.entries(workers as Record<string, Worker>).filter(([, w]) => w.schedule);
+    expect(scheduled.map(([id]) => id)).toEqual(['recomputeLookalikes']);
+    for (const [workerId, worker] of scheduled) {
+      const { weekDay, hour, minute } = worker.schedule!;
       template.hasResourceProperties('AWS::Events::Rule', {
         ScheduleExpression: `cron(${minute} ${hour} ? * ${weekDay} *)`,
         Targets: [Match.objectLike({ RetryPolicy: { MaximumRetryAttempts: 2 } })],
@@ -445,6 +569,10 @@ describe('CompanyDataStack (prod)', () => {
       UpdateReplacePolicy: 'Retain',
       Properties: { Replicas: [Match.objectLike({ DeletionProtectionEnabled: true })] },
     });
+  });
+
+  it('keeps the import bucket', () => {
+    template.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Retain' });
   });
 
   it('keeps the legal entity id key, whatever happens to the stack', () => {

@@ -1,0 +1,21 @@
+/**
+ * The import engine's last step (lib/import/engine.ts): the run's completion (the lookalikes of the
+ * changed companies), then its report in the bucket and its summary line in the log.
+ */
+import { importBucket } from '../lib/import/bucket';
+import { completeImportRun, type ImportRun } from '../lib/import/engine';
+
+export const handler = async (event: ImportRun & { bucket: string; partitions: number[] }) => {
+  const { reportKey, summary, text } = await completeImportRun(importBucket(event.bucket), event);
+  const summaryLine = text.slice(text.lastIndexOf('\n') + 1);
+  console.log(
+    JSON.stringify({
+      level: 'INFO',
+      message: 'import finished',
+      file: event.key,
+      reportKey,
+      summary: summaryLine,
+    }),
+  );
+  return { reportKey, ...summary };
+};

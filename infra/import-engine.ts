@@ -1,0 +1,204 @@
+/**
+ * The import at scale (contract §11.2): files dropped under `incoming/` in the stage's import bucket
+ * are imported by a Step Functions state machine over the import engine's workers
+ * (lib/import/engine.ts): split by company, the partitions imported in parallel by a Distributed Map,
+ * then the run's completion (lookalikes) and its report under `reports/`. The same library import as
+ * `npm run import`; nothing about the records or the derivations differs.
+ */
+import { Duration, RemovalPolicy, Stack, Token, Validations, type CfnElement } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { EventField, Rule, RuleTargetInput } from 'aws-cdk-lib/aws-events';
+import { SfnStateMachine } from 'aws-cdk-lib/aws-events-targets';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import {
+  DefinitionBody,
+  DistributedMap,
+  JsonPath,
+  LogLevel,
+  StateMachine,
+  TaskInput,
+} from 'aws-cdk-lib/aws-stepfunctions';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import { Construct } from 'constructs';
+import { INCOMING_PREFIX, REPORTS_PREFIX, WORK_PREFIX } from '../lib/import/engine';
+
+export interface ImportEngineProps {
+  split: LambdaFunction;
+  partition: LambdaFunction;
+  complete: LambdaFunction;
+  /** The legal entity id key: the partition workers assign ids (read once per cold start). */
+  legalEntitySecret: ISecret;
+  /** Partitions imported at once: the table's write rate is what it shares. */
+  maxConcurrency: number;
+  removalPolicy: RemovalPolicy;
+}
+
+export class ImportEngine extends Construct {
+  readonly bucket: Bucket;
+  readonly stateMachine: StateMachine;
+
+  constructor(scope: Construct, id: string, props: ImportEngineProps) {
+    super(scope, id);
+    const { split, partition, complete } = props;
+
+    this.bucket = new Bucket(this, 'Bucket', {
+      encryption: BucketEncryption.S3_MANAGED,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      removalPolicy: props.removalPolicy,
+      lifecycleRules: [
+        { prefix: INCOMING_PREFIX, expiration: Duration.days(30) },
+        // A run's work files are removed by its last step; these are the leftovers of failed runs.
+        { prefix: WORK_PREFIX, expiration: Duration.days(7) },
+        { prefix: REPORTS_PREFIX, expiration: Duration.days(90) },
+      ],
+    });
+    // Events to EventBridge, set on the bucket itself (eventBridgeEnabled would add a custom resource Lambda).
+    (this.bucket.node.defaultChild as CfnBucket).notificationConfiguration = {
+      eventBridgeConfiguration: { eventBridgeEnabled: true },
+    };
+    Validations.of(this.bucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason:
+        'Only the stage operators and the import workers touch this bucket; its files are transient ' +
+        '(expired by lifecycle rules) and each run leaves a report under reports/ and in the logs.',
+    });
+
+    // Each step only the objects it reads, writes or removes, by key prefix.
+    this.allowObjects(split, ['s3:GetObject'], [INCOMING_PREFIX]);
+    this.allowObjects(split, ['s3:PutObject'], [WORK_PREFIX]);
+    this.allowObjects(partition, ['s3:GetObject', 's3:PutObject'], [WORK_PREFIX]);
+    this.allowListing(partition, WORK_PREFIX);
+    this.allowObjects(complete, ['s3:GetObject', 's3:DeleteObject'], [WORK_PREFIX]);
+    this.allowObjects(complete, ['s3:PutObject'], [REPORTS_PREFIX]);
+    this.allowListing(complete, WORK_PREFIX);
+    props.legalEntitySecret.grantRead(partition);
+    partition.addEnvironment('LEGAL_ENTITY_SECRET_ARN', props.legalEntitySecret.secretArn);
+
+    const retry = { errors: ['States.ALL'], maxAttempts: 3, interval: Duration.seconds(10), backoffRate: 2 };
+    const splitStep = new LambdaInvoke(this, 'Split', {
+      lambdaFunction: split,
+      payload: TaskInput.fromObject({
+        bucket: JsonPath.stringAt('$.bucket'),
+        key: JsonPath.stringAt('$.key'),
+        run: JsonPath.stringAt('$$.Execution.Name'),
+        startedAt: JsonPath.stringAt('$$.Execution.StartTime'),
+      }),
+      payloadResponseOnly: true,
+    }).addRetry(retry);
+    const importStep = new DistributedMap(this, 'ImportPartitions', {
+      itemsPath: '$.partitions',
+      itemSelector: {
+        bucket: JsonPath.stringAt('$.bucket'),
+        run: JsonPath.stringAt('$.run'),
+        asOf: JsonPath.stringAt('$.asOf'),
+        partition: JsonPath.numberAt('$$.Map.Item.Value'),
+      },
+      maxConcurrency: props.maxConcurrency,
+      resultPath: JsonPath.DISCARD,
+    });
+    importStep.itemProcessor(
+      new LambdaInvoke(this, 'ImportPartition', {
+        lambdaFunction: partition,
+        payloadResponseOnly: true,
+      }).addRetry(retry),
+    );
+    const completeStep = new LambdaInvoke(this, 'Complete', {
+      lambdaFunction: complete,
+      payloadResponseOnly: true,
+    }).addRetry(retry);
+
+    this.stateMachine = new StateMachine(this, 'StateMachine', {
+      definitionBody: DefinitionBody.fromChainable(splitStep.next(importStep).next(completeStep)),
+      timeout: Duration.hours(12),
+      tracingEnabled: true,
+      logs: {
+        destination: new LogGroup(this, 'Logs', {
+          retention: RetentionDays.ONE_MONTH,
+          removalPolicy: props.removalPolicy,
+        }),
+        level: LogLevel.ALL,
+      },
+    });
+    this.acknowledgeStateMachineWildcards([split, partition, complete]);
+
+    new Rule(this, 'OnFileDropped', {
+      description: 'Imports a file dropped under incoming/ in the import bucket',
+      eventPattern: {
+        source: ['aws.s3'],
+        detailType: ['Object Created'],
+        detail: {
+          bucket: { name: [this.bucket.bucketName] },
+          object: { key: [{ prefix: INCOMING_PREFIX }] },
+        },
+      },
+      targets: [
+        new SfnStateMachine(this.stateMachine, {
+          input: RuleTargetInput.fromObject({
+            bucket: EventField.fromPath('$.detail.bucket.name'),
+            key: EventField.fromPath('$.detail.object.key'),
+          }),
+        }),
+      ],
+    });
+  }
+
+  private allowObjects(worker: LambdaFunction, actions: string[], prefixes: string[]): void {
+    worker.addToRolePolicy(
+      new PolicyStatement({
+        actions,
+        resources: prefixes.map((prefix) => this.bucket.arnForObjects(`${prefix}*`)),
+      }),
+    );
+    const bucketId = Stack.of(this).getLogicalId(this.bucket.node.defaultChild as CfnBucket);
+    for (const prefix of prefixes) {
+      Validations.of(worker.role!).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${prefix}*]`,
+        reason: `The objects under ${prefix} in the import bucket: a run names its files when it runs.`,
+      });
+    }
+  }
+
+  /** What CDK grants a state machine with a Distributed Map, X-Ray and logs: each finding by name. */
+  private acknowledgeStateMachineWildcards(workers: LambdaFunction[]): void {
+    const stack = Stack.of(this);
+    const logicalId = (construct: Construct) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
+    const region = Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region;
+    const name = `{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"${stack.getLogicalId(this.stateMachine.node.defaultChild as CfnElement)}"}]}]}`;
+    const executions = `arn:<AWS::Partition>:states:${region}:<AWS::AccountId>:execution:${name}`;
+    const findings: Array<[string, string]> = [
+      ['*', 'X-Ray traces and CloudWatch Logs delivery take no resource-level permissions.'],
+      [
+        `${executions}:*`,
+        "The Distributed Map's child executions of this state machine (named at run time).",
+      ],
+      [
+        `${executions}/*:*`,
+        "The Distributed Map's child executions of this state machine (named at run time).",
+      ],
+      ...workers.map((worker): [string, string] => [
+        `<${logicalId(worker)}.Arn>:*`,
+        'The versions and aliases of one worker function, which the state machine invokes.',
+      ]),
+    ];
+    for (const [resource, reason] of findings) {
+      Validations.of(this.stateMachine).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${resource}]`,
+        reason,
+      });
+    }
+  }
+
+  private allowListing(worker: LambdaFunction, prefix: string): void {
+    worker.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [this.bucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': [`${prefix}*`] } },
+      }),
+    );
+  }
+}
