@@ -7,7 +7,7 @@
 /** The kinds of floor a function is measured against: which DynamoDB call(s) it makes, and nothing else. */
 export type FloorKind = 'empty' | 'getCompany' | 'batchGetCompanies' | 'getToken';
 
-/** Printed by the runners before their one JSON result line, so handler logs on stdout cannot be mistaken for it. */
+/** Printed by the cold runner before its one JSON result line, so handler logs on stdout cannot be mistaken for it. */
 export const RESULT_PREFIX = 'BENCH_RESULT ';
 
 /** The verdict both runners give on a handler's answer: 200 for API events and floors, an Allow policy for the authorizer. */
@@ -30,54 +30,17 @@ const context = {
   callbackWaitsForEmptyEventLoop: true,
   getRemainingTimeInMillis: () => 10000,
 };
-function report(result) {
-  process.stdout.write('\\n${RESULT_PREFIX}' + JSON.stringify(result) + '\\n', () => process.exit(0));
-}
+const failure = (error) => ({ ok: false, status: String((error && error.message) || error), found: null });
 `;
 
 /**
- * Cold: argv = bundle, event file. Times require(bundle) plus the first invocation, in this fresh process.
- * The event is read before the clock starts: only the function's own load and first request count.
+ * Round trips and in-flight time, from a hook on http.request (the SDK talks HTTP/1.1 to DynamoDB Local
+ * through node:http; it looks `request` up on the module at each call, so the hook sees every attempt):
+ * `sink` collects [start, end] of each exchange, from the request until its response has ended. The
+ * in-flight time is the union of the spans, so parallel calls are not counted twice.
  */
-export const COLD_RUNNER = `'use strict';
-const { readFileSync } = require('node:fs');
-${OUTCOME}
-const [bundle, eventFile] = process.argv.slice(2);
-const event = JSON.parse(readFileSync(eventFile, 'utf8'));
-// The Lambda runtime has stdout set up before it loads the handler: don't charge its lazy set-up to the first log line.
-process.stdout;
-const t0 = performance.now();
-const { handler } = require(bundle);
-const t1 = performance.now();
-const settle = (judge) => (value) => {
-  const t2 = performance.now();
-  // Judged after the clock stops: parsing the answer is not the function's work.
-  report({ loadMs: t1 - t0, firstMs: t2 - t1, totalMs: t2 - t0, ...judge(value) });
-};
-Promise.resolve()
-  .then(() => handler(event, context))
-  .then(
-    settle(outcome),
-    settle((error) => ({ ok: false, status: String((error && error.message) || error), found: null })),
-  );
-`;
-
-/**
- * Warm: argv = bundle, events file (a JSON array, used in turn), warm-up count, measured count.
- * Per measured call: wall time, the handler's request log line, and, from a hook on http.request,
- * the DynamoDB round trips and the time at least one of them was in flight (the SDK talks HTTP/1.1
- * to DynamoDB Local through node:http). The log line sums the ms of parallel calls, so it can
- * count the same wait twice; the in-flight union cannot.
- */
-export const WARM_RUNNER = `'use strict';
-const { readFileSync } = require('node:fs');
+const IN_FLIGHT = `
 const http = require('node:http');
-${OUTCOME}
-const [bundle, eventsFile, warmupArg, measuredArg] = process.argv.slice(2);
-const events = JSON.parse(readFileSync(eventsFile, 'utf8'));
-const warmup = Number(warmupArg);
-const measured = Number(measuredArg);
-
 let sink = null;
 const request = http.request;
 http.request = function (...args) {
@@ -90,14 +53,6 @@ http.request = function (...args) {
   }
   return req;
 };
-
-const lines = [];
-const log = console.log;
-console.log = (...args) => {
-  if (typeof args[0] === 'string') lines.push(args[0]);
-  log.apply(console, args);
-};
-
 function inFlight(spans) {
   spans.sort((a, b) => a[0] - b[0]);
   let total = 0;
@@ -109,6 +64,64 @@ function inFlight(spans) {
   }
   return total;
 }
+const cpuMs = (since) => {
+  const { user, system } = process.cpuUsage(since);
+  return (user + system) / 1000;
+};
+`;
+
+/**
+ * Cold: argv = bundle, event file. A fresh process: times require(bundle) and the first invocation, the
+ * process CPU over both, and how long the first invocation had a DynamoDB request in flight (so the
+ * cold figure can leave out the service's time: module load + the request's own work). The event is
+ * read before the clock starts: only the function's own load and first request count.
+ */
+export const COLD_RUNNER = `'use strict';
+const { readFileSync } = require('node:fs');
+${OUTCOME}
+${IN_FLIGHT}
+const [bundle, eventFile] = process.argv.slice(2);
+const event = JSON.parse(readFileSync(eventFile, 'utf8'));
+// The Lambda runtime has stdout set up before it loads the handler: don't charge its lazy set-up to the first log line.
+process.stdout;
+sink = { calls: 0, spans: [] };
+const cpu0 = process.cpuUsage();
+const t0 = performance.now();
+const { handler } = require(bundle);
+const t1 = performance.now();
+const settle = (judge) => (value) => {
+  const t2 = performance.now();
+  const cpu = cpuMs(cpu0);
+  const flight = inFlight(sink.spans);
+  // Judged after the clock stops: parsing the answer is not the function's work.
+  const result = { loadMs: t1 - t0, firstMs: t2 - t1, totalMs: t2 - t0, inFlightMs: flight, cpuMs: cpu, calls: sink.calls, ...judge(value) };
+  process.stdout.write('\\n${RESULT_PREFIX}' + JSON.stringify(result) + '\\n', () => process.exit(0));
+};
+Promise.resolve()
+  .then(() => handler(event, context))
+  .then(settle(outcome), settle(failure));
+`;
+
+/**
+ * Warm: argv = bundle, events file (a JSON array, used in turn). A long-lived process driven over IPC,
+ * so a function and its floor can take turns round by round without paying a cold start each time:
+ * the parent sends { calls: n }, the runner makes n calls and answers { samples } (or { error }).
+ * Per call: wall time, process CPU (process.cpuUsage: the main thread and V8's helper threads, as
+ * Lambda bills them), DynamoDB round trips and in-flight time, and the handler's request log line.
+ */
+export const WARM_RUNNER = `'use strict';
+const { readFileSync } = require('node:fs');
+${OUTCOME}
+${IN_FLIGHT}
+const [bundle, eventsFile] = process.argv.slice(2);
+const events = JSON.parse(readFileSync(eventsFile, 'utf8'));
+
+const lines = [];
+const log = console.log;
+console.log = (...args) => {
+  if (typeof args[0] === 'string') lines.push(args[0]);
+  log.apply(console, args);
+};
 
 function requestLine() {
   for (let i = lines.length - 1; i >= 0; i--) {
@@ -120,42 +133,53 @@ function requestLine() {
   return null;
 }
 
-async function main() {
-  const { handler } = require(bundle);
+const { handler } = require(bundle);
+let next = 0;
+
+async function run(count) {
   const samples = [];
-  for (let i = 0; i < warmup + measured; i++) {
+  for (let i = 0; i < count; i++) {
     // A fresh copy per call, as Lambda gives: middy parses the body in place.
-    const event = structuredClone(events[i % events.length]);
+    const event = structuredClone(events[next++ % events.length]);
     lines.length = 0;
     sink = { calls: 0, spans: [] };
+    const cpu0 = process.cpuUsage();
     const started = performance.now();
     let answer;
-    let failure = null;
+    let failed = null;
     try {
       answer = await handler(event, context);
     } catch (error) {
-      failure = { ok: false, status: String((error && error.message) || error), found: null };
+      failed = failure(error);
     }
     const wallMs = performance.now() - started;
-    // Judged after the clock stops: parsing a 100-company body costs ms the handler did not spend.
-    const result = failure || outcome(answer);
+    const cpu = cpuMs(cpu0);
+    // Judged after the clocks stop: parsing a 100-company body costs ms the handler did not spend.
+    const result = failed || outcome(answer);
     const line = requestLine();
-    if (i >= warmup) {
-      samples.push({
-        wallMs,
-        ok: result.ok,
-        status: result.status,
-        found: result.found,
-        socketCalls: sink.calls,
-        inFlightMs: inFlight(sink.spans),
-        log: line && line.dynamodb ? { durationMs: line.durationMs, calls: line.dynamodb.calls, ms: line.dynamodb.ms } : null,
-      });
-    }
+    samples.push({
+      wallMs,
+      cpuMs: cpu,
+      ok: result.ok,
+      status: result.status,
+      found: result.found,
+      socketCalls: sink.calls,
+      inFlightMs: inFlight(sink.spans),
+      log: line && line.dynamodb ? { durationMs: line.durationMs, calls: line.dynamodb.calls, ms: line.dynamodb.ms } : null,
+    });
     sink = null;
   }
-  report({ samples });
+  return samples;
 }
-main().catch((error) => report({ error: String((error && error.stack) || error) }));
+
+process.on('message', (message) => {
+  if (message.exit) process.exit(0);
+  run(message.calls).then(
+    (samples) => process.send({ samples }),
+    (error) => process.send({ error: String((error && error.stack) || error) }),
+  );
+});
+process.send({ ready: true });
 `;
 
 const CLIENT = `

@@ -1,0 +1,183 @@
+/**
+ * What `npm run bench` calls each function with: ONE case per route id (plus the authorizer), and
+ * nothing else to edit when a route is added. `BENCH_CASES` is checked against the route table
+ * (`satisfies Record<FunctionId, BenchCase>`): a route without a case, or a case without a route,
+ * does not typecheck.
+ *
+ * A case says:
+ * - `label`   how the tables name it;
+ * - `floor`   the bare-SDK floor it is held against (runners.ts): the closest DynamoDB call(s) made with
+ *             the bare SDK and nothing else (`empty` for a function that calls no storage). The floor
+ *             runs in the same round, right before or after the function;
+ * - `budget`  which warm budget applies: `single` (one company, 1 round trip), `bulk` (100 companies,
+ *             ≤ 2 round trips), `authorizer`; those three are also held to CPU per warm call ≤ 1.1 ×
+ *             the floor's. `null`: figures only. Every function is held to the cold and bundle budgets;
+ *             they are in bench.ts (`BUDGET`);
+ * - `events`  the events, used in turn, built from the bench data (`BenchData`: the demo companies,
+ *             lists 1..7 and tokens on a fresh table);
+ * - `floorEvents` (optional) the events for the floor, when the function's own cannot drive it (the
+ *             getCompany floor needs a company in the path); the function's events otherwise;
+ * - `setup`   (optional) writes what the case needs beyond the demo data, once, before any run.
+ *
+ * Example, a new route that reads one legal entity's updates (one Query, no company in its path):
+ *
+ *   getLegalEntityUpdates: {
+ *     label: 'legal entity updates GET',
+ *     floor: 'getCompany',
+ *     budget: 'single',
+ *     events: () => [request('getLegalEntityUpdates', { pathParameters: { legalEntityId: '…' } })],
+ *     floorEvents: companyFloorEvents,
+ *     setup: async () => { … write the updates it reads … },
+ *   },
+ */
+import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import { routes, type RouteId } from '../../lib/routes';
+import { proxyEvent, type EventSpec } from '../support/events';
+import type { FloorKind } from './runners';
+
+export type FunctionId = RouteId | 'authorizer';
+export type BenchEvent = APIGatewayProxyEvent | APIGatewayTokenAuthorizerEvent;
+
+/** What every case can use: on a fresh table, `COMPANIES` demo companies, the demo lists (ids 1..7) and tokens. */
+export interface BenchData {
+  /** In demo order; the bulk cases take three disjoint sets of `BULK_SIZE`. */
+  companies: { countryCode: string; companyNumber: string }[];
+  /** Alice's token (acme, every scope): the callers of the API events are Alice too. */
+  token: string;
+}
+
+export interface BenchCase {
+  label: string;
+  floor: FloorKind;
+  budget: 'single' | 'bulk' | 'authorizer' | null;
+  events: (data: BenchData) => BenchEvent[];
+  floorEvents?: (data: BenchData) => BenchEvent[];
+  setup?: (data: BenchData) => Promise<void>;
+}
+
+export const COMPANIES = 300;
+export const BULK_SIZE = 100;
+
+/** A request to a route, as API Gateway hands it over (caller: Alice, unless the spec says otherwise). */
+const request = (id: RouteId, spec: Omit<EventSpec, 'method' | 'resource'> = {}) =>
+  proxyEvent({ method: routes[id].method, resource: routes[id].path, ...spec });
+
+/** A GET per company in the path, over the first 50 companies. */
+const singleGets = (id: RouteId, companies: BenchData['companies']) =>
+  companies.slice(0, 50).map((pathParameters) => request(id, { pathParameters }));
+
+/** Three calls of `BULK_SIZE` distinct companies each, disjoint sets. */
+const bulkSets = (companies: BenchData['companies']) => {
+  const sets = [0, 1, 2].map((set) => companies.slice(set * BULK_SIZE, (set + 1) * BULK_SIZE));
+  if (sets.some((set) => set.length < BULK_SIZE)) throw new Error(`need ${3 * BULK_SIZE} demo companies`);
+  return sets;
+};
+const bulkPosts = (id: RouteId, companies: BenchData['companies'], extra: Record<string, unknown> = {}) =>
+  bulkSets(companies).map((set) => request(id, { body: { companies: set, ...extra } }));
+
+/** For functions whose events name no company: the single-company floor's own events. */
+const companyFloorEvents = ({ companies }: BenchData) => singleGets('getCompanyFinancials', companies);
+
+export const BENCH_CASES = {
+  getHealth: {
+    label: 'health GET',
+    floor: 'empty',
+    budget: null,
+    events: () => [request('getHealth', { caller: null })],
+  },
+  getCompanyFinancials: {
+    label: 'financials single GET',
+    floor: 'getCompany',
+    budget: 'single',
+    events: ({ companies }) => singleGets('getCompanyFinancials', companies),
+  },
+  getCompanyFinancialsBulk: {
+    label: `financials bulk POST (${BULK_SIZE} companies, limit 4)`,
+    floor: 'batchGetCompanies',
+    budget: 'bulk',
+    events: ({ companies }) => bulkPosts('getCompanyFinancialsBulk', companies, { limit: 4 }),
+  },
+  // The lookalike and relationship items are one GetItem / one BatchGetItem, as the company floors.
+  getCompanyLookalikes: {
+    label: 'lookalikes single GET',
+    floor: 'getCompany',
+    budget: 'single',
+    events: ({ companies }) => singleGets('getCompanyLookalikes', companies),
+  },
+  getCompanyLookalikesBulk: {
+    label: `lookalikes bulk POST (${BULK_SIZE} companies, limit 10)`,
+    floor: 'batchGetCompanies',
+    budget: 'bulk',
+    events: ({ companies }) => bulkPosts('getCompanyLookalikesBulk', companies, { limit: 10 }),
+  },
+  getCompanyRelationships: {
+    label: 'relationships single GET',
+    floor: 'getCompany',
+    budget: 'single',
+    events: ({ companies }) => singleGets('getCompanyRelationships', companies),
+  },
+  getCompanyRelationshipsBulk: {
+    label: `relationships bulk POST (${BULK_SIZE} companies)`,
+    floor: 'batchGetCompanies',
+    budget: 'bulk',
+    events: ({ companies }) => bulkPosts('getCompanyRelationshipsBulk', companies),
+  },
+  getCompanyLegalEntities: {
+    label: 'legal entities single GET',
+    floor: 'getCompany',
+    budget: 'single',
+    events: ({ companies }) => singleGets('getCompanyLegalEntities', companies),
+  },
+  // Lists (§7): the overview is one Query; a page a GetItem, Queries and a BatchGetItem; a PUT a
+  // BatchGetItem and transactions. The closest floors: one GetItem, one BatchGetItem.
+  getLists: {
+    label: 'lists GET (overview)',
+    floor: 'getCompany',
+    budget: null,
+    events: () => [request('getLists', { query: { limit: '10' } })],
+    floorEvents: companyFloorEvents,
+  },
+  getListCompanies: {
+    label: 'list companies GET (lists 1 and 4)',
+    floor: 'getCompany',
+    budget: null,
+    events: () => [
+      request('getListCompanies', { pathParameters: { id: '1' } }),
+      request('getListCompanies', { pathParameters: { id: '4' }, query: { limit: '100' } }),
+    ],
+    floorEvents: companyFloorEvents,
+  },
+  getListContacts: {
+    label: 'list contacts GET (list 1)',
+    floor: 'getCompany',
+    budget: null,
+    events: () => [request('getListContacts', { pathParameters: { id: '1' } })],
+    floorEvents: companyFloorEvents,
+  },
+  // 100 entries a call into Alice's private list (id 2); after the first calls every company is there.
+  addListCompanies: {
+    label: `list companies PUT (${BULK_SIZE} entries)`,
+    floor: 'batchGetCompanies',
+    budget: null,
+    events: ({ companies }) =>
+      bulkSets(companies).map((set) =>
+        request('addListCompanies', {
+          pathParameters: { id: '2' },
+          body: { companies: set.map((c) => ({ country: c.countryCode, companyNumber: c.companyNumber })) },
+        }),
+      ),
+    floorEvents: ({ companies }) => bulkPosts('getCompanyFinancialsBulk', companies),
+  },
+  authorizer: {
+    label: 'authorizer (TOKEN)',
+    floor: 'getToken',
+    budget: 'authorizer',
+    events: ({ token }) => [
+      {
+        type: 'TOKEN',
+        authorizationToken: `Bearer ${token}`,
+        methodArn: 'arn:aws:execute-api:local:000000000000:local/local/GET/v1/x',
+      },
+    ],
+  },
+} satisfies Record<FunctionId, BenchCase>;
