@@ -1,6 +1,6 @@
 /**
- * How every function is bundled: the CDK construct (NodejsFunction) and the benchmark build from
- * these same settings, so the benchmark measures what gets deployed.
+ * How every function is bundled: the CDK construct (NodejsFunction, infra/function.ts) and the benchmark
+ * build from these same settings, so the benchmark measures what gets deployed.
  */
 export const bundlingSettings = {
   /** esbuild target; the Lambda runtime is Node.js 24 (infra/function.ts), 22+ needs no down-levelling. */
@@ -12,4 +12,14 @@ export const bundlingSettings = {
   mainFields: ['module', 'main'],
   /** Bundle the AWS SDK: a pinned, tree-shaken copy loads faster than the runtime's full one. */
   externalModules: [] as string[],
+  /**
+   * Modules replaced in function bundles (esbuild `alias`; paths relative to the project root). The SDK's
+   * default credential chain becomes its environment-variable provider: Lambda supplies credentials
+   * through the environment, and the rest of the chain is ~130 KB loaded at every cold start for nothing
+   * (bundle 361 → 229 KB). Only the function bundles: the CLIs and the local stage run unbundled, with
+   * the full chain (SSO, profiles, instance roles).
+   */
+  alias: {
+    '@aws-sdk/credential-provider-node': './lib/storage/lambda-credentials.ts',
+  } as Readonly<Record<string, string>>,
 } as const;

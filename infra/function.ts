@@ -75,6 +75,11 @@ export class ApiFunction extends Construct {
         target: bundlingSettings.target,
         mainFields: [...bundlingSettings.mainFields],
         externalModules: [...bundlingSettings.externalModules],
+        esbuildArgs: {
+          '--alias': Object.entries(bundlingSettings.alias).map(
+            ([module, replacement]) => `${module}=${replacement}`,
+          ),
+        },
         format: OutputFormat.CJS,
       },
     });

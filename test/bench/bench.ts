@@ -419,8 +419,12 @@ async function main(): Promise<void> {
 
 // ---- Bundles -------------------------------------------------------------------------------------
 
-/** The settings NodejsFunction bundles with (infra/function.ts), so the sizes are the deployed ones. */
-function buildOptions(outfile: string): BuildOptions {
+/**
+ * The settings NodejsFunction bundles with (infra/function.ts), so the sizes are the deployed ones. The
+ * floors are the bare SDK as published, with its full default credential chain: they leave out the
+ * functions' aliases.
+ */
+function buildOptions(outfile: string, { aliases = true } = {}): BuildOptions {
   return {
     bundle: true,
     platform: 'node',
@@ -430,6 +434,7 @@ function buildOptions(outfile: string): BuildOptions {
     sourcemap: bundlingSettings.sourceMap,
     mainFields: [...bundlingSettings.mainFields],
     external: [...bundlingSettings.externalModules],
+    alias: aliases ? { ...bundlingSettings.alias } : {},
     absWorkingDir: ROOT,
     outfile,
     logLevel: 'warning',
@@ -456,7 +461,7 @@ async function buildFloors(workDir: string): Promise<Record<FloorKind, Subject>>
     (Object.keys(FLOOR_SOURCES) as FloorKind[]).map(async (kind) => {
       const file = path.join(workDir, `floor-${kind}.js`);
       await build({
-        ...buildOptions(file),
+        ...buildOptions(file, { aliases: false }),
         // Resolved from the project, so the floors bundle the same pinned SDK as the functions.
         stdin: {
           contents: FLOOR_SOURCES[kind],
