@@ -7,7 +7,9 @@
  * What is judged, and why:
  * - Cold init WITHOUT the time the first call had a DynamoDB request in flight: module load + the
  *   first request's own work. DynamoDB Local's 40–55 ms of service time would otherwise sit in both
- *   the function's and the floor's figure and pull every ratio towards 1. The total is printed too.
+ *   the function's and the floor's figure and pull every ratio towards 1. Printed as wall time (total
+ *   minus in-flight) and as process CPU over load and first request; judged on the CPU, which a busy
+ *   machine does not inflate (wall time there is mostly waiting for a core). The total is printed too.
  * - CPU per warm call (process CPU, process.cpuUsage around each call), not wall time outside calls:
  *   work done while a parallel call is in flight is still work.
  * - Paired rounds: in each round a function and its floor run back to back (taking turns at going
@@ -84,8 +86,10 @@ interface WarmSample {
   log: { durationMs: number; calls: number; ms: number } | null;
 }
 
-/** Module load + the first request's time with no DynamoDB request in flight. */
+/** Module load + the first request's time with no DynamoDB request in flight (wall clock). */
 const coldNet = (s: ColdSample) => s.loadMs + s.firstMs - s.inFlightMs;
+/** Module load + the first request's own work, as process CPU: what is judged (see the top of the file). */
+const coldCpu = (s: ColdSample) => s.cpuMs;
 
 // ---- Statistics ----------------------------------------------------------------------------------
 
@@ -273,7 +277,7 @@ async function main(): Promise<void> {
       const bundleKb = kb(functions[id].bytes);
       const storage = benchCase.floor !== 'empty';
 
-      const coldNetRatio = spread(c.fn.map((s, i) => coldNet(s) / coldNet(c.floor[i]!)));
+      const coldCpuRatio = spread(c.fn.map((s, i) => coldCpu(s) / coldCpu(c.floor[i]!)));
       const coldTotalRatioOfMedians =
         median(c.fn.map((s) => s.totalMs)) / median(c.floor.map((s) => s.totalMs));
       const coldFigures = (samples: ColdSample[]) => ({
@@ -317,13 +321,13 @@ async function main(): Promise<void> {
         cold: storage
           ? {
               limit: BUDGET.coldRatio,
-              value: coldNetRatio.median,
-              status: verdict(coldNetRatio.median <= BUDGET.coldRatio),
+              value: coldCpuRatio.median,
+              status: verdict(coldCpuRatio.median <= BUDGET.coldRatio),
             }
           : {
               limit: BUDGET.coldNoStorageMs,
-              value: round(median(c.fn.map(coldNet))),
-              status: verdict(median(c.fn.map(coldNet)) <= BUDGET.coldNoStorageMs),
+              value: round(median(c.fn.map(coldCpu))),
+              status: verdict(median(c.fn.map(coldCpu)) <= BUDGET.coldNoStorageMs),
             },
       };
       if (benchCase.budget) {
@@ -346,8 +350,8 @@ async function main(): Promise<void> {
         cold: {
           function: coldFigures(c.fn),
           floor: coldFigures(c.floor),
-          /** Judged: median of the per-round ratios of cold init without in-flight time. */
-          pairedNetRatio: coldNetRatio,
+          /** Judged: median of the per-round ratios of cold init without in-flight time, as process CPU. */
+          pairedCpuRatio: coldCpuRatio,
           /** The former verdict: median total ÷ median floor total (service time in both). */
           totalRatioOfMedians: round(coldTotalRatioOfMedians, 3),
         },
@@ -583,9 +587,9 @@ type FunctionFigures = {
   bundleKb: number;
   floor: { kind: FloorKind };
   cold: {
-    function: { netMs: Spread; totalMs: Spread };
-    floor: { netMs: Spread; totalMs: Spread };
-    pairedNetRatio: Spread;
+    function: { netMs: Spread; cpuMs: Spread; totalMs: Spread };
+    floor: { netMs: Spread; cpuMs: Spread; totalMs: Spread };
+    pairedCpuRatio: Spread;
     totalRatioOfMedians: number;
   };
   warm: {
@@ -614,7 +618,8 @@ function printTables(
 
   console.log(
     `\nCold init, fresh node ${process.version} process per run, ${rounds} paired rounds (function and its floor back to back).` +
-      `\nNEW (judged): ms without DynamoDB in flight = require(bundle) + the first request's own time; median [Q1–Q3].` +
+      `\nNEW: cold init without DynamoDB in flight = require(bundle) + the first request's own work, median [Q1–Q3]: as wall ms` +
+      `\n(total minus in-flight time) and, judged, as process CPU ms (steady on a busy machine, where wall time is mostly waiting for a core).` +
       `\nOLD: total ms = require + first request including DynamoDB Local's service time; old ratio = median ÷ floor median.` +
       `\nBudgets: bundle ≤ ${BUDGET.bundleKb} KB minified; DynamoDB functions: paired ratio ≤ ${f(BUDGET.coldRatio, 1)} × the bare-SDK floor;` +
       ` no storage (health): ≤ ${BUDGET.coldNoStorageMs} ms\n`,
@@ -627,9 +632,10 @@ function printTables(
       'OLD total ms',
       'OLD floor total',
       'OLD ratio',
-      'NEW ms not in flight',
-      'NEW floor ms',
-      'NEW paired ratio',
+      'NEW wall ms not in flight',
+      'NEW CPU ms',
+      'NEW floor CPU ms',
+      'NEW paired CPU ratio',
       'budget',
     ],
     functions.map((r) => [
@@ -640,8 +646,9 @@ function printTables(
       f(r.cold.floor.totalMs.median),
       f(r.cold.totalRatioOfMedians, 2),
       s(r.cold.function.netMs),
-      s(r.cold.floor.netMs),
-      s(r.cold.pairedNetRatio, 2),
+      s(r.cold.function.cpuMs),
+      s(r.cold.floor.cpuMs),
+      s(r.cold.pairedCpuRatio, 2),
       verdicts(r.budget, ['bundle', 'cold']),
     ]),
   );
