@@ -21,5 +21,11 @@ export const bundlingSettings = {
    */
   alias: {
     '@aws-sdk/credential-provider-node': './lib/storage/lambda-credentials.ts',
+    /**
+     * @middy/core imports `node:stream/web` for streamed responses, which no function sends; loading
+     * Node's web streams was most of get-health's cold start. The stand-in reads Node's globals (the same
+     * classes) when used.
+     */
+    'node:stream/web': './lib/http/lazy-web-streams.ts',
   } as Readonly<Record<string, string>>,
 } as const;

@@ -1,7 +1,11 @@
 /**
  * The function bundles take their AWS credentials from the environment only (infra/bundling.ts aliases
  * the SDK's default chain away); what runs unbundled (CLIs, the local stage, tests) keeps the full chain.
+ * And loading a bundle does not load Node's web streams (middy imports them for streamed responses only).
  */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { bundlingSettings } from '../../infra/bundling';
@@ -54,4 +58,48 @@ describe('function bundles', () => {
 
     for (const name of CHAIN.slice(0, 3)) expect(packages).toContain(name);
   }, 30_000);
+});
+
+describe('loading a function bundle', () => {
+  it("leaves Node's web streams unloaded, and the function answers", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'bundling-test-'));
+    try {
+      const outfile = path.join(dir, 'get-health.js');
+      await build({
+        entryPoints: [path.join(ROOT, 'functions/get-health.ts')],
+        bundle: true,
+        platform: 'node',
+        format: 'cjs',
+        target: bundlingSettings.target,
+        mainFields: [...bundlingSettings.mainFields],
+        alias: bundlingSettings.alias,
+        absWorkingDir: ROOT,
+        outfile,
+        logLevel: 'silent',
+      });
+      // What Node loads at start (a few web stream helpers among them) does not count: only what the bundle adds.
+      const script = path.join(dir, 'load.cjs');
+      writeFileSync(
+        script,
+        `const before = new Set(process.moduleLoadList);
+        const { handler } = require(${JSON.stringify(outfile)});
+        const loaded = process.moduleLoadList.filter((m) => !before.has(m) && /stream.web|webstreams/.test(m));
+        handler({ httpMethod: 'GET', headers: {}, requestContext: { requestId: 'r' } }, { getRemainingTimeInMillis: () => 10000 })
+          .then((r) => process.stderr.write(JSON.stringify({ loaded, status: r.statusCode, body: r.body })));`,
+      );
+      const out = spawnSync(process.execPath, [script], { encoding: 'utf8' }).stderr;
+
+      expect(JSON.parse(out)).toEqual({ loaded: [], status: 200, body: '{"status":"ok"}' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  it('the stand-in for node:stream/web hands out the same classes', () => {
+    const real = jest.requireActual<Record<string, unknown>>('node:stream/web');
+    const standIn = jest.requireActual<Record<string, unknown>>('../../lib/http/lazy-web-streams');
+
+    expect(Object.keys(standIn).sort()).toEqual(Object.keys(real).sort());
+    for (const name of Object.keys(real)) expect(standIn[name]).toBe(real[name]);
+  });
 });
