@@ -140,6 +140,7 @@ export const companyFinancialsSchema = v.object({
   data: v.array(financialPeriodSchema),
   pagination: paginationSchema,
 });
+export type CompanyFinancials = v.InferOutput<typeof companyFinancialsSchema>;
 
 export const bulkFinancialsItemSchema = v.union([
   v.object({

@@ -18,7 +18,6 @@ import { dynamodb, send, tableName } from '../storage/client';
 import { companyOfKey, keys } from '../storage/keys';
 import { companyKey, type CompanyRef } from './identifiers';
 import type { CompanyProfile, CompanyRecord } from './record';
-import type { FinancialPeriod } from './schemas';
 
 type Item = Record<string, unknown>;
 
@@ -36,8 +35,11 @@ const PROFILE_ATTRIBUTES = [
 
 export interface StoredFinancials {
   company: CompanyProfile;
-  /** Newest first. */
-  periods: FinancialPeriod[];
+  /**
+   * The periods as stored: the JSON text of the §6.1 periods, newest first, written by the import with
+   * JSON.stringify (contract key order, no white space). Sent as it is, never parsed (financials.ts).
+   */
+  periodsJson: string;
 }
 
 const FINANCIALS_PROJECTION = ['pk', ...PROFILE_ATTRIBUTES, 'periods'];
@@ -125,7 +127,8 @@ export function companyItem(record: CompanyRecord, state: CompanyState): Item {
 const keyOf = (item: Item) => companyKey(companyOfKey(item['pk'] as string));
 
 function toFinancials(item: Item): StoredFinancials {
-  return { company: toProfile(item), periods: parseJson(item['periods']) };
+  const periods = item['periods'];
+  return { company: toProfile(item), periodsJson: typeof periods === 'string' ? periods : '[]' };
 }
 
 function parseJson<T>(json: unknown): T[] {

@@ -27,6 +27,7 @@ import {
   ValidationError,
 } from './errors';
 import { parseAcceptLanguage, type Language } from './language';
+import { RawJson } from './raw-json';
 import type { RequestSchemas, Route } from './route';
 import { validate } from './validation';
 
@@ -72,7 +73,8 @@ export type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise
 
 export function endpoint<R extends Route>(
   route: R,
-  run: (request: Request<R>) => Promise<Body<R> | Answer<Body<R>>>,
+  /** The body, or the body already serialised (RawJson, for stored JSON sent as it is), or an Answer with headers. */
+  run: (request: Request<R>) => Promise<Body<R> | RawJson<Body<R>> | Answer<Body<R>>>,
 ): Handler {
   const name = `${route.method} ${route.path}`;
   const stack = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>({
@@ -245,7 +247,7 @@ export function json(
   return {
     statusCode: status,
     headers: { 'Content-Type': 'application/json; charset=utf-8', 'x-request-id': requestId, ...headers },
-    body: JSON.stringify(body),
+    body: body instanceof RawJson ? body.text : JSON.stringify(body),
   };
 }
 
