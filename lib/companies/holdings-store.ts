@@ -20,8 +20,8 @@
  * unprocessed keys, one more round trip per 16 MB). A company's item is bounded by DynamoDB's
  * 400 KB: its ≤ 1,000 shareholders (the record's bound) plus about 2,500 companies it holds.
  */
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGet, chunk } from '../storage/batch';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGet, chunk, getItem } from '../storage/batch';
 import { conditionHeld, dynamodb, isConditionFailed, send, tableName } from '../storage/client';
 import { companyOfAttribute, companyOfKey, heldAttribute, holderNameAttribute, keys } from '../storage/keys';
 import { toIdentifier } from './company';
@@ -65,10 +65,8 @@ const PREFIX = { holder: 'n#', held: 'c#' } as const;
 
 /** The relationships of one imported company, or null when it is not (yet) imported. */
 export async function getRelationships(ref: CompanyRef): Promise<StoredRelationships | null> {
-  const { Item } = await send(() =>
-    dynamodb().send(new GetCommand({ TableName: tableName(), Key: keys.relationships(ref) })),
-  );
-  return Item ? toRelationships(Item) : null;
+  const item = await getItem(tableName(), keys.relationships(ref));
+  return item ? toRelationships(item) : null;
 }
 
 /** The relationships of imported companies, keyed by `companyKey`; others are absent. */

@@ -12,9 +12,8 @@
  * - the import: the content hashes and change ids of a batch (projected), then the whole records of
  *   the changed companies only.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGet, projection } from '../storage/batch';
-import { dynamodb, send, tableName } from '../storage/client';
+import { batchGet, getItem } from '../storage/batch';
+import { tableName } from '../storage/client';
 import { companyOfKey, keys } from '../storage/keys';
 import { companyKey, type CompanyRef } from './identifiers';
 import type { CompanyProfile, CompanyRecord } from './record';
@@ -46,16 +45,8 @@ const FINANCIALS_PROJECTION = ['pk', ...PROFILE_ATTRIBUTES, 'periods'];
 
 /** A company's profile and financials, or null when it is unknown. */
 export async function getCompanyWithFinancials(ref: CompanyRef): Promise<StoredFinancials | null> {
-  const { Item } = await send(() =>
-    dynamodb().send(
-      new GetCommand({
-        TableName: tableName(),
-        Key: keys.company(ref),
-        ...projection(FINANCIALS_PROJECTION),
-      }),
-    ),
-  );
-  return Item ? toFinancials(Item) : null;
+  const item = await getItem(tableName(), keys.company(ref), { projection: FINANCIALS_PROJECTION });
+  return item ? toFinancials(item) : null;
 }
 
 /** Profiles and financials of the given companies, keyed by `companyKey`; unknown companies are absent. */

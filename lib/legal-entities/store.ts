@@ -3,9 +3,10 @@
  * so the updates endpoints find an entity by its id in one GetItem. Claiming an id is a conditional
  * put: it succeeds when the id is free or already this entity's, and fails on a collision.
  */
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { CompanyRef } from '../companies/identifiers';
-import { conditionHeld, dynamodb, send, tableName } from '../storage/client';
+import { getItem } from '../storage/batch';
+import { conditionHeld, dynamodb, tableName } from '../storage/client';
 import { keys } from '../storage/keys';
 
 /** Claims `legalEntityId` for the company's entity; false when another entity holds it. Idempotent. */
@@ -30,15 +31,9 @@ export async function claimLegalEntityId(legalEntityId: string, company: Company
 
 /** The company whose entity has this id, or null. One GetItem. */
 export async function getLegalEntityCompany(legalEntityId: string): Promise<CompanyRef | null> {
-  const { Item } = await send(() =>
-    dynamodb().send(
-      new GetCommand({
-        TableName: tableName(),
-        Key: keys.legalEntity(legalEntityId),
-        ProjectionExpression: 'country, companyNumber',
-      }),
-    ),
-  );
+  const Item = await getItem(tableName(), keys.legalEntity(legalEntityId), {
+    projection: ['country', 'companyNumber'],
+  });
   return Item
     ? { country: Item['country'] as CompanyRef['country'], companyNumber: Item['companyNumber'] as string }
     : null;

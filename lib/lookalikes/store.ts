@@ -8,12 +8,11 @@
  * - up to 100 companies: one BatchGetItem of 100 keys → 1 round trip (2 when DynamoDB leaves keys
  *   unprocessed); a list of 100 is about 1.8 KB, so 100 lists are far below BatchGetItem's 16 MB.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { toIdentifier } from '../companies/company';
 import { companyKey, type CompanyRef, type Country } from '../companies/identifiers';
 import type { Identifier } from '../companies/schemas';
-import { batchGet, projection } from '../storage/batch';
-import { dynamodb, send, tableName } from '../storage/client';
+import { batchGet, getItem } from '../storage/batch';
+import { tableName } from '../storage/client';
 import { keys } from '../storage/keys';
 
 type Item = Record<string, unknown>;
@@ -32,12 +31,8 @@ export interface StoredLookalikes {
 const LIST_PROJECTION = ['country', 'companyNumber', 'name', 'place', 'lookalikes'];
 
 export async function getLookalikes(ref: CompanyRef): Promise<StoredLookalikes | null> {
-  const { Item } = await send(() =>
-    dynamodb().send(
-      new GetCommand({ TableName: tableName(), Key: keys.lookalikes(ref), ...projection(LIST_PROJECTION) }),
-    ),
-  );
-  return Item ? toStored(Item) : null;
+  const item = await getItem(tableName(), keys.lookalikes(ref), { projection: LIST_PROJECTION });
+  return item ? toStored(item) : null;
 }
 
 /** The lists of the given companies, keyed by `companyKey`; companies without a list are absent. */

@@ -4,12 +4,14 @@
  * with bounded exponential backoff and full jitter. Leftovers still there after the last attempt
  * mean the table is throttling: StorageUnavailableError (503 to a caller), never a partial result.
  */
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   BatchWriteCommand,
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { forEachLimited } from '../concurrency';
 import { dynamodb, send } from './client';
 import { StorageUnavailableError } from './errors';
@@ -37,6 +39,26 @@ export async function batchGet(table: string, keys: Key[], options: ReadOptions 
     chunk(unique, BATCH_GET_LIMIT).map((part) => batchGetChunk(table, part, options)),
   );
   return pages.flat();
+}
+
+/**
+ * Reads one item by key, or undefined. The single read of most GET functions, so it takes the short way:
+ * the low-level GetItem with the key marshalled and the item unmarshalled here. The document client's
+ * GetCommand wraps the same command and resolves the client's middleware stack twice per call, which
+ * cost a single GET about a tenth of a millisecond of CPU.
+ */
+export async function getItem(table: string, key: Key, options: ReadOptions = {}): Promise<Item | undefined> {
+  const { Item } = await send(() =>
+    dynamodb().send(
+      new GetItemCommand({
+        TableName: table,
+        Key: marshall(key),
+        ...(options.projection ? projection(options.projection) : {}),
+        ...(options.consistent ? { ConsistentRead: true } : {}),
+      }),
+    ),
+  );
+  return Item ? unmarshall(Item) : undefined;
 }
 
 /** A ProjectionExpression over placeholders (`name` and many other words are reserved in DynamoDB). */

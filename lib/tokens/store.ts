@@ -1,6 +1,6 @@
 /** Where tokens sit in the table (key patterns in lib/storage/keys.ts). Only hashes are stored. */
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { queryAll } from '../storage/batch';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getItem, queryAll } from '../storage/batch';
 import { dynamodb, send, tableName } from '../storage/client';
 import { keys, tokenIndex } from '../storage/keys';
 import type { Scope } from './scopes';
@@ -18,10 +18,8 @@ export interface StoredToken {
 }
 
 export async function getToken(hash: string): Promise<StoredToken | null> {
-  const { Item } = await send(() =>
-    dynamodb().send(new GetCommand({ TableName: tableName(), Key: keys.token(hash) })),
-  );
-  return Item ? toToken(Item) : null;
+  const item = await getItem(tableName(), keys.token(hash));
+  return item ? toToken(item) : null;
 }
 
 /** Stores a new token; refuses to overwrite one with the same hash. */

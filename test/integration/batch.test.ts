@@ -3,7 +3,7 @@
  * DynamoDB Local never throttles, so the test makes the first answer partial itself.
  */
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGet, batchPut } from '../../lib/storage/batch';
+import { batchGet, batchPut, getItem } from '../../lib/storage/batch';
 import { dynamodb } from '../../lib/storage/client';
 import { StorageUnavailableError } from '../../lib/storage/errors';
 import { useFreshTable } from '../support/table';
@@ -37,6 +37,17 @@ function answerPartially(times: number) {
     };
   }) as never);
 }
+
+describe('getItem', () => {
+  it('reads one item by key, as the document client gives it, or undefined', async () => {
+    expect(await getItem(table.name, keys[7]!)).toEqual(items[7]);
+    expect(await getItem(table.name, keys[7]!, { projection: ['n', 'entity'], consistent: true })).toEqual({
+      n: 7,
+      entity: 'Test',
+    });
+    expect(await getItem(table.name, { pk: 'ITEM#none', sk: 'ITEM' })).toBeUndefined();
+  });
+});
 
 describe('batchGet', () => {
   it('reads more than 100 keys in chunks', async () => {
