@@ -9,6 +9,7 @@ import { healthRoutes } from './health/routes';
 import { legalEntityRoutes } from './legal-entities/routes';
 import { listRoutes } from './lists/routes';
 import { lookalikeRoutes } from './lookalikes/routes';
+import { updateRoutes } from './updates/routes';
 import type { Route, TableAccess } from './http/route';
 
 /** Each domain's routes, by the folder of `lib/` that owns them. */
@@ -18,6 +19,7 @@ export const routesByDomain = {
   'legal-entities': legalEntityRoutes,
   lookalikes: lookalikeRoutes,
   lists: listRoutes,
+  updates: updateRoutes,
 } as const satisfies Record<string, Record<string, Route>>;
 
 export const routes = {
@@ -26,6 +28,7 @@ export const routes = {
   ...legalEntityRoutes,
   ...lookalikeRoutes,
   ...listRoutes,
+  ...updateRoutes,
 } as const satisfies Record<string, Route>;
 
 export type RouteId = keyof typeof routes;

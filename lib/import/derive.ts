@@ -13,9 +13,11 @@
  */
 import { deriveHoldings } from '../companies/holdings';
 import type { CompanyRecord } from '../companies/record';
+import type { Addition } from '../storage/batch';
 import type { Key } from '../storage/keys';
 import { deriveLists } from '../lists/derive';
 import { deriveLookalikes, recomputeMarked } from '../lookalikes/recompute';
+import { deriveCompanyUpdates } from '../updates/derivation';
 
 export interface CompanyChange {
   /** The company as it was; null when it is new. */
@@ -44,22 +46,34 @@ export interface Derived {
 export interface DerivedWrites {
   puts: Record<string, unknown>[];
   deletes: Key[];
+  /**
+   * Attributes added to items only where they lack them (lib/storage/batch.ts `batchAdd`): for facts
+   * that accumulate in one item and must never be written twice (the update feed). Up to 100 items a
+   * request.
+   */
+  additions?: Addition[];
 }
 
 export type Derivation = (change: CompanyChange) => Promise<Derived>;
 
 /** What each change derives, in order. The endpoint issues add theirs here. */
-const derivations: Derivation[] = [deriveHoldings, deriveLookalikes, deriveLists];
+const derivations: Derivation[] = [deriveHoldings, deriveCompanyUpdates, deriveLookalikes, deriveLists];
 
 export async function deriveChange(change: CompanyChange): Promise<Derived> {
-  const all: Derived = { updates: 0, writes: { puts: [], deletes: [] } };
+  const all: Derived = { updates: 0, writes: { puts: [], deletes: [], additions: [] } };
   for (const derive of derivations) {
-    const { updates, writes } = await derive(change);
-    all.updates += updates;
-    all.writes!.puts.push(...(writes?.puts ?? []));
-    all.writes!.deletes.push(...(writes?.deletes ?? []));
+    const derived = await derive(change);
+    all.updates += derived.updates;
+    collectWrites(all.writes!, derived);
   }
   return all;
+}
+
+/** Adds what a derivation hands back to the writes gathered so far. */
+export function collectWrites(into: DerivedWrites, { writes }: Derived): void {
+  into.puts.push(...(writes?.puts ?? []));
+  into.deletes.push(...(writes?.deletes ?? []));
+  if (writes?.additions?.length) (into.additions ??= []).push(...writes.additions);
 }
 
 export type Completion = () => Promise<void>;

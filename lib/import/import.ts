@@ -22,15 +22,15 @@ import { parseCompanyRecord, recordHash, RECORD_LIMITS, type CompanyRecord } fro
 import { getCompanyRecords, getCompanyStates } from '../companies/store';
 import { forEachLimited } from '../concurrency';
 import { loadStageIdScheme } from '../legal-entities/ids';
-import { batchDelete, batchPut } from '../storage/batch';
+import { batchAdd, batchDelete, batchPut } from '../storage/batch';
 import { tableName } from '../storage/client';
 import {
+  collectWrites,
   completeImport,
   deriveChange,
   type CompanyChange,
   type Completion,
   type Derivation,
-  type Derived,
   type DerivedWrites,
 } from './derive';
 import {
@@ -260,7 +260,7 @@ async function importBatch(batch: Entry[], run: Run): Promise<void> {
   await forEachLimited(changes, DERIVATIONS_IN_FLIGHT, async (change) => {
     const derived = await run.derive(change);
     run.summary.updates += derived.updates;
-    collect(writes, derived);
+    collectWrites(writes, derived);
   });
   await writeDerived(writes);
   await releaseContacts(changes.flatMap(givenUpContacts));
@@ -357,7 +357,7 @@ async function resume(journal: Journal & StoredJournal, derive: Derivation): Pro
     };
     const derived = await derive(change);
     updates += derived.updates;
-    collect(writes, derived);
+    collectWrites(writes, derived);
     changes.push(change);
   }
   await writeDerived(writes);
@@ -366,15 +366,14 @@ async function resume(journal: Journal & StoredJournal, derive: Derivation): Pro
   return updates;
 }
 
-function collect(into: DerivedWrites, { writes }: Derived): void {
-  into.puts.push(...(writes?.puts ?? []));
-  into.deletes.push(...(writes?.deletes ?? []));
-}
-
-/** A batch's derived writes, 25 to a request; deletes first, as a key deleted and put is put last. */
-async function writeDerived({ puts, deletes }: DerivedWrites): Promise<void> {
+/**
+ * A batch's derived writes, 25 to a request (additions 100); deletes first, as a key deleted and put is
+ * put last, and additions after puts, as they add to what is there.
+ */
+async function writeDerived({ puts, deletes, additions = [] }: DerivedWrites): Promise<void> {
   await batchDelete(tableName(), deletes);
   await batchPut(tableName(), puts);
+  await batchAdd(tableName(), additions);
 }
 
 function newContacts(before: CompanyRecord | null, after: CompanyRecord): number[] {

@@ -27,12 +27,6 @@ export async function getCompanyLegalEntities(
 
 /** The company's own entity first, then those it controls by `name`, ties by `legalEntityId`. */
 export function legalEntitiesOf(stored: StoredRelationships): LegalEntity[] {
-  const own: LegalEntity = {
-    legalEntityId: stored.legalEntityId,
-    countryCode: stored.company.country,
-    name: stored.company.name,
-    isPrimary: !isControlled(stored),
-  };
   const controlled = stored.children
     .filter((held) => held.percentage > CONTROL_THRESHOLD)
     .map((held): LegalEntity => ({
@@ -42,7 +36,17 @@ export function legalEntitiesOf(stored: StoredRelationships): LegalEntity[] {
       isPrimary: false,
     }))
     .sort((a, b) => byCodePoint(a.name, b.name) || byCodePoint(a.legalEntityId, b.legalEntityId));
-  return [own, ...controlled];
+  return [ownLegalEntity(stored), ...controlled];
+}
+
+/** The company's own registered entity: primary unless another company of ours controls it. */
+export function ownLegalEntity(stored: StoredRelationships): LegalEntity {
+  return {
+    legalEntityId: stored.legalEntityId,
+    countryCode: stored.company.country,
+    name: stored.company.name,
+    isPrimary: !isControlled(stored),
+  };
 }
 
 /** Some company in our data holds more than half of it. */

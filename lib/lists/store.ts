@@ -31,7 +31,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
 import { batchGet, chunk, projection, queryAll } from '../storage/batch';
-import { dynamodb, isConditionFailed, send, tableName } from '../storage/client';
+import { cancellationReasons, dynamodb, isConditionFailed, send, tableName } from '../storage/client';
 import { StorageUnavailableError } from '../storage/errors';
 import { companyOfKey, keys, listOrderOfKey } from '../storage/keys';
 import { tableDefinition } from '../storage/table';
@@ -304,13 +304,6 @@ function addTransaction(
       },
     ],
   };
-}
-
-/** The per-action reasons of a cancelled transaction ('None', 'ConditionalCheckFailed', 'TransactionConflict'…). */
-function cancellationReasons(error: unknown): string[] | null {
-  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return null;
-  const reasons = (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons;
-  return reasons ? reasons.map((r) => r.Code ?? 'None') : null;
 }
 
 /**

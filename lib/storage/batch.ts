@@ -9,11 +9,12 @@ import {
   BatchGetCommand,
   BatchWriteCommand,
   QueryCommand,
+  TransactWriteCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { forEachLimited } from '../concurrency';
-import { dynamodb, send } from './client';
+import { cancellationReasons, dynamodb, send } from './client';
 import { StorageUnavailableError } from './errors';
 
 type Key = Record<string, unknown>;
@@ -130,6 +131,80 @@ async function batchWriteChunk(table: string, requests: WriteRequest[]): Promise
     pending = (result.UnprocessedItems?.[table] as WriteRequest[] | undefined) ?? [];
   }
 }
+
+/** Attributes set on an item only where it lacks them; the item is created when absent. */
+export interface Addition {
+  key: Key;
+  attributes: Record<string, unknown>;
+}
+
+/** TransactWriteItems takes at most 100 actions, each on another item. */
+const TRANSACT_LIMIT = 100;
+/** Attributes per action: keeps an UpdateExpression (`#a12 = if_not_exists(#a12, :a12), …`) under its 4 KB. */
+const ATTRIBUTES_PER_ACTION = 60;
+
+/**
+ * Makes additions (`SET a = if_not_exists(a, :v)` per attribute): repeating one, or two racing, leaves
+ * every attribute with its first value and loses nothing. DynamoDB has no batched UpdateItem, so up to
+ * 100 items go in one TransactWriteItems request (atomicity is not the point: one request instead of
+ * 100). Additions to the same item are merged (the first value of an attribute wins); an item with more
+ * attributes than one action takes is spread over several requests. A transaction cancelled by a
+ * concurrent write to one of its items (TransactionConflict) or by throttling is retried with backoff.
+ */
+export async function batchAdd(table: string, additions: Addition[], concurrency = 4): Promise<void> {
+  const merged = new Map<string, Addition>();
+  for (const { key, attributes } of additions) {
+    const id = JSON.stringify(key);
+    const into = merged.get(id);
+    if (into) into.attributes = { ...attributes, ...into.attributes };
+    else merged.set(id, { key, attributes: { ...attributes } });
+  }
+  // Round r takes the r-th slice of every item's attributes: no request names an item twice.
+  const rounds: Addition[][] = [];
+  for (const { key, attributes } of merged.values()) {
+    chunk(Object.entries(attributes), ATTRIBUTES_PER_ACTION).forEach((entries, round) => {
+      (rounds[round] ??= []).push({ key, attributes: Object.fromEntries(entries) });
+    });
+  }
+  for (const round of rounds) {
+    await forEachLimited(chunk(round, TRANSACT_LIMIT), concurrency, (part) => transactAdd(table, part));
+  }
+}
+
+async function transactAdd(table: string, additions: Addition[]): Promise<void> {
+  const TransactItems = additions.map(({ key, attributes }) => {
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    const sets = Object.entries(attributes).map(([name, value], i) => {
+      names[`#a${i}`] = name;
+      values[`:a${i}`] = value;
+      return `#a${i} = if_not_exists(#a${i}, :a${i})`;
+    });
+    return {
+      Update: {
+        TableName: table,
+        Key: key,
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    };
+  });
+  for (let attempt = 0; ; attempt++) {
+    if (attempt > 0) await backoff(attempt);
+    try {
+      await send(() => dynamodb().send(new TransactWriteCommand({ TransactItems })));
+      return;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      const retryable = reasons?.every((r) => RETRYABLE_CANCELLATIONS.has(r)) ?? false;
+      if (!retryable) throw error;
+      if (attempt + 1 === MAX_ATTEMPTS) throw new StorageUnavailableError({ cause: error });
+    }
+  }
+}
+
+const RETRYABLE_CANCELLATIONS = new Set(['None', 'TransactionConflict', 'ThrottlingError']);
 
 function backoff(attempt: number): Promise<void> {
   const ceiling = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** attempt);

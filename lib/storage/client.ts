@@ -96,6 +96,13 @@ export function isConditionFailed(error: unknown): boolean {
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';
 }
 
+/** The per-action reasons of a cancelled transaction ('None', 'ConditionalCheckFailed', 'TransactionConflict'…). */
+export function cancellationReasons(error: unknown): string[] | null {
+  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return null;
+  const reasons = (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons;
+  return reasons ? reasons.map((r) => r.Code ?? 'None') : null;
+}
+
 /**
  * Makes a conditional write and says whether its condition held: true when written, false when the
  * condition failed (ConditionalCheckFailedException); storage trouble still throws.

@@ -7,6 +7,7 @@
  * | Relationships      | COMPANY#<country>#<number>          | RELATIONSHIPS |        |                       | derived from holdings (§6.2, §6.4): the company's own identifier and legal entity id, its parents list, attributes `n#<holder>` (registered holders' names) and `c#<held>` (one per company it holds): relationships and legal entities, one read per company |
  * | Legal entity       | LEGAL_ENTITY#<legalEntityId>        | LEGAL_ENTITY  |        |                       | an id's entity (country, number): lookup by id in one GetItem; its conditional put detects a colliding id |
  * | Lookalikes         | COMPANY#<country>#<number>          | LOOKALIKES    |        |                       | a company's identifier and its best 100 lookalikes (§6.3), one packed attribute: one read per company |
+ * | Update feed        | COMPANY#<country>#<number>          | UPDATES       |        |                       | every update derived from the company's changes (§8), one attribute `u#<id>` each (added only where absent: an id is never stored twice; total = their number): one read per legal entity, after its id is resolved by the Legal entity item; 100 entities = 2 rounds of BatchGetItem |
  * | Lookalike features | LOOKALIKE_BLOCK#<NACE division>     | COMPANY#<country>#<number> |  |                  | what a company is compared on, and its 100th score: a block's candidates in one Query (import-time recompute, full job) |
  * | Lookalike mark     | LOOKALIKE_DIRTY#<0..15>             | COMPANY#<country>#<number>#<changeId> | | | a company whose lookalikes must be recomputed, with its features before the change (import completion); one per change |
  * | Import change      | CHANGE#<changeId>                   | PART#<n>      |        |                       | the records before one import batch's changes, until their derivations ran (resumable import) |
@@ -42,6 +43,10 @@ export const keys = {
   lookalikes: (ref: CompanyRef): Key => ({
     pk: `COMPANY#${ref.country}#${ref.companyNumber}`,
     sk: 'LOOKALIKES',
+  }),
+  updateFeed: (ref: CompanyRef): Key => ({
+    pk: `COMPANY#${ref.country}#${ref.companyNumber}`,
+    sk: 'UPDATES',
   }),
   /** The partition of one lookalike block (a NACE division): every company's features in it. */
   lookalikeBlock: (block: string): string => `LOOKALIKE_BLOCK#${block}`,
@@ -114,6 +119,10 @@ export const holderNameAttribute = (holder: CompanyRef): string =>
   `n#${holder.country}#${holder.companyNumber}`;
 /** In a company's relationships item: one company it holds shares in (written by that company's derivation). */
 export const heldAttribute = (held: CompanyRef): string => `c#${held.country}#${held.companyNumber}`;
+/** In a company's update feed: one update, named after its id. */
+export const UPDATE_ATTRIBUTE_PREFIX = 'u#';
+export const updateAttribute = (updateId: string): string => `${UPDATE_ATTRIBUTE_PREFIX}${updateId}`;
+
 /** The company an `n#…` or `c#…` attribute names. */
 export function companyOfAttribute(attribute: string): CompanyRef {
   const [, country, companyNumber] = attribute.split('#');

@@ -33,6 +33,8 @@
 import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { routes, type RouteId } from '../../lib/routes';
 import { proxyEvent, type EventSpec } from '../support/events';
+import type { Country } from '../../lib/companies/identifiers';
+import { legalEntityIdCandidate, stageIdScheme } from '../../lib/legal-entities/ids';
 import type { FloorKind } from './runners';
 
 export type FunctionId = RouteId | 'authorizer';
@@ -49,7 +51,8 @@ export interface BenchData {
 export interface BenchCase {
   label: string;
   floor: FloorKind;
-  budget: 'single' | 'bulk' | 'authorizer' | null;
+  /** `bulkUpdates`: as `bulk`, with 3 round trips (issue 9: legal entity ids, then feeds and relationships). */
+  budget: 'single' | 'bulk' | 'bulkUpdates' | 'authorizer' | null;
   events: (data: BenchData) => BenchEvent[];
   floorEvents?: (data: BenchData) => BenchEvent[];
   setup?: (data: BenchData) => Promise<void>;
@@ -74,6 +77,14 @@ const bulkSets = (companies: BenchData['companies']) => {
 };
 const bulkPosts = (id: RouteId, companies: BenchData['companies'], extra: Record<string, unknown> = {}) =>
   bulkSets(companies).map((set) => request(id, { body: { companies: set, ...extra } }));
+
+/** A demo company's legal entity id, as the import assigned it (its first candidate). */
+const legalEntityIdOf = (c: BenchData['companies'][number]) =>
+  legalEntityIdCandidate(
+    { country: c.countryCode as Country, companyNumber: c.companyNumber },
+    0,
+    stageIdScheme(),
+  );
 
 /** For functions whose events name no company: the single-company floor's own events. */
 const companyFloorEvents = ({ companies }: BenchData) => singleGets('getCompanyFinancials', companies);
@@ -167,6 +178,30 @@ export const BENCH_CASES = {
         }),
       ),
     floorEvents: ({ companies }) => bulkPosts('getCompanyFinancialsBulk', companies),
+  },
+  // Updates (§8): legal entity ids (GetItem / BatchGetItem), then feeds ∥ relationships items; the
+  // floor makes the same calls. Ids as the import assigned them (300 entities do not collide).
+  getLegalEntityUpdates: {
+    label: 'legal entity updates single GET',
+    floor: 'legalEntityUpdates',
+    budget: null,
+    events: ({ companies }) =>
+      companies
+        .slice(0, 50)
+        .map((c) =>
+          request('getLegalEntityUpdates', { pathParameters: { legalEntityId: legalEntityIdOf(c) } }),
+        ),
+  },
+  getLegalEntityUpdatesBulk: {
+    label: `legal entity updates bulk POST (${BULK_SIZE} entities, limit 5)`,
+    floor: 'legalEntityUpdates',
+    budget: 'bulkUpdates',
+    events: ({ companies }) =>
+      bulkSets(companies).map((set) =>
+        request('getLegalEntityUpdatesBulk', {
+          body: { legalEntities: set.map((c) => ({ legalEntityId: legalEntityIdOf(c) })), limit: 5 },
+        }),
+      ),
   },
   authorizer: {
     label: 'authorizer (TOKEN)',

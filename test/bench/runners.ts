@@ -5,7 +5,7 @@
  */
 
 /** The kinds of floor a function is measured against: which DynamoDB call(s) it makes, and nothing else. */
-export type FloorKind = 'empty' | 'getCompany' | 'batchGetCompanies' | 'getToken';
+export type FloorKind = 'empty' | 'getCompany' | 'batchGetCompanies' | 'getToken' | 'legalEntityUpdates';
 
 /** Printed by the cold runner before its one JSON result line, so handler logs on stdout cannot be mistaken for it. */
 export const RESULT_PREFIX = 'BENCH_RESULT ';
@@ -205,6 +205,35 @@ const projection = {
 };
 `;
 
+/**
+ * The updates endpoints' calls (lib/updates/updates.ts): the legal entity items by id (GetItem for one,
+ * BatchGetItem for many), then the companies' feeds and relationships items, in parallel.
+ */
+const LEGAL_ENTITY_UPDATES = `${CLIENT}
+const batchGet = async (keys) => {
+  const parts = [];
+  for (let i = 0; i < keys.length; i += 100) parts.push(keys.slice(i, i + 100));
+  const pages = await Promise.all(parts.map((Keys) => client.send(new BatchGetItemCommand({ RequestItems: { [table]: { Keys } } }))));
+  return pages.flatMap((page) => page.Responses[table]);
+};
+export const handler = async (event) => {
+  const ids = event.pathParameters
+    ? [event.pathParameters.legalEntityId]
+    : [...new Set(JSON.parse(event.body).legalEntities.map((e) => e.legalEntityId))];
+  const entityKey = (id) => ({ pk: { S: 'LEGAL_ENTITY#' + id }, sk: { S: 'LEGAL_ENTITY' } });
+  const entities =
+    ids.length === 1
+      ? [(await client.send(new GetItemCommand({ TableName: table, Key: entityKey(ids[0]) }))).Item].filter(Boolean)
+      : await batchGet(ids.map(entityKey));
+  const companies = entities.map((e) => 'COMPANY#' + e.country.S + '#' + e.companyNumber.S);
+  const [feeds, relationships] = await Promise.all([
+    batchGet(companies.map((pk) => ({ pk: { S: pk }, sk: { S: 'UPDATES' } }))),
+    batchGet(companies.map((pk) => ({ pk: { S: pk }, sk: { S: 'RELATIONSHIPS' } }))),
+  ]);
+  return { statusCode: 200, body: JSON.stringify({ feeds: feeds.length, relationships: relationships.length }) };
+};
+`;
+
 /** Floor handlers: the same DynamoDB call(s) as the function, with the bare SDK and nothing else. */
 export const FLOOR_SOURCES: Record<FloorKind, string> = {
   empty: `export const handler = async () => ({ statusCode: 200, body: '{}' });\n`,
@@ -229,6 +258,7 @@ export const handler = async (event) => {
   return { statusCode: 200, body: JSON.stringify({ items }) };
 };
 `,
+  legalEntityUpdates: LEGAL_ENTITY_UPDATES,
   getToken: `${CLIENT}
 import { createHash } from 'node:crypto';
 export const handler = async (event) => {
