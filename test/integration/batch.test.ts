@@ -1,9 +1,10 @@
 /**
  * Batch reads against DynamoDB Local, with DynamoDB's partial answers (UnprocessedKeys) injected:
- * DynamoDB Local never throttles, so the test makes the first answer partial itself.
+ * DynamoDB Local never throttles, so the test makes the first answer partial itself. Batched
+ * additions (attributes added where absent), racing each other.
  */
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGet, batchPut, getItem } from '../../lib/storage/batch';
+import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { batchAdd, batchGet, batchPut, getItem } from '../../lib/storage/batch';
 import { dynamodb } from '../../lib/storage/client';
 import { StorageUnavailableError } from '../../lib/storage/errors';
 import { useFreshTable } from '../support/table';
@@ -77,5 +78,83 @@ describe('batchGet', () => {
     answerPartially(Number.POSITIVE_INFINITY);
 
     await expect(batchGet(table.name, keys.slice(0, 64))).rejects.toBeInstanceOf(StorageUnavailableError);
+  });
+});
+
+describe('batchAdd', () => {
+  const key = (i: number) => ({ pk: `ADD#${i}`, sk: 'ADD' });
+  const read = async (i: number) => (await batchGet(table.name, [key(i)]))[0];
+  const attributes = (count: number, value: (a: number) => unknown) =>
+    Object.fromEntries(Array.from({ length: count }, (_, a) => [`a#${a}`, value(a)]));
+
+  it('creates items and adds attributes, more than 100 items and 60 attributes an item', async () => {
+    const additions = Array.from({ length: 130 }, (_, i) => ({
+      key: key(i),
+      attributes: attributes(i === 7 ? 150 : 2, (a) => [i, a]),
+    }));
+
+    await batchAdd(table.name, additions);
+
+    const items = await batchGet(
+      table.name,
+      additions.map((a) => a.key),
+    );
+    expect(items).toHaveLength(130);
+    const big = await read(7);
+    expect(Object.keys(big!).filter((name) => name.startsWith('a#'))).toHaveLength(150);
+    expect(big!['a#149']).toEqual([7, 149]);
+  });
+
+  it('keeps the first value of an attribute: adding again changes nothing', async () => {
+    await batchAdd(table.name, [{ key: key(500), attributes: { 'a#1': 'first', 'a#2': 'first' } }]);
+
+    await batchAdd(table.name, [
+      { key: key(500), attributes: { 'a#1': 'second', 'a#3': 'second' } },
+      { key: key(500), attributes: { 'a#3': 'third' } },
+    ]);
+
+    expect(await read(500)).toEqual({ ...key(500), 'a#1': 'first', 'a#2': 'first', 'a#3': 'second' });
+  });
+
+  it('loses nothing when additions to the same items race', async () => {
+    const items = Array.from({ length: 40 }, (_, i) => 600 + i);
+    const racer = (n: number) =>
+      batchAdd(
+        table.name,
+        items.map((i) => ({ key: key(i), attributes: { [`a#${n}`]: n, shared: n } })),
+        1,
+      );
+
+    await Promise.all([0, 1, 2, 3, 4, 5].map(racer));
+
+    for (const item of await batchGet(table.name, items.map(key))) {
+      expect(
+        Object.keys(item)
+          .filter((name) => name.startsWith('a#'))
+          .sort(),
+      ).toEqual(['a#0', 'a#1', 'a#2', 'a#3', 'a#4', 'a#5']);
+      expect([0, 1, 2, 3, 4, 5]).toContain(item['shared']);
+    }
+  });
+
+  it('retries a transaction cancelled by a conflict', async () => {
+    const client = dynamodb();
+    const realSend = client.send.bind(client) as Send;
+    let conflicts = 0;
+    jest.spyOn(client, 'send').mockImplementation((async (command: unknown) => {
+      if (command instanceof TransactWriteCommand && conflicts < 2) {
+        conflicts++;
+        throw Object.assign(new Error('Transaction cancelled'), {
+          name: 'TransactionCanceledException',
+          CancellationReasons: [{ Code: 'TransactionConflict' }],
+        });
+      }
+      return realSend(command);
+    }) as never);
+
+    await batchAdd(table.name, [{ key: key(700), attributes: { 'a#1': 1 } }]);
+
+    expect(conflicts).toBe(2);
+    expect(await read(700)).toMatchObject({ 'a#1': 1 });
   });
 });
