@@ -6,20 +6,35 @@
  * so 100,000 companies or more never sit in memory. A summary goes to standard error.
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_DEMO_COMPANIES, demoRecords, type DemoRecord } from '../local/demo-data';
+import {
+  DEFAULT_DEMO_COMPANIES,
+  DEMO_SNAPSHOT_DATE,
+  DEMO_SNAPSHOTS,
+  demoRecords,
+  type DemoRecord,
+  type DemoSnapshot,
+} from '../local/demo-data';
 
-const USAGE = `usage: npm run demo-data -- [--companies N] [--seed S] > companies.jsonl
+const USAGE = `usage: npm run demo-data -- [--companies N] [--seed S] [--snapshot older|current] > companies.jsonl
   --companies N   how many companies (default ${DEFAULT_DEMO_COMPANIES}); a smaller N gives a prefix of a larger one
-  --seed S        integer seed (default: the demo seed, the data \`npm start\` loads)`;
+  --seed S        integer seed (default: the demo seed, the data \`npm start\` loads)
+  --snapshot      current (default), or older: the same companies as of ${DEMO_SNAPSHOT_DATE}, without the
+                  periods received since and with people who left since (import it first, with
+                  --as-of ${DEMO_SNAPSHOT_DATE}, then the current data: every type of update appears)`;
 
 /** Lines are written in chunks of about this many characters: one write per company would be slow. */
 const CHUNK = 1 << 20;
 
 async function main(): Promise<number> {
-  let values: { companies?: string; seed?: string; help?: boolean };
+  let values: { companies?: string; seed?: string; snapshot?: string; help?: boolean };
   try {
     ({ values } = parseArgs({
-      options: { companies: { type: 'string' }, seed: { type: 'string' }, help: { type: 'boolean' } },
+      options: {
+        companies: { type: 'string' },
+        seed: { type: 'string' },
+        snapshot: { type: 'string' },
+        help: { type: 'boolean' },
+      },
     }));
   } catch (error) {
     return fail(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
@@ -28,12 +43,15 @@ async function main(): Promise<number> {
   const companies = integerOption(values.companies);
   const seed = integerOption(values.seed);
   if (companies === null || seed === null) return fail(USAGE);
+  const snapshot = values.snapshot ?? 'current';
+  if (!(DEMO_SNAPSHOTS as readonly string[]).includes(snapshot)) return fail(USAGE);
 
   let records: Generator<DemoRecord>;
   try {
     records = demoRecords({
       ...(companies === undefined ? {} : { companies }),
       ...(seed === undefined ? {} : { seed }),
+      snapshot: snapshot as DemoSnapshot,
     });
   } catch (error) {
     if (error instanceof RangeError) return fail(`${error.message}\n${USAGE}`);

@@ -22,7 +22,17 @@ import type { FinancialPeriod } from '../../lib/companies/schemas';
 export interface DemoOptions {
   seed?: number;
   companies?: number;
+  /**
+   * `current` (default): the data as of DEMO_AS_OF. `older`: the same companies as the registries had
+   * them on DEMO_SNAPSHOT_DATE — without the periods received since, and with people who have left
+   * since (see `olderSnapshot`). Importing the older snapshot, then the current one, derives updates of
+   * every type (contract §8.2).
+   */
+  snapshot?: DemoSnapshot;
 }
+
+export type DemoSnapshot = 'current' | 'older';
+export const DEMO_SNAPSHOTS: readonly DemoSnapshot[] = ['older', 'current'];
 
 /** A shareholder as the demo writes it: a person has neither `country` nor `companyNumber`. */
 export interface DemoShareholder {
@@ -70,7 +80,7 @@ export function demoRecords(options: DemoOptions = {}): Generator<DemoRecord> {
   if (!Number.isInteger(count) || count < 0 || count > MAX_COMPANIES) {
     throw new RangeError(`companies must be an integer 0..${MAX_COMPANIES}`);
   }
-  return generate(new Identities(seed), count);
+  return generate(new Identities(seed), count, options.snapshot ?? 'current');
 }
 
 export function generateDemoData(options: DemoOptions = {}): DemoRecord[] {
@@ -85,8 +95,20 @@ export function pickExamples<T extends CompanyRecordInput>(records: readonly T[]
   });
 }
 
-function* generate(identities: Identities, count: number): Generator<DemoRecord> {
-  for (let index = 0; index < count; index++) yield generateCompany(identities, index);
+function* generate(identities: Identities, count: number, snapshot: DemoSnapshot): Generator<DemoRecord> {
+  for (let index = 0; index < count; index++) {
+    const company = generateCompany(identities, index);
+    yield snapshot === 'older' ? olderSnapshot(identities, index, company) : company;
+  }
+}
+
+/**
+ * The older snapshot of records generated with this seed (the demo seed by default), in their generated
+ * order: what `demoRecords({ snapshot: 'older' })` gives, without generating them again.
+ */
+export function olderSnapshotOf(records: readonly DemoRecord[], seed = DEFAULT_SEED): DemoRecord[] {
+  const identities = new Identities(seed);
+  return records.map((company, index) => olderSnapshot(identities, index, company));
 }
 
 // Bound once: under jest every lookup of a global (Math.floor, …) is dozens of times slower, and these run
@@ -116,8 +138,8 @@ function fmix32(h: number): number {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
-/** Independent streams of one company: its identity, its details, and whether it is a holding. */
-const Stream = { Identity: 0, Details: 1, Holding: 2 } as const;
+/** Independent streams of one company: its identity, its details, whether it is a holding, its past. */
+const Stream = { Identity: 0, Details: 1, Holding: 2, History: 3 } as const;
 type Stream = (typeof Stream)[keyof typeof Stream];
 
 const streamSeed = (seedHash: number, index: number, stream: Stream): number =>
@@ -920,7 +942,11 @@ class People {
   constructor(
     private readonly rng: Rng,
     private readonly id: Identity,
-  ) {}
+    /** People already named in the company. */
+    named: readonly Person[] = [],
+  ) {
+    for (const person of named) this.used.add(fullName(person));
+  }
 
   /** Someone not yet named in this company; of the founders' family when `family` (the firm bears its name). */
   next(family: boolean): Person {
@@ -1154,6 +1180,37 @@ function headTitle(rng: Rng, id: Identity): string {
     default:
       return chance(rng, 0.6) ? 'Directeur' : 'Algemeen directeur';
   }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The older snapshot: the data as the registries had it on DEMO_SNAPSHOT_DATE. Importing it, then the
+// current data, shows how updates arise (§8.2): periods received since are new (published, and compared
+// with the period before: margin growth, health drops), and people who were contacts then and are not
+// now have left. Everything else is the same, so the state after both imports is the current data's.
+
+/** The older snapshot holds the periods received before this date; its import's as-of date. */
+export const DEMO_SNAPSHOT_DATE = '2026-07-01';
+/** How many companies had people leave between the snapshots, and how many left (1..7, mostly few). */
+const LEAVERS_SHARE = 0.1;
+const LEAVER_COUNTS = [1, 2, 3, 4, 5, 6, 7] as const;
+const LEAVER_WEIGHTS = [40, 24, 14, 9, 6, 4, 3];
+/** Contact ids of people who left: their own range, far above every current id (index · 10 + 1..6). */
+const LEFT_CONTACT_IDS = 100_000_000;
+
+function olderSnapshot(identities: Identities, index: number, company: DemoRecord): DemoRecord {
+  const rng = identities.rng(index, Stream.History);
+  const financials = company.financials.filter((p) => p.dateReceived < DEMO_SNAPSHOT_DATE);
+  if (!chance(rng, LEAVERS_SHARE)) return { ...company, financials };
+  const id = identities.get(index);
+  const people = new People(rng, id, company.contacts);
+  const titles =
+    id.language === 'fr' ? JOB_TITLES.fr : id.country === 'NL' ? JOB_TITLES.nl : JOB_TITLES.be_nl;
+  const left = Array.from({ length: weighted(rng, LEAVER_COUNTS, LEAVER_WEIGHTS) }, (_, k): DemoContact => ({
+    contactId: LEFT_CONTACT_IDS + index * CONTACTS_PER_COMPANY + k,
+    ...people.next(false),
+    jobTitle: pick(rng, titles),
+  }));
+  return { ...company, financials, contacts: [...company.contacts, ...left] };
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import type { Scope } from '../../lib/tokens/scopes';
 import { SCOPES } from '../../lib/tokens/scopes';
 import type { CompanyRecordInput } from '../../lib/companies/record';
 import type { ImportOptions, ImportSummary } from '../../lib/import/import';
+import { DEMO_SNAPSHOT_DATE, olderSnapshotOf, type DemoRecord } from './demo-data';
 
 /** The as-of date of the demo data: the day after its newest filing was received. */
 export const DEMO_AS_OF = '2026-11-21';
@@ -50,18 +51,22 @@ export const DEMO_TOKENS = [
   },
 ] as const satisfies readonly DemoToken[];
 
-/** Imports the companies through the import (the one write path) into the table named by TABLE_NAME. */
+/**
+ * Imports the companies through the import (the one write path) into the table named by TABLE_NAME,
+ * as of `asOf` (DEMO_AS_OF by default).
+ */
 export async function importDemoCompanies(
   records: Iterable<CompanyRecordInput>,
-  options: Pick<ImportOptions, 'onProgress'> = {},
+  options: Pick<ImportOptions, 'onProgress'> & { asOf?: string } = {},
 ): Promise<ImportSummary> {
   // Imported late: the storage client reads the environment when first used.
   const { importCompanies } = await import('../../lib/import/import');
   const rejected: string[] = [];
+  const { asOf = DEMO_AS_OF, ...rest } = options;
   const summary = await importCompanies(linesOf(records), {
-    asOf: DEMO_AS_OF,
+    asOf,
     onRejected: (line, reason) => rejected.push(`line ${line}: ${reason}`),
-    ...options,
+    ...rest,
   });
   // The generator makes valid records only: a rejection here is a bug in it, not bad luck.
   if (rejected.length > 0)
@@ -81,11 +86,32 @@ export async function createDemoTokens(): Promise<void> {
   }
 }
 
-/** Companies and tokens: what a fresh local stage or test table starts with. */
-export async function loadDemo(records: Iterable<CompanyRecordInput>): Promise<ImportSummary> {
-  const summary = await importDemoCompanies(records);
+/**
+ * The demo companies in two imports, as data arrives over time: their older snapshot as of
+ * DEMO_SNAPSHOT_DATE, then the current data as of DEMO_AS_OF. The first derives each company's history,
+ * the second what changed since (new periods, margin growth, health drops, people who left): the demo
+ * feeds show every type of update (contract §8.2). The end state is the current data's.
+ */
+export async function importDemoSnapshots(
+  records: readonly DemoRecord[],
+  progress: { older?: ImportOptions['onProgress']; current?: ImportOptions['onProgress'] } = {},
+): Promise<{ older: ImportSummary; current: ImportSummary }> {
+  const older = await importDemoCompanies(olderSnapshotOf(records), {
+    asOf: DEMO_SNAPSHOT_DATE,
+    ...(progress.older ? { onProgress: progress.older } : {}),
+  });
+  const current = await importDemoCompanies(records, {
+    asOf: DEMO_AS_OF,
+    ...(progress.current ? { onProgress: progress.current } : {}),
+  });
+  return { older, current };
+}
+
+/** Companies (both snapshots) and tokens: what a fresh local stage or test table starts with. */
+export async function loadDemo(records: readonly DemoRecord[]): Promise<ImportSummary> {
+  const { current } = await importDemoSnapshots(records);
   await createDemoTokens();
-  return summary;
+  return current;
 }
 
 async function* linesOf(records: Iterable<CompanyRecordInput>): AsyncGenerator<string> {

@@ -69,35 +69,43 @@ async function main(): Promise<void> {
   );
 
   // Loaded only now: the storage client reads DYNAMODB_ENDPOINT when first imported.
-  const { generateDemoData, pickExamples } = await import('./demo-data');
-  const { createDemoTokens, importDemoCompanies, DEMO_TOKENS } = await import('./demo');
+  const { DEMO_SNAPSHOT_DATE, generateDemoData, pickExamples } = await import('./demo-data');
+  const { createDemoTokens, importDemoSnapshots, DEMO_AS_OF, DEMO_TOKENS } = await import('./demo');
   const { formatSummary } = await import('../../lib/import/import');
   const { createGateway } = await import('./gateway');
 
   const created = await ensureTable(endpoint, tableName);
   const records = generateDemoData();
   if (created) {
-    console.log(`importing ${records.length} demo companies (the same import as \`npm run import\`)…`);
+    console.log(
+      `importing ${records.length} demo companies (the same import as \`npm run import\`): ` +
+        `their older snapshot as of ${DEMO_SNAPSHOT_DATE}, then the current data as of ${DEMO_AS_OF}…`,
+    );
     let nextQuarter = 1;
-    const summary = await importDemoCompanies(records, {
-      onProgress: ({ read }) => {
+    const { older, current } = await importDemoSnapshots(records, {
+      older: ({ read }) => {
         for (; nextQuarter < 4 && read >= (records.length * nextQuarter) / 4; nextQuarter++) {
           console.log(`  ${read} of ${records.length}`);
         }
       },
     });
+    console.log(`  older snapshot: ${formatSummary(older)}`);
+    console.log(`  current data:   ${formatSummary(current)}`);
     await createDemoTokens();
     const { loadDemoLists } = await import('./demo-lists');
     console.log(`  demo lists: ids ${(await loadDemoLists(records)).join(', ')} (acme 1–4, globex 5–7)`);
-    console.log(`  ${formatSummary(summary)}`);
   }
 
   const server = createGateway();
   await listen(server, port, host);
   const base = `http://${urlHost(host)}:${port}`;
   const [token] = DEMO_TOKENS;
-  const examples = pickExamples(records).map(({ country, companyNumber }) => `${country}/${companyNumber}`);
+  const picked = pickExamples(records);
+  const examples = picked.map(({ country, companyNumber }) => `${country}/${companyNumber}`);
   const example = examples[0] ?? 'BE/0403170701';
+  // The legal entity id the import gave the example company (the updates endpoints take only that).
+  const { getRelationships } = await import('../../lib/companies/holdings-store');
+  const legalEntityId = picked[0] ? (await getRelationships(picked[0]))?.legalEntityId : undefined;
   console.log(
     [
       '',
@@ -114,6 +122,11 @@ async function main(): Promise<void> {
       `  curl -H 'Authorization: Bearer ${token.token}' '${base}/v1/companies/${example}/financials?limit=2'`,
       `  curl -H 'Authorization: Bearer ${token.token}' -H 'Content-Type: application/json' \\`,
       `       -d '{"companies":[{"countryCode":"${example.split('/')[0]}","companyNumber":"${example.split('/')[1]}"}],"limit":1}' ${base}/v1/companies/financials`,
+      ...(legalEntityId
+        ? [
+            `  curl -H 'Authorization: Bearer ${token.token}' -H 'Accept-Language: nl' '${base}/v1/legal-entities/${legalEntityId}/updates'`,
+          ]
+        : []),
       '',
       'Ctrl-C stops the API and DynamoDB Local.',
     ].join('\n'),

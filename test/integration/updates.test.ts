@@ -4,6 +4,7 @@
  * events; racing and repeated imports never store one twice. Then both handlers with real events.
  */
 import { getRelationships } from '../../lib/companies/holdings-store';
+import type { CompanyRef } from '../../lib/companies/identifiers';
 import type { CompanyRecordInput } from '../../lib/companies/record';
 import { importCompanies } from '../../lib/import/import';
 import { withRequestMetrics } from '../../lib/metrics';
@@ -19,8 +20,8 @@ import { useFreshTable } from '../support/table';
 useFreshTable();
 jest.setTimeout(120_000);
 
-const ACME = { country: 'BE', companyNumber: '0403170701' } as const;
-const HOLDING = { country: 'BE', companyNumber: '0400000185' } as const;
+const ACME: CompanyRef = { country: 'BE', companyNumber: '0403170701' };
+const HOLDING: CompanyRef = { country: 'BE', companyNumber: '0400000185' };
 const FIRST_AS_OF = '2025-07-01';
 const AS_OF = '2026-11-21';
 
@@ -62,8 +63,8 @@ async function load(records: CompanyRecordInput[], asOf: string) {
   return importCompanies(lines(), { asOf });
 }
 
-const feedOf = async (ref: typeof ACME) => (await getFeeds([ref])).get(`${ref.country}#${ref.companyNumber}`);
-const legalEntityIdOf = async (ref: typeof ACME) => (await getRelationships(ref))!.legalEntityId;
+const feedOf = async (ref: CompanyRef) => (await getFeeds([ref])).get(`${ref.country}#${ref.companyNumber}`);
+const legalEntityIdOf = async (ref: CompanyRef) => (await getRelationships(ref))!.legalEntityId;
 
 describe('derived at import', () => {
   it("derives a company's history on its first import", async () => {

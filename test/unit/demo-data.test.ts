@@ -1,10 +1,13 @@
 import { COUNTRIES, frenchVatKey, parseCompanyNumber } from '../../lib/companies/identifiers';
 import { parseCompanyRecord } from '../../lib/companies/record';
 import type { FinancialPeriod } from '../../lib/companies/schemas';
+import { deriveUpdates } from '../../lib/updates/derive';
 import {
   DEFAULT_DEMO_COMPANIES,
+  DEMO_SNAPSHOT_DATE,
   demoRecords,
   generateDemoData,
+  olderSnapshotOf,
   pickExamples,
   type DemoRecord,
   type DemoShareholder,
@@ -676,5 +679,60 @@ describe('demo look-alikes', () => {
       families.set(key, (families.get(key) ?? 0) + 1);
     }
     expect([...families.values()].filter((n) => n >= 3).length).toBeGreaterThan(50);
+  });
+});
+
+describe('demo history: the older snapshot', () => {
+  const older = olderSnapshotOf(records);
+  const parse = (r: DemoRecord) => {
+    const parsed = parseCompanyRecord(JSON.parse(JSON.stringify(r)));
+    if (!parsed.ok) throw new Error(parsed.reason);
+    return parsed.record;
+  };
+  const second = records.map((r, i) => deriveUpdates(parse(older[i]!), parse(r), '2026-11-21'));
+
+  test('is what the generator streams for it, and valid for the import', () => {
+    expect(generateDemoData({ companies: 300, snapshot: 'older' })).toEqual(older.slice(0, 300));
+    expect(older.filter((r) => !parseCompanyRecord(JSON.parse(JSON.stringify(r))).ok)).toEqual([]);
+  });
+
+  test('holds the same companies, the periods received before its date, and people who left since', () => {
+    const wrong = older.filter((r, i) => {
+      const current = records[i]!;
+      const kept = current.financials.filter((p) => p.dateReceived < DEMO_SNAPSHOT_DATE);
+      return (
+        r.companyNumber !== current.companyNumber ||
+        JSON.stringify(r.financials) !== JSON.stringify(kept) ||
+        JSON.stringify(r.contacts.slice(0, current.contacts.length)) !== JSON.stringify(current.contacts) ||
+        JSON.stringify({ ...r, financials: [], contacts: [] }) !==
+          JSON.stringify({ ...current, financials: [], contacts: [] })
+      );
+    });
+    expect(wrong).toEqual([]);
+  });
+
+  test("leavers' contact ids are unique across both snapshots", () => {
+    const ids = [...records, ...older].flatMap((r) => r.contacts.map((c) => c.contactId));
+    expect(new Set(ids).size).toBe(new Set(older.flatMap((r) => r.contacts.map((c) => c.contactId))).size);
+    const perCompany = older.map((r) => new Set(r.contacts.map((c) => `${c.firstName} ${c.lastName}`)).size);
+    expect(perCompany).toEqual(older.map((r) => r.contacts.length));
+  });
+
+  test('then the current data derives every type of update, people leaving in every grammatical number', () => {
+    const types = new Set(second.flat().map((u) => u.type));
+    expect([...types].sort()).toEqual([
+      'GROSS_MARGIN_GROWTH',
+      'HEALTHDROP',
+      'PEOPLE_LEFT',
+      'PUBLISHED_FINANCIALS',
+    ]);
+    const counts = new Set(
+      second.flat().flatMap((u) => (u.type === 'PEOPLE_LEFT' ? [Math.min(u.count, 5)] : [])),
+    );
+    expect([...counts].sort()).toEqual([1, 2, 3, 4, 5]);
+    // Enough to see, few enough to keep `npm start` quick.
+    const changed = second.filter((u) => u.length > 0).length;
+    expect(changed).toBeGreaterThan(records.length * 0.1);
+    expect(changed).toBeLessThan(records.length * 0.3);
   });
 });
