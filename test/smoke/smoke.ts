@@ -90,7 +90,41 @@ const checks: Check[] = [
       );
     },
   },
+  {
+    name: 'bulk updates answer an unknown legal entity per item, in the language asked',
+    run: async () => {
+      const answer = await request('/v1/legal-entities/updates', {
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/json', 'Accept-Language': 'fr' },
+        body: JSON.stringify({ legalEntities: [{ legalEntityId: '000000000000' }] }),
+      });
+      if (lacksScope(answer, 'updates:read')) return;
+      expectThat(answer.status === 200, `got ${answer.status} ${JSON.stringify(answer.body)}`);
+      expectThat(answer.headers.get('content-language') === 'fr', 'no Content-Language: fr');
+      const items = answer.body as unknown as Array<Record<string, unknown>>;
+      expectThat(
+        items.length === 1 && items[0]?.['message'] === 'Legal entity not found' && items[0]['data'] === null,
+        JSON.stringify(items),
+      );
+    },
+  },
+  {
+    name: 'updates of a malformed legal entity id → 404',
+    run: async () => {
+      const answer = await request('/v1/legal-entities/not-an-id/updates', { headers: auth });
+      if (lacksScope(answer, 'updates:read')) return;
+      expectThat(answer.status === 404 && answer.body['code'] === 'NOT_FOUND', `got ${answer.status}`);
+    },
+  },
 ];
+
+/** A token without the scope gets 403 FORBIDDEN: the route answered, its content is not checked. */
+function lacksScope(answer: Awaited<ReturnType<typeof request>>, scope: string): boolean {
+  if (answer.status !== 403 || answer.body['code'] !== 'FORBIDDEN') return false;
+  skipped.push(`the token lacks ${scope}`);
+  return true;
+}
+const skipped: string[] = [];
 
 if (values.company) {
   checks.push({
@@ -104,14 +138,35 @@ if (values.company) {
       );
     },
   });
+  checks.push({
+    name: `updates of ${values.company}'s own legal entity`,
+    run: async () => {
+      const entities = await request(`/v1/companies/${values.company}/legal-entities?limit=1`, {
+        headers: auth,
+      });
+      expectThat(entities.status === 200, `legal entities: got ${entities.status}`);
+      const [own] = entities.body['data'] as Array<{ legalEntityId: string }>;
+      const answer = await request(`/v1/legal-entities/${own!.legalEntityId}/updates?limit=2`, {
+        headers: auth,
+      });
+      if (lacksScope(answer, 'updates:read')) return;
+      expectThat(answer.status === 200, `got ${answer.status} ${JSON.stringify(answer.body)}`);
+      const identifier = answer.body['identifier'] as { legalEntityId?: string } | undefined;
+      expectThat(identifier?.legalEntityId === own!.legalEntityId, JSON.stringify(answer.body));
+      expectThat(answer.headers.get('content-language') === 'en', 'no Content-Language: en');
+    },
+  });
 }
 
 async function main(): Promise<void> {
   let failed = 0;
   for (const check of checks) {
     try {
+      skipped.length = 0;
       await check.run();
-      console.log(`ok      ${check.name}`);
+      console.log(
+        `${skipped.length > 0 ? 'skipped' : 'ok     '} ${check.name}${skipped.length > 0 ? ` (${skipped.join(', ')})` : ''}`,
+      );
     } catch (error) {
       failed++;
       console.log(`FAILED  ${check.name}: ${error instanceof Error ? error.message : String(error)}`);
