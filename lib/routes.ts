@@ -5,6 +5,7 @@
  * Adding an endpoint = one row in its domain's `routes.ts` plus `functions/<route-id-in-kebab-case>.ts`.
  */
 import { companyRoutes } from './companies/routes';
+import { docsRoutes } from './docs/routes';
 import { healthRoutes } from './health/routes';
 import { legalEntityRoutes } from './legal-entities/routes';
 import { listRoutes } from './lists/routes';
@@ -18,6 +19,7 @@ export const routesByDomain = {
   'legal-entities': legalEntityRoutes,
   lookalikes: lookalikeRoutes,
   lists: listRoutes,
+  docs: docsRoutes,
 } as const satisfies Record<string, Record<string, Route>>;
 
 export const routes = {
@@ -26,6 +28,7 @@ export const routes = {
   ...legalEntityRoutes,
   ...lookalikeRoutes,
   ...listRoutes,
+  ...docsRoutes,
 } as const satisfies Record<string, Route>;
 
 export type RouteId = keyof typeof routes;
