@@ -1,6 +1,7 @@
 /**
  * End-to-end helpers: the local gateway on a free port over a fresh, demo-loaded table, and a thin
- * `fetch` wrapper that keeps status, headers, raw text and parsed body of every exchange.
+ * `fetch` wrapper that keeps status, headers, raw text and parsed body of every exchange. Every answer
+ * that comes through here is checked against the published OpenAPI document (test/support/openapi.ts).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +11,7 @@ import { generateDemoData } from '../../infra/local/demo-data';
 import type { DemoRecord } from '../../infra/local/demo-data';
 import type { FinancialPeriod } from '../../lib/companies/schemas';
 import { PERIOD_KEYS as CONTRACT_PERIOD_KEYS } from '../support/contract';
+import { expectContractAnswer } from '../support/openapi';
 import { useFreshTable } from '../support/table';
 
 export const DEMO_COMPANY_COUNT = 90;
@@ -100,6 +102,8 @@ export function useApi(): Api {
     }
     const exchange = { status: response.status, headers: response.headers, raw, body };
     exchanges.push(exchange);
+    // Every answer, success or error, against the published contract (status, schema, key order).
+    expectContractAnswer(method, path, exchange);
     return exchange;
   }
 
@@ -150,7 +154,14 @@ export function rawRequest(
           } catch {
             parsed = undefined;
           }
-          resolve({ status: response.statusCode!, headers: responseHeaders, raw, body: parsed });
+          const exchange = { status: response.statusCode!, headers: responseHeaders, raw, body: parsed };
+          try {
+            expectContractAnswer(method, path, exchange);
+          } catch (error) {
+            reject(error);
+            return;
+          }
+          resolve(exchange);
         });
         response.on('error', reject);
       },
