@@ -47,6 +47,10 @@ function prepare(schema: AnySchema): AnySchema {
       Object.entries(node.entries as Record<string, AnySchema>).map(([key, entry]) => [key, prepare(entry)]),
     );
   }
+  // A loose object says so: keys beyond the named ones are allowed (made explicit for readers and checks).
+  if (node.type === 'loose_object') {
+    return v.objectWithRest(copy.entries as v.ObjectEntries, v.unknown()) as unknown as AnySchema;
+  }
   if (node.item) copy.item = prepare(node.item as AnySchema);
   // `options` of a union are schemas; of a picklist, plain values.
   for (const list of ['items', 'options'] as const) {
