@@ -51,6 +51,7 @@ async function main(): Promise<void> {
         'build-docs',
         path.join(ROOT, DOCUMENT_FILE),
         '--inlineBundle',
+        '--openapi.disableTelemetry=true',
         '--title',
         document.info.title,
         '--output',

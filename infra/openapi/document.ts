@@ -153,7 +153,7 @@ export function openApiDocument(routesByDomain: RoutesByDomain, examples: Exampl
         'Business data about companies registered in Belgium, the Netherlands and France, and lists of them.',
       description: infoDescription(),
     },
-    servers: [{ url: 'http://localhost:3000', description: 'The local stage (`npm start`)' }],
+    servers: [{ url: 'http://localhost:3000', description: 'The local stage (npm start)' }],
     tags: Object.keys(routesByDomain).map((domain) => ({
       name: domain,
       description: `The ${domain} endpoints.`,
@@ -346,10 +346,7 @@ function infoDescription(): string {
       'Every answer carries `x-request-id`; an error answers `{"message", "code", "requestId", "details"?}` ' +
       '(`details` only for `VALIDATION_ERROR`). Pagination takes `limit` and `offset` and answers ' +
       '`{"limit", "offset", "total"}` with an exact `total`. Unknown body fields and query parameters are ignored.',
-    decisions.replace(
-      /^## API decisions/,
-      '## API decisions\n\nWhere the contract is silent, the API decides:',
-    ),
+    decisions,
   ]
     .filter(Boolean)
     .join('\n\n');

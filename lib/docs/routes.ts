@@ -17,6 +17,23 @@ export const openApiDocumentSchema = v.looseObject({
 /** Public documents change only with a deployment: caches may keep them a few minutes. */
 export const DOCS_CACHE_CONTROL = 'public, max-age=300';
 
+/**
+ * The reference page runs only what it carries: its inline scripts and styles. Nothing is loaded or
+ * sent elsewhere (Redoc's attribution logo on a CDN, any telemetry): the browser refuses it.
+ */
+export const DOCS_CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'unsafe-inline'",
+  "style-src 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  'worker-src blob:',
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
 export const docsRoutes = {
   getOpenApi: {
     method: 'GET',

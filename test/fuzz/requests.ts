@@ -262,6 +262,8 @@ function structuredCloneParts(parts: Parts): Parts {
   return { path: { ...parts.path }, query: { ...parts.query }, body: parts.body };
 }
 
+const NONE: Mutation = keep('none', () => undefined);
+
 function mutations(operation: Operation, context: FuzzContext): Array<[number, Mutation]> {
   const bodyPlace = (parts: Parts) => fc.constantFrom(...places(parts.body));
   const objectPlaces = (parts: Parts) => {
@@ -272,7 +274,7 @@ function mutations(operation: Operation, context: FuzzContext): Array<[number, M
     return found.length > 0 ? fc.constantFrom(...found) : fc.constant<Array<string | number>>([]);
   };
   const list: Array<[number, Mutation]> = [
-    [3, keep('none', () => undefined)],
+    [3, NONE],
     [
       6,
       (parts, request) =>
@@ -406,8 +408,15 @@ function toRequest(operation: Operation, parts: Parts, request: FuzzRequest): Fu
   return { ...request, url, ...(body !== undefined ? { body } : {}) };
 }
 
-/** Requests for one operation: a valid one, then (most of the time) one hostile mutation of it. */
-export function requestsFor(operation: Operation, context: FuzzContext): fc.Arbitrary<FuzzRequest> {
+/**
+ * Requests for one operation: a valid one, then (most of the time) one hostile mutation of it; always
+ * mutated when `hostileOnly` (batches meant to be rejected whole, so a write's table can be compared).
+ */
+export function requestsFor(
+  operation: Operation,
+  context: FuzzContext,
+  hostileOnly = false,
+): fc.Arbitrary<FuzzRequest> {
   const base: FuzzRequest = {
     method: operation.method,
     url: '',
@@ -417,7 +426,7 @@ export function requestsFor(operation: Operation, context: FuzzContext): fc.Arbi
     },
     mutation: 'none',
   };
-  const weighted = mutations(operation, context);
+  const weighted = mutations(operation, context).filter(([, mutate]) => !hostileOnly || mutate !== NONE);
   return validParts(operation, context).chain((parts) =>
     fc
       .oneof(...weighted.map(([weight, mutate]) => ({ weight, arbitrary: fc.constant(mutate) })))

@@ -1287,10 +1287,14 @@ export interface operations {
             info: {
               title: string;
               version: string;
+            } & {
+              [key: string]: unknown;
             };
             paths: {
               [key: string]: unknown;
             };
+          } & {
+            [key: string]: unknown;
           };
         };
       };
