@@ -101,6 +101,9 @@ function probedType(schema: AnySchema): JsonSchema {
     ['null', null],
   ];
   const accepted = probes.filter(([, value]) => !v.safeParse(schema, value).issues?.length);
+  // A hand-checked object: the keys it reads are in its description; others are ignored, not refused.
+  if (accepted.length === 1 && accepted[0]![0] === 'object')
+    return { type: 'object', additionalProperties: {} };
   if (accepted.length === 1) return { type: accepted[0]![0] };
   throw new Error('A custom schema that accepts several JSON types cannot be documented: describe it');
 }

@@ -38,7 +38,9 @@ export async function sendFuzzRequest(baseUrl: string, request: FuzzRequest): Pr
 
 /** Everything wrong with an answer: a 5xx, anything off the published contract, internals in an error. */
 export function fuzzCheck(request: FuzzRequest, answer: FuzzAnswer, tableName?: string): string[] {
-  const problems = answerProblems(request.method, request.url, answer);
+  // Routed by the path as sent: `..` and `.` segments resolved, as every HTTP client does.
+  const sent = new URL(request.url, 'http://fuzz.invalid');
+  const problems = answerProblems(request.method, `${sent.pathname}${sent.search}`, answer);
   if (answer.status >= 500) problems.unshift(`answered ${answer.status}`);
   if (answer.status >= 400) {
     problems.push(...internalsIn(answer.raw, tableName).map((what) => `the error answer shows ${what}`));

@@ -40,6 +40,7 @@ const context: FuzzContext = {
 
 async function main(): Promise<void> {
   let failed = 0;
+  let passed = 0;
   let total = 0;
   for (const operation of operationsOf(contract)) {
     if (routes[operation.routeId as RouteId].table === 'write' && !values.write) {
@@ -76,6 +77,7 @@ async function main(): Promise<void> {
         result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
       console.log(`FAILED  ${operation.routeId}: ${error.slice(0, 2000)}`);
     } else {
+      passed++;
       console.log(`ok      ${operation.routeId}: ${sent} requests (${summary})`);
     }
   }

@@ -1175,7 +1175,9 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          companies: Record<string, never>[];
+          companies: {
+            [key: string]: unknown;
+          }[];
         };
       };
     };
