@@ -81,9 +81,7 @@ async function main(): Promise<void> {
       console.log(`ok      ${operation.routeId}: ${sent} requests (${summary})`);
     }
   }
-  console.log(
-    `fuzz (seed ${seed}): ${total} requests; ${operationsOf(contract).length - failed} passed, ${failed} failed`,
-  );
+  console.log(`fuzz (seed ${seed}, ${total} requests): ${passed} passed, ${failed} failed`);
   process.exit(failed === 0 ? 0 : 1);
 }
 
