@@ -11,7 +11,7 @@ import { generateDemoData } from '../../infra/local/demo-data';
 import type { DemoRecord } from '../../infra/local/demo-data';
 import type { FinancialPeriod } from '../../lib/companies/schemas';
 import { PERIOD_KEYS as CONTRACT_PERIOD_KEYS } from '../support/contract';
-import { expectContractAnswer } from '../support/openapi';
+import { expectContractAnswer, jsonOrUndefined, readAnswer } from '../support/openapi';
 import { useFreshTable } from '../support/table';
 
 export const DEMO_COMPANY_COUNT = 90;
@@ -93,14 +93,7 @@ export function useApi(): Api {
       headers,
       ...(options.body !== undefined ? { body: options.body } : {}),
     });
-    const raw = await response.text();
-    let body: unknown;
-    try {
-      body = JSON.parse(raw);
-    } catch {
-      body = undefined;
-    }
-    const exchange = { status: response.status, headers: response.headers, raw, body };
+    const exchange: Exchange = await readAnswer(response);
     exchanges.push(exchange);
     // Every answer, success or error, against the published contract (status, schema, key order).
     expectContractAnswer(method, path, exchange);
@@ -148,13 +141,12 @@ export function rawRequest(
             if (value !== undefined)
               responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
           }
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(raw);
-          } catch {
-            parsed = undefined;
-          }
-          const exchange = { status: response.statusCode!, headers: responseHeaders, raw, body: parsed };
+          const exchange = {
+            status: response.statusCode!,
+            headers: responseHeaders,
+            raw,
+            body: jsonOrUndefined(raw),
+          };
           try {
             expectContractAnswer(method, path, exchange);
           } catch (error) {

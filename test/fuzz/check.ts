@@ -1,5 +1,5 @@
 /** Sending a generated request and judging its answer: shared by the fuzz tests and `npm run fuzz`. */
-import { answerProblems } from '../support/openapi';
+import { answerProblems, readAnswer } from '../support/openapi';
 import { internalsIn, type FuzzRequest } from './requests';
 
 export interface FuzzAnswer {
@@ -26,14 +26,7 @@ export async function sendFuzzRequest(baseUrl: string, request: FuzzRequest): Pr
     await response.body?.cancel();
     return { status: response.status, headers: response.headers, raw: '', body: undefined };
   }
-  const raw = await response.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(raw);
-  } catch {
-    body = undefined;
-  }
-  return { status: response.status, headers: response.headers, raw, body };
+  return readAnswer(response);
 }
 
 /** Everything wrong with an answer: a 5xx, anything off the published contract, internals in an error. */

@@ -9,7 +9,7 @@
 import { parseArgs } from 'node:util';
 import createClient, { type Middleware } from 'openapi-fetch';
 import { routes, type RouteId } from '../../lib/routes';
-import { answerProblems, contract, routeOf } from '../support/openapi';
+import { answerProblems, contract, readAnswer, routeOf } from '../support/openapi';
 import type { paths } from './openapi';
 
 const { values } = parseArgs({
@@ -36,19 +36,7 @@ const checkAnswers: Middleware = {
     const path = `${url.pathname.slice(new URL(baseUrl).pathname.replace(/\/$/, '').length)}${url.search}`;
     const found = routeOf(request.method, path);
     if (found) reached.add(found.routeId);
-    const raw = await response.clone().text();
-    let body: unknown;
-    try {
-      body = JSON.parse(raw);
-    } catch {
-      body = undefined;
-    }
-    for (const problem of answerProblems(request.method, path, {
-      status: response.status,
-      headers: response.headers,
-      raw,
-      body,
-    })) {
+    for (const problem of answerProblems(request.method, path, await readAnswer(response.clone()))) {
       contractProblems.push(`${request.method} ${path} → ${response.status}: ${problem}`);
     }
     return response;
@@ -231,20 +219,8 @@ checks.push({
         headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
-      const raw = await response.text();
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(raw);
-      } catch {
-        parsed = undefined;
-      }
       reached.add(routeId);
-      const problems = answerProblems(route.method, path, {
-        status: response.status,
-        headers: response.headers,
-        raw,
-        body: parsed,
-      });
+      const problems = answerProblems(route.method, path, await readAnswer(response));
       if (problems.length > 0) throw new Error(`${routeId}: ${problems.join('; ')}`);
     }
   },

@@ -50,6 +50,21 @@ export interface ContractAnswer {
   body: unknown;
 }
 
+/** An answer's text parsed as JSON, or undefined when it is not JSON. */
+export function jsonOrUndefined(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A fetch answer, read whole into what the check reads. */
+export async function readAnswer(response: Response): Promise<ContractAnswer> {
+  const raw = await response.text();
+  return { status: response.status, headers: response.headers, raw, body: jsonOrUndefined(raw) };
+}
+
 const pointer = (...parts: string[]) =>
   parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
 
