@@ -11,9 +11,9 @@ import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import fc from 'fast-check';
 import { localClient } from '../../infra/local/dynamodb';
 import { loadDemoLists } from '../../infra/local/demo-lists';
-import { routes, type RouteId } from '../../lib/routes';
+import { routes } from '../../lib/routes';
 import { operationsOf, requestsFor, type FuzzContext } from '../fuzz/requests';
-import { fuzzCheck, sendFuzzRequest } from '../fuzz/check';
+import { fuzzCheck, inFuzzOrder, isWrite, sendFuzzRequest } from '../fuzz/check';
 import { contract } from '../support/openapi';
 import { TOKENS, useApi } from './http';
 
@@ -31,7 +31,7 @@ const context: FuzzContext = {
   token: TOKENS.alice,
   otherTokens: [TOKENS.bob, TOKENS.carol, TOKENS.dave],
 };
-const operations = operationsOf(contract);
+const operations = inFuzzOrder(operationsOf(contract));
 
 beforeAll(async () => {
   context.listIds = (await loadDemoLists(api.records)).map(String);
@@ -63,7 +63,7 @@ describe('fuzzing every route', () => {
   it.each(operations)(
     '$routeId ($method $path): 2,000 generated requests',
     async (operation) => {
-      const writes = routes[operation.routeId as RouteId].table === 'write';
+      const writes = isWrite(operation);
       const statuses = new Map<number, number>();
       let sent = 0;
       let rejectedBatchesCompared = 0;

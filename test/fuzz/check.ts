@@ -1,6 +1,7 @@
 /** Sending a generated request and judging its answer: shared by the fuzz tests and `npm run fuzz`. */
 import { answerProblems, readAnswer } from '../support/openapi';
-import { internalsIn, type FuzzRequest } from './requests';
+import { routes, type RouteId } from '../../lib/routes';
+import { internalsIn, type FuzzRequest, type Operation } from './requests';
 
 export interface FuzzAnswer {
   status: number;
@@ -39,4 +40,17 @@ export function fuzzCheck(request: FuzzRequest, answer: FuzzAnswer, tableName?: 
     problems.push(...internalsIn(answer.raw, tableName).map((what) => `the error answer shows ${what}`));
   }
   return problems;
+}
+
+/** Whether a route changes stored data (its row's table access). */
+export const isWrite = (operation: Operation): boolean =>
+  routes[operation.routeId as RouteId].table === 'write';
+
+/**
+ * Reads first, then writes, deletions last: a write route's accepted requests change the data (a
+ * DELETE of a list), and the routes fuzzed after it must still find data to answer 200 with.
+ */
+export function inFuzzOrder(operations: Operation[]): Operation[] {
+  const stage = (o: Operation) => (!isWrite(o) ? 0 : o.method === 'DELETE' ? 2 : 1);
+  return [...operations].sort((a, b) => stage(a) - stage(b));
 }

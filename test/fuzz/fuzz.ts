@@ -9,9 +9,8 @@ import { parseArgs } from 'node:util';
 import fc from 'fast-check';
 import { DEMO_TOKENS } from '../../infra/local/demo';
 import { generateDemoData } from '../../infra/local/demo-data';
-import { routes, type RouteId } from '../../lib/routes';
 import { contract } from '../support/openapi';
-import { fuzzCheck, sendFuzzRequest } from './check';
+import { fuzzCheck, inFuzzOrder, isWrite, sendFuzzRequest } from './check';
 import { operationsOf, requestsFor, type FuzzContext } from './requests';
 
 const { values } = parseArgs({
@@ -42,8 +41,8 @@ async function main(): Promise<void> {
   let failed = 0;
   let passed = 0;
   let total = 0;
-  for (const operation of operationsOf(contract)) {
-    if (routes[operation.routeId as RouteId].table === 'write' && !values.write) {
+  for (const operation of inFuzzOrder(operationsOf(contract))) {
+    if (isWrite(operation) && !values.write) {
       console.log(`skipped ${operation.routeId} (a write route: add --write)`);
       continue;
     }
