@@ -5,6 +5,7 @@
  * Adding an endpoint = one row in its domain's `routes.ts` plus `functions/<route-id-in-kebab-case>.ts`.
  */
 import { companyRoutes } from './companies/routes';
+import { docsRoutes } from './docs/routes';
 import { healthRoutes } from './health/routes';
 import { legalEntityRoutes } from './legal-entities/routes';
 import { listRoutes } from './lists/routes';
@@ -20,6 +21,7 @@ export const routesByDomain = {
   lookalikes: lookalikeRoutes,
   lists: listRoutes,
   updates: updateRoutes,
+  docs: docsRoutes,
 } as const satisfies Record<string, Record<string, Route>>;
 
 export const routes = {
@@ -29,6 +31,7 @@ export const routes = {
   ...lookalikeRoutes,
   ...listRoutes,
   ...updateRoutes,
+  ...docsRoutes,
 } as const satisfies Record<string, Route>;
 
 export type RouteId = keyof typeof routes;

@@ -103,6 +103,7 @@ export function endpoint<R extends Route>(
       if (route.translated) headers['Content-Language'] = request.language;
       const status = route.status ?? 200;
       if (status === 204) return noContent(request.requestId, headers);
+      if (route.mediaType) return text(status, String(body), route.mediaType, request.requestId, headers);
       return json(status, body, request.requestId, headers);
     });
 
@@ -251,6 +252,21 @@ export function json(
     statusCode: status,
     headers: { 'Content-Type': 'application/json; charset=utf-8', 'x-request-id': requestId, ...headers },
     body: body instanceof RawJson ? body.text : JSON.stringify(body),
+  };
+}
+
+/** A body that is not JSON (route.mediaType), sent as the handler gave it. */
+function text(
+  status: number,
+  body: string,
+  mediaType: string,
+  requestId: string,
+  headers: Record<string, string>,
+): APIGatewayProxyResult {
+  return {
+    statusCode: status,
+    headers: { 'Content-Type': mediaType, 'x-request-id': requestId, ...headers },
+    body,
   };
 }
 

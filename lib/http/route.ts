@@ -31,6 +31,11 @@ export interface Route {
   status?: 200 | 201 | 204;
   /** The success body; absent for 204. */
   response?: GenericSchema;
+  /**
+   * The success body's media type when it is not JSON (the reference page's HTML): the handler answers
+   * the text itself and it is sent as is. The OpenAPI document lists it under this type.
+   */
+  mediaType?: 'text/html; charset=utf-8';
   /** The answer holds text in the caller's language (contract §4): it carries `Content-Language`. */
   translated?: boolean;
   /** Honours the `Idempotency-Key` header (contract §7.5): a repeat with the same body gets the first answer. */

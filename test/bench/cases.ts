@@ -96,6 +96,19 @@ export const BENCH_CASES = {
     budget: null,
     events: () => [request('getHealth', { caller: null })],
   },
+  // The published contract: a file generated at build time, handed out; no storage.
+  getOpenApi: {
+    label: 'OpenAPI document GET',
+    floor: 'empty',
+    budget: null,
+    events: () => [request('getOpenApi', { caller: null })],
+  },
+  getDocs: {
+    label: 'reference page GET',
+    floor: 'empty',
+    budget: null,
+    events: () => [request('getDocs', { caller: null })],
+  },
   getCompanyFinancials: {
     label: 'financials single GET',
     floor: 'getCompany',

@@ -1,6 +1,7 @@
 /**
  * End-to-end helpers: the local gateway on a free port over a fresh, demo-loaded table, and a thin
- * `fetch` wrapper that keeps status, headers, raw text and parsed body of every exchange.
+ * `fetch` wrapper that keeps status, headers, raw text and parsed body of every exchange. Every answer
+ * that comes through here is checked against the published OpenAPI document (test/support/openapi.ts).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +11,7 @@ import { generateDemoData } from '../../infra/local/demo-data';
 import type { DemoRecord } from '../../infra/local/demo-data';
 import type { FinancialPeriod } from '../../lib/companies/schemas';
 import { PERIOD_KEYS as CONTRACT_PERIOD_KEYS } from '../support/contract';
+import { expectContractAnswer, jsonOrUndefined, readAnswer } from '../support/openapi';
 import { useFreshTable } from '../support/table';
 
 export const DEMO_COMPANY_COUNT = 90;
@@ -91,15 +93,10 @@ export function useApi(): Api {
       headers,
       ...(options.body !== undefined ? { body: options.body } : {}),
     });
-    const raw = await response.text();
-    let body: unknown;
-    try {
-      body = JSON.parse(raw);
-    } catch {
-      body = undefined;
-    }
-    const exchange = { status: response.status, headers: response.headers, raw, body };
+    const exchange: Exchange = await readAnswer(response);
     exchanges.push(exchange);
+    // Every answer, success or error, against the published contract (status, schema, key order).
+    expectContractAnswer(method, path, exchange);
     return exchange;
   }
 
@@ -144,13 +141,19 @@ export function rawRequest(
             if (value !== undefined)
               responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
           }
-          let parsed: unknown;
+          const exchange = {
+            status: response.statusCode!,
+            headers: responseHeaders,
+            raw,
+            body: jsonOrUndefined(raw),
+          };
           try {
-            parsed = JSON.parse(raw);
-          } catch {
-            parsed = undefined;
+            expectContractAnswer(method, path, exchange);
+          } catch (error) {
+            reject(error);
+            return;
           }
-          resolve({ status: response.statusCode!, headers: responseHeaders, raw, body: parsed });
+          resolve(exchange);
         });
         response.on('error', reject);
       },

@@ -1,0 +1,353 @@
+/**
+ * The OpenAPI 3.1 document, generated from the route table alone: every route's parameters, body and
+ * answer come from the valibot schemas that validate and type them (./schema.ts), and the error
+ * statuses a route can give are derived from what its row declares:
+ *
+ *   | the row declares                      | the route may answer                                   |
+ *   |---------------------------------------|--------------------------------------------------------|
+ *   | `scope` (not null)                    | 401 UNAUTHORIZED, 403 FORBIDDEN                        |
+ *   | a params, query or body schema        | 400 VALIDATION_ERROR                                   |
+ *   | a body schema (not on GET/DELETE)     | 400 INVALID_JSON, 413 PAYLOAD_TOO_LARGE, 415           |
+ *   | a path parameter                      | 404 NOT_FOUND (the named resource, or not the caller's)|
+ *   | `table: 'write'` or `idempotent`      | 409 (conflict with stored data; IDEMPOTENCY_KEY_REUSED)|
+ *   | `table` other than `none`             | 503 UNAVAILABLE                                        |
+ *   | every route                           | 429 THROTTLED (the gateway), 500 INTERNAL              |
+ *
+ * A new route row appears here with no change to this file: `npm run openapi` regenerates
+ * docs/openapi.json, and test/unit/openapi.test.ts fails while the committed file is stale.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { JsonSchema } from '@valibot/to-json-schema';
+import type * as v from 'valibot';
+import { errorSchema } from '../../lib/http/schemas';
+import type { Route } from '../../lib/http/route';
+import { SCOPES } from '../../lib/tokens/scopes';
+import { jsonSchemaOf } from './schema';
+
+const ROOT = path.join(__dirname, '..', '..');
+
+/** What the document is built from: the route table by domain (each domain is a tag). */
+export type RoutesByDomain = Record<string, Record<string, Route>>;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type OpenApiDocument = Record<string, any>;
+
+/** Example values for parameters and body fields, by name, taken from the demo data (infra/local). */
+export type Examples = Record<string, unknown>;
+
+const BODYLESS = new Set(['GET', 'DELETE']);
+
+interface ErrorStatus {
+  status: string;
+  name: string;
+  description: string;
+  retryAfter?: boolean;
+}
+
+/** The error answers, each a shared component: status, name and when (contract §2.1). */
+const ERRORS = {
+  badRequest: {
+    status: '400',
+    name: 'BadRequest',
+    description:
+      '`VALIDATION_ERROR`: a parameter or body field is missing, of the wrong type or out of range ' +
+      '(`details` has one entry per field); `INVALID_JSON`: the body is not JSON (routes with a body).',
+  },
+  unauthorized: {
+    status: '401',
+    name: 'Unauthorized',
+    description: '`UNAUTHORIZED`: no token, a malformed header, or an unknown, revoked or expired token.',
+  },
+  forbidden: {
+    status: '403',
+    name: 'Forbidden',
+    description:
+      '`FORBIDDEN`: the token lacks the scope this operation needs (or the action is the creator’s).',
+  },
+  notFound: {
+    status: '404',
+    name: 'NotFound',
+    description:
+      '`NOT_FOUND`: what the path names does not exist, or the caller may not see it (never 403, so ids ' +
+      'cannot be probed).',
+  },
+  conflict: {
+    status: '409',
+    name: 'Conflict',
+    description:
+      'The request conflicts with stored data: `LIST_NOT_STATIC` (companies added to a SMART list), ' +
+      '`LIST_NAME_TAKEN` (a list name the account already uses), `IDEMPOTENCY_KEY_REUSED` (the same ' +
+      '`Idempotency-Key` with another body, or while the first request still runs).',
+  },
+  payloadTooLarge: {
+    status: '413',
+    name: 'PayloadTooLarge',
+    description: '`PAYLOAD_TOO_LARGE`: the body is over 1 MiB.',
+  },
+  unsupportedMediaType: {
+    status: '415',
+    name: 'UnsupportedMediaType',
+    description: '`UNSUPPORTED_MEDIA_TYPE`: a body sent without `Content-Type: application/json`.',
+  },
+  throttled: {
+    status: '429',
+    name: 'Throttled',
+    description: '`THROTTLED`: rate or quota exceeded; retry after `Retry-After` seconds.',
+    retryAfter: true,
+  },
+  internal: {
+    status: '500',
+    name: 'Internal',
+    description: '`INTERNAL`: an unexpected failure; the message is `Internal server error`.',
+  },
+  unavailable: {
+    status: '503',
+    name: 'Unavailable',
+    description:
+      '`UNAVAILABLE`: storage throttled or unreachable after retries; retry after `Retry-After` seconds.',
+    retryAfter: true,
+  },
+} as const satisfies Record<string, ErrorStatus>;
+
+/** The error statuses a route can give, derived from its row (the table at the top of this file). */
+export function errorStatusesOf(route: Route): ErrorStatus[] {
+  const { params, query, body } = route.request;
+  const takesBody = body !== undefined && !BODYLESS.has(route.method);
+  const statuses: ErrorStatus[] = [];
+  if (params || query || takesBody) statuses.push(ERRORS.badRequest);
+  if (route.scope !== null) statuses.push(ERRORS.unauthorized, ERRORS.forbidden);
+  if (pathParameters(route.path).length > 0) statuses.push(ERRORS.notFound);
+  if (route.table === 'write' || route.idempotent) statuses.push(ERRORS.conflict);
+  if (takesBody) statuses.push(ERRORS.payloadTooLarge, ERRORS.unsupportedMediaType);
+  statuses.push(ERRORS.throttled, ERRORS.internal);
+  if (route.table !== 'none') statuses.push(ERRORS.unavailable);
+  return statuses;
+}
+
+/** Every status the document lists for a route: its success status, then its error statuses. */
+export function statusesOf(route: Route): number[] {
+  return [route.status ?? 200, ...errorStatusesOf(route).map((e) => Number(e.status))];
+}
+
+export function pathParameters(routePath: string): string[] {
+  return [...routePath.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+}
+
+export function openApiDocument(routesByDomain: RoutesByDomain, examples: Examples = {}): OpenApiDocument {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const [domain, domainRoutes] of Object.entries(routesByDomain)) {
+    for (const [routeId, route] of Object.entries(domainRoutes)) {
+      const methods = (paths[route.path] ??= {});
+      methods[route.method.toLowerCase()] = operation(routeId, route, domain, examples);
+    }
+  }
+  const version = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string })
+    .version;
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Company Data and Lists API',
+      version,
+      summary:
+        'Business data about companies registered in Belgium, the Netherlands and France, and lists of them.',
+      description: infoDescription(),
+    },
+    servers: [{ url: 'http://localhost:3000', description: 'The local stage (npm start)' }],
+    tags: Object.keys(routesByDomain).map((domain) => ({
+      name: domain,
+      description: `The ${domain} endpoints.`,
+    })),
+    paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b, 'en'))),
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            '`Authorization: Bearer <token>`. Each operation names the scope its token needs: ' +
+            SCOPES.map((s) => `\`${s}\``).join(', ') +
+            ' (contract §5).',
+        },
+      },
+      schemas: {
+        Error: { ...jsonSchemaOf(errorSchema, 'response'), description: 'The error body (contract §2.1).' },
+      },
+      headers: {
+        RequestId: {
+          description: 'The gateway request id; an error body repeats it as `requestId`.',
+          schema: { type: 'string' },
+        },
+        RetryAfter: {
+          description: 'Seconds to wait before retrying.',
+          schema: { type: 'integer', minimum: 0 },
+        },
+      },
+      responses: Object.fromEntries(
+        Object.values(ERRORS).map((error: ErrorStatus) => [
+          error.name,
+          {
+            description: error.description,
+            headers: {
+              'x-request-id': { $ref: '#/components/headers/RequestId' },
+              ...(error.retryAfter ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
+            },
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+          },
+        ]),
+      ),
+    },
+  };
+}
+
+function operation(
+  routeId: string,
+  route: Route,
+  domain: string,
+  examples: Examples,
+): Record<string, unknown> {
+  const { params, query, body } = route.request;
+  const takesBody = body !== undefined && !BODYLESS.has(route.method);
+  const parameters = [
+    ...parametersOf(params, 'path', examples),
+    ...parametersOf(query, 'query', examples),
+    ...(route.translated
+      ? [
+          {
+            name: 'Accept-Language',
+            in: 'header',
+            required: false,
+            description:
+              '`EN`, `NL` or `FR` (any case), or standard syntax (`nl-BE`, `fr;q=0.9,en;q=0.8`); missing or unsupported is `EN`. Never an error.',
+            schema: { type: 'string' },
+            example: 'nl-BE',
+          },
+        ]
+      : []),
+    ...(route.idempotent
+      ? [
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            description:
+              'Repeated within 24 hours with the same body, the first answer is returned and nothing changes; with another body, 409 `IDEMPOTENCY_KEY_REUSED`. Scoped to the account.',
+            schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+            example: 'b7e9c1f2-add-companies-1',
+          },
+        ]
+      : []),
+  ];
+  const description = [
+    route.scope === null ? 'No token needed.' : `Needs a token with the scope \`${route.scope}\`.`,
+    route.idempotent ? 'Honours `Idempotency-Key`.' : '',
+    route.translated
+      ? 'Translated text follows `Accept-Language`; the answer says which in `Content-Language`.'
+      : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  return {
+    operationId: routeId,
+    tags: [domain],
+    summary: route.summary,
+    description,
+    security: route.scope === null ? [] : [{ bearerAuth: [route.scope] }],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(takesBody
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': withExample(jsonSchemaOf(body, 'request'), examples) },
+          },
+        }
+      : {}),
+    responses: {
+      [String(route.status ?? 200)]: successResponse(route),
+      ...Object.fromEntries(
+        errorStatusesOf(route).map((e) => [e.status, { $ref: `#/components/responses/${e.name}` }]),
+      ),
+    },
+  };
+}
+
+function successResponse(route: Route): Record<string, unknown> {
+  const status = route.status ?? 200;
+  const headers: Record<string, unknown> = { 'x-request-id': { $ref: '#/components/headers/RequestId' } };
+  if (route.translated) {
+    headers['Content-Language'] = {
+      description: 'The language of the translated text: `en`, `nl` or `fr`.',
+      schema: { type: 'string', enum: ['en', 'nl', 'fr'] },
+    };
+  }
+  if (status === 201) {
+    headers['Location'] = { description: 'The path of the created resource.', schema: { type: 'string' } };
+  }
+  const description = { 200: 'OK', 201: 'Created', 204: 'No content' }[status];
+  if (status === 204 || !route.response) return { description, headers };
+  const mediaType = route.mediaType ?? 'application/json';
+  return {
+    description,
+    headers,
+    content: { [mediaType]: { schema: jsonSchemaOf(route.response, 'response') } },
+  };
+}
+
+function parametersOf(schema: v.GenericSchema | undefined, where: 'path' | 'query', examples: Examples) {
+  if (!schema) return [];
+  const object = jsonSchemaOf(schema, 'request');
+  const required = new Set(object.required ?? []);
+  return Object.entries(object.properties ?? {}).map(([name, property]) => {
+    const { description, ...propertySchema } = property as JsonSchema;
+    return {
+      name,
+      in: where,
+      required: where === 'path' || required.has(name),
+      ...(description ? { description } : {}),
+      schema: propertySchema,
+      ...(examples[name] !== undefined ? { example: String(examples[name]) } : {}),
+    };
+  });
+}
+
+/** A body's example, from the example values by field name, where every required field has one. */
+function withExample(schema: JsonSchema, examples: Examples): Record<string, unknown> {
+  const example = exampleOf(schema, examples);
+  return example === undefined ? { schema } : { schema, example };
+}
+
+function exampleOf(schema: JsonSchema, examples: Examples, name?: string): unknown {
+  if (name !== undefined && examples[name] !== undefined) return examples[name];
+  if (schema.type === 'object' && schema.properties) {
+    const entries: Array<[string, unknown]> = [];
+    for (const [key, property] of Object.entries(schema.properties)) {
+      const value = exampleOf(property as JsonSchema, examples, key);
+      if (value === undefined && schema.required?.includes(key)) return undefined;
+      if (value !== undefined) entries.push([key, value]);
+    }
+    return Object.fromEntries(entries);
+  }
+  if (schema.type === 'array' && schema.items && typeof schema.items === 'object') {
+    const item = exampleOf(schema.items as JsonSchema, examples);
+    return item === undefined ? undefined : [item];
+  }
+  if (schema.default !== undefined) return schema.default;
+  return undefined;
+}
+
+/** The document's introduction, and the README's "API decisions" section in full. */
+function infoDescription(): string {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf('## API decisions');
+  const end = readme.indexOf('\n## ', start + 1);
+  const decisions = start === -1 ? '' : readme.slice(start, end === -1 ? undefined : end).trim();
+  return [
+    'Every path starts with `/v1`. Bodies are JSON in UTF-8 (`Content-Type: application/json`, at most 1 MiB). ' +
+      'Every answer carries `x-request-id`; an error answers `{"message", "code", "requestId", "details"?}` ' +
+      '(`details` only for `VALIDATION_ERROR`). Pagination takes `limit` and `offset` and answers ' +
+      '`{"limit", "offset", "total"}` with an exact `total`. Unknown body fields and query parameters are ignored.',
+    decisions,
+  ]
+    .filter(Boolean)
+    .join('\n\n');
+}

@@ -1,0 +1,109 @@
+/**
+ * valibot → JSON Schema (draft 2020-12, OpenAPI 3.1's dialect) for the OpenAPI document, from the very
+ * schemas that validate requests and type answers. @valibot/to-json-schema does the work; this module
+ * only teaches it the project's few building blocks that it cannot read on its own:
+ *   - `jsonObject()` (lib/http/schemas.ts): a `custom` object check piped into an `object` schema;
+ *   - a `custom` check alone (a hand-checked entry): its JSON type is found by probing it;
+ *   - `integerQuery()`: query text turned into a bounded integer, documented as that integer;
+ *   - refinements JSON Schema has no word for (`check`, `rawCheck`, `finite`) are left to the
+ *     descriptions; anything else it cannot convert fails the build, so nothing is silently dropped.
+ */
+import { toJsonSchema, type JsonSchema } from '@valibot/to-json-schema';
+import * as v from 'valibot';
+
+export type Direction = 'request' | 'response';
+
+type AnySchema = v.BaseSchema<unknown, unknown, v.BaseIssue<unknown>>;
+type PipeItem = { kind: string; type: string; requirement?: unknown; message?: unknown };
+
+/** Refinements that stay in prose: they narrow a value in ways JSON Schema cannot state. */
+const PROSE_ONLY_ACTIONS = ['check', 'raw_check', 'finite'];
+
+export function jsonSchemaOf(schema: v.GenericSchema, direction: Direction): JsonSchema {
+  const converted = toJsonSchema(prepare(schema as AnySchema), {
+    target: 'draft-2020-12',
+    typeMode: direction === 'request' ? 'input' : 'output',
+    errorMode: 'throw',
+    ignoreActions: PROSE_ONLY_ACTIONS,
+    overrideSchema: ({ valibotSchema }) =>
+      valibotSchema.type === 'custom' ? probedType(valibotSchema) : null,
+  });
+  delete converted.$schema; // the document's dialect is OpenAPI 3.1's own
+  return converted;
+}
+
+type Node = AnySchema & Record<string, unknown>;
+
+/**
+ * The schema as the converter should read it: a copy with the project's building blocks rewritten into
+ * plain valibot (the converter only reads schemas, it never runs them, so a shallow copy is enough).
+ */
+function prepare(schema: AnySchema): AnySchema {
+  const node = schema as Node;
+  if ('pipe' in node) return preparePipe(node, node.pipe as PipeItem[]);
+  const copy: Node = { ...node };
+  if (node.entries) {
+    copy.entries = Object.fromEntries(
+      Object.entries(node.entries as Record<string, AnySchema>).map(([key, entry]) => [key, prepare(entry)]),
+    );
+  }
+  // A loose object says so: keys beyond the named ones are allowed (made explicit for readers and checks).
+  if (node.type === 'loose_object') {
+    return v.objectWithRest(copy.entries as v.ObjectEntries, v.unknown()) as unknown as AnySchema;
+  }
+  if (node.item) copy.item = prepare(node.item as AnySchema);
+  // `options` of a union are schemas; of a picklist, plain values.
+  for (const list of ['items', 'options'] as const) {
+    if (Array.isArray(node[list]))
+      copy[list] = (node[list] as unknown[]).map((o) => (isSchema(o) ? prepare(o) : o));
+  }
+  if (node.key) copy.key = prepare(node.key as AnySchema);
+  if (isSchema(node.value)) copy.value = prepare(node.value);
+  if (node.wrapped) {
+    copy.wrapped = prepare(node.wrapped as AnySchema);
+    // integerQuery()'s default is the text "4": documented as the number it stands for.
+    if ((copy.wrapped as Node).type === 'number' && typeof node.default === 'string') {
+      copy.default = Number(node.default);
+    }
+  }
+  return copy;
+}
+
+function isSchema(value: unknown): value is AnySchema {
+  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'schema';
+}
+
+function preparePipe(node: Node, pipe: PipeItem[]): AnySchema {
+  const [first, ...rest] = pipe;
+  // jsonObject(): the custom check only says "an object"; the object schema after it says the rest.
+  if (first?.type === 'custom' && rest[0]?.kind === 'schema') {
+    return prepare(
+      rest.length === 1 ? (rest[0] as unknown as AnySchema) : ({ ...rest[0], pipe: rest } as unknown as Node),
+    );
+  }
+  // integerQuery(): text on the wire, a bounded integer by the time it is validated.
+  const transform = pipe.findIndex((item) => item.type === 'transform');
+  if (first?.type === 'string' && transform > 0 && pipe.slice(transform).some((i) => i.type === 'integer')) {
+    const number = v.number();
+    return { ...number, pipe: [number, ...pipe.slice(transform + 1)] } as Node;
+  }
+  const items = pipe.map((item) => (item.kind === 'schema' ? prepare(item as unknown as AnySchema) : item));
+  return { ...(items[0] as Node), pipe: items } as Node;
+}
+/** What a `custom` schema accepts, found by trying one value of each JSON type on it. */
+function probedType(schema: AnySchema): JsonSchema {
+  const probes: Array<[JsonSchema['type'], unknown]> = [
+    ['object', {}],
+    ['array', []],
+    ['string', ''],
+    ['number', 0],
+    ['boolean', false],
+    ['null', null],
+  ];
+  const accepted = probes.filter(([, value]) => !v.safeParse(schema, value).issues?.length);
+  // A hand-checked object: the keys it reads are in its description; others are ignored, not refused.
+  if (accepted.length === 1 && accepted[0]![0] === 'object')
+    return { type: 'object', additionalProperties: {} };
+  if (accepted.length === 1) return { type: accepted[0]![0] };
+  throw new Error('A custom schema that accepts several JSON types cannot be documented: describe it');
+}

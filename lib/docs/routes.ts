@@ -1,0 +1,57 @@
+/**
+ * The published contract (contract §10): the OpenAPI 3.1 document and a reference page rendered from it.
+ * Both are generated at build time by `npm run openapi` (docs/) from the route table; the functions
+ * only hand the generated files out, so they cost nothing to compute and add nothing to other
+ * functions' bundles.
+ */
+import * as v from 'valibot';
+import type { Route } from '../http/route';
+
+/** What the document promises at its top level (the rest is OpenAPI 3.1's own schema). */
+export const openApiDocumentSchema = v.looseObject({
+  openapi: v.string(),
+  info: v.looseObject({ title: v.string(), version: v.string() }),
+  paths: v.record(v.string(), v.unknown()),
+});
+
+/** Public documents change only with a deployment: caches may keep them a few minutes. */
+export const DOCS_CACHE_CONTROL = 'public, max-age=300';
+
+/**
+ * The reference page runs only what it carries: its inline scripts and styles. Nothing is loaded or
+ * sent elsewhere (Redoc's attribution logo on a CDN, any telemetry): the browser refuses it.
+ */
+export const DOCS_CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'unsafe-inline'",
+  "style-src 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  'worker-src blob:',
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export const docsRoutes = {
+  getOpenApi: {
+    method: 'GET',
+    path: '/v1/openapi.json',
+    summary: 'This API as an OpenAPI 3.1 document',
+    scope: null,
+    table: 'none',
+    request: {},
+    response: openApiDocumentSchema,
+  },
+  getDocs: {
+    method: 'GET',
+    path: '/v1/docs',
+    summary: 'The API reference: a page for people, rendered from the OpenAPI document',
+    scope: null,
+    table: 'none',
+    request: {},
+    response: v.string(),
+    mediaType: 'text/html; charset=utf-8',
+  },
+} as const satisfies Record<string, Route>;
