@@ -3,7 +3,7 @@
  * contract's key order (valibot builds its output in the order the entries are declared here).
  */
 import * as v from 'valibot';
-import { COUNTRIES } from '../companies/identifiers';
+import { identifierSchema } from '../companies/schemas';
 import { jsonObject, paginationQuery, paginationSchema } from '../http/schemas';
 
 /** A list id in a path: a positive integer (anything else is 400; an unknown id is 404). */
@@ -124,15 +124,8 @@ export type ListAnswer = v.InferOutput<typeof listSchema>;
 
 export const listsPageSchema = v.object({ data: v.array(listSchema), pagination: paginationSchema });
 
-const listIdentifierSchema = v.object({
-  country: v.picklist(COUNTRIES),
-  companyNumber: v.string(),
-  name: v.string(),
-  place: v.nullable(v.string()),
-});
-
 export const listCompaniesPageSchema = v.object({
-  data: v.array(v.object({ identifier: listIdentifierSchema, matchedSince: v.string() })),
+  data: v.array(v.object({ identifier: identifierSchema, matchedSince: v.string() })),
   pagination: paginationSchema,
 });
 export type ListCompaniesPage = v.InferOutput<typeof listCompaniesPageSchema>;
@@ -142,7 +135,7 @@ export const listContactsPageSchema = v.object({
     v.object({
       jobTitle: v.nullable(v.string()),
       identifier: v.object({ contactId: v.number(), firstName: v.string(), lastName: v.string() }),
-      company: listIdentifierSchema,
+      company: identifierSchema,
     }),
   ),
   pagination: paginationSchema,

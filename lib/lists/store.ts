@@ -24,16 +24,14 @@
 import {
   GetCommand,
   PutCommand,
-  QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
-import { batchGet, chunk, projection, queryAll } from '../storage/batch';
+import { AGAIN, batchGet, cancellationReasons, chunk, queryAll, retrying } from '../storage/batch';
 import { dynamodb, isConditionFailed, send, tableName } from '../storage/client';
-import { StorageUnavailableError } from '../storage/errors';
-import { companyOfKey, keys, listOrderOfKey } from '../storage/keys';
+import { companyOfKey, keys, listOrderOfKey, matchIndexTextOfKey, type MatchKind } from '../storage/keys';
 import { tableDefinition } from '../storage/table';
 
 export type ListType = 'STATIC' | 'SMART';
@@ -76,9 +74,8 @@ const GSI1 = tableDefinition.indexes[0];
 const COUNTER: Record<MemberState, string> = { NEW: 'nNew', SAVED: 'nSaved', ARCHIVED: 'nArchived' };
 /** Two actions per member (member, order) + the list item: 2 × 49 + 1 ≤ 100. */
 const MEMBERS_PER_TRANSACTION = 49;
-const MAX_ATTEMPTS = 12;
-const BASE_DELAY_MS = 20;
-const MAX_DELAY_MS = 800;
+/** Transactions on one list conflict on its item while others write it: retried this often, with jitter. */
+const CONFLICT_RETRIES = { maxAttempts: 12, baseMs: 20, maxMs: 800 };
 
 // ---- Lists --------------------------------------------------------------------------------------
 
@@ -197,6 +194,17 @@ export interface AddOptions {
   now: Date;
   /** Refuse (ListChangedError) unless the list still exists and is of this type. */
   onlyType?: ListType;
+  /**
+   * Refuse (ListChangedError) unless this user may see the list (§7.1: shared, or created by them):
+   * the write itself proves visibility, so a PUT needs no read of the list first.
+   */
+  visibleTo?: string;
+}
+
+export interface Added {
+  added: CompanyRef[];
+  /** Whether a write went through, which proves the list's conditions held. */
+  committed: boolean;
 }
 
 /**
@@ -208,13 +216,15 @@ export async function addMembers(
   listId: number,
   members: NewMember[],
   options: AddOptions,
-): Promise<CompanyRef[]> {
+): Promise<Added> {
   const unique = [...new Map(members.map((m) => [companyKey(m.ref), m])).values()];
-  const added: CompanyRef[] = [];
+  const result: Added = { added: [], committed: false };
   for (const part of chunk(unique, MEMBERS_PER_TRANSACTION)) {
-    added.push(...(await addChunk(accountId, listId, part, options)));
+    const added = await addChunk(accountId, listId, part, options);
+    if (added.length > 0) result.committed = true;
+    result.added.push(...added);
   }
-  return added;
+  return result;
 }
 
 async function addChunk(
@@ -224,36 +234,36 @@ async function addChunk(
   options: AddOptions,
 ): Promise<CompanyRef[]> {
   let pending = members;
-  for (let attempt = 0; pending.length > 0; attempt++) {
-    if (attempt === MAX_ATTEMPTS) throw new StorageUnavailableError();
-    if (attempt > 0) await backoff(attempt);
-    try {
-      await send(() =>
-        dynamodb().send(new TransactWriteCommand(addTransaction(accountId, listId, pending, options))),
-      );
-      return pending.map((m) => m.ref);
-    } catch (error) {
-      const reasons = cancellationReasons(error);
-      if (!reasons) throw error;
-      // The last action is the list item: its condition failing means the list changed under us.
-      if (reasons[reasons.length - 1] === 'ConditionalCheckFailed') throw new ListChangedError();
-      // A member's put (even index) cancelled by its condition: that company is already in the list.
-      const present = new Set(
-        pending.filter((_, i) => reasons[2 * i] === 'ConditionalCheckFailed').map((m) => companyKey(m.ref)),
-      );
-      pending = pending.filter((m) => !present.has(companyKey(m.ref)));
-      // Only a conflict (another transaction on the list item) needs a wait; a dropped member does not.
-      if (present.size > 0) attempt = -1;
+  return retrying(async () => {
+    // Dropping members that are already there is progress, not contention: no wait, no attempt spent.
+    for (;;) {
+      if (pending.length === 0) return [];
+      try {
+        await send(() =>
+          dynamodb().send(new TransactWriteCommand(addTransaction(accountId, listId, pending, options))),
+        );
+        return pending.map((m) => m.ref);
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        if (!reasons) throw error;
+        // The last action is the list item: its condition failing means the list changed under us.
+        if (reasons[reasons.length - 1] === 'ConditionalCheckFailed') throw new ListChangedError();
+        // A member's put (even index) cancelled by its condition: that company is already in the list.
+        const present = new Set(
+          pending.filter((_, i) => reasons[2 * i] === 'ConditionalCheckFailed').map((m) => companyKey(m.ref)),
+        );
+        if (present.size === 0) return AGAIN;
+        pending = pending.filter((m) => !present.has(companyKey(m.ref)));
+      }
     }
-  }
-  return [];
+  }, CONFLICT_RETRIES);
 }
 
 function addTransaction(
   accountId: string,
   listId: number,
   members: NewMember[],
-  { state, now, onlyType }: AddOptions,
+  { state, now, onlyType, visibleTo }: AddOptions,
 ): TransactWriteCommandInput {
   const table = tableName();
   const matchedSince = now.toISOString();
@@ -279,11 +289,7 @@ function addTransaction(
         {
           Put: {
             TableName: table,
-            Item: {
-              ...keys.listOrder(accountId, listId, state, ms, m.ref),
-              entity: 'ListOrder',
-              contacts: m.contacts,
-            },
+            Item: orderItem(accountId, listId, state, ms, m.ref, m.contacts),
           },
         },
       ]),
@@ -292,59 +298,169 @@ function addTransaction(
           TableName: table,
           Key: keys.list(accountId, listId),
           UpdateExpression: `ADD ${COUNTER[state]} :n, nContacts :c SET updatedAt = :now`,
-          ConditionExpression: onlyType ? 'attribute_exists(pk) AND #type = :type' : 'attribute_exists(pk)',
-          ExpressionAttributeValues: {
-            ':n': members.length,
-            ':c': contacts,
-            ':now': matchedSince,
-            ...(onlyType ? { ':type': onlyType } : {}),
-          },
-          ...(onlyType ? { ExpressionAttributeNames: { '#type': 'type' } } : {}),
+          ...listCondition(
+            { onlyType, visibleTo },
+            { ':n': members.length, ':c': contacts, ':now': matchedSince },
+          ),
         },
       },
     ],
   };
 }
 
-/** The per-action reasons of a cancelled transaction ('None', 'ConditionalCheckFailed', 'TransactionConflict'…). */
-function cancellationReasons(error: unknown): string[] | null {
-  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return null;
-  const reasons = (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons;
-  return reasons ? reasons.map((r) => r.Code ?? 'None') : null;
+/** The list item's condition: it exists (not deleted), and optionally has a type and is visible to a user. */
+function listCondition(
+  { onlyType, visibleTo }: { onlyType?: ListType | undefined; visibleTo?: string | undefined },
+  values: Item = {},
+) {
+  const conditions = ['attribute_exists(pk)'];
+  const names: Record<string, string> = {};
+  const expressionValues: Item = { ...values };
+  if (onlyType) {
+    conditions.push('#type = :type');
+    names['#type'] = 'type';
+    expressionValues[':type'] = onlyType;
+  }
+  if (visibleTo !== undefined) {
+    conditions.push('(#shared = :shared OR #createdBy = :me)');
+    names['#shared'] = 'shared';
+    names['#createdBy'] = 'createdBy';
+    expressionValues[':shared'] = true;
+    expressionValues[':me'] = visibleTo;
+  }
+  return {
+    ConditionExpression: conditions.join(' AND '),
+    ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+    ...(Object.keys(expressionValues).length > 0 ? { ExpressionAttributeValues: expressionValues } : {}),
+  };
 }
 
-/**
- * The first `limit` members of one state in the contract's order (all of them without `limit`):
- * keys only, so about 14,000 fit one Query page.
- */
-export async function getOrder(
+function orderItem(
   accountId: string,
   listId: number,
   state: MemberState,
-  limit?: number,
+  matchedSinceMs: number,
+  ref: CompanyRef,
+  contacts: number,
+): Item {
+  return {
+    ...keys.listOrder(accountId, listId, state, matchedSinceMs, ref),
+    ...keys.listOrderAll(accountId, listId, matchedSinceMs, ref),
+    entity: 'ListOrder',
+    state,
+    contacts,
+  };
+}
+
+// ---- Pages: a slice of a list's order, read from the nearer end ----------------------------------
+
+/** One state's companies (the table partition of that state) or every state's (`ALL`, gsi1). */
+export type OrderView = MemberState | 'ALL';
+
+function orderQuery(accountId: string, listId: number, view: OrderView) {
+  return view === 'ALL'
+    ? {
+        TableName: tableName(),
+        IndexName: GSI1.name,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': GSI1.partitionKey, '#sk': 'sk', '#contacts': 'contacts' },
+        ExpressionAttributeValues: { ':pk': keys.listOrderAllPartition(accountId, listId) } as Item,
+        ProjectionExpression: '#sk, #contacts',
+      }
+    : {
+        TableName: tableName(),
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk', '#contacts': 'contacts' },
+        ExpressionAttributeValues: { ':pk': keys.listOrderPartition(accountId, listId, view) } as Item,
+        ProjectionExpression: '#sk, #contacts',
+      };
+}
+
+function toOrderEntry(item: Item): OrderEntry {
+  const { matchedSinceMs, ref } = listOrderOfKey(item['sk'] as string);
+  return { ref, matchedSinceMs, contacts: Number(item['contacts'] ?? 0) };
+}
+
+export interface Slice {
+  offset: number;
+  count: number;
+  /** How many entries the view holds (the list's counter). */
+  total: number;
+}
+
+/**
+ * Entries `offset` to `offset + count` of a view in the contract's order. A Query has no offset, so
+ * the entries before the slice are read too — from whichever end is nearer: forwards `offset + count`
+ * keys-only items, or backwards `total − offset`. One Query page (1 MB) holds about 14,000 such
+ * items, more than the contract's largest offset (10,000) plus limit (500): always one round trip.
+ */
+export async function getOrderSlice(
+  accountId: string,
+  listId: number,
+  view: OrderView,
+  { offset, count, total }: Slice,
 ): Promise<OrderEntry[]> {
-  const entries: OrderEntry[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await send(() =>
-      dynamodb().send(
-        new QueryCommand({
-          TableName: tableName(),
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': keys.listOrderPartition(accountId, listId, state) },
-          ...projection(['sk', 'contacts']),
-          ...(limit === undefined ? {} : { Limit: limit - entries.length }),
-          ExclusiveStartKey: startKey,
-        }),
-      ),
-    );
-    for (const item of page.Items ?? []) {
-      const { matchedSinceMs, ref } = listOrderOfKey(item['sk'] as string);
-      entries.push({ ref, matchedSinceMs, contacts: Number(item['contacts'] ?? 0) });
+  const end = Math.min(offset + count, total);
+  if (offset >= end) return [];
+  const query = orderQuery(accountId, listId, view);
+  if (end <= total - offset) {
+    return (await queryAll(query, { limit: end })).slice(offset, end).map(toOrderEntry);
+  }
+  const tail = (await queryAll({ ...query, ScanIndexForward: false }, { limit: total - offset }))
+    .map(toOrderEntry)
+    .reverse();
+  // `tail` holds positions total − tail.length … total − 1.
+  const first = total - tail.length;
+  return tail.slice(Math.max(0, offset - first), end - first);
+}
+
+/**
+ * The companies whose contacts cover contacts `offset` to `offset + count` of a list (§7.4: the
+ * contacts of its companies that are not ARCHIVED, in the list's order), and the position of the
+ * first one's first contact. Reads from the nearer end of the contacts too, only companies that have
+ * contacts (a FilterExpression; each of them holds at least one contact, so the items needed are at
+ * most the contacts needed). A STATIC list has no NEW companies: its SAVED partition is the view.
+ */
+export async function getContactSlice(
+  accountId: string,
+  listId: number,
+  listType: ListType,
+  { offset, count, total }: Slice,
+): Promise<{ covering: OrderEntry[]; first: number }> {
+  const end = Math.min(offset + count, total);
+  if (offset >= end) return { covering: [], first: offset };
+  const smart = listType === 'SMART';
+  const base = orderQuery(accountId, listId, smart ? 'ALL' : 'SAVED');
+  const query = {
+    ...base,
+    FilterExpression: smart ? '#contacts > :zero AND #state <> :archived' : '#contacts > :zero',
+    ExpressionAttributeNames: { ...base.ExpressionAttributeNames, ...(smart ? { '#state': 'state' } : {}) },
+    ExpressionAttributeValues: {
+      ...base.ExpressionAttributeValues,
+      ':zero': 0,
+      ...(smart ? { ':archived': 'ARCHIVED' } : {}),
+    },
+  };
+  const sum = (items: Item[]) => items.reduce((n, item) => n + Number(item['contacts']), 0);
+  const forward = end <= total - offset;
+  const needed = forward ? end : total - offset;
+  const items = await queryAll(
+    { ...query, Limit: needed, ...(forward ? {} : { ScanIndexForward: false }) },
+    { until: (read) => sum(read) >= needed },
+  );
+  const entries = (forward ? items : items.reverse()).map(toOrderEntry);
+  let position = forward ? 0 : total - sum(items);
+  const covering: OrderEntry[] = [];
+  let first = position;
+  for (const entry of entries) {
+    if (position >= end) break;
+    if (position + entry.contacts > offset) {
+      if (covering.length === 0) first = position;
+      covering.push(entry);
     }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey && (limit === undefined || entries.length < limit));
-  return entries;
+    position += entry.contacts;
+  }
+  return { covering, first };
 }
 
 // ---- Companies as lists show them ----------------------------------------------------------------
@@ -429,51 +545,55 @@ export async function getMemberships(ref: CompanyRef): Promise<Membership[]> {
 export async function updateMemberContacts(ref: CompanyRef, membership: Membership, contacts: number) {
   const { accountId, listId, state } = membership;
   const delta = state === 'ARCHIVED' ? 0 : contacts - membership.contacts;
-  try {
-    await send(() =>
-      dynamodb().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: tableName(),
-                Key: keys.listMember(accountId, listId, ref),
-                UpdateExpression: 'SET contacts = :new',
-                ConditionExpression: 'contacts = :old AND #state = :state',
-                ExpressionAttributeNames: { '#state': 'state' },
-                ExpressionAttributeValues: { ':new': contacts, ':old': membership.contacts, ':state': state },
-              },
-            },
-            {
-              Update: {
-                TableName: tableName(),
-                Key: keys.listOrder(accountId, listId, state, membership.matchedSinceMs, ref),
-                UpdateExpression: 'SET contacts = :new',
-                ConditionExpression: 'attribute_exists(pk)',
-                ExpressionAttributeValues: { ':new': contacts },
-              },
-            },
-            {
-              Update: {
-                TableName: tableName(),
-                Key: keys.list(accountId, listId),
-                UpdateExpression: 'ADD nContacts :delta',
-                ConditionExpression: 'attribute_exists(pk)',
-                ExpressionAttributeValues: { ':delta': delta },
-              },
-            },
-          ],
-        }),
-      ),
-    );
-  } catch (error) {
-    // Already applied, or the member moved meanwhile: whoever moved it counted its contacts.
-    if (!cancellationReasons(error) && !isConditionFailed(error)) throw error;
-  }
+  const transaction = new TransactWriteCommand({
+    TransactItems: [
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.listMember(accountId, listId, ref),
+          UpdateExpression: 'SET contacts = :new',
+          ConditionExpression: 'contacts = :old AND #state = :state',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':new': contacts, ':old': membership.contacts, ':state': state },
+        },
+      },
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.listOrder(accountId, listId, state, membership.matchedSinceMs, ref),
+          UpdateExpression: 'SET contacts = :new',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':new': contacts },
+        },
+      },
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.list(accountId, listId),
+          UpdateExpression: 'ADD nContacts :delta',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':delta': delta },
+        },
+      },
+    ],
+  });
+  await retrying(async () => {
+    try {
+      await send(() => dynamodb().send(transaction));
+      return true;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      // Already applied, or the member moved or left meanwhile: whoever moved it counted its contacts.
+      if (reasons?.includes('ConditionalCheckFailed') || isConditionFailed(error)) return false;
+      // Another transaction on one of its items (a PUT, a state move, another member's count): again.
+      if (reasons) return AGAIN;
+      throw error;
+    }
+  }, CONFLICT_RETRIES);
 }
 
 export interface MatchKey {
-  kind: 'VAT' | 'DOMAIN' | 'NAME';
+  kind: MatchKind;
   value: string;
 }
 
@@ -504,13 +624,8 @@ export async function getMatchIndexes(matchKeys: MatchKey[]): Promise<Map<string
   );
   return new Map(
     items.map((item) => [
-      (item['pk'] as string).slice('MATCH#'.length),
+      matchIndexTextOfKey(item['pk'] as string),
       [...((item['companies'] as Set<string> | undefined) ?? [])],
     ]),
   );
-}
-
-function backoff(attempt: number): Promise<void> {
-  const ceiling = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** attempt);
-  return new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
 }

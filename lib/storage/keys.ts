@@ -16,7 +16,7 @@
  * | List               | ACCOUNT#<account>                   | LIST#<id>     |        |                       | a list and its counters (per state, contacts) (§7): GetItem by id, one Query for the account's overview |
  * | List id sequence   | SEQUENCE#LIST                       | SEQUENCE      |        |                       | the last list id handed out (UpdateItem ADD: ids unique across the service) |
  * | List member        | ACCOUNT#<account>#LIST#<id>         | COMPANY#<country>#<number> | LISTED#<country>#<number> | ACCOUNT#<account>#LIST#<id> | a company in a list: state, matchedSince, contact count; "add only if absent" by a conditional put; gsi1 = the lists a company is in (import keeps contact counts) |
- * | List order         | ACCOUNT#<account>#LIST#<id>#<state> | <999…−ms(matchedSince)>#<country>#<number> |  |          | a list's companies of one state in the contract's order (matchedSince desc, country, number): a page is one Query, Limit offset+limit |
+ * | List order         | ACCOUNT#<account>#LIST#<id>#<state> | <999…−ms(matchedSince)>#<country>#<number> | ACCOUNT#<account>#LIST#<id>#ALL | = sk | a list's companies in the contract's order (matchedSince desc, country, number): of one state in the table, of every state in gsi1; a page is one Query from the nearer end (at most min(offset + limit, total − offset) items) |
  * | Match index        | MATCH#VAT#<vat> / MATCH#DOMAIN#<domain> / MATCH#NAME#<country>#<name> | MATCH | |      | the companies (string set `BE#0403170701`) with this VAT, website domain or normalised name: one BatchGet for 100 PUT entries (§7.5), kept by the import |
  *
  * Account-owned items carry the account in their partition key, so every lookup is scoped to the
@@ -94,13 +94,27 @@ export const keys = {
     ref: CompanyRef,
   ): Key => ({
     pk: `ACCOUNT#${accountId}#LIST#${listId}#${state}`,
-    sk: `${String(LIST_ORDER_CEILING - matchedSinceMs).padStart(15, '0')}#${ref.country}#${ref.companyNumber}`,
+    sk: listOrderSortKey(matchedSinceMs, ref),
   }),
-  matchIndex: (kind: 'VAT' | 'DOMAIN' | 'NAME', value: string): Key => ({
-    pk: `MATCH#${kind}#${value}`,
+  /** The index entry of an order item: every state of the list in one order (type ALL). */
+  listOrderAll: (accountId: string, listId: number, matchedSinceMs: number, ref: CompanyRef) => ({
+    [GSI1.partitionKey]: `ACCOUNT#${accountId}#LIST#${listId}#ALL`,
+    [GSI1.sortKey]: listOrderSortKey(matchedSinceMs, ref),
+  }),
+  /** The gsi1 partition of a list's order items of every state. */
+  listOrderAllPartition: (accountId: string, listId: number): string =>
+    `ACCOUNT#${accountId}#LIST#${listId}#ALL`,
+  matchIndex: (kind: MatchKind, value: string): Key => ({
+    pk: `MATCH#${matchIndexText(kind, value)}`,
     sk: 'MATCH',
   }),
 };
+
+export type MatchKind = 'VAT' | 'DOMAIN' | 'NAME';
+/** A match-index entry's text (`VAT#BE0403170701`): its key without the prefix, and how matching names it. */
+export const matchIndexText = (kind: MatchKind, value: string): string => `${kind}#${value}`;
+/** `matchIndex`'s partition key → the entry's text. */
+export const matchIndexTextOfKey = (pk: string): string => pk.slice('MATCH#'.length);
 
 export const tokenIndex = { name: GSI1.name, partitionKey: GSI1.partitionKey, partitionValue: 'TOKENS' };
 
@@ -119,6 +133,9 @@ export function companyOfAttribute(attribute: string): CompanyRef {
   const [, country, companyNumber] = attribute.split('#');
   return { country: country as CompanyRef['country'], companyNumber: companyNumber! };
 }
+
+const listOrderSortKey = (matchedSinceMs: number, ref: CompanyRef) =>
+  `${String(LIST_ORDER_CEILING - matchedSinceMs).padStart(15, '0')}#${ref.country}#${ref.companyNumber}`;
 
 /** List order keys count down from this (ms), so an ascending Query gives matchedSince newest first. */
 export const LIST_ORDER_CEILING = 999_999_999_999_999;

@@ -82,12 +82,13 @@ const FLOOR_OF: Record<FunctionId, FloorKind> = {
   getCompanyRelationships: 'getCompany',
   getCompanyRelationshipsBulk: 'batchGetCompanies',
   getCompanyLegalEntities: 'getCompany',
-  // Lists (§7): the overview is one Query, a page a GetItem + Queries + one BatchGetItem, a PUT a
-  // BatchGetItem + transactions: the closest floors are one GetItem and one BatchGetItem.
+  // Lists (§7): the overview is one Query, a page a GetItem, a Query and one BatchGetItem: the
+  // closest floors are one GetItem and one BatchGetItem. A PUT is a BatchGetItem and conditional
+  // transactions: its floor makes the same calls with the bare SDK.
   getLists: 'getCompany',
   getListCompanies: 'batchGetCompanies',
   getListContacts: 'batchGetCompanies',
-  addListCompanies: 'batchGetCompanies',
+  addListCompanies: 'addListMembers',
   authorizer: 'getToken',
 };
 
