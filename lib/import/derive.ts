@@ -15,6 +15,7 @@ import { deriveHoldings } from '../companies/holdings';
 import type { CompanyRecord } from '../companies/record';
 import type { Key } from '../storage/keys';
 import { deriveLists } from '../lists/derive';
+import { deriveSmartLists } from '../lists/smart';
 import { deriveLookalikes, recomputeMarked } from '../lookalikes/recompute';
 
 export interface CompanyChange {
@@ -49,7 +50,7 @@ export interface DerivedWrites {
 export type Derivation = (change: CompanyChange) => Promise<Derived>;
 
 /** What each change derives, in order. The endpoint issues add theirs here. */
-const derivations: Derivation[] = [deriveHoldings, deriveLookalikes, deriveLists];
+const derivations: Derivation[] = [deriveHoldings, deriveLookalikes, deriveLists, deriveSmartLists];
 
 export async function deriveChange(change: CompanyChange): Promise<Derived> {
   const all: Derived = { updates: 0, writes: { puts: [], deletes: [] } };

@@ -28,9 +28,14 @@ import { byCodePoint } from '../order';
 
 const LIST_NOT_FOUND = 'List not found';
 
-/** Contract §7.1: own account (by the key), and shared or created by the caller. */
+/**
+ * Contract §7.1: own account (by the key), and shared or created by the caller. A pending list (a
+ * SMART list whose first members are still being written) is seen by no one yet.
+ */
 const canSee = (caller: Caller, list: StoredList) =>
-  list.accountId === caller.accountId && (list.shared || list.createdBy === caller.userEmail);
+  list.accountId === caller.accountId &&
+  !list.pending &&
+  (list.shared || list.createdBy === caller.userEmail);
 
 /** The list if the caller may see it; else 404, the same for a missing and an invisible list. */
 export async function visibleList(caller: Caller, listId: number): Promise<StoredList> {
@@ -39,7 +44,7 @@ export async function visibleList(caller: Caller, listId: number): Promise<Store
   return list;
 }
 
-function toListAnswer(list: StoredList): ListAnswer {
+export function toListAnswer(list: StoredList): ListAnswer {
   return {
     id: list.id,
     name: list.name,

@@ -28,11 +28,29 @@ import {
   UpdateCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { companyKey, type CompanyRef } from '../companies/identifiers';
-import { AGAIN, batchGet, cancellationReasons, chunk, queryAll, retrying } from '../storage/batch';
+import { companyKey, type CompanyRef, type Country } from '../companies/identifiers';
+import {
+  AGAIN,
+  batchDelete,
+  batchGet,
+  batchPut,
+  cancellationReasons,
+  chunk,
+  queryAll,
+  retrying,
+} from '../storage/batch';
 import { dynamodb, isConditionFailed, send, tableName } from '../storage/client';
-import { companyOfKey, keys, listOrderOfKey, matchIndexTextOfKey, type MatchKind } from '../storage/keys';
+import {
+  companyOfKey,
+  FILTER_PROFILE_SHARDS,
+  keys,
+  listOfKey,
+  listOrderOfKey,
+  matchIndexTextOfKey,
+  type MatchKind,
+} from '../storage/keys';
 import { tableDefinition } from '../storage/table';
+import type { Filters } from './filters';
 
 export type ListType = 'STATIC' | 'SMART';
 export const MEMBER_STATES = ['NEW', 'SAVED', 'ARCHIVED'] as const;
@@ -53,8 +71,13 @@ export interface StoredList {
   counts: Record<MemberState, number>;
   /** Contacts of the companies that are not ARCHIVED. */
   contacts: number;
-  /** A SMART list's filters (§7.6), as given; null on a STATIC list. */
-  filters: unknown;
+  /** A SMART list's filters (§7.6), validated; null on a STATIC list. */
+  filters: Filters | null;
+  /**
+   * A new SMART list whose first members are still being written: not visible to anyone yet (and
+   * holding its name), so it appears whole, with exact counters (see `createList`).
+   */
+  pending: boolean;
 }
 
 export interface NewMember {
@@ -79,9 +102,19 @@ const CONFLICT_RETRIES = { maxAttempts: 12, baseMs: 20, maxMs: 800 };
 
 // ---- Lists --------------------------------------------------------------------------------------
 
-export async function getList(accountId: string, listId: number): Promise<StoredList | null> {
+export async function getList(
+  accountId: string,
+  listId: number,
+  { consistent = false } = {},
+): Promise<StoredList | null> {
   const { Item } = await send(() =>
-    dynamodb().send(new GetCommand({ TableName: tableName(), Key: keys.list(accountId, listId) })),
+    dynamodb().send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: keys.list(accountId, listId),
+        ...(consistent ? { ConsistentRead: true } : {}),
+      }),
+    ),
   );
   return Item ? toList(Item) : null;
 }
@@ -113,10 +146,25 @@ async function allocateListId(): Promise<number> {
   return Number(Attributes!['lastId']);
 }
 
-export type ListDraft = Omit<StoredList, 'id' | 'counts' | 'contacts' | 'updatedAt'>;
+export type ListDraft = Omit<StoredList, 'id' | 'counts' | 'contacts' | 'updatedAt' | 'pending'>;
 
-/** Stores a new, empty list under a fresh id. */
-export async function createList(draft: ListDraft): Promise<StoredList> {
+/** The name a list holds in its account: trimmed, compared without letter case (§7.6). */
+export const nameKeyOf = (name: string) => name.trim().normalize('NFC').toLowerCase();
+
+/** Why a create or rename was refused: the account has a list of that name. */
+export class NameTakenError extends Error {
+  override readonly name = 'NameTakenError';
+}
+
+/** A pending list older than this was abandoned by a create that died: its name may be taken over. */
+const ABANDONED_AFTER_MS = 15 * 60_000;
+
+/**
+ * Stores a new list under a fresh id, with its name claimed in the same transaction (so of two
+ * creates with one name exactly one succeeds) and, for a SMART list, its entry among the smart lists.
+ * With `pending` the list is invisible until `revealList` (its first members are written first).
+ */
+export async function createList(draft: ListDraft, { pending = false } = {}): Promise<StoredList> {
   const id = await allocateListId();
   const list: StoredList = {
     ...draft,
@@ -124,17 +172,280 @@ export async function createList(draft: ListDraft): Promise<StoredList> {
     updatedAt: draft.createdAt,
     counts: { NEW: 0, SAVED: 0, ARCHIVED: 0 },
     contacts: 0,
+    pending,
   };
+  const nameKey = nameKeyOf(list.name);
+  const write = () =>
+    send(() =>
+      dynamodb().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: tableName(),
+                Item: listItem(list),
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            {
+              Put: {
+                TableName: tableName(),
+                Item: nameItem(list.accountId, nameKey, id),
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            ...(list.type === 'SMART'
+              ? [{ Put: { TableName: tableName(), Item: smartListItem(list) } }]
+              : []),
+          ],
+        }),
+      ),
+    );
+  await retrying(async (attempt) => {
+    try {
+      await write();
+      return true;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (reasons?.[1] !== 'ConditionalCheckFailed') {
+        if (reasons && !reasons.includes('ConditionalCheckFailed')) return AGAIN;
+        throw error;
+      }
+      if (attempt === 0 && (await releaseAbandonedName(list.accountId, nameKey))) return AGAIN;
+      throw new NameTakenError();
+    }
+  }, CONFLICT_RETRIES);
+  return list;
+}
+
+/**
+ * Makes a pending list visible, with the counters of the members written for it, and files it among
+ * the smart lists the import follows — in one transaction.
+ */
+export async function revealList(list: StoredList, counts: Record<MemberState, number>, contacts: number) {
   await send(() =>
     dynamodb().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: listItem(list),
-        ConditionExpression: 'attribute_not_exists(pk)',
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.list(list.accountId, list.id),
+              UpdateExpression:
+                'SET nNew = :new, nSaved = :saved, nArchived = :archived, nContacts = :contacts REMOVE pending',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeValues: {
+                ':new': counts.NEW,
+                ':saved': counts.SAVED,
+                ':archived': counts.ARCHIVED,
+                ':contacts': contacts,
+              },
+            },
+          },
+          ...(list.type === 'SMART' ? [{ Put: { TableName: tableName(), Item: smartListItem(list) } }] : []),
+        ],
       }),
     ),
   );
-  return list;
+}
+
+/**
+ * Members of a list that nobody can see yet (pending): written in BatchWriteItem requests, 25 items a
+ * request, in parallel — no transaction is needed while no one else can reach the list, and its
+ * counters are set once, by `revealList`.
+ */
+export async function writeHiddenMembers(
+  list: StoredList,
+  members: NewMember[],
+  state: MemberState,
+  now: Date,
+): Promise<void> {
+  if (!list.pending) throw new Error('writeHiddenMembers: the list is visible');
+  const matchedSince = now.toISOString();
+  await batchPut(
+    tableName(),
+    members.flatMap((m) => [
+      memberItem(list.accountId, list.id, m.ref, state, matchedSince, m.contacts),
+      orderItem(list.accountId, list.id, state, now.getTime(), m.ref, m.contacts),
+    ]),
+  );
+}
+
+/** The list holding a name, if it is pending since long ago (its create died): deleted, and true. */
+async function releaseAbandonedName(accountId: string, nameKey: string): Promise<boolean> {
+  const { Item: claim } = await send(() =>
+    dynamodb().send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: keys.listName(accountId, nameKey),
+        ConsistentRead: true,
+      }),
+    ),
+  );
+  if (!claim) return true;
+  const holder = await getList(accountId, Number(claim['listId']));
+  if (!holder?.pending || Date.now() - Date.parse(holder.createdAt) < ABANDONED_AFTER_MS) return false;
+  await deleteList(holder);
+  return true;
+}
+
+function nameItem(accountId: string, nameKey: string, listId: number): Item {
+  return { ...keys.listName(accountId, nameKey), entity: 'ListName', listId };
+}
+
+function smartListItem(list: StoredList): Item {
+  return {
+    ...keys.smartList(list.accountId, list.id),
+    entity: 'SmartList',
+    filters: JSON.stringify(list.filters),
+  };
+}
+
+export interface ListChanges {
+  name?: string;
+  columns?: string[];
+  shared?: boolean;
+  notificationsEnabled?: boolean;
+  filters?: Filters;
+}
+
+/**
+ * Changes a list's settings in one transaction, conditional on the list being as read (`list`): a
+ * rename moves its name claim (409 when the new name is taken), new filters move its smart-list
+ * entry. Returns the list as changed; ListChangedError when it changed or went meanwhile.
+ */
+export async function updateList(list: StoredList, changes: ListChanges, now: Date): Promise<StoredList> {
+  const next: StoredList = { ...list, ...changes, updatedAt: now.toISOString() };
+  const sets = ['#updatedAt = :now'];
+  const values: Item = { ':now': next.updatedAt, ':was': list.updatedAt };
+  const names: Record<string, string> = { '#updatedAt': 'updatedAt' };
+  const field = (name: string, value: unknown) => {
+    names[`#${name}`] = name;
+    values[`:${name}`] = value;
+    sets.push(`#${name} = :${name}`);
+  };
+  if (changes.name !== undefined) field('name', next.name);
+  if (changes.columns !== undefined) field('columns', next.columns);
+  if (changes.shared !== undefined) field('shared', next.shared);
+  if (changes.notificationsEnabled !== undefined) field('notificationsEnabled', next.notificationsEnabled);
+  if (changes.filters !== undefined) field('filters', JSON.stringify(next.filters));
+  const oldKey = nameKeyOf(list.name);
+  const newKey = nameKeyOf(next.name);
+  const renamed = oldKey !== newKey;
+  const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [
+    {
+      Update: {
+        TableName: tableName(),
+        Key: keys.list(list.accountId, list.id),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk) AND #updatedAt = :was',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    },
+    ...(renamed
+      ? [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: nameItem(list.accountId, newKey, list.id),
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          { Delete: { TableName: tableName(), Key: keys.listName(list.accountId, oldKey) } },
+        ]
+      : []),
+    ...(changes.filters !== undefined && list.type === 'SMART'
+      ? [{ Put: { TableName: tableName(), Item: smartListItem(next) } }]
+      : []),
+  ];
+  try {
+    await send(() => dynamodb().send(new TransactWriteCommand({ TransactItems: items })));
+  } catch (error) {
+    const reasons = cancellationReasons(error);
+    if (!reasons) throw error;
+    if (renamed && reasons[1] === 'ConditionalCheckFailed') throw new NameTakenError();
+    throw new ListChangedError();
+  }
+  return next;
+}
+
+/**
+ * Deletes a list at once: the list item, its name, its smart-list entry go in one transaction with a
+ * clean-up entry, so the list is gone for every reader immediately; its members and order items are
+ * deleted by the clean-up worker (`cleanUpDeletedLists`). `createdBy` (when given) must still be the
+ * list's creator.
+ */
+export async function deleteList(list: StoredList, createdBy?: string): Promise<void> {
+  try {
+    await send(() =>
+      dynamodb().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Delete: {
+                TableName: tableName(),
+                Key: keys.list(list.accountId, list.id),
+                ConditionExpression:
+                  createdBy === undefined
+                    ? 'attribute_exists(pk)'
+                    : 'attribute_exists(pk) AND createdBy = :me',
+                ...(createdBy === undefined ? {} : { ExpressionAttributeValues: { ':me': createdBy } }),
+              },
+            },
+            {
+              Delete: {
+                TableName: tableName(),
+                Key: keys.listName(list.accountId, nameKeyOf(list.name)),
+                ConditionExpression: 'attribute_not_exists(pk) OR listId = :id',
+                ExpressionAttributeValues: { ':id': list.id },
+              },
+            },
+            { Delete: { TableName: tableName(), Key: keys.smartList(list.accountId, list.id) } },
+            {
+              Put: {
+                TableName: tableName(),
+                Item: { ...keys.listCleanup(list.accountId, list.id), entity: 'ListCleanup' },
+              },
+            },
+          ],
+        }),
+      ),
+    );
+  } catch (error) {
+    if (cancellationReasons(error)) throw new ListChangedError();
+    throw error;
+  }
+}
+
+/**
+ * The clean-up worker's work (contract §7.6: a deleted list leaves nothing behind): for each deleted
+ * list, every member and order item, then its clean-up entry. Safe to run twice or side by side
+ * (deletes of absent items are no error). Returns how many lists it cleaned.
+ */
+export async function cleanUpDeletedLists(): Promise<number> {
+  const pending = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.listCleanups() },
+  });
+  for (const entry of pending) {
+    const { accountId, listId } = listOfKey(entry['sk'] as string);
+    for (const partition of keys.listPartitions(accountId, listId, MEMBER_STATES)) {
+      const items = await queryAll({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': partition },
+        ProjectionExpression: 'pk, sk',
+      });
+      await batchDelete(
+        tableName(),
+        items.map((item) => ({ pk: item['pk'], sk: item['sk'] })),
+      );
+    }
+    await batchDelete(tableName(), [keys.listCleanup(accountId, listId)]);
+  }
+  return pending.length;
 }
 
 function listItem(list: StoredList): Item {
@@ -156,6 +467,7 @@ function listItem(list: StoredList): Item {
     nArchived: list.counts.ARCHIVED,
     nContacts: list.contacts,
     ...(list.filters === null ? {} : { filters: JSON.stringify(list.filters) }),
+    ...(list.pending ? { pending: true } : {}),
   };
 }
 
@@ -177,7 +489,8 @@ function toList(item: Item): StoredList {
       ARCHIVED: Number(item['nArchived'] ?? 0),
     },
     contacts: Number(item['nContacts'] ?? 0),
-    filters: typeof item['filters'] === 'string' ? (JSON.parse(item['filters']) as unknown) : null,
+    filters: typeof item['filters'] === 'string' ? (JSON.parse(item['filters']) as Filters) : null,
+    pending: item['pending'] === true,
   };
 }
 
@@ -275,14 +588,7 @@ function addTransaction(
         {
           Put: {
             TableName: table,
-            Item: {
-              ...keys.listMember(accountId, listId, m.ref),
-              ...keys.listMembership(accountId, listId, m.ref),
-              entity: 'ListMember',
-              state,
-              matchedSince,
-              contacts: m.contacts,
-            },
+            Item: memberItem(accountId, listId, m.ref, state, matchedSince, m.contacts),
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
@@ -335,6 +641,24 @@ function listCondition(
   };
 }
 
+function memberItem(
+  accountId: string,
+  listId: number,
+  ref: CompanyRef,
+  state: MemberState,
+  matchedSince: string,
+  contacts: number,
+): Item {
+  return {
+    ...keys.listMember(accountId, listId, ref),
+    ...keys.listMembership(accountId, listId, ref),
+    entity: 'ListMember',
+    state,
+    matchedSince,
+    contacts,
+  };
+}
+
 function orderItem(
   accountId: string,
   listId: number,
@@ -350,6 +674,292 @@ function orderItem(
     state,
     contacts,
   };
+}
+
+// ---- Members: reading them, moving them between states, taking NEW ones out ----------------------
+
+export interface Member extends OrderEntry {
+  state: MemberState;
+}
+
+function toMember(item: Item): Member {
+  return {
+    ref: companyOfKey(`COMPANY#${(item['sk'] as string).slice('COMPANY#'.length)}`),
+    state: item['state'] as MemberState,
+    matchedSinceMs: Date.parse(item['matchedSince'] as string),
+    contacts: Number(item['contacts'] ?? 0),
+  };
+}
+
+const MEMBER_ATTRIBUTES = ['sk', 'state', 'matchedSince', 'contacts'];
+
+/** These companies' members of the list (strongly consistent: read to be written), by `companyKey`. */
+export async function getMembers(
+  accountId: string,
+  listId: number,
+  refs: CompanyRef[],
+): Promise<Map<string, Member>> {
+  const items = await batchGet(
+    tableName(),
+    refs.map((ref) => keys.listMember(accountId, listId, ref)),
+    { projection: MEMBER_ATTRIBUTES, consistent: true },
+  );
+  return new Map(items.map(toMember).map((m) => [companyKey(m.ref), m]));
+}
+
+/** Every member of the list (a filter change compares them with the new matches). */
+export async function getAllMembers(accountId: string, listId: number): Promise<Member[]> {
+  const [partition] = keys.listPartitions(accountId, listId, []);
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': partition },
+    ...projectionOf(MEMBER_ATTRIBUTES),
+  });
+  return items.map(toMember);
+}
+
+const projectionOf = (attributes: string[]) => ({
+  ProjectionExpression: attributes.map((_, i) => `#a${i}`).join(', '),
+  ExpressionAttributeNames: Object.fromEntries(attributes.map((a, i) => [`#a${i}`, a])),
+});
+
+/** Three actions per move (member, old order item, new order item) + the list item: 3 × 33 + 1 ≤ 100. */
+const MOVES_PER_TRANSACTION = 33;
+
+export interface Move {
+  member: Member;
+  to: MemberState;
+}
+
+/**
+ * Moves members between states (§7.6): each member's state, its order item (from the old state's
+ * partition to the new one's, same position) and the list's counters in one transaction per 33
+ * moves, each conditional on the member still being in the state it was read in. Returns the moves
+ * that went through; a member that moved meanwhile is left out (the caller reads it again).
+ */
+export async function moveMembers(
+  accountId: string,
+  listId: number,
+  moves: Move[],
+  now: Date,
+): Promise<{ moved: Move[]; stale: Move[] }> {
+  const moved: Move[] = [];
+  const stale: Move[] = [];
+  for (const part of chunk(moves, MOVES_PER_TRANSACTION)) {
+    let pending = part;
+    await retrying(async () => {
+      if (pending.length === 0) return true;
+      try {
+        await send(() =>
+          dynamodb().send(new TransactWriteCommand(moveTransaction(accountId, listId, pending, now))),
+        );
+        moved.push(...pending);
+        return true;
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        if (!reasons) throw error;
+        if (reasons[reasons.length - 1] === 'ConditionalCheckFailed') throw new ListChangedError();
+        const changed = pending.filter((_, i) => reasons[3 * i] === 'ConditionalCheckFailed');
+        if (changed.length === 0) return AGAIN;
+        stale.push(...changed);
+        pending = pending.filter((move) => !changed.includes(move));
+        return pending.length === 0 ? true : AGAIN;
+      }
+    }, CONFLICT_RETRIES);
+  }
+  return { moved, stale };
+}
+
+function moveTransaction(
+  accountId: string,
+  listId: number,
+  moves: Move[],
+  now: Date,
+): TransactWriteCommandInput {
+  const table = tableName();
+  const counters = new Map<string, number>();
+  const count = (name: string, n: number) => counters.set(name, (counters.get(name) ?? 0) + n);
+  for (const { member, to } of moves) {
+    count(COUNTER[member.state], -1);
+    count(COUNTER[to], 1);
+    // Contacts count for companies that are not ARCHIVED.
+    if (member.state === 'ARCHIVED') count('nContacts', member.contacts);
+    if (to === 'ARCHIVED') count('nContacts', -member.contacts);
+  }
+  const adds = [...counters].filter(([, n]) => n !== 0);
+  return {
+    TransactItems: [
+      ...moves.flatMap(({ member, to }) => [
+        {
+          Update: {
+            TableName: table,
+            Key: keys.listMember(accountId, listId, member.ref),
+            UpdateExpression: 'SET #state = :to',
+            ConditionExpression: '#state = :from',
+            ExpressionAttributeNames: { '#state': 'state' },
+            ExpressionAttributeValues: { ':to': to, ':from': member.state },
+          },
+        },
+        {
+          Delete: {
+            TableName: table,
+            Key: keys.listOrder(accountId, listId, member.state, member.matchedSinceMs, member.ref),
+          },
+        },
+        {
+          Put: {
+            TableName: table,
+            Item: orderItem(accountId, listId, to, member.matchedSinceMs, member.ref, member.contacts),
+          },
+        },
+      ]),
+      {
+        Update: {
+          TableName: table,
+          Key: keys.list(accountId, listId),
+          UpdateExpression: `SET updatedAt = :now${adds.length > 0 ? ` ADD ${adds.map(([name], i) => `${name} :c${i}`).join(', ')}` : ''}`,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: {
+            ':now': now.toISOString(),
+            ...Object.fromEntries(adds.map(([, n], i) => [`:c${i}`, n])),
+          },
+        },
+      },
+    ],
+  };
+}
+
+/**
+ * Takes members out of the list if they are still NEW (a smart list's company that stopped matching;
+ * SAVED and ARCHIVED ones stay): member, order item and counters in one transaction per 49, each
+ * conditional on the member still being NEW. Returns how many left.
+ */
+export async function removeNewMembers(
+  accountId: string,
+  listId: number,
+  members: Member[],
+): Promise<number> {
+  let left = 0;
+  for (const part of chunk(
+    members.filter((m) => m.state === 'NEW'),
+    MEMBERS_PER_TRANSACTION,
+  )) {
+    let pending = part;
+    await retrying(async () => {
+      if (pending.length === 0) return true;
+      try {
+        await send(() =>
+          dynamodb().send(
+            new TransactWriteCommand({
+              TransactItems: [
+                ...pending.flatMap((m) => [
+                  {
+                    Delete: {
+                      TableName: tableName(),
+                      Key: keys.listMember(accountId, listId, m.ref),
+                      ConditionExpression: '#state = :new AND matchedSince = :since',
+                      ExpressionAttributeNames: { '#state': 'state' },
+                      ExpressionAttributeValues: {
+                        ':new': 'NEW',
+                        ':since': new Date(m.matchedSinceMs).toISOString(),
+                      },
+                    },
+                  },
+                  {
+                    Delete: {
+                      TableName: tableName(),
+                      Key: keys.listOrder(accountId, listId, 'NEW', m.matchedSinceMs, m.ref),
+                    },
+                  },
+                ]),
+                {
+                  Update: {
+                    TableName: tableName(),
+                    Key: keys.list(accountId, listId),
+                    UpdateExpression: 'ADD nNew :n, nContacts :c SET updatedAt = :now',
+                    ConditionExpression: 'attribute_exists(pk)',
+                    ExpressionAttributeValues: {
+                      ':n': -pending.length,
+                      ':c': -pending.reduce((n, m) => n + m.contacts, 0),
+                      ':now': new Date().toISOString(),
+                    },
+                  },
+                },
+              ],
+            }),
+          ),
+        );
+        left += pending.length;
+        return true;
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        if (!reasons) throw error;
+        if (reasons[reasons.length - 1] === 'ConditionalCheckFailed') throw new ListChangedError();
+        // Moved or gone meanwhile: not NEW any more, so it stays (or is gone already).
+        const changed = new Set(pending.filter((_, i) => reasons[2 * i] === 'ConditionalCheckFailed'));
+        pending = pending.filter((m) => !changed.has(m));
+        return AGAIN;
+      }
+    }, CONFLICT_RETRIES);
+  }
+  return left;
+}
+
+// ---- Filter profiles and the smart lists the import re-evaluates ---------------------------------
+
+/** The item that holds a company's filter profile (written by the import's derivation, batched). */
+export function filterProfileItem(ref: CompanyRef, packed: string, contacts: number): Item {
+  return { ...keys.filterProfile(ref), entity: 'FilterProfile', p: packed, c: contacts };
+}
+
+export interface StoredProfile {
+  ref: CompanyRef;
+  packed: string;
+  contacts: number;
+}
+
+/** Every company's filter profile in these countries: one Query per shard, all in parallel. */
+export async function getFilterProfiles(countries: readonly Country[]): Promise<StoredProfile[]> {
+  const shards = countries.flatMap((country) =>
+    Array.from({ length: FILTER_PROFILE_SHARDS }, (_, shard) => ({ country, shard })),
+  );
+  const pages = await Promise.all(
+    shards.map(async ({ country, shard }) =>
+      (
+        await queryAll({
+          TableName: tableName(),
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': keys.filterProfiles(country, shard) },
+          ProjectionExpression: 'sk, p, c',
+        })
+      ).map((item) => ({
+        ref: { country, companyNumber: item['sk'] as string },
+        packed: item['p'] as string,
+        contacts: Number(item['c'] ?? 0),
+      })),
+    ),
+  );
+  return pages.flat();
+}
+
+export interface SmartListEntry {
+  accountId: string;
+  listId: number;
+  filters: Filters;
+}
+
+/** Every smart list's filters, across accounts (the import only; one partition, a Query). */
+export async function getSmartLists(): Promise<SmartListEntry[]> {
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.smartLists() },
+  });
+  return items.map((item) => ({
+    ...listOfKey(item['sk'] as string),
+    filters: JSON.parse(item['filters'] as string) as Filters,
+  }));
 }
 
 // ---- Pages: a slice of a list's order, read from the nearer end ----------------------------------
@@ -526,10 +1136,10 @@ export async function getMemberships(ref: CompanyRef): Promise<Membership[]> {
     ExpressionAttributeValues: { ':pk': keys.listedCompany(ref) },
   });
   return items.map((item) => {
-    const [, accountId, listId] = /^ACCOUNT#(.*)#LIST#(\d+)$/.exec(item['pk'] as string)!;
+    const { accountId, listId } = listOfKey(item['pk'] as string);
     return {
-      accountId: accountId!,
-      listId: Number(listId),
+      accountId,
+      listId,
       state: item['state'] as MemberState,
       matchedSinceMs: Date.parse(item['matchedSince'] as string),
       contacts: Number(item['contacts'] ?? 0),

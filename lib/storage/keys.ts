@@ -14,6 +14,10 @@
  * | Token              | TOKEN#<sha256 of token>             | TOKEN         | TOKENS | <createdAt>#<tokenId> | the authorizer's GetItem; the CLI's list     |
  * | Idempotency record | ACCOUNT#<account>#IDEMPOTENCY#<key> | IDEMPOTENCY   |        |                       | the first answer to an Idempotency-Key, per account, 24 h |
  * | List               | ACCOUNT#<account>                   | LIST#<id>     |        |                       | a list and its counters (per state, contacts) (§7): GetItem by id, one Query for the account's overview |
+ * | List name          | ACCOUNT#<account>                   | LISTNAME#<trimmed name, lower case> |  |         | a name taken in the account (§7.6: unique, case-insensitive): a conditional put in the list's own transaction makes two creates with one name race-safe |
+ * | Smart list         | SMART_LISTS                         | ACCOUNT#<account>#LIST#<id> |  |               | a SMART list's filters, for the import: one Query finds every smart list, filed in memory by country and NACE division (never on a request path) |
+ * | Filter profile     | FILTER_PROFILES#<country>#<0..7>    | <number>      |        |                       | what smart-list filters read of a company (activities, place, latest employees, assets, health), kept by the import: evaluating a new filter reads these partitions (only the filter's countries) in parallel, never the company items |
+ * | List clean-up      | LIST_CLEANUP                        | ACCOUNT#<account>#LIST#<id> |  |               | a deleted list whose members and order items the clean-up worker still has to delete |
  * | List id sequence   | SEQUENCE#LIST                       | SEQUENCE      |        |                       | the last list id handed out (UpdateItem ADD: ids unique across the service) |
  * | List member        | ACCOUNT#<account>#LIST#<id>         | COMPANY#<country>#<number> | LISTED#<country>#<number> | ACCOUNT#<account>#LIST#<id> | a company in a list: state, matchedSince, contact count; "add only if absent" by a conditional put; gsi1 = the lists a company is in (import keeps contact counts) |
  * | List order         | ACCOUNT#<account>#LIST#<id>#<state> | <999…−ms(matchedSince)>#<country>#<number> | ACCOUNT#<account>#LIST#<id>#ALL | = sk | a list's companies in the contract's order (matchedSince desc, country, number): of one state in the table, of every state in gsi1; a page is one Query from the nearer end (at most min(offset + limit, total − offset) items) |
@@ -73,6 +77,31 @@ export const keys = {
   /** The partition of an account's lists and the sk prefix of a list (the overview's Query). */
   accountLists: (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: 'LIST#' }),
   listSequence: (): Key => ({ pk: 'SEQUENCE#LIST', sk: 'SEQUENCE' }),
+  /** `nameKey`: the trimmed name in lower case (lib/lists/manage.ts `nameKeyOf`). */
+  listName: (accountId: string, nameKey: string): Key => ({
+    pk: `ACCOUNT#${accountId}`,
+    sk: `LISTNAME#${nameKey}`,
+  }),
+  smartList: (accountId: string, listId: number): Key => ({
+    pk: 'SMART_LISTS',
+    sk: `ACCOUNT#${accountId}#LIST#${listId}`,
+  }),
+  smartLists: (): string => 'SMART_LISTS',
+  filterProfile: (ref: CompanyRef): Key => ({
+    pk: `FILTER_PROFILES#${ref.country}#${Number(ref.companyNumber) % FILTER_PROFILE_SHARDS}`,
+    sk: ref.companyNumber,
+  }),
+  filterProfiles: (country: string, shard: number): string => `FILTER_PROFILES#${country}#${shard}`,
+  listCleanup: (accountId: string, listId: number): Key => ({
+    pk: 'LIST_CLEANUP',
+    sk: `ACCOUNT#${accountId}#LIST#${listId}`,
+  }),
+  listCleanups: (): string => 'LIST_CLEANUP',
+  /** The partitions a list's companies live in: members, and the order items of each state. */
+  listPartitions: (accountId: string, listId: number, states: readonly string[]): string[] => [
+    `ACCOUNT#${accountId}#LIST#${listId}`,
+    ...states.map((state) => `ACCOUNT#${accountId}#LIST#${listId}#${state}`),
+  ],
   listMember: (accountId: string, listId: number, ref: CompanyRef): Key => ({
     pk: `ACCOUNT#${accountId}#LIST#${listId}`,
     sk: `COMPANY#${ref.country}#${ref.companyNumber}`,
@@ -146,6 +175,15 @@ export function listOrderOfKey(sk: string): { matchedSinceMs: number; ref: Compa
     matchedSinceMs: LIST_ORDER_CEILING - Number(inverted),
     ref: { country: country as CompanyRef['country'], companyNumber: companyNumber! },
   };
+}
+
+/** Filter profiles of a country are spread over this many partitions, read in parallel. */
+export const FILTER_PROFILE_SHARDS = 8;
+
+/** `ACCOUNT#<account>#LIST#<id>` (a smart list's or a clean-up's sort key) → the account and list id. */
+export function listOfKey(sk: string): { accountId: string; listId: number } {
+  const at = sk.lastIndexOf('#LIST#');
+  return { accountId: sk.slice('ACCOUNT#'.length, at), listId: Number(sk.slice(at + '#LIST#'.length)) };
 }
 
 /** Lookalike marks are spread over this many partitions. */

@@ -89,6 +89,13 @@ const FLOOR_OF: Record<FunctionId, FloorKind> = {
   getListCompanies: 'batchGetCompanies',
   getListContacts: 'batchGetCompanies',
   addListCompanies: 'addListMembers',
+  // Managing lists (§7.6): one GetItem of the list, then (writes) one transaction; a move also reads
+  // its members in one BatchGetItem. The nearest floors are one GetItem and one BatchGetItem.
+  getList: 'getCompany',
+  createList: 'getCompany',
+  updateList: 'getCompany',
+  deleteList: 'getCompany',
+  moveListCompanies: 'batchGetCompanies',
   authorizer: 'getToken',
 };
 
@@ -164,7 +171,30 @@ async function main(): Promise<void> {
 
     const refs = records.map(({ country, companyNumber }) => ({ countryCode: country, companyNumber }));
     const token = DEMO_TOKENS[0].token;
-    const events = benchEvents(refs, token);
+    // A company of the demo smart list 4 to move between SAVED and ARCHIVED.
+    const [, , , software] = (await import('../../infra/local/demo-lists')).demoLists(records);
+    const moved = software!.groups[0]!.companies[0]!;
+    const events = benchEvents(refs, token, { country: moved.country, companyNumber: moved.companyNumber });
+    // Lists for the DELETEs to delete, one per call ('{{pooled}}' in runners.ts), and the call counter.
+    const { createList } = await import('../../lib/lists/store');
+    const deletes = runs + 1 + WARM_ROUNDS * (WARMUP_CALLS + perRound) + 10;
+    const pool: number[] = [];
+    for (let i = 0; i < deletes; i++) {
+      const list = await createList({
+        accountId: 'acme',
+        name: `Bench pool ${i}`,
+        type: 'STATIC',
+        columns: [],
+        shared: false,
+        notificationsEnabled: false,
+        createdBy: 'alice@acme.example',
+        createdAt: new Date().toISOString(),
+        filters: null,
+      });
+      pool.push(list.id);
+    }
+    writeFileSync(path.join(workDir, 'pool.json'), JSON.stringify(pool));
+    writeFileSync(path.join(workDir, 'seq.txt'), '0');
 
     const childEnv: NodeJS.ProcessEnv = {
       ...process.env,
@@ -172,6 +202,8 @@ async function main(): Promise<void> {
       DYNAMODB_ENDPOINT: endpoint,
       AWS_REGION: 'local',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      BENCH_SEQ_FILE: path.join(workDir, 'seq.txt'),
+      BENCH_POOL_FILE: path.join(workDir, 'pool.json'),
     };
     // A bare node, as in Lambda: no loader or flags inherited from tsx or the shell.
     delete childEnv['NODE_OPTIONS'];
@@ -438,6 +470,7 @@ function caseLabel(name: string): string {
 function benchEvents(
   refs: { countryCode: string; companyNumber: string }[],
   token: string,
+  smartListCompany: { country: string; companyNumber: string },
 ): Record<FunctionId, BenchEvent[]> {
   const resource = (id: RouteId) => routes[id].path;
   const bulkSets = [0, 1, 2].map((set) => refs.slice(set * BULK_SIZE, (set + 1) * BULK_SIZE));
@@ -482,6 +515,41 @@ function benchEvents(
         body: {
           companies: companies.map((c) => ({ country: c.countryCode, companyNumber: c.companyNumber })),
         },
+      }),
+    ),
+    getList: [proxyEvent({ method: 'GET', resource: resource('getList'), pathParameters: { id: '1' } })],
+    // A new name every call: a list name is unique in its account.
+    createList: [
+      proxyEvent({
+        method: 'POST',
+        resource: resource('createList'),
+        body: { name: 'Bench list {{seq}}', type: 'STATIC' },
+      }),
+    ],
+    // Two column sets in turn, so every call changes the list.
+    updateList: [['country', 'place'], ['country']].map((columns) =>
+      proxyEvent({
+        method: 'PATCH',
+        resource: resource('updateList'),
+        pathParameters: { id: '2' },
+        body: { columns },
+      }),
+    ),
+    // A list of its own each call (the bench made them).
+    deleteList: [
+      proxyEvent({
+        method: 'DELETE',
+        resource: resource('deleteList'),
+        pathParameters: { id: '{{pooled}}' },
+      }),
+    ],
+    // One company of smart list 4 moved to ARCHIVED and back, in turn.
+    moveListCompanies: (['ARCHIVED', 'SAVED'] as const).map((state) =>
+      proxyEvent({
+        method: 'PATCH',
+        resource: resource('moveListCompanies'),
+        pathParameters: { id: '4' },
+        body: { companies: [{ ...smartListCompany, state }] },
       }),
     ),
     authorizer: [

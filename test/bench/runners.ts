@@ -19,10 +19,22 @@ function outcome(result) {
       const body = JSON.parse(result.body);
       if (Array.isArray(body)) found = body.filter((item) => item && item.message === null).length;
     } catch {}
-    return { ok: result.statusCode === 200, status: result.statusCode, found };
+    return { ok: result.statusCode >= 200 && result.statusCode < 300, status: result.statusCode, found };
   }
   const effect = result && result.policyDocument && result.policyDocument.Statement[0].Effect;
   return { ok: effect === 'Allow', status: effect || 'none', found: null };
+}
+// An event may hold '{{seq}}' (a number new to every call of the run: a list name that must be unique)
+// and '{{pooled}}' (the seq-th id of the pool the bench prepared: a list each DELETE may delete once).
+// Filled in before the clock starts.
+function fresh(event) {
+  const fs = require('node:fs');
+  const text = JSON.stringify(event);
+  if (!text.includes('{{seq}}') && !text.includes('{{pooled}}')) return event;
+  const seq = Number(fs.readFileSync(process.env.BENCH_SEQ_FILE, 'utf8')) + 1;
+  fs.writeFileSync(process.env.BENCH_SEQ_FILE, String(seq));
+  const pool = JSON.parse(fs.readFileSync(process.env.BENCH_POOL_FILE, 'utf8'));
+  return JSON.parse(text.replaceAll('{{seq}}', String(seq)).replaceAll('{{pooled}}', String(pool[seq % pool.length])));
 }
 const context = {
   awsRequestId: 'bench',
@@ -43,7 +55,7 @@ export const COLD_RUNNER = `'use strict';
 const { readFileSync } = require('node:fs');
 ${OUTCOME}
 const [bundle, eventFile] = process.argv.slice(2);
-const event = JSON.parse(readFileSync(eventFile, 'utf8'));
+const event = fresh(JSON.parse(readFileSync(eventFile, 'utf8')));
 // The Lambda runtime has stdout set up before it loads the handler: don't charge its lazy set-up to the first log line.
 process.stdout;
 const t0 = performance.now();
@@ -125,7 +137,7 @@ async function main() {
   const samples = [];
   for (let i = 0; i < warmup + measured; i++) {
     // A fresh copy per call, as Lambda gives: middy parses the body in place.
-    const event = structuredClone(events[i % events.length]);
+    const event = fresh(structuredClone(events[i % events.length]));
     lines.length = 0;
     sink = { calls: 0, spans: [] };
     const started = performance.now();
