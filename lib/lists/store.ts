@@ -23,7 +23,6 @@
  */
 import {
   GetCommand,
-  PutCommand,
   TransactWriteCommand,
   UpdateCommand,
   type TransactWriteCommandInput,
