@@ -11,7 +11,7 @@ import { ConflictError, ForbiddenError, ValidationError } from '../http/errors';
 import type { Filters } from './filters';
 import { toListAnswer, visibleList } from './lists';
 import type { CreateListBody, ListAnswer, MoveListCompaniesResult, UpdateListBody } from './schemas';
-import { candidatesForList, evaluateSmartList, forgetSmartLists } from './smart';
+import { candidatesForList, evaluateSmartLists, forgetSmartLists } from './smart';
 import {
   createList,
   deleteList,
@@ -89,11 +89,8 @@ export async function createOneList(caller: Caller, body: CreateListBody) {
     throw error;
   }
   if (list.type === 'SMART') {
-    await evaluateSmartList(
-      { ...list, filters: list.filters! },
-      await candidatesForList(list.filters!, null),
-      now,
-    );
+    const candidates = await candidatesForList(list.filters!, null);
+    await evaluateSmartLists([{ list: { ...list, filters: list.filters! }, candidates }], now);
     forgetSmartLists();
     list = (await getList(list.accountId, list.id, { consistent: true })) ?? { ...list, pending: false };
   }
@@ -162,7 +159,7 @@ async function reevaluate(list: StoredList, filters: Filters, now: Date) {
       listed: true,
     });
   }
-  await evaluateSmartList({ ...list, filters }, candidates, now);
+  await evaluateSmartLists([{ list: { ...list, filters }, candidates }], now);
 }
 
 /** `DELETE /v1/lists/{id}`: 204 at once; members and order items go in the background. */

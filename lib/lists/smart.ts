@@ -1,6 +1,6 @@
 /**
- * Smart lists follow the data (contract §7.6). `evaluateSmartList` is the one evaluation: given a
- * smart list and candidate companies (their filter profiles, and whether each may be in the list
+ * Smart lists follow the data (contract §7.6). `evaluateSmartLists` is the one evaluation: given
+ * smart lists and candidate companies (their filter profiles, and whether each may be in the list
  * already), the companies that match and are not in the list enter as NEW with `matchedSince` = now;
  * NEW ones that no longer match leave; SAVED and ARCHIVED ones stay (a dismissed company never comes
  * back as NEW). Two callers:
@@ -15,7 +15,8 @@
  * company could touch in memory: every smart list is filed under its countries × NACE divisions
  * (`filterBuckets`), and a company looks up only its own country × its divisions (plus the lists
  * without a country or activity criterion), before and after the change; only those are evaluated,
- * and only a company whose match flips writes (one transaction). So an import costs
+ * and only a company whose match flips writes (one transaction for all the lists it enters, one read
+ * and one transaction for all it leaves). So an import costs
  * O(changed companies × lists filed under their buckets) filter checks in memory and
  * O(flips) writes, plus one Query of the smart lists per import batch.
  */
@@ -38,10 +39,12 @@ import {
   getFilterProfiles,
   getMembers,
   getSmartLists,
-  ListChangedError,
+  joinLists,
+  leaveLists,
   removeNewMembers,
   revealList,
   writeHiddenMembers,
+  type ListRef,
   type Member,
   type SmartListEntry,
   type StoredList,
@@ -67,38 +70,70 @@ export interface Evaluated {
 
 type SmartList = Pick<StoredList, 'accountId' | 'id' | 'pending'> & { filters: Filters };
 
-/** The one evaluation of §7.6: see the module comment. */
-export async function evaluateSmartList(
-  list: SmartList,
-  candidates: Candidate[],
-  now: Date,
-): Promise<Evaluated> {
-  const entering: Candidate[] = [];
-  const leaving: Candidate[] = [];
-  for (const candidate of candidates) {
-    const matches = matchesFilters(list.filters, candidate.profile);
-    if (matches && candidate.listed !== true) entering.push(candidate);
-    else if (!matches && candidate.listed !== false) leaving.push(candidate);
+export interface Target {
+  list: SmartList;
+  candidates: Candidate[];
+}
+
+/**
+ * The one evaluation of §7.6 (see the module comment), over one list and many companies (creation,
+ * filter change) or many lists and one company (import). Writes are grouped by the shape: a list
+ * with several companies entering or leaving takes them in transactions of its own (49 a
+ * transaction); a company entering or leaving several lists takes them in transactions of its own
+ * (33 lists a transaction).
+ */
+export async function evaluateSmartLists(targets: Target[], now: Date): Promise<Evaluated> {
+  const result: Evaluated = { entered: 0, left: 0 };
+  const joining = new Map<string, { candidate: Candidate; lists: ListRef[] }>();
+  const leaving = new Map<string, { candidate: Candidate; lists: ListRef[] }>();
+  const single = (into: typeof joining, candidate: Candidate, list: SmartList) => {
+    const key = companyKey(candidate.ref);
+    const entry = into.get(key) ?? { candidate, lists: [] };
+    entry.lists.push({ accountId: list.accountId, listId: list.id });
+    into.set(key, entry);
+  };
+  for (const { list, candidates } of targets) {
+    const entering: Candidate[] = [];
+    const stopping: Candidate[] = [];
+    for (const candidate of candidates) {
+      const matches = matchesFilters(list.filters, candidate.profile);
+      if (matches && candidate.listed !== true) entering.push(candidate);
+      else if (!matches && candidate.listed !== false) stopping.push(candidate);
+    }
+    const members = entering.map(({ ref, contacts }) => ({ ref, contacts }));
+    if (list.pending) {
+      // A new list nobody can see yet: its members first, then it appears with exact counters.
+      await writeHiddenMembers(list as StoredList, members, 'NEW', now);
+      const contacts = members.reduce((n, m) => n + m.contacts, 0);
+      await revealList(list as StoredList, { NEW: members.length, SAVED: 0, ARCHIVED: 0 }, contacts);
+      result.entered += members.length;
+      continue;
+    }
+    if (entering.length === 1) single(joining, entering[0]!, list);
+    else if (entering.length > 1)
+      result.entered += (
+        await addMembers(list.accountId, list.id, members, { state: 'NEW', now })
+      ).added.length;
+    if (stopping.length === 1) single(leaving, stopping[0]!, list);
+    else if (stopping.length > 1) {
+      const present = await getMembers(
+        list.accountId,
+        list.id,
+        stopping.map((c) => c.ref),
+      );
+      result.left += await removeNewMembers(list.accountId, list.id, [...present.values()]);
+    }
   }
-  const members = entering.map(({ ref, contacts }) => ({ ref, contacts }));
-  if (list.pending) {
-    // A new list nobody can see yet: its members first, then it appears with exact counters.
-    await writeHiddenMembers(list as StoredList, members, 'NEW', now);
-    const contacts = members.reduce((n, m) => n + m.contacts, 0);
-    await revealList(list as StoredList, { NEW: members.length, SAVED: 0, ARCHIVED: 0 }, contacts);
-    return { entered: members.length, left: 0 };
-  }
-  const { added } = await addMembers(list.accountId, list.id, members, { state: 'NEW', now });
-  let left = 0;
-  if (leaving.length > 0) {
-    const present = await getMembers(
-      list.accountId,
-      list.id,
-      leaving.map((c) => c.ref),
+  for (const { candidate, lists } of joining.values()) {
+    result.entered += await joinLists(
+      { ref: candidate.ref, contacts: candidate.contacts },
+      lists,
+      'NEW',
+      now,
     );
-    left = await removeNewMembers(list.accountId, list.id, [...present.values()]);
   }
-  return { entered: added.length, left };
+  for (const { candidate, lists } of leaving.values()) result.left += await leaveLists(candidate.ref, lists);
+  return result;
 }
 
 /** Every company a list's filters could match (the countries it names, or all), as candidates. */
@@ -164,21 +199,18 @@ export async function deriveSmartLists({ before, after }: CompanyChange): Promis
     return { updates: 0, writes };
   }
   const lists = listsTouching(await smartListsByBucket(), previous ? [previous, next] : [next]);
-  const now = new Date();
+  const targets: Target[] = [];
   for (const list of lists) {
     const matched = previous !== null && matchesFilters(list.filters, previous);
+    // Only a list the company enters or leaves is a target (`listed`: whether it matched before).
     if (matched === matchesFilters(list.filters, next)) continue;
-    try {
-      await evaluateSmartList(
-        { accountId: list.accountId, id: list.listId, pending: false, filters: list.filters },
-        [{ ref: refOf(after), profile: next, contacts: after.contacts.length, listed: matched }],
-        now,
-      );
-    } catch (error) {
-      // Deleted since the smart lists were read: nothing to follow.
-      if (!(error instanceof ListChangedError)) throw error;
-    }
+    targets.push({
+      list: { accountId: list.accountId, id: list.listId, pending: false, filters: list.filters },
+      candidates: [{ ref: refOf(after), profile: next, contacts: after.contacts.length, listed: matched }],
+    });
   }
+  // A list deleted since the smart lists were read is skipped by the writes themselves.
+  if (targets.length > 0) await evaluateSmartLists(targets, new Date());
   return { updates: 0, writes };
 }
 

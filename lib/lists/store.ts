@@ -905,6 +905,162 @@ export async function removeNewMembers(
   return left;
 }
 
+// ---- One company entering or leaving several lists (the import's smart-list flips) ---------------
+
+export interface ListRef {
+  accountId: string;
+  listId: number;
+}
+
+/** Three actions per list (member, order item, the list's counters): 3 × 33 ≤ 100. */
+const LISTS_PER_TRANSACTION = 33;
+
+/**
+ * One company entering several lists in `state` at once: one transaction per 33 lists, each list's
+ * member (add only if absent), order item and counters. A list the company is already in, or that is
+ * gone, is skipped. Returns how many lists it entered.
+ */
+export async function joinLists(
+  member: NewMember,
+  lists: ListRef[],
+  state: MemberState,
+  now: Date,
+): Promise<number> {
+  let entered = 0;
+  const matchedSince = now.toISOString();
+  const contacts = state === 'ARCHIVED' ? 0 : member.contacts;
+  for (const part of chunk(lists, LISTS_PER_TRANSACTION)) {
+    let pending = part;
+    await retrying(async () => {
+      for (;;) {
+        if (pending.length === 0) return true;
+        try {
+          await send(() =>
+            dynamodb().send(
+              new TransactWriteCommand({
+                TransactItems: pending.flatMap(({ accountId, listId }) => [
+                  {
+                    Put: {
+                      TableName: tableName(),
+                      Item: memberItem(accountId, listId, member.ref, state, matchedSince, member.contacts),
+                      ConditionExpression: 'attribute_not_exists(pk)',
+                    },
+                  },
+                  {
+                    Put: {
+                      TableName: tableName(),
+                      Item: orderItem(accountId, listId, state, now.getTime(), member.ref, member.contacts),
+                    },
+                  },
+                  {
+                    Update: {
+                      TableName: tableName(),
+                      Key: keys.list(accountId, listId),
+                      UpdateExpression: `ADD ${COUNTER[state]} :one, nContacts :c SET updatedAt = :now`,
+                      ConditionExpression: 'attribute_exists(pk)',
+                      ExpressionAttributeValues: { ':one': 1, ':c': contacts, ':now': matchedSince },
+                    },
+                  },
+                ]),
+              }),
+            ),
+          );
+          entered += pending.length;
+          return true;
+        } catch (error) {
+          const reasons = cancellationReasons(error);
+          if (!reasons) throw error;
+          // Already in the list (its member's condition) or the list is gone (its item's): skipped.
+          const refused = pending.filter(
+            (_, i) =>
+              reasons[3 * i] === 'ConditionalCheckFailed' || reasons[3 * i + 2] === 'ConditionalCheckFailed',
+          );
+          if (refused.length === 0) return AGAIN;
+          pending = pending.filter((list) => !refused.includes(list));
+        }
+      }
+    }, CONFLICT_RETRIES);
+  }
+  return entered;
+}
+
+/**
+ * One company leaving the lists in which it is still NEW (SAVED and ARCHIVED ones stay): its members
+ * read in one BatchGetItem, then one transaction per 33 lists (member, order item, counters), each
+ * conditional on the member being as read. Returns how many lists it left.
+ */
+export async function leaveLists(ref: CompanyRef, lists: ListRef[]): Promise<number> {
+  const items = await batchGet(
+    tableName(),
+    lists.map(({ accountId, listId }) => keys.listMember(accountId, listId, ref)),
+    { projection: ['pk', ...MEMBER_ATTRIBUTES], consistent: true },
+  );
+  const leaving = items
+    .filter((item) => item['state'] === 'NEW')
+    .map((item) => ({ ...listOfKey(item['pk'] as string), member: toMember(item) }));
+  let left = 0;
+  for (const part of chunk(leaving, LISTS_PER_TRANSACTION)) {
+    let pending = part;
+    await retrying(async () => {
+      if (pending.length === 0) return true;
+      try {
+        await send(() =>
+          dynamodb().send(
+            new TransactWriteCommand({
+              TransactItems: pending.flatMap(({ accountId, listId, member }) => [
+                {
+                  Delete: {
+                    TableName: tableName(),
+                    Key: keys.listMember(accountId, listId, ref),
+                    ConditionExpression: '#state = :new AND matchedSince = :since',
+                    ExpressionAttributeNames: { '#state': 'state' },
+                    ExpressionAttributeValues: {
+                      ':new': 'NEW',
+                      ':since': new Date(member.matchedSinceMs).toISOString(),
+                    },
+                  },
+                },
+                {
+                  Delete: {
+                    TableName: tableName(),
+                    Key: keys.listOrder(accountId, listId, 'NEW', member.matchedSinceMs, ref),
+                  },
+                },
+                {
+                  Update: {
+                    TableName: tableName(),
+                    Key: keys.list(accountId, listId),
+                    UpdateExpression: 'ADD nNew :minus, nContacts :c SET updatedAt = :now',
+                    ConditionExpression: 'attribute_exists(pk)',
+                    ExpressionAttributeValues: {
+                      ':minus': -1,
+                      ':c': -member.contacts,
+                      ':now': new Date().toISOString(),
+                    },
+                  },
+                },
+              ]),
+            }),
+          ),
+        );
+        left += pending.length;
+        return true;
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        if (!reasons) throw error;
+        // Moved or gone meanwhile (member), or the list is gone (its item): nothing to take out there.
+        const refused = pending.filter(
+          (_, i) =>
+            reasons[3 * i] === 'ConditionalCheckFailed' || reasons[3 * i + 2] === 'ConditionalCheckFailed',
+        );
+        pending = pending.filter((entry) => !refused.includes(entry));
+        return AGAIN;
+      }
+    }, CONFLICT_RETRIES);
+  }
+  return left;
+}
+
 // ---- Filter profiles and the smart lists the import re-evaluates ---------------------------------
 
 /** The item that holds a company's filter profile (written by the import's derivation, batched). */

@@ -1,7 +1,7 @@
 /**
  * `npm run smoke -- --base-url URL --token TOKEN [--company BE/0403170701]`: checks a running stage
  * (the local one, or a deployed one after `cdk deploy`) answers as the contract says. Read-only: it
- * changes no data. Exit code 0 when every check passes.
+ * changes no data (the list checks use an unknown list id and bodies the API must refuse). Exit code 0 when every check passes.
  */
 import { parseArgs } from 'node:util';
 
@@ -91,6 +91,53 @@ const checks: Check[] = [
     },
   },
 ];
+
+/**
+ * Lists (§7.6) without changing anything: an unknown list id, and bodies the API must refuse. A token
+ * without the lists scopes gets 403 instead, which the check also accepts.
+ */
+const NO_LIST = '/v1/lists/999999999999';
+async function expectListError(path: string, init: RequestInit, status: number, code: string) {
+  const answer = await request(path, { ...init, headers: { ...auth, ...(init.headers ?? {}) } });
+  if (answer.status === 403 && answer.body['code'] === 'FORBIDDEN') return;
+  await expectError(path, { ...init, headers: { ...auth, ...(init.headers ?? {}) } }, status, code);
+}
+const jsonBody = (method: string, body: unknown): RequestInit => ({
+  method,
+  headers: { 'Content-Type': 'application/json' },
+  body: JSON.stringify(body),
+});
+checks.push(
+  { name: 'GET an unknown list → 404', run: () => expectListError(NO_LIST, {}, 404, 'NOT_FOUND') },
+  {
+    name: 'PATCH an unknown list → 404',
+    run: () => expectListError(NO_LIST, jsonBody('PATCH', { columns: ['country'] }), 404, 'NOT_FOUND'),
+  },
+  {
+    name: 'DELETE an unknown list → 404',
+    run: () => expectListError(NO_LIST, { method: 'DELETE' }, 404, 'NOT_FOUND'),
+  },
+  {
+    name: 'PATCH the companies of an unknown list → 404',
+    run: () =>
+      expectListError(
+        `${NO_LIST}/companies`,
+        jsonBody('PATCH', { companies: [{ country: 'BE', companyNumber: '0403170701', state: 'SAVED' }] }),
+        404,
+        'NOT_FOUND',
+      ),
+  },
+  {
+    name: 'POST a smart list with bad filters → 400 (nothing created)',
+    run: () =>
+      expectListError(
+        '/v1/lists',
+        jsonBody('POST', { name: 'smoke', type: 'SMART', filters: { employees: { min: 2, max: 1 } } }),
+        400,
+        'VALIDATION_ERROR',
+      ),
+  },
+);
 
 if (values.company) {
   checks.push({
