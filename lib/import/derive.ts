@@ -15,7 +15,7 @@ import { deriveHoldings } from '../companies/holdings';
 import type { CompanyRecord } from '../companies/record';
 import type { Key } from '../storage/keys';
 import { deriveLists } from '../lists/derive';
-import { deriveSmartLists } from '../lists/smart';
+import { applySmartListFlips, deriveSmartLists } from '../lists/smart';
 import { deriveLookalikes, recomputeMarked } from '../lookalikes/recompute';
 
 export interface CompanyChange {
@@ -69,6 +69,8 @@ export type Completion = () => Promise<void>;
 const completions: Completion[] = [
   // Lookalikes of the changed companies and of those whose lookalikes they were (§6.3).
   async () => void (await recomputeMarked()),
+  // Smart lists the changed companies enter or leave (§7.6), per list.
+  async () => void (await applySmartListFlips()),
 ];
 
 export async function completeImport(): Promise<void> {

@@ -7,8 +7,9 @@
  *
  * - creating a list or changing its filters (lib/lists/manage.ts): every company of the filter's
  *   countries is a candidate (`candidatesForList`, from the filter profiles the import keeps);
- * - the import's derivation point (`deriveSmartLists`, run by lib/import/derive.ts for every changed
- *   company): the changed company is the candidate, for the smart lists it could touch only.
+ * - the import (lib/import/derive.ts): its derivation (`deriveSmartLists`, for every changed company)
+ *   notes the smart lists the company enters or leaves, among those it could touch only; its
+ *   completion (`applySmartListFlips`) evaluates them per list when the run ends.
  *
  * Cost. Evaluating a list reads every filter profile of its countries (about 60 bytes a company, one
  * Query per shard, in parallel) and writes its new members. An import finds the lists a changed
@@ -20,7 +21,10 @@
  * O(changed companies × lists filed under their buckets) filter checks in memory and
  * O(flips) writes, plus one Query of the smart lists per import batch.
  */
+import { randomUUID } from 'node:crypto';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
+import { batchDelete } from '../storage/batch';
+import { tableName } from '../storage/client';
 import type { CompanyRecord } from '../companies/record';
 import type { CompanyChange, Derived } from '../import/derive';
 import {
@@ -38,15 +42,18 @@ import {
   filterProfileItem,
   getFilterProfiles,
   getMembers,
+  getSmartListFlips,
   getSmartLists,
   joinLists,
   leaveLists,
+  smartListFlipItem,
   removeNewMembers,
   revealList,
   writeHiddenMembers,
   type ListRef,
   type Member,
   type SmartListEntry,
+  type SmartListFlip,
   type StoredList,
 } from './store';
 import { COUNTRIES } from '../companies/identifiers';
@@ -182,36 +189,77 @@ function listsTouching(byBucket: Map<string, SmartListEntry[]>, profiles: Filter
 }
 
 /**
- * The derivation (contract §11.2, §7.6): the company's filter profile follows the new record (a
- * batched put), and the smart lists it could touch before or after the change are evaluated with
- * the company as the candidate, `listed` being whether it matched before. Deriving the same change
- * twice changes nothing the second time (entering is add-if-absent, leaving only if still NEW).
+ * The derivation (contract §11.2, §7.6): the company's filter profile follows the new record, and for
+ * each smart list it could touch whose match it flips (entering or leaving), a flip is noted. Both are
+ * unconditional puts the import makes in BatchWriteItem requests for the whole batch; the flips are
+ * applied per list by `applySmartListFlips` when the import run ends (before it returns), so an
+ * import with many flips into one list writes them in a few transactions of 49, not one per company.
  */
 export async function deriveSmartLists({ before, after }: CompanyChange): Promise<Derived> {
   const next = filterProfileOf(after);
   const previous = before ? filterProfileOf(before) : null;
   const packed = packProfile(next);
-  const writes = {
-    puts: [filterProfileItem(after, packed, after.contacts.length)],
-    deletes: [],
-  };
-  if (previous && packProfile(previous) === packed) {
-    return { updates: 0, writes };
+  const puts = [filterProfileItem(after, packed, after.contacts.length)];
+  if (!previous || packProfile(previous) !== packed) {
+    const lists = listsTouching(await smartListsByBucket(), previous ? [previous, next] : [next]);
+    const change = randomUUID();
+    const at = Date.now();
+    for (const list of lists) {
+      const matched = previous !== null && matchesFilters(list.filters, previous);
+      if (matched === matchesFilters(list.filters, next)) continue;
+      puts.push(
+        smartListFlipItem(
+          { ...list, ref: refOf(after), packed, contacts: after.contacts.length, matched, at },
+          change,
+        ),
+      );
+    }
   }
-  const lists = listsTouching(await smartListsByBucket(), previous ? [previous, next] : [next]);
-  const targets: Target[] = [];
-  for (const list of lists) {
-    const matched = previous !== null && matchesFilters(list.filters, previous);
-    // Only a list the company enters or leaves is a target (`listed`: whether it matched before).
-    if (matched === matchesFilters(list.filters, next)) continue;
-    targets.push({
+  return { updates: 0, writes: { puts, deletes: [] } };
+}
+
+/**
+ * The import's completion for smart lists: every noted flip, the latest per list and company, is
+ * evaluated by `evaluateSmartLists` against the list's filters now (a list deleted meanwhile is
+ * skipped), then the flips read are deleted. A run cut off before this leaves its flips for the next
+ * run's completion; applying a flip twice changes nothing (entering is add-if-absent, leaving only
+ * if still NEW).
+ */
+export async function applySmartListFlips(): Promise<Evaluated> {
+  const flips = await getSmartListFlips();
+  if (flips.length === 0) return { entered: 0, left: 0 };
+  forgetSmartLists();
+  const lists = new Map<string, SmartListEntry>();
+  for (const bucket of (await smartListsByBucket()).values()) {
+    for (const list of bucket) lists.set(`${list.accountId}#${list.listId}`, list);
+  }
+  const latest = new Map<string, SmartListFlip>();
+  for (const flip of flips) {
+    const key = `${flip.accountId}#${flip.listId}#${companyKey(flip.ref)}`;
+    if ((latest.get(key)?.at ?? -1) < flip.at) latest.set(key, flip);
+  }
+  const targets = new Map<string, Target>();
+  for (const flip of latest.values()) {
+    const list = lists.get(`${flip.accountId}#${flip.listId}`);
+    if (!list) continue;
+    const target = targets.get(`${flip.accountId}#${flip.listId}`) ?? {
       list: { accountId: list.accountId, id: list.listId, pending: false, filters: list.filters },
-      candidates: [{ ref: refOf(after), profile: next, contacts: after.contacts.length, listed: matched }],
+      candidates: [],
+    };
+    target.candidates.push({
+      ref: flip.ref,
+      profile: unpackProfile(flip.ref.country, flip.packed),
+      contacts: flip.contacts,
+      listed: flip.matched,
     });
+    targets.set(`${flip.accountId}#${flip.listId}`, target);
   }
-  // A list deleted since the smart lists were read is skipped by the writes themselves.
-  if (targets.length > 0) await evaluateSmartLists(targets, new Date());
-  return { updates: 0, writes };
+  const result = await evaluateSmartLists([...targets.values()], new Date());
+  await batchDelete(
+    tableName(),
+    flips.map((flip) => flip.key),
+  );
+  return result;
 }
 
 const refOf = (record: CompanyRecord): CompanyRef => ({

@@ -43,6 +43,7 @@ import {
   companyOfKey,
   FILTER_PROFILE_SHARDS,
   keys,
+  SMART_FLIP_SHARDS,
   listOfKey,
   listOrderOfKey,
   matchIndexTextOfKey,
@@ -267,8 +268,12 @@ export async function writeHiddenMembers(
       memberItem(list.accountId, list.id, m.ref, state, matchedSince, m.contacts),
       orderItem(list.accountId, list.id, state, now.getTime(), m.ref, m.contacts),
     ]),
+    HIDDEN_WRITES_IN_FLIGHT,
   );
 }
+
+/** BatchWriteItem requests in flight for a new list's members: 5,000 members are 400 requests. */
+const HIDDEN_WRITES_IN_FLIGHT = 16;
 
 /** The list holding a name, if it is pending since long ago (its create died): deleted, and true. */
 async function releaseAbandonedName(accountId: string, nameKey: string): Promise<boolean> {
@@ -1096,6 +1101,58 @@ export async function getFilterProfiles(countries: readonly Country[]): Promise<
     ),
   );
   return pages.flat();
+}
+
+/** A changed company entering or leaving a smart list, as the import's derivation found it. */
+export interface SmartListFlip {
+  key: { pk: string; sk: string };
+  accountId: string;
+  listId: number;
+  ref: CompanyRef;
+  /** The company's filter profile after the change (packed) and its contacts. */
+  packed: string;
+  contacts: number;
+  /** Whether it matched the list before the change. */
+  matched: boolean;
+  /** When it was derived (ms): of two flips of one company and list, the later counts. */
+  at: number;
+}
+
+export function smartListFlipItem(flip: Omit<SmartListFlip, 'key'>, change: string): Item {
+  return {
+    ...keys.smartListFlip(flip.accountId, flip.listId, flip.ref, change),
+    entity: 'SmartListFlip',
+    p: flip.packed,
+    c: flip.contacts,
+    m: flip.matched,
+    at: flip.at,
+  };
+}
+
+/** Every flip waiting for the import's completion: one Query per shard, in parallel. */
+export async function getSmartListFlips(): Promise<SmartListFlip[]> {
+  const shards = await Promise.all(
+    Array.from({ length: SMART_FLIP_SHARDS }, (_, shard) =>
+      queryAll({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.smartListFlips(shard) },
+      }),
+    ),
+  );
+  return shards.flat().map((item) => {
+    const { accountId, listId, company } = listOfKey(item['sk'] as string);
+    return {
+      key: { pk: item['pk'] as string, sk: item['sk'] as string },
+      accountId,
+      listId,
+      ref: company!,
+      packed: item['p'] as string,
+      contacts: Number(item['c'] ?? 0),
+      matched: item['m'] === true,
+      at: Number(item['at']),
+    };
+  });
 }
 
 export interface SmartListEntry {

@@ -17,6 +17,7 @@
  * | List name          | ACCOUNT#<account>                   | LISTNAME#<trimmed name, lower case> |  |         | a name taken in the account (§7.6: unique, case-insensitive): a conditional put in the list's own transaction makes two creates with one name race-safe |
  * | Smart list         | SMART_LISTS                         | ACCOUNT#<account>#LIST#<id> |  |               | a SMART list's filters, for the import: one Query finds every smart list, filed in memory by country and NACE division (never on a request path) |
  * | Filter profile     | FILTER_PROFILES#<country>#<0..7>    | <number>      |        |                       | what smart-list filters read of a company (activities, place, latest employees, assets, health), kept by the import: evaluating a new filter reads these partitions (only the filter's countries) in parallel, never the company items |
+ * | Smart-list flip    | SMART_FLIP#<0..15>                  | ACCOUNT#<account>#LIST#<id>#COMPANY#<country>#<number>#<change> | | | a changed company that enters or leaves a smart list, written by the import's derivation (batched) and applied per list by its completion |
  * | List clean-up      | LIST_CLEANUP                        | ACCOUNT#<account>#LIST#<id> |  |               | a deleted list whose members and order items the clean-up worker still has to delete |
  * | List id sequence   | SEQUENCE#LIST                       | SEQUENCE      |        |                       | the last list id handed out (UpdateItem ADD: ids unique across the service) |
  * | List member        | ACCOUNT#<account>#LIST#<id>         | COMPANY#<country>#<number> | LISTED#<country>#<number> | ACCOUNT#<account>#LIST#<id> | a company in a list: state, matchedSince, contact count; "add only if absent" by a conditional put; gsi1 = the lists a company is in (import keeps contact counts) |
@@ -97,6 +98,12 @@ export const keys = {
     sk: `ACCOUNT#${accountId}#LIST#${listId}`,
   }),
   listCleanups: (): string => 'LIST_CLEANUP',
+  smartListFlips: (shard: number): string => `SMART_FLIP#${shard}`,
+  /** `change`: unique per derivation, so concurrent imports never overwrite each other's flips. */
+  smartListFlip: (accountId: string, listId: number, ref: CompanyRef, change: string): Key => ({
+    pk: `SMART_FLIP#${listId % SMART_FLIP_SHARDS}`,
+    sk: `ACCOUNT#${accountId}#LIST#${listId}#COMPANY#${ref.country}#${ref.companyNumber}#${change}`,
+  }),
   /** The partitions a list's companies live in: members, and the order items of each state. */
   listPartitions: (accountId: string, listId: number, states: readonly string[]): string[] => [
     `ACCOUNT#${accountId}#LIST#${listId}`,
@@ -177,13 +184,26 @@ export function listOrderOfKey(sk: string): { matchedSinceMs: number; ref: Compa
   };
 }
 
+/** Smart-list flips are spread over this many partitions (by list), read in parallel. */
+export const SMART_FLIP_SHARDS = 16;
+
 /** Filter profiles of a country are spread over this many partitions, read in parallel. */
 export const FILTER_PROFILE_SHARDS = 8;
 
-/** `ACCOUNT#<account>#LIST#<id>` (a smart list's or a clean-up's sort key) → the account and list id. */
-export function listOfKey(sk: string): { accountId: string; listId: number } {
+/**
+ * `ACCOUNT#<account>#LIST#<id>` (a smart list's or a clean-up's sort key, a member's partition) → the
+ * account and list id; a smart-list flip's sort key also gives its company.
+ */
+export function listOfKey(sk: string): { accountId: string; listId: number; company?: CompanyRef } {
   const at = sk.lastIndexOf('#LIST#');
-  return { accountId: sk.slice('ACCOUNT#'.length, at), listId: Number(sk.slice(at + '#LIST#'.length)) };
+  const [listId, , country, companyNumber] = sk.slice(at + '#LIST#'.length).split('#');
+  return {
+    accountId: sk.slice('ACCOUNT#'.length, at),
+    listId: Number(listId),
+    ...(country && companyNumber
+      ? { company: { country: country as CompanyRef['country'], companyNumber } }
+      : {}),
+  };
 }
 
 /** Lookalike marks are spread over this many partitions. */
