@@ -13,6 +13,7 @@ import { belgianCheckDigits } from '../../lib/companies/identifiers';
 import type { CompanyRecordInput } from '../../lib/companies/record';
 import type { Caller } from '../../lib/http/caller';
 import { importCompanies } from '../../lib/import/import';
+import { applySmartListFlips } from '../../lib/lists/smart';
 import { cleanUpDeletedLists, getList as storedList } from '../../lib/lists/store';
 import { queryAll } from '../../lib/storage/batch';
 import { tableName } from '../../lib/storage/client';
@@ -371,6 +372,21 @@ describe('smart lists follow imported data', () => {
     // The same file again derives nothing: no change.
     await importRecords([COMPANIES[2]!, COMPANIES[4]!]);
     expect((await get(list.id)).body).toMatchObject({ amountOfCompanies: 1, newResults: 0 });
+  });
+
+  it('leaves the flips of a run cut off before its end to the next run, applied once', async () => {
+    const list = (await post({ name: uniqueName(), type: 'SMART', filters: { places: ['Knokke'] } }))
+      .body as Body;
+    async function* lines() {
+      yield JSON.stringify({ ...COMPANIES[3]!, place: 'Knokke' });
+    }
+    // The run ends before its completion (as if killed there): the flip waits.
+    await importCompanies(lines(), { asOf: '2026-11-21', complete: async () => undefined });
+    expect((await get(list.id)).body).toMatchObject({ amountOfCompanies: 0 });
+    // The next run (here, of nothing new) applies it; a third finds nothing left.
+    await importRecords([COMPANIES[3]!].map((c) => ({ ...c, place: 'Knokke' })));
+    expect((await get(list.id)).body).toMatchObject({ amountOfCompanies: 1, newResults: 1 });
+    expect(await applySmartListFlips()).toEqual({ entered: 0, left: 0 });
   });
 
   it('evaluates new companies against the smart lists they could touch', async () => {
