@@ -23,6 +23,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
+import { forEachLimited } from '../concurrency';
 import { batchDelete } from '../storage/batch';
 import { tableName } from '../storage/client';
 import type { CompanyRecord } from '../companies/record';
@@ -99,7 +100,8 @@ export async function evaluateSmartLists(targets: Target[], now: Date): Promise<
     entry.lists.push({ accountId: list.accountId, listId: list.id });
     into.set(key, entry);
   };
-  for (const { list, candidates } of targets) {
+  // Lists are independent items: several are written at once (a list's own writes stay in order).
+  await forEachLimited(targets, LISTS_IN_FLIGHT, async ({ list, candidates }) => {
     const entering: Candidate[] = [];
     const stopping: Candidate[] = [];
     for (const candidate of candidates) {
@@ -114,7 +116,7 @@ export async function evaluateSmartLists(targets: Target[], now: Date): Promise<
       const contacts = members.reduce((n, m) => n + m.contacts, 0);
       await revealList(list as StoredList, { NEW: members.length, SAVED: 0, ARCHIVED: 0 }, contacts);
       result.entered += members.length;
-      continue;
+      return;
     }
     if (entering.length === 1) single(joining, entering[0]!, list);
     else if (entering.length > 1)
@@ -130,18 +132,25 @@ export async function evaluateSmartLists(targets: Target[], now: Date): Promise<
       );
       result.left += await removeNewMembers(list.accountId, list.id, [...present.values()]);
     }
-  }
-  for (const { candidate, lists } of joining.values()) {
+  });
+  // Companies entering or leaving several lists one each: a transaction per company (concurrent ones
+  // that meet on a list item retry).
+  await forEachLimited([...joining.values()], LISTS_IN_FLIGHT, async ({ candidate, lists }) => {
     result.entered += await joinLists(
       { ref: candidate.ref, contacts: candidate.contacts },
       lists,
       'NEW',
       now,
     );
-  }
-  for (const { candidate, lists } of leaving.values()) result.left += await leaveLists(candidate.ref, lists);
+  });
+  await forEachLimited([...leaving.values()], LISTS_IN_FLIGHT, async ({ candidate, lists }) => {
+    result.left += await leaveLists(candidate.ref, lists);
+  });
   return result;
 }
+
+/** Lists (or companies) written at once by one evaluation. */
+const LISTS_IN_FLIGHT = 8;
 
 /** Every company a list's filters could match (the countries it names, or all), as candidates. */
 export async function candidatesForList(filters: Filters, members: Member[] | null): Promise<Candidate[]> {
