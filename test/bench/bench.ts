@@ -177,7 +177,8 @@ async function main(): Promise<void> {
     const events = benchEvents(refs, token, { country: moved.country, companyNumber: moved.companyNumber });
     // Lists for the DELETEs to delete, one per call ('{{pooled}}' in runners.ts), and the call counter.
     const { createList } = await import('../../lib/lists/store');
-    const deletes = runs + 1 + WARM_ROUNDS * (WARMUP_CALLS + perRound) + 10;
+    // Creates use the same counter, so twice the calls a DELETE makes.
+    const deletes = 2 * (runs + 1 + WARM_ROUNDS * (WARMUP_CALLS + perRound)) + 10;
     const pool: number[] = [];
     for (let i = 0; i < deletes; i++) {
       const list = await createList({
