@@ -71,6 +71,15 @@ export const workers = {
     timeoutMinutes: 15,
     memoryMb: 3008,
   },
+  /** Deletes what deleted lists leave (contract §7.6: their members and order items). */
+  cleanUpLists: {
+    entry: 'functions/clean-up-lists.ts',
+    table: 'write',
+    timeoutMinutes: 5,
+    memoryMb: 512,
+    schedule: { minute: '*' },
+    localEveryMs: 1000,
+  },
 } as const satisfies Record<string, Worker>;
 
 export type WorkerId = keyof typeof workers;
@@ -80,6 +89,11 @@ export interface Worker {
   table: TableAccess;
   timeoutMinutes: number;
   memoryMb: number;
-  /** When it runs by itself (UTC, EventBridge); absent for a step of a state machine. */
-  schedule?: { weekDay: string; hour: string; minute: string };
+  /**
+   * When it runs by itself (UTC, EventBridge cron fields; an absent one is every: `{ minute: '*' }` is
+   * every minute); absent for a step of a state machine.
+   */
+  schedule?: { weekDay?: string; hour?: string; minute: string };
+  /** The local gateway runs it in-process this often (ms), as the stage's schedule runs its Lambda. */
+  localEveryMs?: number;
 }

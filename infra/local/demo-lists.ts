@@ -1,9 +1,12 @@
 /**
  * Demo lists of the local stage (contract §7): for both demo accounts, static and smart lists, shared
  * and private, with companies in every state and their contacts, so every list endpoint shows
- * something. Lists are not company data, so they are written through the lists store directly (not
- * through the import). Deterministic: on a fresh table the ids are 1..7 in the order below, and the
- * companies are picked by rule from the demo records, so any prefix of the demo data works.
+ * something. Static lists are filled through the lists store directly (lists are not company data);
+ * smart lists are created through the same use case as `POST /v1/lists` (so their companies are the
+ * evaluation's: every match NEW) and some of them then moved to SAVED and ARCHIVED through the use case
+ * of `PATCH /v1/lists/{id}/companies`. Deterministic: on a fresh table the ids are 1..7 in the order
+ * below, and the companies are picked by rule from the demo records, so any prefix of the demo data
+ * works.
  *
  * | id | account | name                          | type   | shared | createdBy            | states                   |
  * |----|---------|-------------------------------|--------|--------|----------------------|--------------------------|
@@ -16,6 +19,7 @@
  * | 7  | globex  | Carol's new list              | STATIC | no     | carol@globex.example | empty                    |
  */
 import type { CompanyRef } from '../../lib/companies/identifiers';
+import type { Filters } from '../../lib/lists/filters';
 import type { DemoRecord } from './demo-data';
 
 export interface DemoList {
@@ -25,8 +29,11 @@ export interface DemoList {
   shared: boolean;
   createdBy: string;
   columns: string[];
-  filters: unknown;
-  /** Members by state, each group added at its own time (so `matchedSince` differs between groups). */
+  filters: Filters | null;
+  /**
+   * Members by state, each group added at its own time (so `matchedSince` differs between groups). A
+   * smart list's NEW group is what its evaluation finds; its other groups are moved there from NEW.
+   */
   groups: { state: 'NEW' | 'SAVED' | 'ARCHIVED'; companies: DemoRecord[] }[];
 }
 
@@ -131,8 +138,30 @@ export function demoLists(records: readonly DemoRecord[]): DemoList[] {
 export async function loadDemoLists(records: readonly DemoRecord[]): Promise<number[]> {
   // Imported late: the storage client reads the environment when first used.
   const { addMembers, createList } = await import('../../lib/lists/store');
+  const { createOneList, moveListCompanies } = await import('../../lib/lists/manage');
+  const { SCOPES } = await import('../../lib/tokens/scopes');
   const ids: number[] = [];
   for (const [n, list] of demoLists(records).entries()) {
+    if (list.type === 'SMART') {
+      const caller = { accountId: list.accountId, userEmail: list.createdBy, scopes: [...SCOPES] };
+      const created = await createOneList(caller, {
+        name: list.name,
+        type: 'SMART',
+        columns: list.columns as never,
+        shared: list.shared,
+        filters: list.filters!,
+      });
+      ids.push(created.body.id);
+      for (const group of list.groups) {
+        if (group.state === 'NEW' || group.companies.length === 0) continue;
+        await moveListCompanies(
+          caller,
+          created.body.id,
+          group.companies.map((record) => ({ raw: { ...refOf(record) }, state: group.state as 'SAVED' })),
+        );
+      }
+      continue;
+    }
     const createdAt = new Date(CREATED_AT + n * HOUR);
     const stored = await createList({
       accountId: list.accountId,
@@ -140,10 +169,10 @@ export async function loadDemoLists(records: readonly DemoRecord[]): Promise<num
       type: list.type,
       columns: list.columns,
       shared: list.shared,
-      notificationsEnabled: list.type === 'STATIC' && list.shared,
+      notificationsEnabled: list.shared,
       createdBy: list.createdBy,
       createdAt: createdAt.toISOString(),
-      filters: list.filters,
+      filters: null,
     });
     ids.push(stored.id);
     for (const [g, group] of list.groups.entries()) {

@@ -24,7 +24,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import { handlerEntry, type Route } from '../../lib/http/route';
-import { authorizer, routes } from '../../lib/routes';
+import { authorizer, routes, workers } from '../../lib/routes';
 import {
   ApiError,
   asApiError,
@@ -76,6 +76,12 @@ class BadRequestError extends ApiError {
 export interface GatewayOptions {
   /** How long an authorizer answer is reused for the same Authorization header (API Gateway: 300 s). */
   authorizerCacheTtlMs?: number;
+  /**
+   * Whether the workers that declare `localEveryMs` (the list clean-up) run in this process that often,
+   * as the stack's schedules run their Lambdas (a deleted list's companies are gone a moment after the
+   * 204). Default true.
+   */
+  runWorkers?: boolean;
 }
 
 export function createGateway(options: GatewayOptions = {}): http.Server {
@@ -145,6 +151,27 @@ export function createGateway(options: GatewayOptions = {}): http.Server {
       .catch(() => res.destroy());
   });
   server.on('clientError', answerClientError);
+
+  // Those workers, each one run at a time; a failed run is logged (name and message) and retried next tick.
+  for (const worker of Object.values(workers)) {
+    if (options.runWorkers === false || !('localEveryMs' in worker)) continue;
+    let running = false;
+    const timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      load<() => Promise<unknown>>(worker.entry)
+        .then((run) => run())
+        .catch((error: unknown) => {
+          const { name, message } = error instanceof Error ? error : new Error(String(error));
+          console.error(
+            JSON.stringify({ level: 'ERROR', message: 'scheduled worker failed', error: { name, message } }),
+          );
+        })
+        .finally(() => (running = false));
+    }, worker.localEveryMs);
+    timer.unref();
+    server.on('close', () => clearInterval(timer));
+  }
   return server;
 }
 

@@ -105,5 +105,7 @@ function probedType(schema: AnySchema): JsonSchema {
   if (accepted.length === 1 && accepted[0]![0] === 'object')
     return { type: 'object', additionalProperties: {} };
   if (accepted.length === 1) return { type: accepted[0]![0] };
+  // A field that may not be sent at all (PATCH /v1/lists/{id}'s `type`): no value is valid.
+  if (accepted.length === 0) return { not: {} };
   throw new Error('A custom schema that accepts several JSON types cannot be documented: describe it');
 }

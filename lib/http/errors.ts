@@ -63,6 +63,13 @@ export class ForbiddenError extends ApiError {
   constructor(scope?: string) {
     super(scope ? `This token lacks the scope ${scope}` : 'Forbidden');
   }
+
+  /** A caller who may see the thing but not do this to it (§7.6: only a list's creator deletes it). */
+  static because(message: string): ForbiddenError {
+    const error = new ForbiddenError();
+    error.message = message;
+    return error;
+  }
 }
 
 export class NotFoundError extends ApiError {

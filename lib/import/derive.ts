@@ -16,6 +16,7 @@ import type { CompanyRecord } from '../companies/record';
 import type { Addition } from '../storage/batch';
 import type { Key } from '../storage/keys';
 import { deriveLists } from '../lists/derive';
+import { applySmartListFlips, deriveSmartLists } from '../lists/smart';
 import { deriveLookalikes, recomputeMarked } from '../lookalikes/recompute';
 import { deriveCompanyUpdates } from '../updates/derivation';
 
@@ -57,7 +58,13 @@ export interface DerivedWrites {
 export type Derivation = (change: CompanyChange) => Promise<Derived>;
 
 /** What each change derives, in order. The endpoint issues add theirs here. */
-const derivations: Derivation[] = [deriveHoldings, deriveCompanyUpdates, deriveLookalikes, deriveLists];
+const derivations: Derivation[] = [
+  deriveHoldings,
+  deriveCompanyUpdates,
+  deriveLookalikes,
+  deriveLists,
+  deriveSmartLists,
+];
 
 export async function deriveChange(change: CompanyChange): Promise<Derived> {
   const all: Derived = { updates: 0, writes: { puts: [], deletes: [], additions: [] } };
@@ -82,6 +89,8 @@ export type Completion = () => Promise<void>;
 const completions: Completion[] = [
   // Lookalikes of the changed companies and of those whose lookalikes they were (§6.3).
   async () => void (await recomputeMarked()),
+  // Smart lists the changed companies enter or leave (§7.6), per list.
+  async () => void (await applySmartListFlips()),
 ];
 
 export async function completeImport(): Promise<void> {

@@ -3,15 +3,10 @@
  * a caller who may see the list — a list of its own account that is shared or that it created. Any
  * other id answers exactly like a missing one: 404 `List not found`.
  *
- * What a page costs (DynamoDB round trips, in sequence):
- * - overview: 1 (one Query of the account's lists);
- * - companies: 2 — the list item and the state partitions' Queries in parallel (Limit offset+limit,
- *   keys only: an offset of 9,000 reads 9,500 order items of ~70 bytes, one Query page each), then one
- *   BatchGet of the page's companies (name, place);
- * - contacts: 2 — the list item and the non-archived order partitions in parallel (every member's
- *   contact count, so the page's companies are known without reading their contacts), then one
- *   BatchGet of the page's companies with their contacts.
- * A Query page holds 1 MB, about 14,000 order items: past that a Query takes one round trip more.
+ * What a page costs (DynamoDB round trips, in sequence): the overview 1 (one Query of the account's
+ * lists); a page of companies or contacts 3 whatever the offset — the list item (visibility, the
+ * totals), one Query of the order from its nearer end (store.ts `getOrderSlice`), one BatchGet of the
+ * page's companies.
  */
 import { toIdentifier } from '../companies/company';
 import { companyKey } from '../companies/identifiers';
@@ -21,12 +16,11 @@ import { paginate, type PageRequest } from '../http/pagination';
 import type { CompanyType, ListAnswer, ListCompaniesPage, ListContactsPage, OverviewType } from './schemas';
 import {
   getAccountLists,
+  getContactSlice,
   getList,
   getListedCompanies,
-  getOrder,
+  getOrderSlice,
   MEMBER_STATES,
-  type MemberState,
-  type OrderEntry,
   type StoredContact,
   type StoredList,
 } from './store';
@@ -34,9 +28,14 @@ import { byCodePoint } from '../order';
 
 const LIST_NOT_FOUND = 'List not found';
 
-/** Contract §7.1: own account (by the key), and shared or created by the caller. */
+/**
+ * Contract §7.1: own account (by the key), and shared or created by the caller. A pending list (a
+ * SMART list whose first members are still being written) is seen by no one yet.
+ */
 const canSee = (caller: Caller, list: StoredList) =>
-  list.accountId === caller.accountId && (list.shared || list.createdBy === caller.userEmail);
+  list.accountId === caller.accountId &&
+  !list.pending &&
+  (list.shared || list.createdBy === caller.userEmail);
 
 /** The list if the caller may see it; else 404, the same for a missing and an invisible list. */
 export async function visibleList(caller: Caller, listId: number): Promise<StoredList> {
@@ -45,7 +44,7 @@ export async function visibleList(caller: Caller, listId: number): Promise<Store
   return list;
 }
 
-function toListAnswer(list: StoredList): ListAnswer {
+export function toListAnswer(list: StoredList): ListAnswer {
   return {
     id: list.id,
     name: list.name,
@@ -75,16 +74,14 @@ export async function getListCompanies(
   listId: number,
   query: { type: CompanyType } & PageRequest,
 ): Promise<ListCompaniesPage> {
-  const { type } = query;
-  const states: readonly MemberState[] = type === 'ALL' ? MEMBER_STATES : [type];
-  const wanted = query.offset + query.limit;
-  // Read in parallel with the list; nothing of it is shown unless the caller may see the list.
-  const [list, ordered] = await Promise.all([
-    visibleList(caller, listId),
-    mergedOrder(caller.accountId, listId, states, wanted),
-  ]);
-  const total = states.reduce((sum, state) => sum + list.counts[state], 0);
-  const page = ordered.slice(query.offset, wanted);
+  const list = await visibleList(caller, listId);
+  const total =
+    query.type === 'ALL' ? MEMBER_STATES.reduce((n, s) => n + list.counts[s], 0) : list.counts[query.type];
+  const page = await getOrderSlice(caller.accountId, listId, query.type, {
+    offset: query.offset,
+    count: query.limit,
+    total,
+  });
   const companies = await getListedCompanies(
     page.map((entry) => entry.ref),
     false,
@@ -110,23 +107,12 @@ export async function getListContacts(
   listId: number,
   query: PageRequest,
 ): Promise<ListContactsPage> {
-  const [list, ordered] = await Promise.all([
-    visibleList(caller, listId),
-    mergedOrder(caller.accountId, listId, ['SAVED', 'NEW']),
-  ]);
-  // The companies whose contacts overlap [offset, offset + limit), by the members' contact counts.
-  const end = query.offset + query.limit;
-  const covering: OrderEntry[] = [];
-  let first = 0;
-  let seen = 0;
-  for (const entry of ordered) {
-    if (seen >= end) break;
-    if (seen + entry.contacts > query.offset) {
-      if (covering.length === 0) first = seen;
-      covering.push(entry);
-    }
-    seen += entry.contacts;
-  }
+  const list = await visibleList(caller, listId);
+  const { covering, first } = await getContactSlice(caller.accountId, listId, list.type, {
+    offset: query.offset,
+    count: query.limit,
+    total: list.contacts,
+  });
   const companies = await getListedCompanies(
     covering.map((entry) => entry.ref),
     true,
@@ -140,28 +126,8 @@ export async function getListContacts(
       company: toIdentifier(company),
     }));
   });
-  const data = contacts.slice(query.offset - first, end - first);
+  const data = contacts.slice(Math.max(0, query.offset - first), query.offset + query.limit - first);
   return { data, pagination: { limit: query.limit, offset: query.offset, total: list.contacts } };
-}
-
-/** The first `limit` members over the given states, in the contract's order (all without `limit`). */
-async function mergedOrder(
-  accountId: string,
-  listId: number,
-  states: readonly MemberState[],
-  limit?: number,
-): Promise<OrderEntry[]> {
-  const parts = await Promise.all(states.map((state) => getOrder(accountId, listId, state, limit)));
-  const merged = parts.flat().sort(byListOrder);
-  return limit === undefined ? merged : merged.slice(0, limit);
-}
-
-function byListOrder(a: OrderEntry, b: OrderEntry): number {
-  return (
-    b.matchedSinceMs - a.matchedSinceMs ||
-    byCodePoint(a.ref.country, b.ref.country) ||
-    byCodePoint(a.ref.companyNumber, b.ref.companyNumber)
-  );
 }
 
 function byName(a: StoredContact, b: StoredContact): number {

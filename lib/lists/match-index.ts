@@ -12,6 +12,7 @@ import { companyKey } from '../companies/identifiers';
 import type { CompanyProfile } from '../companies/record';
 import type { CompanyChange, Derived } from '../import/derive';
 import { getDomain } from 'tldts';
+import { matchIndexText } from '../storage/keys';
 import { nameIndexValue, normaliseName, parseVat, websiteHost } from './normalise';
 import { updateMatchIndex, type MatchKey } from './store';
 
@@ -38,7 +39,7 @@ export function registeredDomain(website: string): string | null {
   return host ? getDomain(host, { allowPrivateDomains: true }) : null;
 }
 
-const keyText = (key: MatchKey) => `${key.kind}#${key.value}`;
+const keyText = (key: MatchKey) => matchIndexText(key.kind, key.value);
 
 export async function deriveMatchIndexes({ before, after }: CompanyChange): Promise<Derived> {
   const company = companyKey(after);

@@ -34,6 +34,7 @@ import {
 } from './normalise';
 import type { EntryProperty } from './schemas';
 import type { MatchKey } from './store';
+import { matchIndexText } from '../storage/keys';
 
 export const MATCH_MESSAGES = {
   ...COMPANY_MESSAGES,
@@ -109,7 +110,7 @@ function impliedCountry(companyNumber: string): Country | null {
 export function lookupsOf(plans: Plan[]): { refs: CompanyRef[]; matchKeys: MatchKey[] } {
   const refs = new Map<string, CompanyRef>();
   const matchKeys = new Map<string, MatchKey>();
-  const addKey = (key: MatchKey) => matchKeys.set(`${key.kind}#${key.value}`, key);
+  const addKey = (key: MatchKey) => matchKeys.set(matchIndexText(key.kind, key.value), key);
   for (const plan of plans) {
     if (plan.invalid) continue;
     for (const ref of plan.numberRefs ?? []) refs.set(companyKey(ref), ref);
@@ -148,7 +149,7 @@ export function decide(plan: Plan, found: Found): Decision {
   if (plan.vat) {
     const byVat = new Set<string>();
     if (plan.vat !== 'invalid') {
-      for (const company of found.indexed(`VAT#${plan.vat.vat}`)) byVat.add(company);
+      for (const company of found.indexed(matchIndexText('VAT', plan.vat.vat))) byVat.add(company);
       if (plan.vat.ref) {
         const named = companyKey(plan.vat.ref);
         asserted.push(new Set([named]));
@@ -160,10 +161,10 @@ export function decide(plan: Plan, found: Found): Decision {
   if (plan.domains) {
     // The registered domain is the one candidate the index knows (the longest, should two ever be).
     const domains = plan.domains === 'invalid' ? [] : plan.domains;
-    const registered = domains.find((domain) => found.indexed(`DOMAIN#${domain}`).length > 0);
-    strong.push(new Set(registered ? found.indexed(`DOMAIN#${registered}`) : []));
+    const registered = domains.find((domain) => found.indexed(matchIndexText('DOMAIN', domain)).length > 0);
+    strong.push(new Set(registered ? found.indexed(matchIndexText('DOMAIN', registered)) : []));
   }
-  const byName = new Set((plan.names ?? []).flatMap((key) => found.indexed(`NAME#${key}`)));
+  const byName = new Set((plan.names ?? []).flatMap((key) => found.indexed(matchIndexText('NAME', key))));
 
   const hits = strong.filter((set) => set.size > 0);
   if (hits.length > 0) {

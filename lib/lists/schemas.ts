@@ -3,8 +3,9 @@
  * contract's key order (valibot builds its output in the order the entries are declared here).
  */
 import * as v from 'valibot';
-import { COUNTRIES } from '../companies/identifiers';
+import { identifierSchema } from '../companies/schemas';
 import { jsonObject, paginationQuery, paginationSchema } from '../http/schemas';
+import { filtersSchema } from './filters';
 
 /** A list id in a path: a positive integer (anything else is 400; an unknown id is 404). */
 const listPathParams = v.object({
@@ -92,8 +93,7 @@ export const addListCompaniesRequest = {
   }),
 };
 
-// ---- Answers ----------------------------------------------------------------------------------
-
+/** §7.2's columns. */
 const LIST_COLUMNS = [
   'activities',
   'vatNumber',
@@ -107,7 +107,106 @@ const LIST_COLUMNS = [
   'healthIndicator',
 ] as const;
 
-const listSchema = v.object({
+// ---- Managing lists (§7.6) ----------------------------------------------------------------------
+
+export const getListRequest = { params: listPathParams };
+
+const MAX_NAME = 200;
+const listName = v.pipe(
+  v.string('must be a string'),
+  v.transform((name) => name.trim()),
+  v.minLength(1, `must be 1 to ${MAX_NAME} characters after trimming`),
+  v.maxLength(MAX_NAME, `must be 1 to ${MAX_NAME} characters after trimming`),
+);
+const columns = v.pipe(
+  v.array(
+    v.picklist(LIST_COLUMNS, `must be one of ${LIST_COLUMNS.join(', ')}`),
+    'must be an array of columns',
+  ),
+  v.check((c) => new Set(c).size === c.length, 'must not name a column twice'),
+);
+const notifications = v.object({ enabled: v.boolean('must be true or false') }, (issue) =>
+  issue.path ? 'is required' : 'must be an object with enabled',
+);
+const shared = v.boolean('must be true or false');
+
+export const createListRequest = {
+  body: jsonObject({
+    name: listName,
+    type: v.picklist(['STATIC', 'SMART'], 'must be STATIC or SMART'),
+    columns: v.optional(columns),
+    shared: v.optional(shared),
+    notifications: v.optional(notifications),
+    filters: v.optional(filtersSchema),
+  }),
+};
+export type CreateListBody = v.InferOutput<typeof createListRequest.body>;
+
+const UPDATABLE = ['name', 'columns', 'shared', 'notifications', 'filters'] as const;
+export const updateListRequest = {
+  params: listPathParams,
+  body: v.pipe(
+    jsonObject({
+      name: v.optional(listName),
+      columns: v.optional(columns),
+      shared: v.optional(shared),
+      notifications: v.optional(notifications),
+      filters: v.optional(filtersSchema),
+      // `type` is fixed at creation: sending it is an error, not an ignored field.
+      type: v.optional(v.custom<never>(() => false, 'cannot be changed: a list keeps its type')),
+    }),
+    v.check(
+      (body) => UPDATABLE.some((key) => body[key] !== undefined),
+      `must have at least one of ${UPDATABLE.join(', ')}`,
+    ),
+  ),
+};
+export type UpdateListBody = v.InferOutput<typeof updateListRequest.body>;
+
+export const deleteListRequest = { params: listPathParams };
+
+/**
+ * A `PATCH …/companies` entry: `state` decides the request's shape (SAVED or ARCHIVED, else 400);
+ * `country` and `companyNumber` are judged per item (§2.2 messages), and echoed as sent.
+ */
+const moveEntry = v.pipe(
+  v.custom<Record<string, unknown>>(
+    (input) => typeof input === 'object' && input !== null && !Array.isArray(input),
+    'must be an object',
+  ),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const state = dataset.value['state'];
+    if (state !== 'SAVED' && state !== 'ARCHIVED') {
+      addIssue({
+        message: state === undefined ? 'is required' : 'must be SAVED or ARCHIVED',
+        path: [{ type: 'object', origin: 'value', input: dataset.value, key: 'state', value: state }],
+      });
+      return NEVER;
+    }
+    return { raw: dataset.value, state: state as 'SAVED' | 'ARCHIVED' };
+  }),
+);
+
+export const moveListCompaniesRequest = {
+  params: listPathParams,
+  body: jsonObject({
+    companies: v.pipe(
+      v.array(moveEntry, 'must be an array of companies'),
+      v.minLength(1, 'must contain at least 1 company'),
+      v.maxLength(MAX_ENTRIES, `must contain at most ${MAX_ENTRIES} companies`),
+    ),
+  }),
+};
+
+export const moveListCompaniesResultSchema = v.object({
+  updated: v.number(),
+  failed: v.array(v.object({ parameters: v.record(v.string(), v.unknown()), message: v.string() })),
+});
+export type MoveListCompaniesResult = v.InferOutput<typeof moveListCompaniesResultSchema>;
+
+// ---- Answers ----------------------------------------------------------------------------------
+
+export const listSchema = v.object({
   id: v.number(),
   name: v.string(),
   type: v.picklist(['STATIC', 'SMART']),
@@ -124,15 +223,8 @@ export type ListAnswer = v.InferOutput<typeof listSchema>;
 
 export const listsPageSchema = v.object({ data: v.array(listSchema), pagination: paginationSchema });
 
-const listIdentifierSchema = v.object({
-  country: v.picklist(COUNTRIES),
-  companyNumber: v.string(),
-  name: v.string(),
-  place: v.nullable(v.string()),
-});
-
 export const listCompaniesPageSchema = v.object({
-  data: v.array(v.object({ identifier: listIdentifierSchema, matchedSince: v.string() })),
+  data: v.array(v.object({ identifier: identifierSchema, matchedSince: v.string() })),
   pagination: paginationSchema,
 });
 export type ListCompaniesPage = v.InferOutput<typeof listCompaniesPageSchema>;
@@ -142,7 +234,7 @@ export const listContactsPageSchema = v.object({
     v.object({
       jobTitle: v.nullable(v.string()),
       identifier: v.object({ contactId: v.number(), firstName: v.string(), lastName: v.string() }),
-      company: listIdentifierSchema,
+      company: identifierSchema,
     }),
   ),
   pagination: paginationSchema,

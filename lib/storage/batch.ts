@@ -206,9 +206,30 @@ async function transactAdd(table: string, additions: Addition[]): Promise<void> 
 
 const RETRYABLE_CANCELLATIONS = new Set(['None', 'TransactionConflict', 'ThrottlingError']);
 
-function backoff(attempt: number): Promise<void> {
-  const ceiling = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** attempt);
+/** Waits before retry `attempt` (1, 2, …): full jitter under a ceiling that doubles, bounded. */
+export function backoff(attempt: number, baseMs = BASE_DELAY_MS, maxMs = MAX_DELAY_MS): Promise<void> {
+  const ceiling = Math.min(maxMs, baseMs * 2 ** attempt);
   return new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
+}
+
+/** What a `retrying` attempt answers when it must be tried again. */
+export const AGAIN = Symbol('again');
+
+/**
+ * Runs `attempt` until it answers something other than AGAIN, with `backoff` between tries (none
+ * before the first). Past `maxAttempts` the storage is too busy: StorageUnavailableError (503), never
+ * a silently dropped write.
+ */
+export async function retrying<T>(
+  attempt: (n: number) => Promise<T | typeof AGAIN>,
+  { maxAttempts = MAX_ATTEMPTS, baseMs = BASE_DELAY_MS, maxMs = MAX_DELAY_MS } = {},
+): Promise<T> {
+  for (let n = 0; n < maxAttempts; n++) {
+    if (n > 0) await backoff(n, baseMs, maxMs);
+    const result = await attempt(n);
+    if (result !== AGAIN) return result;
+  }
+  throw new StorageUnavailableError();
 }
 
 export function chunk<T>(items: T[], size: number): T[][] {
@@ -217,16 +238,33 @@ export function chunk<T>(items: T[], size: number): T[][] {
   return parts;
 }
 
-/** Every item a Query matches, page after page (LastEvaluatedKey). Never on a request path for an unbounded partition. */
-export async function queryAll(input: Omit<QueryCommandInput, 'ExclusiveStartKey'>): Promise<Item[]> {
+export interface QueryOptions {
+  /** At most this many items (each page asks for what is still missing). */
+  limit?: number;
+  /** Stop once the items read so far are enough (checked after each page). */
+  until?: (items: Item[]) => boolean;
+}
+
+/**
+ * Every item a Query matches, page after page (LastEvaluatedKey), or the first `limit` of them, or
+ * until `until` says enough. Never on a request path for an unbounded partition without a bound.
+ */
+export async function queryAll(
+  input: Omit<QueryCommandInput, 'ExclusiveStartKey'>,
+  { limit, until }: QueryOptions = {},
+): Promise<Item[]> {
   const items: Item[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
+    const missing = limit === undefined ? undefined : limit - items.length;
+    if (missing !== undefined && missing <= 0) break;
+    // `input.Limit` is a page size (items evaluated per page); `limit` caps the items returned.
+    const pageLimit = missing === undefined ? input.Limit : Math.min(missing, input.Limit ?? missing);
     const page = await send(() =>
-      dynamodb().send(new QueryCommand({ ...input, ExclusiveStartKey: startKey })),
+      dynamodb().send(new QueryCommand({ ...input, Limit: pageLimit, ExclusiveStartKey: startKey })),
     );
     items.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  } while (startKey && !until?.(items));
   return items;
 }

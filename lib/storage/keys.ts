@@ -15,9 +15,14 @@
  * | Token              | TOKEN#<sha256 of token>             | TOKEN         | TOKENS | <createdAt>#<tokenId> | the authorizer's GetItem; the CLI's list     |
  * | Idempotency record | ACCOUNT#<account>#IDEMPOTENCY#<key> | IDEMPOTENCY   |        |                       | the first answer to an Idempotency-Key, per account, 24 h |
  * | List               | ACCOUNT#<account>                   | LIST#<id>     |        |                       | a list and its counters (per state, contacts) (§7): GetItem by id, one Query for the account's overview |
+ * | List name          | ACCOUNT#<account>                   | LISTNAME#<trimmed name, lower case> |  |         | a name taken in the account (§7.6: unique, case-insensitive): a conditional put in the list's own transaction makes two creates with one name race-safe |
+ * | Smart list         | SMART_LISTS                         | ACCOUNT#<account>#LIST#<id> |  |               | a SMART list's filters, for the import: one Query finds every smart list, filed in memory by country and NACE division (never on a request path) |
+ * | Filter profile     | FILTER_PROFILES#<country>#<0..7>    | <number>      |        |                       | what smart-list filters read of a company (activities, place, latest employees, assets, health), kept by the import: evaluating a new filter reads these partitions (only the filter's countries) in parallel, never the company items |
+ * | Smart-list flip    | SMART_FLIP#<0..15>                  | ACCOUNT#<account>#LIST#<id>#COMPANY#<country>#<number>#<change> | | | a changed company that enters or leaves a smart list, written by the import's derivation (batched) and applied per list by its completion |
+ * | List clean-up      | LIST_CLEANUP                        | ACCOUNT#<account>#LIST#<id> |  |               | a deleted list whose members and order items the clean-up worker still has to delete |
  * | List id sequence   | SEQUENCE#LIST                       | SEQUENCE      |        |                       | the last list id handed out (UpdateItem ADD: ids unique across the service) |
  * | List member        | ACCOUNT#<account>#LIST#<id>         | COMPANY#<country>#<number> | LISTED#<country>#<number> | ACCOUNT#<account>#LIST#<id> | a company in a list: state, matchedSince, contact count; "add only if absent" by a conditional put; gsi1 = the lists a company is in (import keeps contact counts) |
- * | List order         | ACCOUNT#<account>#LIST#<id>#<state> | <999…−ms(matchedSince)>#<country>#<number> |  |          | a list's companies of one state in the contract's order (matchedSince desc, country, number): a page is one Query, Limit offset+limit |
+ * | List order         | ACCOUNT#<account>#LIST#<id>#<state> | <999…−ms(matchedSince)>#<country>#<number> | ACCOUNT#<account>#LIST#<id>#ALL | = sk | a list's companies in the contract's order (matchedSince desc, country, number): of one state in the table, of every state in gsi1; a page is one Query from the nearer end (at most min(offset + limit, total − offset) items) |
  * | Match index        | MATCH#VAT#<vat> / MATCH#DOMAIN#<domain> / MATCH#NAME#<country>#<name> | MATCH | |      | the companies (string set `BE#0403170701`) with this VAT, website domain or normalised name: one BatchGet for 100 PUT entries (§7.5), kept by the import |
  *
  * Account-owned items carry the account in their partition key, so every lookup is scoped to the
@@ -78,6 +83,37 @@ export const keys = {
   /** The partition of an account's lists and the sk prefix of a list (the overview's Query). */
   accountLists: (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: 'LIST#' }),
   listSequence: (): Key => ({ pk: 'SEQUENCE#LIST', sk: 'SEQUENCE' }),
+  /** `nameKey`: the trimmed name in lower case (lib/lists/manage.ts `nameKeyOf`). */
+  listName: (accountId: string, nameKey: string): Key => ({
+    pk: `ACCOUNT#${accountId}`,
+    sk: `LISTNAME#${nameKey}`,
+  }),
+  smartList: (accountId: string, listId: number): Key => ({
+    pk: 'SMART_LISTS',
+    sk: `ACCOUNT#${accountId}#LIST#${listId}`,
+  }),
+  smartLists: (): string => 'SMART_LISTS',
+  filterProfile: (ref: CompanyRef): Key => ({
+    pk: `FILTER_PROFILES#${ref.country}#${Number(ref.companyNumber) % FILTER_PROFILE_SHARDS}`,
+    sk: ref.companyNumber,
+  }),
+  filterProfiles: (country: string, shard: number): string => `FILTER_PROFILES#${country}#${shard}`,
+  listCleanup: (accountId: string, listId: number): Key => ({
+    pk: 'LIST_CLEANUP',
+    sk: `ACCOUNT#${accountId}#LIST#${listId}`,
+  }),
+  listCleanups: (): string => 'LIST_CLEANUP',
+  smartListFlips: (shard: number): string => `SMART_FLIP#${shard}`,
+  /** `change`: unique per derivation, so concurrent imports never overwrite each other's flips. */
+  smartListFlip: (accountId: string, listId: number, ref: CompanyRef, change: string): Key => ({
+    pk: `SMART_FLIP#${listId % SMART_FLIP_SHARDS}`,
+    sk: `ACCOUNT#${accountId}#LIST#${listId}#COMPANY#${ref.country}#${ref.companyNumber}#${change}`,
+  }),
+  /** The partitions a list's companies live in: members, and the order items of each state. */
+  listPartitions: (accountId: string, listId: number, states: readonly string[]): string[] => [
+    `ACCOUNT#${accountId}#LIST#${listId}`,
+    ...states.map((state) => `ACCOUNT#${accountId}#LIST#${listId}#${state}`),
+  ],
   listMember: (accountId: string, listId: number, ref: CompanyRef): Key => ({
     pk: `ACCOUNT#${accountId}#LIST#${listId}`,
     sk: `COMPANY#${ref.country}#${ref.companyNumber}`,
@@ -99,13 +135,27 @@ export const keys = {
     ref: CompanyRef,
   ): Key => ({
     pk: `ACCOUNT#${accountId}#LIST#${listId}#${state}`,
-    sk: `${String(LIST_ORDER_CEILING - matchedSinceMs).padStart(15, '0')}#${ref.country}#${ref.companyNumber}`,
+    sk: listOrderSortKey(matchedSinceMs, ref),
   }),
-  matchIndex: (kind: 'VAT' | 'DOMAIN' | 'NAME', value: string): Key => ({
-    pk: `MATCH#${kind}#${value}`,
+  /** The index entry of an order item: every state of the list in one order (type ALL). */
+  listOrderAll: (accountId: string, listId: number, matchedSinceMs: number, ref: CompanyRef) => ({
+    [GSI1.partitionKey]: `ACCOUNT#${accountId}#LIST#${listId}#ALL`,
+    [GSI1.sortKey]: listOrderSortKey(matchedSinceMs, ref),
+  }),
+  /** The gsi1 partition of a list's order items of every state. */
+  listOrderAllPartition: (accountId: string, listId: number): string =>
+    `ACCOUNT#${accountId}#LIST#${listId}#ALL`,
+  matchIndex: (kind: MatchKind, value: string): Key => ({
+    pk: `MATCH#${matchIndexText(kind, value)}`,
     sk: 'MATCH',
   }),
 };
+
+export type MatchKind = 'VAT' | 'DOMAIN' | 'NAME';
+/** A match-index entry's text (`VAT#BE0403170701`): its key without the prefix, and how matching names it. */
+export const matchIndexText = (kind: MatchKind, value: string): string => `${kind}#${value}`;
+/** `matchIndex`'s partition key → the entry's text. */
+export const matchIndexTextOfKey = (pk: string): string => pk.slice('MATCH#'.length);
 
 export const tokenIndex = { name: GSI1.name, partitionKey: GSI1.partitionKey, partitionValue: 'TOKENS' };
 
@@ -129,6 +179,9 @@ export function companyOfAttribute(attribute: string): CompanyRef {
   return { country: country as CompanyRef['country'], companyNumber: companyNumber! };
 }
 
+const listOrderSortKey = (matchedSinceMs: number, ref: CompanyRef) =>
+  `${String(LIST_ORDER_CEILING - matchedSinceMs).padStart(15, '0')}#${ref.country}#${ref.companyNumber}`;
+
 /** List order keys count down from this (ms), so an ascending Query gives matchedSince newest first. */
 export const LIST_ORDER_CEILING = 999_999_999_999_999;
 /** `listOrder`'s sort key → matchedSince (ms) and the company. */
@@ -137,6 +190,28 @@ export function listOrderOfKey(sk: string): { matchedSinceMs: number; ref: Compa
   return {
     matchedSinceMs: LIST_ORDER_CEILING - Number(inverted),
     ref: { country: country as CompanyRef['country'], companyNumber: companyNumber! },
+  };
+}
+
+/** Smart-list flips are spread over this many partitions (by list), read in parallel. */
+export const SMART_FLIP_SHARDS = 16;
+
+/** Filter profiles of a country are spread over this many partitions, read in parallel. */
+export const FILTER_PROFILE_SHARDS = 8;
+
+/**
+ * `ACCOUNT#<account>#LIST#<id>` (a smart list's or a clean-up's sort key, a member's partition) → the
+ * account and list id; a smart-list flip's sort key also gives its company.
+ */
+export function listOfKey(sk: string): { accountId: string; listId: number; company?: CompanyRef } {
+  const at = sk.lastIndexOf('#LIST#');
+  const [listId, , country, companyNumber] = sk.slice(at + '#LIST#'.length).split('#');
+  return {
+    accountId: sk.slice('ACCOUNT#'.length, at),
+    listId: Number(listId),
+    ...(country && companyNumber
+      ? { company: { country: country as CompanyRef['country'], companyNumber } }
+      : {}),
   };
 }
 

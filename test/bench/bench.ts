@@ -170,10 +170,23 @@ async function main(): Promise<void> {
     const records = generateDemoData({ companies: COMPANIES });
     await loadDemo(records);
     // The demo lists (ids 1..7 on this fresh table; infra/local/demo-lists.ts).
-    await (await import('../../infra/local/demo-lists')).loadDemoLists(records);
+    const { demoLists, loadDemoLists } = await import('../../infra/local/demo-lists');
+    await loadDemoLists(records);
+    // The call counter and the pool of ids behind '{{seq}}' and '{{pooled}}' in events (runners.ts).
+    process.env['BENCH_SEQ_FILE'] = path.join(workDir, 'seq.txt');
+    process.env['BENCH_POOL_FILE'] = path.join(workDir, 'pool.json');
+    writeFileSync(process.env['BENCH_SEQ_FILE'], '0');
+    writeFileSync(process.env['BENCH_POOL_FILE'], '[]');
     const data: BenchData = {
       companies: records.map(({ country, companyNumber }) => ({ countryCode: country, companyNumber })),
       token: DEMO_TOKENS[0].token,
+      // Cold (one per round and the warm-up round) and warm calls, for the function and its floor.
+      callsPerFunction: 2 * (rounds + 1 + WARMUP_CALLS + rounds * calls),
+      smartListCompany: (() => {
+        const [, , , software] = demoLists(records);
+        const { country, companyNumber } = software!.groups[0]!.companies[0]!;
+        return { country, companyNumber };
+      })(),
     };
     const functionIds = Object.keys(CASES) as FunctionId[];
     for (const id of functionIds) await CASES[id].setup?.(data);
@@ -184,6 +197,8 @@ async function main(): Promise<void> {
       DYNAMODB_ENDPOINT: endpoint,
       AWS_REGION: 'local',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      BENCH_SEQ_FILE: process.env['BENCH_SEQ_FILE'],
+      BENCH_POOL_FILE: process.env['BENCH_POOL_FILE'],
     };
     // A bare node, as in Lambda: no loader or flags inherited from tsx or the shell.
     delete childEnv['NODE_OPTIONS'];

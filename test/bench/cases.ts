@@ -30,6 +30,7 @@
  *     setup: async () => { … write the updates it reads … },
  *   },
  */
+import { writeFileSync } from 'node:fs';
 import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { routes, type RouteId } from '../../lib/routes';
 import { proxyEvent, type EventSpec } from '../support/events';
@@ -46,6 +47,10 @@ export interface BenchData {
   companies: { countryCode: string; companyNumber: string }[];
   /** Alice's token (acme, every scope): the callers of the API events are Alice too. */
   token: string;
+  /** At most how many calls a function and its floor get in the run, together ('{{seq}}' stays below it). */
+  callsPerFunction: number;
+  /** A company of demo smart list 4 (its state moves between SAVED and ARCHIVED). */
+  smartListCompany: { country: string; companyNumber: string };
 }
 
 export interface BenchCase {
@@ -179,15 +184,85 @@ export const BENCH_CASES = {
     floorEvents: companyFloorEvents,
   },
   // 100 entries a call into Alice's private list (id 2); after the first calls every company is there.
+  // The floor makes the same calls with the bare SDK: a BatchGetItem, then conditional transactions.
   addListCompanies: {
     label: `list companies PUT (${BULK_SIZE} entries)`,
-    floor: 'batchGetCompanies',
+    floor: 'addListMembers',
     budget: null,
     events: ({ companies }) =>
       bulkSets(companies).map((set) =>
         request('addListCompanies', {
           pathParameters: { id: '2' },
           body: { companies: set.map((c) => ({ country: c.countryCode, companyNumber: c.companyNumber })) },
+        }),
+      ),
+  },
+  // Managing lists (§7.6): one GetItem of the list, then (writes) one transaction; a move also reads its
+  // members in one BatchGetItem. The nearest floors are one GetItem and one BatchGetItem.
+  getList: {
+    label: 'list GET (list 1)',
+    floor: 'getCompany',
+    budget: null,
+    events: () => [request('getList', { pathParameters: { id: '1' } })],
+    floorEvents: companyFloorEvents,
+  },
+  // A new name every call: a list name is unique in its account.
+  createList: {
+    label: 'list POST (static)',
+    floor: 'getCompany',
+    budget: null,
+    events: () => [request('createList', { body: { name: 'Bench list {{seq}}', type: 'STATIC' } })],
+    floorEvents: companyFloorEvents,
+  },
+  // Two column sets in turn, so every call changes the list.
+  updateList: {
+    label: 'list PATCH (list 2)',
+    floor: 'getCompany',
+    budget: null,
+    events: () =>
+      [['country', 'place'], ['country']].map((columns) =>
+        request('updateList', { pathParameters: { id: '2' }, body: { columns } }),
+      ),
+    floorEvents: companyFloorEvents,
+  },
+  // A list of its own each call, from the pool the setup made.
+  deleteList: {
+    label: 'list DELETE',
+    floor: 'getCompany',
+    budget: null,
+    events: () => [request('deleteList', { pathParameters: { id: '{{pooled}}' } })],
+    floorEvents: companyFloorEvents,
+    setup: async ({ callsPerFunction }) => {
+      const { createList } = await import('../../lib/lists/store');
+      const pool: number[] = [];
+      // '{{seq}}' counts every templated call of the run (creates too): one list per possible value.
+      for (let i = 0; i < 2 * callsPerFunction + 10; i++) {
+        const list = await createList({
+          accountId: 'acme',
+          name: `Bench pool ${i}`,
+          type: 'STATIC',
+          columns: [],
+          shared: false,
+          notificationsEnabled: false,
+          createdBy: 'alice@acme.example',
+          createdAt: new Date().toISOString(),
+          filters: null,
+        });
+        pool.push(list.id);
+      }
+      writeFileSync(process.env['BENCH_POOL_FILE']!, JSON.stringify(pool));
+    },
+  },
+  // One company of demo smart list 4 moved to ARCHIVED and back, in turn.
+  moveListCompanies: {
+    label: 'list companies PATCH (a state move)',
+    floor: 'batchGetCompanies',
+    budget: null,
+    events: ({ smartListCompany }) =>
+      (['ARCHIVED', 'SAVED'] as const).map((state) =>
+        request('moveListCompanies', {
+          pathParameters: { id: '4' },
+          body: { companies: [{ ...smartListCompany, state }] },
         }),
       ),
     floorEvents: ({ companies }) => bulkPosts('getCompanyFinancialsBulk', companies),

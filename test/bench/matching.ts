@@ -19,6 +19,7 @@ import { generateDemoData, type DemoRecord } from '../../infra/local/demo-data';
 import { companyKey } from '../../lib/companies/identifiers';
 import { matchKeysOf } from '../../lib/lists/match-index';
 import { decide, planEntry, type Found, type MatchEntry } from '../../lib/lists/matching';
+import { matchIndexText } from '../../lib/storage/keys';
 
 type Property = 'companyNumber' | 'VAT' | 'website' | 'name';
 
@@ -44,7 +45,7 @@ const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.le
 const index = new Map<string, string[]>();
 for (const record of records) {
   for (const key of matchKeysOf(record)) {
-    const text = `${key.kind}#${key.value}`;
+    const text = matchIndexText(key.kind, key.value);
     index.set(text, [...(index.get(text) ?? []), companyKey(record)]);
   }
 }

@@ -5,7 +5,8 @@
  */
 
 /** The kinds of floor a function is measured against: which DynamoDB call(s) it makes, and nothing else. */
-export type FloorKind = 'empty' | 'getCompany' | 'batchGetCompanies' | 'getToken' | 'legalEntityUpdates';
+export type FloorKind =
+  'empty' | 'getCompany' | 'batchGetCompanies' | 'addListMembers' | 'getToken' | 'legalEntityUpdates';
 
 /** Printed by the cold runner before its one JSON result line, so handler logs on stdout cannot be mistaken for it. */
 export const RESULT_PREFIX = 'BENCH_RESULT ';
@@ -19,10 +20,22 @@ function outcome(result) {
       const body = JSON.parse(result.body);
       if (Array.isArray(body)) found = body.filter((item) => item && item.message === null).length;
     } catch {}
-    return { ok: result.statusCode === 200, status: result.statusCode, found };
+    return { ok: result.statusCode >= 200 && result.statusCode < 300, status: result.statusCode, found };
   }
   const effect = result && result.policyDocument && result.policyDocument.Statement[0].Effect;
   return { ok: effect === 'Allow', status: effect || 'none', found: null };
+}
+// An event may hold '{{seq}}' (a number new to every call of the run: a list name that must be unique)
+// and '{{pooled}}' (the seq-th id of the pool a case's setup prepared: a list each DELETE deletes once).
+// Filled in before the clock starts.
+function fresh(event) {
+  const fs = require('node:fs');
+  const text = JSON.stringify(event);
+  if (!text.includes('{{seq}}') && !text.includes('{{pooled}}')) return event;
+  const seq = Number(fs.readFileSync(process.env.BENCH_SEQ_FILE, 'utf8')) + 1;
+  fs.writeFileSync(process.env.BENCH_SEQ_FILE, String(seq));
+  const pool = JSON.parse(fs.readFileSync(process.env.BENCH_POOL_FILE, 'utf8'));
+  return JSON.parse(text.replaceAll('{{seq}}', String(seq)).replaceAll('{{pooled}}', String(pool[seq % pool.length])));
 }
 const context = {
   awsRequestId: 'bench',
@@ -87,7 +100,7 @@ const { readFileSync } = require('node:fs');
 ${OUTCOME}
 ${IN_FLIGHT}
 const [bundle, eventFile] = process.argv.slice(2);
-const event = JSON.parse(readFileSync(eventFile, 'utf8'));
+const event = fresh(JSON.parse(readFileSync(eventFile, 'utf8')));
 sink = { calls: 0, spans: [] };
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
@@ -144,7 +157,7 @@ async function run(count) {
   const samples = [];
   for (let i = 0; i < count; i++) {
     // A fresh copy per call, as Lambda gives: middy parses the body in place.
-    const event = structuredClone(events[next++ % events.length]);
+    const event = fresh(structuredClone(events[next++ % events.length]));
     lines.length = 0;
     sink = { calls: 0, spans: [] };
     const cpu0 = process.cpuUsage();
@@ -259,6 +272,93 @@ export const handler = async (event) => {
 };
 `,
   legalEntityUpdates: LEGAL_ENTITY_UPDATES,
+  // PUT /v1/lists/{id}/companies by number: one BatchGetItem of the companies (name, place, contacts),
+  // then the members in conditional transactions of 49 (member, order item, the list's counters),
+  // dropping a member whose condition says it is there already and trying the rest again.
+  addListMembers: `${CLIENT}
+import { TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
+export const handler = async (event) => {
+  const account = event.requestContext.authorizer.accountId;
+  const me = event.requestContext.authorizer.userEmail;
+  const listId = event.pathParameters.id;
+  const keys = JSON.parse(event.body).companies.map((c) => companyKey(c.country, c.companyNumber));
+  const out = await client.send(
+    new BatchGetItemCommand({
+      RequestItems: {
+        [table]: {
+          Keys: keys,
+          ProjectionExpression: '#pk, #name, #place, #contacts',
+          ExpressionAttributeNames: { '#pk': 'pk', '#name': 'name', '#place': 'place', '#contacts': 'contacts' },
+        },
+      },
+    }),
+  );
+  const now = new Date();
+  const inverted = String(999999999999999 - now.getTime()).padStart(15, '0');
+  let pending = out.Responses[table].map((item) => ({
+    ref: item.pk.S.slice('COMPANY#'.length),
+    contacts: item.contacts ? JSON.parse(item.contacts.S).length : 0,
+  }));
+  let added = 0;
+  while (pending.length > 0) {
+    const part = pending.slice(0, 49);
+    const list = 'ACCOUNT#' + account + '#LIST#' + listId;
+    try {
+      await client.send(
+        new TransactWriteItemsCommand({
+          TransactItems: [
+            ...part.flatMap((m) => [
+              {
+                Put: {
+                  TableName: table,
+                  Item: {
+                    pk: { S: list }, sk: { S: 'COMPANY#' + m.ref }, gsi1pk: { S: 'LISTED#' + m.ref }, gsi1sk: { S: list },
+                    entity: { S: 'ListMember' }, state: { S: 'SAVED' }, matchedSince: { S: now.toISOString() },
+                    contacts: { N: String(m.contacts) },
+                  },
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+              {
+                Put: {
+                  TableName: table,
+                  Item: {
+                    pk: { S: list + '#SAVED' }, sk: { S: inverted + '#' + m.ref },
+                    gsi1pk: { S: list + '#ALL' }, gsi1sk: { S: inverted + '#' + m.ref },
+                    entity: { S: 'ListOrder' }, state: { S: 'SAVED' }, contacts: { N: String(m.contacts) },
+                  },
+                },
+              },
+            ]),
+            {
+              Update: {
+                TableName: table,
+                Key: { pk: { S: 'ACCOUNT#' + account }, sk: { S: 'LIST#' + listId } },
+                UpdateExpression: 'ADD nSaved :n, nContacts :c SET updatedAt = :now',
+                ConditionExpression: 'attribute_exists(pk) AND #type = :type AND (#shared = :true OR #createdBy = :me)',
+                ExpressionAttributeNames: { '#type': 'type', '#shared': 'shared', '#createdBy': 'createdBy' },
+                ExpressionAttributeValues: {
+                  ':n': { N: String(part.length) },
+                  ':c': { N: String(part.reduce((n, m) => n + m.contacts, 0)) },
+                  ':now': { S: now.toISOString() }, ':type': { S: 'STATIC' }, ':true': { BOOL: true }, ':me': { S: me },
+                },
+              },
+            },
+          ],
+        }),
+      );
+      added += part.length;
+      pending = pending.slice(49);
+    } catch (error) {
+      const reasons = (error.CancellationReasons || []).map((r) => r.Code);
+      const present = new Set(part.filter((_, i) => reasons[2 * i] === 'ConditionalCheckFailed').map((m) => m.ref));
+      if (present.size === 0) throw error;
+      pending = pending.filter((m) => !present.has(m.ref));
+    }
+  }
+  return { statusCode: 200, body: JSON.stringify({ added }) };
+};
+`,
   getToken: `${CLIENT}
 import { createHash } from 'node:crypto';
 export const handler = async (event) => {

@@ -11,7 +11,7 @@ import { DEMO_TOKENS } from '../../infra/local/demo';
 import { generateDemoData } from '../../infra/local/demo-data';
 import { contract } from '../support/openapi';
 import { fuzzCheck, inFuzzOrder, isWrite, sendFuzzRequest } from './check';
-import { operationsOf, requestsFor, type FuzzContext } from './requests';
+import { legalEntityIdsOf, operationsOf, requestsFor, type FuzzContext } from './requests';
 
 const { values } = parseArgs({
   options: {
@@ -33,6 +33,7 @@ const context: FuzzContext = {
     companyNumber: r.companyNumber,
   })),
   listIds: ['1', '2', '3', '4', '5', '6', '7'],
+  legalEntityIds: legalEntityIdsOf(generateDemoData({ companies: 30 })),
   token: values.token!,
   otherTokens: DEMO_TOKENS.slice(1).map((t) => t.token),
 };

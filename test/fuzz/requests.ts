@@ -7,6 +7,12 @@
  *
  * Used by the fuzz tests in `npm test` (test/e2e/fuzz.test.ts) and by `npm run fuzz` (test/fuzz/fuzz.ts).
  */
+import type { Country } from '../../lib/companies/identifiers';
+import {
+  FULL_ID_SPACE,
+  legalEntityIdCandidate,
+  LOCAL_LEGAL_ENTITY_SECRET,
+} from '../../lib/legal-entities/ids';
 import fc from 'fast-check';
 import type { OpenApiDocument } from '../../infra/openapi/document';
 
@@ -37,9 +43,22 @@ export interface FuzzRequest {
 export interface FuzzContext {
   companies: Array<{ country: string; companyNumber: string }>;
   listIds: string[];
+  /** The legal entity ids of `companies` (their own entities). */
+  legalEntityIds: string[];
   /** A token with every scope; the others are tokens with fewer scopes (403s). */
   token: string;
   otherTokens: string[];
+}
+
+/**
+ * The own legal entity ids of companies on the local stage (the first candidate of the local stage's
+ * key: among a few dozen companies no two collide).
+ */
+export function legalEntityIdsOf(companies: Array<{ country: string; companyNumber: string }>): string[] {
+  const scheme = { secret: LOCAL_LEGAL_ENTITY_SECRET, space: FULL_ID_SPACE };
+  return companies.map((c) =>
+    legalEntityIdCandidate({ country: c.country as Country, companyNumber: c.companyNumber }, 0, scheme),
+  );
 }
 
 export function operationsOf(document: OpenApiDocument): Operation[] {
@@ -82,7 +101,12 @@ function hints(context: FuzzContext): Record<string, fc.Arbitrary<unknown>> {
       { weight: 4, arbitrary: fc.constantFrom(...context.listIds) },
       fc.constantFrom('999999', '0'),
     ),
-    legalEntityId: fc.stringMatching(/^\d{10,12}$/),
+    legalEntityId: fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom(...context.legalEntityIds) },
+      { weight: 1, arbitrary: fc.stringMatching(/^\d{10,12}$/) },
+    ),
+    // A state move (PATCH /v1/lists/{id}/companies), checked by hand: its fields come from here.
+    state: fc.constantFrom('SAVED', 'ARCHIVED', 'NEW'),
   };
 }
 

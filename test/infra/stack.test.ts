@@ -540,11 +540,13 @@ describe('CompanyDataStack (dev)', () => {
 
   it('runs each worker on its schedule and outputs its name for an operator', () => {
     const scheduled = Object.entries(workers as Record<string, Worker>).filter(([, w]) => w.schedule);
-    expect(scheduled.map(([id]) => id)).toEqual(['recomputeLookalikes']);
+    expect(scheduled.map(([id]) => id)).toEqual(['recomputeLookalikes', 'cleanUpLists']);
     for (const [workerId, worker] of scheduled) {
       const { weekDay, hour, minute } = worker.schedule!;
+      // EventBridge cron: minute hour day-of-month month day-of-week year ('?' in one of the day fields).
+      const days = weekDay ? `? * ${weekDay}` : '* * ?';
       template.hasResourceProperties('AWS::Events::Rule', {
-        ScheduleExpression: `cron(${minute} ${hour} ? * ${weekDay} *)`,
+        ScheduleExpression: `cron(${minute} ${hour ?? '*'} ${days} *)`,
         Targets: [Match.objectLike({ RetryPolicy: { MaximumRetryAttempts: 2 } })],
       });
       template.hasOutput(`${workerId}FunctionName`, {});

@@ -7,7 +7,16 @@ import { belgianCheckDigits, frenchVatKey } from '../../lib/companies/identifier
 import type { CompanyRecordInput } from '../../lib/companies/record';
 import type { Caller } from '../../lib/http/caller';
 import { importCompanies } from '../../lib/import/import';
-import { createList, getList, type ListType } from '../../lib/lists/store';
+import {
+  addMembers,
+  createList,
+  getList,
+  getMemberships,
+  updateMemberContacts,
+  type ListType,
+} from '../../lib/lists/store';
+import { dynamodb } from '../../lib/storage/client';
+import { recordCalls } from '../support/dynamodb-calls';
 import { SCOPES } from '../../lib/tokens/scopes';
 import { ALICE, call } from '../support/events';
 import { useFreshTable } from '../support/table';
@@ -218,6 +227,40 @@ describe('PUT /v1/lists/{id}/companies', () => {
     expect((await getList('acme', bobs))?.counts.SAVED).toBe(0);
   });
 
+  it('adds 100 entries in at most 6 DynamoDB round trips, without reading the list first', async () => {
+    const id = await newList('STATIC');
+    const entries = [
+      ...MANY.map((c) => ({ companyNumber: c.companyNumber, country: 'BE' })),
+      { VAT: MARTIN.vatNumber! },
+      { website: 'https://mulder-bouw.nl' },
+      { name: 'Acme Bouw', country: 'BE' },
+      ...MANY.slice(0, 37).map((c) => ({ companyNumber: c.companyNumber })),
+    ];
+    expect(entries).toHaveLength(100);
+    const { result, calls } = await recordCalls(() => put(id, entries));
+    expect(result.body).toEqual({
+      success: true,
+      message: 'Successfully added 63 companies to the list',
+      failed: [],
+    });
+    // Companies and index entries (parallel), contacts of the index-found ones, 2 transactions.
+    expect(calls.map((c) => c.command).sort()).toEqual([
+      'BatchGetItem',
+      'BatchGetItem',
+      'BatchGetItem',
+      'TransactWriteItems',
+      'TransactWriteItems',
+    ]);
+    // Everything there already: nothing written proves the list visible, so it is read (1 more call).
+    const again = await recordCalls(() => put(id, entries));
+    expect(again.result.body).toMatchObject({ message: 'Successfully added 0 companies to the list' });
+    expect(again.calls.length).toBeLessThanOrEqual(6);
+    // And an invisible list still answers 404, with or without new companies.
+    const bobs = await newList('STATIC', BOB, false);
+    expect((await put(bobs, entries)).status).toBe(404);
+    expect((await getList(BOB.accountId, bobs))!.counts.SAVED).toBe(0);
+  });
+
   it('adds every company once when ten calls with overlapping companies race', async () => {
     const id = await newList('STATIC');
     const calls = Array.from({ length: 10 }, (_, i) =>
@@ -352,5 +395,64 @@ describe('GET /v1/lists, companies and contacts', () => {
     const dave: Caller = { accountId: 'globex', userEmail: 'dave@globex.example', scopes: [...SCOPES] };
     const davesView = (await overview({ type: 'SMART' }, dave)).body as Body;
     expect(davesView.pagination.total).toBe(0);
+  });
+});
+
+describe('contact counts kept by the import', () => {
+  /**
+   * DynamoDB answers TransactionConflict when another transaction holds one of the items; DynamoDB
+   * Local serialises transactions and never does, so the first `n` transactions are answered with
+   * the error DynamoDB gives (a cancellation whose reasons name the conflict) before reaching it.
+   */
+  function conflictFirst(n: number) {
+    let left = n;
+    const name = `conflict-${Math.random()}`;
+    dynamodb().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (/^TransactWrite/.test(context.commandName ?? '') && left > 0) {
+          left--;
+          const actions = (args.input as { TransactItems: unknown[] }).TransactItems;
+          throw Object.assign(new Error('Transaction cancelled'), {
+            name: 'TransactionCanceledException',
+            CancellationReasons: actions.map((_, i) => ({ Code: i === 0 ? 'TransactionConflict' : 'None' })),
+          });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    return () => dynamodb().middlewareStack.remove(name);
+  }
+
+  it('retries a transaction conflict instead of dropping the new count', async () => {
+    const listId = await newList('STATIC');
+    const refs = Array.from({ length: 30 }, (_, i) => ({
+      country: 'BE' as const,
+      companyNumber: be(`04${String(i).padStart(6, '0')}`),
+    }));
+    await addMembers(
+      ALICE.accountId,
+      listId,
+      refs.map((ref) => ({ ref, contacts: 1 })),
+      { state: 'SAVED', now: new Date() },
+    );
+    const memberships = await Promise.all(
+      refs.map(async (ref) => (await getMemberships(ref)).find((m) => m.listId === listId)!),
+    );
+    const stop = conflictFirst(20);
+    try {
+      // At the same moment, as an import's parallel batches would.
+      await Promise.all(refs.map((ref, i) => updateMemberContacts(ref, memberships[i]!, 3)));
+    } finally {
+      stop();
+    }
+    expect((await getList(ALICE.accountId, listId))!.contacts).toBe(90);
+    const after = await Promise.all(refs.map(getMemberships));
+    expect(
+      after
+        .flat()
+        .filter((m) => m.listId === listId)
+        .map((m) => m.contacts),
+    ).toEqual(refs.map(() => 3));
   });
 });

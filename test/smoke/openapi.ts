@@ -236,11 +236,43 @@ export interface paths {
      */
     get: operations['getLists'];
     put?: never;
-    post?: never;
+    /**
+     * Creates a list; a SMART list holds at once the companies matching its filters
+     * @description Needs a token with the scope `lists:write`.
+     */
+    post: operations['createList'];
     delete?: never;
     options?: never;
     head?: never;
     patch?: never;
+    trace?: never;
+  };
+  '/v1/lists/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One list the caller can see
+     * @description Needs a token with the scope `lists:read`.
+     */
+    get: operations['getList'];
+    put?: never;
+    post?: never;
+    /**
+     * Deletes a list and its companies (its creator only)
+     * @description Needs a token with the scope `lists:write`.
+     */
+    delete: operations['deleteList'];
+    options?: never;
+    head?: never;
+    /**
+     * Changes a list's name, columns, sharing (its creator only), notifications or filters
+     * @description Needs a token with the scope `lists:write`.
+     */
+    patch: operations['updateList'];
     trace?: never;
   };
   '/v1/lists/{id}/companies': {
@@ -264,7 +296,11 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    patch?: never;
+    /**
+     * Moves companies of a list between states (NEW, SAVED, ARCHIVED)
+     * @description Needs a token with the scope `lists:write`.
+     */
+    patch: operations['moveListCompanies'];
     trace?: never;
   };
   '/v1/lists/{id}/contacts': {
@@ -1298,6 +1334,301 @@ export interface operations {
       503: components['responses']['Unavailable'];
     };
   };
+  createList: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name: string;
+          /** @enum {string} */
+          type: 'STATIC' | 'SMART';
+          columns?: (
+            | 'activities'
+            | 'vatNumber'
+            | 'country'
+            | 'url'
+            | 'socials'
+            | 'description'
+            | 'place'
+            | 'employees'
+            | 'revenue'
+            | 'healthIndicator'
+          )[];
+          shared?: boolean;
+          notifications?: {
+            enabled: boolean;
+          };
+          filters?: {
+            countries?: string[];
+            activities?: string[];
+            places?: string[];
+            employees?: {
+              min?: number;
+              max?: number;
+            };
+            totalAssets?: {
+              min?: number;
+              max?: number;
+            };
+            healthIndicator?: {
+              min?: number;
+              max?: number;
+            };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          /** @description The path of the created resource. */
+          Location?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            name: string;
+            /** @enum {string} */
+            type: 'STATIC' | 'SMART';
+            columns: (
+              | 'activities'
+              | 'vatNumber'
+              | 'country'
+              | 'url'
+              | 'socials'
+              | 'description'
+              | 'place'
+              | 'employees'
+              | 'revenue'
+              | 'healthIndicator'
+            )[];
+            shared: boolean;
+            notifications: {
+              enabled: boolean;
+            };
+            amountOfCompanies: number;
+            newResults: number | null;
+            updatedAt: string;
+            createdAt: string;
+            createdBy: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getList: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            name: string;
+            /** @enum {string} */
+            type: 'STATIC' | 'SMART';
+            columns: (
+              | 'activities'
+              | 'vatNumber'
+              | 'country'
+              | 'url'
+              | 'socials'
+              | 'description'
+              | 'place'
+              | 'employees'
+              | 'revenue'
+              | 'healthIndicator'
+            )[];
+            shared: boolean;
+            notifications: {
+              enabled: boolean;
+            };
+            amountOfCompanies: number;
+            newResults: number | null;
+            updatedAt: string;
+            createdAt: string;
+            createdBy: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  deleteList: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No content */
+      204: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  updateList: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "filters": {
+         *         "employees": {},
+         *         "totalAssets": {},
+         *         "healthIndicator": {}
+         *       }
+         *     }
+         */
+        'application/json': {
+          name?: string;
+          columns?: (
+            | 'activities'
+            | 'vatNumber'
+            | 'country'
+            | 'url'
+            | 'socials'
+            | 'description'
+            | 'place'
+            | 'employees'
+            | 'revenue'
+            | 'healthIndicator'
+          )[];
+          shared?: boolean;
+          notifications?: {
+            enabled: boolean;
+          };
+          filters?: {
+            countries?: string[];
+            activities?: string[];
+            places?: string[];
+            employees?: {
+              min?: number;
+              max?: number;
+            };
+            totalAssets?: {
+              min?: number;
+              max?: number;
+            };
+            healthIndicator?: {
+              min?: number;
+              max?: number;
+            };
+          };
+          type?: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            name: string;
+            /** @enum {string} */
+            type: 'STATIC' | 'SMART';
+            columns: (
+              | 'activities'
+              | 'vatNumber'
+              | 'country'
+              | 'url'
+              | 'socials'
+              | 'description'
+              | 'place'
+              | 'employees'
+              | 'revenue'
+              | 'healthIndicator'
+            )[];
+            shared: boolean;
+            notifications: {
+              enabled: boolean;
+            };
+            amountOfCompanies: number;
+            newResults: number | null;
+            updatedAt: string;
+            createdAt: string;
+            createdBy: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
   getListCompanies: {
     parameters: {
       query?: {
@@ -1388,6 +1719,56 @@ export interface operations {
             failed: {
               parameters: {
                 [key: string]: string;
+              };
+              message: string;
+            }[];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  moveListCompanies: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          companies: {
+            [key: string]: unknown;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            updated: number;
+            failed: {
+              parameters: {
+                [key: string]: unknown;
               };
               message: string;
             }[];

@@ -218,6 +218,52 @@ function lacksScope(response: Response, scope: string): boolean {
   return true;
 }
 
+/**
+ * Lists (§7.6) without changing anything: an unknown list answers 404 to every method, and a smart list
+ * with bad filters is refused (nothing created). A token without the lists scopes gets 403 instead.
+ */
+const NO_LIST = { path: { id: '999999999999' } };
+function expectRefused(
+  response: Response,
+  error: { code?: string } | undefined,
+  status: number,
+  code: string,
+) {
+  if (response.status === 403 && error?.code === 'FORBIDDEN') return;
+  expectThat(
+    response.status === status && error?.code === code,
+    `got ${response.status} ${JSON.stringify(error)}`,
+  );
+}
+checks.push(
+  {
+    name: 'GET, PATCH and DELETE of an unknown list → 404',
+    run: async () => {
+      const got = await api.GET('/v1/lists/{id}', { params: NO_LIST });
+      expectRefused(got.response, got.error, 404, 'NOT_FOUND');
+      if (!values.write) return;
+      const patched = await api.PATCH('/v1/lists/{id}', { params: NO_LIST, body: { columns: ['country'] } });
+      expectRefused(patched.response, patched.error, 404, 'NOT_FOUND');
+      const deleted = await api.DELETE('/v1/lists/{id}', { params: NO_LIST });
+      expectRefused(deleted.response, deleted.error, 404, 'NOT_FOUND');
+      const moved = await api.PATCH('/v1/lists/{id}/companies', {
+        params: NO_LIST,
+        body: { companies: [{ country: 'BE', companyNumber: '0403170701', state: 'SAVED' }] },
+      });
+      expectRefused(moved.response, moved.error, 404, 'NOT_FOUND');
+    },
+  },
+  {
+    name: 'POST a smart list with bad filters → 400 (nothing created)',
+    run: async () => {
+      const created = await api.POST('/v1/lists', {
+        body: { name: 'smoke', type: 'SMART', filters: { employees: { min: 2, max: 1 } } },
+      });
+      expectRefused(created.response, created.error, 400, 'VALIDATION_ERROR');
+    },
+  },
+);
+
 if (values.write) {
   checks.push({
     name: 'adding a company to a static list (--write)',

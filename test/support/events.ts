@@ -82,7 +82,7 @@ export async function call(
     status: result.statusCode,
     headers: result.headers ?? {},
     raw: result.body,
-    body: JSON.parse(result.body) as unknown,
+    body: (result.body ? JSON.parse(result.body) : null) as unknown,
     requestId: event.requestContext.requestId,
   };
 }

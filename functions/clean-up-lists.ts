@@ -1,0 +1,11 @@
+/**
+ * Background worker (scheduled in the stack): deletes the members and order items of deleted lists
+ * (contract §7.6). The local stage runs the same `cleanUpDeletedLists` in-process.
+ */
+import { cleanUpDeletedLists } from '../lib/lists/store';
+
+export const handler = async (): Promise<{ cleaned: number }> => {
+  const cleaned = await cleanUpDeletedLists();
+  if (cleaned > 0) console.log(JSON.stringify({ level: 'INFO', message: 'lists cleaned up', cleaned }));
+  return { cleaned };
+};

@@ -1,0 +1,250 @@
+/**
+ * Managing lists (contract §7.6): one list, creating, changing and deleting lists, and moving their
+ * companies between states. A caller may change any list it can see (§7.1); only the list's creator
+ * may delete it or change `shared` (403 for anyone else who can see it; 404 for everyone who cannot).
+ */
+import { companyKey, parseCompanyNumber, parseCountry, type CompanyRef } from '../companies/identifiers';
+import { COMPANY_MESSAGES } from '../companies/requested-companies';
+import { answer } from '../http/endpoint';
+import type { Caller } from '../http/caller';
+import { ConflictError, ForbiddenError, ValidationError } from '../http/errors';
+import type { Filters } from './filters';
+import { toListAnswer, visibleList } from './lists';
+import type { CreateListBody, ListAnswer, MoveListCompaniesResult, UpdateListBody } from './schemas';
+import { candidatesForList, evaluateSmartLists, forgetSmartLists } from './smart';
+import {
+  createList,
+  deleteList,
+  getAllMembers,
+  getList,
+  getMembers,
+  ListChangedError,
+  moveMembers,
+  NameTakenError,
+  updateList,
+  type ListChanges,
+  type MemberState,
+  type Move,
+  type StoredList,
+} from './store';
+
+export const DEFAULT_COLUMNS = ['country', 'vatNumber', 'activities'];
+const NAME_TAKEN = 'The account already has a list with this name';
+const CREATOR_ONLY = "Only the list's creator may do this";
+const NOT_IN_LIST = 'Company not in list';
+
+const nameTaken = () => new ConflictError('LIST_NAME_TAKEN', NAME_TAKEN);
+
+/** `GET /v1/lists/{id}`. */
+export async function getOneList(caller: Caller, listId: number): Promise<ListAnswer> {
+  return toListAnswer(await visibleList(caller, listId));
+}
+
+/** The SMART/STATIC rules of §7.6 for `filters` and `notifications`, as 400s on the field. */
+function checkKindRules(
+  type: StoredList['type'],
+  body: { filters?: unknown; notifications?: { enabled: boolean } },
+) {
+  if (type === 'SMART' && body.notifications?.enabled === true) {
+    throw ValidationError.field(
+      'notifications.enabled cannot be true on a SMART list',
+      'notifications.enabled',
+      'cannot be true on a SMART list',
+    );
+  }
+  if (type === 'STATIC' && body.filters !== undefined) {
+    throw ValidationError.field('filters are only for SMART lists', 'filters', 'are only for SMART lists');
+  }
+}
+
+/** `POST /v1/lists`: 201 with the list and its Location; a SMART list is evaluated at once. */
+export async function createOneList(caller: Caller, body: CreateListBody) {
+  checkKindRules(body.type, body);
+  if (body.type === 'SMART' && body.filters === undefined) {
+    throw ValidationError.field(
+      'filters are required for a SMART list',
+      'filters',
+      'is required for a SMART list',
+    );
+  }
+  const now = new Date();
+  let list: StoredList;
+  try {
+    list = await createList(
+      {
+        accountId: caller.accountId,
+        name: body.name,
+        type: body.type,
+        columns: body.columns ?? DEFAULT_COLUMNS,
+        shared: body.shared ?? false,
+        notificationsEnabled: body.notifications?.enabled ?? false,
+        createdBy: caller.userEmail,
+        createdAt: now.toISOString(),
+        filters: body.filters ?? null,
+      },
+      { pending: body.type === 'SMART' },
+    );
+  } catch (error) {
+    if (error instanceof NameTakenError) throw nameTaken();
+    throw error;
+  }
+  if (list.type === 'SMART') {
+    const candidates = await candidatesForList(list.filters!, null);
+    await evaluateSmartLists([{ list: { ...list, filters: list.filters! }, candidates }], now);
+    forgetSmartLists();
+    list = (await getList(list.accountId, list.id, { consistent: true })) ?? { ...list, pending: false };
+  }
+  return answer(toListAnswer(list), { Location: `/v1/lists/${list.id}` });
+}
+
+/** `PATCH /v1/lists/{id}`: the fields given that differ from the list's; new filters are evaluated at once. */
+export async function updateOneList(
+  caller: Caller,
+  listId: number,
+  body: UpdateListBody,
+): Promise<ListAnswer> {
+  for (let attempt = 0; ; attempt++) {
+    const list = await visibleList(caller, listId);
+    checkKindRules(list.type, body);
+    const changes: ListChanges = {};
+    if (body.name !== undefined && body.name !== list.name) changes.name = body.name;
+    if (body.columns !== undefined && JSON.stringify(body.columns) !== JSON.stringify(list.columns))
+      changes.columns = body.columns;
+    if (body.shared !== undefined && body.shared !== list.shared) {
+      if (list.createdBy !== caller.userEmail) throw ForbiddenError.because(CREATOR_ONLY);
+      changes.shared = body.shared;
+    }
+    if (body.notifications !== undefined && body.notifications.enabled !== list.notificationsEnabled)
+      changes.notificationsEnabled = body.notifications.enabled;
+    if (body.filters !== undefined && JSON.stringify(body.filters) !== JSON.stringify(list.filters))
+      changes.filters = body.filters;
+    if (Object.keys(changes).length === 0) return toListAnswer(list);
+    const now = new Date();
+    let changed: StoredList;
+    try {
+      changed = await updateList(list, changes, now);
+    } catch (error) {
+      if (error instanceof NameTakenError) throw nameTaken();
+      // Changed by someone else between our read and write: read it again (it may be gone: 404).
+      if (error instanceof ListChangedError && attempt < 3) continue;
+      throw error;
+    }
+    if (changes.filters) {
+      forgetSmartLists();
+      await reevaluate(changed, changes.filters, now);
+      return toListAnswer((await getList(list.accountId, list.id, { consistent: true })) ?? changed);
+    }
+    return toListAnswer(changed);
+  }
+}
+
+async function reevaluate(list: StoredList, filters: Filters, now: Date) {
+  const members = await getAllMembers(list.accountId, list.id);
+  const candidates = await candidatesForList(filters, members);
+  // Members in countries the filter no longer names match nothing: candidates that leave (if NEW).
+  const seen = new Set(candidates.map((c) => companyKey(c.ref)));
+  for (const member of members) {
+    if (seen.has(companyKey(member.ref))) continue;
+    candidates.push({
+      ref: member.ref,
+      profile: {
+        country: member.ref.country,
+        activities: [],
+        place: null,
+        employees: null,
+        totalAssets: null,
+        healthIndicator: null,
+      },
+      contacts: member.contacts,
+      listed: true,
+    });
+  }
+  await evaluateSmartLists([{ list: { ...list, filters }, candidates }], now);
+}
+
+/** `DELETE /v1/lists/{id}`: 204 at once; members and order items go in the background. */
+export async function deleteOneList(caller: Caller, listId: number): Promise<void> {
+  const list = await visibleList(caller, listId);
+  if (list.createdBy !== caller.userEmail) throw ForbiddenError.because(CREATOR_ONLY);
+  try {
+    await deleteList(list, caller.userEmail);
+  } catch (error) {
+    // Deleted meanwhile (by its creator, in another request): as if it had not been there.
+    if (error instanceof ListChangedError) await visibleList(caller, listId);
+    throw error;
+  }
+  forgetSmartLists();
+}
+
+/** A `PATCH …/companies` entry as the schema lets it through: country and number are judged here. */
+export interface MoveEntry {
+  raw: Record<string, unknown>;
+  state: 'SAVED' | 'ARCHIVED';
+}
+
+/**
+ * `PATCH /v1/lists/{id}/companies`: moves companies between states (NEW → SAVED or ARCHIVED,
+ * SAVED ↔ ARCHIVED). `updated` counts the companies whose state changed; a company named twice ends
+ * in the state of its last entry. Counters move in the same transactions as the members.
+ */
+export async function moveListCompanies(
+  caller: Caller,
+  listId: number,
+  entries: MoveEntry[],
+): Promise<MoveListCompaniesResult> {
+  const list = await visibleList(caller, listId);
+  const failed: MoveListCompaniesResult['failed'] = [];
+  const targets = new Map<string, { ref: CompanyRef; to: MemberState }>();
+  const parsed = entries.map((entry) => {
+    const country = parseCountry(entry.raw['country']);
+    if (!country) return { entry, problem: COMPANY_MESSAGES.invalidCountry };
+    const companyNumber = parseCompanyNumber(country, entry.raw['companyNumber']);
+    if (!companyNumber) return { entry, problem: COMPANY_MESSAGES.invalidNumber };
+    return { entry, ref: { country, companyNumber } };
+  });
+  const members = await getMembers(
+    list.accountId,
+    list.id,
+    parsed.flatMap((p) => (p.ref ? [p.ref] : [])),
+  );
+  for (const p of parsed) {
+    const problem = p.problem ?? (members.has(companyKey(p.ref!)) ? null : NOT_IN_LIST);
+    if (problem) failed.push({ parameters: echoed(p.entry.raw), message: problem });
+    else targets.set(companyKey(p.ref!), { ref: p.ref!, to: p.entry.state });
+  }
+  let moves: Move[] = [...targets.values()].flatMap(({ ref, to }) => {
+    const member = members.get(companyKey(ref))!;
+    return member.state === to ? [] : [{ member, to }];
+  });
+  let updated = 0;
+  for (let attempt = 0; moves.length > 0; attempt++) {
+    try {
+      const { moved, stale } = await moveMembers(list.accountId, list.id, moves, new Date());
+      updated += moved.length;
+      if (stale.length === 0 || attempt === 3) break;
+      // Moved by someone else meanwhile: read those again and move them from where they are now.
+      const now = await getMembers(
+        list.accountId,
+        list.id,
+        stale.map((m) => m.member.ref),
+      );
+      moves = stale.flatMap(({ member, to }) => {
+        const current = now.get(companyKey(member.ref));
+        return current && current.state !== to ? [{ member: current, to }] : [];
+      });
+    } catch (error) {
+      if (error instanceof ListChangedError) await visibleList(caller, listId);
+      throw error;
+    }
+  }
+  return { updated, failed };
+}
+
+/** §7.6: the entry's `country`, `companyNumber` and `state`, in the order sent, values as sent. */
+function echoed(raw: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.keys(raw)
+      .filter((key) => key === 'country' || key === 'companyNumber' || key === 'state')
+      .map((key) => [key, raw[key]]),
+  );
+}

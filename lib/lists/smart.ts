@@ -1,0 +1,277 @@
+/**
+ * Smart lists follow the data (contract §7.6). `evaluateSmartLists` is the one evaluation: given
+ * smart lists and candidate companies (their filter profiles, and whether each may be in the list
+ * already), the companies that match and are not in the list enter as NEW with `matchedSince` = now;
+ * NEW ones that no longer match leave; SAVED and ARCHIVED ones stay (a dismissed company never comes
+ * back as NEW). Two callers:
+ *
+ * - creating a list or changing its filters (lib/lists/manage.ts): every company of the filter's
+ *   countries is a candidate (`candidatesForList`, from the filter profiles the import keeps);
+ * - the import (lib/import/derive.ts): its derivation (`deriveSmartLists`, for every changed company)
+ *   notes the smart lists the company enters or leaves, among those it could touch only; its
+ *   completion (`applySmartListFlips`) evaluates them per list when the run ends.
+ *
+ * Cost. Evaluating a list reads every filter profile of its countries (about 60 bytes a company, one
+ * Query per shard, in parallel) and writes its new members. An import finds the lists a changed
+ * company could touch in memory: every smart list is filed under its countries × NACE divisions
+ * (`filterBuckets`), and a company looks up only its own country × its divisions (plus the lists
+ * without a country or activity criterion), before and after the change; only those are evaluated,
+ * and only a company whose match flips writes (one transaction for all the lists it enters, one read
+ * and one transaction for all it leaves). So an import costs
+ * O(changed companies × lists filed under their buckets) filter checks in memory and
+ * O(flips) writes, plus one Query of the smart lists per import batch.
+ */
+import { randomUUID } from 'node:crypto';
+import { companyKey, type CompanyRef } from '../companies/identifiers';
+import { forEachLimited } from '../concurrency';
+import { batchDelete } from '../storage/batch';
+import { tableName } from '../storage/client';
+import type { CompanyRecord } from '../companies/record';
+import type { CompanyChange, Derived } from '../import/derive';
+import {
+  companyBuckets,
+  filterBuckets,
+  filterProfileOf,
+  matchesFilters,
+  packProfile,
+  unpackProfile,
+  type FilterProfile,
+  type Filters,
+} from './filters';
+import {
+  addMembers,
+  filterProfileItem,
+  getFilterProfiles,
+  getMembers,
+  getSmartListFlips,
+  getSmartLists,
+  joinLists,
+  leaveLists,
+  smartListFlipItem,
+  removeNewMembers,
+  revealList,
+  writeHiddenMembers,
+  type ListRef,
+  type Member,
+  type SmartListEntry,
+  type SmartListFlip,
+  type StoredList,
+} from './store';
+import { COUNTRIES } from '../companies/identifiers';
+
+export interface Candidate {
+  ref: CompanyRef;
+  profile: FilterProfile;
+  /** Contacts of the company (they count towards the list's contacts while it is not ARCHIVED). */
+  contacts: number;
+  /**
+   * Whether the company may be in the list already: false skips the leave check (it cannot be
+   * there), true skips the enter (it is there, in some state); undefined checks both.
+   */
+  listed?: boolean;
+}
+
+export interface Evaluated {
+  entered: number;
+  left: number;
+}
+
+type SmartList = Pick<StoredList, 'accountId' | 'id' | 'pending'> & { filters: Filters };
+
+export interface Target {
+  list: SmartList;
+  candidates: Candidate[];
+}
+
+/**
+ * The one evaluation of §7.6 (see the module comment), over one list and many companies (creation,
+ * filter change) or many lists and one company (import). Writes are grouped by the shape: a list
+ * with several companies entering or leaving takes them in transactions of its own (49 a
+ * transaction); a company entering or leaving several lists takes them in transactions of its own
+ * (33 lists a transaction).
+ */
+export async function evaluateSmartLists(targets: Target[], now: Date): Promise<Evaluated> {
+  const result: Evaluated = { entered: 0, left: 0 };
+  const joining = new Map<string, { candidate: Candidate; lists: ListRef[] }>();
+  const leaving = new Map<string, { candidate: Candidate; lists: ListRef[] }>();
+  const single = (into: typeof joining, candidate: Candidate, list: SmartList) => {
+    const key = companyKey(candidate.ref);
+    const entry = into.get(key) ?? { candidate, lists: [] };
+    entry.lists.push({ accountId: list.accountId, listId: list.id });
+    into.set(key, entry);
+  };
+  // Lists are independent items: several are written at once (a list's own writes stay in order).
+  await forEachLimited(targets, LISTS_IN_FLIGHT, async ({ list, candidates }) => {
+    const entering: Candidate[] = [];
+    const stopping: Candidate[] = [];
+    for (const candidate of candidates) {
+      const matches = matchesFilters(list.filters, candidate.profile);
+      if (matches && candidate.listed !== true) entering.push(candidate);
+      else if (!matches && candidate.listed !== false) stopping.push(candidate);
+    }
+    const members = entering.map(({ ref, contacts }) => ({ ref, contacts }));
+    if (list.pending) {
+      // A new list nobody can see yet: its members first, then it appears with exact counters.
+      await writeHiddenMembers(list as StoredList, members, 'NEW', now);
+      const contacts = members.reduce((n, m) => n + m.contacts, 0);
+      await revealList(list as StoredList, { NEW: members.length, SAVED: 0, ARCHIVED: 0 }, contacts);
+      result.entered += members.length;
+      return;
+    }
+    if (entering.length === 1) single(joining, entering[0]!, list);
+    else if (entering.length > 1)
+      result.entered += (
+        await addMembers(list.accountId, list.id, members, { state: 'NEW', now })
+      ).added.length;
+    if (stopping.length === 1) single(leaving, stopping[0]!, list);
+    else if (stopping.length > 1) {
+      const present = await getMembers(
+        list.accountId,
+        list.id,
+        stopping.map((c) => c.ref),
+      );
+      result.left += await removeNewMembers(list.accountId, list.id, [...present.values()]);
+    }
+  });
+  // Companies entering or leaving several lists one each: a transaction per company (concurrent ones
+  // that meet on a list item retry).
+  await forEachLimited([...joining.values()], LISTS_IN_FLIGHT, async ({ candidate, lists }) => {
+    result.entered += await joinLists(
+      { ref: candidate.ref, contacts: candidate.contacts },
+      lists,
+      'NEW',
+      now,
+    );
+  });
+  await forEachLimited([...leaving.values()], LISTS_IN_FLIGHT, async ({ candidate, lists }) => {
+    result.left += await leaveLists(candidate.ref, lists);
+  });
+  return result;
+}
+
+/** Lists (or companies) written at once by one evaluation. */
+const LISTS_IN_FLIGHT = 8;
+
+/** Every company a list's filters could match (the countries it names, or all), as candidates. */
+export async function candidatesForList(filters: Filters, members: Member[] | null): Promise<Candidate[]> {
+  const listed = members && new Set(members.map((m) => companyKey(m.ref)));
+  const profiles = await getFilterProfiles(filters.countries ?? COUNTRIES);
+  return profiles.map(({ ref, packed, contacts }) => ({
+    ref,
+    profile: unpackProfile(ref.country, packed),
+    contacts,
+    listed: listed ? listed.has(companyKey(ref)) : false,
+  }));
+}
+
+// ---- The import's caller ---------------------------------------------------------------------------
+
+/** The smart lists filed by bucket (`filterBuckets`), read at most once per SMART_LISTS_MAX_AGE_MS. */
+let filed: { at: number; byBucket: Map<string, SmartListEntry[]> } | null = null;
+const SMART_LISTS_MAX_AGE_MS = 2_000;
+
+async function smartListsByBucket(): Promise<Map<string, SmartListEntry[]>> {
+  if (filed && Date.now() - filed.at < SMART_LISTS_MAX_AGE_MS) return filed.byBucket;
+  const byBucket = new Map<string, SmartListEntry[]>();
+  for (const list of await getSmartLists()) {
+    for (const bucket of filterBuckets(list.filters))
+      byBucket.set(bucket, [...(byBucket.get(bucket) ?? []), list]);
+  }
+  filed = { at: Date.now(), byBucket };
+  return byBucket;
+}
+
+/** Forget the filed smart lists (a list was created, changed or deleted in this process). */
+export function forgetSmartLists(): void {
+  filed = null;
+}
+
+/** The smart lists a company with these profiles could match, each once. */
+function listsTouching(byBucket: Map<string, SmartListEntry[]>, profiles: FilterProfile[]): SmartListEntry[] {
+  const found = new Map<string, SmartListEntry>();
+  for (const profile of profiles) {
+    for (const bucket of companyBuckets(profile)) {
+      for (const list of byBucket.get(bucket) ?? []) found.set(`${list.accountId}#${list.listId}`, list);
+    }
+  }
+  return [...found.values()];
+}
+
+/**
+ * The derivation (contract §11.2, §7.6): the company's filter profile follows the new record, and for
+ * each smart list it could touch whose match it flips (entering or leaving), a flip is noted. Both are
+ * unconditional puts the import makes in BatchWriteItem requests for the whole batch; the flips are
+ * applied per list by `applySmartListFlips` when the import run ends (before it returns), so an
+ * import with many flips into one list writes them in a few transactions of 49, not one per company.
+ */
+export async function deriveSmartLists({ before, after }: CompanyChange): Promise<Derived> {
+  const next = filterProfileOf(after);
+  const previous = before ? filterProfileOf(before) : null;
+  const packed = packProfile(next);
+  const puts = [filterProfileItem(after, packed, after.contacts.length)];
+  if (!previous || packProfile(previous) !== packed) {
+    const lists = listsTouching(await smartListsByBucket(), previous ? [previous, next] : [next]);
+    const change = randomUUID();
+    const at = Date.now();
+    for (const list of lists) {
+      const matched = previous !== null && matchesFilters(list.filters, previous);
+      if (matched === matchesFilters(list.filters, next)) continue;
+      puts.push(
+        smartListFlipItem(
+          { ...list, ref: refOf(after), packed, contacts: after.contacts.length, matched, at },
+          change,
+        ),
+      );
+    }
+  }
+  return { updates: 0, writes: { puts, deletes: [] } };
+}
+
+/**
+ * The import's completion for smart lists: every noted flip, the latest per list and company, is
+ * evaluated by `evaluateSmartLists` against the list's filters now (a list deleted meanwhile is
+ * skipped), then the flips read are deleted. A run cut off before this leaves its flips for the next
+ * run's completion; applying a flip twice changes nothing (entering is add-if-absent, leaving only
+ * if still NEW).
+ */
+export async function applySmartListFlips(): Promise<Evaluated> {
+  const flips = await getSmartListFlips();
+  if (flips.length === 0) return { entered: 0, left: 0 };
+  forgetSmartLists();
+  const lists = new Map<string, SmartListEntry>();
+  for (const bucket of (await smartListsByBucket()).values()) {
+    for (const list of bucket) lists.set(`${list.accountId}#${list.listId}`, list);
+  }
+  const latest = new Map<string, SmartListFlip>();
+  for (const flip of flips) {
+    const key = `${flip.accountId}#${flip.listId}#${companyKey(flip.ref)}`;
+    if ((latest.get(key)?.at ?? -1) < flip.at) latest.set(key, flip);
+  }
+  const targets = new Map<string, Target>();
+  for (const flip of latest.values()) {
+    const list = lists.get(`${flip.accountId}#${flip.listId}`);
+    if (!list) continue;
+    const target = targets.get(`${flip.accountId}#${flip.listId}`) ?? {
+      list: { accountId: list.accountId, id: list.listId, pending: false, filters: list.filters },
+      candidates: [],
+    };
+    target.candidates.push({
+      ref: flip.ref,
+      profile: unpackProfile(flip.ref.country, flip.packed),
+      contacts: flip.contacts,
+      listed: flip.matched,
+    });
+    targets.set(`${flip.accountId}#${flip.listId}`, target);
+  }
+  const result = await evaluateSmartLists([...targets.values()], new Date());
+  await batchDelete(
+    tableName(),
+    flips.map((flip) => flip.key),
+  );
+  return result;
+}
+
+const refOf = (record: CompanyRecord): CompanyRef => ({
+  country: record.country,
+  companyNumber: record.companyNumber,
+});

@@ -1,0 +1,233 @@
+/**
+ * `npm run bench:smart-lists`: what smart lists cost (contract §7.6, issue 10's budgets).
+ *
+ * 1. Creating a smart list that matches about 5,000 of 30,000 demo companies: `POST /v1/lists` (the
+ *    function's handler, in process) over the filter profiles of 30,000 demo companies, written as the
+ *    import's derivation writes them (`filterProfileItem`; importing 30,000 whole companies here would
+ *    take minutes and the evaluation reads nothing else). Three creates, each timed.
+ * 2. An import of 1,000 changed companies with 200 smart lists defined, against the same import with
+ *    none: two fresh tables, each given the same 1,000 demo companies first, then the same changed
+ *    file (every company moved to another place, every third one also to another activity), timed;
+ *    runs alternate between the tables.
+ *
+ * Figures only; it exits 0 whatever they are. DynamoDB Local is started unless DYNAMODB_ENDPOINT is set.
+ */
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+
+const CREATE_BUDGET_MS = 3000;
+const IMPORT_BUDGET = 0.2;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      companies: { type: 'string' },
+      changed: { type: 'string' },
+      lists: { type: 'string' },
+      only: { type: 'string' },
+    },
+  });
+  const total = Number(values.companies ?? 30_000);
+  const changedCount = Number(values.changed ?? 1000);
+  const listCount = Number(values.lists ?? 200);
+  process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
+  const { startDynamoDbLocal, ensureTable, freePort } = await import('../../infra/local/dynamodb');
+  let endpoint = process.env['DYNAMODB_ENDPOINT'];
+  let stop = () => undefined as void;
+  if (!endpoint) {
+    console.error('starting DynamoDB Local');
+    const local = await startDynamoDbLocal({ port: await freePort() });
+    endpoint = local.endpoint;
+    stop = local.stop;
+  }
+  process.env['DYNAMODB_ENDPOINT'] = endpoint;
+  try {
+    const newTable = async () => {
+      const name = `smart-bench-${randomUUID()}`;
+      await ensureTable(endpoint, name);
+      process.env['TABLE_NAME'] = name;
+      return name;
+    };
+    const { generateDemoData } = await import('../../infra/local/demo-data');
+    const { parseCompanyRecord } = await import('../../lib/companies/record');
+    const { filterProfileOf, packProfile, matchesFilters } = await import('../../lib/lists/filters');
+    const { filterProfileItem } = await import('../../lib/lists/store');
+    const { batchPut } = await import('../../lib/storage/batch');
+    const { tableName } = await import('../../lib/storage/client');
+    const { handler: createList } = await import('../../functions/create-list');
+    const { proxyEvent, lambdaContext } = await import('../support/events');
+
+    // ---- 1. Creating a smart list over 30,000 companies (`--only import` skips it).
+    const creating = values.only !== 'import';
+    console.error(`generating ${creating ? total : 0} demo companies`);
+    const records = generateDemoData({ companies: creating ? total : 0 }).map((input) => {
+      const parsed = parseCompanyRecord(input);
+      if (!parsed.ok) throw new Error(parsed.reason);
+      return parsed.record;
+    });
+    await newTable();
+    console.error('writing their filter profiles');
+    await batchPut(
+      tableName(),
+      records.map((r) => filterProfileItem(r, packProfile(filterProfileOf(r)), r.contacts.length)),
+    );
+    const profiles = records.map(filterProfileOf);
+    // The filter closest to 5,000 matches: one country, its most common NACE divisions added in turn.
+    let best: { filters: { countries: ['BE' | 'NL' | 'FR']; activities: string[] }; count: number } | null =
+      null;
+    for (const country of ['BE', 'NL', 'FR'] as const) {
+      const divisions = new Map<string, number>();
+      for (const p of profiles) {
+        if (p.country !== country) continue;
+        for (const d of new Set(p.activities.map((a) => a.slice(0, 2))))
+          divisions.set(d, (divisions.get(d) ?? 0) + 1);
+      }
+      const activities: string[] = [];
+      for (const [division] of [...divisions].sort((a, b) => b[1] - a[1])) {
+        activities.push(division);
+        const filters = { countries: [country] as ['BE' | 'NL' | 'FR'], activities: [...activities] };
+        const count = profiles.filter((p) => matchesFilters(filters, p)).length;
+        if (!best || Math.abs(count - 5000) < Math.abs(best.count - 5000)) best = { filters, count };
+        if (count >= 5000) break;
+      }
+    }
+    const creates: number[] = [];
+    let amount = 0;
+    for (let i = 0; i < (creating ? 4 : 0); i++) {
+      const event = proxyEvent({
+        method: 'POST',
+        resource: '/v1/lists',
+        body: { name: `Bench smart list ${i}`, type: 'SMART', filters: best!.filters },
+      });
+      const started = performance.now();
+      const response = await createList(event, lambdaContext);
+      const ms = performance.now() - started;
+      if (response.statusCode !== 201)
+        throw new Error(`create answered ${response.statusCode}: ${response.body}`);
+      amount = (JSON.parse(response.body) as { amountOfCompanies: number }).amountOfCompanies;
+      // The first warms DynamoDB Local's JIT and the handler; it is not counted.
+      if (i > 0) creates.push(ms);
+    }
+    const createMedian = creating ? median(creates) : NaN;
+
+    // ---- 2. An import of changed companies with and without smart lists.
+    const { importCompanies } = await import('../../lib/import/import');
+    const { createOneList } = await import('../../lib/lists/manage');
+    const { SCOPES } = await import('../../lib/tokens/scopes');
+    const base = generateDemoData({ companies: changedCount });
+    const places = [...new Set(base.map((r) => r.place))];
+    const codes = [...new Set(base.flatMap((r) => r.activities))];
+    const changed = base.map((r, i) => ({
+      ...r,
+      place: places[(places.indexOf(r.place) + 1 + (i % 7)) % places.length]!,
+      activities: i % 3 === 0 ? [codes[(i * 31) % codes.length]!, ...r.activities.slice(1)] : r.activities,
+    }));
+    const { completeImport } = await import('../../lib/import/derive');
+    const { getSmartListFlips } = await import('../../lib/lists/store');
+    let completionMs = 0;
+    let flips = 0;
+    const run = async (records: readonly object[]) => {
+      async function* lines() {
+        for (const record of records) yield JSON.stringify(record);
+      }
+      const started = performance.now();
+      completionMs = 0;
+      const summary = await importCompanies(lines(), {
+        asOf: '2026-11-21',
+        complete: async () => {
+          flips = (await getSmartListFlips()).length;
+          const begun = performance.now();
+          await completeImport();
+          completionMs = performance.now() - begun;
+        },
+      });
+      if (summary.rejected > 0) throw new Error('rejected lines');
+      return { ms: performance.now() - started, summary };
+    };
+    let random = 11;
+    const next = () => {
+      random = (Math.imul(random ^ (random >>> 15), 0x2c1b3c6d) + 0x9e3779b9) >>> 0;
+      return random / 4294967296;
+    };
+    const pick = <T>(items: readonly T[], n: number) => [
+      ...new Set(Array.from({ length: n }, () => items[Math.floor(next() * items.length)]!)),
+    ];
+    const divisions = [...new Set(codes.map((c) => c.slice(0, 2)))];
+    const listFilters = Array.from({ length: listCount }, () => {
+      const filters: Record<string, unknown> = {};
+      if (next() < 0.7) filters['countries'] = pick(['BE', 'NL', 'FR'], 1 + Math.floor(next() * 2));
+      if (next() < 0.6) filters['activities'] = pick(divisions, 1 + Math.floor(next() * 3));
+      if (next() < 0.3) filters['places'] = pick(places, 1 + Math.floor(next() * 2));
+      if (next() < 0.3 || Object.keys(filters).length === 0)
+        filters['employees'] = { min: Math.floor(next() * 50) };
+      return filters;
+    });
+
+    const tables = { without: await newTable(), with: await newTable() };
+    for (const [kind, table] of Object.entries(tables)) {
+      process.env['TABLE_NAME'] = table;
+      console.error(`${kind} smart lists: importing ${changedCount} companies`);
+      await run(base);
+      if (kind === 'with') {
+        console.error(`creating ${listCount} smart lists`);
+        const caller = { accountId: 'acme', userEmail: 'alice@acme.example', scopes: [...SCOPES] };
+        for (const [i, filters] of listFilters.entries()) {
+          await createOneList(caller, { name: `Smart ${i}`, type: 'SMART', filters: filters as never });
+        }
+      }
+    }
+    // Changed, then back: every run changes every company. Alternating tables, so load hits both alike.
+    const times: Record<keyof typeof tables, number[]> = { without: [], with: [] };
+    for (let round = 0; round < 4; round++) {
+      for (const kind of (round % 2 === 0
+        ? ['without', 'with']
+        : ['with', 'without']) as (keyof typeof tables)[]) {
+        process.env['TABLE_NAME'] = tables[kind];
+        const { ms, summary } = await run(round % 2 === 0 ? changed : base);
+        if (summary.changed !== changedCount)
+          throw new Error(`expected ${changedCount} changed, got ${summary.changed}`);
+        times[kind].push(ms);
+        console.error(
+          `  round ${round + 1}: ${kind} smart lists ${(ms / 1000).toFixed(2)} s (completion ${(completionMs / 1000).toFixed(2)} s, ${flips} flips)`,
+        );
+      }
+    }
+    let members = 0;
+    if (tables.with) {
+      process.env['TABLE_NAME'] = tables.with;
+      const { getAccountLists } = await import('../../lib/lists/store');
+      members = (await getAccountLists('acme')).reduce((n, l) => n + l.counts.NEW, 0);
+    }
+    const without = median(times.without);
+    const withLists = median(times.with);
+    const added = withLists / without - 1;
+
+    console.log('');
+    if (creating)
+      console.log(
+        `Creating a smart list over ${total.toLocaleString('en')} companies (filter ${JSON.stringify(best!.filters)}):`,
+      );
+    if (creating)
+      console.log(
+        `  ${amount.toLocaleString('en')} companies, ${creates.map((ms) => ms.toFixed(0)).join(' / ')} ms (median ${createMedian.toFixed(0)} ms, budget ${CREATE_BUDGET_MS} ms: ${createMedian <= CREATE_BUDGET_MS ? 'PASS' : 'OVER'})`,
+      );
+    console.log(`Import of ${changedCount.toLocaleString('en')} changed companies (median of 4 runs each):`);
+    console.log(`  without smart lists ${(without / 1000).toFixed(2)} s`);
+    console.log(
+      `  with ${listCount} smart lists ${(withLists / 1000).toFixed(2)} s (+${(added * 100).toFixed(1)} %, budget +${IMPORT_BUDGET * 100} %: ${added <= IMPORT_BUDGET ? 'PASS' : 'OVER'}); NEW members in those lists now: ${members.toLocaleString('en')}`,
+    );
+  } finally {
+    stop();
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
