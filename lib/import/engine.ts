@@ -20,7 +20,13 @@ import type { Readable } from 'node:stream';
 import { forEachLimited } from '../concurrency';
 import { isCalendarDate } from '../http/schemas';
 import { completeImport } from './derive';
-import { formatSummary, importCompanies, type ImportSummary, type NumberedLine } from './import';
+import {
+  emptySummary,
+  formatSummary,
+  importCompanies,
+  type ImportSummary,
+  type NumberedLine,
+} from './import';
 import { fileLines } from './lines';
 import { numbered, partitionCount, partitionOf, unnumbered } from './partitions';
 
@@ -149,16 +155,7 @@ export async function completeImportRun(
   input: ImportRun & { partitions: number[] },
 ): Promise<{ reportKey: string; summary: ImportSummary; text: string }> {
   await completeImport();
-  const total: ImportSummary = {
-    read: 0,
-    imported: 0,
-    created: 0,
-    changed: 0,
-    unchanged: 0,
-    rejected: 0,
-    updates: 0,
-    seconds: 0,
-  };
+  const total = emptySummary();
   const rejected: PartitionReport['rejected'] = [];
   await forEachLimited(input.partitions, WRITES_IN_FLIGHT, async (partition) => {
     const { body } = await files.read(reportKey(input.run, partition));

@@ -106,16 +106,7 @@ export async function importCompanies(
   await loadStageIdScheme();
   const batchSize = options.batchSize ?? 100;
   const concurrency = options.concurrency ?? 4;
-  const summary: ImportSummary = {
-    read: 0,
-    imported: 0,
-    created: 0,
-    changed: 0,
-    unchanged: 0,
-    rejected: 0,
-    updates: 0,
-    seconds: 0,
-  };
+  const summary = emptySummary();
   const run: Run = {
     id: randomUUID().slice(0, 8),
     batches: 0,
@@ -182,6 +173,11 @@ export async function importCompanies(
   await (options.complete ?? completeImport)();
   summary.seconds = (performance.now() - started) / 1000;
   return summary;
+}
+
+/** The figures of a run that has read nothing yet. */
+export function emptySummary(): ImportSummary {
+  return { read: 0, imported: 0, created: 0, changed: 0, unchanged: 0, rejected: 0, updates: 0, seconds: 0 };
 }
 
 /** `read N, imported M (new A, changed B, unchanged C), rejected R, updates U, in T s (X companies/s)` */
