@@ -1,13 +1,13 @@
 import * as path from 'node:path';
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import type { CfnGlobalTable, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { bundlingSettings } from './bundling';
-import type { TableAccess } from '../lib/http/route';
+import type { Partition, StorageAccess, StorageAction } from '../lib/storage/access';
 
 const projectRoot = path.join(__dirname, '..');
 
@@ -15,7 +15,8 @@ export interface ApiFunctionProps {
   /** The handler file, relative to the project root (as in the route table); it exports `handler`. */
   entry: string;
   table: TableV2;
-  access: TableAccess;
+  /** What the function may do to the table, per action and partition (the route's `storage` field). */
+  storage: StorageAccess;
   /** @default 1024 MB: more memory is more CPU, and cold starts dominate these short calls. */
   memorySize?: number;
   /** @default 10 s: well under API Gateway's 29 s integration timeout, so the gateway never cuts us off. */
@@ -40,11 +41,15 @@ export class ApiFunction extends Construct {
       removalPolicy: props.removalPolicy,
     });
 
+    const storageStatements = storagePolicy(props.table, props.storage);
     // An explicit role instead of the default one: the default attaches the AWS-managed
     // AWSLambdaBasicExecutionRole, which may write to every log group in the account.
     const role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
       inlinePolicies: {
+        ...(storageStatements.length > 0
+          ? { storage: new PolicyDocument({ statements: storageStatements }) }
+          : {}),
         logs: new PolicyDocument({
           statements: [
             new PolicyStatement({
@@ -83,22 +88,34 @@ export class ApiFunction extends Construct {
         format: OutputFormat.CJS,
       },
     });
-
-    this.grantTable(props.table, props.access);
   }
+}
 
-  private grantTable(table: TableV2, access: TableAccess): void {
-    if (access === 'none') return;
-    if (access === 'read') table.grantReadData(this.function);
-    else table.grantReadWriteData(this.function);
-
-    // The grant covers `<table>/index/*`: the function queries the table's secondary index (gsi1).
-    const tableLogicalId = Stack.of(table).getLogicalId(table.node.defaultChild as CfnGlobalTable);
-    Validations.of(this).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`,
-      reason:
-        'The wildcard is over the indexes of this one table only: the storage adapter queries gsi1, ' +
-        'and the grant stays right when an index is added to the shared table definition.',
-    });
+/**
+ * The function's table policy, from its storage declaration: per resource (the table, or one index)
+ * and set of partitions, one statement with exactly the declared actions and a `dynamodb:LeadingKeys`
+ * condition (`ForAllValues:StringLike`: every partition key the request names must match a pattern).
+ * lib/storage/access.ts says how IAM sees each call.
+ */
+export function storagePolicy(table: TableV2, storage: StorageAccess): PolicyStatement[] {
+  const grouped = new Map<string, { index?: string; patterns: string[]; actions: string[] }>();
+  for (const [action, partitions] of Object.entries(storage) as [StorageAction, Partition[]][]) {
+    const byIndex = new Map<string | undefined, string[]>();
+    for (const { index, pattern } of partitions) byIndex.set(index, [...(byIndex.get(index) ?? []), pattern]);
+    for (const [index, patterns] of byIndex) {
+      const unique = [...new Set(patterns)].sort();
+      const id = JSON.stringify([index ?? '', unique]);
+      const group = grouped.get(id) ?? { ...(index ? { index } : {}), patterns: unique, actions: [] };
+      group.actions.push(`dynamodb:${action}`);
+      grouped.set(id, group);
+    }
   }
+  return [...grouped.values()].map(
+    ({ index, patterns, actions }) =>
+      new PolicyStatement({
+        actions: actions.sort(),
+        resources: [index ? `${table.tableArn}/index/${index}` : table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': patterns } },
+      }),
+  );
 }

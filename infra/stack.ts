@@ -160,7 +160,7 @@ export class CompanyDataStack extends Stack {
     const authorizerFunction = new ApiFunction(this, 'AuthorizerFunction', {
       entry: authorizer.entry,
       table,
-      access: authorizer.table,
+      storage: authorizer.storage,
       // It runs before every uncached call: a slow authorizer should fail fast, not hold the request.
       timeout: Duration.seconds(5),
       removalPolicy,
@@ -177,7 +177,7 @@ export class CompanyDataStack extends Stack {
       const { function: handler } = new ApiFunction(this, `${routeId}Function`, {
         entry: handlerEntry(routeId),
         table,
-        access: route.table,
+        storage: route.storage,
         removalPolicy,
       });
       const authorization =
@@ -216,7 +216,7 @@ export class CompanyDataStack extends Stack {
       const { function: job } = new ApiFunction(this, `${workerId}Function`, {
         entry: worker.entry,
         table,
-        access: worker.table,
+        storage: worker.storage,
         memorySize: worker.memoryMb,
         timeout: Duration.minutes(worker.timeoutMinutes),
         removalPolicy,

@@ -16,6 +16,7 @@
  * A new route row appears here with no change to this file: `npm run openapi` regenerates
  * docs/openapi.json, and test/unit/openapi.test.ts fails while the committed file is stale.
  */
+import { touchesTable, writesAny } from '../../lib/storage/access';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { JsonSchema } from '@valibot/to-json-schema';
@@ -118,10 +119,10 @@ export function errorStatusesOf(route: Route): ErrorStatus[] {
   if (params || query || takesBody) statuses.push(ERRORS.badRequest);
   if (route.scope !== null) statuses.push(ERRORS.unauthorized, ERRORS.forbidden);
   if (pathParameters(route.path).length > 0) statuses.push(ERRORS.notFound);
-  if (route.table === 'write' || route.idempotent) statuses.push(ERRORS.conflict);
+  if (writesAny(route.storage) || route.idempotent) statuses.push(ERRORS.conflict);
   if (takesBody) statuses.push(ERRORS.payloadTooLarge, ERRORS.unsupportedMediaType);
   statuses.push(ERRORS.throttled, ERRORS.internal);
-  if (route.table !== 'none') statuses.push(ERRORS.unavailable);
+  if (touchesTable(route.storage)) statuses.push(ERRORS.unavailable);
   return statuses;
 }
 

@@ -13,6 +13,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as v from 'valibot';
 import { withoutRequestMetrics, withRequestMetrics } from '../metrics';
+import { touchesTable, withDeclaredAccess } from '../storage/access';
 import { callerFrom, type Caller } from './caller';
 import {
   ApiError,
@@ -109,11 +110,11 @@ export function endpoint<R extends Route>(
 
   // A route that never touches the table has no DynamoDB calls to count, and skips the tracking (its
   // first use costs a cold start about 0.3 ms on Node 20).
-  const measured = route.table === 'none' ? withoutRequestMetrics : withRequestMetrics;
+  const measured = touchesTable(route.storage) ? withRequestMetrics : withoutRequestMetrics;
   return (event, context) =>
     measured(async (metrics) => {
       const started = performance.now();
-      const response = await stack(event, context);
+      const response = await withDeclaredAccess(route.storage, () => stack(event, context));
       console.log(
         JSON.stringify({
           level: response.statusCode >= 500 ? 'ERROR' : 'INFO',

@@ -7,6 +7,7 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startDynamodbCall } from '../metrics';
+import { checkDeclaredAccess } from './access';
 import { StorageUnavailableError } from './errors';
 
 let client: DynamoDBDocumentClient | undefined;
@@ -53,6 +54,15 @@ function createClient(endpoint: string | undefined): DynamoDBDocumentClient {
     // Innermost: wraps only the HTTP exchange (not the SDK's parsing), once per attempt (retries
     // happen further out), so every round trip counts.
     { step: 'deserialize', priority: 'low', name: 'roundTripCounter' },
+  );
+  base.middlewareStack.add(
+    (next, context) => (args) => {
+      // Before anything is sent: a call the function's IAM policy would deny fails here the same way.
+      checkDeclaredAccess(context.commandName ?? '', args.input);
+      return next(args);
+    },
+    // After the document client's marshalling (initialize), once per call (retries come later).
+    { step: 'build', name: 'declaredAccessCheck' },
   );
   return DynamoDBDocumentClient.from(base, {
     marshallOptions: { removeUndefinedValues: true },

@@ -24,6 +24,7 @@
  * caller by construction.
  */
 import type { CompanyRef } from '../companies/identifiers';
+import type { Partition } from './access';
 import { tableDefinition } from './table';
 
 export type Key = {
@@ -106,6 +107,37 @@ export const keys = {
     sk: 'MATCH',
   }),
 };
+
+/**
+ * Every partition family as an IAM `dynamodb:LeadingKeys` pattern (lib/storage/access.ts): its key
+ * function with `*` for every argument, so a pattern cannot drift from the keys it stands for. Functions
+ * declare what they touch with these (a route's `storage` field); the stack turns that into IAM.
+ */
+const ANY = '*';
+const anyCompany = { country: ANY, companyNumber: ANY } as unknown as CompanyRef;
+const anyNumber = ANY as unknown as number;
+export const partitions = {
+  /** Company, relationships and lookalikes items of one company. */
+  company: { pattern: keys.company(anyCompany).pk },
+  legalEntity: { pattern: keys.legalEntity(ANY).pk },
+  lookalikeBlock: { pattern: keys.lookalikeBlock(ANY) },
+  lookalikeMarks: { pattern: keys.lookalikeMarks(anyNumber) },
+  importChange: { pattern: keys.importChange(ANY, anyNumber).pk },
+  contactClaims: { pattern: keys.contactClaims(anyNumber).pk },
+  /** Token items, by hash: the authorizer's only partition. */
+  token: { pattern: keys.token(ANY).pk },
+  /** The index entry listing every token (CLI only). */
+  tokenListing: { index: GSI1.name, pattern: keys.tokenListing(ANY, ANY)[GSI1.partitionKey] },
+  idempotency: { pattern: keys.idempotency(ANY, ANY).pk },
+  /** An account's lists (and nothing else is keyed `ACCOUNT#<account>` alone). */
+  accountLists: { pattern: keys.list(ANY, anyNumber).pk },
+  listSequence: { pattern: keys.listSequence().pk },
+  listMembers: { pattern: keys.listMember(ANY, anyNumber, anyCompany).pk },
+  listOrder: { pattern: keys.listOrderPartition(ANY, anyNumber, ANY) },
+  /** The lists a company is in, across accounts (import only). */
+  listMemberships: { index: GSI1.name, pattern: keys.listedCompany(anyCompany) },
+  matchIndex: { pattern: keys.matchIndex(ANY as 'VAT', ANY).pk },
+} as const satisfies Record<string, Partition>;
 
 export const tokenIndex = { name: GSI1.name, partitionKey: GSI1.partitionKey, partitionValue: 'TOKENS' };
 

@@ -5,8 +5,13 @@
  */
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { toAuthorizerContext } from '../http/caller';
+import type { StorageAccess } from '../storage/access';
+import { partitions } from '../storage/keys';
 import { bearerToken } from './token-format';
 import { callerForToken } from './tokens';
+
+/** The authorizer reads token items by hash, nothing else (its IAM policy is made from this). */
+export const authorizerStorage = { GetItem: [partitions.token] } as const satisfies StorageAccess;
 
 /** The exact error text API Gateway maps to 401. */
 export const UNAUTHORIZED = 'Unauthorized';

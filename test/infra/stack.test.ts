@@ -3,7 +3,9 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { CompanyDataStack } from '../../infra/stack';
 import type { Route } from '../../lib/http/route';
-import { authorizer, routes, workers, type Worker } from '../../lib/routes';
+import type { StorageAccess } from '../../lib/storage/access';
+import { partitions } from '../../lib/storage/keys';
+import { routes, workers, type Worker } from '../../lib/routes';
 import { tableDefinition } from '../../lib/storage/table';
 import { BEARER_HEADER_PATTERN } from '../../lib/tokens/token-format';
 
@@ -15,12 +17,6 @@ interface CfnResource {
 }
 
 const allRoutes: Route[] = Object.values(routes);
-const WRITE_ACTIONS = [
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:BatchWriteItem',
-];
 
 /** Functions are not bundled here: the tests read the template only, and bundling is slow. */
 function synthStack(
@@ -83,7 +79,6 @@ function authorizerFunctionId(template: Template): string {
   return id;
 }
 
-/** Every IAM action a function's role allows: its inline policies and the AWS::IAM::Policy attached to it. */
 function workerFunctionId(template: Template, workerId: string): string {
   const id = Object.keys(template.findResources('AWS::Lambda::Function')).find((functionId) =>
     functionId.startsWith(`${workerId}Function`),
@@ -92,7 +87,15 @@ function workerFunctionId(template: Template, workerId: string): string {
   return id;
 }
 
-function actionsOf(template: Template, functionId: string): string[] {
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: Record<string, Record<string, string[]>>;
+}
+
+/** Every statement of a function's role: its inline policies and any AWS::IAM::Policy attached to it. */
+function statementsOf(template: Template, functionId: string): Statement[] {
   const fn = template.findResources('AWS::Lambda::Function')[functionId] as CfnResource;
   const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
   const role = template.findResources('AWS::IAM::Role')[roleId] as CfnResource;
@@ -100,10 +103,51 @@ function actionsOf(template: Template, functionId: string): string[] {
   const attached = resourcesOfType(template, 'AWS::IAM::Policy')
     .map(([, policy]) => policy.Properties)
     .filter((policy) => (policy.Roles as { Ref: string }[]).some((r) => r.Ref === roleId));
-  const statements = [...inline, ...attached].flatMap(
-    (policy) => (policy.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement,
+  return [...inline, ...attached].flatMap(
+    (policy) => (policy.PolicyDocument as { Statement: Statement[] }).Statement,
   );
-  return statements.flatMap((statement) => [statement.Action].flat());
+}
+
+function actionsOf(template: Template, functionId: string): string[] {
+  return statementsOf(template, functionId).flatMap((statement) => [statement.Action].flat());
+}
+
+/**
+ * What a function's role lets it do to the table, as `action on resource where pk is like pattern`
+ * lines (`dynamodb:GetItem table COMPANY#*#*`, `dynamodb:Query index/gsi1 TOKENS`). A DynamoDB statement
+ * without a LeadingKeys condition, or on any other resource, shows as `… <table or resource> ANY KEY`.
+ */
+function tableGrantsOf(template: Template, functionId: string): string[] {
+  const [tableId] = Object.keys(template.findResources('AWS::DynamoDB::GlobalTable'));
+  const tableArn = JSON.stringify({ 'Fn::GetAtt': [tableId, 'Arn'] });
+  const grants: string[] = [];
+  for (const statement of statementsOf(template, functionId)) {
+    const actions = [statement.Action].flat().filter((a) => a.startsWith('dynamodb:'));
+    if (actions.length === 0) continue;
+    expect(statement.Effect).toBe('Allow');
+    for (const resource of [statement.Resource].flat()) {
+      const text = JSON.stringify(resource);
+      const index = /"\/index\/([^"]+)"/.exec(text)?.[1];
+      const where =
+        text === tableArn ? 'table' : index && text.includes(tableArn) ? `index/${index}` : `other ${text}`;
+      const patterns = statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
+      const conditionKeys = Object.keys(statement.Condition ?? {});
+      const keyed = patterns && conditionKeys.length === 1 ? patterns : ['ANY KEY'];
+      for (const action of actions) for (const p of keyed) grants.push(`${action} ${where} ${p}`);
+    }
+  }
+  return grants.sort();
+}
+
+/** The same lines, from a storage declaration (a route row, the authorizer's, a worker's). */
+function declaredGrants(storage: StorageAccess): string[] {
+  return Object.entries(storage)
+    .flatMap(([action, partitions]) =>
+      (partitions ?? []).map(
+        (p) => `dynamodb:${action} ${p.index ? `index/${p.index}` : 'table'} ${p.pattern}`,
+      ),
+    )
+    .sort();
 }
 
 describe('CompanyDataStack (dev)', () => {
@@ -164,11 +208,11 @@ describe('CompanyDataStack (dev)', () => {
       });
     });
 
-    it('may read the table but not write it', () => {
-      expect(authorizer.table).toBe('read');
-      const actions = actionsOf(template, authorizerFunctionId(template));
-      expect(actions).toContain('dynamodb:GetItem');
-      for (const action of WRITE_ACTIONS) expect(actions).not.toContain(action);
+    it('may only GetItem token items: TOKEN#* on the table, nothing else', () => {
+      expect(tableGrantsOf(template, authorizerFunctionId(template))).toEqual([
+        `dynamodb:GetItem table ${partitions.token.pattern}`,
+      ]);
+      expect(partitions.token.pattern).toBe('TOKEN#*');
     });
   });
 
@@ -216,7 +260,8 @@ describe('CompanyDataStack (dev)', () => {
         const logGroupId = (fn.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
         const role = roles[roleId] as CfnResource;
         expect(role.Properties.ManagedPolicyArns).toBeUndefined();
-        expect(role.Properties.Policies).toEqual([
+        const policies = role.Properties.Policies as { PolicyName: string }[];
+        expect(policies.filter((p) => p.PolicyName !== 'storage')).toEqual([
           {
             PolicyName: 'logs',
             PolicyDocument: {
@@ -234,20 +279,42 @@ describe('CompanyDataStack (dev)', () => {
       }
     });
 
-    it.each(allRoutes.filter((r) => r.table === 'read').map((r) => [`${r.method} ${r.path}`, r] as const))(
-      'lets the read-only function of %s read the table but never write it',
-      (_, route) => {
-        const actions = actionsOf(template, routeFunctionId(template, route));
-        expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
-        for (const action of WRITE_ACTIONS) expect(actions).not.toContain(action);
+    it.each(Object.entries(routes).map(([id, r]) => [`${r.method} ${r.path}`, id, r] as const))(
+      'gives the function of %s exactly the table access its route row declares',
+      (_, _id, route) => {
+        expect(tableGrantsOf(template, routeFunctionId(template, route))).toEqual(
+          declaredGrants(route.storage),
+        );
       },
     );
 
-    it('gives functions that need no table no table access at all', () => {
-      const routesWithoutTable = allRoutes.filter((r) => r.table === 'none');
-      for (const route of routesWithoutTable) {
-        const actions = actionsOf(template, routeFunctionId(template, route));
-        expect(actions.filter((action) => action.startsWith('dynamodb:'))).toEqual([]);
+    it('gives each worker exactly the table access it declares', () => {
+      const functionIds = Object.keys(template.findResources('AWS::Lambda::Function'));
+      for (const [workerId, worker] of Object.entries(workers)) {
+        const id = functionIds.find((f) => f.startsWith(`${workerId}Function`));
+        expect(id).toBeDefined();
+        expect(tableGrantsOf(template, id!)).toEqual(declaredGrants(worker.storage));
+      }
+    });
+
+    it('grants no function Scan, and every table grant is bound to declared partitions', () => {
+      for (const functionId of Object.keys(template.findResources('AWS::Lambda::Function'))) {
+        const grants = tableGrantsOf(template, functionId);
+        expect(grants.filter((g) => g.includes('Scan'))).toEqual([]);
+        expect(grants.filter((g) => g.endsWith('ANY KEY') || g.includes(' other '))).toEqual([]);
+        expect(actionsOf(template, functionId)).not.toContain('dynamodb:*');
+      }
+    });
+
+    it('lets read-only routes write nothing and public routes touch nothing', () => {
+      for (const route of allRoutes) {
+        const grants = tableGrantsOf(template, routeFunctionId(template, route));
+        if (route.method === 'GET') {
+          expect(grants.filter((g) => /(Put|Update|Delete|BatchWrite|ConditionCheck)Item /.test(g))).toEqual(
+            [],
+          );
+        }
+        if (route.scope === null) expect(grants).toEqual([]);
       }
     });
   });
