@@ -163,7 +163,8 @@ describe('declared storage access (least privilege by key)', () => {
   it('lets a route make the storage calls its row declares', async () => {
     const response = await call(reading({ GetItem: [partitions.company] }), {
       method: 'GET',
-      path: '/v1/reading',
+      resource: '/v1/reading',
+      caller: null,
     });
     expect(response).toMatchObject({ status: 200, body: { found: false } });
   });
