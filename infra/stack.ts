@@ -32,6 +32,7 @@ import {
   ThrottledError,
   UnauthorizedError,
   UnavailableError,
+  GATEWAY_RETRY_AFTER_SECONDS,
   UnsupportedMediaTypeError,
 } from '../lib/http/errors';
 import { BEARER_HEADER_PATTERN } from '../lib/tokens/token-format';
@@ -62,9 +63,9 @@ const gatewayErrors: Array<[ResponseType, ApiError]> = [
   // The gateway's own limit is 10 MB; the handlers enforce the contract's 1 MiB below that.
   [ResponseType.REQUEST_TOO_LARGE, new PayloadTooLargeError()],
   [ResponseType.UNSUPPORTED_MEDIA_TYPE, new UnsupportedMediaTypeError()],
-  [ResponseType.INTEGRATION_TIMEOUT, new UnavailableError()],
-  [ResponseType.AUTHORIZER_FAILURE, new UnavailableError()],
-  [ResponseType.AUTHORIZER_CONFIGURATION_ERROR, new UnavailableError()],
+  [ResponseType.INTEGRATION_TIMEOUT, new UnavailableError(GATEWAY_RETRY_AFTER_SECONDS)],
+  [ResponseType.AUTHORIZER_FAILURE, new UnavailableError(GATEWAY_RETRY_AFTER_SECONDS)],
+  [ResponseType.AUTHORIZER_CONFIGURATION_ERROR, new UnavailableError(GATEWAY_RETRY_AFTER_SECONDS)],
   [ResponseType.DEFAULT_5XX, new InternalError()],
 ];
 

@@ -34,6 +34,7 @@ import {
   toErrorBody,
   UnauthorizedError,
   UnavailableError,
+  GATEWAY_RETRY_AFTER_SECONDS,
 } from '../../lib/http/errors';
 import { json } from '../../lib/http/endpoint';
 import { UNAUTHORIZED } from '../../lib/tokens/authorize';
@@ -99,7 +100,7 @@ export function createGateway(options: GatewayOptions = {}): http.Server {
       // API Gateway: the error "Unauthorized" means 401; any other failure is AUTHORIZER_FAILURE.
       throw error instanceof Error && error.message === UNAUTHORIZED
         ? new UnauthorizedError()
-        : new UnavailableError();
+        : new UnavailableError(GATEWAY_RETRY_AFTER_SECONDS);
     }
     authorizerCache.set(header, { result, expires: Date.now() + cacheTtlMs });
     return result;

@@ -114,6 +114,10 @@ export function endpoint<R extends Route>(
   return (event, context) =>
     measured(async (metrics) => {
       const started = performance.now();
+      // Who called (never the token or its hash): the account, and the token id the authorizer
+      // returned as principalId.
+      const authorizer = event.requestContext?.authorizer;
+      const caller = callerFrom(authorizer);
       const response = await withDeclaredAccess(route.storage, () => stack(event, context));
       console.log(
         JSON.stringify({
@@ -121,6 +125,8 @@ export function endpoint<R extends Route>(
           message: 'request',
           requestId: requestIdOf(event),
           route: name,
+          ...(caller ? { accountId: caller.accountId } : {}),
+          ...(typeof authorizer?.['principalId'] === 'string' ? { tokenId: authorizer['principalId'] } : {}),
           status: response.statusCode,
           durationMs: round(performance.now() - started),
           dynamodb: { calls: metrics.dynamodbCalls, ms: round(metrics.dynamodbMs) },

@@ -3,12 +3,32 @@
  * first) and reused across invocations. Every HTTP attempt the SDK makes is counted as a round trip for
  * the request log. Throttling and unreachable storage that outlast the SDK's own retries surface as
  * StorageUnavailableError, never as AWS text.
+ *
+ * Every attempt has a deadline that throws (`throwOnRequestTimeout`: with `requestTimeout` alone this
+ * SDK only logs a warning and keeps waiting), and the attempts with their backoff fit in STORAGE_BUDGET_MS,
+ * under the shortest function timeout (infra/function.ts checks it), so a request answers 503 before
+ * Lambda or the gateway cuts it off.
  */
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 import { startDynamodbCall } from '../metrics';
 import { checkDeclaredAccess } from './access';
 import { StorageUnavailableError } from './errors';
+
+/** Attempts per call, the first included. */
+export const STORAGE_ATTEMPTS = 3;
+/** TCP connect to DynamoDB; under 2 s, so the SDK arms the timer at once instead of after a second. */
+export const CONNECTION_TIMEOUT_MS = 500;
+/** From sending a request to the answer's first byte (DynamoDB answers in milliseconds; 16 MB batches in well under this). */
+export const REQUEST_TIMEOUT_MS = 1200;
+/** Backoff before retry n (1, 2…): full jitter up to min(MAX_BACKOFF_MS, 100 ms × 2^n). */
+const MAX_BACKOFF_MS = 400;
+const backoffCeiling = (retry: number) => Math.min(MAX_BACKOFF_MS, 100 * 2 ** retry);
+/** The longest one storage call can take before it throws: every attempt timing out, every backoff at its ceiling. */
+export const STORAGE_BUDGET_MS =
+  STORAGE_ATTEMPTS * REQUEST_TIMEOUT_MS +
+  Array.from({ length: STORAGE_ATTEMPTS - 1 }, (_, i) => backoffCeiling(i + 1)).reduce((a, b) => a + b, 0);
 
 let client: DynamoDBDocumentClient | undefined;
 
@@ -31,8 +51,15 @@ const QUIET_LOGGER = {
 
 function createClient(endpoint: string | undefined): DynamoDBDocumentClient {
   const base = new DynamoDBClient({
-    maxAttempts: 3,
     logger: QUIET_LOGGER,
+    retryStrategy: new ConfiguredRetryStrategy(STORAGE_ATTEMPTS, (retry) =>
+      Math.floor(Math.random() * backoffCeiling(retry)),
+    ),
+    requestHandler: {
+      connectionTimeout: CONNECTION_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      throwOnRequestTimeout: true,
+    },
     ...(endpoint
       ? {
           endpoint,
@@ -96,10 +123,20 @@ export async function send<T>(call: () => Promise<T>): Promise<T> {
 }
 
 export function isUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
-  return UNAVAILABLE.has(error.name) || (typeof code === 'string' && NETWORK.has(code));
+  if (typeof error !== 'object' || error === null) return false;
+  const { name, code, message, $fault } = error as Record<string, unknown>;
+  // The SDK wraps a thrown value that is no Error of its own realm (a socket error seen from a jest
+  // sandbox); its text still names the original error.
+  const wrapped = typeof message === 'string' ? SDK_WRAPPER.exec(message) : null;
+  return (
+    UNAVAILABLE.has(String(name)) ||
+    (typeof code === 'string' && NETWORK.has(code)) ||
+    $fault === 'server' ||
+    (wrapped !== null && (UNAVAILABLE.has(wrapped[1]!) || NETWORK.has(wrapped[2] ?? '')))
+  );
 }
+
+const SDK_WRAPPER = /^AWS SDK error wrapper for (\w+)(?:: \w+ (E[A-Z]+))?/;
 
 /** A conditional write whose condition did not hold (the item exists, or changed meanwhile). */
 export function isConditionFailed(error: unknown): boolean {

@@ -21,7 +21,12 @@ export async function authorizeToken(
   methodArn: string,
 ): Promise<APIGatewayAuthorizerResult> {
   const token = bearerToken(header);
-  const caller = token ? await callerForToken(token) : null;
+  let caller: Awaited<ReturnType<typeof callerForToken>> = null;
+  try {
+    caller = token ? await callerForToken(token) : null;
+  } catch (error) {
+    throw failClosed(error);
+  }
   console.log(
     JSON.stringify({
       level: 'INFO',
@@ -45,4 +50,18 @@ export async function authorizeToken(
 export function wholeApi(methodArn: string): string {
   const [apiAndStage = '', stage = ''] = methodArn.split('/');
   return `${apiAndStage}/${stage}/*`;
+}
+
+/**
+ * The token could not be checked (storage throttled, timed out, unreachable): no policy, so nothing is
+ * allowed, and API Gateway answers its AUTHORIZER_FAILURE (503 in infra/stack.ts). Logged here once,
+ * name and message only; the error handed to the runtime carries no stack either.
+ */
+function failClosed(error: unknown): Error {
+  const { name, message } = error instanceof Error ? error : { name: 'Unknown', message: String(error) };
+  console.error(JSON.stringify({ level: 'ERROR', message: 'authorizer failure', error: { name, message } }));
+  const failure = new Error('Token could not be checked');
+  failure.name = 'AuthorizerFailure';
+  delete failure.stack;
+  return failure;
 }

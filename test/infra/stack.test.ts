@@ -5,6 +5,7 @@ import { CompanyDataStack } from '../../infra/stack';
 import type { Route } from '../../lib/http/route';
 import type { StorageAccess } from '../../lib/storage/access';
 import { partitions } from '../../lib/storage/keys';
+import { STORAGE_BUDGET_MS } from '../../lib/storage/client';
 import { routes, workers, type Worker } from '../../lib/routes';
 import { tableDefinition } from '../../lib/storage/table';
 import { BEARER_HEADER_PATTERN } from '../../lib/tokens/token-format';
@@ -233,6 +234,13 @@ describe('CompanyDataStack (dev)', () => {
           Environment: { Variables: { TABLE_NAME: { Ref: expect.any(String) } } },
         });
       }
+    });
+
+    it('gives every function more time than the storage client may spend on one call (it answers 503 first)', () => {
+      for (const [, fn] of functions) {
+        expect((fn.Properties.Timeout as number) * 1000).toBeGreaterThan(STORAGE_BUDGET_MS);
+      }
+      expect(STORAGE_BUDGET_MS).toBe(3 * 1200 + 200 + 400);
     });
 
     it('does not enable source maps at run time (NODE_OPTIONS), which slows cold starts', () => {
