@@ -21,12 +21,9 @@ export async function authorizeToken(
   methodArn: string,
 ): Promise<APIGatewayAuthorizerResult> {
   const token = bearerToken(header);
-  let caller: Awaited<ReturnType<typeof callerForToken>> = null;
-  try {
-    caller = token ? await callerForToken(token) : null;
-  } catch (error) {
-    throw failClosed(error);
-  }
+  const caller = token
+    ? await callerForToken(token).catch((error: unknown) => Promise.reject(failClosed(error)))
+    : null;
   console.log(
     JSON.stringify({
       level: 'INFO',
