@@ -36,7 +36,7 @@ import {
   UnavailableError,
   GATEWAY_RETRY_AFTER_SECONDS,
 } from '../../lib/http/errors';
-import { json } from '../../lib/http/endpoint';
+import { ANSWER_HEADERS, json } from '../../lib/http/endpoint';
 import { UNAUTHORIZED } from '../../lib/tokens/authorize';
 import { bearerToken } from '../../lib/tokens/token-format';
 
@@ -140,7 +140,12 @@ export function createGateway(options: GatewayOptions = {}): http.Server {
       .catch((error: unknown) => errorResult(error, requestId))
       .then((response) => {
         if (res.headersSent || res.destroyed) return;
-        res.writeHead(response.statusCode, { 'x-request-id': requestId, ...flatHeaders(response) });
+        // As the deployed gateway: no answer may be cached on the way, whoever produced it.
+        res.writeHead(response.statusCode, {
+          'Cache-Control': ANSWER_HEADERS['Cache-Control'],
+          'x-request-id': requestId,
+          ...flatHeaders(response),
+        });
         res.end(response.body);
       })
       .catch(() => res.destroy());

@@ -249,6 +249,15 @@ function errorResponse(error: unknown, event: APIGatewayProxyEvent): APIGatewayP
   return json(apiError.status, toErrorBody(apiError, requestId), requestId, apiError.headers);
 }
 
+/**
+ * On every answer: JSON, and never stored by a cache on the way (answers depend on the caller's token and
+ * change with every import; RFC 9111 `no-store`). The gateway's own answers carry the same (infra/stack.ts).
+ */
+export const ANSWER_HEADERS = {
+  'Content-Type': 'application/json; charset=utf-8',
+  'Cache-Control': 'no-store',
+} as const;
+
 export function json(
   status: number,
   body: unknown,
@@ -257,7 +266,7 @@ export function json(
 ): APIGatewayProxyResult {
   return {
     statusCode: status,
-    headers: { 'Content-Type': 'application/json; charset=utf-8', 'x-request-id': requestId, ...headers },
+    headers: { ...ANSWER_HEADERS, 'x-request-id': requestId, ...headers },
     body: body instanceof RawJson ? body.text : JSON.stringify(body),
   };
 }
@@ -278,7 +287,11 @@ function text(
 }
 
 function noContent(requestId: string, headers: Record<string, string>): APIGatewayProxyResult {
-  return { statusCode: 204, headers: { 'x-request-id': requestId, ...headers }, body: '' };
+  return {
+    statusCode: 204,
+    headers: { 'Cache-Control': ANSWER_HEADERS['Cache-Control'], 'x-request-id': requestId, ...headers },
+    body: '',
+  };
 }
 
 /** Contract §7.5: 1..255 visible ASCII characters; absent is null (the request is simply not idempotent). */

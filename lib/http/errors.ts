@@ -53,6 +53,8 @@ export class UnauthorizedError extends ApiError {
   readonly code = 'UNAUTHORIZED';
   constructor() {
     super('Unauthorized');
+    // RFC 9110 §11.6.1: a 401 names the scheme it wants (RFC 6750: Bearer).
+    this.headers['WWW-Authenticate'] = 'Bearer';
   }
 }
 
