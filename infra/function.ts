@@ -1,8 +1,8 @@
 import * as path from 'node:path';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -21,8 +21,10 @@ export interface ApiFunctionProps {
   memorySize?: number;
   /** @default 10 s: well under API Gateway's 29 s integration timeout, so the gateway never cuts us off. */
   timeout?: Duration;
-  /** For the log group: RETAIN on prod, so logs outlive a stack deletion. */
+  /** For the log group: RETAIN unless the stage is disposable, so logs outlive a stack deletion. */
   removalPolicy: RemovalPolicy;
+  /** Concurrency kept for this function alone (the authorizer: callers are never starved of it). */
+  reservedConcurrentExecutions?: number;
 }
 
 /**
@@ -73,6 +75,11 @@ export class ApiFunction extends Construct {
       timeout: props.timeout ?? Duration.seconds(10),
       role,
       logGroup,
+      // X-Ray: every invocation traced by the platform (no tracing SDK in the bundle, so no cold-start cost).
+      tracing: Tracing.ACTIVE,
+      ...(props.reservedConcurrentExecutions !== undefined
+        ? { reservedConcurrentExecutions: props.reservedConcurrentExecutions }
+        : {}),
       environment: { TABLE_NAME: props.table.tableName },
       bundling: {
         minify: bundlingSettings.minify,
@@ -87,6 +94,20 @@ export class ApiFunction extends Construct {
         },
         format: OutputFormat.CJS,
       },
+    });
+
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Active tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which X-Ray does not ' +
+        'scope to a resource: "*" is the only resource these actions take.',
+    });
+    Validations.of(this).acknowledge({
+      id: 'Serverless-LambdaDLQ',
+      reason:
+        'API functions, the authorizer and the import steps are invoked synchronously (API Gateway, Step ' +
+        'Functions), so their caller receives the failure. The scheduled lookalike job is idempotent, ' +
+        'retried twice by EventBridge and redone by its next run; its failures raise its Errors alarm.',
     });
   }
 }
