@@ -33,11 +33,12 @@ export class InvalidJsonError extends ApiError {
 }
 
 export class ValidationError extends ApiError {
-  readonly status = 400;
   readonly code = 'VALIDATION_ERROR';
   constructor(
     message: string,
     readonly details: ErrorDetail[],
+    /** 400; the local gateway's refusals of what is not HTTP keep their own (408, 431). */
+    readonly status: 400 | 408 | 431 = 400,
   ) {
     super(message);
   }
