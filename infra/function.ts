@@ -8,6 +8,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { bundlingSettings } from './bundling';
 import type { Partition, StorageAccess, StorageAction } from '../lib/storage/access';
+import { REQUEST_PATH_TIMEOUTS, TIMEOUT_VARIABLES } from '../lib/storage/client';
 
 const projectRoot = path.join(__dirname, '..');
 
@@ -23,6 +24,11 @@ export interface ApiFunctionProps {
   timeout?: Duration;
   /** For the log group: RETAIN unless the stage is disposable, so logs outlive a stack deletion. */
   removalPolicy: RemovalPolicy;
+  /**
+   * It answers requests (a route, the authorizer): its storage calls get the request path's timeouts, so
+   * they give up (503) within `storageBudgetMs(REQUEST_PATH_TIMEOUTS)`, under its timeout. Jobs wait longer.
+   */
+  requestPath?: boolean;
   /** Concurrency kept for this function alone (the authorizer: callers are never starved of it). */
   reservedConcurrentExecutions?: number;
 }
@@ -80,7 +86,15 @@ export class ApiFunction extends Construct {
       ...(props.reservedConcurrentExecutions !== undefined
         ? { reservedConcurrentExecutions: props.reservedConcurrentExecutions }
         : {}),
-      environment: { TABLE_NAME: props.table.tableName },
+      environment: {
+        TABLE_NAME: props.table.tableName,
+        ...(props.requestPath
+          ? {
+              [TIMEOUT_VARIABLES.connectionMs]: String(REQUEST_PATH_TIMEOUTS.connectionMs),
+              [TIMEOUT_VARIABLES.requestMs]: String(REQUEST_PATH_TIMEOUTS.requestMs),
+            }
+          : {}),
+      },
       bundling: {
         minify: bundlingSettings.minify,
         sourceMap: bundlingSettings.sourceMap,

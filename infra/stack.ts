@@ -237,8 +237,9 @@ export class CompanyDataStack extends Stack {
       table,
       storage: authorizer.storage,
       // It runs before every uncached call: a slow authorizer should fail fast, not hold the request
-      // (its storage calls give up within STORAGE_BUDGET_MS, under this).
+      // (its storage calls give up within storageBudgetMs(REQUEST_PATH_TIMEOUTS), under this).
       timeout: Duration.seconds(5),
+      requestPath: true,
       removalPolicy,
       reservedConcurrentExecutions: this.numberFromContext(
         'authorizerConcurrency',
@@ -259,6 +260,7 @@ export class CompanyDataStack extends Stack {
         entry: handlerEntry(routeId),
         table,
         storage: route.storage,
+        requestPath: true,
         removalPolicy,
       });
       functions[routeId] = handler;

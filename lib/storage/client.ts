@@ -5,9 +5,11 @@
  * StorageUnavailableError, never as AWS text.
  *
  * Every attempt has a deadline that throws (`throwOnRequestTimeout`: with `requestTimeout` alone this
- * SDK only logs a warning and keeps waiting), and the attempts with their backoff fit in STORAGE_BUDGET_MS,
- * under the shortest function timeout (infra/function.ts checks it), so a request answers 503 before
- * Lambda or the gateway cuts it off.
+ * SDK only logs a warning and keeps waiting). On the request path (the stack sets REQUEST_PATH_TIMEOUTS
+ * on every route function and the authorizer) the attempts with their backoff fit in
+ * `storageBudgetMs(REQUEST_PATH_TIMEOUTS)`, under the function's timeout (test/infra checks it), so a
+ * request answers 503 before Lambda or the gateway cuts it off. Jobs and CLIs, and DynamoDB Local on a
+ * busy laptop, get PATIENT_TIMEOUTS: a slow answer there is no reason to fail a 15-minute import.
  */
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -18,17 +20,43 @@ import { StorageUnavailableError } from './errors';
 
 /** Attempts per call, the first included. */
 export const STORAGE_ATTEMPTS = 3;
-/** TCP connect to DynamoDB; under 2 s, so the SDK arms the timer at once instead of after a second. */
-export const CONNECTION_TIMEOUT_MS = 500;
-/** From sending a request to the answer's first byte (DynamoDB answers in milliseconds; 16 MB batches in well under this). */
-export const REQUEST_TIMEOUT_MS = 1200;
+
+export interface StorageTimeouts {
+  /** TCP connect; under 2 s, so the SDK arms the timer at once instead of after a second. */
+  connectionMs: number;
+  /** From sending a request to the answer's first byte (DynamoDB answers in milliseconds). */
+  requestMs: number;
+}
+
+/** Deployed functions that answer a request: through the environment (infra/function.ts sets it). */
+export const REQUEST_PATH_TIMEOUTS: StorageTimeouts = { connectionMs: 1000, requestMs: 1200 };
+const PATIENT_TIMEOUTS: StorageTimeouts = { connectionMs: 1900, requestMs: 20_000 };
+export const TIMEOUT_VARIABLES = {
+  connectionMs: 'DYNAMODB_CONNECTION_TIMEOUT_MS',
+  requestMs: 'DYNAMODB_REQUEST_TIMEOUT_MS',
+} as const;
+
 /** Backoff before retry n (1, 2…): full jitter up to min(MAX_BACKOFF_MS, 100 ms × 2^n). */
 const MAX_BACKOFF_MS = 400;
 const backoffCeiling = (retry: number) => Math.min(MAX_BACKOFF_MS, 100 * 2 ** retry);
+
 /** The longest one storage call can take before it throws: every attempt timing out, every backoff at its ceiling. */
-export const STORAGE_BUDGET_MS =
-  STORAGE_ATTEMPTS * REQUEST_TIMEOUT_MS +
-  Array.from({ length: STORAGE_ATTEMPTS - 1 }, (_, i) => backoffCeiling(i + 1)).reduce((a, b) => a + b, 0);
+export function storageBudgetMs({ connectionMs, requestMs }: StorageTimeouts): number {
+  const backoff = Array.from({ length: STORAGE_ATTEMPTS - 1 }, (_, i) => backoffCeiling(i + 1));
+  // Both timers start with the attempt: the connect is part of the request's time.
+  return STORAGE_ATTEMPTS * Math.max(connectionMs, requestMs) + backoff.reduce((a, b) => a + b, 0);
+}
+
+function timeoutsFromEnvironment(): StorageTimeouts {
+  const read = (name: string, fallback: number) => {
+    const value = Number(process.env[name]);
+    return Number.isFinite(value) && value > 0 ? value : fallback;
+  };
+  return {
+    connectionMs: read(TIMEOUT_VARIABLES.connectionMs, PATIENT_TIMEOUTS.connectionMs),
+    requestMs: read(TIMEOUT_VARIABLES.requestMs, PATIENT_TIMEOUTS.requestMs),
+  };
+}
 
 let client: DynamoDBDocumentClient | undefined;
 
@@ -50,14 +78,15 @@ const QUIET_LOGGER = {
 } as unknown as NonNullable<DynamoDBClientConfig['logger']>;
 
 function createClient(endpoint: string | undefined): DynamoDBDocumentClient {
+  const timeouts = timeoutsFromEnvironment();
   const base = new DynamoDBClient({
     logger: QUIET_LOGGER,
     retryStrategy: new ConfiguredRetryStrategy(STORAGE_ATTEMPTS, (retry) =>
       Math.floor(Math.random() * backoffCeiling(retry)),
     ),
     requestHandler: {
-      connectionTimeout: CONNECTION_TIMEOUT_MS,
-      requestTimeout: REQUEST_TIMEOUT_MS,
+      connectionTimeout: timeouts.connectionMs,
+      requestTimeout: timeouts.requestMs,
       throwOnRequestTimeout: true,
     },
     ...(endpoint

@@ -5,21 +5,24 @@
  * and the answer comes from the storage client's own budget, well inside the function timeout.
  */
 import { loadDemoLists } from '../../infra/local/demo-lists';
-import { STORAGE_BUDGET_MS } from '../../lib/storage/client';
+import { REQUEST_PATH_TIMEOUTS, storageBudgetMs, TIMEOUT_VARIABLES } from '../../lib/storage/client';
 import { createToken } from '../../lib/tokens/tokens';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { expectError, financialsPath, useApi, type Api, type Exchange } from './http';
 
 /** The local gateway's function timeout (as deployed: infra/function.ts). */
 const FUNCTION_TIMEOUT_MS = 10_000;
-/** Longer than one attempt's REQUEST_TIMEOUT_MS: every attempt times out. */
+/** Longer than one attempt's request timeout (REQUEST_PATH_TIMEOUTS): every attempt times out. */
 const DELAY_MS = 2_500;
 
 let proxy: FaultProxy;
 beforeAll(async () => {
-  // Before anything builds the storage client: every call of this file goes through the proxy.
+  // Before anything builds the storage client: every call of this file goes through the proxy, with the
+  // timeouts the stack gives the deployed route functions and the authorizer.
   proxy = await startFaultProxy(process.env['DYNAMODB_ENDPOINT']!);
   process.env['DYNAMODB_ENDPOINT'] = proxy.endpoint;
+  process.env[TIMEOUT_VARIABLES.connectionMs] = String(REQUEST_PATH_TIMEOUTS.connectionMs);
+  process.env[TIMEOUT_VARIABLES.requestMs] = String(REQUEST_PATH_TIMEOUTS.requestMs);
 });
 const api: Api = useApi();
 afterAll(() => proxy.close());
@@ -60,7 +63,7 @@ function expectUnavailable(response: Exchange): void {
   const line = requestLines.at(-1)!;
   expect(line.status).toBe(503);
   // The storage client gave up (not Lambda's clock): within its budget, inside the function timeout.
-  expect(STORAGE_BUDGET_MS).toBeLessThan(FUNCTION_TIMEOUT_MS);
+  expect(storageBudgetMs(REQUEST_PATH_TIMEOUTS)).toBeLessThan(FUNCTION_TIMEOUT_MS);
   expect(line.durationMs).toBeLessThan(FUNCTION_TIMEOUT_MS);
 }
 

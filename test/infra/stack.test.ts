@@ -6,7 +6,7 @@ import { CompanyDataStack, type CompanyDataStackProps } from '../../infra/stack'
 import type { Route } from '../../lib/http/route';
 import type { StorageAccess } from '../../lib/storage/access';
 import { partitions } from '../../lib/storage/keys';
-import { STORAGE_BUDGET_MS } from '../../lib/storage/client';
+import { REQUEST_PATH_TIMEOUTS, storageBudgetMs, TIMEOUT_VARIABLES } from '../../lib/storage/client';
 import { routes, workers, type Worker } from '../../lib/routes';
 import { tableDefinition } from '../../lib/storage/table';
 import { BEARER_HEADER_PATTERN } from '../../lib/tokens/token-format';
@@ -257,11 +257,22 @@ describe('CompanyDataStack (dev)', () => {
       }
     });
 
-    it('gives every function more time than the storage client may spend on one call (it answers 503 first)', () => {
-      for (const [, fn] of functions) {
-        expect((fn.Properties.Timeout as number) * 1000).toBeGreaterThan(STORAGE_BUDGET_MS);
+    it('gives the route functions and the authorizer storage timeouts that answer 503 before theirs', () => {
+      const budget = storageBudgetMs(REQUEST_PATH_TIMEOUTS);
+      expect(budget).toBe(3 * 1200 + 200 + 400);
+      const answering = [
+        ...allRoutes.map((r) => routeFunctionId(template, r)),
+        authorizerFunctionId(template),
+      ];
+      for (const id of answering) {
+        const fn = template.findResources('AWS::Lambda::Function')[id] as CfnResource;
+        const variables = (fn.Properties.Environment as { Variables: Record<string, string> }).Variables;
+        expect(variables).toMatchObject({
+          [TIMEOUT_VARIABLES.connectionMs]: String(REQUEST_PATH_TIMEOUTS.connectionMs),
+          [TIMEOUT_VARIABLES.requestMs]: String(REQUEST_PATH_TIMEOUTS.requestMs),
+        });
+        expect((fn.Properties.Timeout as number) * 1000).toBeGreaterThan(budget);
       }
-      expect(STORAGE_BUDGET_MS).toBe(3 * 1200 + 200 + 400);
     });
 
     it('does not enable source maps at run time (NODE_OPTIONS), which slows cold starts', () => {
