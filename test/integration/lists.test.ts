@@ -7,6 +7,7 @@ import { belgianCheckDigits, frenchVatKey } from '../../lib/companies/identifier
 import type { CompanyRecordInput } from '../../lib/companies/record';
 import type { Caller } from '../../lib/http/caller';
 import { importCompanies } from '../../lib/import/import';
+import { asImportWorkers } from '../support/import-access';
 import { createList, getList, type ListType } from '../../lib/lists/store';
 import { SCOPES } from '../../lib/tokens/scopes';
 import { ALICE, call } from '../support/events';
@@ -79,7 +80,7 @@ async function importRecords(records: CompanyRecordInput[]) {
   async function* lines() {
     for (const record of records) yield JSON.stringify(record);
   }
-  const summary = await importCompanies(lines(), { asOf: '2026-11-21' });
+  const summary = await asImportWorkers(() => importCompanies(lines(), { asOf: '2026-11-21' }));
   expect(summary.rejected).toBe(0);
 }
 
