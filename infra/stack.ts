@@ -80,8 +80,9 @@ const gatewayErrors: Array<[ResponseType, ApiError]> = [
   [ResponseType.INTEGRATION_TIMEOUT, new UnavailableError(GATEWAY_RETRY_AFTER_SECONDS)],
   // The function could not be invoked (Lambda throttled it, or the invoke failed): try again shortly.
   [ResponseType.INTEGRATION_FAILURE, new UnavailableError(GATEWAY_RETRY_AFTER_SECONDS)],
-  // The only WAF rule is the per-IP rate limit (production stages).
-  [ResponseType.WAF_FILTERED, new ThrottledError()],
+  // The only WAF rule is the per-IP rate limit (production stages), judged over the last 5 minutes: an IP
+  // over it stays refused until its rate falls, so it is told to wait a minute, not a second.
+  [ResponseType.WAF_FILTERED, new ThrottledError(60)],
   [ResponseType.AUTHORIZER_FAILURE, new UnavailableError(GATEWAY_RETRY_AFTER_SECONDS)],
   [ResponseType.AUTHORIZER_CONFIGURATION_ERROR, new UnavailableError(GATEWAY_RETRY_AFTER_SECONDS)],
   [ResponseType.DEFAULT_5XX, new InternalError()],

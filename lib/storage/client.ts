@@ -22,7 +22,7 @@ import { StorageUnavailableError } from './errors';
 export const STORAGE_ATTEMPTS = 3;
 
 export interface StorageTimeouts {
-  /** TCP connect; under 2 s, so the SDK arms the timer at once instead of after a second. */
+  /** TCP connect (under 2 s the SDK arms the timer at once; from 2 s on, a second later). */
   connectionMs: number;
   /** From sending a request to the answer's first byte (DynamoDB answers in milliseconds). */
   requestMs: number;
@@ -30,7 +30,7 @@ export interface StorageTimeouts {
 
 /** Deployed functions that answer a request: through the environment (infra/function.ts sets it). */
 export const REQUEST_PATH_TIMEOUTS: StorageTimeouts = { connectionMs: 1000, requestMs: 1200 };
-const PATIENT_TIMEOUTS: StorageTimeouts = { connectionMs: 1900, requestMs: 20_000 };
+const PATIENT_TIMEOUTS: StorageTimeouts = { connectionMs: 10_000, requestMs: 20_000 };
 export const TIMEOUT_VARIABLES = {
   connectionMs: 'DYNAMODB_CONNECTION_TIMEOUT_MS',
   requestMs: 'DYNAMODB_REQUEST_TIMEOUT_MS',

@@ -513,12 +513,16 @@ describe('CompanyDataStack (dev)', () => {
       },
       { type: 'ACCESS_DENIED', status: '403', message: 'Forbidden', code: 'FORBIDDEN' },
       { type: 'MISSING_AUTHENTICATION_TOKEN', status: '404', message: 'Route not found', code: 'NOT_FOUND' },
-      ...['THROTTLED', 'QUOTA_EXCEEDED', 'WAF_FILTERED'].map((type) => ({
-        type,
+      ...[
+        ['THROTTLED', '1'],
+        ['QUOTA_EXCEEDED', '1'],
+        ['WAF_FILTERED', '60'],
+      ].map(([type, retryAfter]) => ({
+        type: type!,
         status: '429',
         message: 'Too many requests',
         code: 'THROTTLED',
-        retryAfter: '1',
+        retryAfter,
       })),
       {
         type: 'REQUEST_TOO_LARGE',
