@@ -4,9 +4,13 @@
  */
 import { importBucket } from '../lib/import/bucket';
 import { completeImportRun, type ImportRun } from '../lib/import/engine';
+import { importCompleteStorage } from '../lib/import/storage-access';
+import { withDeclaredAccess } from '../lib/storage/access';
 
 export const handler = async (event: ImportRun & { bucket: string; partitions: number[] }) => {
-  const { reportKey, summary, text } = await completeImportRun(importBucket(event.bucket), event);
+  const { reportKey, summary, text } = await withDeclaredAccess(importCompleteStorage, () =>
+    completeImportRun(importBucket(event.bucket), event),
+  );
   const summaryLine = text.slice(text.lastIndexOf('\n') + 1);
   console.log(
     JSON.stringify({

@@ -4,8 +4,12 @@
  */
 import { importBucket } from '../lib/import/bucket';
 import { importPartition } from '../lib/import/engine';
+import { importPartitionStorage } from '../lib/import/storage-access';
+import { withDeclaredAccess } from '../lib/storage/access';
 
 export const handler = async (event: { bucket: string; run: string; asOf: string; partition: number }) => {
-  const summary = await importPartition(importBucket(event.bucket), event);
+  const summary = await withDeclaredAccess(importPartitionStorage, () =>
+    importPartition(importBucket(event.bucket), event),
+  );
   return { partition: event.partition, imported: summary.imported, rejected: summary.rejected };
 };

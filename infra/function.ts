@@ -1,13 +1,14 @@
 import * as path from 'node:path';
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import type { CfnGlobalTable, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { bundlingSettings } from './bundling';
-import type { TableAccess } from '../lib/http/route';
+import type { Partition, StorageAccess, StorageAction } from '../lib/storage/access';
+import { REQUEST_PATH_TIMEOUTS, TIMEOUT_VARIABLES } from '../lib/storage/client';
 
 const projectRoot = path.join(__dirname, '..');
 
@@ -15,13 +16,21 @@ export interface ApiFunctionProps {
   /** The handler file, relative to the project root (as in the route table); it exports `handler`. */
   entry: string;
   table: TableV2;
-  access: TableAccess;
+  /** What the function may do to the table, per action and partition (the route's `storage` field). */
+  storage: StorageAccess;
   /** @default 1024 MB: more memory is more CPU, and cold starts dominate these short calls. */
   memorySize?: number;
   /** @default 10 s: well under API Gateway's 29 s integration timeout, so the gateway never cuts us off. */
   timeout?: Duration;
-  /** For the log group: RETAIN on prod, so logs outlive a stack deletion. */
+  /** For the log group: RETAIN unless the stage is disposable, so logs outlive a stack deletion. */
   removalPolicy: RemovalPolicy;
+  /**
+   * It answers requests (a route, the authorizer): its storage calls get the request path's timeouts, so
+   * they give up (503) within `storageBudgetMs(REQUEST_PATH_TIMEOUTS)`, under its timeout. Jobs wait longer.
+   */
+  requestPath?: boolean;
+  /** Concurrency kept for this function alone (the authorizer: callers are never starved of it). */
+  reservedConcurrentExecutions?: number;
 }
 
 /**
@@ -40,11 +49,15 @@ export class ApiFunction extends Construct {
       removalPolicy: props.removalPolicy,
     });
 
+    const storageStatements = storagePolicy(props.table, props.storage);
     // An explicit role instead of the default one: the default attaches the AWS-managed
     // AWSLambdaBasicExecutionRole, which may write to every log group in the account.
     const role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
       inlinePolicies: {
+        ...(storageStatements.length > 0
+          ? { storage: new PolicyDocument({ statements: storageStatements }) }
+          : {}),
         logs: new PolicyDocument({
           statements: [
             new PolicyStatement({
@@ -68,7 +81,20 @@ export class ApiFunction extends Construct {
       timeout: props.timeout ?? Duration.seconds(10),
       role,
       logGroup,
-      environment: { TABLE_NAME: props.table.tableName },
+      // X-Ray: every invocation traced by the platform (no tracing SDK in the bundle, so no cold-start cost).
+      tracing: Tracing.ACTIVE,
+      ...(props.reservedConcurrentExecutions !== undefined
+        ? { reservedConcurrentExecutions: props.reservedConcurrentExecutions }
+        : {}),
+      environment: {
+        TABLE_NAME: props.table.tableName,
+        ...(props.requestPath
+          ? {
+              [TIMEOUT_VARIABLES.connectionMs]: String(REQUEST_PATH_TIMEOUTS.connectionMs),
+              [TIMEOUT_VARIABLES.requestMs]: String(REQUEST_PATH_TIMEOUTS.requestMs),
+            }
+          : {}),
+      },
       bundling: {
         minify: bundlingSettings.minify,
         sourceMap: bundlingSettings.sourceMap,
@@ -84,21 +110,47 @@ export class ApiFunction extends Construct {
       },
     });
 
-    this.grantTable(props.table, props.access);
-  }
-
-  private grantTable(table: TableV2, access: TableAccess): void {
-    if (access === 'none') return;
-    if (access === 'read') table.grantReadData(this.function);
-    else table.grantReadWriteData(this.function);
-
-    // The grant covers `<table>/index/*`: the function queries the table's secondary index (gsi1).
-    const tableLogicalId = Stack.of(table).getLogicalId(table.node.defaultChild as CfnGlobalTable);
     Validations.of(this).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`,
+      id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
-        'The wildcard is over the indexes of this one table only: the storage adapter queries gsi1, ' +
-        'and the grant stays right when an index is added to the shared table definition.',
+        'Active tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which X-Ray does not ' +
+        'scope to a resource: "*" is the only resource these actions take.',
+    });
+    Validations.of(this).acknowledge({
+      id: 'Serverless-LambdaDLQ',
+      reason:
+        'API functions, the authorizer and the import steps are invoked synchronously (API Gateway, Step ' +
+        'Functions), so their caller receives the failure. The scheduled lookalike job is idempotent, ' +
+        'retried twice by EventBridge and redone by its next run; its failures raise its Errors alarm.',
     });
   }
+}
+
+/**
+ * The function's table policy, from its storage declaration: per resource (the table, or one index)
+ * and set of partitions, one statement with exactly the declared actions and a `dynamodb:LeadingKeys`
+ * condition (`ForAllValues:StringLike`: every partition key the request names must match a pattern).
+ * lib/storage/access.ts says how IAM sees each call.
+ */
+export function storagePolicy(table: TableV2, storage: StorageAccess): PolicyStatement[] {
+  const grouped = new Map<string, { index?: string; patterns: string[]; actions: string[] }>();
+  for (const [action, partitions] of Object.entries(storage) as [StorageAction, Partition[]][]) {
+    const byIndex = new Map<string | undefined, string[]>();
+    for (const { index, pattern } of partitions) byIndex.set(index, [...(byIndex.get(index) ?? []), pattern]);
+    for (const [index, patterns] of byIndex) {
+      const unique = [...new Set(patterns)].sort();
+      const id = JSON.stringify([index ?? '', unique]);
+      const group = grouped.get(id) ?? { ...(index ? { index } : {}), patterns: unique, actions: [] };
+      group.actions.push(`dynamodb:${action}`);
+      grouped.set(id, group);
+    }
+  }
+  return [...grouped.values()].map(
+    ({ index, patterns, actions }) =>
+      new PolicyStatement({
+        actions: actions.sort(),
+        resources: [index ? `${table.tableArn}/index/${index}` : table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': patterns } },
+      }),
+  );
 }

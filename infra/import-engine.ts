@@ -125,7 +125,7 @@ export class ImportEngine extends Construct {
     });
     this.acknowledgeStateMachineWildcards([split, partition, complete]);
 
-    new Rule(this, 'OnFileDropped', {
+    const onFileDropped = new Rule(this, 'OnFileDropped', {
       description: 'Imports a file dropped under incoming/ in the import bucket',
       eventPattern: {
         source: ['aws.s3'],
@@ -143,6 +143,12 @@ export class ImportEngine extends Construct {
           }),
         }),
       ],
+    });
+    Validations.of(onFileDropped).acknowledge({
+      id: 'Serverless-EventBusDLQ',
+      reason:
+        'An undelivered event leaves its file under incoming/, where the operator sees it was not ' +
+        'imported (no report under reports/) and copies it onto itself to drop it again.',
     });
   }
 
@@ -167,8 +173,10 @@ export class ImportEngine extends Construct {
     const stack = Stack.of(this);
     const logicalId = (construct: Construct) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
     const region = Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region;
+    // A production stage names its account (infra/app.ts): the ARN then holds it, not a reference.
+    const account = Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
     const name = `{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"${stack.getLogicalId(this.stateMachine.node.defaultChild as CfnElement)}"}]}]}`;
-    const executions = `arn:<AWS::Partition>:states:${region}:<AWS::AccountId>:execution:${name}`;
+    const executions = `arn:<AWS::Partition>:states:${region}:${account}:execution:${name}`;
     const findings: Array<[string, string]> = [
       ['*', 'X-Ray traces and CloudWatch Logs delivery take no resource-level permissions.'],
       [

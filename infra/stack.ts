@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
@@ -21,6 +21,8 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import {
   type ApiError,
@@ -32,10 +34,13 @@ import {
   ThrottledError,
   UnauthorizedError,
   UnavailableError,
+  GATEWAY_RETRY_AFTER_SECONDS,
   UnsupportedMediaTypeError,
 } from '../lib/http/errors';
 import { BEARER_HEADER_PATTERN } from '../lib/tokens/token-format';
+import { StageAlarms } from './alarms';
 import { ApiFunction } from './function';
+import { ANSWER_HEADERS } from '../lib/http/endpoint';
 import { handlerEntry, type HttpMethod, type Route } from '../lib/http/route';
 import { authorizer, routes, workers, type Worker, type WorkerId } from '../lib/routes';
 import { ImportEngine } from './import-engine';
@@ -44,6 +49,16 @@ import { tableDefinition } from '../lib/storage/table';
 export interface CompanyDataStackProps extends StackProps {
   /** The deployment stage (`dev`, `prod`, a developer's name…): one stack, table and API each. */
   stage: string;
+  /**
+   * A stage whose data may go with it (`-c disposable=true`): its table and logs are deleted with the
+   * stack and the table has no deletion protection. Every other stage keeps them.
+   */
+  disposable?: boolean;
+  /**
+   * A stage that serves customers (`prod`, or `-c production=true`): it has a per-IP rate-based WAF rule
+   * and refuses to synthesise without an explicit account and region.
+   */
+  production?: boolean;
 }
 
 /**
@@ -62,14 +77,22 @@ const gatewayErrors: Array<[ResponseType, ApiError]> = [
   // The gateway's own limit is 10 MB; the handlers enforce the contract's 1 MiB below that.
   [ResponseType.REQUEST_TOO_LARGE, new PayloadTooLargeError()],
   [ResponseType.UNSUPPORTED_MEDIA_TYPE, new UnsupportedMediaTypeError()],
-  [ResponseType.INTEGRATION_TIMEOUT, new UnavailableError()],
-  [ResponseType.AUTHORIZER_FAILURE, new UnavailableError()],
-  [ResponseType.AUTHORIZER_CONFIGURATION_ERROR, new UnavailableError()],
+  [ResponseType.INTEGRATION_TIMEOUT, new UnavailableError(GATEWAY_RETRY_AFTER_SECONDS)],
+  // The function could not be invoked (Lambda throttled it, or the invoke failed): try again shortly.
+  [ResponseType.INTEGRATION_FAILURE, new UnavailableError(GATEWAY_RETRY_AFTER_SECONDS)],
+  // The only WAF rule is the per-IP rate limit (production stages), judged over the last 5 minutes: an IP
+  // over it stays refused until its rate falls, so it is told to wait a minute, not a second.
+  [ResponseType.WAF_FILTERED, new ThrottledError(60)],
+  [ResponseType.AUTHORIZER_FAILURE, new UnavailableError(GATEWAY_RETRY_AFTER_SECONDS)],
+  [ResponseType.AUTHORIZER_CONFIGURATION_ERROR, new UnavailableError(GATEWAY_RETRY_AFTER_SECONDS)],
   [ResponseType.DEFAULT_5XX, new InternalError()],
 ];
 
-/** Any other 4xx the gateway produces keeps its status; no handler error stands for it. */
-const otherClientError = { message: 'Bad request', code: 'BAD_REQUEST' };
+/**
+ * Any other 4xx the gateway produces. Without request validators or API keys, what is left are refusals
+ * of the caller's credentials (a SigV4 signature, an expired or invalid key): 403 FORBIDDEN.
+ */
+const otherClientError = new ForbiddenError();
 
 /** The contract's error body; API Gateway fills in `$context.requestId`. */
 function errorBodyTemplate({ message, code }: { message: string; code: string }): string {
@@ -89,6 +112,7 @@ function addErrorResponse(
     templates: { 'application/json': errorBodyTemplate(body) },
     responseHeaders: {
       'x-request-id': 'context.requestId',
+      'Cache-Control': `'${ANSWER_HEADERS['Cache-Control']}'`,
       // Static header values are quoted literals in API Gateway mappings.
       ...Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, `'${value}'`])),
     },
@@ -99,14 +123,57 @@ const API_GATEWAY_LOGS_POLICY_ARN =
   'arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs';
 const DEFAULT_THROTTLE_RATE = 50;
 const DEFAULT_THROTTLE_BURST = 100;
+/** Routes without a token (health): limits of their own, so anonymous traffic cannot eat the stage's. */
+const PUBLIC_THROTTLE_RATE = 5;
+const PUBLIC_THROTTLE_BURST = 10;
+/** Requests one IP may make in 5 minutes on a production stage before WAF answers 429 (20 a second). */
+const DEFAULT_WAF_RATE_LIMIT = 6000;
+/** Kept for the authorizer alone: a flood on the routes cannot starve the check every call needs first. */
+const DEFAULT_AUTHORIZER_CONCURRENCY = 10;
+
+/**
+ * One JSON line per request in the access log: who called (the authorizer's principalId is the token id,
+ * never the token), what, the answer, how long the function took, and why the gateway refused or failed
+ * (error type and message, the authorizer's error) when it did.
+ */
+const ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  requestTime: '$context.requestTimeEpoch',
+  ip: '$context.identity.sourceIp',
+  caller: '$context.authorizer.principalId',
+  accountId: '$context.authorizer.accountId',
+  method: '$context.httpMethod',
+  resource: '$context.resourcePath',
+  path: '$context.path',
+  status: '$context.status',
+  responseLength: '$context.responseLength',
+  latencyMs: '$context.responseLatency',
+  integrationLatencyMs: '$context.integration.latency',
+  integrationStatus: '$context.integration.status',
+  integrationError: '$context.integration.error',
+  errorType: '$context.error.responseType',
+  errorMessage: '$context.error.message',
+  authorizerError: '$context.authorizer.error',
+  authorizerLatencyMs: '$context.authorizer.latency',
+  wafStatus: '$context.waf.status',
+  xrayTraceId: '$context.xrayTraceId',
+};
 
 /** One stage of the company-data API: its table, its functions and its REST API. */
 export class CompanyDataStack extends Stack {
   constructor(scope: Construct, id: string, props: CompanyDataStackProps) {
     super(scope, id, props);
-    const { stage } = props;
-    const isProd = stage === 'prod';
-    const removalPolicy = isProd ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    const { stage, disposable = false, production = stage === 'prod' } = props;
+    if (production && disposable)
+      throw new Error(`Stage ${stage} is a production stage: it cannot be disposable`);
+    if (production && (Token.isUnresolved(this.account) || Token.isUnresolved(this.region))) {
+      throw new Error(
+        `Stage ${stage} is a production stage: give its account and region explicitly ` +
+          '(-c account=123456789012 -c region=eu-west-1), so it never lands where the shell happens to point',
+      );
+    }
+    // Data and logs outlive the stack unless the stage says it is disposable.
+    const removalPolicy = disposable ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
 
     const table = new TableV2(this, 'Table', {
       partitionKey: { name: tableDefinition.partitionKey, type: AttributeType.STRING },
@@ -120,7 +187,7 @@ export class CompanyDataStack extends Stack {
       timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
       billing: Billing.onDemand(),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      deletionProtection: isProd,
+      deletionProtection: !disposable,
       removalPolicy,
     });
 
@@ -138,11 +205,20 @@ export class CompanyDataStack extends Stack {
       deployOptions: {
         stageName: stage,
         accessLogDestination: new LogGroupLogDestination(accessLogs),
-        accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
+        accessLogFormat: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
         loggingLevel: MethodLoggingLevel.ERROR,
         metricsEnabled: true,
+        tracingEnabled: true,
         throttlingRateLimit: this.numberFromContext('throttleRate', DEFAULT_THROTTLE_RATE),
         throttlingBurstLimit: this.numberFromContext('throttleBurst', DEFAULT_THROTTLE_BURST),
+        methodOptions: Object.fromEntries(
+          Object.values(routes)
+            .filter((route: Route) => route.scope === null)
+            .map((route) => [
+              `${route.path}/${route.method}`,
+              { throttlingRateLimit: PUBLIC_THROTTLE_RATE, throttlingBurstLimit: PUBLIC_THROTTLE_BURST },
+            ]),
+        ),
       },
       // Execution logging needs the account-wide API Gateway CloudWatch role; other stages in the
       // account may rely on it, so deleting this stack must not delete it.
@@ -155,16 +231,23 @@ export class CompanyDataStack extends Stack {
     for (const [type, error] of gatewayErrors) {
       addErrorResponse(api, type, error, String(error.status), error.headers);
     }
-    addErrorResponse(api, ResponseType.DEFAULT_4XX, otherClientError);
+    addErrorResponse(api, ResponseType.DEFAULT_4XX, otherClientError, String(otherClientError.status));
 
     const authorizerFunction = new ApiFunction(this, 'AuthorizerFunction', {
       entry: authorizer.entry,
       table,
-      access: authorizer.table,
-      // It runs before every uncached call: a slow authorizer should fail fast, not hold the request.
+      storage: authorizer.storage,
+      // It runs before every uncached call: a slow authorizer should fail fast, not hold the request
+      // (its storage calls give up within storageBudgetMs(REQUEST_PATH_TIMEOUTS), under this).
       timeout: Duration.seconds(5),
+      requestPath: true,
       removalPolicy,
+      reservedConcurrentExecutions: this.numberFromContext(
+        'authorizerConcurrency',
+        DEFAULT_AUTHORIZER_CONCURRENCY,
+      ),
     });
+    const functions: Record<string, IFunction> = { authorizer: authorizerFunction.function };
     const tokenAuthorizer = new TokenAuthorizer(this, 'TokenAuthorizer', {
       handler: authorizerFunction.function,
       identitySource: IdentitySource.header('Authorization'),
@@ -177,9 +260,11 @@ export class CompanyDataStack extends Stack {
       const { function: handler } = new ApiFunction(this, `${routeId}Function`, {
         entry: handlerEntry(routeId),
         table,
-        access: route.table,
+        storage: route.storage,
+        requestPath: true,
         removalPolicy,
       });
+      functions[routeId] = handler;
       const authorization =
         route.scope === null
           ? { authorizationType: AuthorizationType.NONE }
@@ -216,16 +301,23 @@ export class CompanyDataStack extends Stack {
       const { function: job } = new ApiFunction(this, `${workerId}Function`, {
         entry: worker.entry,
         table,
-        access: worker.table,
+        storage: worker.storage,
         memorySize: worker.memoryMb,
         timeout: Duration.minutes(worker.timeoutMinutes),
         removalPolicy,
       });
       workerFunctions[workerId] = job;
+      functions[workerId] = job;
       if (!worker.schedule) continue;
-      new Rule(this, `${workerId}Schedule`, {
+      const rule = new Rule(this, `${workerId}Schedule`, {
         schedule: Schedule.cron(worker.schedule),
         targets: [new LambdaFunction(job, { retryAttempts: 2 })],
+      });
+      Validations.of(rule).acknowledge({
+        id: 'Serverless-EventBusDLQ',
+        reason:
+          'A schedule of an idempotent job: an event EventBridge could not deliver after its retries is ' +
+          'the same run as the next one, and a failed run raises the function Errors alarm.',
       });
       new CfnOutput(this, `${workerId}FunctionName`, {
         value: job.functionName,
@@ -275,15 +367,48 @@ export class CompanyDataStack extends Stack {
         'This is the account-wide role API Gateway uses to write execution logs for every REST API in the ' +
         'region; AWS maintains this policy for exactly that, and a narrower one would break the other APIs.',
     });
-    Validations.of(api.deploymentStage).acknowledge({
-      id: 'AwsSolutions-APIG3',
-      reason:
-        'No WAF web ACL in this stack: every non-public route needs a valid bearer token, the stage is ' +
-        'throttled, and a web ACL is an account-level choice (cost, shared rules) left to the operator.',
-    });
+    if (production) {
+      this.addRateLimit(api, this.numberFromContext('wafRateLimit', DEFAULT_WAF_RATE_LIMIT));
+    } else {
+      Validations.of(api.deploymentStage).acknowledge({
+        id: 'AwsSolutions-APIG3',
+        reason:
+          'Not a production stage: no web ACL (it costs per month and per rule). Every non-public route ' +
+          'needs a valid bearer token and the stage is throttled; production stages get the per-IP rate rule.',
+      });
+    }
+
+    new StageAlarms(this, 'Alarms', { stage, api, table, functions });
 
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Stage base URL; paths start with v1/' });
     new CfnOutput(this, 'TableName', { value: table.tableName });
+  }
+
+  /** A regional web ACL on the stage with one rule: an IP over `limit` requests in 5 minutes is refused (429). */
+  private addRateLimit(api: RestApi, limit: number): void {
+    const visibility = (metricName: string) => ({
+      cloudWatchMetricsEnabled: true,
+      metricName,
+      sampledRequestsEnabled: true,
+    });
+    const acl = new CfnWebACL(this, 'WebAcl', {
+      scope: 'REGIONAL',
+      defaultAction: { allow: {} },
+      visibilityConfig: visibility(`company-data-${api.deploymentStage.stageName}`),
+      rules: [
+        {
+          name: 'RatePerIp',
+          priority: 0,
+          action: { block: {} },
+          statement: { rateBasedStatement: { aggregateKeyType: 'IP', limit, evaluationWindowSec: 300 } },
+          visibilityConfig: visibility('RatePerIp'),
+        },
+      ],
+    });
+    new CfnWebACLAssociation(this, 'WebAclAssociation', {
+      resourceArn: api.deploymentStage.stageArn,
+      webAclArn: acl.attrArn,
+    });
   }
 
   /** A positive number from `-c name=value`, or the default; a typo fails the synth instead of deploying. */
@@ -320,6 +445,7 @@ function addMethodNotAllowed(resource: IResource, methods: HttpMethod[]): void {
           responseParameters: {
             'method.response.header.Allow': `'${error.headers['Allow']}'`,
             'method.response.header.Content-Type': "'application/json'",
+            'method.response.header.Cache-Control': `'${ANSWER_HEADERS['Cache-Control']}'`,
             'method.response.header.x-request-id': 'context.requestId',
           },
         },
@@ -333,6 +459,7 @@ function addMethodNotAllowed(resource: IResource, methods: HttpMethod[]): void {
           responseParameters: {
             'method.response.header.Allow': true,
             'method.response.header.Content-Type': true,
+            'method.response.header.Cache-Control': true,
             'method.response.header.x-request-id': true,
           },
         },

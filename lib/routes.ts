@@ -11,7 +11,12 @@ import { legalEntityRoutes } from './legal-entities/routes';
 import { listRoutes } from './lists/routes';
 import { lookalikeRoutes } from './lookalikes/routes';
 import { updateRoutes } from './updates/routes';
-import type { Route, TableAccess } from './http/route';
+import type { Route } from './http/route';
+import { importCompleteStorage, importPartitionStorage } from './import/storage-access';
+import { cleanUpListsStorage } from './lists/store';
+import { recomputeAllStorage } from './lookalikes/recompute';
+import type { StorageAccess } from './storage/access';
+import { authorizerStorage } from './tokens/authorize';
 
 /** Each domain's routes, by the folder of `lib/` that owns them. */
 export const routesByDomain = {
@@ -37,14 +42,19 @@ export const routes = {
 export type RouteId = keyof typeof routes;
 
 /** The authorizer is not a route: the gateway runs it before every route whose `scope` is set. */
-export const authorizer = { entry: 'functions/authorize.ts', table: 'read', cacheTtlSeconds: 300 } as const;
+export const authorizer = {
+  entry: 'functions/authorize.ts',
+  /** Token items by hash, nothing else (lib/tokens/authorize.ts). */
+  storage: authorizerStorage,
+  cacheTtlSeconds: 300,
+} as const;
 
-/** Background workers: functions in `functions/` that no route calls, each with its table access. */
+/** Background workers: functions in `functions/` that no route calls, each with its storage declaration. */
 export const workers = {
   /** The full lookalike recompute (contract §6.3): every block, from the features the import stored. */
   recomputeLookalikes: {
     entry: 'functions/recompute-lookalikes.ts',
-    table: 'write',
+    storage: recomputeAllStorage,
     timeoutMinutes: 15,
     memoryMb: 3008,
     /**
@@ -57,24 +67,24 @@ export const workers = {
    * The import at scale (contract §11.2, lib/import/engine.ts): the steps of the state machine that
    * imports a file dropped in the stage's import bucket (infra/import-engine.ts).
    */
-  importSplit: { entry: 'functions/import-split.ts', table: 'none', timeoutMinutes: 15, memoryMb: 3008 },
+  importSplit: { entry: 'functions/import-split.ts', storage: {}, timeoutMinutes: 15, memoryMb: 3008 },
   importPartition: {
     entry: 'functions/import-partition.ts',
-    table: 'write',
+    storage: importPartitionStorage,
     timeoutMinutes: 15,
     // One full vCPU: the import is CPU-bound between its batch requests.
     memoryMb: 1769,
   },
   importComplete: {
     entry: 'functions/import-complete.ts',
-    table: 'write',
+    storage: importCompleteStorage,
     timeoutMinutes: 15,
     memoryMb: 3008,
   },
   /** Deletes what deleted lists leave (contract §7.6: their members and order items). */
   cleanUpLists: {
     entry: 'functions/clean-up-lists.ts',
-    table: 'write',
+    storage: cleanUpListsStorage,
     timeoutMinutes: 5,
     memoryMb: 512,
     schedule: { minute: '*' },
@@ -86,7 +96,8 @@ export type WorkerId = keyof typeof workers;
 
 export interface Worker {
   entry: string;
-  table: TableAccess;
+  /** What it may do to the table: as a route's `storage` (lib/http/route.ts), its IAM policy is made from it. */
+  storage: StorageAccess;
   timeoutMinutes: number;
   memoryMb: number;
   /**

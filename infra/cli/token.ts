@@ -1,9 +1,13 @@
 /**
  * `npm run token -- <create|list|revoke>`: manage API tokens in a stage's table.
  *
- *   npm run token -- create --account acme --email ann@acme.example --scopes companies:read,lists:read [--expires-in 90]
+ *   npm run token -- create --account acme --email ann@acme.example --scopes companies:read,lists:read [--expires-in 90 | --no-expiry]
  *   npm run token -- list
- *   npm run token -- revoke <tokenId or token>
+ *   npm run token -- revoke <tokenId>
+ *   printf %s "$TOKEN" | npm run token -- revoke -      (a token itself: from standard input, never argv)
+ *
+ * On a deployed stage a token expires after 90 days unless --expires-in or --no-expiry says otherwise;
+ * on the local stage it never expires unless --expires-in says so.
  *
  * Local stage (default): table company-data-local on http://127.0.0.1:${DYNAMODB_LOCAL_PORT:-8000}
  * (while `npm start` runs). Deployed stage: `--table <TableName output of the stack>` with AWS
@@ -14,11 +18,16 @@ import { parseArgs } from 'node:util';
 import { LOCAL_TABLE_NAME } from '../../lib/storage/table';
 import { useStage } from './stage';
 
-const USAGE = `usage: npm run token -- create --account ID --email EMAIL --scopes a,b [--expires-in DAYS]
+const USAGE = `usage: npm run token -- create --account ID --email EMAIL --scopes a,b [--expires-in DAYS | --no-expiry]
        npm run token -- list
-       npm run token -- revoke TOKEN_ID_OR_TOKEN
+       npm run token -- revoke TOKEN_ID          (or: revoke - , the token on standard input)
 options: --table NAME (default $TABLE_NAME or ${LOCAL_TABLE_NAME}), --endpoint URL (default $DYNAMODB_ENDPOINT;
          http://127.0.0.1:$DYNAMODB_LOCAL_PORT (8000) for the local table)`;
+
+/** A deployed stage's tokens expire after this many days unless told otherwise. */
+export const DEPLOYED_TOKEN_DAYS = 90;
+/** A token id as `list` shows it: the first 12 hex characters of the token's hash. */
+const TOKEN_ID = /^[0-9a-f]{12}$/;
 
 /** Where the command looked for the table, in words, for an error line that says what to do. */
 let stageInUse = `table ${LOCAL_TABLE_NAME}`;
@@ -33,6 +42,7 @@ async function main(): Promise<number> {
       email: { type: 'string' },
       scopes: { type: 'string' },
       'expires-in': { type: 'string' },
+      'no-expiry': { type: 'boolean' },
       help: { type: 'boolean' },
     },
   });
@@ -56,7 +66,15 @@ async function main(): Promise<number> {
       if (!values.account || !values.email || scopes.length === 0 || bad.length > 0) {
         return fail(bad.length ? `unknown scope(s): ${bad.join(', ')}` : USAGE);
       }
-      const days = values['expires-in'] === undefined ? null : Number(values['expires-in']);
+      if (values['no-expiry'] && values['expires-in'] !== undefined)
+        return fail('--expires-in and --no-expiry exclude each other');
+      const deployed = (values.table ?? process.env['TABLE_NAME'] ?? LOCAL_TABLE_NAME) !== LOCAL_TABLE_NAME;
+      const days =
+        values['expires-in'] !== undefined
+          ? Number(values['expires-in'])
+          : deployed && !values['no-expiry']
+            ? DEPLOYED_TOKEN_DAYS
+            : null;
       if (days !== null && !(Number.isInteger(days) && days > 0))
         return fail('--expires-in takes a whole number of days');
       const expiresAt = days === null ? null : new Date(Date.now() + days * 86_400_000).toISOString();
@@ -98,16 +116,28 @@ async function main(): Promise<number> {
       if (tokens.length === 0) console.log('no tokens');
       return 0;
     }
-    case 'revoke':
-      if (!target) return fail(USAGE);
-      if (!(await revoke(target))) return fail(`no token ${target}`);
+    case 'revoke': {
+      // A token on the command line would stay in shell history and the process list: ids only there.
+      if (!target || (target !== '-' && !TOKEN_ID.test(target))) {
+        return fail('revoke takes a token id (as `list` shows it), or `-` and the token on standard input');
+      }
+      const given = target === '-' ? (await readStdin()).trim() : target;
+      if (!given) return fail('no token on standard input');
+      if (!(await revoke(given))) return fail(target === '-' ? 'no such token' : `no token ${target}`);
       console.log(
-        `revoked ${target.length > 12 ? 'the given token' : target} (gateways may honour a cached answer for up to 5 minutes)`,
+        `revoked ${target === '-' ? 'the given token' : target} (gateways may honour a cached answer for up to 5 minutes)`,
       );
       return 0;
+    }
     default:
       return fail(USAGE);
   }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function fail(message: string): number {

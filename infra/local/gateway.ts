@@ -34,8 +34,10 @@ import {
   toErrorBody,
   UnauthorizedError,
   UnavailableError,
+  GATEWAY_RETRY_AFTER_SECONDS,
+  ValidationError,
 } from '../../lib/http/errors';
-import { json } from '../../lib/http/endpoint';
+import { ANSWER_HEADERS, json } from '../../lib/http/endpoint';
 import { UNAUTHORIZED } from '../../lib/tokens/authorize';
 import { bearerToken } from '../../lib/tokens/token-format';
 
@@ -60,17 +62,11 @@ interface CompiledRoute {
 }
 
 /**
- * A request the gateway cannot make sense of. Its code is the one the deployed gateway gives any
- * other 4xx (infra/stack.ts); the status stays what it is (400, 408, 431).
+ * A request the gateway cannot make sense of (a target that does not parse, headers over the limit, a
+ * body cut off): 400 (or 408, 431) VALIDATION_ERROR, with the part of the request at fault as the detail.
  */
-class BadRequestError extends ApiError {
-  readonly code = 'BAD_REQUEST';
-  constructor(
-    message = 'Bad request',
-    readonly status = 400,
-  ) {
-    super(message);
-  }
+function badRequest(message: string, part: 'request' | 'headers' | 'body', status: 400 | 408 | 431 = 400) {
+  return new ValidationError(message, [{ path: part, message }], status);
 }
 
 export interface GatewayOptions {
@@ -105,7 +101,7 @@ export function createGateway(options: GatewayOptions = {}): http.Server {
       // API Gateway: the error "Unauthorized" means 401; any other failure is AUTHORIZER_FAILURE.
       throw error instanceof Error && error.message === UNAUTHORIZED
         ? new UnauthorizedError()
-        : new UnavailableError();
+        : new UnavailableError(GATEWAY_RETRY_AFTER_SECONDS);
     }
     authorizerCache.set(header, { result, expires: Date.now() + cacheTtlMs });
     return result;
@@ -145,7 +141,12 @@ export function createGateway(options: GatewayOptions = {}): http.Server {
       .catch((error: unknown) => errorResult(error, requestId))
       .then((response) => {
         if (res.headersSent || res.destroyed) return;
-        res.writeHead(response.statusCode, { 'x-request-id': requestId, ...flatHeaders(response) });
+        // As the deployed gateway: no answer may be cached on the way, whoever produced it.
+        res.writeHead(response.statusCode, {
+          'Cache-Control': ANSWER_HEADERS['Cache-Control'],
+          'x-request-id': requestId,
+          ...flatHeaders(response),
+        });
         res.end(response.body);
       })
       .catch(() => res.destroy());
@@ -202,13 +203,14 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
   }
   const apiError =
     error.code === 'HPE_HEADER_OVERFLOW'
-      ? new BadRequestError(
+      ? badRequest(
           `Request line and headers must be at most ${http.maxHeaderSize / 1024} KiB in total`,
+          'headers',
           431,
         )
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? new BadRequestError('Request not received in time', 408)
-        : new BadRequestError('Malformed HTTP request');
+        ? badRequest('Request not received in time', 'request', 408)
+        : badRequest('Malformed HTTP request', 'request');
   const requestId = randomUUID();
   const response = json(apiError.status, toErrorBody(apiError, requestId), requestId, apiError.headers);
   const head = [
@@ -234,7 +236,7 @@ function requestTarget(target: string): URL {
   } catch {
     // Not a URL: answered below.
   }
-  throw new BadRequestError('Malformed request target');
+  throw badRequest('Malformed request target', 'request');
 }
 
 function compile(routeId: string, route: Route): CompiledRoute {
@@ -397,7 +399,7 @@ function readBody(req: http.IncomingMessage): Promise<Buffer | null> {
     });
     req.on('end', () => resolve(size === 0 ? null : Buffer.concat(chunks)));
     // The client went away mid-body: nobody is left to read the answer, but the request ends here.
-    const incomplete = () => reject(new BadRequestError('Request body incomplete'));
+    const incomplete = () => reject(badRequest('Request body incomplete', 'body'));
     req.on('error', incomplete);
     req.on('close', () => {
       if (!req.complete) incomplete();

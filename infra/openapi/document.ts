@@ -9,13 +9,14 @@
  *   | a params, query or body schema        | 400 VALIDATION_ERROR                                   |
  *   | a body schema (not on GET/DELETE)     | 400 INVALID_JSON, 413 PAYLOAD_TOO_LARGE, 415           |
  *   | a path parameter                      | 404 NOT_FOUND (the named resource, or not the caller's)|
- *   | `table: 'write'` or `idempotent`      | 409 (conflict with stored data; IDEMPOTENCY_KEY_REUSED)|
- *   | `table` other than `none`             | 503 UNAVAILABLE                                        |
+ *   | a write in `storage`, or `idempotent` | 409 (conflict with stored data; IDEMPOTENCY_KEY_REUSED)|
+ *   | `storage` touching the table          | 503 UNAVAILABLE                                        |
  *   | every route                           | 429 THROTTLED (the gateway), 500 INTERNAL              |
  *
  * A new route row appears here with no change to this file: `npm run openapi` regenerates
  * docs/openapi.json, and test/unit/openapi.test.ts fails while the committed file is stale.
  */
+import { touchesTable, writesAny } from '../../lib/storage/access';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { JsonSchema } from '@valibot/to-json-schema';
@@ -118,10 +119,10 @@ export function errorStatusesOf(route: Route): ErrorStatus[] {
   if (params || query || takesBody) statuses.push(ERRORS.badRequest);
   if (route.scope !== null) statuses.push(ERRORS.unauthorized, ERRORS.forbidden);
   if (pathParameters(route.path).length > 0) statuses.push(ERRORS.notFound);
-  if (route.table === 'write' || route.idempotent) statuses.push(ERRORS.conflict);
+  if (writesAny(route.storage) || route.idempotent) statuses.push(ERRORS.conflict);
   if (takesBody) statuses.push(ERRORS.payloadTooLarge, ERRORS.unsupportedMediaType);
   statuses.push(ERRORS.throttled, ERRORS.internal);
-  if (route.table !== 'none') statuses.push(ERRORS.unavailable);
+  if (touchesTable(route.storage)) statuses.push(ERRORS.unavailable);
   return statuses;
 }
 

@@ -1,6 +1,7 @@
 /** The company endpoints (contract §6). */
 import * as v from 'valibot';
 import type { Route } from '../http/route';
+import { partitions } from '../storage/keys';
 import {
   bulkFinancialsItemSchema,
   bulkRelationshipsItemSchema,
@@ -18,7 +19,7 @@ export const companyRoutes = {
     path: '/v1/companies/{countryCode}/{companyNumber}/financials',
     summary: "A company's annual financial periods, newest first",
     scope: 'companies:read',
-    table: 'read',
+    storage: { GetItem: [partitions.company] },
     request: getCompanyFinancialsRequest,
     response: companyFinancialsSchema,
   },
@@ -27,7 +28,7 @@ export const companyRoutes = {
     path: '/v1/companies/financials',
     summary: 'Financial periods of up to 100 companies, one result item per requested company',
     scope: 'companies:read',
-    table: 'read',
+    storage: { BatchGetItem: [partitions.company] },
     request: getCompanyFinancialsBulkRequest,
     response: v.array(bulkFinancialsItemSchema),
   },
@@ -36,7 +37,7 @@ export const companyRoutes = {
     path: '/v1/companies/{countryCode}/{companyNumber}/relationships',
     summary: "A company's shareholders (parents) and the companies it holds shares in (children)",
     scope: 'companies:read',
-    table: 'read',
+    storage: { GetItem: [partitions.company] },
     request: getCompanyRelationshipsRequest,
     response: companyRelationshipsSchema,
   },
@@ -45,7 +46,7 @@ export const companyRoutes = {
     path: '/v1/companies/relationships',
     summary: 'Relationships of up to 100 companies, one result item per requested company',
     scope: 'companies:read',
-    table: 'read',
+    storage: { BatchGetItem: [partitions.company] },
     request: getCompanyRelationshipsBulkRequest,
     response: v.array(bulkRelationshipsItemSchema),
   },

@@ -10,7 +10,7 @@ export const healthRoutes = {
     path: '/v1/health',
     summary: 'Liveness',
     scope: null,
-    table: 'none',
+    storage: {},
     request: {},
     response: healthSchema,
   },

@@ -13,6 +13,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as v from 'valibot';
 import { withoutRequestMetrics, withRequestMetrics } from '../metrics';
+import { touchesTable, withDeclaredAccess } from '../storage/access';
 import { callerFrom, type Caller } from './caller';
 import {
   ApiError,
@@ -109,17 +110,23 @@ export function endpoint<R extends Route>(
 
   // A route that never touches the table has no DynamoDB calls to count, and skips the tracking (its
   // first use costs a cold start about 0.3 ms on Node 20).
-  const measured = route.table === 'none' ? withoutRequestMetrics : withRequestMetrics;
+  const measured = touchesTable(route.storage) ? withRequestMetrics : withoutRequestMetrics;
   return (event, context) =>
     measured(async (metrics) => {
       const started = performance.now();
-      const response = await stack(event, context);
+      // Who called (never the token or its hash): the account, and the token id the authorizer
+      // returned as principalId.
+      const authorizer = event.requestContext?.authorizer;
+      const caller = callerFrom(authorizer);
+      const response = await withDeclaredAccess(route.storage, () => stack(event, context));
       console.log(
         JSON.stringify({
           level: response.statusCode >= 500 ? 'ERROR' : 'INFO',
           message: 'request',
           requestId: requestIdOf(event),
           route: name,
+          ...(caller ? { accountId: caller.accountId } : {}),
+          ...(typeof authorizer?.['principalId'] === 'string' ? { tokenId: authorizer['principalId'] } : {}),
           status: response.statusCode,
           durationMs: round(performance.now() - started),
           dynamodb: { calls: metrics.dynamodbCalls, ms: round(metrics.dynamodbMs) },
@@ -242,6 +249,15 @@ function errorResponse(error: unknown, event: APIGatewayProxyEvent): APIGatewayP
   return json(apiError.status, toErrorBody(apiError, requestId), requestId, apiError.headers);
 }
 
+/**
+ * On every answer: JSON, and never stored by a cache on the way (answers depend on the caller's token and
+ * change with every import; RFC 9111 `no-store`). The gateway's own answers carry the same (infra/stack.ts).
+ */
+export const ANSWER_HEADERS = {
+  'Content-Type': 'application/json; charset=utf-8',
+  'Cache-Control': 'no-store',
+} as const;
+
 export function json(
   status: number,
   body: unknown,
@@ -250,7 +266,7 @@ export function json(
 ): APIGatewayProxyResult {
   return {
     statusCode: status,
-    headers: { 'Content-Type': 'application/json; charset=utf-8', 'x-request-id': requestId, ...headers },
+    headers: { ...ANSWER_HEADERS, 'x-request-id': requestId, ...headers },
     body: body instanceof RawJson ? body.text : JSON.stringify(body),
   };
 }
@@ -271,7 +287,11 @@ function text(
 }
 
 function noContent(requestId: string, headers: Record<string, string>): APIGatewayProxyResult {
-  return { statusCode: 204, headers: { 'x-request-id': requestId, ...headers }, body: '' };
+  return {
+    statusCode: 204,
+    headers: { 'Cache-Control': ANSWER_HEADERS['Cache-Control'], 'x-request-id': requestId, ...headers },
+    body: '',
+  };
 }
 
 /** Contract §7.5: 1..255 visible ASCII characters; absent is null (the request is simply not idempotent). */

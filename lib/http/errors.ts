@@ -33,11 +33,12 @@ export class InvalidJsonError extends ApiError {
 }
 
 export class ValidationError extends ApiError {
-  readonly status = 400;
   readonly code = 'VALIDATION_ERROR';
   constructor(
     message: string,
     readonly details: ErrorDetail[],
+    /** 400; the local gateway's refusals of what is not HTTP keep their own (408, 431). */
+    readonly status: 400 | 408 | 431 = 400,
   ) {
     super(message);
   }
@@ -53,6 +54,8 @@ export class UnauthorizedError extends ApiError {
   readonly code = 'UNAUTHORIZED';
   constructor() {
     super('Unauthorized');
+    // RFC 9110 §11.6.1: a 401 names the scheme it wants (RFC 6750: Bearer).
+    this.headers['WWW-Authenticate'] = 'Bearer';
   }
 }
 
@@ -138,14 +141,28 @@ export class InternalError extends ApiError {
   }
 }
 
-/** Storage throttled or unreachable after the SDK's retries. */
+/**
+ * Storage throttled, timed out or unreachable after the SDK's retries: nothing was half-written, and the
+ * same request may be sent again after `Retry-After` seconds. Answers made per request wait 2 to 5 s,
+ * at random, so callers turned away together do not come back together.
+ */
 export class UnavailableError extends ApiError {
   readonly status = 503;
   readonly code = 'UNAVAILABLE';
-  constructor(retryAfterSeconds = 1) {
+  constructor(retryAfterSeconds = jitteredRetryAfter()) {
     super('Service unavailable, retry later');
     this.headers['Retry-After'] = String(retryAfterSeconds);
   }
+}
+
+export const RETRY_AFTER_MIN_SECONDS = 2;
+export const RETRY_AFTER_MAX_SECONDS = 5;
+/** API Gateway's own 503 answers are fixed text (no per-answer randomness there): the middle of the range. */
+export const GATEWAY_RETRY_AFTER_SECONDS = 3;
+
+function jitteredRetryAfter(): number {
+  const span = RETRY_AFTER_MAX_SECONDS - RETRY_AFTER_MIN_SECONDS + 1;
+  return RETRY_AFTER_MIN_SECONDS + Math.floor(Math.random() * span);
 }
 
 /** Any error → an ApiError fit to show a caller: storage trouble is 503, anything unexpected a bare 500. */

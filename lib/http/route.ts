@@ -4,6 +4,7 @@
  * benchmark and the tests read. Pure data: importing a route pulls in its schemas and nothing else.
  */
 import type { GenericSchema } from 'valibot';
+import type { StorageAccess } from '../storage/access';
 import type { Scope } from '../tokens/scopes';
 
 /** Schemas of the request parts, each an object schema. */
@@ -15,9 +16,6 @@ export interface RequestSchemas {
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** The table access a function gets: least privilege is the default. */
-export type TableAccess = 'none' | 'read' | 'write';
-
 export interface Route {
   method: HttpMethod;
   /** API Gateway path template, `{name}` for a path parameter. */
@@ -25,7 +23,17 @@ export interface Route {
   summary: string;
   /** The scope the caller's token needs; `null` = public (no token). */
   scope: Scope | null;
-  table: TableAccess;
+  /**
+   * Least privilege by key: the DynamoDB actions the route's function makes and, for each, the
+   * partitions it touches, named from the key module (`partitions` in lib/storage/keys.ts):
+   * `storage: { GetItem: [partitions.company], BatchGetItem: [partitions.company] }`; `{}` for none.
+   * A TransactWriteItems counts as its items' PutItem / UpdateItem / DeleteItem / ConditionCheckItem;
+   * a Query on an index names the index's partition (`partitions.listMemberships`). Scan cannot be
+   * declared. The stack makes the function's IAM policy from it (`dynamodb:LeadingKeys`), and every
+   * storage call a request makes is checked against it (lib/storage/access.ts): an undeclared call
+   * fails in the tests as it would be denied on AWS.
+   */
+  storage: StorageAccess;
   request: RequestSchemas;
   /** The success status: 200 unless the route says otherwise (201 created, 204 no content). */
   status?: 200 | 201 | 204;

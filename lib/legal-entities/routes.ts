@@ -1,5 +1,6 @@
 /** The legal entity endpoints (contract §6.4). */
 import type { Route } from '../http/route';
+import { partitions } from '../storage/keys';
 import { companyLegalEntitiesSchema, getCompanyLegalEntitiesRequest } from './schemas';
 
 export const legalEntityRoutes = {
@@ -8,7 +9,7 @@ export const legalEntityRoutes = {
     path: '/v1/companies/{countryCode}/{companyNumber}/legal-entities',
     summary: "A company's own legal entity, then the entities it controls (more than 50 %, directly)",
     scope: 'companies:read',
-    table: 'read',
+    storage: { GetItem: [partitions.company] },
     request: getCompanyLegalEntitiesRequest,
     response: companyLegalEntitiesSchema,
   },

@@ -1,5 +1,6 @@
 /** The list endpoints (contract §7.2–§7.6). */
 import type { Route } from '../http/route';
+import { partitions } from '../storage/keys';
 import {
   createListRequest,
   deleteListRequest,
@@ -24,7 +25,7 @@ export const listRoutes = {
     path: '/v1/lists',
     summary: "The lists the caller can see (its own and its account's shared ones), newest change first",
     scope: 'lists:read',
-    table: 'read',
+    storage: { Query: [partitions.accountLists] },
     request: getListsRequest,
     response: listsPageSchema,
   },
@@ -33,7 +34,12 @@ export const listRoutes = {
     path: '/v1/lists/{id}/companies',
     summary: 'The companies of a list, by state, latest match first',
     scope: 'lists:read',
-    table: 'read',
+    // One state's order in the table, every state's (type ALL) in gsi1.
+    storage: {
+      GetItem: [partitions.accountLists],
+      Query: [partitions.listOrder, partitions.listOrderAll],
+      BatchGetItem: [partitions.company],
+    },
     request: getListCompaniesRequest,
     response: listCompaniesPageSchema,
   },
@@ -42,7 +48,12 @@ export const listRoutes = {
     path: '/v1/lists/{id}/contacts',
     summary: 'The contacts of the companies of a list that are not archived',
     scope: 'lists:read',
-    table: 'read',
+    // The order of SAVED companies (a static list) in the table, of every state (a smart list) in gsi1.
+    storage: {
+      GetItem: [partitions.accountLists],
+      Query: [partitions.listOrder, partitions.listOrderAll],
+      BatchGetItem: [partitions.company],
+    },
     request: getListContactsRequest,
     response: listContactsPageSchema,
   },
@@ -51,7 +62,13 @@ export const listRoutes = {
     path: '/v1/lists/{id}/companies',
     summary: 'Adds companies to a static list, matched on what the caller knows of them (1..100 entries)',
     scope: 'lists:write',
-    table: 'write',
+    storage: {
+      GetItem: [partitions.accountLists, partitions.idempotency],
+      BatchGetItem: [partitions.company, partitions.matchIndex],
+      PutItem: [partitions.listMembers, partitions.listOrder, partitions.idempotency],
+      UpdateItem: [partitions.accountLists, partitions.idempotency],
+      DeleteItem: [partitions.idempotency],
+    },
     request: addListCompaniesRequest,
     response: addListCompaniesResultSchema,
     idempotent: true,
@@ -61,7 +78,7 @@ export const listRoutes = {
     path: '/v1/lists/{id}',
     summary: 'One list the caller can see',
     scope: 'lists:read',
-    table: 'read',
+    storage: { GetItem: [partitions.accountLists] },
     request: getListRequest,
     response: listSchema,
   },
@@ -70,7 +87,16 @@ export const listRoutes = {
     path: '/v1/lists',
     summary: 'Creates a list; a SMART list holds at once the companies matching its filters',
     scope: 'lists:write',
-    table: 'write',
+    // The id, the list and its name in one transaction; a SMART list's companies are the filter
+    // profiles it matches, written while it is hidden, then revealed with its counters.
+    storage: {
+      GetItem: [partitions.accountLists],
+      Query: [partitions.filterProfiles],
+      UpdateItem: [partitions.listSequence, partitions.accountLists],
+      PutItem: [partitions.accountLists, partitions.smartLists, partitions.listCleanups],
+      BatchWriteItem: [partitions.listMembers, partitions.listOrder],
+      DeleteItem: [partitions.accountLists, partitions.smartLists],
+    },
     request: createListRequest,
     status: 201,
     response: listSchema,
@@ -80,7 +106,16 @@ export const listRoutes = {
     path: '/v1/lists/{id}',
     summary: "Changes a list's name, columns, sharing (its creator only), notifications or filters",
     scope: 'lists:write',
-    table: 'write',
+    // A rename moves the name claim; new filters move the smart-list entry and re-evaluate the list:
+    // its members against the filter profiles, companies entering and leaving in transactions.
+    storage: {
+      GetItem: [partitions.accountLists],
+      BatchGetItem: [partitions.listMembers],
+      Query: [partitions.listMembers, partitions.filterProfiles],
+      UpdateItem: [partitions.accountLists],
+      PutItem: [partitions.accountLists, partitions.smartLists, partitions.listMembers, partitions.listOrder],
+      DeleteItem: [partitions.accountLists, partitions.listMembers, partitions.listOrder],
+    },
     request: updateListRequest,
     response: listSchema,
   },
@@ -89,7 +124,12 @@ export const listRoutes = {
     path: '/v1/lists/{id}',
     summary: 'Deletes a list and its companies (its creator only)',
     scope: 'lists:write',
-    table: 'write',
+    // The list, its name and smart-list entry go at once; a clean-up entry leaves its members to the worker.
+    storage: {
+      GetItem: [partitions.accountLists],
+      DeleteItem: [partitions.accountLists, partitions.smartLists],
+      PutItem: [partitions.listCleanups],
+    },
     request: deleteListRequest,
     status: 204,
   },
@@ -98,7 +138,14 @@ export const listRoutes = {
     path: '/v1/lists/{id}/companies',
     summary: 'Moves companies of a list between states (NEW, SAVED, ARCHIVED)',
     scope: 'lists:write',
-    table: 'write',
+    // The members read, then member, order items and counters moved in one transaction per 33.
+    storage: {
+      GetItem: [partitions.accountLists],
+      BatchGetItem: [partitions.listMembers],
+      UpdateItem: [partitions.listMembers, partitions.accountLists],
+      PutItem: [partitions.listOrder],
+      DeleteItem: [partitions.listOrder],
+    },
     request: moveListCompaniesRequest,
     response: moveListCompaniesResultSchema,
   },

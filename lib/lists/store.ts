@@ -38,8 +38,10 @@ import {
   listOfKey,
   listOrderOfKey,
   matchIndexTextOfKey,
+  partitions,
   type MatchKind,
 } from '../storage/keys';
+import type { StorageAccess } from '../storage/access';
 import { tableDefinition } from '../storage/table';
 import type { Filters } from './filters';
 
@@ -412,6 +414,12 @@ export async function deleteList(list: StoredList, createdBy?: string): Promise<
     throw error;
   }
 }
+
+/** What the clean-up worker touches: the pending clean-ups, and a deleted list's members and order items. */
+export const cleanUpListsStorage = {
+  Query: [partitions.listCleanups, partitions.listMembers, partitions.listOrder],
+  BatchWriteItem: [partitions.listCleanups, partitions.listMembers, partitions.listOrder],
+} as const satisfies StorageAccess;
 
 /**
  * The clean-up worker's work (contract §7.6: a deleted list leaves nothing behind): for each deleted

@@ -27,6 +27,18 @@ import {
 import { affectedMembers, computeLists, floorOf } from './compute';
 import { ALL_BLOCKS, blockOf, featuresOf, sameFeatures, type LookalikeFeatures } from './features';
 import { packLookalikes } from './store';
+import type { StorageAccess } from '../storage/access';
+import { partitions } from '../storage/keys';
+
+/**
+ * What the full job touches (the RecomputeLookalikes Lambda's IAM policy is made from this): it reads
+ * the blocks and the marks, writes the lists and floors, deletes the marks. Not `rebuildFeatures`: that
+ * Scans the whole table, which no function may do; an operator runs it (`npm run lookalikes`).
+ */
+export const recomputeAllStorage = {
+  Query: [partitions.lookalikeBlock, partitions.lookalikeMarks],
+  BatchWriteItem: [partitions.lookalikeBlock, partitions.company, partitions.lookalikeMarks],
+} as const satisfies StorageAccess;
 
 /** Blocks processed at once: one computes while another reads or writes. */
 const BLOCKS_IN_FLIGHT = 4;

@@ -1,6 +1,7 @@
 /** The lookalike endpoints (contract §6.3). */
 import * as v from 'valibot';
 import type { Route } from '../http/route';
+import { partitions } from '../storage/keys';
 import {
   bulkLookalikesItemSchema,
   companyLookalikesSchema,
@@ -14,7 +15,7 @@ export const lookalikeRoutes = {
     path: '/v1/companies/{countryCode}/{companyNumber}/lookalikes',
     summary: "A company's most similar companies, best first",
     scope: 'companies:read',
-    table: 'read',
+    storage: { GetItem: [partitions.company] },
     request: getCompanyLookalikesRequest,
     response: companyLookalikesSchema,
   },
@@ -23,7 +24,7 @@ export const lookalikeRoutes = {
     path: '/v1/companies/lookalikes',
     summary: 'The most similar companies of up to 100 companies, one result item per requested company',
     scope: 'companies:read',
-    table: 'read',
+    storage: { BatchGetItem: [partitions.company] },
     request: getCompanyLookalikesBulkRequest,
     response: v.array(bulkLookalikesItemSchema),
   },

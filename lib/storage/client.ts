@@ -3,11 +3,60 @@
  * first) and reused across invocations. Every HTTP attempt the SDK makes is counted as a round trip for
  * the request log. Throttling and unreachable storage that outlast the SDK's own retries surface as
  * StorageUnavailableError, never as AWS text.
+ *
+ * Every attempt has a deadline that throws (`throwOnRequestTimeout`: with `requestTimeout` alone this
+ * SDK only logs a warning and keeps waiting). On the request path (the stack sets REQUEST_PATH_TIMEOUTS
+ * on every route function and the authorizer) the attempts with their backoff fit in
+ * `storageBudgetMs(REQUEST_PATH_TIMEOUTS)`, under the function's timeout (test/infra checks it), so a
+ * request answers 503 before Lambda or the gateway cuts it off. Jobs and CLIs, and DynamoDB Local on a
+ * busy laptop, get PATIENT_TIMEOUTS: a slow answer there is no reason to fail a 15-minute import.
  */
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 import { startDynamodbCall } from '../metrics';
+import { checkDeclaredAccess } from './access';
 import { StorageUnavailableError } from './errors';
+
+/** Attempts per call, the first included. */
+export const STORAGE_ATTEMPTS = 3;
+
+export interface StorageTimeouts {
+  /** TCP connect (under 2 s the SDK arms the timer at once; from 2 s on, a second later). */
+  connectionMs: number;
+  /** From sending a request to the answer's first byte (DynamoDB answers in milliseconds). */
+  requestMs: number;
+}
+
+/** Deployed functions that answer a request: through the environment (infra/function.ts sets it). */
+export const REQUEST_PATH_TIMEOUTS: StorageTimeouts = { connectionMs: 1000, requestMs: 1200 };
+const PATIENT_TIMEOUTS: StorageTimeouts = { connectionMs: 10_000, requestMs: 20_000 };
+export const TIMEOUT_VARIABLES = {
+  connectionMs: 'DYNAMODB_CONNECTION_TIMEOUT_MS',
+  requestMs: 'DYNAMODB_REQUEST_TIMEOUT_MS',
+} as const;
+
+/** Backoff before retry n (1, 2…): full jitter up to min(MAX_BACKOFF_MS, 100 ms × 2^n). */
+const MAX_BACKOFF_MS = 400;
+const backoffCeiling = (retry: number) => Math.min(MAX_BACKOFF_MS, 100 * 2 ** retry);
+
+/** The longest one storage call can take before it throws: every attempt timing out, every backoff at its ceiling. */
+export function storageBudgetMs({ connectionMs, requestMs }: StorageTimeouts): number {
+  const backoff = Array.from({ length: STORAGE_ATTEMPTS - 1 }, (_, i) => backoffCeiling(i + 1));
+  // Both timers start with the attempt: the connect is part of the request's time.
+  return STORAGE_ATTEMPTS * Math.max(connectionMs, requestMs) + backoff.reduce((a, b) => a + b, 0);
+}
+
+function timeoutsFromEnvironment(): StorageTimeouts {
+  const read = (name: string, fallback: number) => {
+    const value = Number(process.env[name]);
+    return Number.isFinite(value) && value > 0 ? value : fallback;
+  };
+  return {
+    connectionMs: read(TIMEOUT_VARIABLES.connectionMs, PATIENT_TIMEOUTS.connectionMs),
+    requestMs: read(TIMEOUT_VARIABLES.requestMs, PATIENT_TIMEOUTS.requestMs),
+  };
+}
 
 let client: DynamoDBDocumentClient | undefined;
 
@@ -29,9 +78,17 @@ const QUIET_LOGGER = {
 } as unknown as NonNullable<DynamoDBClientConfig['logger']>;
 
 function createClient(endpoint: string | undefined): DynamoDBDocumentClient {
+  const timeouts = timeoutsFromEnvironment();
   const base = new DynamoDBClient({
-    maxAttempts: 3,
     logger: QUIET_LOGGER,
+    retryStrategy: new ConfiguredRetryStrategy(STORAGE_ATTEMPTS, (retry) =>
+      Math.floor(Math.random() * backoffCeiling(retry)),
+    ),
+    requestHandler: {
+      connectionTimeout: timeouts.connectionMs,
+      requestTimeout: timeouts.requestMs,
+      throwOnRequestTimeout: true,
+    },
     ...(endpoint
       ? {
           endpoint,
@@ -53,6 +110,15 @@ function createClient(endpoint: string | undefined): DynamoDBDocumentClient {
     // Innermost: wraps only the HTTP exchange (not the SDK's parsing), once per attempt (retries
     // happen further out), so every round trip counts.
     { step: 'deserialize', priority: 'low', name: 'roundTripCounter' },
+  );
+  base.middlewareStack.add(
+    (next, context) => (args) => {
+      // Before anything is sent: a call the function's IAM policy would deny fails here the same way.
+      checkDeclaredAccess(context.commandName ?? '', args.input);
+      return next(args);
+    },
+    // After the document client's marshalling (initialize), once per call (retries come later).
+    { step: 'build', name: 'declaredAccessCheck' },
   );
   return DynamoDBDocumentClient.from(base, {
     marshallOptions: { removeUndefinedValues: true },
@@ -86,10 +152,20 @@ export async function send<T>(call: () => Promise<T>): Promise<T> {
 }
 
 export function isUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
-  return UNAVAILABLE.has(error.name) || (typeof code === 'string' && NETWORK.has(code));
+  if (typeof error !== 'object' || error === null) return false;
+  const { name, code, message, $fault } = error as Record<string, unknown>;
+  // The SDK wraps a thrown value that is no Error of its own realm (a socket error seen from a jest
+  // sandbox); its text still names the original error.
+  const wrapped = typeof message === 'string' ? SDK_WRAPPER.exec(message) : null;
+  return (
+    UNAVAILABLE.has(String(name)) ||
+    (typeof code === 'string' && NETWORK.has(code)) ||
+    $fault === 'server' ||
+    (wrapped !== null && (UNAVAILABLE.has(wrapped[1]!) || NETWORK.has(wrapped[2] ?? '')))
+  );
 }
+
+const SDK_WRAPPER = /^AWS SDK error wrapper for (\w+)(?:: \w+ (E[A-Z]+))?/;
 
 /** A conditional write whose condition did not hold (the item exists, or changed meanwhile). */
 export function isConditionFailed(error: unknown): boolean {

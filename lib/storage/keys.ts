@@ -29,6 +29,7 @@
  * caller by construction.
  */
 import type { CompanyRef } from '../companies/identifiers';
+import type { Partition } from './access';
 import { tableDefinition } from './table';
 
 export type Key = {
@@ -156,6 +157,45 @@ export type MatchKind = 'VAT' | 'DOMAIN' | 'NAME';
 export const matchIndexText = (kind: MatchKind, value: string): string => `${kind}#${value}`;
 /** `matchIndex`'s partition key → the entry's text. */
 export const matchIndexTextOfKey = (pk: string): string => pk.slice('MATCH#'.length);
+
+/**
+ * Every partition family as an IAM `dynamodb:LeadingKeys` pattern (lib/storage/access.ts): its key
+ * function with `*` for every argument, so a pattern cannot drift from the keys it stands for. Functions
+ * declare what they touch with these (a route's `storage` field); the stack turns that into IAM.
+ */
+const ANY = '*';
+const anyCompany = { country: ANY, companyNumber: ANY } as unknown as CompanyRef;
+const anyNumber = ANY as unknown as number;
+export const partitions = {
+  /** Company, relationships and lookalikes items of one company. */
+  company: { pattern: keys.company(anyCompany).pk },
+  legalEntity: { pattern: keys.legalEntity(ANY).pk },
+  lookalikeBlock: { pattern: keys.lookalikeBlock(ANY) },
+  lookalikeMarks: { pattern: keys.lookalikeMarks(anyNumber) },
+  importChange: { pattern: keys.importChange(ANY, anyNumber).pk },
+  contactClaims: { pattern: keys.contactClaims(anyNumber).pk },
+  /** Token items, by hash: the authorizer's only partition. */
+  token: { pattern: keys.token(ANY).pk },
+  /** The index entry listing every token (CLI only). */
+  tokenListing: { index: GSI1.name, pattern: keys.tokenListing(ANY, ANY)[GSI1.partitionKey] },
+  idempotency: { pattern: keys.idempotency(ANY, ANY).pk },
+  /** An account's lists and the names they hold (nothing else is keyed `ACCOUNT#<account>` alone). */
+  accountLists: { pattern: keys.list(ANY, anyNumber).pk },
+  listSequence: { pattern: keys.listSequence().pk },
+  listMembers: { pattern: keys.listMember(ANY, anyNumber, anyCompany).pk },
+  listOrder: { pattern: keys.listOrderPartition(ANY, anyNumber, ANY) },
+  /** A list's order items of every state, in gsi1 (type ALL). */
+  listOrderAll: { index: GSI1.name, pattern: keys.listOrderAllPartition(ANY, anyNumber) },
+  /** Every smart list's filters, for the import. */
+  smartLists: { pattern: keys.smartLists() },
+  filterProfiles: { pattern: keys.filterProfiles(ANY, anyNumber) },
+  smartListFlips: { pattern: keys.smartListFlips(anyNumber) },
+  /** Deleted lists whose members the clean-up worker still has to delete. */
+  listCleanups: { pattern: keys.listCleanups() },
+  /** The lists a company is in, across accounts (import only). */
+  listMemberships: { index: GSI1.name, pattern: keys.listedCompany(anyCompany) },
+  matchIndex: { pattern: keys.matchIndex(ANY as 'VAT', ANY).pk },
+} as const satisfies Record<string, Partition>;
 
 export const tokenIndex = { name: GSI1.name, partitionKey: GSI1.partitionKey, partitionValue: 'TOKENS' };
 

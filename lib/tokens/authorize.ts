@@ -5,8 +5,13 @@
  */
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { toAuthorizerContext } from '../http/caller';
+import type { StorageAccess } from '../storage/access';
+import { partitions } from '../storage/keys';
 import { bearerToken } from './token-format';
 import { callerForToken } from './tokens';
+
+/** The authorizer reads token items by hash, nothing else (its IAM policy is made from this). */
+export const authorizerStorage = { GetItem: [partitions.token] } as const satisfies StorageAccess;
 
 /** The exact error text API Gateway maps to 401. */
 export const UNAUTHORIZED = 'Unauthorized';
@@ -16,7 +21,9 @@ export async function authorizeToken(
   methodArn: string,
 ): Promise<APIGatewayAuthorizerResult> {
   const token = bearerToken(header);
-  const caller = token ? await callerForToken(token) : null;
+  const caller = token
+    ? await callerForToken(token).catch((error: unknown) => Promise.reject(failClosed(error)))
+    : null;
   console.log(
     JSON.stringify({
       level: 'INFO',
@@ -40,4 +47,18 @@ export async function authorizeToken(
 export function wholeApi(methodArn: string): string {
   const [apiAndStage = '', stage = ''] = methodArn.split('/');
   return `${apiAndStage}/${stage}/*`;
+}
+
+/**
+ * The token could not be checked (storage throttled, timed out, unreachable): no policy, so nothing is
+ * allowed, and API Gateway answers its AUTHORIZER_FAILURE (503 in infra/stack.ts). Logged here once,
+ * name and message only; the error handed to the runtime carries no stack either.
+ */
+function failClosed(error: unknown): Error {
+  const { name, message } = error instanceof Error ? error : { name: 'Unknown', message: String(error) };
+  console.error(JSON.stringify({ level: 'ERROR', message: 'authorizer failure', error: { name, message } }));
+  const failure = new Error('Token could not be checked');
+  failure.name = 'AuthorizerFailure';
+  delete failure.stack;
+  return failure;
 }

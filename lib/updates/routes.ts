@@ -1,6 +1,7 @@
 /** The update endpoints (contract §8.1). Titles are in the caller's language: answers carry Content-Language. */
 import * as v from 'valibot';
 import type { Route } from '../http/route';
+import { partitions } from '../storage/keys';
 import {
   bulkUpdatesItemSchema,
   getLegalEntityUpdatesBulkRequest,
@@ -14,7 +15,7 @@ export const updateRoutes = {
     path: '/v1/legal-entities/{legalEntityId}/updates',
     summary: "A legal entity's updates, newest first",
     scope: 'updates:read',
-    table: 'read',
+    storage: { GetItem: [partitions.legalEntity], BatchGetItem: [partitions.company] },
     request: getLegalEntityUpdatesRequest,
     response: legalEntityUpdatesSchema,
     translated: true,
@@ -24,7 +25,7 @@ export const updateRoutes = {
     path: '/v1/legal-entities/updates',
     summary: 'The updates of up to 100 legal entities, one result item per requested entity',
     scope: 'updates:read',
-    table: 'read',
+    storage: { BatchGetItem: [partitions.legalEntity, partitions.company] },
     request: getLegalEntityUpdatesBulkRequest,
     response: v.array(bulkUpdatesItemSchema),
     translated: true,

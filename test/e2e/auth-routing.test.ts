@@ -234,6 +234,22 @@ describe('every answer', () => {
     ]);
   });
 
+  test('is never cached on the way (Cache-Control: no-store), as the deployed gateway answers', async () => {
+    await battery();
+    // Every answer this file has received: handlers', the gateway's 401/404/405/413, the authorizer's.
+    for (const { headers } of api.exchanges) expect(headers.get('cache-control')).toBe('no-store');
+  });
+
+  test('a 401 names the scheme it wants (WWW-Authenticate: Bearer), from the gateway or a handler', async () => {
+    const responses = await battery();
+    const unauthorized = responses.filter((r) => r.status === 401);
+    expect(unauthorized).toHaveLength(5);
+    for (const response of unauthorized) expect(response.headers.get('www-authenticate')).toBe('Bearer');
+    for (const response of responses.filter((r) => r.status !== 401)) {
+      expect(response.headers.get('www-authenticate')).toBeNull();
+    }
+  });
+
   test('is JSON and never contains a stack trace, an exception name, the table name or a token', async () => {
     await battery();
     const secrets = [

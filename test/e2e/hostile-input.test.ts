@@ -401,20 +401,21 @@ describe("answers of Node's HTTP parser", () => {
   test('a URL over 16 KB answers 431 in the contract shape, with x-request-id', async () => {
     const response = await send('GET', `/v1/health?q=${'a'.repeat(20 * KiB)}`, { token: null });
 
-    expectError(response, 431, 'BAD_REQUEST');
+    expectError(response, 431, 'VALIDATION_ERROR');
   });
 
   test('a malformed request line answers 400 in the contract shape', async () => {
     const response = await sendRaw('GARBAGE\r\n\r\n');
 
-    expectError(response, 400, 'BAD_REQUEST');
+    expectError(response, 400, 'VALIDATION_ERROR');
     expect(response.headers['connection']).toBe('close');
+    expect(response.headers['cache-control']).toBe('no-store');
   });
 
   test('a header without a colon answers 400 in the contract shape', async () => {
     const response = await sendRaw('GET /v1/health HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n');
 
-    expectError(response, 400, 'BAD_REQUEST');
+    expectError(response, 400, 'VALIDATION_ERROR');
   });
 });
 
@@ -424,7 +425,7 @@ describe('request targets', () => {
       'GET http://[bad/v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
     );
 
-    expectError(response, 400, 'BAD_REQUEST');
+    expectError(response, 400, 'VALIDATION_ERROR');
     expect(response.headers['retry-after']).toBeUndefined();
   });
 
@@ -439,7 +440,7 @@ describe('request targets', () => {
       'GET mailto:x@example.com HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
     );
 
-    expectError(response, 400, 'BAD_REQUEST');
+    expectError(response, 400, 'VALIDATION_ERROR');
   });
 
   test('a path starting with // is a path, not a host', async () => {

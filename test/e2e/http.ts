@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createGateway } from '../../infra/local/gateway';
+import { createGateway, type GatewayOptions } from '../../infra/local/gateway';
 import { DEMO_TOKENS, loadDemo } from '../../infra/local/demo';
 import { generateDemoData } from '../../infra/local/demo-data';
 import type { DemoRecord } from '../../infra/local/demo-data';
@@ -58,7 +58,7 @@ export interface RequestOptions {
  * Call at the top level of a test file: a fresh table loaded with the demo companies and tokens in
  * beforeAll, the gateway listening on 127.0.0.1 on a free port, closed in afterAll.
  */
-export function useApi(): Api {
+export function useApi(gateway: GatewayOptions = {}): Api {
   const table = useFreshTable();
   const records = generateDemoData({ companies: DEMO_COMPANY_COUNT });
   const exchanges: Exchange[] = [];
@@ -67,7 +67,7 @@ export function useApi(): Api {
 
   beforeAll(async () => {
     await loadDemo(records);
-    server = createGateway();
+    server = createGateway(gateway);
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

@@ -1,4 +1,5 @@
 /** Sending a generated request and judging its answer: shared by the fuzz tests and `npm run fuzz`. */
+import { writesAny } from '../../lib/storage/access';
 import { answerProblems, readAnswer } from '../support/openapi';
 import { routes, type RouteId } from '../../lib/routes';
 import { internalsIn, type FuzzRequest, type Operation } from './requests';
@@ -44,7 +45,7 @@ export function fuzzCheck(request: FuzzRequest, answer: FuzzAnswer, tableName?: 
 
 /** Whether a route changes stored data (its row's table access). */
 export const isWrite = (operation: Operation): boolean =>
-  routes[operation.routeId as RouteId].table === 'write';
+  writesAny(routes[operation.routeId as RouteId].storage);
 
 /**
  * Reads first, then writes, deletions last: a write route's accepted requests change the data (a

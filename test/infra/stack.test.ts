@@ -1,9 +1,13 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
-import { CompanyDataStack } from '../../infra/stack';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import { ALARM_THRESHOLDS } from '../../infra/alarms';
+import { CompanyDataStack, type CompanyDataStackProps } from '../../infra/stack';
 import type { Route } from '../../lib/http/route';
-import { authorizer, routes, workers, type Worker } from '../../lib/routes';
+import type { StorageAccess } from '../../lib/storage/access';
+import { partitions } from '../../lib/storage/keys';
+import { REQUEST_PATH_TIMEOUTS, storageBudgetMs, TIMEOUT_VARIABLES } from '../../lib/storage/client';
+import { routes, workers, type Worker } from '../../lib/routes';
 import { tableDefinition } from '../../lib/storage/table';
 import { BEARER_HEADER_PATTERN } from '../../lib/tokens/token-format';
 
@@ -15,21 +19,28 @@ interface CfnResource {
 }
 
 const allRoutes: Route[] = Object.values(routes);
-const WRITE_ACTIONS = [
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:BatchWriteItem',
-];
 
 /** Functions are not bundled here: the tests read the template only, and bundling is slow. */
 function synthStack(
   stage = 'dev',
   context: Record<string, unknown> = {},
+  props: Partial<CompanyDataStackProps> = {},
 ): { app: App; stack: CompanyDataStack } {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
-  const stack = new CompanyDataStack(app, `CompanyData-${stage}`, { stage });
+  const stack = new CompanyDataStack(app, `CompanyData-${stage}`, { stage, ...props });
   return { app, stack };
+}
+
+const PROD_ENV = { env: { account: '123456789012', region: 'eu-west-1' } };
+
+/** Both cdk-nag packs, as `npm run synth` runs them: every finding that is not acknowledged. */
+function nagFindings(stack: CompanyDataStack): string[] {
+  return [
+    new AwsSolutionsChecks(undefined, { verbose: true }),
+    new ServerlessChecks(undefined, { verbose: true }),
+  ]
+    .flatMap((pack) => pack.validateScope(stack).violations)
+    .map((v) => `${v.ruleName} ${v.violatingResources[0]?.constructPath}`);
 }
 
 function resourcesOfType(template: Template, type: string): [string, CfnResource][] {
@@ -83,7 +94,6 @@ function authorizerFunctionId(template: Template): string {
   return id;
 }
 
-/** Every IAM action a function's role allows: its inline policies and the AWS::IAM::Policy attached to it. */
 function workerFunctionId(template: Template, workerId: string): string {
   const id = Object.keys(template.findResources('AWS::Lambda::Function')).find((functionId) =>
     functionId.startsWith(`${workerId}Function`),
@@ -92,7 +102,15 @@ function workerFunctionId(template: Template, workerId: string): string {
   return id;
 }
 
-function actionsOf(template: Template, functionId: string): string[] {
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: Record<string, Record<string, string[]>>;
+}
+
+/** Every statement of a function's role: its inline policies and any AWS::IAM::Policy attached to it. */
+function statementsOf(template: Template, functionId: string): Statement[] {
   const fn = template.findResources('AWS::Lambda::Function')[functionId] as CfnResource;
   const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
   const role = template.findResources('AWS::IAM::Role')[roleId] as CfnResource;
@@ -100,10 +118,51 @@ function actionsOf(template: Template, functionId: string): string[] {
   const attached = resourcesOfType(template, 'AWS::IAM::Policy')
     .map(([, policy]) => policy.Properties)
     .filter((policy) => (policy.Roles as { Ref: string }[]).some((r) => r.Ref === roleId));
-  const statements = [...inline, ...attached].flatMap(
-    (policy) => (policy.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement,
+  return [...inline, ...attached].flatMap(
+    (policy) => (policy.PolicyDocument as { Statement: Statement[] }).Statement,
   );
-  return statements.flatMap((statement) => [statement.Action].flat());
+}
+
+function actionsOf(template: Template, functionId: string): string[] {
+  return statementsOf(template, functionId).flatMap((statement) => [statement.Action].flat());
+}
+
+/**
+ * What a function's role lets it do to the table, as `action on resource where pk is like pattern`
+ * lines (`dynamodb:GetItem table COMPANY#*#*`, `dynamodb:Query index/gsi1 TOKENS`). A DynamoDB statement
+ * without a LeadingKeys condition, or on any other resource, shows as `… <table or resource> ANY KEY`.
+ */
+function tableGrantsOf(template: Template, functionId: string): string[] {
+  const [tableId] = Object.keys(template.findResources('AWS::DynamoDB::GlobalTable'));
+  const tableArn = JSON.stringify({ 'Fn::GetAtt': [tableId, 'Arn'] });
+  const grants: string[] = [];
+  for (const statement of statementsOf(template, functionId)) {
+    const actions = [statement.Action].flat().filter((a) => a.startsWith('dynamodb:'));
+    if (actions.length === 0) continue;
+    expect(statement.Effect).toBe('Allow');
+    for (const resource of [statement.Resource].flat()) {
+      const text = JSON.stringify(resource);
+      const index = /"\/index\/([^"]+)"/.exec(text)?.[1];
+      const where =
+        text === tableArn ? 'table' : index && text.includes(tableArn) ? `index/${index}` : `other ${text}`;
+      const patterns = statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
+      const conditionKeys = Object.keys(statement.Condition ?? {});
+      const keyed = patterns && conditionKeys.length === 1 ? patterns : ['ANY KEY'];
+      for (const action of actions) for (const p of keyed) grants.push(`${action} ${where} ${p}`);
+    }
+  }
+  return grants.sort();
+}
+
+/** The same lines, from a storage declaration (a route row, the authorizer's, a worker's). */
+function declaredGrants(storage: StorageAccess): string[] {
+  return Object.entries(storage)
+    .flatMap(([action, partitions]) =>
+      (partitions ?? []).map(
+        (p) => `dynamodb:${action} ${p.index ? `index/${p.index}` : 'table'} ${p.pattern}`,
+      ),
+    )
+    .sort();
 }
 
 describe('CompanyDataStack (dev)', () => {
@@ -164,11 +223,18 @@ describe('CompanyDataStack (dev)', () => {
       });
     });
 
-    it('may read the table but not write it', () => {
-      expect(authorizer.table).toBe('read');
-      const actions = actionsOf(template, authorizerFunctionId(template));
-      expect(actions).toContain('dynamodb:GetItem');
-      for (const action of WRITE_ACTIONS) expect(actions).not.toContain(action);
+    it('has concurrency reserved for it alone, so the routes cannot starve it', () => {
+      const fn = template.findResources('AWS::Lambda::Function')[
+        authorizerFunctionId(template)
+      ] as CfnResource;
+      expect(fn.Properties.ReservedConcurrentExecutions).toBe(10);
+    });
+
+    it('may only GetItem token items: TOKEN#* on the table, nothing else', () => {
+      expect(tableGrantsOf(template, authorizerFunctionId(template))).toEqual([
+        `dynamodb:GetItem table ${partitions.token.pattern}`,
+      ]);
+      expect(partitions.token.pattern).toBe('TOKEN#*');
     });
   });
 
@@ -188,6 +254,24 @@ describe('CompanyDataStack (dev)', () => {
           Timeout: expect.any(Number),
           Environment: { Variables: { TABLE_NAME: { Ref: expect.any(String) } } },
         });
+      }
+    });
+
+    it('gives the route functions and the authorizer storage timeouts that answer 503 before theirs', () => {
+      const budget = storageBudgetMs(REQUEST_PATH_TIMEOUTS);
+      expect(budget).toBe(3 * 1200 + 200 + 400);
+      const answering = [
+        ...allRoutes.map((r) => routeFunctionId(template, r)),
+        authorizerFunctionId(template),
+      ];
+      for (const id of answering) {
+        const fn = template.findResources('AWS::Lambda::Function')[id] as CfnResource;
+        const variables = (fn.Properties.Environment as { Variables: Record<string, string> }).Variables;
+        expect(variables).toMatchObject({
+          [TIMEOUT_VARIABLES.connectionMs]: String(REQUEST_PATH_TIMEOUTS.connectionMs),
+          [TIMEOUT_VARIABLES.requestMs]: String(REQUEST_PATH_TIMEOUTS.requestMs),
+        });
+        expect((fn.Properties.Timeout as number) * 1000).toBeGreaterThan(budget);
       }
     });
 
@@ -216,7 +300,8 @@ describe('CompanyDataStack (dev)', () => {
         const logGroupId = (fn.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
         const role = roles[roleId] as CfnResource;
         expect(role.Properties.ManagedPolicyArns).toBeUndefined();
-        expect(role.Properties.Policies).toEqual([
+        const policies = role.Properties.Policies as { PolicyName: string }[];
+        expect(policies.filter((p) => p.PolicyName !== 'storage')).toEqual([
           {
             PolicyName: 'logs',
             PolicyDocument: {
@@ -234,20 +319,42 @@ describe('CompanyDataStack (dev)', () => {
       }
     });
 
-    it.each(allRoutes.filter((r) => r.table === 'read').map((r) => [`${r.method} ${r.path}`, r] as const))(
-      'lets the read-only function of %s read the table but never write it',
-      (_, route) => {
-        const actions = actionsOf(template, routeFunctionId(template, route));
-        expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
-        for (const action of WRITE_ACTIONS) expect(actions).not.toContain(action);
+    it.each(Object.entries(routes).map(([id, r]) => [`${r.method} ${r.path}`, id, r] as const))(
+      'gives the function of %s exactly the table access its route row declares',
+      (_, _id, route) => {
+        expect(tableGrantsOf(template, routeFunctionId(template, route))).toEqual(
+          declaredGrants(route.storage),
+        );
       },
     );
 
-    it('gives functions that need no table no table access at all', () => {
-      const routesWithoutTable = allRoutes.filter((r) => r.table === 'none');
-      for (const route of routesWithoutTable) {
-        const actions = actionsOf(template, routeFunctionId(template, route));
-        expect(actions.filter((action) => action.startsWith('dynamodb:'))).toEqual([]);
+    it('gives each worker exactly the table access it declares', () => {
+      const functionIds = Object.keys(template.findResources('AWS::Lambda::Function'));
+      for (const [workerId, worker] of Object.entries(workers)) {
+        const id = functionIds.find((f) => f.startsWith(`${workerId}Function`));
+        expect(id).toBeDefined();
+        expect(tableGrantsOf(template, id!)).toEqual(declaredGrants(worker.storage));
+      }
+    });
+
+    it('grants no function Scan, and every table grant is bound to declared partitions', () => {
+      for (const functionId of Object.keys(template.findResources('AWS::Lambda::Function'))) {
+        const grants = tableGrantsOf(template, functionId);
+        expect(grants.filter((g) => g.includes('Scan'))).toEqual([]);
+        expect(grants.filter((g) => g.endsWith('ANY KEY') || g.includes(' other '))).toEqual([]);
+        expect(actionsOf(template, functionId)).not.toContain('dynamodb:*');
+      }
+    });
+
+    it('lets read-only routes write nothing and public routes touch nothing', () => {
+      for (const route of allRoutes) {
+        const grants = tableGrantsOf(template, routeFunctionId(template, route));
+        if (route.method === 'GET') {
+          expect(grants.filter((g) => /(Put|Update|Delete|BatchWrite|ConditionCheck)Item /.test(g))).toEqual(
+            [],
+          );
+        }
+        if (route.scope === null) expect(grants).toEqual([]);
       }
     });
   });
@@ -277,11 +384,26 @@ describe('CompanyDataStack (dev)', () => {
       });
     });
 
-    it('is deleted with a non-prod stack', () => {
+    it('is kept and protected from deletion by default, on every stage', () => {
       template.hasResource('AWS::DynamoDB::GlobalTable', {
+        DeletionPolicy: 'Retain',
+        UpdateReplacePolicy: 'Retain',
+        Properties: { Replicas: [Match.objectLike({ DeletionProtectionEnabled: true })] },
+      });
+      for (const [, logGroup] of resourcesOfType(template, 'AWS::Logs::LogGroup')) {
+        expect(logGroup.DeletionPolicy).toBe('Retain');
+      }
+    });
+
+    it('is deleted with the stack, like the logs, only on a stage marked disposable', () => {
+      const disposable = Template.fromStack(synthStack('scratch', {}, { disposable: true }).stack);
+      disposable.hasResource('AWS::DynamoDB::GlobalTable', {
         DeletionPolicy: 'Delete',
         Properties: { Replicas: [Match.objectLike({ DeletionProtectionEnabled: false })] },
       });
+      for (const [, logGroup] of resourcesOfType(disposable, 'AWS::Logs::LogGroup')) {
+        expect(logGroup.DeletionPolicy).toBe('Delete');
+      }
     });
   });
 
@@ -290,21 +412,70 @@ describe('CompanyDataStack (dev)', () => {
       template.hasResourceProperties('AWS::ApiGateway::Stage', {
         StageName: 'dev',
         AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('"requestId"') },
-        MethodSettings: [
+        TracingEnabled: true,
+        MethodSettings: Match.arrayWith([
           Match.objectLike({
+            HttpMethod: '*',
+            ResourcePath: '/*',
             LoggingLevel: 'ERROR',
             MetricsEnabled: true,
             ThrottlingRateLimit: 50,
             ThrottlingBurstLimit: 100,
           }),
-        ],
+        ]),
       });
+    });
+
+    it('logs each request as JSON with the caller, authorizer errors, integration latency and error type', () => {
+      const [[, stageResource]] = resourcesOfType(template, 'AWS::ApiGateway::Stage') as [
+        [string, CfnResource],
+      ];
+      const format = JSON.parse(
+        (stageResource.Properties.AccessLogSetting as { Format: string }).Format,
+      ) as Record<string, string>;
+      expect(format).toMatchObject({
+        requestId: '$context.requestId',
+        caller: '$context.authorizer.principalId',
+        status: '$context.status',
+        integrationLatencyMs: '$context.integration.latency',
+        errorType: '$context.error.responseType',
+        authorizerError: '$context.authorizer.error',
+      });
+      expect(JSON.stringify(format)).not.toMatch(/authorization|identity\.apiKey\b/i);
+    });
+
+    it('gives the public routes throttling of their own, below the stage limits', () => {
+      const [[, stageResource]] = resourcesOfType(template, 'AWS::ApiGateway::Stage') as [
+        [string, CfnResource],
+      ];
+      const settings = stageResource.Properties.MethodSettings as Record<string, unknown>[];
+      const publicRoutes = allRoutes.filter((r) => r.scope === null);
+      expect(publicRoutes.length).toBeGreaterThan(0);
+      for (const route of publicRoutes) {
+        // API Gateway's method setting path: the resource path with its slashes escaped as ~1.
+        const setting = settings.find(
+          (m) => m.HttpMethod === route.method && m.ResourcePath === `/${route.path.replaceAll('/', '~1')}`,
+        );
+        expect(setting).toMatchObject({ ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 });
+      }
+    });
+
+    it('traces the API and every function with X-Ray', () => {
+      for (const [, fn] of resourcesOfType(template, 'AWS::Lambda::Function')) {
+        expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
+      }
+    });
+
+    it('has no web ACL on a stage that is not production', () => {
+      template.resourceCountIs('AWS::WAFv2::WebACL', 0);
     });
 
     it('takes its throttling limits from -c throttleRate / throttleBurst', () => {
       const { stack: throttled } = synthStack('dev', { throttleRate: '5', throttleBurst: '10' });
       Template.fromStack(throttled).hasResourceProperties('AWS::ApiGateway::Stage', {
-        MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 })],
+        MethodSettings: Match.arrayWith([
+          Match.objectLike({ ResourcePath: '/*', ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 }),
+        ]),
       });
     });
 
@@ -318,18 +489,41 @@ describe('CompanyDataStack (dev)', () => {
   });
 
   describe('gateway responses', () => {
-    const expected = [
-      { type: 'UNAUTHORIZED', status: '401', message: 'Unauthorized', code: 'UNAUTHORIZED' },
+    const unavailable = {
+      status: '503',
+      message: 'Service unavailable, retry later',
+      code: 'UNAVAILABLE',
+      retryAfter: '3',
+    };
+    interface Expected {
+      type: string;
+      status: string;
+      message: string;
+      code: string;
+      retryAfter?: string;
+      wwwAuthenticate?: boolean;
+    }
+    const expected: Expected[] = [
+      {
+        type: 'UNAUTHORIZED',
+        status: '401',
+        message: 'Unauthorized',
+        code: 'UNAUTHORIZED',
+        wwwAuthenticate: true,
+      },
       { type: 'ACCESS_DENIED', status: '403', message: 'Forbidden', code: 'FORBIDDEN' },
       { type: 'MISSING_AUTHENTICATION_TOKEN', status: '404', message: 'Route not found', code: 'NOT_FOUND' },
-      { type: 'THROTTLED', status: '429', message: 'Too many requests', code: 'THROTTLED', retryAfter: true },
-      {
-        type: 'QUOTA_EXCEEDED',
+      ...[
+        ['THROTTLED', '1'],
+        ['QUOTA_EXCEEDED', '1'],
+        ['WAF_FILTERED', '60'],
+      ].map(([type, retryAfter]) => ({
+        type: type!,
         status: '429',
         message: 'Too many requests',
         code: 'THROTTLED',
-        retryAfter: true,
-      },
+        retryAfter,
+      })),
       {
         type: 'REQUEST_TOO_LARGE',
         status: '413',
@@ -342,20 +536,19 @@ describe('CompanyDataStack (dev)', () => {
         message: 'Content-Type must be application/json',
         code: 'UNSUPPORTED_MEDIA_TYPE',
       },
-      ...['INTEGRATION_TIMEOUT', 'AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR'].map((type) => ({
-        type,
-        status: '503',
-        message: 'Service unavailable, retry later',
-        code: 'UNAVAILABLE',
-        retryAfter: true,
-      })),
-      { type: 'DEFAULT_4XX', status: undefined, message: 'Bad request', code: 'BAD_REQUEST' },
+      ...[
+        'INTEGRATION_TIMEOUT',
+        'INTEGRATION_FAILURE',
+        'AUTHORIZER_FAILURE',
+        'AUTHORIZER_CONFIGURATION_ERROR',
+      ].map((type) => ({ type, ...unavailable })),
+      { type: 'DEFAULT_4XX', status: '403', message: 'Forbidden', code: 'FORBIDDEN' },
       { type: 'DEFAULT_5XX', status: '500', message: 'Internal server error', code: 'INTERNAL' },
     ];
 
     it.each(expected.map((e) => [e.type, e] as const))(
-      'answers %s in the contract error shape',
-      (type, { status, message, code, retryAfter }) => {
+      'answers %s in the contract error shape, never cached',
+      (type, { status, message, code, retryAfter, wwwAuthenticate }) => {
         const matches = resourcesOfType(template, 'AWS::ApiGateway::GatewayResponse').filter(
           ([, r]) => r.Properties.ResponseType === type,
         );
@@ -366,9 +559,95 @@ describe('CompanyDataStack (dev)', () => {
         expect(JSON.parse(body)).toEqual({ message, code, requestId: '$context.requestId' });
         const headers = Properties.ResponseParameters as Record<string, string>;
         expect(headers['gatewayresponse.header.x-request-id']).toBe('context.requestId');
-        expect(headers['gatewayresponse.header.Retry-After']).toBe(retryAfter ? "'1'" : undefined);
+        expect(headers['gatewayresponse.header.Cache-Control']).toBe("'no-store'");
+        expect(headers['gatewayresponse.header.Retry-After']).toBe(
+          retryAfter ? `'${retryAfter}'` : undefined,
+        );
+        expect(headers['gatewayresponse.header.WWW-Authenticate']).toBe(
+          wwwAuthenticate ? "'Bearer'" : undefined,
+        );
       },
     );
+
+    it('uses only codes the contract lists', () => {
+      const contractCodes = ['INVALID_JSON', 'VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'];
+      contractCodes.push('METHOD_NOT_ALLOWED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'THROTTLED');
+      contractCodes.push('INTERNAL', 'UNAVAILABLE');
+      for (const [, response] of resourcesOfType(template, 'AWS::ApiGateway::GatewayResponse')) {
+        const body =
+          (response.Properties.ResponseTemplates as Record<string, string>)['application/json'] ?? '';
+        expect(contractCodes).toContain((JSON.parse(body) as { code: string }).code);
+      }
+    });
+  });
+
+  describe('alarms', () => {
+    const alarms = resourcesOfType(template, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
+    const [[topicId]] = resourcesOfType(template, 'AWS::SNS::Topic') as [[string, CfnResource]];
+
+    it('has one SNS topic for the stage, in the outputs, that only takes TLS', () => {
+      template.resourceCountIs('AWS::SNS::Topic', 1);
+      template.hasOutput('AlarmTopicArn', { Value: { Ref: topicId } });
+      template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      });
+    });
+
+    it('tells the topic when any alarm goes off and when it is over', () => {
+      expect(alarms.length).toBeGreaterThan(0);
+      for (const alarm of alarms) {
+        expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
+        expect(alarm.OKActions).toEqual([{ Ref: topicId }]);
+        expect(alarm.TreatMissingData).toBe('notBreaching');
+      }
+    });
+
+    it('watches the API: 5xx rate and p99 latency', () => {
+      expect(alarms).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            Namespace: 'AWS/ApiGateway',
+            MetricName: '5XXError',
+            Statistic: 'Average',
+            Threshold: ALARM_THRESHOLDS.serverErrorRate,
+          }),
+          expect.objectContaining({
+            Namespace: 'AWS/ApiGateway',
+            MetricName: 'Latency',
+            ExtendedStatistic: 'p99',
+            Threshold: ALARM_THRESHOLDS.p99LatencyMs,
+          }),
+        ]),
+      );
+    });
+
+    it('watches every function for errors and throttles', () => {
+      const functionIds = Object.keys(template.findResources('AWS::Lambda::Function'));
+      for (const metricName of ['Errors', 'Throttles']) {
+        const watched = alarms
+          .filter((a) => a.Namespace === 'AWS/Lambda' && a.MetricName === metricName)
+          .map((a) => (a.Dimensions as { Value: { Ref: string } }[])[0]?.Value.Ref);
+        expect(watched.sort()).toEqual([...functionIds].sort());
+      }
+    });
+
+    it('watches the table for throttled requests and system errors', () => {
+      const metricsOf = (alarm: Record<string, unknown>) =>
+        ((alarm.Metrics as { MetricStat?: { Metric: { MetricName: string } } }[] | undefined) ?? [])
+          .map((m) => m.MetricStat?.Metric.MetricName)
+          .filter(Boolean);
+      const tableAlarms = alarms.map(metricsOf).filter((names) => names.length > 0);
+      expect(tableAlarms).toEqual(
+        expect.arrayContaining([
+          ['ReadThrottleEvents', 'WriteThrottleEvents'],
+          expect.arrayContaining(['SystemErrors']),
+        ]),
+      );
+    });
   });
 
   describe('405 on a known path with another method', () => {
@@ -399,6 +678,7 @@ describe('CompanyDataStack (dev)', () => {
       expect(response?.ResponseParameters).toMatchObject({
         'method.response.header.Allow': `'${allowed.join(', ')}'`,
         'method.response.header.Content-Type': "'application/json'",
+        'method.response.header.Cache-Control': "'no-store'",
       });
     });
   });
@@ -520,7 +800,7 @@ describe('CompanyDataStack (dev)', () => {
       ['importComplete', ['s3:GetObject', 's3:DeleteObject', 's3:PutObject', 's3:ListBucket']],
     ] as const)('gives %s only the bucket actions it uses, no wildcard', (workerId, expected) => {
       const actions = actionsOf(template, workerFunctionId(template, workerId)).filter(
-        (a) => !a.startsWith('dynamodb:') && !a.startsWith('logs:'),
+        (a) => !a.startsWith('dynamodb:') && !a.startsWith('logs:') && !a.startsWith('xray:'),
       );
       expect([...new Set(actions)].sort()).toEqual([...expected].sort());
     });
@@ -553,17 +833,41 @@ describe('CompanyDataStack (dev)', () => {
     }
   });
 
-  it('passes the cdk-nag AwsSolutions checks with no unacknowledged error or warning', () => {
-    const report = new AwsSolutionsChecks(undefined, { verbose: true }).validateScope(stack);
-    expect(report.violations.map((v) => `${v.ruleName} ${v.violatingResources[0]?.constructPath}`)).toEqual(
-      [],
-    );
+  it('passes the cdk-nag AwsSolutions and Serverless checks with no unacknowledged finding', () => {
+    expect(nagFindings(stack)).toEqual([]);
   });
 });
 
 describe('CompanyDataStack (prod)', () => {
-  const { stack } = synthStack('prod');
+  const { stack } = synthStack('prod', {}, PROD_ENV);
   const template = Template.fromStack(stack);
+
+  it('refuses to synthesise without an explicit account and region', () => {
+    expect(() => synthStack('prod')).toThrow(/account and region explicitly/);
+    expect(() => synthStack('live', {}, { production: true })).toThrow(/account and region explicitly/);
+    expect(() => synthStack('prod', {}, { ...PROD_ENV, disposable: true })).toThrow(/cannot be disposable/);
+  });
+
+  it('refuses each IP more than its rate on the stage with a WAF rule (answered 429)', () => {
+    template.resourceCountIs('AWS::WAFv2::WebACL', 1);
+    template.hasResourceProperties('AWS::WAFv2::WebACL', {
+      Scope: 'REGIONAL',
+      DefaultAction: { Allow: {} },
+      Rules: [
+        Match.objectLike({
+          Action: { Block: {} },
+          Statement: {
+            RateBasedStatement: { AggregateKeyType: 'IP', Limit: 6000, EvaluationWindowSec: 300 },
+          },
+        }),
+      ],
+    });
+    const [[stageId]] = resourcesOfType(template, 'AWS::ApiGateway::Stage') as [[string, CfnResource]];
+    const [[, association]] = resourcesOfType(template, 'AWS::WAFv2::WebACLAssociation') as [
+      [string, CfnResource],
+    ];
+    expect(JSON.stringify(association.Properties.ResourceArn)).toContain(stageId);
+  });
 
   it('keeps the table and protects it from deletion', () => {
     template.hasResource('AWS::DynamoDB::GlobalTable', {
@@ -590,10 +894,7 @@ describe('CompanyDataStack (prod)', () => {
     for (const [, logGroup] of logGroups) expect(logGroup.DeletionPolicy).toBe('Retain');
   });
 
-  it('passes the cdk-nag AwsSolutions checks with no unacknowledged error or warning', () => {
-    const report = new AwsSolutionsChecks(undefined, { verbose: true }).validateScope(stack);
-    expect(report.violations.map((v) => `${v.ruleName} ${v.violatingResources[0]?.constructPath}`)).toEqual(
-      [],
-    );
+  it('passes the cdk-nag AwsSolutions and Serverless checks with no unacknowledged finding', () => {
+    expect(nagFindings(stack)).toEqual([]);
   });
 });

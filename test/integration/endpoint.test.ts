@@ -10,6 +10,9 @@ import { jsonObject } from '../../lib/http/schemas';
 import { withIdempotency } from '../../lib/idempotency/idempotency';
 import { ALICE, call, lambdaContext, proxyEvent } from '../support/events';
 import { useFreshTable } from '../support/table';
+import { getCompanyWithFinancials } from '../../lib/companies/store';
+import { partitions } from '../../lib/storage/keys';
+import type { StorageAccess } from '../../lib/storage/access';
 
 useFreshTable();
 
@@ -18,7 +21,12 @@ const created = {
   path: '/v1/things',
   summary: 'test',
   scope: 'lists:write',
-  table: 'write',
+  storage: {
+    GetItem: [partitions.idempotency],
+    PutItem: [partitions.idempotency],
+    UpdateItem: [partitions.idempotency],
+    DeleteItem: [partitions.idempotency],
+  },
   status: 201,
   request: { body: jsonObject({ name: v.string() }) },
   response: v.object({ id: v.number(), name: v.string() }),
@@ -38,7 +46,7 @@ const deleted = {
   path: '/v1/things/{id}',
   summary: 'test',
   scope: 'lists:write',
-  table: 'write',
+  storage: {},
   status: 204,
   request: { params: v.object({ id: v.string() }) },
 } as const satisfies Route;
@@ -49,7 +57,7 @@ const translated = {
   path: '/v1/greeting',
   summary: 'test',
   scope: null,
-  table: 'none',
+  storage: {},
   request: {},
   response: v.object({ title: v.string() }),
   translated: true,
@@ -132,6 +140,54 @@ describe('endpoint()', () => {
         message: 'Idempotency-Key must be 1 to 255 visible ASCII characters',
         details: [{ path: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }],
       });
+    },
+  );
+});
+
+describe('declared storage access (least privilege by key)', () => {
+  const company = { country: 'BE', companyNumber: '0403170701' } as const;
+  const reading = (storage: StorageAccess) =>
+    endpoint(
+      {
+        method: 'GET',
+        path: '/v1/reading',
+        summary: 'test',
+        scope: null,
+        storage,
+        request: {},
+        response: v.object({ found: v.boolean() }),
+      },
+      async () => ({ found: (await getCompanyWithFinancials(company)) !== null }),
+    );
+
+  it('lets a route make the storage calls its row declares', async () => {
+    const response = await call(reading({ GetItem: [partitions.company] }), {
+      method: 'GET',
+      resource: '/v1/reading',
+      caller: null,
+    });
+    expect(response).toMatchObject({ status: 200, body: { found: false } });
+  });
+
+  it.each([
+    ['no storage at all', {}],
+    ['another action', { BatchGetItem: [partitions.company] }],
+    ['another partition', { GetItem: [partitions.token] }],
+    ['the partition on an index', { GetItem: [{ ...partitions.company, index: 'gsi1' as const }] }],
+  ])(
+    'fails a call its row does not declare (%s) as IAM would: 500, logged, never sent',
+    async (_, storage) => {
+      const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+      const logs = jest.spyOn(console, 'log').mockImplementation(() => undefined);
+      const response = await call(reading(storage), { method: 'GET', resource: '/v1/reading', caller: null });
+      expect(response).toMatchObject({ status: 500, body: { code: 'INTERNAL' } });
+      const logged = errors.mock.calls.map(([line]) => String(line)).join('\n');
+      expect(logged).toContain('UndeclaredStorageAccessError');
+      expect(logged).toContain('GetItem on the table, partition COMPANY#BE#0403170701, is not declared');
+      const requestLine = JSON.parse(String(logs.mock.calls.at(-1)?.[0])) as { dynamodb: { calls: number } };
+      expect(requestLine.dynamodb.calls).toBe(0);
+      errors.mockRestore();
+      logs.mockRestore();
     },
   );
 });

@@ -12,6 +12,8 @@ import { ensureTable } from '../../infra/local/dynamodb';
 import { importBucket } from '../../lib/import/bucket';
 import { completeImportRun, importPartition, splitImportFile } from '../../lib/import/engine';
 import { formatSummary, importCompanies, type ImportSummary } from '../../lib/import/import';
+import { workers } from '../../lib/routes';
+import { withDeclaredAccess } from '../../lib/storage/access';
 import { dynamodb } from '../../lib/storage/client';
 import { useLocalS3 } from '../support/local-s3';
 import { useFreshTable } from '../support/table';
@@ -57,6 +59,10 @@ async function storedItems(table: string): Promise<string[]> {
 
 const withoutSeconds = ({ seconds: _seconds, ...figures }: ImportSummary) => figures;
 
+/** A step as its worker runs on AWS: every storage call checked against the worker's declaration. */
+const underDeclaration = <T>(workerId: keyof typeof workers, run: () => Promise<T>) =>
+  withDeclaredAccess(workers[workerId].storage, run);
+
 describe('the import engine', () => {
   let reference: { report: string[]; summary: ImportSummary; items: string[] };
 
@@ -87,12 +93,16 @@ describe('the import engine', () => {
     await files.write(key, FILE);
     const run = { run: `test-${randomUUID().slice(0, 8)}`, key, startedAt: new Date().toISOString() };
 
-    const split = await splitImportFile(files, run, { partitions: 5 });
+    const split = await underDeclaration('importSplit', () => splitImportFile(files, run, { partitions: 5 }));
     expect(split.asOf).toBe(AS_OF);
     expect(split.partitions).toEqual([0, 1, 2, 3, 4]);
     // The Distributed Map: every partition at once.
-    await Promise.all(split.partitions.map((partition) => importPartition(files, { ...split, partition })));
-    const done = await completeImportRun(files, split);
+    await Promise.all(
+      split.partitions.map((partition) =>
+        underDeclaration('importPartition', () => importPartition(files, { ...split, partition })),
+      ),
+    );
+    const done = await underDeclaration('importComplete', () => completeImportRun(files, split));
 
     expect(withoutSeconds(done.summary)).toEqual(withoutSeconds(reference.summary));
     expect(done.summary).toMatchObject({ read: 405, rejected: 5, created: 400 });
@@ -117,9 +127,11 @@ describe('the import engine', () => {
       key: `incoming/${AS_OF}/companies.jsonl.gz`,
       startedAt: new Date().toISOString(),
     };
-    const split = await splitImportFile(files, run, { partitions: 3 });
-    for (const partition of split.partitions) await importPartition(files, { ...split, partition });
-    const { summary } = await completeImportRun(files, split);
+    const split = await underDeclaration('importSplit', () => splitImportFile(files, run, { partitions: 3 }));
+    for (const partition of split.partitions) {
+      await underDeclaration('importPartition', () => importPartition(files, { ...split, partition }));
+    }
+    const { summary } = await underDeclaration('importComplete', () => completeImportRun(files, split));
 
     expect(summary).toMatchObject({ read: 405, imported: 400, unchanged: 400, rejected: 5, updates: 0 });
     expect(await storedItems(engineTable.name)).toEqual(before);

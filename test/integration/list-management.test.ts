@@ -14,7 +14,14 @@ import type { CompanyRecordInput } from '../../lib/companies/record';
 import type { Caller } from '../../lib/http/caller';
 import { importCompanies } from '../../lib/import/import';
 import { applySmartListFlips } from '../../lib/lists/smart';
-import { cleanUpDeletedLists, getList as storedList } from '../../lib/lists/store';
+import {
+  cleanUpDeletedLists as cleanUpAnyhow,
+  cleanUpListsStorage,
+  getList as storedList,
+} from '../../lib/lists/store';
+import { withDeclaredAccess } from '../../lib/storage/access';
+import { asImportWorkers } from '../support/import-access';
+
 import { queryAll } from '../../lib/storage/batch';
 import { tableName } from '../../lib/storage/client';
 import { keys } from '../../lib/storage/keys';
@@ -22,6 +29,9 @@ import { SCOPES } from '../../lib/tokens/scopes';
 import { LIST_KEYS } from '../support/contract';
 import { ALICE, call } from '../support/events';
 import { useFreshTable } from '../support/table';
+
+/** The clean-up as its Lambda runs it: every call checked against the worker's declaration. */
+const cleanUpDeletedLists = () => withDeclaredAccess(cleanUpListsStorage, cleanUpAnyhow);
 
 useFreshTable();
 
@@ -56,7 +66,7 @@ async function importRecords(records: CompanyRecordInput[]) {
   async function* lines() {
     for (const record of records) yield JSON.stringify(record);
   }
-  const summary = await importCompanies(lines(), { asOf: '2026-11-21' });
+  const summary = await asImportWorkers(() => importCompanies(lines(), { asOf: '2026-11-21' }));
   expect(summary.rejected).toBe(0);
 }
 
@@ -381,12 +391,14 @@ describe('smart lists follow imported data', () => {
       yield JSON.stringify({ ...COMPANIES[3]!, place: 'Knokke' });
     }
     // The run ends before its completion (as if killed there): the flip waits.
-    await importCompanies(lines(), { asOf: '2026-11-21', complete: async () => undefined });
+    await asImportWorkers(() =>
+      importCompanies(lines(), { asOf: '2026-11-21', complete: async () => undefined }),
+    );
     expect((await get(list.id)).body).toMatchObject({ amountOfCompanies: 0 });
     // The next run (here, of nothing new) applies it; a third finds nothing left.
     await importRecords([COMPANIES[3]!].map((c) => ({ ...c, place: 'Knokke' })));
     expect((await get(list.id)).body).toMatchObject({ amountOfCompanies: 1, newResults: 1 });
-    expect(await applySmartListFlips()).toEqual({ entered: 0, left: 0 });
+    expect(await asImportWorkers(applySmartListFlips)).toEqual({ entered: 0, left: 0 });
   });
 
   it('evaluates new companies against the smart lists they could touch', async () => {

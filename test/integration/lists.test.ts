@@ -17,6 +17,7 @@ import {
 } from '../../lib/lists/store';
 import { dynamodb } from '../../lib/storage/client';
 import { recordCalls } from '../support/dynamodb-calls';
+import { asImportWorkers } from '../support/import-access';
 import { SCOPES } from '../../lib/tokens/scopes';
 import { ALICE, call } from '../support/events';
 import { useFreshTable } from '../support/table';
@@ -88,7 +89,7 @@ async function importRecords(records: CompanyRecordInput[]) {
   async function* lines() {
     for (const record of records) yield JSON.stringify(record);
   }
-  const summary = await importCompanies(lines(), { asOf: '2026-11-21' });
+  const summary = await asImportWorkers(() => importCompanies(lines(), { asOf: '2026-11-21' }));
   expect(summary.rejected).toBe(0);
 }
 

@@ -7,6 +7,7 @@ import { handler as getLookalikes } from '../../functions/get-company-lookalikes
 import type { CompanyRef } from '../../lib/companies/identifiers';
 import type { CompanyRecordInput } from '../../lib/companies/record';
 import { importCompanies } from '../../lib/import/import';
+import { asImportWorkers } from '../support/import-access';
 import { blockOf, featuresOf } from '../../lib/lookalikes/features';
 import { getCompanyRecords } from '../../lib/companies/store';
 import { keys } from '../../lib/storage/keys';
@@ -80,7 +81,7 @@ async function importRecords(records: CompanyRecordInput[]) {
   async function* lines() {
     for (const record of records) yield JSON.stringify(record);
   }
-  return importCompanies(lines(), { asOf: '2026-11-21' });
+  return asImportWorkers(() => importCompanies(lines(), { asOf: '2026-11-21' }));
 }
 
 /** Every company's stored list, by number. */

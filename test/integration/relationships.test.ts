@@ -7,6 +7,7 @@ import { holdingsDerivation } from '../../lib/companies/holdings';
 import { belgianCheckDigits } from '../../lib/companies/identifiers';
 import { parseCompanyRecord, type CompanyRecordInput } from '../../lib/companies/record';
 import { importCompanies } from '../../lib/import/import';
+import { asImportWorkers } from '../support/import-access';
 import { getLegalEntityCompany } from '../../lib/legal-entities/store';
 import { legalEntityIdCandidate, LOCAL_LEGAL_ENTITY_SECRET } from '../../lib/legal-entities/ids';
 import { dynamodb } from '../../lib/storage/client';
@@ -58,13 +59,15 @@ async function importRecords(records: CompanyRecordInput[]) {
     for (const record of records) yield JSON.stringify(record);
   }
   // Batches of 2 with 3 in flight: holders and held companies derive concurrently.
-  return importCompanies(lines(), {
-    asOf: '2026-11-21',
-    derive,
-    complete: async () => undefined,
-    batchSize: 2,
-    concurrency: 3,
-  });
+  return asImportWorkers(() =>
+    importCompanies(lines(), {
+      asOf: '2026-11-21',
+      derive,
+      complete: async () => undefined,
+      batchSize: 2,
+      concurrency: 3,
+    }),
+  );
 }
 
 function parseCompanyRecordOrThrow(input: CompanyRecordInput) {

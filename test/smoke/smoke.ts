@@ -6,6 +6,7 @@
  * typecheck), and every answer is checked against the document's response schemas. Read-only unless
  * --write is given (then it also calls the routes that change data). Exit code 0 when every check passes.
  */
+import { writesAny } from '../../lib/storage/access';
 import { parseArgs } from 'node:util';
 import createClient, { type Middleware } from 'openapi-fetch';
 import { routes, type RouteId } from '../../lib/routes';
@@ -291,7 +292,7 @@ checks.push({
     const missing = (Object.keys(routes) as RouteId[]).filter((id) => !reached.has(id));
     for (const routeId of missing) {
       const route = routes[routeId];
-      if (route.table === 'write' && !values.write) continue;
+      if (writesAny(route.storage) && !values.write) continue;
       const operation = contract.paths[route.path][route.method.toLowerCase()];
       const parameters = (operation.parameters ?? []) as Array<{
         name: string;

@@ -1,0 +1,143 @@
+/**
+ * What an operator is told about, per stage: one SNS topic, and alarms on what callers feel (the API's
+ * 5xx rate and p99 latency), on the functions (errors, throttles) and on the table (throttled requests,
+ * system errors). Subscribe to the topic (`StageAlarmsTopic` output) to receive them.
+ */
+import { CfnOutput, Duration, Validations } from 'aws-cdk-lib';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import {
+  Alarm,
+  ComparisonOperator,
+  MathExpression,
+  Metric,
+  TreatMissingData,
+  type IMetric,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import type { StorageAction } from '../lib/storage/access';
+
+/** The alarm thresholds, in one place (README "Operations" repeats them). */
+export const ALARM_THRESHOLDS = {
+  /** Share of API answers that are 5xx, over 5 minutes. */
+  serverErrorRate: 0.01,
+  /** p99 of the API's latency, ms, over 5 minutes, three periods in a row. */
+  p99LatencyMs: 1500,
+  /** Any Lambda error or throttle, any DynamoDB throttle or system error, in 5 minutes. */
+  count: 1,
+} as const;
+
+/** DynamoDB publishes SystemErrors per operation: these are the ones the functions make. */
+const OPERATIONS: ReadonlyArray<StorageAction | 'TransactWriteItems'> = [
+  'GetItem',
+  'BatchGetItem',
+  'Query',
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'BatchWriteItem',
+  'TransactWriteItems',
+];
+
+const PERIOD = Duration.minutes(5);
+
+export interface StageAlarmsProps {
+  stage: string;
+  api: RestApi;
+  table: TableV2;
+  functions: Record<string, IFunction>;
+}
+
+export class StageAlarms extends Construct {
+  readonly topic: Topic;
+
+  constructor(scope: Construct, id: string, props: StageAlarmsProps) {
+    super(scope, id);
+    this.topic = new Topic(this, 'Topic', {
+      displayName: `company-data ${props.stage} alarms`,
+      enforceSSL: true,
+    });
+    Validations.of(this.topic).acknowledge({
+      id: 'AwsSolutions-SNS2',
+      reason:
+        'The topic carries alarm state changes only (alarm name, metric, threshold), no customer data; ' +
+        'CloudWatch cannot publish to a topic under the AWS-managed SNS key, and a customer key per stage ' +
+        'would cost more than what it protects.',
+    });
+    const action = new SnsAction(this.topic);
+    const alarm = (name: string, metric: IMetric, threshold: number, periods = 1, description = name) => {
+      const created = new Alarm(this, name, {
+        alarmDescription: `${props.stage}: ${description}`,
+        metric,
+        threshold,
+        evaluationPeriods: periods,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+      created.addAlarmAction(action);
+      created.addOkAction(action);
+    };
+
+    const { api, table } = props;
+    alarm(
+      'Api5xxRate',
+      api.metricServerError({ statistic: 'Average', period: PERIOD }),
+      ALARM_THRESHOLDS.serverErrorRate,
+      1,
+      'share of 5xx answers at or over 1 % in 5 minutes',
+    );
+    alarm(
+      'ApiP99Latency',
+      api.metricLatency({ statistic: 'p99', period: PERIOD }),
+      ALARM_THRESHOLDS.p99LatencyMs,
+      3,
+      'p99 latency at or over 1.5 s for 15 minutes',
+    );
+    for (const [name, fn] of Object.entries(props.functions)) {
+      alarm(`${name}Errors`, fn.metricErrors({ period: PERIOD, statistic: 'Sum' }), ALARM_THRESHOLDS.count);
+      alarm(
+        `${name}Throttles`,
+        fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
+        ALARM_THRESHOLDS.count,
+      );
+    }
+    const tableMetric = (metricName: string, operation?: string) =>
+      new Metric({
+        namespace: 'AWS/DynamoDB',
+        metricName,
+        dimensionsMap: { TableName: table.tableName, ...(operation ? { Operation: operation } : {}) },
+        statistic: 'Sum',
+        period: PERIOD,
+      });
+    alarm(
+      'TableThrottles',
+      new MathExpression({
+        expression: 'r + w',
+        usingMetrics: { r: tableMetric('ReadThrottleEvents'), w: tableMetric('WriteThrottleEvents') },
+        label: 'throttled read and write events',
+        period: PERIOD,
+      }),
+      ALARM_THRESHOLDS.count,
+    );
+    alarm(
+      'TableSystemErrors',
+      new MathExpression({
+        expression: OPERATIONS.map((_, i) => `e${i}`).join(' + '),
+        usingMetrics: Object.fromEntries(
+          OPERATIONS.map((op, i) => [`e${i}`, tableMetric('SystemErrors', op)]),
+        ),
+        label: 'DynamoDB system errors',
+        period: PERIOD,
+      }),
+      ALARM_THRESHOLDS.count,
+    );
+
+    new CfnOutput(scope, 'AlarmTopicArn', {
+      value: this.topic.topicArn,
+      description: 'Subscribe here to be told about alarms of this stage',
+    });
+  }
+}

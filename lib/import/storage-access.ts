@@ -1,0 +1,61 @@
+/**
+ * What the import engine's steps touch on AWS (their IAM policies are made from these, infra/stack.ts).
+ * test/integration/import-engine.test.ts runs each step under its declaration.
+ */
+import type { StorageAccess } from '../storage/access';
+import { partitions } from '../storage/keys';
+
+/**
+ * A partition of a file through the import: the companies (read, written whole; their relationships
+ * items updated by the holdings derivation), the journal of each batch (written, read back and deleted
+ * on resume), contact id claims, legal entity id claims, lookalike features and marks, the match
+ * indexes, the contact counts of the lists a changed company is in (found through gsi1, moved in a
+ * transaction of member, order item and list), and for smart lists: the company's filter profile and a
+ * flip for each smart list (all read in one Query) whose match it changes.
+ */
+export const importPartitionStorage = {
+  BatchGetItem: [partitions.company, partitions.importChange, partitions.contactClaims],
+  Query: [partitions.importChange, partitions.listMemberships, partitions.smartLists],
+  PutItem: [partitions.legalEntity],
+  UpdateItem: [
+    partitions.company,
+    partitions.contactClaims,
+    partitions.matchIndex,
+    partitions.listMembers,
+    partitions.listOrder,
+    partitions.accountLists,
+  ],
+  BatchWriteItem: [
+    partitions.company,
+    partitions.importChange,
+    partitions.lookalikeBlock,
+    partitions.lookalikeMarks,
+    partitions.filterProfiles,
+    partitions.smartListFlips,
+  ],
+} as const satisfies StorageAccess;
+
+/**
+ * The run's completion: the lookalikes its changes marked (read the blocks and marks, write the lists
+ * and floors, drop the marks), and the smart-list flips noted (read with the smart lists; companies
+ * entering with member, order item and counters in transactions; leaving ones read first and taken out
+ * only if still NEW; the flips dropped).
+ */
+export const importCompleteStorage = {
+  Query: [
+    partitions.lookalikeBlock,
+    partitions.lookalikeMarks,
+    partitions.smartListFlips,
+    partitions.smartLists,
+  ],
+  BatchGetItem: [partitions.listMembers],
+  PutItem: [partitions.listMembers, partitions.listOrder],
+  UpdateItem: [partitions.accountLists],
+  DeleteItem: [partitions.listMembers, partitions.listOrder],
+  BatchWriteItem: [
+    partitions.company,
+    partitions.lookalikeBlock,
+    partitions.lookalikeMarks,
+    partitions.smartListFlips,
+  ],
+} as const satisfies StorageAccess;

@@ -1,0 +1,186 @@
+/**
+ * Least privilege by key. Every function declares the DynamoDB actions it makes and the partitions
+ * (key families of lib/storage/keys.ts) each one touches; the CDK stack turns the declaration into the
+ * function's IAM policy (`dynamodb:LeadingKeys` conditions, only those actions, only on the table or
+ * index named), and `withDeclaredAccess` makes every storage call of a request check itself against the
+ * same declaration first, so a call the policy would deny on AWS fails the same way locally and in
+ * the tests (it never reaches DynamoDB).
+ *
+ * How IAM sees each call (DynamoDB developer guide, "Using IAM policy conditions for fine-grained access
+ * control" and "Using IAM with DynamoDB transactions"):
+ * - `dynamodb:LeadingKeys` holds the partition key values a request names, and is used with
+ *   `ForAllValues`: every value must match. BatchGetItem and BatchWriteItem name all of their items'
+ *   partition keys; a Query names the one of its key condition. On an index the only key in the request
+ *   is the index's own partition key, so that is what a Query on `<table>/index/<name>` is judged on.
+ * - TransactWriteItems has no IAM action of its own: each of its items needs PutItem, UpdateItem,
+ *   DeleteItem or ConditionCheckItem on its own key.
+ * - Scan names no key, and `ForAllValues` over nothing is true: a Scan grant would reach every item
+ *   whatever the condition. No declaration can hold Scan.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { tableDefinition, type TableIndexName } from './table';
+
+/** The actions a declaration may hold: Scan is not one of them. */
+export type StorageAction =
+  | 'GetItem'
+  | 'BatchGetItem'
+  | 'Query'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'BatchWriteItem'
+  | 'ConditionCheckItem';
+
+export const WRITE_ACTIONS: readonly StorageAction[] = [
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'BatchWriteItem',
+  'ConditionCheckItem',
+];
+
+/**
+ * A partition family: an IAM `StringLike` pattern over partition key values (`COMPANY#*#*`), on the
+ * table or on one of its indexes. Built in lib/storage/keys.ts from the key functions themselves.
+ */
+export interface Partition {
+  pattern: string;
+  index?: TableIndexName;
+}
+
+/** What a function may do to the table: per action, the partitions it may touch. `{}` = nothing. */
+export type StorageAccess = Partial<Record<StorageAction, readonly Partition[]>>;
+
+/** One thing a call asks DynamoDB for, as IAM judges it: an action on a partition of the table or an index. */
+export interface Touch {
+  action: string;
+  index?: string;
+  partitionKey: string | undefined;
+}
+
+/** A storage call the function's declaration (and so its IAM policy) does not allow. */
+export class UndeclaredStorageAccessError extends Error {
+  override readonly name = 'UndeclaredStorageAccessError';
+}
+
+const declared = new AsyncLocalStorage<StorageAccess>();
+
+/** Runs `run` with every storage call it makes checked against `access`. */
+export function withDeclaredAccess<T>(access: StorageAccess, run: () => Promise<T>): Promise<T> {
+  return declared.run(access, run);
+}
+
+/**
+ * Throws UndeclaredStorageAccessError when the call (`GetItemCommand` and its marshalled input) is
+ * not allowed by the declaration in force; calls outside `withDeclaredAccess` (CLIs, the import, test
+ * fixtures: operator credentials) are not checked.
+ */
+export function checkDeclaredAccess(commandName: string, input: unknown): void {
+  const access = declared.getStore();
+  if (!access) return;
+  const refused = touchesOf(commandName, input).find((touch) => !allows(access, touch));
+  if (refused) {
+    const where = refused.index ? `index ${refused.index}` : 'the table';
+    throw new UndeclaredStorageAccessError(
+      `${refused.action} on ${where}, partition ${refused.partitionKey ?? '(none)'}, is not declared`,
+    );
+  }
+}
+
+export function allows(access: StorageAccess, touch: Touch): boolean {
+  const partitions = access[touch.action as StorageAction];
+  if (!partitions || touch.partitionKey === undefined) return false;
+  const key = touch.partitionKey;
+  return partitions.some((p) => p.index === touch.index && globMatches(p.pattern, key));
+}
+
+/** IAM StringLike: `*` any run of characters, `?` one character, everything else literal. */
+export function globMatches(pattern: string, value: string): boolean {
+  const source = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
+  return new RegExp(`^${source}$`, 's').test(value);
+}
+
+type AttributeValue = { S?: string };
+type Marshalled = Record<string, AttributeValue>;
+
+const { partitionKey } = tableDefinition;
+
+/** What one call touches, one entry per item it names (a Scan: one entry with no partition). */
+export function touchesOf(commandName: string, input: unknown): Touch[] {
+  const action = commandName.replace(/Command$/, '');
+  const request = input as Record<string, unknown>;
+  const keyOf = (item: unknown) => (item as Marshalled | undefined)?.[partitionKey]?.S;
+  switch (action) {
+    case 'GetItem':
+    case 'UpdateItem':
+    case 'DeleteItem':
+      return [{ action, partitionKey: keyOf(request['Key']) }];
+    case 'PutItem':
+      return [{ action, partitionKey: keyOf(request['Item']) }];
+    case 'BatchGetItem':
+      return Object.values(request['RequestItems'] as Record<string, { Keys: unknown[] }>).flatMap(
+        ({ Keys }) => Keys.map((key) => ({ action, partitionKey: keyOf(key) })),
+      );
+    case 'BatchWriteItem':
+      return Object.values(request['RequestItems'] as Record<string, WriteRequest[]>).flatMap((writes) =>
+        writes.map((write) => ({
+          action,
+          partitionKey: keyOf(write.PutRequest?.Item ?? write.DeleteRequest?.Key),
+        })),
+      );
+    case 'TransactWriteItems':
+      return (request['TransactItems'] as TransactItem[]).map((item) => {
+        if (item.Put) return { action: 'PutItem', partitionKey: keyOf(item.Put.Item) };
+        if (item.Update) return { action: 'UpdateItem', partitionKey: keyOf(item.Update.Key) };
+        if (item.Delete) return { action: 'DeleteItem', partitionKey: keyOf(item.Delete.Key) };
+        return { action: 'ConditionCheckItem', partitionKey: keyOf(item.ConditionCheck?.Key) };
+      });
+    case 'TransactGetItems':
+      return (request['TransactItems'] as { Get: { Key: unknown } }[]).map((item) => ({
+        action: 'GetItem',
+        partitionKey: keyOf(item.Get.Key),
+      }));
+    case 'Query':
+      return [queryTouch(request)];
+    default:
+      return [{ action, partitionKey: undefined }];
+  }
+}
+
+interface WriteRequest {
+  PutRequest?: { Item: unknown };
+  DeleteRequest?: { Key: unknown };
+}
+
+interface TransactItem {
+  Put?: { Item: unknown };
+  Update?: { Key: unknown };
+  Delete?: { Key: unknown };
+  ConditionCheck?: { Key: unknown };
+}
+
+/** A Query names one partition: the `<partition key> = :value` of its key condition. */
+function queryTouch(request: Record<string, unknown>): Touch {
+  const indexName = request['IndexName'] as string | undefined;
+  const index = tableDefinition.indexes.find((i) => i.name === indexName);
+  const keyName = indexName ? index?.partitionKey : partitionKey;
+  const names = (request['ExpressionAttributeNames'] as Record<string, string> | undefined) ?? {};
+  const values = (request['ExpressionAttributeValues'] as Marshalled | undefined) ?? {};
+  const condition = (request['KeyConditionExpression'] as string | undefined) ?? '';
+  let value: string | undefined;
+  for (const [, name, placeholder] of condition.matchAll(/(#?[\w]+)\s*=\s*(:[\w]+)/g)) {
+    if ((names[name!] ?? name) === keyName) value = values[placeholder!]?.S;
+  }
+  return { action: 'Query', ...(indexName ? { index: indexName } : {}), partitionKey: value };
+}
+
+/** Whether a declaration changes stored data (any write action). */
+export const writesAny = (access: StorageAccess): boolean =>
+  WRITE_ACTIONS.some((action) => (access[action]?.length ?? 0) > 0);
+
+/** Whether a declaration touches the table at all. */
+export const touchesTable = (access: StorageAccess): boolean =>
+  Object.values(access).some((partitions) => (partitions?.length ?? 0) > 0);

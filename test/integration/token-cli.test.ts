@@ -1,0 +1,65 @@
+/**
+ * `npm run token` against a deployed-stage table (any table but the local stage's) on DynamoDB Local:
+ * tokens expire after 90 days unless told otherwise, and a token itself is revoked from standard input,
+ * never from the command line.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { callerForToken } from '../../lib/tokens/tokens';
+import { useFreshTable } from '../support/table';
+
+const ROOT = path.join(__dirname, '..', '..');
+const table = useFreshTable();
+
+function token(args: string[], stdin = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(ROOT, 'infra/cli/token.ts'), ...args, '--table', table.name],
+      { cwd: ROOT, env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
+
+const created = (stdout: string) => ({
+  token: /\n\s+(cd_\S+)\n/.exec(stdout)![1]!,
+  tokenId: /token ([0-9a-f]{12}) created/.exec(stdout)![1]!,
+  expires: /expires: (\S+)/.exec(stdout)![1]!,
+});
+const create = ['create', '--account', 'acme', '--email', 'ops@acme.example', '--scopes', 'companies:read'];
+
+it('gives a deployed stage token 90 days by default, none with --no-expiry', async () => {
+  const before = Date.now();
+  const plain = await token(create);
+  expect(plain.code).toBe(0);
+  const expires = Date.parse(created(plain.stdout).expires);
+  expect(expires - before).toBeGreaterThanOrEqual(90 * 86_400_000);
+  expect(expires - before).toBeLessThan(91 * 86_400_000);
+
+  const forever = await token([...create, '--no-expiry']);
+  expect(created(forever.stdout).expires).toBe('never');
+  expect((await token([...create, '--no-expiry', '--expires-in', '5'])).code).toBe(2);
+});
+
+it('revokes by token id, or by the token read from standard input, never from argv', async () => {
+  const first = created((await token(create)).stdout);
+  const second = created((await token(create)).stdout);
+
+  const inArgv = await token(['revoke', first.token]);
+  expect(inArgv.code).toBe(2);
+  expect(inArgv.stderr).toContain('standard input');
+  expect(await callerForToken(first.token)).not.toBeNull();
+
+  expect((await token(['revoke', '-'], `${first.token}\n`)).code).toBe(0);
+  expect(await callerForToken(first.token)).toBeNull();
+
+  expect((await token(['revoke', second.tokenId])).code).toBe(0);
+  expect(await callerForToken(second.token)).toBeNull();
+});
