@@ -5,7 +5,15 @@
  */
 
 /** The kinds of floor a function is measured against: which DynamoDB call(s) it makes, and nothing else. */
-export type FloorKind = 'empty' | 'getCompany' | 'batchGetCompanies' | 'getToken' | 'legalEntityUpdates';
+export type FloorKind =
+  | 'empty'
+  | 'getCompany'
+  | 'batchGetCompanies'
+  | 'getToken'
+  | 'legalEntityUpdates'
+  | 'listCompanies'
+  | 'listContacts'
+  | 'addListCompanies';
 
 /** Printed by the cold runner before its one JSON result line, so handler logs on stdout cannot be mistaken for it. */
 export const RESULT_PREFIX = 'BENCH_RESULT ';
@@ -187,7 +195,13 @@ process.send({ ready: true });
 `;
 
 const CLIENT = `
-import { BatchGetItemCommand, DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetItemCommand,
+  DynamoDBClient,
+  GetItemCommand,
+  QueryCommand,
+  TransactWriteItemsCommand,
+} from '@aws-sdk/client-dynamodb';
 // Configured as lib/storage/client.ts configures the functions' client for DynamoDB Local.
 const client = new DynamoDBClient({
   maxAttempts: 3,
@@ -199,9 +213,61 @@ const table = process.env.TABLE_NAME;
 const companyKey = (country, number) => ({ pk: { S: 'COMPANY#' + country + '#' + number }, sk: { S: 'COMPANY' } });
 // The attributes the financials endpoints read (lib/companies/store.ts), so the floor moves the same bytes.
 const attributes = ['pk', 'country', 'companyNumber', 'name', 'place', 'vatNumber', 'website', 'legalForm', 'foundedOn', 'activities', 'periods'];
-const projection = {
+const projectionOf = (attributes) => ({
   ProjectionExpression: attributes.map((_, i) => '#p' + i).join(','),
   ExpressionAttributeNames: Object.fromEntries(attributes.map((a, i) => ['#p' + i, a])),
+});
+const projection = projectionOf(attributes);
+`;
+
+/**
+ * The lists' floors (lib/lists/store.ts, keys.ts): the same round trips as the functions, in the same
+ * sequence, with the bare SDK — the list item by key and a list's order partitions (Query, keys only) in
+ * parallel, then one BatchGetItem of the page's companies; a PUT's list item and companies in parallel,
+ * then its transactions of 49 members. What the floor computes between the calls is only what it needs to
+ * make the next one (which companies, which keys).
+ */
+const LISTS = `
+const listKey = (account, id) => ({ pk: { S: 'ACCOUNT#' + account }, sk: { S: 'LIST#' + id } });
+const caller = (event) => event.requestContext.authorizer.accountId;
+const getList = (account, id) => client.send(new GetItemCommand({ TableName: table, Key: listKey(account, id) }));
+async function order(account, id, state, limit) {
+  const items = [];
+  let ExclusiveStartKey;
+  do {
+    const page = await client.send(
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: 'ACCOUNT#' + account + '#LIST#' + id + '#' + state } },
+        ...projectionOf(['sk', 'contacts']),
+        ...(limit === undefined ? {} : { Limit: limit - items.length }),
+        ExclusiveStartKey,
+      }),
+    );
+    items.push(...page.Items);
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey && (limit === undefined || items.length < limit));
+  return items;
+}
+const merged = (parts) => parts.flat().sort((a, b) => (a.sk.S < b.sk.S ? -1 : a.sk.S > b.sk.S ? 1 : 0));
+const companyOfOrder = (item) => {
+  const [, country, number] = item.sk.S.split('#');
+  return companyKey(country, number);
+};
+async function companies(keys, attributes) {
+  const parts = [];
+  for (let i = 0; i < keys.length; i += 100) parts.push(keys.slice(i, i + 100));
+  const pages = await Promise.all(
+    parts.map((Keys) =>
+      client.send(new BatchGetItemCommand({ RequestItems: { [table]: { Keys, ...projectionOf(attributes) } } })),
+    ),
+  );
+  return pages.flatMap((page) => page.Responses[table]);
+}
+const page = (event) => {
+  const query = event.queryStringParameters || {};
+  return { offset: Number(query.offset || 0), limit: Number(query.limit || 4) };
 };
 `;
 
@@ -259,6 +325,111 @@ export const handler = async (event) => {
 };
 `,
   legalEntityUpdates: LEGAL_ENTITY_UPDATES,
+  listCompanies: `${CLIENT}${LISTS}
+export const handler = async (event) => {
+  const account = caller(event);
+  const id = event.pathParameters.id;
+  const { offset, limit } = page(event);
+  const [list, ...parts] = await Promise.all([
+    getList(account, id),
+    ...['NEW', 'SAVED', 'ARCHIVED'].map((state) => order(account, id, state, offset + limit)),
+  ]);
+  const members = merged(parts).slice(offset, offset + limit);
+  const items = await companies(members.map(companyOfOrder), ['pk', 'name', 'place']);
+  return { statusCode: list.Item ? 200 : 404, body: JSON.stringify({ items: items.length }) };
+};
+`,
+  listContacts: `${CLIENT}${LISTS}
+export const handler = async (event) => {
+  const account = caller(event);
+  const id = event.pathParameters.id;
+  const { offset, limit } = page(event);
+  const [list, ...parts] = await Promise.all([
+    getList(account, id),
+    ...['SAVED', 'NEW'].map((state) => order(account, id, state)),
+  ]);
+  const covering = [];
+  let seen = 0;
+  for (const member of merged(parts)) {
+    if (seen >= offset + limit) break;
+    const contacts = Number(member.contacts ? member.contacts.N : 0);
+    if (seen + contacts > offset) covering.push(member);
+    seen += contacts;
+  }
+  const items = await companies(covering.map(companyOfOrder), ['pk', 'name', 'place', 'contacts']);
+  return { statusCode: list.Item ? 200 : 404, body: JSON.stringify({ items: items.length }) };
+};
+`,
+  addListCompanies: `${CLIENT}${LISTS}
+// The members as lib/lists/store.ts writes them; in the bench every company is already in the list after
+// the first calls, so each transaction is cancelled by its members' conditions, as the function's are.
+const transaction = (account, id, members, now) => ({
+  TransactItems: [
+    ...members.flatMap((m) => [
+      {
+        Put: {
+          TableName: table,
+          Item: {
+            pk: { S: 'ACCOUNT#' + account + '#LIST#' + id },
+            sk: m.pk,
+            gsi1pk: { S: 'LISTED#' + m.pk.S.slice('COMPANY#'.length) },
+            gsi1sk: { S: 'ACCOUNT#' + account + '#LIST#' + id },
+            entity: { S: 'ListMember' },
+            state: { S: 'SAVED' },
+            matchedSince: { S: now.toISOString() },
+            contacts: { N: String(m.contacts) },
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Put: {
+          TableName: table,
+          Item: {
+            pk: { S: 'ACCOUNT#' + account + '#LIST#' + id + '#SAVED' },
+            sk: { S: String(999_999_999_999_999 - now.getTime()).padStart(15, '0') + m.pk.S.slice('COMPANY'.length) },
+            entity: { S: 'ListOrder' },
+            contacts: { N: String(m.contacts) },
+          },
+        },
+      },
+    ]),
+    {
+      Update: {
+        TableName: table,
+        Key: listKey(account, id),
+        UpdateExpression: 'ADD nSaved :n, nContacts :c SET updatedAt = :now',
+        ConditionExpression: 'attribute_exists(pk) AND #type = :type',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: {
+          ':n': { N: String(members.length) },
+          ':c': { N: String(members.reduce((sum, m) => sum + m.contacts, 0)) },
+          ':now': { S: now.toISOString() },
+          ':type': { S: 'STATIC' },
+        },
+      },
+    },
+  ],
+});
+export const handler = async (event) => {
+  const account = caller(event);
+  const id = event.pathParameters.id;
+  const keys = JSON.parse(event.body).companies.map((c) => companyKey(c.country, c.companyNumber));
+  const [list, items] = await Promise.all([getList(account, id), companies(keys, ['pk', 'name', 'place', 'contacts'])]);
+  const members = items.map((item) => ({ pk: item.pk, contacts: item.contacts ? JSON.parse(item.contacts.S).length : 0 }));
+  const now = new Date();
+  let written = 0;
+  for (let i = 0; i < members.length; i += 49) {
+    try {
+      await client.send(new TransactWriteItemsCommand(transaction(account, id, members.slice(i, i + 49), now)));
+      written += Math.min(49, members.length - i);
+    } catch (error) {
+      if (error.name !== 'TransactionCanceledException') throw error;
+    }
+  }
+  return { statusCode: list.Item ? 200 : 404, body: JSON.stringify({ written }) };
+};
+`,
   getToken: `${CLIENT}
 import { createHash } from 'node:crypto';
 export const handler = async (event) => {
