@@ -22,7 +22,6 @@
  * the chunks it committed; counted exactly, and a retry adds the rest.
  */
 import {
-  GetCommand,
   PutCommand,
   QueryCommand,
   TransactWriteCommand,
@@ -30,7 +29,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
-import { batchGet, chunk, projection, queryAll } from '../storage/batch';
+import { batchGet, chunk, getItem, projection, queryAll } from '../storage/batch';
 import { cancellationReasons, dynamodb, isConditionFailed, send, tableName } from '../storage/client';
 import { StorageUnavailableError } from '../storage/errors';
 import { companyOfKey, keys, listOrderOfKey } from '../storage/keys';
@@ -83,10 +82,8 @@ const MAX_DELAY_MS = 800;
 // ---- Lists --------------------------------------------------------------------------------------
 
 export async function getList(accountId: string, listId: number): Promise<StoredList | null> {
-  const { Item } = await send(() =>
-    dynamodb().send(new GetCommand({ TableName: tableName(), Key: keys.list(accountId, listId) })),
-  );
-  return Item ? toList(Item) : null;
+  const item = await getItem(tableName(), keys.list(accountId, listId));
+  return item ? toList(item) : null;
 }
 
 /** Every list of the account: one Query (a page holds about 3,000 lists). */
