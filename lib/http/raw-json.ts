@@ -29,6 +29,8 @@ export function toRawJson<T>(value: WithRawJson<T>): RawJson<T> {
 
 function serialise(value: unknown): string {
   if (value instanceof RawJson) return value.text;
+  // A part without RawJson in it goes to JSON.stringify whole: one native call, not one per member.
+  if (!holdsRawJson(value)) return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value))
     return `[${value.map((item) => (item === undefined ? 'null' : serialise(item))).join(',')}]`;
   if (value === null || typeof value !== 'object' || 'toJSON' in value) return JSON.stringify(value);
@@ -37,4 +39,14 @@ function serialise(value: unknown): string {
     if (member !== undefined) members.push(`${JSON.stringify(key)}:${serialise(member)}`);
   }
   return `{${members.join(',')}}`;
+}
+
+/** Whether a RawJson sits anywhere in the value (it may only sit in plain objects and arrays). */
+function holdsRawJson(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (value instanceof RawJson) return true;
+  if (Array.isArray(value)) return value.some(holdsRawJson);
+  if ('toJSON' in value) return false;
+  for (const key in value) if (holdsRawJson((value as Record<string, unknown>)[key])) return true;
+  return false;
 }

@@ -28,7 +28,17 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { companyKey, type CompanyRef, type Country } from '../companies/identifiers';
-import { AGAIN, batchDelete, batchGet, batchPut, chunk, queryAll, retrying } from '../storage/batch';
+import {
+  AGAIN,
+  batchDelete,
+  batchGet,
+  batchPut,
+  chunk,
+  getItem,
+  projection,
+  queryAll,
+  retrying,
+} from '../storage/batch';
 import { cancellationReasons, dynamodb, isConditionFailed, send, tableName } from '../storage/client';
 import {
   companyOfKey,
@@ -100,16 +110,8 @@ export async function getList(
   listId: number,
   { consistent = false } = {},
 ): Promise<StoredList | null> {
-  const { Item } = await send(() =>
-    dynamodb().send(
-      new GetCommand({
-        TableName: tableName(),
-        Key: keys.list(accountId, listId),
-        ...(consistent ? { ConsistentRead: true } : {}),
-      }),
-    ),
-  );
-  return Item ? toList(Item) : null;
+  const item = await getItem(tableName(), keys.list(accountId, listId), { consistent });
+  return item ? toList(item) : null;
 }
 
 /** Every list of the account: one Query (a page holds about 3,000 lists). */
@@ -717,15 +719,10 @@ export async function getAllMembers(accountId: string, listId: number): Promise<
     TableName: tableName(),
     KeyConditionExpression: 'pk = :pk',
     ExpressionAttributeValues: { ':pk': partition },
-    ...projectionOf(MEMBER_ATTRIBUTES),
+    ...projection(MEMBER_ATTRIBUTES),
   });
   return items.map(toMember);
 }
-
-const projectionOf = (attributes: string[]) => ({
-  ProjectionExpression: attributes.map((_, i) => `#a${i}`).join(', '),
-  ExpressionAttributeNames: Object.fromEntries(attributes.map((a, i) => [`#a${i}`, a])),
-});
 
 /** Three actions per move (member, old order item, new order item) + the list item: 3 × 33 + 1 ≤ 100. */
 const MOVES_PER_TRANSACTION = 33;

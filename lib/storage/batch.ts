@@ -4,9 +4,8 @@
  * with bounded exponential backoff and full jitter. Leftovers still there after the last attempt
  * mean the table is throttling: StorageUnavailableError (503 to a caller), never a partial result.
  */
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { BatchGetItemCommand, GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
-  BatchGetCommand,
   BatchWriteCommand,
   QueryCommand,
   TransactWriteCommand,
@@ -68,15 +67,20 @@ export function projection(attributes: readonly string[]) {
   return { ProjectionExpression: Object.keys(names).join(','), ExpressionAttributeNames: names };
 }
 
+/**
+ * One BatchGetItem of ≤ 100 keys and its leftovers, the short way as `getItem`: the low-level command,
+ * keys marshalled and items unmarshalled here (the document client's BatchGetCommand resolves the
+ * middleware stack twice per call). Leftover keys come back marshalled and are sent again as they are.
+ */
 async function batchGetChunk(table: string, keys: Key[], options: ReadOptions): Promise<Item[]> {
   const items: Item[] = [];
-  let pending = keys;
+  let pending: Record<string, AttributeValue>[] = keys.map((key) => marshall(key));
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt === MAX_ATTEMPTS) throw new StorageUnavailableError();
     if (attempt > 0) await backoff(attempt);
     const result = await send(() =>
       dynamodb().send(
-        new BatchGetCommand({
+        new BatchGetItemCommand({
           RequestItems: {
             [table]: {
               Keys: pending,
@@ -87,8 +91,8 @@ async function batchGetChunk(table: string, keys: Key[], options: ReadOptions): 
         }),
       ),
     );
-    items.push(...(result.Responses?.[table] ?? []));
-    pending = (result.UnprocessedKeys?.[table]?.Keys as Key[] | undefined) ?? [];
+    for (const item of result.Responses?.[table] ?? []) items.push(unmarshall(item));
+    pending = result.UnprocessedKeys?.[table]?.Keys ?? [];
   }
   return items;
 }

@@ -19,9 +19,10 @@
  *
  *   npm run bench                                   21 rounds cold and warm, 5 calls per warm round
  *   npm run bench -- --rounds 41 --calls 10         steadier medians, slower
+ *   npm run bench -- --only getLists,authorizer     some functions only (while working on them)
  *   DYNAMODB_ENDPOINT=http://localhost:8000 npm run bench   an existing DynamoDB Local (own table, dropped after)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -121,9 +122,12 @@ const verdict = (ok: boolean) => (ok ? 'PASS' : 'OVER');
 
 // ---- Run -----------------------------------------------------------------------------------------
 
-async function main(): Promise<void> {
+/** Runs the functions' bench; true when it ran all of them (then the import bench follows). */
+async function main(): Promise<boolean> {
   const started = performance.now();
-  const { values: args } = parseArgs({ options: { rounds: { type: 'string' }, calls: { type: 'string' } } });
+  const { values: args } = parseArgs({
+    options: { rounds: { type: 'string' }, calls: { type: 'string' }, only: { type: 'string' } },
+  });
   const rounds = Number(args.rounds ?? DEFAULT_ROUNDS);
   const calls = Number(args.calls ?? DEFAULT_CALLS);
   if (!Number.isInteger(rounds) || rounds < 1 || !Number.isInteger(calls) || calls < 1) {
@@ -188,7 +192,10 @@ async function main(): Promise<void> {
         return { country, companyNumber };
       })(),
     };
-    const functionIds = Object.keys(CASES) as FunctionId[];
+    const only = args.only?.split(',');
+    const unknown = only?.filter((id) => !(id in CASES));
+    if (unknown?.length) throw new Error(`--only: no bench case ${unknown.join(', ')}`);
+    const functionIds = (Object.keys(CASES) as FunctionId[]).filter((id) => !only || only.includes(id));
     for (const id of functionIds) await CASES[id].setup?.(data);
 
     const childEnv: NodeJS.ProcessEnv = {
@@ -434,6 +441,7 @@ async function main(): Promise<void> {
     printTables(functionFigures, floorFigures, results.elapsedSeconds, rounds, calls);
     writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
     console.log(`\nFigures written to ${path.relative(process.cwd(), RESULTS_FILE) || RESULTS_FILE}`);
+    return !only;
   } finally {
     for (const child of children) child.kill('SIGKILL');
     stopDynamoDb?.();
@@ -725,7 +733,17 @@ function printTables(
   );
 }
 
-main().catch((error: unknown) => {
-  console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  process.exitCode = 1;
-});
+/** `npm run bench:import`, in a process of its own (its own DynamoDB Local and memory figures). */
+function runImportBench(): void {
+  const child = spawnSync(process.execPath, [...process.execArgv, path.join(__dirname, 'import.ts')], {
+    stdio: 'inherit',
+  });
+  process.exitCode = child.status ?? 1;
+}
+
+main()
+  .then((all) => all && runImportBench())
+  .catch((error: unknown) => {
+    console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    process.exitCode = 1;
+  });

@@ -6,7 +6,14 @@
 
 /** The kinds of floor a function is measured against: which DynamoDB call(s) it makes, and nothing else. */
 export type FloorKind =
-  'empty' | 'getCompany' | 'batchGetCompanies' | 'addListMembers' | 'getToken' | 'legalEntityUpdates';
+  | 'empty'
+  | 'getCompany'
+  | 'batchGetCompanies'
+  | 'getToken'
+  | 'legalEntityUpdates'
+  | 'listCompanies'
+  | 'listContacts'
+  | 'addListMembers';
 
 /** Printed by the cold runner before its one JSON result line, so handler logs on stdout cannot be mistaken for it. */
 export const RESULT_PREFIX = 'BENCH_RESULT ';
@@ -200,7 +207,13 @@ process.send({ ready: true });
 `;
 
 const CLIENT = `
-import { BatchGetItemCommand, DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetItemCommand,
+  DynamoDBClient,
+  GetItemCommand,
+  QueryCommand,
+  TransactWriteItemsCommand,
+} from '@aws-sdk/client-dynamodb';
 // Configured as lib/storage/client.ts configures the functions' client for DynamoDB Local.
 const client = new DynamoDBClient({
   maxAttempts: 3,
@@ -212,10 +225,66 @@ const table = process.env.TABLE_NAME;
 const companyKey = (country, number) => ({ pk: { S: 'COMPANY#' + country + '#' + number }, sk: { S: 'COMPANY' } });
 // The attributes the financials endpoints read (lib/companies/store.ts), so the floor moves the same bytes.
 const attributes = ['pk', 'country', 'companyNumber', 'name', 'place', 'vatNumber', 'website', 'legalForm', 'foundedOn', 'activities', 'periods'];
-const projection = {
+const projectionOf = (attributes) => ({
   ProjectionExpression: attributes.map((_, i) => '#p' + i).join(','),
   ExpressionAttributeNames: Object.fromEntries(attributes.map((a, i) => ['#p' + i, a])),
+});
+const projection = projectionOf(attributes);
+`;
+
+/**
+ * The lists' pages' floors (lib/lists/store.ts `getOrderSlice`, `getContactSlice`): the same round trips
+ * as the functions, in the same sequence, with the bare SDK — the list item by key (its counters and
+ * type), then one Query of the order from the front (a state's partition in the table, every state's in
+ * gsi1; for contacts only companies that have some), then one BatchGetItem of the page's companies. What
+ * the floor computes between the calls is only what it needs to make the next one.
+ */
+const LISTS = `
+const caller = (event) => event.requestContext.authorizer.accountId;
+const getList = (account, id) =>
+  client.send(new GetItemCommand({ TableName: table, Key: { pk: { S: 'ACCOUNT#' + account }, sk: { S: 'LIST#' + id } } }));
+// view: a state (the table partition) or ALL (gsi1); until(items): whether enough has been read.
+async function order(account, id, view, limit, contactsOnly, until) {
+  const all = view === 'ALL';
+  const items = [];
+  let ExclusiveStartKey;
+  do {
+    const page = await client.send(
+      new QueryCommand({
+        TableName: table,
+        ...(all ? { IndexName: 'gsi1' } : {}),
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': all ? 'gsi1pk' : 'pk', '#sk': 'sk', '#contacts': 'contacts', ...(contactsOnly && all ? { '#state': 'state' } : {}) },
+        ExpressionAttributeValues: {
+          ':pk': { S: 'ACCOUNT#' + account + '#LIST#' + id + '#' + view },
+          ...(contactsOnly ? { ':zero': { N: '0' } } : {}),
+          ...(contactsOnly && all ? { ':archived': { S: 'ARCHIVED' } } : {}),
+        },
+        ProjectionExpression: '#sk, #contacts',
+        ...(contactsOnly ? { FilterExpression: all ? '#contacts > :zero AND #state <> :archived' : '#contacts > :zero' } : {}),
+        Limit: limit,
+        ExclusiveStartKey,
+      }),
+    );
+    items.push(...page.Items);
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey && !until(items));
+  return items;
+}
+const companyOfOrder = (item) => {
+  const [, country, number] = item.sk.S.split('#');
+  return companyKey(country, number);
 };
+async function companies(keys, attributes) {
+  if (keys.length === 0) return [];
+  const page = await client.send(new BatchGetItemCommand({ RequestItems: { [table]: { Keys: keys, ...projectionOf(attributes) } } }));
+  return page.Responses[table];
+}
+const page = (event) => {
+  const query = event.queryStringParameters || {};
+  return { offset: Number(query.offset || 0), limit: Number(query.limit || 4) };
+};
+const count = (item, name) => Number(item[name] ? item[name].N : 0);
 `;
 
 /**
@@ -272,11 +341,48 @@ export const handler = async (event) => {
 };
 `,
   legalEntityUpdates: LEGAL_ENTITY_UPDATES,
+  // A page at offset 0 (the bench's): the first offset + limit order items of every state (type ALL).
+  listCompanies: `${CLIENT}${LISTS}
+export const handler = async (event) => {
+  const account = caller(event);
+  const id = event.pathParameters.id;
+  const { offset, limit } = page(event);
+  const list = await getList(account, id);
+  if (!list.Item) return { statusCode: 404, body: '{}' };
+  const total = count(list.Item, 'nNew') + count(list.Item, 'nSaved') + count(list.Item, 'nArchived');
+  const end = Math.min(offset + limit, total);
+  const members = end > offset ? (await order(account, id, 'ALL', end, false, (read) => read.length >= end)).slice(offset, end) : [];
+  const items = await companies(members.map(companyOfOrder), ['pk', 'name', 'place']);
+  return { statusCode: 200, body: JSON.stringify({ items: items.length }) };
+};
+`,
+  // Contacts from offset 0: the order items with contacts until they cover offset + limit contacts.
+  listContacts: `${CLIENT}${LISTS}
+export const handler = async (event) => {
+  const account = caller(event);
+  const id = event.pathParameters.id;
+  const { offset, limit } = page(event);
+  const list = await getList(account, id);
+  if (!list.Item) return { statusCode: 404, body: '{}' };
+  const end = Math.min(offset + limit, count(list.Item, 'nContacts'));
+  const sum = (items) => items.reduce((n, item) => n + count(item, 'contacts'), 0);
+  const view = list.Item.type.S === 'SMART' ? 'ALL' : 'SAVED';
+  const read = end > offset ? await order(account, id, view, end, true, (items) => sum(items) >= end) : [];
+  const covering = [];
+  let seen = 0;
+  for (const member of read) {
+    if (seen >= end) break;
+    if (seen + count(member, 'contacts') > offset) covering.push(member);
+    seen += count(member, 'contacts');
+  }
+  const items = await companies(covering.map(companyOfOrder), ['pk', 'name', 'place', 'contacts']);
+  return { statusCode: 200, body: JSON.stringify({ items: items.length }) };
+};
+`,
   // PUT /v1/lists/{id}/companies by number: one BatchGetItem of the companies (name, place, contacts),
   // then the members in conditional transactions of 49 (member, order item, the list's counters),
   // dropping a member whose condition says it is there already and trying the rest again.
   addListMembers: `${CLIENT}
-import { TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
 export const handler = async (event) => {
   const account = event.requestContext.authorizer.accountId;
   const me = event.requestContext.authorizer.userEmail;

@@ -3,6 +3,7 @@
  * DynamoDB Local never throttles, so the test makes the first answer partial itself. Batched
  * additions (attributes added where absent), racing each other.
  */
+import { BatchGetItemCommand } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { batchAdd, batchGet, batchPut, getItem } from '../../lib/storage/batch';
 import { dynamodb } from '../../lib/storage/client';
@@ -24,13 +25,13 @@ function answerPartially(times: number) {
   const realSend = client.send.bind(client) as Send;
   let partial = 0;
   return jest.spyOn(client, 'send').mockImplementation((async (command: unknown) => {
-    if (!(command instanceof BatchGetCommand) || partial >= times) return realSend(command);
+    if (!(command instanceof BatchGetItemCommand) || partial >= times) return realSend(command);
     partial++;
     const [name, request] = Object.entries(command.input.RequestItems ?? {})[0]!;
     const asked = request.Keys ?? [];
     const half = Math.ceil(asked.length / 2);
     const answered = (await realSend(
-      new BatchGetCommand({ RequestItems: { [name]: { ...request, Keys: asked.slice(0, half) } } }),
+      new BatchGetItemCommand({ RequestItems: { [name]: { ...request, Keys: asked.slice(0, half) } } }),
     )) as { Responses?: Record<string, unknown[]> };
     return {
       Responses: answered.Responses,
@@ -66,6 +67,34 @@ describe('batchGet', () => {
 
     expect(found).toHaveLength(40);
     expect(send).toHaveBeenCalledTimes(4);
+  });
+
+  it('answers every kind of attribute exactly as the document client does', async () => {
+    const rich = {
+      pk: 'RICH#1',
+      sk: 'ITEM',
+      text: '{"periods":[1,2]}',
+      n: 12.5,
+      big: 1234567890123,
+      flag: false,
+      none: null,
+      tags: new Set(['b', 'a']),
+      numbers: new Set([3, 1]),
+      list: [1, 'two', { three: [3] }],
+      map: { nested: { deep: 'x' }, empty: {} },
+    };
+    await batchPut(table.name, [rich]);
+    const wanted = [keys[3]!, { pk: 'RICH#1', sk: 'ITEM' }];
+    const viaDocumentClient = (await dynamodb().send(
+      new BatchGetCommand({ RequestItems: { [table.name]: { Keys: wanted } } }),
+    )) as { Responses: Record<string, unknown[]> };
+
+    const found = await batchGet(table.name, wanted);
+
+    const byPk = (list: unknown[]) =>
+      [...list].sort((a, b) => String((a as { pk: string }).pk).localeCompare((b as { pk: string }).pk));
+    expect(byPk(found)).toEqual(byPk(viaDocumentClient.Responses[table.name]!));
+    expect(found.find((item) => item['pk'] === 'RICH#1')).toEqual(rich);
   });
 
   it('reads a repeated key once', async () => {
