@@ -27,5 +27,7 @@ export const bundlingSettings = {
      * classes) when used.
      */
     'node:stream/web': './lib/http/lazy-web-streams.ts',
+    /** Loaded by the SDK only for an operation with an event stream, which no function calls (~19 KB). */
+    '@smithy/core/event-streams': './lib/storage/no-event-streams.ts',
   } as Readonly<Record<string, string>>,
 } as const;

@@ -53,6 +53,26 @@ describe('function bundles', () => {
     for (const name of CHAIN) expect(packages).not.toContain(name);
   }, 30_000);
 
+  it('carry no event-stream code: no function calls an operation with an event stream', async () => {
+    const { metafile } = await build({
+      entryPoints: [path.join(ROOT, 'functions/import-partition.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: bundlingSettings.target,
+      mainFields: [...bundlingSettings.mainFields],
+      alias: bundlingSettings.alias,
+      absWorkingDir: ROOT,
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+    });
+
+    const inputs = Object.keys(metafile.inputs);
+    expect(inputs).toContain('lib/storage/no-event-streams.ts');
+    expect(inputs.filter((file) => file.includes('submodules/event-streams/'))).toEqual([]);
+  }, 30_000);
+
   it('without the alias would carry the whole chain (what the CLIs and the local stage load)', async () => {
     const packages = await bundledPackages('functions/get-company-financials.ts', {});
 
@@ -90,6 +110,38 @@ describe('loading a function bundle', () => {
       const out = spawnSync(process.execPath, [script], { encoding: 'utf8' }).stderr;
 
       expect(JSON.parse(out)).toEqual({ loaded: [], status: 200, body: '{"status":"ok"}' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  it("builds the import workers' S3 client, which refuses an event stream if one is ever asked for", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'bundling-test-'));
+    try {
+      const entry = path.join(dir, 's3.ts');
+      writeFileSync(
+        entry,
+        `import { S3Client } from '@aws-sdk/client-s3';
+        const client = new S3Client({ region: 'eu-west-1' });
+        export const marshaller = client.config.eventStreamMarshaller;`,
+      );
+      const outfile = path.join(dir, 's3.js');
+      await build({
+        entryPoints: [entry],
+        bundle: true,
+        platform: 'node',
+        format: 'cjs',
+        target: bundlingSettings.target,
+        mainFields: [...bundlingSettings.mainFields],
+        alias: bundlingSettings.alias,
+        absWorkingDir: ROOT,
+        nodePaths: [path.join(ROOT, 'node_modules')],
+        outfile,
+        logLevel: 'silent',
+      });
+      const { marshaller } = jest.requireActual<{ marshaller: { deserialize: () => unknown } }>(outfile);
+
+      expect(() => marshaller.deserialize()).toThrow(/left out of the function bundles/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
