@@ -17,7 +17,7 @@
  * - Scan names no key, and `ForAllValues` over nothing is true: a Scan grant would reach every item
  *   whatever the condition. No declaration can hold Scan.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { RequestScope } from '../request-scope';
 import { tableDefinition, type TableIndexName } from './table';
 
 /** The actions a declaration may hold: Scan is not one of them. */
@@ -63,7 +63,7 @@ export class UndeclaredStorageAccessError extends Error {
   override readonly name = 'UndeclaredStorageAccessError';
 }
 
-const declared = new AsyncLocalStorage<StorageAccess>();
+const declared = new RequestScope<StorageAccess>();
 
 /** Runs `run` with every storage call it makes checked against `access`. */
 export function withDeclaredAccess<T>(access: StorageAccess, run: () => Promise<T>): Promise<T> {
@@ -76,7 +76,7 @@ export function withDeclaredAccess<T>(access: StorageAccess, run: () => Promise<
  * fixtures: operator credentials) are not checked.
  */
 export function checkDeclaredAccess(commandName: string, input: unknown): void {
-  const access = declared.getStore();
+  const access = declared.get();
   if (!access) return;
   const refused = touchesOf(commandName, input).find((touch) => !allows(access, touch));
   if (refused) {
@@ -96,12 +96,20 @@ export function allows(access: StorageAccess, touch: Touch): boolean {
 
 /** IAM StringLike: `*` any run of characters, `?` one character, everything else literal. */
 export function globMatches(pattern: string, value: string): boolean {
-  const source = pattern
-    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    .replace(/\*/g, '.*')
-    .replace(/\?/g, '.');
-  return new RegExp(`^${source}$`, 's').test(value);
+  let compiled = globs.get(pattern);
+  if (!compiled) {
+    const source = pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.');
+    compiled = new RegExp(`^${source}$`, 's');
+    globs.set(pattern, compiled);
+  }
+  return compiled.test(value);
 }
+
+/** Each pattern compiled once per process (a function has a handful). */
+const globs = new Map<string, RegExp>();
 
 type AttributeValue = { S?: string };
 type Marshalled = Record<string, AttributeValue>;

@@ -20,6 +20,8 @@
  *   npm run bench                                   21 rounds cold and warm, 5 calls per warm round
  *   npm run bench -- --rounds 41 --calls 10         steadier medians, slower
  *   npm run bench -- --only getLists,authorizer     some functions only (while working on them)
+ *   npm run bench -- --only authorizer --profile /tmp/p   and a CPU profile of each warm process
+ *                                                   (<id>.function.cpuprofile, <id>.floor.cpuprofile)
  *   DYNAMODB_ENDPOINT=http://localhost:8000 npm run bench   an existing DynamoDB Local (own table, dropped after)
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -126,7 +128,12 @@ const verdict = (ok: boolean) => (ok ? 'PASS' : 'OVER');
 async function main(): Promise<boolean> {
   const started = performance.now();
   const { values: args } = parseArgs({
-    options: { rounds: { type: 'string' }, calls: { type: 'string' }, only: { type: 'string' } },
+    options: {
+      rounds: { type: 'string' },
+      calls: { type: 'string' },
+      only: { type: 'string' },
+      profile: { type: 'string' },
+    },
   });
   const rounds = Number(args.rounds ?? DEFAULT_ROUNDS);
   const calls = Number(args.calls ?? DEFAULT_CALLS);
@@ -263,12 +270,23 @@ async function main(): Promise<boolean> {
     const warm = new Map<FunctionId, { fn: WarmSample[][]; floor: WarmSample[][] }>();
     for (const [index, pair] of pairs.entries()) {
       progress(`warm: ${pair.id} (${index + 1}/${pairs.length})`);
-      const fn = await startWarm(warmRunner, [pair.fn.subject.file, pair.fn.events], childEnv, children);
+      const profile = (side: string) =>
+        args.profile
+          ? [`--cpu-prof`, `--cpu-prof-dir=${args.profile}`, `--cpu-prof-name=${pair.id}.${side}.cpuprofile`]
+          : [];
+      const fn = await startWarm(
+        warmRunner,
+        [pair.fn.subject.file, pair.fn.events],
+        childEnv,
+        children,
+        profile('function'),
+      );
       const floor = await startWarm(
         warmRunner,
         [pair.floor.subject.file, pair.floor.events],
         childEnv,
         children,
+        profile('floor'),
       );
       try {
         await fn.run(WARMUP_CALLS);
@@ -289,8 +307,8 @@ async function main(): Promise<boolean> {
         }
         warm.set(pair.id, result);
       } finally {
-        fn.stop();
-        floor.stop();
+        await fn.stop();
+        await floor.stop();
       }
     }
 
@@ -447,7 +465,9 @@ async function main(): Promise<boolean> {
     stopDynamoDb?.();
     // On a shared DynamoDB (DYNAMODB_ENDPOINT given), leave nothing behind.
     if (!stopDynamoDb && endpoint) await dropTable(endpoint, tableName);
-    rmSync(workDir, { recursive: true, force: true });
+    // With --profile the bundles and their source maps stay, to read the profiles against.
+    if (args.profile) console.log(`Bundles (with source maps) kept in ${workDir}`);
+    else rmSync(workDir, { recursive: true, force: true });
   }
 }
 
@@ -545,8 +565,12 @@ async function startWarm(
   args: string[],
   env: NodeJS.ProcessEnv,
   children: Set<ChildProcess>,
-): Promise<{ run: (calls: number) => Promise<WarmSample[]>; stop: () => void }> {
-  const child = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  nodeOptions: string[] = [],
+): Promise<{ run: (calls: number) => Promise<WarmSample[]>; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [...nodeOptions, script, ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
   children.add(child);
   let stderr = '';
   // Drained, or a chatty handler would block on a full pipe; the log lines are read in the runner.
@@ -579,9 +603,14 @@ async function startWarm(
       if (!('samples' in message)) throw new Error(`${path.basename(args[0]!)}: unexpected answer`);
       return message.samples;
     },
-    stop: () => {
+    // Asked to exit when it writes a CPU profile on the way out; killed otherwise.
+    stop: async () => {
       waiting = undefined;
-      child.kill('SIGKILL');
+      if (nodeOptions.length > 0 && child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.send({ exit: true });
+        await exited;
+      } else child.kill('SIGKILL');
       children.delete(child);
     },
   };
