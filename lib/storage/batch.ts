@@ -32,9 +32,15 @@ export interface ReadOptions {
   consistent?: boolean;
 }
 
+/** One string per table key (pk, sk), unambiguous whatever they hold: the pk's length first. */
+function uniqueKey(key: Key): string {
+  const pk = String(key['pk']);
+  return `${pk.length}:${pk}${String(key['sk'])}`;
+}
+
 /** Reads items by key; keys may repeat. Missing items are simply absent from the result. */
 export async function batchGet(table: string, keys: Key[], options: ReadOptions = {}): Promise<Item[]> {
-  const unique = [...new Map(keys.map((key) => [JSON.stringify(key), key])).values()];
+  const unique = [...new Map(keys.map((key) => [uniqueKey(key), key])).values()];
   const pages = await Promise.all(
     chunk(unique, BATCH_GET_LIMIT).map((part) => batchGetChunk(table, part, options)),
   );
@@ -108,7 +114,7 @@ export function batchPut(table: string, items: Item[], concurrency = 8): Promise
 
 /** Deletes items by key (absent ones are no error), 25 per request, `concurrency` requests at a time. */
 export function batchDelete(table: string, keys: Key[], concurrency = 8): Promise<void> {
-  const unique = [...new Map(keys.map((key) => [JSON.stringify(key), key])).values()];
+  const unique = [...new Map(keys.map((key) => [uniqueKey(key), key])).values()];
   return batchWrite(
     table,
     unique.map((Key) => ({ DeleteRequest: { Key } })),
