@@ -7,28 +7,36 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { build } from 'esbuild';
+import { build, type BuildOptions } from 'esbuild';
 import { bundlingSettings } from '../../infra/bundling';
 
 const ROOT = path.join(__dirname, '..', '..');
 
+/** The functions' bundle settings (infra/bundling.ts) for `entry`, with `alias` and what else is given. */
+const functionBuild = (entry: string, options: BuildOptions = {}): BuildOptions => ({
+  entryPoints: [path.isAbsolute(entry) ? entry : path.join(ROOT, entry)],
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: bundlingSettings.target,
+  mainFields: [...bundlingSettings.mainFields],
+  external: [...bundlingSettings.externalModules],
+  alias: bundlingSettings.alias,
+  absWorkingDir: ROOT,
+  logLevel: 'silent',
+  ...options,
+});
+
+/** The files a bundle of `entry` is built from. */
+async function bundledFiles(entry: string, alias = bundlingSettings.alias): Promise<string[]> {
+  const { metafile } = await build(functionBuild(entry, { alias, write: false, metafile: true }));
+  return Object.keys(metafile!.inputs);
+}
+
 /** The node_modules packages a bundle of `entry` is built from, with the functions' settings. */
 async function bundledPackages(entry: string, alias: Record<string, string>): Promise<Set<string>> {
-  const { metafile } = await build({
-    entryPoints: [path.join(ROOT, entry)],
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: bundlingSettings.target,
-    mainFields: [...bundlingSettings.mainFields],
-    external: [...bundlingSettings.externalModules],
-    alias,
-    absWorkingDir: ROOT,
-    write: false,
-    metafile: true,
-    logLevel: 'silent',
-  });
-  const packages = Object.keys(metafile.inputs).flatMap((file) => {
+  const inputs = await bundledFiles(entry, alias);
+  const packages = inputs.flatMap((file) => {
     const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(file);
     return match ? [match[1]!] : [];
   });
@@ -54,21 +62,8 @@ describe('function bundles', () => {
   }, 30_000);
 
   it('carry no event-stream code: no function calls an operation with an event stream', async () => {
-    const { metafile } = await build({
-      entryPoints: [path.join(ROOT, 'functions/import-partition.ts')],
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: bundlingSettings.target,
-      mainFields: [...bundlingSettings.mainFields],
-      alias: bundlingSettings.alias,
-      absWorkingDir: ROOT,
-      write: false,
-      metafile: true,
-      logLevel: 'silent',
-    });
+    const inputs = await bundledFiles('functions/import-partition.ts');
 
-    const inputs = Object.keys(metafile.inputs);
     expect(inputs).toContain('lib/storage/no-event-streams.ts');
     expect(inputs.filter((file) => file.includes('submodules/event-streams/'))).toEqual([]);
   }, 30_000);
@@ -85,18 +80,7 @@ describe('loading a function bundle', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'bundling-test-'));
     try {
       const outfile = path.join(dir, 'get-health.js');
-      await build({
-        entryPoints: [path.join(ROOT, 'functions/get-health.ts')],
-        bundle: true,
-        platform: 'node',
-        format: 'cjs',
-        target: bundlingSettings.target,
-        mainFields: [...bundlingSettings.mainFields],
-        alias: bundlingSettings.alias,
-        absWorkingDir: ROOT,
-        outfile,
-        logLevel: 'silent',
-      });
+      await build(functionBuild('functions/get-health.ts', { outfile }));
       // What Node loads at start (a few web stream helpers among them) does not count: only what the bundle adds.
       const script = path.join(dir, 'load.cjs');
       writeFileSync(
@@ -126,19 +110,7 @@ describe('loading a function bundle', () => {
         export const marshaller = client.config.eventStreamMarshaller;`,
       );
       const outfile = path.join(dir, 's3.js');
-      await build({
-        entryPoints: [entry],
-        bundle: true,
-        platform: 'node',
-        format: 'cjs',
-        target: bundlingSettings.target,
-        mainFields: [...bundlingSettings.mainFields],
-        alias: bundlingSettings.alias,
-        absWorkingDir: ROOT,
-        nodePaths: [path.join(ROOT, 'node_modules')],
-        outfile,
-        logLevel: 'silent',
-      });
+      await build(functionBuild(entry, { nodePaths: [path.join(ROOT, 'node_modules')], outfile }));
       const { marshaller } = jest.requireActual<{ marshaller: { deserialize: () => unknown } }>(outfile);
 
       expect(() => marshaller.deserialize()).toThrow(/left out of the function bundles/);
