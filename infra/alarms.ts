@@ -1,7 +1,7 @@
 /**
  * What an operator is told about, per stage: one SNS topic, and alarms on what callers feel (the API's
- * 5xx rate and p99 latency), on the functions (errors, throttles) and on the table (throttled requests,
- * system errors). Subscribe to the topic (`StageAlarmsTopic` output) to receive them.
+ * 5xx rate and p99 latency), on the functions (errors, throttles), on the table (throttled requests,
+ * system errors) and on the import at scale (failed runs, files whose event started none). Subscribe to the topic (`StageAlarmsTopic` output) to receive them.
  */
 import { CfnOutput, Duration, Validations } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
@@ -16,6 +16,8 @@ import {
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import type { StorageAction } from '../lib/storage/access';
@@ -49,6 +51,8 @@ export interface StageAlarmsProps {
   api: RestApi;
   table: TableV2;
   functions: Record<string, IFunction>;
+  /** The import at scale: a run that failed, and a file whose event never started one. */
+  imports: { stateMachine: IStateMachine; undeliveredEvents: IQueue };
 }
 
 export class StageAlarms extends Construct {
@@ -133,6 +137,31 @@ export class StageAlarms extends Construct {
         period: PERIOD,
       }),
       ALARM_THRESHOLDS.count,
+    );
+
+    const { stateMachine, undeliveredEvents } = props.imports;
+    alarm(
+      'ImportRunsFailed',
+      new MathExpression({
+        expression: 'f + t + a',
+        usingMetrics: {
+          f: stateMachine.metricFailed({ statistic: 'Sum', period: PERIOD }),
+          t: stateMachine.metricTimedOut({ statistic: 'Sum', period: PERIOD }),
+          a: stateMachine.metricAborted({ statistic: 'Sum', period: PERIOD }),
+        },
+        label: 'import runs failed, timed out or aborted',
+        period: PERIOD,
+      }),
+      ALARM_THRESHOLDS.count,
+      1,
+      'an import run failed, timed out or was aborted (its file is still under incoming/)',
+    );
+    alarm(
+      'ImportEventsUndelivered',
+      undeliveredEvents.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: PERIOD }),
+      ALARM_THRESHOLDS.count,
+      1,
+      'a dropped file did not start an import run (its event is in the undelivered-events queue)',
     );
 
     new CfnOutput(scope, 'AlarmTopicArn', {

@@ -12,6 +12,7 @@ import { SfnStateMachine } from 'aws-cdk-lib/aws-events-targets';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket } from 'aws-cdk-lib/aws-s3';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import {
   DefinitionBody,
@@ -39,6 +40,8 @@ export interface ImportEngineProps {
 export class ImportEngine extends Construct {
   readonly bucket: Bucket;
   readonly stateMachine: StateMachine;
+  /** Where a "file dropped" event that could not start a run ends up (the DLQ of the rule's target). */
+  readonly undeliveredEvents: Queue;
 
   constructor(scope: Construct, id: string, props: ImportEngineProps) {
     super(scope, id);
@@ -125,7 +128,21 @@ export class ImportEngine extends Construct {
     });
     this.acknowledgeStateMachineWildcards([split, partition, complete]);
 
-    const onFileDropped = new Rule(this, 'OnFileDropped', {
+    this.undeliveredEvents = new Queue(this, 'UndeliveredEvents', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+      removalPolicy: props.removalPolicy,
+    });
+    for (const id of ['AwsSolutions-SQS3', 'Serverless-SQSRedrivePolicy']) {
+      Validations.of(this.undeliveredEvents).acknowledge({
+        id,
+        reason:
+          "It is a dead-letter queue itself: the import rule's target sends it the events it could not " +
+          'deliver (an alarm fires on its first message); nothing consumes it to fail again.',
+      });
+    }
+    new Rule(this, 'OnFileDropped', {
       description: 'Imports a file dropped under incoming/ in the import bucket',
       eventPattern: {
         source: ['aws.s3'],
@@ -141,14 +158,13 @@ export class ImportEngine extends Construct {
             bucket: EventField.fromPath('$.detail.bucket.name'),
             key: EventField.fromPath('$.detail.object.key'),
           }),
+          // EventBridge retries a run it could not start (throttling, a missing permission) for a day,
+          // then files the event here: the file stays under incoming/ and the alarm says which.
+          retryAttempts: 24,
+          maxEventAge: Duration.hours(24),
+          deadLetterQueue: this.undeliveredEvents,
         }),
       ],
-    });
-    Validations.of(onFileDropped).acknowledge({
-      id: 'Serverless-EventBusDLQ',
-      reason:
-        'An undelivered event leaves its file under incoming/, where the operator sees it was not ' +
-        'imported (no report under reports/) and copies it onto itself to drop it again.',
     });
   }
 

@@ -378,7 +378,13 @@ export class CompanyDataStack extends Stack {
       });
     }
 
-    new StageAlarms(this, 'Alarms', { stage, api, table, functions });
+    new StageAlarms(this, 'Alarms', {
+      stage,
+      api,
+      table,
+      functions,
+      imports: { stateMachine: importEngine.stateMachine, undeliveredEvents: importEngine.undeliveredEvents },
+    });
 
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Stage base URL; paths start with v1/' });
     new CfnOutput(this, 'TableName', { value: table.tableName });

@@ -759,9 +759,52 @@ describe('CompanyDataStack (dev)', () => {
                 'detail-object-key': '$.detail.object.key',
               },
             }),
+            RetryPolicy: { MaximumRetryAttempts: 24, MaximumEventAgeInSeconds: 86_400 },
+            DeadLetterConfig: {
+              Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ImportEngineUndeliveredEvents'), 'Arn'] },
+            },
           }),
         ],
       });
+    });
+
+    it('files an event that started no run in an encrypted, TLS-only queue, and raises an alarm', () => {
+      const [[queueId]] = resourcesOfType(template, 'AWS::SQS::Queue') as [[string, CfnResource]];
+      expect(queueId).toMatch(/^ImportEngineUndeliveredEvents/);
+      template.hasResourceProperties('AWS::SQS::Queue', {
+        SqsManagedSseEnabled: true,
+        MessageRetentionPeriod: 14 * 24 * 3600,
+      });
+      template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+            Match.objectLike({
+              Effect: 'Allow',
+              Action: 'sqs:SendMessage',
+              Principal: { Service: 'events.amazonaws.com' },
+            }),
+          ]),
+        },
+      });
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
+        Threshold: 1,
+      });
+    });
+
+    it('raises an alarm when a run fails, times out or is aborted', () => {
+      const runAlarms = resourcesOfType(template, 'AWS::CloudWatch::Alarm').filter(([id]) =>
+        id.startsWith('AlarmsImportRunsFailed'),
+      );
+      expect(runAlarms).toHaveLength(1);
+      const metrics = JSON.stringify(runAlarms[0]![1].Properties.Metrics);
+      for (const name of ['ExecutionsFailed', 'ExecutionsTimedOut', 'ExecutionsAborted']) {
+        expect(metrics).toContain(`"MetricName":"${name}"`);
+      }
+      expect(metrics).toContain('ImportEngineStateMachine');
     });
 
     it('splits, imports the partitions in a Distributed Map, then completes; traced and logged', () => {
