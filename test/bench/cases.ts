@@ -11,8 +11,11 @@
  *             runs in the same round, right before or after the function;
  * - `budget`  which warm budget applies: `single` (one company, 1 round trip), `bulk` (100 companies,
  *             ≤ 2 round trips), `authorizer`; those three are also held to CPU per warm call ≤ 1.1 ×
- *             the floor's. `null`: figures only. Every function is held to the cold and bundle budgets;
- *             they are in bench.ts (`BUDGET`);
+ *             the floor's. `null`: figures only. Every function is held to the cold and bundle budgets
+ *             (bench.ts, `BUDGET`), but one that serves a `document`;
+ * - `document` (optional) it hands out a document generated at build time (the OpenAPI document, the
+ *             reference page): its bundle is mostly the document, and its cold start is its own (a
+ *             function of its own, called by readers of the docs): figures only;
  * - `events`  the events, used in turn, built from the bench data (`BenchData`: the demo companies,
  *             lists 1..7 and tokens on a fresh table);
  * - `floorEvents` (optional) the events for the floor, when the function's own cannot drive it (the
@@ -61,6 +64,7 @@ export interface BenchCase {
   events: (data: BenchData) => BenchEvent[];
   floorEvents?: (data: BenchData) => BenchEvent[];
   setup?: (data: BenchData) => Promise<void>;
+  document?: true;
 }
 
 export const COMPANIES = 300;
@@ -107,12 +111,14 @@ export const BENCH_CASES = {
     floor: 'empty',
     budget: null,
     events: () => [request('getOpenApi', { caller: null })],
+    document: true,
   },
   getDocs: {
     label: 'reference page GET',
     floor: 'empty',
     budget: null,
     events: () => [request('getDocs', { caller: null })],
+    document: true,
   },
   getCompanyFinancials: {
     label: 'financials single GET',
@@ -159,12 +165,13 @@ export const BENCH_CASES = {
   },
   // Lists (§7): the overview is one Query (floor: one GetItem); a page and the PUT are held against
   // floors making the same calls in the same sequence (runners.ts, LISTS).
+  // Every list of the account in one Query (about 300 here: the DELETE case's pool is Alice's too); the
+  // floor makes the same Query.
   getLists: {
     label: 'lists GET (overview)',
-    floor: 'getCompany',
+    floor: 'accountLists',
     budget: null,
     events: () => [request('getLists', { query: { limit: '10' } })],
-    floorEvents: companyFloorEvents,
   },
   getListCompanies: {
     label: 'list companies GET (lists 1 and 4)',

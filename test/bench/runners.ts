@@ -11,6 +11,7 @@ export type FloorKind =
   | 'batchGetCompanies'
   | 'getToken'
   | 'legalEntityUpdates'
+  | 'accountLists'
   | 'listCompanies'
   | 'listContacts'
   | 'addListMembers';
@@ -341,6 +342,27 @@ export const handler = async (event) => {
 };
 `,
   legalEntityUpdates: LEGAL_ENTITY_UPDATES,
+  // The overview (lib/lists/store.ts getAccountLists): every list item of the account, all pages.
+  accountLists: `${CLIENT}
+export const handler = async (event) => {
+  const account = event.requestContext.authorizer.accountId;
+  const items = [];
+  let ExclusiveStartKey;
+  do {
+    const page = await client.send(
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': { S: 'ACCOUNT#' + account }, ':prefix': { S: 'LIST#' } },
+        ExclusiveStartKey,
+      }),
+    );
+    items.push(...page.Items);
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return { statusCode: 200, body: JSON.stringify({ items: items.length }) };
+};
+`,
   // A page at offset 0 (the bench's): the first offset + limit order items of every state (type ALL).
   listCompanies: `${CLIENT}${LISTS}
 export const handler = async (event) => {
