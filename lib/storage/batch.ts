@@ -67,11 +67,29 @@ export async function getItem(table: string, key: Key, options: ReadOptions = {}
   return Item ? unmarshall(Item) : undefined;
 }
 
-/** A ProjectionExpression over placeholders (`name` and many other words are reserved in DynamoDB). */
-export function projection(attributes: readonly string[]) {
-  const names = Object.fromEntries(attributes.map((attribute, i) => [`#p${i}`, attribute]));
-  return { ProjectionExpression: Object.keys(names).join(','), ExpressionAttributeNames: names };
+/**
+ * A ProjectionExpression over placeholders (`name` and many other words are reserved in DynamoDB).
+ * Built once per attribute list (the stores' lists are constants): the SDK only reads it.
+ */
+export function projection(attributes: readonly string[]): Projection {
+  let built = projections.get(attributes);
+  if (!built) {
+    const names = Object.fromEntries(attributes.map((attribute, i) => [`#p${i}`, attribute]));
+    built = Object.freeze({
+      ProjectionExpression: Object.keys(names).join(','),
+      ExpressionAttributeNames: Object.freeze(names),
+    });
+    projections.set(attributes, built);
+  }
+  return built;
 }
+
+interface Projection {
+  readonly ProjectionExpression: string;
+  readonly ExpressionAttributeNames: Readonly<Record<string, string>>;
+}
+
+const projections = new WeakMap<readonly string[], Projection>();
 
 /**
  * One BatchGetItem of ≤ 100 keys and its leftovers, the short way as `getItem`: the low-level command,
