@@ -1,5 +1,6 @@
 /** The list endpoints (contract §7.2–§7.6). */
 import type { Route } from '../http/route';
+import type { StorageAccess } from '../storage/access';
 import { partitions } from '../storage/keys';
 import {
   createListRequest,
@@ -19,6 +20,16 @@ import {
   listsPageSchema,
 } from './schemas';
 
+/**
+ * A page of a list's companies or contacts: the list item, one Query of its order (a state's in the
+ * table; every state's, type ALL or a smart list's contacts, in gsi1), then the page's companies.
+ */
+const listPageStorage = {
+  GetItem: [partitions.accountLists],
+  Query: [partitions.listOrder, partitions.listOrderAll],
+  BatchGetItem: [partitions.company],
+} as const satisfies StorageAccess;
+
 export const listRoutes = {
   getLists: {
     method: 'GET',
@@ -34,12 +45,7 @@ export const listRoutes = {
     path: '/v1/lists/{id}/companies',
     summary: 'The companies of a list, by state, latest match first',
     scope: 'lists:read',
-    // One state's order in the table, every state's (type ALL) in gsi1.
-    storage: {
-      GetItem: [partitions.accountLists],
-      Query: [partitions.listOrder, partitions.listOrderAll],
-      BatchGetItem: [partitions.company],
-    },
+    storage: listPageStorage,
     request: getListCompaniesRequest,
     response: listCompaniesPageSchema,
   },
@@ -48,12 +54,7 @@ export const listRoutes = {
     path: '/v1/lists/{id}/contacts',
     summary: 'The contacts of the companies of a list that are not archived',
     scope: 'lists:read',
-    // The order of SAVED companies (a static list) in the table, of every state (a smart list) in gsi1.
-    storage: {
-      GetItem: [partitions.accountLists],
-      Query: [partitions.listOrder, partitions.listOrderAll],
-      BatchGetItem: [partitions.company],
-    },
+    storage: listPageStorage,
     request: getListContactsRequest,
     response: listContactsPageSchema,
   },
