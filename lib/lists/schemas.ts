@@ -46,16 +46,27 @@ export type EntryProperty = (typeof ENTRY_PROPERTIES)[number];
 const MAX_PROPERTY_LENGTH = 200;
 const MAX_ENTRIES = 100;
 
+/** Any JSON object: the entries of the PUT and the PATCH judge their members themselves. */
+const anObject = v.custom<Record<string, unknown>>(
+  (input) => typeof input === 'object' && input !== null && !Array.isArray(input),
+  'must be an object',
+);
+
+/** `companies` of the PUT and the PATCH: 1 to 100 entries (§7.5, §7.6). */
+const oneToHundred = <T extends v.GenericSchema>(entry: T) =>
+  v.pipe(
+    v.array(entry, 'must be an array of companies'),
+    v.minLength(1, 'must contain at least 1 company'),
+    v.maxLength(MAX_ENTRIES, `must contain at most ${MAX_ENTRIES} companies`),
+  );
+
 /**
  * An entry is kept exactly as sent (its key order is echoed in `parameters`), so it is checked by
  * hand rather than rebuilt by an object schema: each known property, when present, a string of at
  * most 200 characters; at least one of them present. Unknown keys are ignored.
  */
 const entrySchema = v.pipe(
-  v.custom<Record<string, unknown>>(
-    (input) => typeof input === 'object' && input !== null && !Array.isArray(input),
-    'must be an object',
-  ),
+  anObject,
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
     const entry = dataset.value;
@@ -85,11 +96,7 @@ const entrySchema = v.pipe(
 export const addListCompaniesRequest = {
   params: listPathParams,
   body: jsonObject({
-    companies: v.pipe(
-      v.array(entrySchema, 'must be an array of companies'),
-      v.minLength(1, 'must contain at least 1 company'),
-      v.maxLength(MAX_ENTRIES, `must contain at most ${MAX_ENTRIES} companies`),
-    ),
+    companies: oneToHundred(entrySchema),
   }),
 };
 
@@ -170,10 +177,7 @@ export const deleteListRequest = { params: listPathParams };
  * `country` and `companyNumber` are judged per item (§2.2 messages), and echoed as sent.
  */
 const moveEntry = v.pipe(
-  v.custom<Record<string, unknown>>(
-    (input) => typeof input === 'object' && input !== null && !Array.isArray(input),
-    'must be an object',
-  ),
+  anObject,
   v.rawTransform(({ dataset, addIssue, NEVER }) => {
     const state = dataset.value['state'];
     if (state !== 'SAVED' && state !== 'ARCHIVED') {
@@ -190,11 +194,7 @@ const moveEntry = v.pipe(
 export const moveListCompaniesRequest = {
   params: listPathParams,
   body: jsonObject({
-    companies: v.pipe(
-      v.array(moveEntry, 'must be an array of companies'),
-      v.minLength(1, 'must contain at least 1 company'),
-      v.maxLength(MAX_ENTRIES, `must contain at most ${MAX_ENTRIES} companies`),
-    ),
+    companies: oneToHundred(moveEntry),
   }),
 };
 
