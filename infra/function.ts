@@ -1,13 +1,18 @@
 import * as path from 'node:path';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Effect, PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { bundlingSettings } from './bundling';
-import type { Partition, StorageAccess, StorageAction } from '../lib/storage/access';
+import {
+  deniedPartitions,
+  type Partition,
+  type StorageAccess,
+  type StorageAction,
+} from '../lib/storage/access';
 import { REQUEST_PATH_TIMEOUTS, TIMEOUT_VARIABLES } from '../lib/storage/client';
 
 const projectRoot = path.join(__dirname, '..');
@@ -129,10 +134,26 @@ export class ApiFunction extends Construct {
 /**
  * The function's table policy, from its storage declaration: per resource (the table, or one index)
  * and set of partitions, one statement with exactly the declared actions and a `dynamodb:LeadingKeys`
- * condition (`ForAllValues:StringLike`: every partition key the request names must match a pattern).
+ * condition (`ForAllValues:StringLike`: every partition key the request names must match a pattern);
+ * then, where a declared pattern also matches families the declaration does not name (StringLike
+ * cannot exclude), a Deny of those (`ForAnyValue:StringLike`: any key of theirs refuses the request).
  * lib/storage/access.ts says how IAM sees each call.
  */
 export function storagePolicy(table: TableV2, storage: StorageAccess): PolicyStatement[] {
+  const allowed = statements(table, storage, Effect.ALLOW, 'ForAllValues:StringLike');
+  const denied = Object.fromEntries(
+    (Object.keys(storage) as StorageAction[]).map((action) => [action, deniedPartitions(storage, action)]),
+  ) as StorageAccess;
+  return [...allowed, ...statements(table, denied, Effect.DENY, 'ForAnyValue:StringLike')];
+}
+
+/** One statement per resource and set of patterns, with every action that has exactly that set. */
+function statements(
+  table: TableV2,
+  storage: StorageAccess,
+  effect: Effect,
+  condition: string,
+): PolicyStatement[] {
   const grouped = new Map<string, { index?: string; patterns: string[]; actions: string[] }>();
   for (const [action, partitions] of Object.entries(storage) as [StorageAction, Partition[]][]) {
     const byIndex = new Map<string | undefined, string[]>();
@@ -148,9 +169,10 @@ export function storagePolicy(table: TableV2, storage: StorageAccess): PolicySta
   return [...grouped.values()].map(
     ({ index, patterns, actions }) =>
       new PolicyStatement({
+        effect,
         actions: actions.sort(),
         resources: [index ? `${table.tableArn}/index/${index}` : table.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': patterns } },
+        conditions: { [condition]: { 'dynamodb:LeadingKeys': patterns } },
       }),
   );
 }

@@ -16,8 +16,12 @@
  *   DeleteItem or ConditionCheckItem on its own key.
  * - Scan names no key, and `ForAllValues` over nothing is true: a Scan grant would reach every item
  *   whatever the condition. No declaration can hold Scan.
+ * - StringLike cannot exclude: `ACCOUNT#*` (an account's lists) also matches `ACCOUNT#acme#LIST#7` (a
+ *   list's members) and `ACCOUNT#acme#IDEMPOTENCY#k`. So each family a declared pattern reaches without
+ *   being declared is denied explicitly (`deniedPartitions`: a Deny statement in IAM, a refusal here).
  */
 import { RequestScope } from '../request-scope';
+import { partitions as families } from './keys';
 import { tableDefinition, type TableIndexName } from './table';
 
 /** The actions a declaration may hold: Scan is not one of them. */
@@ -88,11 +92,42 @@ export function checkDeclaredAccess(commandName: string, input: unknown): void {
 }
 
 export function allows(access: StorageAccess, touch: Touch): boolean {
-  const partitions = access[touch.action as StorageAction];
+  const action = touch.action as StorageAction;
+  const partitions = access[action];
   if (!partitions || touch.partitionKey === undefined) return false;
   const key = touch.partitionKey;
-  return partitions.some((p) => p.index === touch.index && globMatches(p.pattern, key));
+  const matches = (p: Partition) => p.index === touch.index && globMatches(p.pattern, key);
+  return partitions.some(matches) && !deniedPartitions(access, action).some(matches);
 }
+
+/**
+ * The families of the key module that a declared pattern of `action` also matches, though the
+ * declaration does not name them: a real key of theirs (the pattern with `x` for each wildcard) matches
+ * a declared pattern, and their own pattern matches no declared family's key (so denying them takes
+ * nothing declared away). IAM gets them as a Deny statement (infra/function.ts).
+ */
+export function deniedPartitions(access: StorageAccess, action: StorageAction): Partition[] {
+  const byAction = denials.get(access) ?? new Map<StorageAction, Partition[]>();
+  denials.set(access, byAction);
+  let denied = byAction.get(action);
+  if (!denied) {
+    const declared = access[action] ?? [];
+    denied = (Object.values(families) as Partition[]).filter(
+      (family) =>
+        !declared.includes(family) &&
+        declared.some((d) => d.index === family.index && globMatches(d.pattern, sampleKey(family))) &&
+        !declared.some((d) => d.index === family.index && globMatches(family.pattern, sampleKey(d))),
+    );
+    byAction.set(action, denied);
+  }
+  return denied;
+}
+
+/** Worked out once per declaration and action. */
+const denials = new WeakMap<StorageAccess, Map<StorageAction, Partition[]>>();
+
+/** A partition key of the family: its pattern with a plain value for each wildcard. */
+const sampleKey = (p: Partition) => p.pattern.replace(/[*?]/g, 'x');
 
 /** IAM StringLike: `*` any run of characters, `?` one character, everything else literal. */
 export function globMatches(pattern: string, value: string): boolean {

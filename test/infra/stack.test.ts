@@ -4,7 +4,12 @@ import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { ALARM_THRESHOLDS } from '../../infra/alarms';
 import { CompanyDataStack, type CompanyDataStackProps } from '../../infra/stack';
 import type { Route } from '../../lib/http/route';
-import type { StorageAccess } from '../../lib/storage/access';
+import {
+  deniedPartitions,
+  type Partition,
+  type StorageAccess,
+  type StorageAction,
+} from '../../lib/storage/access';
 import { partitions } from '../../lib/storage/keys';
 import { REQUEST_PATH_TIMEOUTS, storageBudgetMs, TIMEOUT_VARIABLES } from '../../lib/storage/client';
 import { routes, workers, type Worker } from '../../lib/routes';
@@ -139,29 +144,37 @@ function tableGrantsOf(template: Template, functionId: string): string[] {
   for (const statement of statementsOf(template, functionId)) {
     const actions = [statement.Action].flat().filter((a) => a.startsWith('dynamodb:'));
     if (actions.length === 0) continue;
-    expect(statement.Effect).toBe('Allow');
+    // Allow: every key must match (ForAllValues); Deny: any key matching refuses (ForAnyValue).
+    const deny = statement.Effect === 'Deny';
+    expect(statement.Effect).toBe(deny ? 'Deny' : 'Allow');
+    const operator = deny ? 'ForAnyValue:StringLike' : 'ForAllValues:StringLike';
     for (const resource of [statement.Resource].flat()) {
       const text = JSON.stringify(resource);
       const index = /"\/index\/([^"]+)"/.exec(text)?.[1];
       const where =
         text === tableArn ? 'table' : index && text.includes(tableArn) ? `index/${index}` : `other ${text}`;
-      const patterns = statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
+      const patterns = statement.Condition?.[operator]?.['dynamodb:LeadingKeys'];
       const conditionKeys = Object.keys(statement.Condition ?? {});
       const keyed = patterns && conditionKeys.length === 1 ? patterns : ['ANY KEY'];
-      for (const action of actions) for (const p of keyed) grants.push(`${action} ${where} ${p}`);
+      for (const action of actions)
+        for (const p of keyed) grants.push(`${deny ? 'DENY ' : ''}${action} ${where} ${p}`);
     }
   }
   return grants.sort();
 }
 
-/** The same lines, from a storage declaration (a route row, the authorizer's, a worker's). */
+/**
+ * The same lines, from a storage declaration (a route row, the authorizer's, a worker's): what it
+ * declares, and the families its patterns also match that it does not declare (denied).
+ */
 function declaredGrants(storage: StorageAccess): string[] {
+  const line = (action: string, p: Partition) =>
+    `dynamodb:${action} ${p.index ? `index/${p.index}` : 'table'} ${p.pattern}`;
   return Object.entries(storage)
-    .flatMap(([action, partitions]) =>
-      (partitions ?? []).map(
-        (p) => `dynamodb:${action} ${p.index ? `index/${p.index}` : 'table'} ${p.pattern}`,
-      ),
-    )
+    .flatMap(([action, partitions]) => [
+      ...(partitions ?? []).map((p) => line(action, p)),
+      ...deniedPartitions(storage, action as StorageAction).map((p) => `DENY ${line(action, p)}`),
+    ])
     .sort();
 }
 

@@ -3,6 +3,7 @@ import type { CompanyRef } from '../../lib/companies/identifiers';
 import {
   allows,
   checkDeclaredAccess,
+  deniedPartitions,
   globMatches,
   touchesOf,
   UndeclaredStorageAccessError,
@@ -155,6 +156,66 @@ describe('checkDeclaredAccess', () => {
 
   it('checks nothing outside a declaration (CLIs and the import run with operator rights)', () => {
     expect(() => checkDeclaredAccess('ScanCommand', {})).not.toThrow();
+  });
+});
+
+describe('families a declared pattern also matches', () => {
+  const listKey = keys.list('acme', 7).pk;
+  const memberKey = keys.listMember('acme', 7, acme).pk;
+  const orderKey = keys.listOrder('acme', 7, 'NEW', 1_700_000_000_000, acme).pk;
+  const replayKey = keys.idempotency('acme', 'key-1').pk;
+  const query = (access: StorageAccess, partitionKey: string) =>
+    allows(access, { action: 'Query', partitionKey });
+
+  it("are refused: the account's lists pattern (ACCOUNT#*) reaches no list's members or stored answers", () => {
+    const overview: StorageAccess = { Query: [partitions.accountLists] };
+
+    expect(query(overview, listKey)).toBe(true);
+    for (const other of [memberKey, orderKey, replayKey]) expect(query(overview, other)).toBe(false);
+    expect(deniedPartitions(overview, 'Query')).toEqual([
+      partitions.idempotency,
+      partitions.listMembers,
+      partitions.listOrder,
+    ]);
+  });
+
+  it('are allowed as soon as they are declared, and a member pattern reaches no order item', () => {
+    const members: StorageAccess = { Query: [partitions.accountLists, partitions.listMembers] };
+
+    expect(query(members, listKey)).toBe(true);
+    expect(query(members, memberKey)).toBe(true);
+    expect(query(members, orderKey)).toBe(false);
+    expect(query(members, replayKey)).toBe(false);
+  });
+
+  const all: Array<[string, StorageAccess]> = [
+    ...Object.entries(routes).map(([id, r]) => [id, r.storage] as [string, StorageAccess]),
+    ['authorizer', authorizer.storage],
+    ...Object.entries(workers).map(([id, w]) => [id, w.storage] as [string, StorageAccess]),
+  ];
+  const realKeys = new Map<object, string>([
+    [partitions.accountLists, listKey],
+    [partitions.listMembers, memberKey],
+    [partitions.listOrder, orderKey],
+    [partitions.idempotency, replayKey],
+    [partitions.company, keys.company(acme).pk],
+    [partitions.token, keys.token('ab'.repeat(32)).pk],
+  ]);
+
+  it.each(all)('take nothing %s declares away', (_, storage) => {
+    for (const [action, declared] of Object.entries(storage)) {
+      for (const partition of declared ?? []) {
+        const pk = realKeys.get(partition);
+        if (!pk) continue;
+        expect(
+          allows(storage, {
+            action,
+            ...(partition.index ? { index: partition.index } : {}),
+            partitionKey: pk,
+          }),
+        ).toBe(true);
+      }
+    }
   });
 });
 
