@@ -53,7 +53,8 @@ async function main(): Promise<number> {
   stageInUse = useStage(values.table);
 
   // Loaded after the environment is set: the storage client reads it when first imported.
-  const { createToken, listTokenInfo, revoke } = await import('../../lib/tokens/tokens');
+  const { ACCOUNT_ID, createToken, InvalidAccountIdError, listTokenInfo, revoke } =
+    await import('../../lib/tokens/tokens');
   const { isScope } = await import('../../lib/tokens/scopes');
 
   switch (command) {
@@ -66,6 +67,7 @@ async function main(): Promise<number> {
       if (!values.account || !values.email || scopes.length === 0 || bad.length > 0) {
         return fail(bad.length ? `unknown scope(s): ${bad.join(', ')}` : USAGE);
       }
+      if (!ACCOUNT_ID.test(values.account)) return fail(new InvalidAccountIdError(values.account).message);
       if (values['no-expiry'] && values['expires-in'] !== undefined)
         return fail('--expires-in and --no-expiry exclude each other');
       const deployed = (values.table ?? process.env['TABLE_NAME'] ?? LOCAL_TABLE_NAME) !== LOCAL_TABLE_NAME;

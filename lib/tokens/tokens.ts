@@ -20,8 +20,23 @@ export interface NewToken {
   expiresAt: string | null;
 }
 
+/**
+ * An account id as keys hold it (`ACCOUNT#<account>#LIST#7`): letters, digits, `-`, `_` and `.`, up to
+ * 64. A `#` would let one account's keys pass for another's (account `a#LIST#7` would own list 7 of `a`).
+ */
+export const ACCOUNT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** Why a token cannot be created: the account id would not make safe keys. */
+export class InvalidAccountIdError extends Error {
+  override readonly name = 'InvalidAccountIdError';
+  constructor(accountId: string) {
+    super(`account id ${JSON.stringify(accountId)}: use 1 to 64 letters, digits, '-', '_' or '.' (no '#')`);
+  }
+}
+
 /** Creates a token and returns it in clear: the only time it is ever seen. */
 export async function createToken(spec: NewToken, token = `cd_${randomBytes(32).toString('base64url')}`) {
+  if (!ACCOUNT_ID.test(spec.accountId)) throw new InvalidAccountIdError(spec.accountId);
   const hash = hashToken(token);
   const stored: StoredToken = {
     ...spec,

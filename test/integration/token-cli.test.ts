@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { callerForToken } from '../../lib/tokens/tokens';
+import { callerForToken, createToken, InvalidAccountIdError } from '../../lib/tokens/tokens';
 import { useFreshTable } from '../support/table';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -62,4 +62,23 @@ it('revokes by token id, or by the token read from standard input, never from ar
 
   expect((await token(['revoke', second.tokenId])).code).toBe(0);
   expect(await callerForToken(second.token)).toBeNull();
+});
+
+it("refuses an account id that would not make safe keys ('#' would let one account pass for another)", async () => {
+  for (const account of ['acme#LIST#7', '', 'a b', 'x'.repeat(65)]) {
+    const refused = await token([
+      'create',
+      '--account',
+      account,
+      '--email',
+      'ops@acme.example',
+      '--scopes',
+      'companies:read',
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).not.toMatch(/cd_/);
+  }
+  await expect(
+    createToken({ accountId: 'acme#LIST#7', userEmail: 'x@y.z', scopes: ['lists:read'], expiresAt: null }),
+  ).rejects.toThrow(InvalidAccountIdError);
 });
