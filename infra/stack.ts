@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Size, Stack, Token, Validations } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
@@ -40,7 +40,7 @@ import {
 import { BEARER_HEADER_PATTERN } from '../lib/tokens/token-format';
 import { StageAlarms } from './alarms';
 import { ApiFunction } from './function';
-import { ANSWER_HEADERS } from '../lib/http/endpoint';
+import { ANSWER_HEADERS, MIN_COMPRESSION_BYTES } from '../lib/http/endpoint';
 import { handlerEntry, type HttpMethod, type Route } from '../lib/http/route';
 import { authorizer, routes, workers, type Worker, type WorkerId } from '../lib/routes';
 import { ImportEngine } from './import-engine';
@@ -201,6 +201,8 @@ export class CompanyDataStack extends Stack {
       description: `Company data and lists API (${stage})`,
       // Consumers are server-side integrations; a regional endpoint avoids an extra CloudFront hop.
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      // Answers of 1 KB or more are compressed for callers that accept gzip or deflate.
+      minCompressionSize: Size.bytes(MIN_COMPRESSION_BYTES),
       // The contract's paths already start with /v1, so the API Gateway stage is named after the CDK stage.
       deployOptions: {
         stageName: stage,

@@ -16,6 +16,8 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import path from 'node:path';
+import { deflateSync, gzipSync } from 'node:zlib';
+import Negotiator from 'negotiator';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -37,7 +39,7 @@ import {
   GATEWAY_RETRY_AFTER_SECONDS,
   ValidationError,
 } from '../../lib/http/errors';
-import { ANSWER_HEADERS, json } from '../../lib/http/endpoint';
+import { ANSWER_HEADERS, json, MIN_COMPRESSION_BYTES } from '../../lib/http/endpoint';
 import { UNAUTHORIZED } from '../../lib/tokens/authorize';
 import { bearerToken } from '../../lib/tokens/token-format';
 
@@ -141,13 +143,15 @@ export function createGateway(options: GatewayOptions = {}): http.Server {
       .catch((error: unknown) => errorResult(error, requestId))
       .then((response) => {
         if (res.headersSent || res.destroyed) return;
+        const { body, encoding } = compressed(req, response);
         // As the deployed gateway: no answer may be cached on the way, whoever produced it.
         res.writeHead(response.statusCode, {
           'Cache-Control': ANSWER_HEADERS['Cache-Control'],
           'x-request-id': requestId,
           ...flatHeaders(response),
+          ...(encoding ? { 'Content-Encoding': encoding } : {}),
         });
-        res.end(response.body);
+        res.end(body);
       })
       .catch(() => res.destroy());
   });
@@ -405,6 +409,22 @@ function readBody(req: http.IncomingMessage): Promise<Buffer | null> {
       if (!req.complete) incomplete();
     });
   });
+}
+
+/**
+ * As the stage compresses (infra/stack.ts `minCompressionSize`): an answer of MIN_COMPRESSION_BYTES or
+ * more, in gzip or deflate when the request's Accept-Encoding takes one (q-values honoured, gzip first).
+ */
+function compressed(
+  req: http.IncomingMessage,
+  response: APIGatewayProxyResult,
+): { body: string | Buffer; encoding?: 'gzip' | 'deflate' } {
+  const bytes = Buffer.from(response.body ?? '', response.isBase64Encoded ? 'base64' : 'utf8');
+  if (bytes.length < MIN_COMPRESSION_BYTES) return { body: bytes };
+  const encoding = new Negotiator(req).encoding(['gzip', 'deflate', 'identity']);
+  if (encoding === 'gzip') return { body: gzipSync(bytes), encoding };
+  if (encoding === 'deflate') return { body: deflateSync(bytes), encoding };
+  return { body: bytes };
 }
 
 function flatHeaders(response: APIGatewayProxyResult): Record<string, string> {

@@ -250,6 +250,13 @@ function errorResponse(error: unknown, event: APIGatewayProxyEvent): APIGatewayP
 }
 
 /**
+ * The gateway compresses an answer of this many bytes or more (gzip or deflate, as the caller's
+ * Accept-Encoding allows; infra/stack.ts, and the local gateway the same): a bulk answer of 100
+ * companies is 50-150 KB of JSON and about a tenth of that compressed.
+ */
+export const MIN_COMPRESSION_BYTES = 1024;
+
+/**
  * On every answer: JSON, and never stored by a cache on the way (answers depend on the caller's token and
  * change with every import; RFC 9111 `no-store`). The gateway's own answers carry the same (infra/stack.ts).
  */

@@ -1,6 +1,8 @@
 /**
  * End to end over HTTP: POST /v1/companies/financials (contract §1, §1.1, §2, §3, §6.1).
  */
+import http from 'node:http';
+import { gunzipSync, inflateSync } from 'node:zlib';
 import type { DemoRecord } from '../../infra/local/demo-data';
 import {
   belgianNumber,
@@ -13,6 +15,7 @@ import {
   IDENTIFIER_KEYS,
   newestFirst,
   PERIOD_KEYS,
+  TOKENS,
   undefinedPaths,
   useApi,
 } from './http';
@@ -388,3 +391,61 @@ function paddedBody(value: object, bytes: number): string {
   expect(Buffer.byteLength(body)).toBe(bytes);
   return body;
 }
+
+describe('compression (as the stage: minCompressionSize 1 KB)', () => {
+  /** The answer's bytes as sent, and its Content-Encoding. */
+  const wire = (acceptEncoding: string | null, body: unknown) =>
+    new Promise<{ encoding: string | undefined; bytes: Buffer; status: number }>((resolve, reject) => {
+      const url = new URL(api.baseUrl());
+      const request = http.request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: PATH,
+          method: 'POST',
+          headers: {
+            Authorization: `Bearer ${TOKENS.alice}`,
+            'Content-Type': 'application/json',
+            ...(acceptEncoding === null ? {} : { 'Accept-Encoding': acceptEncoding }),
+          },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () =>
+            resolve({
+              encoding: response.headers['content-encoding'],
+              bytes: Buffer.concat(chunks),
+              status: response.statusCode!,
+            }),
+          );
+        },
+      );
+      request.on('error', reject);
+      request.end(JSON.stringify(body));
+    });
+  const companies = () => api.records.slice(0, 100).map(entry);
+
+  it('sends a large answer gzipped to a caller that accepts gzip, the same JSON once inflated', async () => {
+    const plain = await wire(null, { companies: companies() });
+    const zipped = await wire('gzip, deflate, br', { companies: companies() });
+
+    expect(plain.encoding).toBeUndefined();
+    expect(zipped.encoding).toBe('gzip');
+    expect(zipped.status).toBe(200);
+    expect(gunzipSync(zipped.bytes).equals(plain.bytes)).toBe(true);
+    expect(zipped.bytes.length).toBeLessThan(plain.bytes.length / 4);
+  });
+
+  it('honours q-values, deflate, and leaves a small answer as it is', async () => {
+    const body = { companies: companies() };
+    expect((await wire('gzip;q=0, identity', body)).encoding).toBeUndefined();
+    const deflated = await wire('deflate', body);
+    expect(deflated.encoding).toBe('deflate');
+    expect(JSON.parse(inflateSync(deflated.bytes).toString('utf8'))).toHaveLength(body.companies.length);
+    const small = await wire('gzip', { companies: [] });
+    expect(small.status).toBe(400);
+    expect(small.bytes.length).toBeLessThan(1024);
+    expect(small.encoding).toBeUndefined();
+  });
+});

@@ -3,6 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { ALARM_THRESHOLDS } from '../../infra/alarms';
 import { CompanyDataStack, type CompanyDataStackProps } from '../../infra/stack';
+import { MIN_COMPRESSION_BYTES } from '../../lib/http/endpoint';
 import type { Route } from '../../lib/http/route';
 import {
   deniedPartitions,
@@ -421,6 +422,13 @@ describe('CompanyDataStack (dev)', () => {
   });
 
   describe('stage', () => {
+    it('compresses answers of 1 KB or more for callers that accept it (as the local gateway)', () => {
+      template.hasResourceProperties('AWS::ApiGateway::RestApi', {
+        MinimumCompressionSize: MIN_COMPRESSION_BYTES,
+      });
+      expect(MIN_COMPRESSION_BYTES).toBe(1024);
+    });
+
     it('is named after the CDK stage, throttled, with JSON access logs and error execution logs', () => {
       template.hasResourceProperties('AWS::ApiGateway::Stage', {
         StageName: 'dev',
