@@ -7,12 +7,8 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { bundlingSettings } from './bundling';
-import {
-  deniedPartitions,
-  type Partition,
-  type StorageAccess,
-  type StorageAction,
-} from '../lib/storage/access';
+import type { Partition, StorageAccess, StorageAction } from '../lib/storage/access';
+import { deniedPartitions } from '../lib/storage/access-check';
 import { REQUEST_PATH_TIMEOUTS, TIMEOUT_VARIABLES } from '../lib/storage/client';
 
 const projectRoot = path.join(__dirname, '..');

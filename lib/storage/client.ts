@@ -15,7 +15,7 @@ import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynam
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 import { startDynamodbCall } from '../metrics';
-import { checkDeclaredAccess } from './access';
+import { checkDeclaredAccess } from './access-check';
 import { StorageUnavailableError } from './errors';
 
 /** Attempts per call, the first included. */

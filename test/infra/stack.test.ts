@@ -5,12 +5,8 @@ import { ALARM_THRESHOLDS } from '../../infra/alarms';
 import { CompanyDataStack, type CompanyDataStackProps } from '../../infra/stack';
 import { MIN_COMPRESSION_BYTES } from '../../lib/http/endpoint';
 import type { Route } from '../../lib/http/route';
-import {
-  deniedPartitions,
-  type Partition,
-  type StorageAccess,
-  type StorageAction,
-} from '../../lib/storage/access';
+import type { Partition, StorageAccess, StorageAction } from '../../lib/storage/access';
+import { deniedPartitions } from '../../lib/storage/access-check';
 import { partitions } from '../../lib/storage/keys';
 import { REQUEST_PATH_TIMEOUTS, storageBudgetMs, TIMEOUT_VARIABLES } from '../../lib/storage/client';
 import { routes, workers, type Worker } from '../../lib/routes';

@@ -1,15 +1,17 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { CompanyRef } from '../../lib/companies/identifiers';
 import {
+  UndeclaredStorageAccessError,
+  withDeclaredAccess,
+  type StorageAccess,
+} from '../../lib/storage/access';
+import {
   allows,
   checkDeclaredAccess,
   deniedPartitions,
   globMatches,
   touchesOf,
-  UndeclaredStorageAccessError,
-  withDeclaredAccess,
-  type StorageAccess,
-} from '../../lib/storage/access';
+} from '../../lib/storage/access-check';
 import { keys, partitions } from '../../lib/storage/keys';
 import { authorizer, routes, workers } from '../../lib/routes';
 
