@@ -9,14 +9,15 @@
  *   | a params, query or body schema        | 400 VALIDATION_ERROR                                   |
  *   | a body schema (not on GET/DELETE)     | 400 INVALID_JSON, 413 PAYLOAD_TOO_LARGE, 415           |
  *   | a path parameter                      | 404 NOT_FOUND (the named resource, or not the caller's)|
- *   | a write in `storage`, or `idempotent` | 409 (conflict with stored data; IDEMPOTENCY_KEY_REUSED)|
+ *   | `conflicts`, or `idempotent`          | 409 with exactly those codes (IDEMPOTENCY_KEY_REUSED)  |
  *   | `storage` touching the table          | 503 UNAVAILABLE                                        |
  *   | every route                           | 429 THROTTLED (the gateway), 500 INTERNAL              |
  *
  * A new route row appears here with no change to this file: `npm run openapi` regenerates
  * docs/openapi.json, and test/unit/openapi.test.ts fails while the committed file is stale.
  */
-import { touchesTable, writesAny } from '../../lib/storage/access';
+import { touchesTable } from '../../lib/storage/access';
+import type { ConflictCode } from '../../lib/http/errors';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { JsonSchema } from '@valibot/to-json-schema';
@@ -76,10 +77,8 @@ const ERRORS = {
   conflict: {
     status: '409',
     name: 'Conflict',
-    description:
-      'The request conflicts with stored data: `LIST_NOT_STATIC` (companies added to a SMART list), ' +
-      '`LIST_NAME_TAKEN` (a list name the account already uses), `IDEMPOTENCY_KEY_REUSED` (the same ' +
-      '`Idempotency-Key` with another body, or while the first request still runs).',
+    // Written per route, with the route's own codes (`conflictResponse`).
+    description: 'The request conflicts with stored data.',
   },
   payloadTooLarge: {
     status: '413',
@@ -119,11 +118,42 @@ export function errorStatusesOf(route: Route): ErrorStatus[] {
   if (params || query || takesBody) statuses.push(ERRORS.badRequest);
   if (route.scope !== null) statuses.push(ERRORS.unauthorized, ERRORS.forbidden);
   if (pathParameters(route.path).length > 0) statuses.push(ERRORS.notFound);
-  if (writesAny(route.storage) || route.idempotent) statuses.push(ERRORS.conflict);
+  if (conflictCodesOf(route).length > 0) statuses.push(ERRORS.conflict);
   if (takesBody) statuses.push(ERRORS.payloadTooLarge, ERRORS.unsupportedMediaType);
   statuses.push(ERRORS.throttled, ERRORS.internal);
   if (touchesTable(route.storage)) statuses.push(ERRORS.unavailable);
   return statuses;
+}
+
+/** The 409 codes a route can answer: its row's, and IDEMPOTENCY_KEY_REUSED when it is idempotent. */
+export function conflictCodesOf(route: Route): ConflictCode[] {
+  return [...(route.conflicts ?? []), ...(route.idempotent ? (['IDEMPOTENCY_KEY_REUSED'] as const) : [])];
+}
+
+const CONFLICTS: Record<ConflictCode, string> = {
+  LIST_NOT_STATIC: 'companies added to a SMART list',
+  LIST_NAME_TAKEN: 'a list name the account already uses',
+  IDEMPOTENCY_KEY_REUSED:
+    'the same `Idempotency-Key` with another body, or while the first request still runs',
+};
+
+/** A route's 409: the contract error body, its `code` one of the route's conflict codes. */
+function conflictResponse(route: Route): Record<string, unknown> {
+  const codes = conflictCodesOf(route);
+  return {
+    description: `The request conflicts with stored data: ${codes.map((c) => `\`${c}\` (${CONFLICTS[c]})`).join('; ')}.`,
+    headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' } },
+    content: {
+      'application/json': {
+        schema: {
+          allOf: [
+            { $ref: '#/components/schemas/Error' },
+            { type: 'object', properties: { code: { enum: codes } } },
+          ],
+        },
+      },
+    },
+  };
 }
 
 /** Every status the document lists for a route: its success status, then its error statuses. */
@@ -184,18 +214,21 @@ export function openApiDocument(routesByDomain: RoutesByDomain, examples: Exampl
           schema: { type: 'integer', minimum: 0 },
         },
       },
+      // Every error answer but 409, whose codes differ per route (`conflictResponse`).
       responses: Object.fromEntries(
-        Object.values(ERRORS).map((error: ErrorStatus) => [
-          error.name,
-          {
-            description: error.description,
-            headers: {
-              'x-request-id': { $ref: '#/components/headers/RequestId' },
-              ...(error.retryAfter ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
+        Object.values(ERRORS)
+          .filter((error: ErrorStatus) => error !== ERRORS.conflict)
+          .map((error: ErrorStatus) => [
+            error.name,
+            {
+              description: error.description,
+              headers: {
+                'x-request-id': { $ref: '#/components/headers/RequestId' },
+                ...(error.retryAfter ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
+              },
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
             },
-            content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-          },
-        ]),
+          ]),
       ),
     },
   };
@@ -266,7 +299,10 @@ function operation(
     responses: {
       [String(route.status ?? 200)]: successResponse(route),
       ...Object.fromEntries(
-        errorStatusesOf(route).map((e) => [e.status, { $ref: `#/components/responses/${e.name}` }]),
+        errorStatusesOf(route).map((e) => [
+          e.status,
+          e === ERRORS.conflict ? conflictResponse(route) : { $ref: `#/components/responses/${e.name}` },
+        ]),
       ),
     },
   };

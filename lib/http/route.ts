@@ -5,6 +5,7 @@
  */
 import type { GenericSchema } from 'valibot';
 import type { StorageAccess } from '../storage/access';
+import type { ConflictCode } from './errors';
 import type { Scope } from '../tokens/scopes';
 
 /** Schemas of the request parts, each an object schema. */
@@ -48,6 +49,11 @@ export interface Route {
   translated?: boolean;
   /** Honours the `Idempotency-Key` header (contract §7.5): a repeat with the same body gets the first answer. */
   idempotent?: boolean;
+  /**
+   * The 409 codes the route can answer (a conflict with stored data); `idempotent` adds
+   * `IDEMPOTENCY_KEY_REUSED`. The OpenAPI document lists 409 only for these routes, with these codes.
+   */
+  conflicts?: readonly ConflictCode[];
 }
 
 /**

@@ -73,6 +73,7 @@ export const listRoutes = {
     request: addListCompaniesRequest,
     response: addListCompaniesResultSchema,
     idempotent: true,
+    conflicts: ['LIST_NOT_STATIC'],
   },
   getList: {
     method: 'GET',
@@ -101,6 +102,7 @@ export const listRoutes = {
     request: createListRequest,
     status: 201,
     response: listSchema,
+    conflicts: ['LIST_NAME_TAKEN'],
   },
   updateList: {
     method: 'PATCH',
@@ -119,6 +121,7 @@ export const listRoutes = {
     },
     request: updateListRequest,
     response: listSchema,
+    conflicts: ['LIST_NAME_TAKEN'],
   },
   deleteList: {
     method: 'DELETE',

@@ -399,16 +399,6 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
-    /** @description The request conflicts with stored data: `LIST_NOT_STATIC` (companies added to a SMART list), `LIST_NAME_TAKEN` (a list name the account already uses), `IDEMPOTENCY_KEY_REUSED` (the same `Idempotency-Key` with another body, or while the first request still runs). */
-    Conflict: {
-      headers: {
-        'x-request-id': components['headers']['RequestId'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/json': components['schemas']['Error'];
-      };
-    };
     /** @description `PAYLOAD_TOO_LARGE`: the body is over 1 MiB. */
     PayloadTooLarge: {
       headers: {
@@ -1425,7 +1415,19 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
-      409: components['responses']['Conflict'];
+      /** @description The request conflicts with stored data: `LIST_NAME_TAKEN` (a list name the account already uses). */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            code?: 'LIST_NAME_TAKEN';
+          };
+        };
+      };
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['Throttled'];
@@ -1514,7 +1516,6 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
-      409: components['responses']['Conflict'];
       429: components['responses']['Throttled'];
       500: components['responses']['Internal'];
       503: components['responses']['Unavailable'];
@@ -1621,7 +1622,19 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
-      409: components['responses']['Conflict'];
+      /** @description The request conflicts with stored data: `LIST_NAME_TAKEN` (a list name the account already uses). */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            code?: 'LIST_NAME_TAKEN';
+          };
+        };
+      };
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['Throttled'];
@@ -1729,7 +1742,19 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
-      409: components['responses']['Conflict'];
+      /** @description The request conflicts with stored data: `LIST_NOT_STATIC` (companies added to a SMART list); `IDEMPOTENCY_KEY_REUSED` (the same `Idempotency-Key` with another body, or while the first request still runs). */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            code?: 'LIST_NOT_STATIC' | 'IDEMPOTENCY_KEY_REUSED';
+          };
+        };
+      };
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['Throttled'];
@@ -1779,7 +1804,6 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
-      409: components['responses']['Conflict'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['Throttled'];

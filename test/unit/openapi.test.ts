@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { errorStatusesOf, pathParameters, statusesOf } from '../../infra/openapi/document';
+import { conflictCodesOf, errorStatusesOf, pathParameters, statusesOf } from '../../infra/openapi/document';
 import { buildDocument, DOCUMENT_FILE, documentMark, PAGE_FILE, ROOT } from '../../infra/openapi/build';
 import { routes } from '../../lib/routes';
 
@@ -62,7 +62,19 @@ describe('the OpenAPI document', () => {
       if (route.scope !== null)
         expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['401', '403']));
       for (const error of errorStatusesOf(route)) {
+        if (error.status === '409') continue;
         expect(operation.responses[error.status]).toEqual({ $ref: `#/components/responses/${error.name}` });
+      }
+      // 409 only where the route can conflict, its body's code one of the route's own.
+      const codes = conflictCodesOf(route);
+      if (codes.length === 0) expect(operation.responses['409']).toBeUndefined();
+      else {
+        expect(operation.responses['409'].content['application/json'].schema).toEqual({
+          allOf: [
+            { $ref: '#/components/schemas/Error' },
+            { type: 'object', properties: { code: { enum: codes } } },
+          ],
+        });
       }
     },
   );
