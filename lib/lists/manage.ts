@@ -7,7 +7,7 @@ import { companyKey, parseCompanyNumber, parseCountry, type CompanyRef } from '.
 import { COMPANY_MESSAGES } from '../companies/requested-companies';
 import { answer } from '../http/endpoint';
 import type { Caller } from '../http/caller';
-import { ConflictError, ForbiddenError, ValidationError } from '../http/errors';
+import { ConflictError, ForbiddenError, UnavailableError, ValidationError } from '../http/errors';
 import type { Filters } from './filters';
 import { toListAnswer, visibleList } from './lists';
 import type { CreateListBody, ListAnswer, MoveListCompaniesResult, UpdateListBody } from './schemas';
@@ -126,7 +126,10 @@ export async function updateOneList(
     } catch (error) {
       if (error instanceof NameTakenError) throw nameTaken();
       // Changed by someone else between our read and write: read it again (it may be gone: 404).
-      if (error instanceof ListChangedError && attempt < 3) continue;
+      if (error instanceof ListChangedError) {
+        if (attempt < CHANGE_ATTEMPTS) continue;
+        throw new UnavailableError();
+      }
       throw error;
     }
     if (changes.filters) {
@@ -164,17 +167,24 @@ async function reevaluate(list: StoredList, filters: Filters, now: Date) {
 
 /** `DELETE /v1/lists/{id}`: 204 at once; members and order items go in the background. */
 export async function deleteOneList(caller: Caller, listId: number): Promise<void> {
-  const list = await visibleList(caller, listId);
-  if (list.createdBy !== caller.userEmail) throw ForbiddenError.because(CREATOR_ONLY);
-  try {
-    await deleteList(list, caller.userEmail);
-  } catch (error) {
-    // Deleted meanwhile (by its creator, in another request): as if it had not been there.
-    if (error instanceof ListChangedError) await visibleList(caller, listId);
-    throw error;
+  for (let attempt = 0; ; attempt++) {
+    const list = await visibleList(caller, listId);
+    if (list.createdBy !== caller.userEmail) throw ForbiddenError.because(CREATOR_ONLY);
+    try {
+      await deleteList(list, caller.userEmail);
+      break;
+    } catch (error) {
+      if (!(error instanceof ListChangedError)) throw error;
+      // Deleted meanwhile (404 when read again), or written by another request at the same moment
+      // (a transaction conflict: try again).
+      if (attempt === CHANGE_ATTEMPTS) throw new UnavailableError();
+    }
   }
   forgetSmartLists();
 }
+
+/** Reads and writes of a list that another request keeps changing meanwhile, before a 503. */
+const CHANGE_ATTEMPTS = 3;
 
 /** A `PATCH …/companies` entry as the schema lets it through: country and number are judged here. */
 export interface MoveEntry {

@@ -159,6 +159,40 @@ describe('short storage trouble', () => {
   });
 });
 
+describe('a transaction meeting another one on the same list', () => {
+  const createList = async (name: string) => {
+    const created = await api.post('/v1/lists', { name, type: 'STATIC' });
+    expect(created.status).toBe(201);
+    return (created.body as { id: number }).id;
+  };
+
+  it('a rename reads the list again and tries again: 200, renamed once', async () => {
+    const id = await createList('Conflict rename');
+    const faultedBefore = proxy.faulted;
+    proxy.set('conflict', { operation: 'TransactWriteItems', times: 1 });
+    const renamed = await api.send('PATCH', `/v1/lists/${id}`, {
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Conflict renamed' }),
+    });
+    expect(proxy.faulted - faultedBefore).toBe(1);
+    expect(renamed.status).toBe(200);
+    expect((await api.get(`/v1/lists/${id}`)).body).toMatchObject({ name: 'Conflict renamed' });
+  });
+
+  it('a DELETE tries again: 204 and the list is gone; one that keeps meeting conflicts answers 503', async () => {
+    const id = await createList('Conflict delete');
+    proxy.set('conflict', { operation: 'TransactWriteItems', times: 1 });
+    expect((await api.send('DELETE', `/v1/lists/${id}`)).status).toBe(204);
+    expect((await api.get(`/v1/lists/${id}`)).status).toBe(404);
+
+    const kept = await createList('Conflict kept');
+    proxy.set('conflict', { operation: 'TransactWriteItems' });
+    expectUnavailable(await api.send('DELETE', `/v1/lists/${kept}`));
+    proxy.set('pass');
+    expect((await api.get(`/v1/lists/${kept}`)).status).toBe(200);
+  });
+});
+
 describe('unreachable storage', () => {
   it('answers 503 when nothing listens where DynamoDB should be', async () => {
     await proxy.close();

@@ -311,6 +311,21 @@ describe('PATCH /v1/lists/{id}/companies', () => {
 });
 
 describe('DELETE /v1/lists/{id}', () => {
+  it('meets changes of the same list at the same moment without a 500: deleted once, the change 200 or 404', async () => {
+    for (let i = 0; i < 10; i++) {
+      const list = (await post({ name: uniqueName(), type: 'STATIC' })).body as Body;
+      const columns = i % 2 === 0 ? ['country'] : ['place'];
+      const [deleted, changed, again] = await Promise.all([
+        remove(list.id),
+        patch(list.id, { columns, name: uniqueName() }),
+        remove(list.id),
+      ]);
+      expect([deleted.status, again.status].sort()).toEqual([204, 404]);
+      expect([200, 404]).toContain(changed.status);
+      expect((await get(list.id)).status).toBe(404);
+    }
+  });
+
   it('answers 204, the list is gone at once, and the clean-up leaves nothing behind', async () => {
     const list = (await post({ name: uniqueName(), type: 'SMART', filters: { countries: ['BE'] } }))
       .body as Body;

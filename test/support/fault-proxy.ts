@@ -8,14 +8,16 @@
  *   drop       a connection that sends a request is reset, unanswered
  *   throttle   each request is answered `400 ProvisionedThroughputExceededException` by the proxy
  *              itself, as DynamoDB answers it; nothing reaches DynamoDB
+ *   conflict   each transaction is answered `400 TransactionCanceledException`, its first item's reason
+ *              `TransactionConflict` (another transaction wrote it at that moment), the rest `None`
  *
- * The mode is read for every chunk, so kept-alive connections switch with it. `throttle` and `drop`
+ * The mode is read for every chunk, so kept-alive connections switch with it. `throttle`, `conflict` and `drop`
  * can be limited to the next `times` requests, after which the proxy passes again. `requests` counts the
  * requests that reached DynamoDB; `faulted` the ones the fault took.
  */
 import net from 'node:net';
 
-export type FaultMode = 'pass' | 'delay' | 'drop' | 'throttle';
+export type FaultMode = 'pass' | 'delay' | 'drop' | 'throttle' | 'conflict';
 
 export interface FaultProxy {
   endpoint: string;
@@ -30,6 +32,22 @@ const THROTTLED_BODY = JSON.stringify({
   __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException',
   message: 'The level of configured provisioned throughput for the table was exceeded.',
 });
+
+/** DynamoDB's answer to a transaction that met another one on its first item. */
+function conflictBody(request: Buffer): string {
+  const text = request.toString('utf8');
+  const { TransactItems = [] } = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as {
+    TransactItems?: unknown[];
+  };
+  const codes = TransactItems.map((_, i) => (i === 0 ? 'TransactionConflict' : 'None'));
+  return JSON.stringify({
+    __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
+    message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes.join(', ')}]`,
+    CancellationReasons: codes.map((Code) =>
+      Code === 'None' ? { Code } : { Code, Message: 'Transaction is ongoing for the item' },
+    ),
+  });
+}
 
 export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
   const target = new URL(upstream);
@@ -79,14 +97,15 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
           client.resetAndDestroy();
           return;
         }
-        if (fault === 'throttle') {
+        if (fault === 'throttle' || fault === 'conflict') {
           faulted++;
+          const body = fault === 'throttle' ? THROTTLED_BODY : conflictBody(bytes);
           client.write(
             'HTTP/1.1 400 Bad Request\r\n' +
               'Content-Type: application/x-amz-json-1.0\r\n' +
-              `Content-Length: ${Buffer.byteLength(THROTTLED_BODY)}\r\n` +
+              `Content-Length: ${Buffer.byteLength(body)}\r\n` +
               'x-amzn-RequestId: fault-proxy\r\n\r\n' +
-              THROTTLED_BODY,
+              body,
           );
         } else if (fault === 'delay') {
           faulted++;
