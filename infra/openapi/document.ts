@@ -165,12 +165,17 @@ export function pathParameters(routePath: string): string[] {
   return [...routePath.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
 }
 
-export function openApiDocument(routesByDomain: RoutesByDomain, examples: Examples = {}): OpenApiDocument {
+export function openApiDocument(
+  routesByDomain: RoutesByDomain,
+  examples: Examples = {},
+  /** Each route's success answer on the demo data, by route id (docs/examples.json). */
+  answers: Record<string, unknown> = {},
+): OpenApiDocument {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [domain, domainRoutes] of Object.entries(routesByDomain)) {
     for (const [routeId, route] of Object.entries(domainRoutes)) {
       const methods = (paths[route.path] ??= {});
-      methods[route.method.toLowerCase()] = operation(routeId, route, domain, examples);
+      methods[route.method.toLowerCase()] = operation(routeId, route, domain, examples, answers[routeId]);
     }
   }
   const version = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string })
@@ -239,6 +244,7 @@ function operation(
   route: Route,
   domain: string,
   examples: Examples,
+  answer: unknown,
 ): Record<string, unknown> {
   const { params, query, body } = route.request;
   const takesBody = body !== undefined && !BODYLESS.has(route.method);
@@ -297,7 +303,7 @@ function operation(
         }
       : {}),
     responses: {
-      [String(route.status ?? 200)]: successResponse(route),
+      [String(route.status ?? 200)]: successResponse(route, answer),
       ...Object.fromEntries(
         errorStatusesOf(route).map((e) => [
           e.status,
@@ -308,7 +314,7 @@ function operation(
   };
 }
 
-function successResponse(route: Route): Record<string, unknown> {
+function successResponse(route: Route, answer: unknown): Record<string, unknown> {
   const status = route.status ?? 200;
   const headers: Record<string, unknown> = { 'x-request-id': { $ref: '#/components/headers/RequestId' } };
   if (route.translated) {
@@ -326,7 +332,12 @@ function successResponse(route: Route): Record<string, unknown> {
   return {
     description,
     headers,
-    content: { [mediaType]: { schema: jsonSchemaOf(route.response, 'response') } },
+    content: {
+      [mediaType]: {
+        schema: jsonSchemaOf(route.response, 'response'),
+        ...(answer === undefined ? {} : { example: answer }),
+      },
+    },
   };
 }
 

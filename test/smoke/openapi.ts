@@ -488,6 +488,105 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "identifier": {
+           *         "country": "BE",
+           *         "companyNumber": "0352431187",
+           *         "name": "Orvio Engineering CommV",
+           *         "place": "Genk"
+           *       },
+           *       "data": [
+           *         {
+           *           "startDate": "2025-01-01",
+           *           "endDate": "2025-12-31",
+           *           "dateReceived": "2026-05-12",
+           *           "healthIndicator": 2,
+           *           "jointCommitteeCodes": [],
+           *           "profitability": {
+           *             "revenue": null,
+           *             "grossMargin": 75196.71,
+           *             "ebitda": 75196.71,
+           *             "ebit": 6784.94,
+           *             "netProfit": 3510.47
+           *           },
+           *           "liquidity": {
+           *             "cash": 8792.81,
+           *             "cashFlow": 71922.24,
+           *             "netWorkingCapital": -56626.7,
+           *             "netWorkingCapitalRequirement": -65419.51,
+           *             "currentRatio": 0.6859,
+           *             "quickRatio": 0.5264
+           *           },
+           *           "solvency": {
+           *             "totalAssets": 211058.88,
+           *             "equity": -211.67,
+           *             "capital": null,
+           *             "retainedEarnings": -10211.67,
+           *             "debt": 211270.55,
+           *             "longTermDebt": 31008.29,
+           *             "longTermDebtFinancial": 21767.13,
+           *             "longTermDebtAccountsPayable": 0,
+           *             "shortTermDebt": 180262.26,
+           *             "shortTermDebtFinancial": 59806.65,
+           *             "shortTermDebtAccountsPayable": 62943.94
+           *           },
+           *           "people": {
+           *             "employees": 0,
+           *             "newHires": 0,
+           *             "employeeMaleRatio": null,
+           *             "employeeFemaleRatio": null
+           *           }
+           *         },
+           *         {
+           *           "startDate": "2024-01-01",
+           *           "endDate": "2024-12-31",
+           *           "dateReceived": "2025-04-15",
+           *           "healthIndicator": 2,
+           *           "jointCommitteeCodes": [],
+           *           "profitability": {
+           *             "revenue": null,
+           *             "grossMargin": 80820.37,
+           *             "ebitda": 80820.37,
+           *             "ebit": 8377.4,
+           *             "netProfit": 4858.54
+           *           },
+           *           "liquidity": {
+           *             "cash": 23583.61,
+           *             "cashFlow": 77301.51,
+           *             "netWorkingCapital": -31538.63,
+           *             "netWorkingCapitalRequirement": -55122.24,
+           *             "currentRatio": 0.799,
+           *             "quickRatio": 0.6132
+           *           },
+           *           "solvency": {
+           *             "totalAssets": 210551.54,
+           *             "equity": -2054.86,
+           *             "capital": null,
+           *             "retainedEarnings": -12054.86,
+           *             "debt": 212606.4,
+           *             "longTermDebt": 55715.48,
+           *             "longTermDebtFinancial": 39111.03,
+           *             "longTermDebtAccountsPayable": 0,
+           *             "shortTermDebt": 156890.92,
+           *             "shortTermDebtFinancial": 52052.6,
+           *             "shortTermDebtAccountsPayable": 54783.14
+           *           },
+           *           "people": {
+           *             "employees": 0,
+           *             "newHires": 0,
+           *             "employeeMaleRatio": null,
+           *             "employeeFemaleRatio": null
+           *           }
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "limit": 2,
+           *         "offset": 0,
+           *         "total": 3
+           *       }
+           *     }
+           */
           'application/json': {
             identifier: {
               /** @enum {string} */
@@ -581,6 +680,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "identifier": {
+           *         "country": "BE",
+           *         "companyNumber": "0352431187",
+           *         "name": "Orvio Engineering CommV",
+           *         "place": "Genk"
+           *       },
+           *       "data": [
+           *         {
+           *           "legalEntityId": "709106295772",
+           *           "countryCode": "BE",
+           *           "name": "Orvio Engineering CommV",
+           *           "isPrimary": true
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "limit": 4,
+           *         "offset": 0,
+           *         "total": 1
+           *       }
+           *     }
+           */
           'application/json': {
             identifier: {
               /** @enum {string} */
@@ -637,6 +759,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "identifier": {
+           *         "country": "BE",
+           *         "companyNumber": "0352431187",
+           *         "name": "Orvio Engineering CommV",
+           *         "place": "Genk"
+           *       },
+           *       "data": [],
+           *       "pagination": {
+           *         "limit": 2,
+           *         "offset": 0,
+           *         "total": 0
+           *       }
+           *     }
+           */
           'application/json': {
             identifier: {
               /** @enum {string} */
@@ -691,6 +829,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "identifier": {
+           *         "country": "BE",
+           *         "companyNumber": "0352431187",
+           *         "name": "Orvio Engineering CommV",
+           *         "place": "Genk"
+           *       },
+           *       "data": {
+           *         "parents": [
+           *           {
+           *             "identifier": null
+           *           }
+           *         ],
+           *         "children": []
+           *       }
+           *     }
+           */
           'application/json': {
             identifier: {
               /** @enum {string} */
@@ -791,6 +947,167 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "identifier": {
+           *           "country": "BE",
+           *           "companyNumber": "0352431187",
+           *           "name": "Orvio Engineering CommV",
+           *           "place": "Genk"
+           *         },
+           *         "data": [
+           *           {
+           *             "startDate": "2025-01-01",
+           *             "endDate": "2025-12-31",
+           *             "dateReceived": "2026-05-12",
+           *             "healthIndicator": 2,
+           *             "jointCommitteeCodes": [],
+           *             "profitability": {
+           *               "revenue": null,
+           *               "grossMargin": 75196.71,
+           *               "ebitda": 75196.71,
+           *               "ebit": 6784.94,
+           *               "netProfit": 3510.47
+           *             },
+           *             "liquidity": {
+           *               "cash": 8792.81,
+           *               "cashFlow": 71922.24,
+           *               "netWorkingCapital": -56626.7,
+           *               "netWorkingCapitalRequirement": -65419.51,
+           *               "currentRatio": 0.6859,
+           *               "quickRatio": 0.5264
+           *             },
+           *             "solvency": {
+           *               "totalAssets": 211058.88,
+           *               "equity": -211.67,
+           *               "capital": null,
+           *               "retainedEarnings": -10211.67,
+           *               "debt": 211270.55,
+           *               "longTermDebt": 31008.29,
+           *               "longTermDebtFinancial": 21767.13,
+           *               "longTermDebtAccountsPayable": 0,
+           *               "shortTermDebt": 180262.26,
+           *               "shortTermDebtFinancial": 59806.65,
+           *               "shortTermDebtAccountsPayable": 62943.94
+           *             },
+           *             "people": {
+           *               "employees": 0,
+           *               "newHires": 0,
+           *               "employeeMaleRatio": null,
+           *               "employeeFemaleRatio": null
+           *             }
+           *           },
+           *           {
+           *             "startDate": "2024-01-01",
+           *             "endDate": "2024-12-31",
+           *             "dateReceived": "2025-04-15",
+           *             "healthIndicator": 2,
+           *             "jointCommitteeCodes": [],
+           *             "profitability": {
+           *               "revenue": null,
+           *               "grossMargin": 80820.37,
+           *               "ebitda": 80820.37,
+           *               "ebit": 8377.4,
+           *               "netProfit": 4858.54
+           *             },
+           *             "liquidity": {
+           *               "cash": 23583.61,
+           *               "cashFlow": 77301.51,
+           *               "netWorkingCapital": -31538.63,
+           *               "netWorkingCapitalRequirement": -55122.24,
+           *               "currentRatio": 0.799,
+           *               "quickRatio": 0.6132
+           *             },
+           *             "solvency": {
+           *               "totalAssets": 210551.54,
+           *               "equity": -2054.86,
+           *               "capital": null,
+           *               "retainedEarnings": -12054.86,
+           *               "debt": 212606.4,
+           *               "longTermDebt": 55715.48,
+           *               "longTermDebtFinancial": 39111.03,
+           *               "longTermDebtAccountsPayable": 0,
+           *               "shortTermDebt": 156890.92,
+           *               "shortTermDebtFinancial": 52052.6,
+           *               "shortTermDebtAccountsPayable": 54783.14
+           *             },
+           *             "people": {
+           *               "employees": 0,
+           *               "newHires": 0,
+           *               "employeeMaleRatio": null,
+           *               "employeeFemaleRatio": null
+           *             }
+           *           }
+           *         ],
+           *         "pagination": {
+           *           "limit": 2,
+           *           "offset": 0,
+           *           "total": 3
+           *         },
+           *         "message": null
+           *       },
+           *       {
+           *         "identifier": {
+           *           "country": "BE",
+           *           "companyNumber": "1026261285",
+           *           "name": "Gilson Réceptions SRL",
+           *           "place": "Bruxelles"
+           *         },
+           *         "data": [
+           *           {
+           *             "startDate": "2025-01-01",
+           *             "endDate": "2025-12-31",
+           *             "dateReceived": "2026-04-22",
+           *             "healthIndicator": 9,
+           *             "jointCommitteeCodes": [
+           *               "302"
+           *             ],
+           *             "profitability": {
+           *               "revenue": null,
+           *               "grossMargin": 468283.62,
+           *               "ebitda": 107690.54,
+           *               "ebit": 86612,
+           *               "netProfit": 64959
+           *             },
+           *             "liquidity": {
+           *               "cash": 81410.83,
+           *               "cashFlow": 86037.54,
+           *               "netWorkingCapital": 75144.92,
+           *               "netWorkingCapitalRequirement": -6265.91,
+           *               "currentRatio": 1.5815,
+           *               "quickRatio": 1.4546
+           *             },
+           *             "solvency": {
+           *               "totalAssets": 819615.82,
+           *               "equity": 326761.24,
+           *               "capital": null,
+           *               "retainedEarnings": 226761.24,
+           *               "debt": 492854.58,
+           *               "longTermDebt": 363621.51,
+           *               "longTermDebtFinancial": 335960.57,
+           *               "longTermDebtAccountsPayable": 0,
+           *               "shortTermDebt": 129233.07,
+           *               "shortTermDebtFinancial": 32130.42,
+           *               "shortTermDebtAccountsPayable": 55703.75
+           *             },
+           *             "people": {
+           *               "employees": 6,
+           *               "newHires": 0,
+           *               "employeeMaleRatio": 0.5,
+           *               "employeeFemaleRatio": 0.5
+           *             }
+           *           }
+           *         ],
+           *         "pagination": {
+           *           "limit": 2,
+           *           "offset": 0,
+           *           "total": 1
+           *         },
+           *         "message": null
+           *       }
+           *     ]
+           */
           'application/json': (
             | {
                 identifier: {
@@ -912,6 +1229,45 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "identifier": {
+           *           "country": "BE",
+           *           "companyNumber": "0352431187",
+           *           "name": "Orvio Engineering CommV",
+           *           "place": "Genk"
+           *         },
+           *         "data": [],
+           *         "message": null
+           *       },
+           *       {
+           *         "identifier": {
+           *           "country": "BE",
+           *           "companyNumber": "1026261285",
+           *           "name": "Gilson Réceptions SRL",
+           *           "place": "Bruxelles"
+           *         },
+           *         "data": [
+           *           {
+           *             "companyId": {
+           *               "country": "FR",
+           *               "companyNumber": "907542807"
+           *             },
+           *             "score": 0.8242
+           *           },
+           *           {
+           *             "companyId": {
+           *               "country": "FR",
+           *               "companyNumber": "598183697"
+           *             },
+           *             "score": 0.6799
+           *           }
+           *         ],
+           *         "message": null
+           *       }
+           *     ]
+           */
           'application/json': (
             | {
                 identifier: {
@@ -988,6 +1344,44 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "identifier": {
+           *           "country": "BE",
+           *           "companyNumber": "0352431187",
+           *           "name": "Orvio Engineering CommV",
+           *           "place": "Genk"
+           *         },
+           *         "data": {
+           *           "parents": [
+           *             {
+           *               "identifier": null
+           *             }
+           *           ],
+           *           "children": []
+           *         },
+           *         "message": null
+           *       },
+           *       {
+           *         "identifier": {
+           *           "country": "BE",
+           *           "companyNumber": "1026261285",
+           *           "name": "Gilson Réceptions SRL",
+           *           "place": "Bruxelles"
+           *         },
+           *         "data": {
+           *           "parents": [
+           *             {
+           *               "identifier": null
+           *             }
+           *           ],
+           *           "children": []
+           *         },
+           *         "message": null
+           *       }
+           *     ]
+           */
           'application/json': (
             | {
                 identifier: {
@@ -1097,6 +1491,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "status": "ok"
+           *     }
+           */
           'application/json': {
             /** @constant */
             status: 'ok';
@@ -1136,6 +1535,43 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "identifier": {
+           *         "legalEntityId": "709106295772",
+           *         "countryCode": "BE",
+           *         "name": "Orvio Engineering CommV",
+           *         "isPrimary": true
+           *       },
+           *       "data": {
+           *         "updates": [
+           *           {
+           *             "id": "4726438800788022234",
+           *             "type": "PUBLISHED_FINANCIALS",
+           *             "title": "Financials were published for 2025",
+           *             "time": "2026-05-12",
+           *             "sourceUrl": null,
+           *             "sourceType": null,
+           *             "status": "ACTIVE"
+           *           },
+           *           {
+           *             "id": "7551669299949078946",
+           *             "type": "PUBLISHED_FINANCIALS",
+           *             "title": "Financials were published for 2024",
+           *             "time": "2025-04-15",
+           *             "sourceUrl": null,
+           *             "sourceType": null,
+           *             "status": "ACTIVE"
+           *           }
+           *         ]
+           *       },
+           *       "pagination": {
+           *         "limit": 2,
+           *         "offset": 0,
+           *         "total": 3
+           *       }
+           *     }
+           */
           'application/json': {
             identifier: {
               legalEntityId: string;
@@ -1210,6 +1646,46 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "identifier": {
+           *           "legalEntityId": "709106295772",
+           *           "countryCode": "BE",
+           *           "name": "Orvio Engineering CommV",
+           *           "isPrimary": true
+           *         },
+           *         "data": {
+           *           "updates": [
+           *             {
+           *               "id": "4726438800788022234",
+           *               "type": "PUBLISHED_FINANCIALS",
+           *               "title": "Financials were published for 2025",
+           *               "time": "2026-05-12",
+           *               "sourceUrl": null,
+           *               "sourceType": null,
+           *               "status": "ACTIVE"
+           *             },
+           *             {
+           *               "id": "7551669299949078946",
+           *               "type": "PUBLISHED_FINANCIALS",
+           *               "title": "Financials were published for 2024",
+           *               "time": "2025-04-15",
+           *               "sourceUrl": null,
+           *               "sourceType": null,
+           *               "status": "ACTIVE"
+           *             }
+           *           ]
+           *         },
+           *         "pagination": {
+           *           "limit": 2,
+           *           "offset": 0,
+           *           "total": 3
+           *         },
+           *         "message": null
+           *       }
+           *     ]
+           */
           'application/json': (
             | {
                 identifier: {
@@ -1280,6 +1756,53 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": 1,
+           *           "name": "Prospects Flanders",
+           *           "type": "STATIC",
+           *           "columns": [
+           *             "country",
+           *             "vatNumber"
+           *           ],
+           *           "shared": true,
+           *           "notifications": {
+           *             "enabled": true
+           *           },
+           *           "amountOfCompanies": 10,
+           *           "newResults": null,
+           *           "updatedAt": "2026-11-03T18:30:00.000Z",
+           *           "createdAt": "2026-11-02T08:30:00.000Z",
+           *           "createdBy": "alice@acme.example"
+           *         },
+           *         {
+           *           "id": 4,
+           *           "name": "Software and consulting in BE",
+           *           "type": "SMART",
+           *           "columns": [
+           *             "activities",
+           *             "place"
+           *           ],
+           *           "shared": true,
+           *           "notifications": {
+           *             "enabled": false
+           *           },
+           *           "amountOfCompanies": 3,
+           *           "newResults": 1,
+           *           "updatedAt": "2026-11-21T09:30:00.000Z",
+           *           "createdAt": "2026-11-21T09:30:00.000Z",
+           *           "createdBy": "alice@acme.example"
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "limit": 2,
+           *         "offset": 0,
+           *         "total": 3
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               id: number;
@@ -1383,6 +1906,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": 8,
+           *       "name": "Software in Belgium",
+           *       "type": "SMART",
+           *       "columns": [
+           *         "country",
+           *         "vatNumber"
+           *       ],
+           *       "shared": false,
+           *       "notifications": {
+           *         "enabled": false
+           *       },
+           *       "amountOfCompanies": 2,
+           *       "newResults": 2,
+           *       "updatedAt": "2026-11-21T09:30:00.000Z",
+           *       "createdAt": "2026-11-21T09:30:00.000Z",
+           *       "createdBy": "alice@acme.example"
+           *     }
+           */
           'application/json': {
             id: number;
             name: string;
@@ -1454,6 +1997,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": 4,
+           *       "name": "Software and consulting in BE",
+           *       "type": "SMART",
+           *       "columns": [
+           *         "activities",
+           *         "place"
+           *       ],
+           *       "shared": true,
+           *       "notifications": {
+           *         "enabled": false
+           *       },
+           *       "amountOfCompanies": 3,
+           *       "newResults": 1,
+           *       "updatedAt": "2026-11-21T09:30:00.000Z",
+           *       "createdAt": "2026-11-21T09:30:00.000Z",
+           *       "createdBy": "alice@acme.example"
+           *     }
+           */
           'application/json': {
             id: number;
             name: string;
@@ -1589,6 +2152,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": 1,
+           *       "name": "Prospects Q1",
+           *       "type": "STATIC",
+           *       "columns": [
+           *         "country",
+           *         "place"
+           *       ],
+           *       "shared": true,
+           *       "notifications": {
+           *         "enabled": true
+           *       },
+           *       "amountOfCompanies": 10,
+           *       "newResults": null,
+           *       "updatedAt": "2026-11-21T09:30:00.000Z",
+           *       "createdAt": "2026-11-02T08:30:00.000Z",
+           *       "createdBy": "alice@acme.example"
+           *     }
+           */
           'application/json': {
             id: number;
             name: string;
@@ -1665,6 +2248,35 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "identifier": {
+           *             "country": "BE",
+           *             "companyNumber": "0350523455",
+           *             "name": "Verbeke Participaties BV",
+           *             "place": "Antwerpen"
+           *           },
+           *           "matchedSince": "2026-11-21T09:30:00.000Z"
+           *         },
+           *         {
+           *           "identifier": {
+           *             "country": "BE",
+           *             "companyNumber": "0524353591",
+           *             "name": "Beheer Dewulf BV",
+           *             "place": "Genk"
+           *           },
+           *           "matchedSince": "2026-11-21T09:30:00.000Z"
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "limit": 2,
+           *         "offset": 0,
+           *         "total": 4
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               identifier: {
@@ -1726,6 +2338,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "message": "Successfully added 1 company to the list",
+           *       "failed": []
+           *     }
+           */
           'application/json': {
             success: boolean;
             message: string;
@@ -1789,6 +2408,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "updated": 1,
+           *       "failed": []
+           *     }
+           */
           'application/json': {
             updated: number;
             failed: {
@@ -1833,6 +2458,45 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "jobTitle": "Zaakvoerder",
+           *           "identifier": {
+           *             "contactId": 391,
+           *             "firstName": "Geert",
+           *             "lastName": "Coppens"
+           *           },
+           *           "company": {
+           *             "country": "BE",
+           *             "companyNumber": "0212222439",
+           *             "name": "Bouwonderneming De Linde BV",
+           *             "place": "Antwerpen"
+           *           }
+           *         },
+           *         {
+           *           "jobTitle": "Zaakvoerder",
+           *           "identifier": {
+           *             "contactId": 361,
+           *             "firstName": "Lies",
+           *             "lastName": "Dewulf"
+           *           },
+           *           "company": {
+           *             "country": "BE",
+           *             "companyNumber": "0838392378",
+           *             "name": "Goossens Koeriers BV",
+           *             "place": "Antwerpen"
+           *           }
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "limit": 2,
+           *         "offset": 0,
+           *         "total": 18
+           *       }
+           *     }
+           */
           'application/json': {
             data: {
               jobTitle: string | null;

@@ -7,12 +7,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { conflictCodesOf, errorStatusesOf, pathParameters, statusesOf } from '../../infra/openapi/document';
 import { buildDocument, DOCUMENT_FILE, documentMark, PAGE_FILE, ROOT } from '../../infra/openapi/build';
+import type { Route } from '../../lib/http/route';
 import { routes } from '../../lib/routes';
 
 const STALE = 'is stale: run `npm run openapi` and commit the result';
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 const document = buildDocument();
-const operations = Object.entries(routes).map(([routeId, route]) => ({
+const operations = (Object.entries(routes) as Array<[string, Route]>).map(([routeId, route]) => ({
   routeId,
   route,
   operation: document.paths[route.path]?.[route.method.toLowerCase()],
@@ -78,6 +79,15 @@ describe('the OpenAPI document', () => {
       }
     },
   );
+
+  it('shows a real answer on the demo data as the example of every JSON success (docs/examples.json)', () => {
+    for (const { routeId, route, operation } of operations) {
+      const success = operation.responses[String(route.status ?? 200)];
+      const json = success.content?.['application/json'];
+      if (!json || route.path === '/v1/openapi.json') continue;
+      expect({ routeId, example: json.example !== undefined }).toEqual({ routeId, example: true });
+    }
+  });
 
   it('every error answer has the contract error body', () => {
     for (const response of Object.values(document.components.responses) as Array<{
