@@ -15,7 +15,7 @@ import { deriveHoldings } from '../companies/holdings';
 import type { CompanyRecord } from '../companies/record';
 import type { Addition } from '../storage/batch';
 import type { Key } from '../storage/keys';
-import { deriveLists } from '../lists/derive';
+import { applyContactChanges, deriveLists } from '../lists/derive';
 import { applySmartListFlips, deriveSmartLists } from '../lists/smart';
 import { deriveLookalikes, recomputeMarked } from '../lookalikes/recompute';
 import { deriveCompanyUpdates } from '../updates/derivation';
@@ -91,6 +91,9 @@ const completions: Completion[] = [
   async () => void (await recomputeMarked()),
   // Smart lists the changed companies enter or leave (§7.6), per list.
   async () => void (await applySmartListFlips()),
+  // The lists of the companies whose numbers of contacts changed count them (§7.4), per list; after
+  // the flips, so a company that just entered a list is counted once, with its number now.
+  async () => void (await applyContactChanges()),
 ];
 
 export async function completeImport(): Promise<void> {

@@ -9,22 +9,15 @@ import { partitions } from '../storage/keys';
  * A partition of a file through the import: the companies (read, written whole; their relationships
  * items updated by the holdings derivation), the journal of each batch (written, read back and deleted
  * on resume), contact id claims, legal entity id claims, lookalike features and marks, the match
- * indexes, the contact counts of the lists a changed company is in (found through gsi1, moved in a
- * transaction of member, order item and list), and for smart lists: the company's filter profile and a
- * flip for each smart list (all read in one Query) whose match it changes.
+ * indexes, a note for each company whose number of contacts changed, and for smart lists: the
+ * company's filter profile and a flip for each smart list (all read in one Query) whose match it
+ * changes.
  */
 export const importPartitionStorage = {
   BatchGetItem: [partitions.company, partitions.importChange, partitions.contactClaims],
-  Query: [partitions.importChange, partitions.listMemberships, partitions.smartLists],
+  Query: [partitions.importChange, partitions.smartLists],
   PutItem: [partitions.legalEntity],
-  UpdateItem: [
-    partitions.company,
-    partitions.contactClaims,
-    partitions.matchIndex,
-    partitions.listMembers,
-    partitions.listOrder,
-    partitions.accountLists,
-  ],
+  UpdateItem: [partitions.company, partitions.contactClaims, partitions.matchIndex],
   BatchWriteItem: [
     partitions.company,
     partitions.importChange,
@@ -32,6 +25,7 @@ export const importPartitionStorage = {
     partitions.lookalikeMarks,
     partitions.filterProfiles,
     partitions.smartListFlips,
+    partitions.contactsChanged,
   ],
 } as const satisfies StorageAccess;
 
@@ -39,7 +33,9 @@ export const importPartitionStorage = {
  * The run's completion: the lookalikes its changes marked (read the blocks and marks, write the lists
  * and floors, drop the marks), and the smart-list flips noted (read with the smart lists; companies
  * entering with member, order item and counters in transactions; leaving ones read first and taken out
- * only if still NEW; the flips dropped).
+ * only if still NEW; the flips dropped), and the contact counts noted (each company's lists read
+ * through gsi1 and its number from its filter profile; member, order item and the list's counter
+ * updated in transactions; the notes dropped).
  */
 export const importCompleteStorage = {
   Query: [
@@ -47,15 +43,18 @@ export const importCompleteStorage = {
     partitions.lookalikeMarks,
     partitions.smartListFlips,
     partitions.smartLists,
+    partitions.contactsChanged,
+    partitions.listMemberships,
   ],
-  BatchGetItem: [partitions.listMembers],
+  BatchGetItem: [partitions.listMembers, partitions.filterProfiles],
   PutItem: [partitions.listMembers, partitions.listOrder],
-  UpdateItem: [partitions.accountLists],
+  UpdateItem: [partitions.accountLists, partitions.listMembers, partitions.listOrder],
   DeleteItem: [partitions.listMembers, partitions.listOrder],
   BatchWriteItem: [
     partitions.company,
     partitions.lookalikeBlock,
     partitions.lookalikeMarks,
     partitions.smartListFlips,
+    partitions.contactsChanged,
   ],
 } as const satisfies StorageAccess;

@@ -1,22 +1,77 @@
 /**
  * What a company's change means for lists (contract §7, §11.2), run by the import for every changed
  * company: its match-index entries (VAT, domain, name) follow the new record, and when its number of
- * contacts changed, every list it is in counts the new number (member, order item and the list's
- * counter in one transaction, conditional on the old count: deriving the same change twice is a no-op).
+ * contacts changed, a note says so. The run's completion (`applyContactChanges`) then brings every
+ * list the noted companies are in to their numbers now, list by list: member, order item and the
+ * list's counter in one transaction for up to 49 members of a list, each conditional on the count
+ * read, so applying a note twice changes nothing the second time.
+ *
+ * Cost: the notes are batched writes (one item per changed company); the completion reads each noted
+ * company's lists (one gsi1 Query a company) and number (BatchGetItem), then writes 2 items per
+ * membership plus 1 per 49 members of a list, in as few transactions as there are lists × 49.
  */
+import { companyKey } from '../companies/identifiers';
+import { forEachLimited } from '../concurrency';
 import type { CompanyChange, Derived } from '../import/derive';
+import { batchDelete } from '../storage/batch';
+import { tableName } from '../storage/client';
 import { deriveMatchIndexes } from './match-index';
-import { getMemberships, updateMemberContacts } from './store';
+import {
+  contactsChangedItem,
+  getContactNumbers,
+  getContactsChanged,
+  getMemberships,
+  updateContactCounts,
+  type ContactCount,
+} from './store';
 
 export async function deriveLists(change: CompanyChange): Promise<Derived> {
   await deriveMatchIndexes(change);
   const { before, after } = change;
   // A new company is in no list yet; the lists it joins later read its contacts then.
-  if (before && before.contacts.length !== after.contacts.length) {
-    const contacts = after.contacts.length;
-    for (const membership of await getMemberships(after)) {
-      if (membership.contacts !== contacts) await updateMemberContacts(after, membership, contacts);
+  const changed = before !== null && before.contacts.length !== after.contacts.length;
+  return {
+    updates: 0,
+    writes: { puts: changed ? [contactsChangedItem(after, change.changeId)] : [], deletes: [] },
+  };
+}
+
+/** Companies (their lists read) and lists (written) handled at once. */
+const IN_FLIGHT = 8;
+
+/**
+ * The import's completion for contact counts: every list a noted company is in counts the number of
+ * contacts the company has now (its filter profile, written by the same derivation), then the notes
+ * read are deleted. A run cut off before this leaves its notes for the next run's completion.
+ */
+export async function applyContactChanges(): Promise<number> {
+  const notes = await getContactsChanged();
+  if (notes.length === 0) return 0;
+  const refs = [...new Map(notes.map((n) => [companyKey(n.ref), n.ref])).values()];
+  const numbers = await getContactNumbers(refs);
+  const byList = new Map<string, { accountId: string; listId: number; counts: ContactCount[] }>();
+  await forEachLimited(refs, IN_FLIGHT, async (ref) => {
+    const contacts = numbers.get(companyKey(ref));
+    if (contacts === undefined) return;
+    for (const membership of await getMemberships(ref)) {
+      if (membership.contacts === contacts) continue;
+      const key = `${membership.accountId}#${membership.listId}`;
+      const list = byList.get(key) ?? {
+        accountId: membership.accountId,
+        listId: membership.listId,
+        counts: [],
+      };
+      list.counts.push({ ref, membership, contacts });
+      byList.set(key, list);
     }
-  }
-  return { updates: 0 };
+  });
+  let updated = 0;
+  await forEachLimited([...byList.values()], IN_FLIGHT, async ({ accountId, listId, counts }) => {
+    updated += await updateContactCounts(accountId, listId, counts);
+  });
+  await batchDelete(
+    tableName(),
+    notes.map((n) => n.key),
+  );
+  return updated;
 }

@@ -37,11 +37,13 @@ import {
   getItem,
   projection,
   queryAll,
+  queryPartitions,
   retrying,
 } from '../storage/batch';
-import { cancellationReasons, dynamodb, isConditionFailed, send, tableName } from '../storage/client';
+import { cancellationReasons, dynamodb, send, tableName } from '../storage/client';
 import {
   companyOfKey,
+  CONTACTS_CHANGED_SHARDS,
   FILTER_PROFILE_SHARDS,
   keys,
   SMART_FLIP_SHARDS,
@@ -735,8 +737,9 @@ export interface Move {
 /**
  * Moves members between states (§7.6): each member's state, its order item (from the old state's
  * partition to the new one's, same position) and the list's counters in one transaction per 33
- * moves, each conditional on the member still being in the state it was read in. Returns the moves
- * that went through; a member that moved meanwhile is left out (the caller reads it again).
+ * moves, each conditional on the member still being in the state (and having the contacts) it was
+ * read with. Returns the moves that went through; a member that changed meanwhile is left out (the
+ * caller reads it again).
  */
 export async function moveMembers(
   accountId: string,
@@ -796,9 +799,10 @@ function moveTransaction(
             TableName: table,
             Key: keys.listMember(accountId, listId, member.ref),
             UpdateExpression: 'SET #state = :to',
-            ConditionExpression: '#state = :from',
+            // Its contacts as read too: the counters move by them (an import may have counted anew).
+            ConditionExpression: '#state = :from AND contacts = :contacts',
             ExpressionAttributeNames: { '#state': 'state' },
-            ExpressionAttributeValues: { ':to': to, ':from': member.state },
+            ExpressionAttributeValues: { ':to': to, ':from': member.state, ':contacts': member.contacts },
           },
         },
         {
@@ -858,11 +862,12 @@ export async function removeNewMembers(
                     Delete: {
                       TableName: tableName(),
                       Key: keys.listMember(accountId, listId, m.ref),
-                      ConditionExpression: '#state = :new AND matchedSince = :since',
+                      ConditionExpression: '#state = :new AND matchedSince = :since AND contacts = :contacts',
                       ExpressionAttributeNames: { '#state': 'state' },
                       ExpressionAttributeValues: {
                         ':new': 'NEW',
                         ':since': new Date(m.matchedSinceMs).toISOString(),
+                        ':contacts': m.contacts,
                       },
                     },
                   },
@@ -896,9 +901,22 @@ export async function removeNewMembers(
         const reasons = cancellationReasons(error);
         if (!reasons) throw error;
         if (reasons[reasons.length - 1] === 'ConditionalCheckFailed') throw new ListChangedError();
-        // Moved or gone meanwhile: not NEW any more, so it stays (or is gone already).
-        const changed = new Set(pending.filter((_, i) => reasons[2 * i] === 'ConditionalCheckFailed'));
-        pending = pending.filter((m) => !changed.has(m));
+        // Changed meanwhile: read again. Moved or gone: not NEW any more, so it stays (or is gone
+        // already); counted anew by an import: still NEW, it leaves with its contacts now.
+        const changed = pending.filter((_, i) => reasons[2 * i] === 'ConditionalCheckFailed');
+        const now =
+          changed.length > 0
+            ? await getMembers(
+                accountId,
+                listId,
+                changed.map((m) => m.ref),
+              )
+            : null;
+        pending = pending.flatMap((m) => {
+          if (!changed.includes(m)) return [m];
+          const current = now!.get(companyKey(m.ref));
+          return current?.state === 'NEW' ? [current] : [];
+        });
         return AGAIN;
       }
     }, CONFLICT_RETRIES);
@@ -1013,11 +1031,12 @@ export async function leaveLists(ref: CompanyRef, lists: ListRef[]): Promise<num
                   Delete: {
                     TableName: tableName(),
                     Key: keys.listMember(accountId, listId, ref),
-                    ConditionExpression: '#state = :new AND matchedSince = :since',
+                    ConditionExpression: '#state = :new AND matchedSince = :since AND contacts = :contacts',
                     ExpressionAttributeNames: { '#state': 'state' },
                     ExpressionAttributeValues: {
                       ':new': 'NEW',
                       ':since': new Date(member.matchedSinceMs).toISOString(),
+                      ':contacts': member.contacts,
                     },
                   },
                 },
@@ -1049,12 +1068,27 @@ export async function leaveLists(ref: CompanyRef, lists: ListRef[]): Promise<num
       } catch (error) {
         const reasons = cancellationReasons(error);
         if (!reasons) throw error;
-        // Moved or gone meanwhile (member), or the list is gone (its item): nothing to take out there.
-        const refused = pending.filter(
-          (_, i) =>
-            reasons[3 * i] === 'ConditionalCheckFailed' || reasons[3 * i + 2] === 'ConditionalCheckFailed',
+        // The list is gone (its item): nothing to take out there. The member changed meanwhile: read
+        // again; moved or gone, it stays (or is gone already); counted anew, it leaves with that count.
+        const gone = pending.filter((_, i) => reasons[3 * i + 2] === 'ConditionalCheckFailed');
+        const changed = pending.filter(
+          (entry, i) => reasons[3 * i] === 'ConditionalCheckFailed' && !gone.includes(entry),
         );
-        pending = pending.filter((entry) => !refused.includes(entry));
+        const now =
+          changed.length > 0
+            ? await batchGet(
+                tableName(),
+                changed.map(({ accountId, listId }) => keys.listMember(accountId, listId, ref)),
+                { projection: ['pk', ...MEMBER_ATTRIBUTES], consistent: true },
+              )
+            : [];
+        const fresh = new Map(now.map((item) => [item['pk'] as string, toMember(item)]));
+        pending = pending.flatMap((entry) => {
+          if (gone.includes(entry)) return [];
+          if (!changed.includes(entry)) return [entry];
+          const current = fresh.get(keys.listMember(entry.accountId, entry.listId, ref).pk);
+          return current?.state === 'NEW' ? [{ ...entry, member: current }] : [];
+        });
         return AGAIN;
       }
     }, CONFLICT_RETRIES);
@@ -1125,18 +1159,12 @@ export function smartListFlipItem(flip: Omit<SmartListFlip, 'key'>, change: stri
   };
 }
 
-/** Every flip waiting for the import's completion: one Query per shard, in parallel. */
+/** Every flip waiting for the import's completion: one Query per shard, in parallel, consistent. */
 export async function getSmartListFlips(): Promise<SmartListFlip[]> {
-  const shards = await Promise.all(
-    Array.from({ length: SMART_FLIP_SHARDS }, (_, shard) =>
-      queryAll({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.smartListFlips(shard) },
-      }),
-    ),
+  const items = await queryPartitions(
+    Array.from({ length: SMART_FLIP_SHARDS }, (_, shard) => keys.smartListFlips(shard)),
   );
-  return shards.flat().map((item) => {
+  return items.map((item) => {
     const { accountId, listId, company } = listOfKey(item['sk'] as string);
     return {
       key: { pk: item['pk'] as string, sk: item['sk'] as string },
@@ -1355,38 +1383,107 @@ export async function getMemberships(ref: CompanyRef): Promise<Membership[]> {
   });
 }
 
+/** A listed company whose number of contacts is now `contacts` (its member says `membership.contacts`). */
+export interface ContactCount {
+  ref: CompanyRef;
+  membership: Membership;
+  contacts: number;
+}
+
+/** Two actions per member (member, order item) and one for the list's counter: 2 × 49 + 1 ≤ 100. */
+const COUNTS_PER_TRANSACTION = 49;
+
 /**
- * A member's company now has `contacts` contacts instead of `membership.contacts`: the member, its
- * order item and the list's counter move together, only if the member still has the old count
- * (so deriving the same change twice changes nothing the second time).
+ * Members of one list whose companies' numbers of contacts changed (the import's completion, per
+ * list): member, order item and the list's contact counter move together, one transaction per 49,
+ * each member only if it still has the count and state read (a member moved, gone or already counted
+ * meanwhile is skipped: whoever moved it counted its contacts). A list gone meanwhile is skipped.
+ * Returns how many members now count their new number.
  */
-export async function updateMemberContacts(ref: CompanyRef, membership: Membership, contacts: number) {
-  const { accountId, listId, state } = membership;
-  const delta = state === 'ARCHIVED' ? 0 : contacts - membership.contacts;
-  const transaction = new TransactWriteCommand({
+export async function updateContactCounts(
+  accountId: string,
+  listId: number,
+  counts: ContactCount[],
+): Promise<number> {
+  let updated = 0;
+  for (const part of chunk(
+    counts.filter((c) => c.contacts !== c.membership.contacts),
+    COUNTS_PER_TRANSACTION,
+  )) {
+    let pending = part;
+    const gone = await retrying(async () => {
+      for (;;) {
+        if (pending.length === 0) return false;
+        try {
+          await send(() =>
+            dynamodb().send(new TransactWriteCommand(contactCountTransaction(accountId, listId, pending))),
+          );
+          updated += pending.length;
+          return false;
+        } catch (error) {
+          const reasons = cancellationReasons(error);
+          if (!reasons) throw error;
+          if (reasons[reasons.length - 1] === 'ConditionalCheckFailed') return true;
+          const refused = new Set(
+            pending.filter(
+              (_, i) =>
+                reasons[2 * i] === 'ConditionalCheckFailed' ||
+                reasons[2 * i + 1] === 'ConditionalCheckFailed',
+            ),
+          );
+          // Another transaction on one of its items (a PUT, a state move): again, after a wait.
+          if (refused.size === 0) return AGAIN;
+          pending = pending.filter((c) => !refused.has(c));
+        }
+      }
+    }, CONFLICT_RETRIES);
+    if (gone) break;
+  }
+  return updated;
+}
+
+function contactCountTransaction(
+  accountId: string,
+  listId: number,
+  counts: ContactCount[],
+): TransactWriteCommandInput {
+  const table = tableName();
+  const delta = counts.reduce(
+    (sum, { membership, contacts }) =>
+      sum + (membership.state === 'ARCHIVED' ? 0 : contacts - membership.contacts),
+    0,
+  );
+  return {
     TransactItems: [
-      {
-        Update: {
-          TableName: tableName(),
-          Key: keys.listMember(accountId, listId, ref),
-          UpdateExpression: 'SET contacts = :new',
-          ConditionExpression: 'contacts = :old AND #state = :state',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':new': contacts, ':old': membership.contacts, ':state': state },
+      ...counts.flatMap(({ ref, membership, contacts }) => [
+        {
+          Update: {
+            TableName: table,
+            Key: keys.listMember(accountId, listId, ref),
+            UpdateExpression: 'SET contacts = :new',
+            ConditionExpression: 'contacts = :old AND #state = :state AND matchedSince = :since',
+            ExpressionAttributeNames: { '#state': 'state' },
+            ExpressionAttributeValues: {
+              ':new': contacts,
+              ':old': membership.contacts,
+              ':state': membership.state,
+              ':since': new Date(membership.matchedSinceMs).toISOString(),
+            },
+          },
         },
-      },
-      {
-        Update: {
-          TableName: tableName(),
-          Key: keys.listOrder(accountId, listId, state, membership.matchedSinceMs, ref),
-          UpdateExpression: 'SET contacts = :new',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':new': contacts },
+        {
+          Update: {
+            TableName: table,
+            Key: keys.listOrder(accountId, listId, membership.state, membership.matchedSinceMs, ref),
+            UpdateExpression: 'SET contacts = :new',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':new': contacts },
+          },
         },
-      },
+      ]),
       {
         Update: {
-          TableName: tableName(),
+          TableName: table,
           Key: keys.list(accountId, listId),
           UpdateExpression: 'ADD nContacts :delta',
           ConditionExpression: 'attribute_exists(pk)',
@@ -1394,20 +1491,45 @@ export async function updateMemberContacts(ref: CompanyRef, membership: Membersh
         },
       },
     ],
+  };
+}
+
+// ---- Contact changes the import noted, for its completion ----------------------------------------
+
+/** The note that a company's number of contacts changed (one per change; the import's derivation). */
+export function contactsChangedItem(ref: CompanyRef, change: string): Item {
+  return { ...keys.contactsChanged(ref, change), entity: 'ContactsChanged' };
+}
+
+export interface ContactsChanged {
+  key: { pk: string; sk: string };
+  ref: CompanyRef;
+}
+
+/** Every company noted as having changed its number of contacts: one Query per shard, in parallel. */
+export async function getContactsChanged(): Promise<ContactsChanged[]> {
+  const items = await queryPartitions(
+    Array.from({ length: CONTACTS_CHANGED_SHARDS }, (_, shard) => keys.contactsChangedShard(shard)),
+    { ProjectionExpression: 'pk, sk' },
+  );
+  return items.map((item) => ({
+    key: { pk: item['pk'] as string, sk: item['sk'] as string },
+    ref: companyOfKey(item['sk'] as string),
+  }));
+}
+
+/** The companies' numbers of contacts now, as their filter profiles hold them (absent: unknown). */
+export async function getContactNumbers(refs: CompanyRef[]): Promise<Map<string, number>> {
+  const items = await batchGet(tableName(), refs.map(keys.filterProfile), {
+    projection: ['pk', 'sk', 'c'],
+    consistent: true,
   });
-  await retrying(async () => {
-    try {
-      await send(() => dynamodb().send(transaction));
-      return true;
-    } catch (error) {
-      const reasons = cancellationReasons(error);
-      // Already applied, or the member moved or left meanwhile: whoever moved it counted its contacts.
-      if (reasons?.includes('ConditionalCheckFailed') || isConditionFailed(error)) return false;
-      // Another transaction on one of its items (a PUT, a state move, another member's count): again.
-      if (reasons) return AGAIN;
-      throw error;
-    }
-  }, CONFLICT_RETRIES);
+  const numbers = new Map<string, number>();
+  for (const item of items) {
+    const country = (item['pk'] as string).split('#')[1] as Country;
+    numbers.set(companyKey({ country, companyNumber: item['sk'] as string }), Number(item['c'] ?? 0));
+  }
+  return numbers;
 }
 
 export interface MatchKey {

@@ -7,7 +7,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { CompanyRef } from '../companies/identifiers';
 import type { FinancialPeriod } from '../companies/schemas';
 import type { DerivedWrites } from '../import/derive';
-import { batchDelete, batchPut, projection, queryAll } from '../storage/batch';
+import { batchDelete, batchPut, projection, queryAll, queryPartitions } from '../storage/batch';
 import { dynamodb, send, tableName } from '../storage/client';
 import { companyOfKey, keys, LOOKALIKE_MARK_SHARDS } from '../storage/keys';
 import { blockOf, featuresOf, packFeatures, unpackFeatures, type LookalikeFeatures } from './features';
@@ -96,17 +96,10 @@ export async function getBlock(block: string): Promise<BlockMember[]> {
 
 /** Every mark: one Query per shard, all at once. */
 export async function getMarks(): Promise<Mark[]> {
-  const shards = await Promise.all(
-    Array.from({ length: LOOKALIKE_MARK_SHARDS }, (_, shard) =>
-      queryAll({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.lookalikeMarks(shard) },
-        ConsistentRead: true,
-      }),
-    ),
+  const items = await queryPartitions(
+    Array.from({ length: LOOKALIKE_MARK_SHARDS }, (_, shard) => keys.lookalikeMarks(shard)),
   );
-  return shards.flat().map((item) => {
+  return items.map((item) => {
     const company = companyOfKey(item['sk'] as string);
     const before = item['before'] as string;
     return {

@@ -13,7 +13,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { forEachLimited } from '../concurrency';
-import { cancellationReasons, dynamodb, send } from './client';
+import { cancellationReasons, dynamodb, send, tableName } from './client';
 import { StorageUnavailableError } from './errors';
 
 type Key = Record<string, unknown>;
@@ -277,6 +277,28 @@ export interface QueryOptions {
  * Every item a Query matches, page after page (LastEvaluatedKey), or the first `limit` of them, or
  * until `until` says enough. Never on a request path for an unbounded partition without a bound.
  */
+/**
+ * Every item of these partitions (a sharded family of notes or marks), strongly consistent: one Query
+ * each, all at once.
+ */
+export async function queryPartitions(
+  partitionKeys: string[],
+  input: Pick<QueryCommandInput, 'ProjectionExpression' | 'ExpressionAttributeNames'> = {},
+): Promise<Item[]> {
+  const partitions = await Promise.all(
+    partitionKeys.map((pk) =>
+      queryAll({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+        ConsistentRead: true,
+        ...input,
+      }),
+    ),
+  );
+  return partitions.flat();
+}
+
 export async function queryAll(
   input: Omit<QueryCommandInput, 'ExclusiveStartKey'>,
   { limit, until }: QueryOptions = {},

@@ -110,6 +110,12 @@ export const keys = {
     pk: `SMART_FLIP#${listId % SMART_FLIP_SHARDS}`,
     sk: `ACCOUNT#${accountId}#LIST#${listId}#COMPANY#${ref.country}#${ref.companyNumber}#${change}`,
   }),
+  contactsChangedShard: (shard: number): string => `CONTACTS_CHANGED#${shard}`,
+  /** `change`: the import batch's change id, so concurrent imports never overwrite each other's notes. */
+  contactsChanged: (ref: CompanyRef, change: string): Key => ({
+    pk: `CONTACTS_CHANGED#${Number(ref.companyNumber) % CONTACTS_CHANGED_SHARDS}`,
+    sk: `COMPANY#${ref.country}#${ref.companyNumber}#${change}`,
+  }),
   /** The partitions a list's companies live in: members, and the order items of each state. */
   listPartitions: (accountId: string, listId: number, states: readonly string[]): string[] => [
     `ACCOUNT#${accountId}#LIST#${listId}`,
@@ -190,6 +196,8 @@ export const partitions = {
   smartLists: { pattern: keys.smartLists() },
   filterProfiles: { pattern: keys.filterProfiles(ANY, anyNumber) },
   smartListFlips: { pattern: keys.smartListFlips(anyNumber) },
+  /** Companies whose numbers of contacts an import changed, for its completion. */
+  contactsChanged: { pattern: keys.contactsChangedShard(anyNumber) },
   /** Deleted lists whose members the clean-up worker still has to delete. */
   listCleanups: { pattern: keys.listCleanups() },
   /** The lists a company is in, across accounts (import only). */
@@ -235,6 +243,9 @@ export function listOrderOfKey(sk: string): { matchedSinceMs: number; ref: Compa
 
 /** Smart-list flips are spread over this many partitions (by list), read in parallel. */
 export const SMART_FLIP_SHARDS = 16;
+
+/** Contact-count notes are spread over this many partitions (by company number), read in parallel. */
+export const CONTACTS_CHANGED_SHARDS = 16;
 
 /** Filter profiles of a country are spread over this many partitions, read in parallel. */
 export const FILTER_PROFILE_SHARDS = 8;

@@ -11,8 +11,11 @@ import {
   addMembers,
   createList,
   getList,
+  getMembers,
   getMemberships,
-  updateMemberContacts,
+  moveMembers,
+  removeNewMembers,
+  updateContactCounts,
   type ListType,
 } from '../../lib/lists/store';
 import { dynamodb } from '../../lib/storage/client';
@@ -382,6 +385,22 @@ describe('GET /v1/lists, companies and contacts', () => {
     expect(body.data.map((c: Body) => c.identifier.contactId)).toEqual([104, 103, 102, 105, 101]);
   });
 
+  it('counts contacts anew for a run cut off before its completion when a later run completes', async () => {
+    const total = async () =>
+      ((await contactsOf(listId, { limit: '1' }, CAROL)).body as Body).pagination.total;
+    async function* lines() {
+      yield JSON.stringify({ ...ACME, contacts: ACME.contacts });
+    }
+    // Cut off after its batches: the note is stored, the list still counts the old number.
+    await asImportWorkers(() =>
+      importCompanies(lines(), { asOf: '2026-11-21', complete: async () => undefined }),
+    );
+    expect(await total()).toBe(5);
+    // A later run changing nothing completes, and with it the note left behind.
+    await importRecords([MARTIN]);
+    expect(await total()).toBe(4);
+  });
+
   it('shows lists by visibility and type, most recently updated first', async () => {
     const smart = await newList('SMART', CAROL, false);
     const body = (await overview({}, CAROL)).body as Body;
@@ -440,10 +459,16 @@ describe('contact counts kept by the import', () => {
     const memberships = await Promise.all(
       refs.map(async (ref) => (await getMemberships(ref)).find((m) => m.listId === listId)!),
     );
-    const stop = conflictFirst(20);
+    const stop = conflictFirst(8);
     try {
-      // At the same moment, as an import's parallel batches would.
-      await Promise.all(refs.map((ref, i) => updateMemberContacts(ref, memberships[i]!, 3)));
+      // Two halves at the same moment, as two imports' completions would.
+      const counts = refs.map((ref, i) => ({ ref, membership: memberships[i]!, contacts: 3 }));
+      await Promise.all([
+        updateContactCounts(ALICE.accountId, listId, counts.slice(0, 15)),
+        updateContactCounts(ALICE.accountId, listId, counts.slice(15)),
+      ]);
+      // Applied again (a completion cut off before it dropped its notes): nothing changes.
+      expect(await updateContactCounts(ALICE.accountId, listId, counts)).toBe(0);
     } finally {
       stop();
     }
@@ -455,5 +480,39 @@ describe('contact counts kept by the import', () => {
         .filter((m) => m.listId === listId)
         .map((m) => m.contacts),
     ).toEqual(refs.map(() => 3));
+  });
+
+  /** One company in a new list, then counted anew (4 contacts instead of 1) as an import would. */
+  async function countedAnew(state: 'NEW' | 'SAVED') {
+    const listId = await newList('STATIC');
+    const ref = { country: 'BE' as const, companyNumber: be('05000001') };
+    await addMembers(ALICE.accountId, listId, [{ ref, contacts: 1 }], { state, now: new Date() });
+    const read = (await getMembers(ALICE.accountId, listId, [ref])).get(`BE#${ref.companyNumber}`)!;
+    const membership = (await getMemberships(ref)).find((m) => m.listId === listId)!;
+    expect(await updateContactCounts(ALICE.accountId, listId, [{ ref, membership, contacts: 4 }])).toBe(1);
+    expect((await getList(ALICE.accountId, listId))!.contacts).toBe(4);
+    return { listId, ref, read };
+  }
+
+  it('moves a member read before an import counted it anew only after reading it again', async () => {
+    const { listId, ref, read } = await countedAnew('SAVED');
+    // Read with 1 contact: archiving it would take 1 off a counter that holds 4.
+    const first = await moveMembers(ALICE.accountId, listId, [{ member: read, to: 'ARCHIVED' }], new Date());
+    expect(first).toMatchObject({ moved: [], stale: [{ member: read }] });
+    const fresh = (await getMembers(ALICE.accountId, listId, [ref])).get(`BE#${ref.companyNumber}`)!;
+    await moveMembers(ALICE.accountId, listId, [{ member: fresh, to: 'ARCHIVED' }], new Date());
+    expect(await getList(ALICE.accountId, listId)).toMatchObject({
+      contacts: 0,
+      counts: { NEW: 0, SAVED: 0, ARCHIVED: 1 },
+    });
+  });
+
+  it('takes out a NEW member read before an import counted it anew with its count now', async () => {
+    const { listId, read } = await countedAnew('NEW');
+    expect(await removeNewMembers(ALICE.accountId, listId, [read])).toBe(1);
+    expect(await getList(ALICE.accountId, listId)).toMatchObject({
+      contacts: 0,
+      counts: { NEW: 0, SAVED: 0, ARCHIVED: 0 },
+    });
   });
 });
