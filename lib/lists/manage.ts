@@ -185,6 +185,8 @@ export async function deleteOneList(caller: Caller, listId: number): Promise<voi
 
 /** Reads and writes of a list that another request keeps changing meanwhile, before a 503. */
 const CHANGE_ATTEMPTS = 3;
+/** Reads and writes of a state move before its members changing under it each time answers 503. */
+const MOVE_ATTEMPTS = 4;
 
 /** A `PATCH …/companies` entry as the schema lets it through: country and number are judged here. */
 export interface MoveEntry {
@@ -231,7 +233,10 @@ export async function moveListCompanies(
     try {
       const { moved, stale } = await moveMembers(list.accountId, list.id, moves, new Date());
       updated += moved.length;
-      if (stale.length === 0 || attempt === 3) break;
+      if (stale.length === 0) break;
+      // Changed under us every time (moved by others, counted anew by an import): a retryable 503,
+      // never a 200 that leaves them out. What moved stays moved; moving again to a state is a no-op.
+      if (attempt === MOVE_ATTEMPTS - 1) throw new UnavailableError();
       // Moved by someone else meanwhile: read those again and move them from where they are now.
       const now = await getMembers(
         list.accountId,

@@ -23,7 +23,7 @@ import { withDeclaredAccess } from '../../lib/storage/access';
 import { asImportWorkers } from '../support/import-access';
 
 import { queryAll } from '../../lib/storage/batch';
-import { tableName } from '../../lib/storage/client';
+import { dynamodb, tableName } from '../../lib/storage/client';
 import { keys } from '../../lib/storage/keys';
 import { SCOPES } from '../../lib/tokens/scopes';
 import { LIST_KEYS } from '../support/contract';
@@ -295,6 +295,35 @@ describe('PATCH /v1/lists/{id}/companies', () => {
     expect(stored.counts).toEqual({ NEW: 4, SAVED: 2, ARCHIVED: 1 });
     // Contacts of non-archived companies: 1, 3, 5 and 9 each have one; 5 is archived.
     expect(stored.contacts).toBe(3);
+  });
+
+  it('answers 503 rather than leave a company out when it changes under every attempt', async () => {
+    const list = (await post({ name: uniqueName(), type: 'SMART', filters: { activities: ['62'] } }))
+      .body as Body;
+    // Every move's member condition fails, as when an import counts its contacts anew each time.
+    const name = `stale-${Math.random()}`;
+    dynamodb().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (!/^TransactWrite/.test(context.commandName ?? '')) return next(args);
+        const actions = (args.input as { TransactItems: unknown[] }).TransactItems;
+        throw Object.assign(new Error('Transaction cancelled'), {
+          name: 'TransactionCanceledException',
+          CancellationReasons: actions.map((_, i) => ({ Code: i === 0 ? 'ConditionalCheckFailed' : 'None' })),
+        });
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      const response = await move(list.id, [
+        { country: 'BE', companyNumber: COMPANIES[1]!.companyNumber, state: 'SAVED' },
+      ]);
+      expect(response.status).toBe(503);
+      expect((response.body as Body).code).toBe('UNAVAILABLE');
+      expect(response.headers['Retry-After']).toMatch(/^\d+$/);
+    } finally {
+      dynamodb().middlewareStack.remove(name);
+    }
+    expect((await storedList(ALICE.accountId, list.id))!.counts).toMatchObject({ SAVED: 0 });
   });
 
   it.each([
