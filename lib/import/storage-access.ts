@@ -10,7 +10,7 @@ import { partitions } from '../storage/keys';
  * items updated by the holdings derivation), the journal of each batch (written, read back and deleted
  * on resume), contact id claims, legal entity id claims, lookalike features and marks, the match
  * indexes, a note for each company whose number of contacts changed, and for smart lists: the
- * company's filter profile and a flip for each smart list (all read in one Query) whose match it
+ * company's filter profile and one item naming every smart list (all read in one Query) whose match it
  * changes.
  */
 export const importPartitionStorage = {

@@ -47,7 +47,7 @@ import {
   getSmartLists,
   joinLists,
   leaveLists,
-  smartListFlipItem,
+  smartListFlipsItem,
   removeNewMembers,
   revealList,
   writeHiddenMembers,
@@ -198,9 +198,9 @@ function listsTouching(byBucket: Map<string, SmartListEntry[]>, profiles: Filter
 }
 
 /**
- * The derivation (contract §11.2, §7.6): the company's filter profile follows the new record, and for
- * each smart list it could touch whose match it flips (entering or leaving), a flip is noted. Both are
- * unconditional puts the import makes in BatchWriteItem requests for the whole batch; the flips are
+ * The derivation (contract §11.2, §7.6): the company's filter profile follows the new record, and the
+ * smart lists it could touch whose match it flips (entering or leaving) are noted, all in one item.
+ * Both are unconditional puts the import makes in BatchWriteItem requests for the whole batch; the flips are
  * applied per list by `applySmartListFlips` when the import run ends (before it returns), so an
  * import with many flips into one list writes them in a few transactions of 49, not one per company.
  */
@@ -211,18 +211,13 @@ export async function deriveSmartLists({ before, after }: CompanyChange): Promis
   const puts = [filterProfileItem(after, packed, after.contacts.length)];
   if (!previous || packProfile(previous) !== packed) {
     const lists = listsTouching(await smartListsByBucket(), previous ? [previous, next] : [next]);
-    const change = randomUUID();
     const at = Date.now();
-    for (const list of lists) {
+    const flips = lists.flatMap((list) => {
       const matched = previous !== null && matchesFilters(list.filters, previous);
-      if (matched === matchesFilters(list.filters, next)) continue;
-      puts.push(
-        smartListFlipItem(
-          { ...list, ref: refOf(after), packed, contacts: after.contacts.length, matched, at },
-          change,
-        ),
-      );
-    }
+      if (matched === matchesFilters(list.filters, next)) return [];
+      return [{ ...list, ref: refOf(after), packed, contacts: after.contacts.length, matched, at }];
+    });
+    if (flips.length > 0) puts.push(smartListFlipsItem(flips, randomUUID()));
   }
   return { updates: 0, writes: { puts, deletes: [] } };
 }
@@ -264,10 +259,7 @@ export async function applySmartListFlips(): Promise<Evaluated> {
     targets.set(`${flip.accountId}#${flip.listId}`, target);
   }
   const result = await evaluateSmartLists([...targets.values()], new Date());
-  await batchDelete(
-    tableName(),
-    flips.map((flip) => flip.key),
-  );
+  await batchDelete(tableName(), [...new Map(flips.map((flip) => [flip.key.sk, flip.key])).values()]);
   return result;
 }
 

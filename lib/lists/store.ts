@@ -1135,6 +1135,7 @@ export async function getFilterProfiles(countries: readonly Country[]): Promise<
 
 /** A changed company entering or leaving a smart list, as the import's derivation found it. */
 export interface SmartListFlip {
+  /** The item that holds it (with the company's other flips of the same change). */
   key: { pk: string; sk: string };
   accountId: string;
   listId: number;
@@ -1148,14 +1149,17 @@ export interface SmartListFlip {
   at: number;
 }
 
-export function smartListFlipItem(flip: Omit<SmartListFlip, 'key'>, change: string): Item {
+/** One item for all the flips of one change of a company (they share its profile, contacts and time). */
+export function smartListFlipsItem(flips: Omit<SmartListFlip, 'key'>[], change: string): Item {
+  const [first] = flips;
+  if (!first) throw new Error('smartListFlipsItem: no flips');
   return {
-    ...keys.smartListFlip(flip.accountId, flip.listId, flip.ref, change),
-    entity: 'SmartListFlip',
-    p: flip.packed,
-    c: flip.contacts,
-    m: flip.matched,
-    at: flip.at,
+    ...keys.smartListFlip(first.ref, change),
+    entity: 'SmartListFlips',
+    p: first.packed,
+    c: first.contacts,
+    at: first.at,
+    l: JSON.stringify(flips.map((f) => [f.accountId, f.listId, f.matched ? 1 : 0])),
   };
 }
 
@@ -1164,18 +1168,19 @@ export async function getSmartListFlips(): Promise<SmartListFlip[]> {
   const items = await queryPartitions(
     Array.from({ length: SMART_FLIP_SHARDS }, (_, shard) => keys.smartListFlips(shard)),
   );
-  return items.map((item) => {
-    const { accountId, listId, company } = listOfKey(item['sk'] as string);
-    return {
-      key: { pk: item['pk'] as string, sk: item['sk'] as string },
+  return items.flatMap((item) => {
+    const key = { pk: item['pk'] as string, sk: item['sk'] as string };
+    const lists = JSON.parse(item['l'] as string) as [string, number, 0 | 1][];
+    return lists.map(([accountId, listId, matched]) => ({
+      key,
       accountId,
       listId,
-      ref: company!,
+      ref: companyOfKey(key.sk),
       packed: item['p'] as string,
       contacts: Number(item['c'] ?? 0),
-      matched: item['m'] === true,
+      matched: matched === 1,
       at: Number(item['at']),
-    };
+    }));
   });
 }
 

@@ -105,10 +105,13 @@ export const keys = {
   }),
   listCleanups: (): string => 'LIST_CLEANUP',
   smartListFlips: (shard: number): string => `SMART_FLIP#${shard}`,
-  /** `change`: unique per derivation, so concurrent imports never overwrite each other's flips. */
-  smartListFlip: (accountId: string, listId: number, ref: CompanyRef, change: string): Key => ({
-    pk: `SMART_FLIP#${listId % SMART_FLIP_SHARDS}`,
-    sk: `ACCOUNT#${accountId}#LIST#${listId}#COMPANY#${ref.country}#${ref.companyNumber}#${change}`,
+  /**
+   * One changed company's flips, every smart list it enters or leaves (the lists are in the item).
+   * `change`: unique per derivation, so concurrent imports never overwrite each other's flips.
+   */
+  smartListFlip: (ref: CompanyRef, change: string): Key => ({
+    pk: `SMART_FLIP#${Number(ref.companyNumber) % SMART_FLIP_SHARDS}`,
+    sk: `COMPANY#${ref.country}#${ref.companyNumber}#${change}`,
   }),
   contactsChangedShard: (shard: number): string => `CONTACTS_CHANGED#${shard}`,
   /** `change`: the import batch's change id, so concurrent imports never overwrite each other's notes. */
@@ -241,7 +244,7 @@ export function listOrderOfKey(sk: string): { matchedSinceMs: number; ref: Compa
   };
 }
 
-/** Smart-list flips are spread over this many partitions (by list), read in parallel. */
+/** Smart-list flips are spread over this many partitions (by company number), read in parallel. */
 export const SMART_FLIP_SHARDS = 16;
 
 /** Contact-count notes are spread over this many partitions (by company number), read in parallel. */
