@@ -185,7 +185,7 @@ export async function deleteOneList(caller: Caller, listId: number): Promise<voi
 
 /** Reads and writes of a list that another request keeps changing meanwhile, before a 503. */
 const CHANGE_ATTEMPTS = 3;
-/** Reads and writes of a state move before its members changing under it each time answers 503. */
+/** Rounds of a state move (read, write) whose members change under it every time, before a 503. */
 const MOVE_ATTEMPTS = 4;
 
 /** A `PATCH …/companies` entry as the schema lets it through: country and number are judged here. */

@@ -211,13 +211,14 @@ export async function deriveSmartLists({ before, after }: CompanyChange): Promis
   const puts = [filterProfileItem(after, packed, after.contacts.length)];
   if (!previous || packProfile(previous) !== packed) {
     const lists = listsTouching(await smartListsByBucket(), previous ? [previous, next] : [next]);
-    const at = Date.now();
-    const flips = lists.flatMap((list) => {
-      const matched = previous !== null && matchesFilters(list.filters, previous);
-      if (matched === matchesFilters(list.filters, next)) return [];
-      return [{ ...list, ref: refOf(after), packed, contacts: after.contacts.length, matched, at }];
+    const flipped = lists.flatMap(({ accountId, listId, filters }) => {
+      const matched = previous !== null && matchesFilters(filters, previous);
+      return matched === matchesFilters(filters, next) ? [] : [{ accountId, listId, matched }];
     });
-    if (flips.length > 0) puts.push(smartListFlipsItem(flips, randomUUID()));
+    if (flipped.length > 0) {
+      const company = { ref: refOf(after), packed, contacts: after.contacts.length, at: Date.now() };
+      puts.push(smartListFlipsItem(company, flipped, randomUUID()));
+    }
   }
   return { updates: 0, writes: { puts, deletes: [] } };
 }

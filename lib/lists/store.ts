@@ -904,19 +904,18 @@ export async function removeNewMembers(
         // Changed meanwhile: read again. Moved or gone: not NEW any more, so it stays (or is gone
         // already); counted anew by an import: still NEW, it leaves with its contacts now.
         const changed = pending.filter((_, i) => reasons[2 * i] === 'ConditionalCheckFailed');
-        const now =
+        const fresh =
           changed.length > 0
             ? await getMembers(
                 accountId,
                 listId,
                 changed.map((m) => m.ref),
               )
-            : null;
-        pending = pending.flatMap((m) => {
-          if (!changed.includes(m)) return [m];
-          const current = now!.get(companyKey(m.ref));
-          return current?.state === 'NEW' ? [current] : [];
-        });
+            : [];
+        pending = [
+          ...pending.filter((m) => !changed.includes(m)),
+          ...[...fresh.values()].filter((m) => m.state === 'NEW'),
+        ];
         return AGAIN;
       }
     }, CONFLICT_RETRIES);
@@ -1009,14 +1008,7 @@ export async function joinLists(
  * conditional on the member being as read. Returns how many lists it left.
  */
 export async function leaveLists(ref: CompanyRef, lists: ListRef[]): Promise<number> {
-  const items = await batchGet(
-    tableName(),
-    lists.map(({ accountId, listId }) => keys.listMember(accountId, listId, ref)),
-    { projection: ['pk', ...MEMBER_ATTRIBUTES], consistent: true },
-  );
-  const leaving = items
-    .filter((item) => item['state'] === 'NEW')
-    .map((item) => ({ ...listOfKey(item['pk'] as string), member: toMember(item) }));
+  const leaving = await newMemberships(ref, lists);
   let left = 0;
   for (const part of chunk(leaving, LISTS_PER_TRANSACTION)) {
     let pending = part;
@@ -1074,26 +1066,25 @@ export async function leaveLists(ref: CompanyRef, lists: ListRef[]): Promise<num
         const changed = pending.filter(
           (entry, i) => reasons[3 * i] === 'ConditionalCheckFailed' && !gone.includes(entry),
         );
-        const now =
-          changed.length > 0
-            ? await batchGet(
-                tableName(),
-                changed.map(({ accountId, listId }) => keys.listMember(accountId, listId, ref)),
-                { projection: ['pk', ...MEMBER_ATTRIBUTES], consistent: true },
-              )
-            : [];
-        const fresh = new Map(now.map((item) => [item['pk'] as string, toMember(item)]));
-        pending = pending.flatMap((entry) => {
-          if (gone.includes(entry)) return [];
-          if (!changed.includes(entry)) return [entry];
-          const current = fresh.get(keys.listMember(entry.accountId, entry.listId, ref).pk);
-          return current?.state === 'NEW' ? [{ ...entry, member: current }] : [];
-        });
+        const fresh = changed.length > 0 ? await newMemberships(ref, changed) : [];
+        pending = [...pending.filter((entry) => !gone.includes(entry) && !changed.includes(entry)), ...fresh];
         return AGAIN;
       }
     }, CONFLICT_RETRIES);
   }
   return left;
+}
+
+/** The company's members of these lists that are NEW (strongly consistent: read to be written). */
+async function newMemberships(ref: CompanyRef, lists: ListRef[]) {
+  const items = await batchGet(
+    tableName(),
+    lists.map(({ accountId, listId }) => keys.listMember(accountId, listId, ref)),
+    { projection: ['pk', ...MEMBER_ATTRIBUTES], consistent: true },
+  );
+  return items
+    .filter((item) => item['state'] === 'NEW')
+    .map((item) => ({ ...listOfKey(item['pk'] as string), member: toMember(item) }));
 }
 
 // ---- Filter profiles and the smart lists the import re-evaluates ---------------------------------
@@ -1149,17 +1140,19 @@ export interface SmartListFlip {
   at: number;
 }
 
-/** One item for all the flips of one change of a company (they share its profile, contacts and time). */
-export function smartListFlipsItem(flips: Omit<SmartListFlip, 'key'>[], change: string): Item {
-  const [first] = flips;
-  if (!first) throw new Error('smartListFlipsItem: no flips');
+/** One item for all the flips of one change of a company: what they share once, then each list. */
+export function smartListFlipsItem(
+  { ref, packed, contacts, at }: Pick<SmartListFlip, 'ref' | 'packed' | 'contacts' | 'at'>,
+  lists: Pick<SmartListFlip, 'accountId' | 'listId' | 'matched'>[],
+  change: string,
+): Item {
   return {
-    ...keys.smartListFlip(first.ref, change),
+    ...keys.smartListFlip(ref, change),
     entity: 'SmartListFlips',
-    p: first.packed,
-    c: first.contacts,
-    at: first.at,
-    l: JSON.stringify(flips.map((f) => [f.accountId, f.listId, f.matched ? 1 : 0])),
+    p: packed,
+    c: contacts,
+    at,
+    l: JSON.stringify(lists.map((l) => [l.accountId, l.listId, l.matched ? 1 : 0])),
   };
 }
 

@@ -277,6 +277,26 @@ export interface QueryOptions {
  * Every item a Query matches, page after page (LastEvaluatedKey), or the first `limit` of them, or
  * until `until` says enough. Never on a request path for an unbounded partition without a bound.
  */
+export async function queryAll(
+  input: Omit<QueryCommandInput, 'ExclusiveStartKey'>,
+  { limit, until }: QueryOptions = {},
+): Promise<Item[]> {
+  const items: Item[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const missing = limit === undefined ? undefined : limit - items.length;
+    if (missing !== undefined && missing <= 0) break;
+    // `input.Limit` is a page size (items evaluated per page); `limit` caps the items returned.
+    const pageLimit = missing === undefined ? input.Limit : Math.min(missing, input.Limit ?? missing);
+    const page = await send(() =>
+      dynamodb().send(new QueryCommand({ ...input, Limit: pageLimit, ExclusiveStartKey: startKey })),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey && !until?.(items));
+  return items;
+}
+
 /**
  * Every item of these partitions (a sharded family of notes or marks), strongly consistent: one Query
  * each, all at once.
@@ -297,24 +317,4 @@ export async function queryPartitions(
     ),
   );
   return partitions.flat();
-}
-
-export async function queryAll(
-  input: Omit<QueryCommandInput, 'ExclusiveStartKey'>,
-  { limit, until }: QueryOptions = {},
-): Promise<Item[]> {
-  const items: Item[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const missing = limit === undefined ? undefined : limit - items.length;
-    if (missing !== undefined && missing <= 0) break;
-    // `input.Limit` is a page size (items evaluated per page); `limit` caps the items returned.
-    const pageLimit = missing === undefined ? input.Limit : Math.min(missing, input.Limit ?? missing);
-    const page = await send(() =>
-      dynamodb().send(new QueryCommand({ ...input, Limit: pageLimit, ExclusiveStartKey: startKey })),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey && !until?.(items));
-  return items;
 }
