@@ -41,7 +41,8 @@ export interface StoredFinancials {
   periodsJson: string;
 }
 
-const FINANCIALS_PROJECTION = ['pk', ...PROFILE_ATTRIBUTES, 'periods'];
+/** What the financials endpoints read of the item (exported for the benchmark's floor, which reads the same). */
+export const FINANCIALS_PROJECTION = ['pk', ...PROFILE_ATTRIBUTES, 'periods'];
 
 /** A company's profile and financials, or null when it is unknown. */
 export async function getCompanyWithFinancials(ref: CompanyRef): Promise<StoredFinancials | null> {

@@ -132,34 +132,34 @@ export const BENCH_CASES = {
     budget: 'bulk',
     events: ({ companies }) => bulkPosts('getCompanyFinancialsBulk', companies, { limit: 4 }),
   },
-  // The lookalike and relationship items are one GetItem / one BatchGetItem, as the company floors.
+  // Each reads its own item family (one GetItem / one BatchGetItem); its floor reads the same items.
   getCompanyLookalikes: {
     label: 'lookalikes single GET',
-    floor: 'getCompany',
+    floor: 'getLookalikes',
     budget: 'single',
     events: ({ companies }) => singleGets('getCompanyLookalikes', companies),
   },
   getCompanyLookalikesBulk: {
     label: `lookalikes bulk POST (${BULK_SIZE} companies, limit 10)`,
-    floor: 'batchGetCompanies',
+    floor: 'batchGetLookalikes',
     budget: 'bulk',
     events: ({ companies }) => bulkPosts('getCompanyLookalikesBulk', companies, { limit: 10 }),
   },
   getCompanyRelationships: {
     label: 'relationships single GET',
-    floor: 'getCompany',
+    floor: 'getRelationships',
     budget: 'single',
     events: ({ companies }) => singleGets('getCompanyRelationships', companies),
   },
   getCompanyRelationshipsBulk: {
     label: `relationships bulk POST (${BULK_SIZE} companies)`,
-    floor: 'batchGetCompanies',
+    floor: 'batchGetRelationships',
     budget: 'bulk',
     events: ({ companies }) => bulkPosts('getCompanyRelationshipsBulk', companies),
   },
   getCompanyLegalEntities: {
     label: 'legal entities single GET',
-    floor: 'getCompany',
+    floor: 'getRelationships',
     budget: 'single',
     events: ({ companies }) => singleGets('getCompanyLegalEntities', companies),
   },

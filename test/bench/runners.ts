@@ -3,12 +3,18 @@
  * so nothing of tsx or the parent process is loaded with the bundle) and the floor handlers
  * (bundled with the same esbuild settings as the functions).
  */
+import { FINANCIALS_PROJECTION } from '../../lib/companies/store';
+import { LOOKALIKES_PROJECTION } from '../../lib/lookalikes/store';
 
 /** The kinds of floor a function is measured against: which DynamoDB call(s) it makes, and nothing else. */
 export type FloorKind =
   | 'empty'
   | 'getCompany'
   | 'batchGetCompanies'
+  | 'getLookalikes'
+  | 'batchGetLookalikes'
+  | 'getRelationships'
+  | 'batchGetRelationships'
   | 'getToken'
   | 'legalEntityUpdates'
   | 'accountLists'
@@ -234,14 +240,42 @@ const client = new DynamoDBClient({
   credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
 });
 const table = process.env.TABLE_NAME;
-const companyKey = (country, number) => ({ pk: { S: 'COMPANY#' + country + '#' + number }, sk: { S: 'COMPANY' } });
-// The attributes the financials endpoints read (lib/companies/store.ts), so the floor moves the same bytes.
-const attributes = ['pk', 'country', 'companyNumber', 'name', 'place', 'vatNumber', 'website', 'legalForm', 'foundedOn', 'activities', 'periods'];
+// A company's items (lib/storage/keys.ts): the record (COMPANY), its lookalikes, its relationships.
+const companyKey = (country, number, sk = 'COMPANY') => ({ pk: { S: 'COMPANY#' + country + '#' + number }, sk: { S: sk } });
 const projectionOf = (attributes) => ({
   ProjectionExpression: attributes.map((_, i) => '#p' + i).join(','),
   ExpressionAttributeNames: Object.fromEntries(attributes.map((a, i) => ['#p' + i, a])),
 });
-const projection = projectionOf(attributes);
+`;
+
+/**
+ * The company-data endpoints' floors: the item of the family the function reads (sort key), with the
+ * attributes it projects (the store's own constant), so the floor moves the same bytes — one GetItem
+ * for a single GET, one BatchGetItem per 100 companies for a bulk POST.
+ */
+const companyItemFloor = (sk: string, attributes: readonly string[] | null, bulk: boolean) => `${CLIENT}
+const sk = ${JSON.stringify(sk)};
+const projection = ${attributes ? `projectionOf(${JSON.stringify(attributes)})` : '{}'};
+${
+  bulk
+    ? `export const handler = async (event) => {
+  const keys = JSON.parse(event.body).companies.map((c) => companyKey(c.countryCode, c.companyNumber, sk));
+  const parts = [];
+  for (let i = 0; i < keys.length; i += 100) parts.push(keys.slice(i, i + 100));
+  const pages = await Promise.all(
+    parts.map((Keys) => client.send(new BatchGetItemCommand({ RequestItems: { [table]: { Keys, ...projection } } }))),
+  );
+  const items = pages.reduce((n, page) => n + page.Responses[table].length, 0);
+  return { statusCode: 200, body: JSON.stringify({ items }) };
+};`
+    : `export const handler = async (event) => {
+  const { countryCode, companyNumber } = event.pathParameters;
+  const out = await client.send(
+    new GetItemCommand({ TableName: table, Key: companyKey(countryCode, companyNumber, sk), ...projection }),
+  );
+  return { statusCode: out.Item ? 200 : 404, body: JSON.stringify({ items: out.Item ? 1 : 0 }) };
+};`
+}
 `;
 
 /**
@@ -331,27 +365,12 @@ export const handler = async (event) => {
 /** Floor handlers: the same DynamoDB call(s) as the function, with the bare SDK and nothing else. */
 export const FLOOR_SOURCES: Record<FloorKind, string> = {
   empty: `export const handler = async () => ({ statusCode: 200, body: '{}' });\n`,
-  getCompany: `${CLIENT}
-export const handler = async (event) => {
-  const { countryCode, companyNumber } = event.pathParameters;
-  const out = await client.send(
-    new GetItemCommand({ TableName: table, Key: companyKey(countryCode, companyNumber), ...projection }),
-  );
-  return { statusCode: out.Item ? 200 : 404, body: JSON.stringify({ items: out.Item ? 1 : 0 }) };
-};
-`,
-  batchGetCompanies: `${CLIENT}
-export const handler = async (event) => {
-  const keys = JSON.parse(event.body).companies.map((c) => companyKey(c.countryCode, c.companyNumber));
-  const parts = [];
-  for (let i = 0; i < keys.length; i += 100) parts.push(keys.slice(i, i + 100));
-  const pages = await Promise.all(
-    parts.map((Keys) => client.send(new BatchGetItemCommand({ RequestItems: { [table]: { Keys, ...projection } } }))),
-  );
-  const items = pages.reduce((n, page) => n + page.Responses[table].length, 0);
-  return { statusCode: 200, body: JSON.stringify({ items }) };
-};
-`,
+  getCompany: companyItemFloor('COMPANY', FINANCIALS_PROJECTION, false),
+  batchGetCompanies: companyItemFloor('COMPANY', FINANCIALS_PROJECTION, true),
+  getLookalikes: companyItemFloor('LOOKALIKES', LOOKALIKES_PROJECTION, false),
+  batchGetLookalikes: companyItemFloor('LOOKALIKES', LOOKALIKES_PROJECTION, true),
+  getRelationships: companyItemFloor('RELATIONSHIPS', null, false),
+  batchGetRelationships: companyItemFloor('RELATIONSHIPS', null, true),
   legalEntityUpdates: LEGAL_ENTITY_UPDATES,
   // The overview (lib/lists/store.ts getAccountLists): every list item of the account, all pages.
   accountLists: `${CLIENT}
