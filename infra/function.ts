@@ -7,7 +7,12 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { bundlingSettings } from './bundling';
-import type { Partition, StorageAccess, StorageAction } from '../lib/storage/access';
+import {
+  ACCESS_ENFORCED_BY_IAM,
+  type Partition,
+  type StorageAccess,
+  type StorageAction,
+} from '../lib/storage/access';
 import { deniedPartitions } from '../lib/storage/access-check';
 import { REQUEST_PATH_TIMEOUTS, TIMEOUT_VARIABLES } from '../lib/storage/client';
 
@@ -89,6 +94,8 @@ export class ApiFunction extends Construct {
         : {}),
       environment: {
         TABLE_NAME: props.table.tableName,
+        // The role's policy enforces the storage declaration; the client skips its own check.
+        [ACCESS_ENFORCED_BY_IAM]: 'true',
         ...(props.requestPath
           ? {
               [TIMEOUT_VARIABLES.connectionMs]: String(REQUEST_PATH_TIMEOUTS.connectionMs),

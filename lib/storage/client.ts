@@ -15,6 +15,7 @@ import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynam
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 import { startDynamodbCall } from '../metrics';
+import { ACCESS_ENFORCED_BY_IAM } from './access';
 import { checkDeclaredAccess } from './access-check';
 import { StorageUnavailableError } from './errors';
 
@@ -111,15 +112,18 @@ function createClient(endpoint: string | undefined): DynamoDBDocumentClient {
     // happen further out), so every round trip counts.
     { step: 'deserialize', priority: 'low', name: 'roundTripCounter' },
   );
-  base.middlewareStack.add(
-    (next, context) => (args) => {
-      // Before anything is sent: a call the function's IAM policy would deny fails here the same way.
-      checkDeclaredAccess(context.commandName ?? '', args.input);
-      return next(args);
-    },
-    // After the document client's marshalling (initialize), once per call (retries come later).
-    { step: 'build', name: 'declaredAccessCheck' },
-  );
+  // Where no IAM policy enforces the declaration (DynamoDB Local: `npm start`, the tests), each call
+  // checks itself against it before anything is sent: a call the policy would deny fails the same way.
+  if (process.env[ACCESS_ENFORCED_BY_IAM] !== 'true') {
+    base.middlewareStack.add(
+      (next, context) => (args) => {
+        checkDeclaredAccess(context.commandName ?? '', args.input);
+        return next(args);
+      },
+      // After the document client's marshalling (initialize), once per call (retries come later).
+      { step: 'build', name: 'declaredAccessCheck' },
+    );
+  }
   return DynamoDBDocumentClient.from(base, {
     marshallOptions: { removeUndefinedValues: true },
   });

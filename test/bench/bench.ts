@@ -35,6 +35,7 @@ import { bundlingSettings } from '../../infra/bundling';
 import { handlerEntry } from '../../lib/http/route';
 import { authorizer, routes, type RouteId } from '../../lib/routes';
 import { BENCH_CASES, BULK_SIZE, COMPANIES, type BenchCase, type BenchData, type FunctionId } from './cases';
+import { ACCESS_ENFORCED_BY_IAM } from '../../lib/storage/access';
 import { COLD_RUNNER, FLOOR_SOURCES, RESULT_PREFIX, WARM_RUNNER, type FloorKind } from './runners';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -214,6 +215,8 @@ async function main(): Promise<boolean> {
       DYNAMODB_ENDPOINT: endpoint,
       AWS_REGION: 'local',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      // As the stack sets it on every function (infra/function.ts): IAM, not the client, enforces access.
+      [ACCESS_ENFORCED_BY_IAM]: 'true',
       BENCH_SEQ_FILE: process.env['BENCH_SEQ_FILE'],
       BENCH_POOL_FILE: process.env['BENCH_POOL_FILE'],
     };
@@ -270,7 +273,7 @@ async function main(): Promise<boolean> {
 
     // ---- Warm: per function, one long-lived process for it and one for its floor; both warm up, then
     // take turns (`calls` calls each, the first alternating) for `rounds` rounds.
-    const warm = new Map<FunctionId, { fn: WarmSample[][]; floor: WarmSample[][] }>();
+    const warm = new Map<FunctionId, { fn: WarmSample[][]; floor: WarmSample[][]; answerMs: number }>();
     for (const [index, pair] of pairs.entries()) {
       progress(`warm: ${pair.id} (${index + 1}/${pairs.length})`);
       const profile = (side: string) =>
@@ -294,7 +297,7 @@ async function main(): Promise<boolean> {
       try {
         await fn.run(WARMUP_CALLS);
         await floor.run(WARMUP_CALLS);
-        const result = { fn: [] as WarmSample[][], floor: [] as WarmSample[][] };
+        const result = { fn: [] as WarmSample[][], floor: [] as WarmSample[][], answerMs: 0 };
         for (let pass = 0; pass < rounds; pass++) {
           const order = pass % 2 === 0 ? (['fn', 'floor'] as const) : (['floor', 'fn'] as const);
           for (const side of order) {
@@ -308,6 +311,7 @@ async function main(): Promise<boolean> {
             result[side].push(samples);
           }
         }
+        result.answerMs = await fn.answerCost();
         warm.set(pair.id, result);
       } finally {
         await fn.stop();
@@ -350,6 +354,8 @@ async function main(): Promise<boolean> {
       const fnCpu = roundCpu(w.fn);
       const floorCpu = roundCpu(w.floor);
       const cpuRatio = spread(fnCpu.map((cpu, i) => cpu / floorCpu[i]!));
+      // Not judged: against a floor that also sent this function's answer (the floors answer a few bytes).
+      const withAnswerRatio = spread(fnCpu.map((cpu, i) => cpu / (floorCpu[i]! + w.answerMs)));
       const fnCalls = w.fn.flat();
       const floorCalls = w.floor.flat();
       const overheadInFlight = (samples: WarmSample[]) => samples.map((s) => s.wallMs - s.inFlightMs);
@@ -421,6 +427,13 @@ async function main(): Promise<boolean> {
           },
           /** Judged: median of the per-round ratios of mean CPU per call. */
           pairedCpuRatio: cpuRatio,
+          /**
+           * Not judged: CPU ms to send the function's answer at the least (its body stringified from the
+           * parsed JSON, then the runtime's serialisation), which no floor pays; and the paired ratio
+           * against the floor's CPU plus that: how much of the gap is the rest of the function's work.
+           */
+          answerMs: round(w.answerMs, 3),
+          pairedCpuRatioWithAnswer: withAnswerRatio,
           dynamodbRoundTrips: {
             min: Math.min(...roundTrips),
             max: worstRoundTrips,
@@ -562,7 +575,7 @@ function runCold(script: string, args: string[], env: NodeJS.ProcessEnv): Promis
   });
 }
 
-type WarmMessage = { ready: true } | { samples: WarmSample[] } | { error: string };
+type WarmMessage = { ready: true } | { samples: WarmSample[] } | { answerMs: number } | { error: string };
 
 /** A warm runner process, ready for `run(n)` (n calls, their samples) until `stop()`. */
 async function startWarm(
@@ -571,7 +584,11 @@ async function startWarm(
   env: NodeJS.ProcessEnv,
   children: Set<ChildProcess>,
   nodeOptions: string[] = [],
-): Promise<{ run: (calls: number) => Promise<WarmSample[]>; stop: () => Promise<void> }> {
+): Promise<{
+  run: (calls: number) => Promise<WarmSample[]>;
+  answerCost: () => Promise<number>;
+  stop: () => Promise<void>;
+}> {
   const child = spawn(process.execPath, [...nodeOptions, script, ...args], {
     env,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
@@ -607,6 +624,13 @@ async function startWarm(
       if ('error' in message) throw new Error(`${path.basename(args[0]!)}: ${message.error}`);
       if (!('samples' in message)) throw new Error(`${path.basename(args[0]!)}: unexpected answer`);
       return message.samples;
+    },
+    answerCost: async () => {
+      const answer = next();
+      child.send({ answerCost: true });
+      const message = await answer;
+      if (!('answerMs' in message)) throw new Error(`${path.basename(args[0]!)}: unexpected answer`);
+      return message.answerMs;
     },
     // Asked to exit when it writes a CPU profile on the way out; killed otherwise.
     stop: async () => {
@@ -660,6 +684,8 @@ type FunctionFigures = {
     function: { cpuMsPerCall: Spread; wallP50Ms: number; overheadInFlightP50Ms: number };
     floor: { cpuMsPerCall: Spread; wallP50Ms: number; overheadInFlightP50Ms: number };
     pairedCpuRatio: Spread;
+    answerMs: number;
+    pairedCpuRatioWithAnswer: Spread;
     dynamodbRoundTrips: { min: number; max: number };
   };
   budget: Record<string, { status: string }>;
@@ -721,6 +747,7 @@ function printTables(
     `\nWarm, one process each for a function and its floor, ${WARMUP_CALLS} warm-up calls, then ${rounds} paired rounds of ${calls} calls.` +
       `\nNEW (judged): process CPU ms per call (mean per round), median [Q1–Q3]; paired ratio = median of the per-round ratios.` +
       `\nOLD: overhead = wall ms with no DynamoDB request in flight (p50 over all calls).` +
+      `\nNot judged: answer ms = CPU to send the function's answer at the least (its body stringified from the parsed JSON, and the runtime's serialisation), which the floors (a few bytes) do not pay; vs floor + answer = the paired ratio with that added to the floor.` +
       `\nBudgets: single, bulk and authorizer: CPU paired ratio ≤ ${BUDGET.cpuRatio} × the floor's; round trips single ${BUDGET.singleRoundTrips}, bulk ≤ ${BUDGET.bulkRoundTrips}\n`,
   );
   printTable(
@@ -732,6 +759,8 @@ function printTables(
       'NEW CPU ms/call',
       'NEW floor CPU ms/call',
       'NEW paired ratio',
+      'answer ms',
+      'vs floor + answer',
       'round trips',
       'budget',
     ],
@@ -743,6 +772,8 @@ function printTables(
       s(r.warm.function.cpuMsPerCall, 2),
       s(r.warm.floor.cpuMsPerCall, 2),
       s(r.warm.pairedCpuRatio, 2),
+      f(r.warm.answerMs, 2),
+      s(r.warm.pairedCpuRatioWithAnswer, 2),
       r.warm.dynamodbRoundTrips.min === r.warm.dynamodbRoundTrips.max
         ? r.warm.dynamodbRoundTrips.min
         : `${r.warm.dynamodbRoundTrips.min}–${r.warm.dynamodbRoundTrips.max}`,

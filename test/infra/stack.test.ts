@@ -5,7 +5,12 @@ import { ALARM_THRESHOLDS } from '../../infra/alarms';
 import { CompanyDataStack, type CompanyDataStackProps } from '../../infra/stack';
 import { MIN_COMPRESSION_BYTES } from '../../lib/http/endpoint';
 import type { Route } from '../../lib/http/route';
-import type { Partition, StorageAccess, StorageAction } from '../../lib/storage/access';
+import {
+  ACCESS_ENFORCED_BY_IAM,
+  type Partition,
+  type StorageAccess,
+  type StorageAction,
+} from '../../lib/storage/access';
 import { deniedPartitions } from '../../lib/storage/access-check';
 import { partitions } from '../../lib/storage/keys';
 import { REQUEST_PATH_TIMEOUTS, storageBudgetMs, TIMEOUT_VARIABLES } from '../../lib/storage/client';
@@ -264,6 +269,13 @@ describe('CompanyDataStack (dev)', () => {
           Timeout: expect.any(Number),
           Environment: { Variables: { TABLE_NAME: { Ref: expect.any(String) } } },
         });
+      }
+    });
+
+    it('tells every function that IAM enforces its storage declaration (no in-process check on AWS)', () => {
+      for (const [, fn] of functions) {
+        const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+        expect(variables[ACCESS_ENFORCED_BY_IAM]).toBe('true');
       }
     });
 
