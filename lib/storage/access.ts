@@ -4,7 +4,8 @@
  * function's IAM policy (`dynamodb:LeadingKeys` conditions, only those actions, only on the table or
  * index named), and `withDeclaredAccess` makes every storage call of a request check itself against the
  * same declaration first, so a call the policy would deny on AWS fails the same way locally and in
- * the tests (it never reaches DynamoDB).
+ * the tests (it never reaches DynamoDB). On AWS the policy refuses by itself, and the check is skipped
+ * (`ACCESS_ENFORCED_BY_IAM`).
  *
  * How IAM sees each call (DynamoDB developer guide, "Using IAM policy conditions for fine-grained access
  * control" and "Using IAM with DynamoDB transactions"):

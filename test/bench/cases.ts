@@ -59,8 +59,8 @@ export interface BenchData {
 export interface BenchCase {
   label: string;
   floor: FloorKind;
-  /** `bulkUpdates`: as `bulk`, with 3 round trips (issue 9: legal entity ids, then feeds and relationships). */
-  budget: 'single' | 'bulk' | 'bulkUpdates' | 'authorizer' | null;
+  /** `updates`: single or bulk, with 3 round trips (issue 9: legal entity ids, then feeds and relationships). */
+  budget: 'single' | 'bulk' | 'updates' | 'authorizer' | null;
   events: (data: BenchData) => BenchEvent[];
   floorEvents?: (data: BenchData) => BenchEvent[];
   setup?: (data: BenchData) => Promise<void>;
@@ -102,7 +102,7 @@ export const BENCH_CASES = {
   getHealth: {
     label: 'health GET',
     floor: 'empty',
-    budget: null,
+    budget: 'updates',
     events: () => [request('getHealth', { caller: null })],
   },
   // The published contract: a file generated at build time, handed out; no storage.
@@ -288,7 +288,7 @@ export const BENCH_CASES = {
   getLegalEntityUpdatesBulk: {
     label: `legal entity updates bulk POST (${BULK_SIZE} entities, limit 5)`,
     floor: 'legalEntityUpdates',
-    budget: 'bulkUpdates',
+    budget: 'updates',
     events: ({ companies }) =>
       bulkSets(companies).map((set) =>
         request('getLegalEntityUpdatesBulk', {
