@@ -45,6 +45,7 @@ import {
   companyOfKey,
   CONTACTS_CHANGED_SHARDS,
   FILTER_PROFILE_SHARDS,
+  filterProfileOfKey,
   keys,
   SMART_FLIP_SHARDS,
   listOfKey,
@@ -911,7 +912,7 @@ export async function removeNewMembers(
                 listId,
                 changed.map((m) => m.ref),
               )
-            : [];
+            : new Map();
         pending = [
           ...pending.filter((m) => !changed.includes(m)),
           ...[...fresh.values()].filter((m) => m.state === 'NEW'),
@@ -1522,12 +1523,12 @@ export async function getContactNumbers(refs: CompanyRef[]): Promise<Map<string,
     projection: ['pk', 'sk', 'c'],
     consistent: true,
   });
-  const numbers = new Map<string, number>();
-  for (const item of items) {
-    const country = (item['pk'] as string).split('#')[1] as Country;
-    numbers.set(companyKey({ country, companyNumber: item['sk'] as string }), Number(item['c'] ?? 0));
-  }
-  return numbers;
+  return new Map(
+    items.map((item) => [
+      companyKey(filterProfileOfKey({ pk: item['pk'] as string, sk: item['sk'] as string })),
+      Number(item['c'] ?? 0),
+    ]),
+  );
 }
 
 export interface MatchKey {

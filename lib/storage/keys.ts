@@ -64,7 +64,7 @@ export const keys = {
   lookalikeMarks: (shard: number): string => `LOOKALIKE_DIRTY#${shard}`,
   /** One mark per change of a company (`changeId`: the import batch that wrote it). */
   lookalikeMark: (ref: CompanyRef, changeId: string): Key => ({
-    pk: `LOOKALIKE_DIRTY#${Number(ref.companyNumber) % LOOKALIKE_MARK_SHARDS}`,
+    pk: `LOOKALIKE_DIRTY#${shardOf(ref, LOOKALIKE_MARK_SHARDS)}`,
     sk: `COMPANY#${ref.country}#${ref.companyNumber}#${changeId}`,
   }),
   importChange: (changeId: string, part: number): Key => ({ pk: `CHANGE#${changeId}`, sk: `PART#${part}` }),
@@ -95,7 +95,7 @@ export const keys = {
   }),
   smartLists: (): string => 'SMART_LISTS',
   filterProfile: (ref: CompanyRef): Key => ({
-    pk: `FILTER_PROFILES#${ref.country}#${Number(ref.companyNumber) % FILTER_PROFILE_SHARDS}`,
+    pk: `FILTER_PROFILES#${ref.country}#${shardOf(ref, FILTER_PROFILE_SHARDS)}`,
     sk: ref.companyNumber,
   }),
   filterProfiles: (country: string, shard: number): string => `FILTER_PROFILES#${country}#${shard}`,
@@ -110,13 +110,13 @@ export const keys = {
    * `change`: unique per derivation, so concurrent imports never overwrite each other's flips.
    */
   smartListFlip: (ref: CompanyRef, change: string): Key => ({
-    pk: `SMART_FLIP#${Number(ref.companyNumber) % SMART_FLIP_SHARDS}`,
+    pk: `SMART_FLIP#${shardOf(ref, SMART_FLIP_SHARDS)}`,
     sk: `COMPANY#${ref.country}#${ref.companyNumber}#${change}`,
   }),
   contactsChangedShard: (shard: number): string => `CONTACTS_CHANGED#${shard}`,
   /** `change`: the import batch's change id, so concurrent imports never overwrite each other's notes. */
   contactsChanged: (ref: CompanyRef, change: string): Key => ({
-    pk: `CONTACTS_CHANGED#${Number(ref.companyNumber) % CONTACTS_CHANGED_SHARDS}`,
+    pk: `CONTACTS_CHANGED#${shardOf(ref, CONTACTS_CHANGED_SHARDS)}`,
     sk: `COMPANY#${ref.country}#${ref.companyNumber}#${change}`,
   }),
   /** The partitions a list's companies live in: members, and the order items of each state. */
@@ -255,22 +255,27 @@ export const FILTER_PROFILE_SHARDS = 8;
 
 /**
  * `ACCOUNT#<account>#LIST#<id>` (a smart list's or a clean-up's sort key, a member's partition) → the
- * account and list id; a smart-list flip's sort key also gives its company.
+ * account and list id.
  */
-export function listOfKey(sk: string): { accountId: string; listId: number; company?: CompanyRef } {
+export function listOfKey(sk: string): { accountId: string; listId: number } {
   const at = sk.lastIndexOf('#LIST#');
-  const [listId, , country, companyNumber] = sk.slice(at + '#LIST#'.length).split('#');
-  return {
-    accountId: sk.slice('ACCOUNT#'.length, at),
-    listId: Number(listId),
-    ...(country && companyNumber
-      ? { company: { country: country as CompanyRef['country'], companyNumber } }
-      : {}),
-  };
+  const [listId] = sk.slice(at + '#LIST#'.length).split('#');
+  return { accountId: sk.slice('ACCOUNT#'.length, at), listId: Number(listId) };
 }
 
 /** Lookalike marks are spread over this many partitions. */
 export const LOOKALIKE_MARK_SHARDS = 16;
+
+/** A company's shard of a family spread over `shards` partitions: by its number. */
+function shardOf(ref: CompanyRef, shards: number): number {
+  return Number(ref.companyNumber) % shards;
+}
+
+/** `filterProfile`'s key → the company. */
+export function filterProfileOfKey(key: { pk: string; sk: string }): CompanyRef {
+  const [, country] = key.pk.split('#');
+  return { country: country as CompanyRef['country'], companyNumber: key.sk };
+}
 
 /** The company a company item belongs to: `COMPANY#BE#0403170701` → `{ country: 'BE', … }`. */
 export function companyOfKey(pk: string): CompanyRef {

@@ -1,6 +1,7 @@
 /** The list key patterns (lib/storage/keys.ts): the account in every list key, and keys read back. */
 import {
   companyOfKey,
+  filterProfileOfKey,
   keys,
   listOfKey,
   listOrderOfKey,
@@ -30,6 +31,7 @@ describe('list keys', () => {
     expect(listOfKey(keys.listMember('acme', 12, ref).pk)).toEqual({ accountId: 'acme', listId: 12 });
     // A company's flips (the lists they name are in the item, read by the import only).
     expect(companyOfKey(keys.smartListFlip(ref, 'c1').sk)).toEqual(ref);
+    expect(filterProfileOfKey(keys.filterProfile(ref))).toEqual(ref);
   });
 
   it('orders order keys newest match first, then by country and number', () => {
