@@ -13,7 +13,7 @@ import { lookalikeRoutes } from './lookalikes/routes';
 import { updateRoutes } from './updates/routes';
 import type { Route } from './http/route';
 import { importCompleteStorage, importPartitionStorage } from './import/storage-access';
-import { cleanUpListsStorage } from './lists/store';
+import { cleanUpListsStorage } from './lists/store/clean-up';
 import { recomputeAllStorage } from './lookalikes/recompute';
 import type { StorageAccess } from './storage/access';
 import { authorizerStorage } from './tokens/authorize';

@@ -137,7 +137,8 @@ export function demoLists(records: readonly DemoRecord[]): DemoList[] {
 /** Stores the demo lists (into the table named by TABLE_NAME); returns their ids in order. */
 export async function loadDemoLists(records: readonly DemoRecord[]): Promise<number[]> {
   // Imported late: the storage client reads the environment when first used.
-  const { addMembers, createList } = await import('../../lib/lists/store');
+  const { createList } = await import('../../lib/lists/store/lists');
+  const { addMembers } = await import('../../lib/lists/store/members');
   const { createOneList, moveListCompanies } = await import('../../lib/lists/manage');
   const { SCOPES } = await import('../../lib/tokens/scopes');
   const ids: number[] = [];

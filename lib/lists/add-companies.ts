@@ -15,7 +15,10 @@ import { ConflictError } from '../http/errors';
 import { visibleList } from './lists';
 import { decide, lookupsOf, MATCH_MESSAGES, planEntry, type MatchEntry } from './matching';
 import { ENTRY_PROPERTIES, type AddListCompaniesResult, type EntryProperty } from './schemas';
-import { addMembers, getListedCompanies, getMatchIndexes, ListChangedError, type StoredList } from './store';
+import { getMatchIndexes } from './store/match-indexes';
+import { addMembers } from './store/members';
+import { ListChangedError, type StoredList } from './store/model';
+import { getListedCompanies } from './store/pages';
 
 const NOT_STATIC = 'Companies can only be added to static lists';
 

@@ -23,7 +23,7 @@ import {
   getMemberships,
   updateContactCounts,
   type ContactCount,
-} from './store';
+} from './store/contact-counts';
 
 export async function deriveLists(change: CompanyChange): Promise<Derived> {
   await deriveMatchIndexes(change);

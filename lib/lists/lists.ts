@@ -14,16 +14,9 @@ import { NotFoundError } from '../http/errors';
 import type { Caller } from '../http/caller';
 import { paginate, type PageRequest } from '../http/pagination';
 import type { CompanyType, ListAnswer, ListCompaniesPage, ListContactsPage, OverviewType } from './schemas';
-import {
-  getAccountLists,
-  getContactSlice,
-  getList,
-  getListedCompanies,
-  getOrderSlice,
-  MEMBER_STATES,
-  type StoredContact,
-  type StoredList,
-} from './store';
+import { getAccountLists, getList } from './store/lists';
+import { MEMBER_STATES, type StoredList } from './store/model';
+import { getContactSlice, getListedCompanies, getOrderSlice, type StoredContact } from './store/pages';
 import { byCodePoint } from '../order';
 
 const LIST_NOT_FOUND = 'List not found';

@@ -12,21 +12,10 @@ import type { Filters } from './filters';
 import { toListAnswer, visibleList } from './lists';
 import type { CreateListBody, ListAnswer, MoveListCompaniesResult, UpdateListBody } from './schemas';
 import { candidatesForList, evaluateSmartLists, forgetSmartLists } from './smart';
-import {
-  createList,
-  deleteList,
-  getAllMembers,
-  getList,
-  getMembers,
-  ListChangedError,
-  moveMembers,
-  NameTakenError,
-  updateList,
-  type ListChanges,
-  type MemberState,
-  type Move,
-  type StoredList,
-} from './store';
+import { createList, deleteList, getList, NameTakenError, updateList, type ListChanges } from './store/lists';
+import { getAllMembers, getMembers } from './store/members';
+import { ListChangedError, type MemberState, type StoredList } from './store/model';
+import { moveMembers, type Move } from './store/moves';
 
 export const DEFAULT_COLUMNS = ['country', 'vatNumber', 'activities'];
 const NAME_TAKEN = 'The account already has a list with this name';

@@ -14,7 +14,7 @@ import type { CompanyChange, Derived } from '../import/derive';
 import { getDomain } from 'tldts';
 import { matchIndexText } from '../storage/keys';
 import { nameIndexValue, normaliseName, parseVat, websiteHost } from './normalise';
-import { updateMatchIndex, type MatchKey } from './store';
+import { updateMatchIndex, type MatchKey } from './store/match-indexes';
 
 /** The index keys a company is found under. */
 export function matchKeysOf(company: CompanyProfile): MatchKey[] {

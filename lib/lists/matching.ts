@@ -33,7 +33,7 @@ import {
   type ParsedVat,
 } from './normalise';
 import type { EntryProperty } from './schemas';
-import type { MatchKey } from './store';
+import type { MatchKey } from './store/match-indexes';
 import { matchIndexText } from '../storage/keys';
 
 export const MATCH_MESSAGES = {

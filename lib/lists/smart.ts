@@ -38,25 +38,20 @@ import {
   type FilterProfile,
   type Filters,
 } from './filters';
+import { revealList, writeHiddenMembers } from './store/lists';
+import { addMembers, getMembers, removeNewMembers } from './store/members';
+import type { Member, StoredList } from './store/model';
+import { filterProfileItem, getFilterProfiles } from './store/profiles';
 import {
-  addMembers,
-  filterProfileItem,
-  getFilterProfiles,
-  getMembers,
   getSmartListFlips,
   getSmartLists,
   joinLists,
   leaveLists,
   smartListFlipsItem,
-  removeNewMembers,
-  revealList,
-  writeHiddenMembers,
   type ListRef,
-  type Member,
   type SmartListEntry,
   type SmartListFlip,
-  type StoredList,
-} from './store';
+} from './store/smart-flips';
 import { COUNTRIES } from '../companies/identifiers';
 
 export interface Candidate {

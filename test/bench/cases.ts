@@ -238,7 +238,7 @@ export const BENCH_CASES = {
     events: () => [request('deleteList', { pathParameters: { id: '{{pooled}}' } })],
     floorEvents: companyFloorEvents,
     setup: async ({ callsPerFunction }) => {
-      const { createList } = await import('../../lib/lists/store');
+      const { createList } = await import('../../lib/lists/store/lists');
       const pool: number[] = [];
       // '{{seq}}' counts every templated call of the run (creates too): one list per possible value.
       for (let i = 0; i < 2 * callsPerFunction + 10; i++) {

@@ -53,7 +53,7 @@ async function main(): Promise<void> {
     const { generateDemoData } = await import('../../infra/local/demo-data');
     const { parseCompanyRecord } = await import('../../lib/companies/record');
     const { filterProfileOf, packProfile, matchesFilters } = await import('../../lib/lists/filters');
-    const { filterProfileItem } = await import('../../lib/lists/store');
+    const { filterProfileItem } = await import('../../lib/lists/store/profiles');
     const { batchPut } = await import('../../lib/storage/batch');
     const { tableName } = await import('../../lib/storage/client');
     const { handler: createList } = await import('../../functions/create-list');
@@ -149,7 +149,7 @@ async function main(): Promise<void> {
       { name: 'every company moves', from: current, to: moved },
     ];
     const { completeImport } = await import('../../lib/import/derive');
-    const { getSmartListFlips } = await import('../../lib/lists/store');
+    const { getSmartListFlips } = await import('../../lib/lists/store/smart-flips');
     let completionMs = 0;
     let flips = 0;
     const { forgetSmartLists } = await import('../../lib/lists/smart');
@@ -258,7 +258,7 @@ async function main(): Promise<void> {
         }
       }
       process.env['TABLE_NAME'] = tables.with;
-      const { getAccountLists } = await import('../../lib/lists/store');
+      const { getAccountLists } = await import('../../lib/lists/store/lists');
       const lists = await getAccountLists('acme');
       results.push({
         name: scenario.name,

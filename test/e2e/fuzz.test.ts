@@ -23,7 +23,7 @@ import {
   type FuzzContext,
   type Operation,
 } from '../fuzz/requests';
-import { cleanUpDeletedLists } from '../../lib/lists/store';
+import { cleanUpDeletedLists } from '../../lib/lists/store/clean-up';
 import { fuzzCheck, inFuzzOrder, isWrite, sendFuzzRequest } from '../fuzz/check';
 import { contract } from '../support/openapi';
 import { TOKENS, useApi } from './http';

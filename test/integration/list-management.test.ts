@@ -14,11 +14,8 @@ import type { CompanyRecordInput } from '../../lib/companies/record';
 import type { Caller } from '../../lib/http/caller';
 import { importCompanies } from '../../lib/import/import';
 import { applySmartListFlips } from '../../lib/lists/smart';
-import {
-  cleanUpDeletedLists as cleanUpAnyhow,
-  cleanUpListsStorage,
-  getList as storedList,
-} from '../../lib/lists/store';
+import { cleanUpDeletedLists as cleanUpAnyhow, cleanUpListsStorage } from '../../lib/lists/store/clean-up';
+import { getList as storedList } from '../../lib/lists/store/lists';
 import { withDeclaredAccess } from '../../lib/storage/access';
 import { asImportWorkers } from '../support/import-access';
 

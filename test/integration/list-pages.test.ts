@@ -5,7 +5,8 @@
 import { handler as getListCompanies } from '../../functions/get-list-companies';
 import { handler as getListContacts } from '../../functions/get-list-contacts';
 import { belgianCheckDigits, type CompanyRef } from '../../lib/companies/identifiers';
-import { addMembers, createList } from '../../lib/lists/store';
+import { createList } from '../../lib/lists/store/lists';
+import { addMembers } from '../../lib/lists/store/members';
 import { batchPut } from '../../lib/storage/batch';
 import { tableName } from '../../lib/storage/client';
 import { keys } from '../../lib/storage/keys';

@@ -7,17 +7,11 @@ import { belgianCheckDigits, frenchVatKey } from '../../lib/companies/identifier
 import type { CompanyRecordInput } from '../../lib/companies/record';
 import type { Caller } from '../../lib/http/caller';
 import { importCompanies } from '../../lib/import/import';
-import {
-  addMembers,
-  createList,
-  getList,
-  getMembers,
-  getMemberships,
-  moveMembers,
-  removeNewMembers,
-  updateContactCounts,
-  type ListType,
-} from '../../lib/lists/store';
+import { getMemberships, updateContactCounts } from '../../lib/lists/store/contact-counts';
+import { createList, getList } from '../../lib/lists/store/lists';
+import { addMembers, getMembers, removeNewMembers } from '../../lib/lists/store/members';
+import type { ListType } from '../../lib/lists/store/model';
+import { moveMembers } from '../../lib/lists/store/moves';
 import { dynamodb } from '../../lib/storage/client';
 import { recordCalls } from '../support/dynamodb-calls';
 import { asImportWorkers } from '../support/import-access';

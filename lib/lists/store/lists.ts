@@ -1,0 +1,339 @@
+/**
+ * A list itself: reading one or an account's lists, creating one under a fresh id with its name claimed
+ * (and, for a new SMART list, its hidden first members and its reveal), changing its settings,
+ * deleting it. Its members' items are left to the clean-up worker (clean-up.ts).
+ */
+import {
+  GetCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { AGAIN, batchPut, getItem, queryAll, retrying } from '../../storage/batch';
+import { cancellationReasons, dynamodb, send, tableName } from '../../storage/client';
+import { keys } from '../../storage/keys';
+import type { Filters } from '../filters';
+import {
+  CONFLICT_RETRIES,
+  ListChangedError,
+  listItem,
+  memberItem,
+  orderItem,
+  toList,
+  type Item,
+  type MemberState,
+  type NewMember,
+  type StoredList,
+} from './model';
+
+export async function getList(
+  accountId: string,
+  listId: number,
+  { consistent = false } = {},
+): Promise<StoredList | null> {
+  const item = await getItem(tableName(), keys.list(accountId, listId), { consistent });
+  return item ? toList(item) : null;
+}
+
+/** Every list of the account: one Query (a page holds about 3,000 lists). */
+export async function getAccountLists(accountId: string): Promise<StoredList[]> {
+  const { pk, skPrefix } = keys.accountLists(accountId);
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+  });
+  return items.map(toList);
+}
+
+/** The next list id, unique across the service (an atomic counter). */
+async function allocateListId(): Promise<number> {
+  const { Attributes } = await send(() =>
+    dynamodb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.listSequence(),
+        UpdateExpression: 'ADD lastId :one SET entity = :entity',
+        ExpressionAttributeValues: { ':one': 1, ':entity': 'ListSequence' },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    ),
+  );
+  return Number(Attributes!['lastId']);
+}
+
+export type ListDraft = Omit<StoredList, 'id' | 'counts' | 'contacts' | 'updatedAt' | 'pending'>;
+
+/** The name a list holds in its account: trimmed, compared without letter case (§7.6). */
+export const nameKeyOf = (name: string) => name.trim().normalize('NFC').toLowerCase();
+
+/** Why a create or rename was refused: the account has a list of that name. */
+export class NameTakenError extends Error {
+  override readonly name = 'NameTakenError';
+}
+
+/** A pending list older than this was abandoned by a create that died: its name may be taken over. */
+const ABANDONED_AFTER_MS = 15 * 60_000;
+
+/**
+ * Stores a new list under a fresh id, with its name claimed in the same transaction (so of two
+ * creates with one name exactly one succeeds) and, for a SMART list, its entry among the smart lists.
+ * With `pending` the list is invisible until `revealList` (its first members are written first).
+ */
+export async function createList(draft: ListDraft, { pending = false } = {}): Promise<StoredList> {
+  const id = await allocateListId();
+  const list: StoredList = {
+    ...draft,
+    id,
+    updatedAt: draft.createdAt,
+    counts: { NEW: 0, SAVED: 0, ARCHIVED: 0 },
+    contacts: 0,
+    pending,
+  };
+  const nameKey = nameKeyOf(list.name);
+  const write = () =>
+    send(() =>
+      dynamodb().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: tableName(),
+                Item: listItem(list),
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            {
+              Put: {
+                TableName: tableName(),
+                Item: nameItem(list.accountId, nameKey, id),
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            ...(list.type === 'SMART'
+              ? [{ Put: { TableName: tableName(), Item: smartListItem(list) } }]
+              : []),
+          ],
+        }),
+      ),
+    );
+  await retrying(async (attempt) => {
+    try {
+      await write();
+      return true;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (reasons?.[1] !== 'ConditionalCheckFailed') {
+        if (reasons && !reasons.includes('ConditionalCheckFailed')) return AGAIN;
+        throw error;
+      }
+      if (attempt === 0 && (await releaseAbandonedName(list.accountId, nameKey))) return AGAIN;
+      throw new NameTakenError();
+    }
+  }, CONFLICT_RETRIES);
+  return list;
+}
+
+/**
+ * Makes a pending list visible, with the counters of the members written for it, and files it among
+ * the smart lists the import follows — in one transaction.
+ */
+export async function revealList(list: StoredList, counts: Record<MemberState, number>, contacts: number) {
+  await send(() =>
+    dynamodb().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.list(list.accountId, list.id),
+              UpdateExpression:
+                'SET nNew = :new, nSaved = :saved, nArchived = :archived, nContacts = :contacts REMOVE pending',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeValues: {
+                ':new': counts.NEW,
+                ':saved': counts.SAVED,
+                ':archived': counts.ARCHIVED,
+                ':contacts': contacts,
+              },
+            },
+          },
+          ...(list.type === 'SMART' ? [{ Put: { TableName: tableName(), Item: smartListItem(list) } }] : []),
+        ],
+      }),
+    ),
+  );
+}
+
+/**
+ * Members of a list that nobody can see yet (pending): written in BatchWriteItem requests, 25 items a
+ * request, in parallel — no transaction is needed while no one else can reach the list, and its
+ * counters are set once, by `revealList`.
+ */
+export async function writeHiddenMembers(
+  list: StoredList,
+  members: NewMember[],
+  state: MemberState,
+  now: Date,
+): Promise<void> {
+  if (!list.pending) throw new Error('writeHiddenMembers: the list is visible');
+  const matchedSince = now.toISOString();
+  await batchPut(
+    tableName(),
+    members.flatMap((m) => [
+      memberItem(list.accountId, list.id, m.ref, state, matchedSince, m.contacts),
+      orderItem(list.accountId, list.id, state, now.getTime(), m.ref, m.contacts),
+    ]),
+    HIDDEN_WRITES_IN_FLIGHT,
+  );
+}
+
+/** BatchWriteItem requests in flight for a new list's members: 5,000 members are 400 requests. */
+const HIDDEN_WRITES_IN_FLIGHT = 16;
+
+/** The list holding a name, if it is pending since long ago (its create died): deleted, and true. */
+async function releaseAbandonedName(accountId: string, nameKey: string): Promise<boolean> {
+  const { Item: claim } = await send(() =>
+    dynamodb().send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: keys.listName(accountId, nameKey),
+        ConsistentRead: true,
+      }),
+    ),
+  );
+  if (!claim) return true;
+  const holder = await getList(accountId, Number(claim['listId']));
+  if (!holder?.pending || Date.now() - Date.parse(holder.createdAt) < ABANDONED_AFTER_MS) return false;
+  await deleteList(holder);
+  return true;
+}
+
+function nameItem(accountId: string, nameKey: string, listId: number): Item {
+  return { ...keys.listName(accountId, nameKey), entity: 'ListName', listId };
+}
+
+function smartListItem(list: StoredList): Item {
+  return {
+    ...keys.smartList(list.accountId, list.id),
+    entity: 'SmartList',
+    filters: JSON.stringify(list.filters),
+  };
+}
+
+export interface ListChanges {
+  name?: string;
+  columns?: string[];
+  shared?: boolean;
+  notificationsEnabled?: boolean;
+  filters?: Filters;
+}
+
+/**
+ * Changes a list's settings in one transaction, conditional on the list being as read (`list`): a
+ * rename moves its name claim (409 when the new name is taken), new filters move its smart-list
+ * entry. Returns the list as changed; ListChangedError when it changed or went meanwhile.
+ */
+export async function updateList(list: StoredList, changes: ListChanges, now: Date): Promise<StoredList> {
+  const next: StoredList = { ...list, ...changes, updatedAt: now.toISOString() };
+  const sets = ['#updatedAt = :now'];
+  const values: Item = { ':now': next.updatedAt, ':was': list.updatedAt };
+  const names: Record<string, string> = { '#updatedAt': 'updatedAt' };
+  const field = (name: string, value: unknown) => {
+    names[`#${name}`] = name;
+    values[`:${name}`] = value;
+    sets.push(`#${name} = :${name}`);
+  };
+  if (changes.name !== undefined) field('name', next.name);
+  if (changes.columns !== undefined) field('columns', next.columns);
+  if (changes.shared !== undefined) field('shared', next.shared);
+  if (changes.notificationsEnabled !== undefined) field('notificationsEnabled', next.notificationsEnabled);
+  if (changes.filters !== undefined) field('filters', JSON.stringify(next.filters));
+  const oldKey = nameKeyOf(list.name);
+  const newKey = nameKeyOf(next.name);
+  const renamed = oldKey !== newKey;
+  const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [
+    {
+      Update: {
+        TableName: tableName(),
+        Key: keys.list(list.accountId, list.id),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk) AND #updatedAt = :was',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    },
+    ...(renamed
+      ? [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: nameItem(list.accountId, newKey, list.id),
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          { Delete: { TableName: tableName(), Key: keys.listName(list.accountId, oldKey) } },
+        ]
+      : []),
+    ...(changes.filters !== undefined && list.type === 'SMART'
+      ? [{ Put: { TableName: tableName(), Item: smartListItem(next) } }]
+      : []),
+  ];
+  try {
+    await send(() => dynamodb().send(new TransactWriteCommand({ TransactItems: items })));
+  } catch (error) {
+    const reasons = cancellationReasons(error);
+    if (!reasons) throw error;
+    if (renamed && reasons[1] === 'ConditionalCheckFailed') throw new NameTakenError();
+    throw new ListChangedError();
+  }
+  return next;
+}
+
+/**
+ * Deletes a list at once: the list item, its name, its smart-list entry go in one transaction with a
+ * clean-up entry, so the list is gone for every reader immediately; its members and order items are
+ * deleted by the clean-up worker (`cleanUpDeletedLists`). `createdBy` (when given) must still be the
+ * list's creator.
+ */
+export async function deleteList(list: StoredList, createdBy?: string): Promise<void> {
+  try {
+    await send(() =>
+      dynamodb().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Delete: {
+                TableName: tableName(),
+                Key: keys.list(list.accountId, list.id),
+                ConditionExpression:
+                  createdBy === undefined
+                    ? 'attribute_exists(pk)'
+                    : 'attribute_exists(pk) AND createdBy = :me',
+                ...(createdBy === undefined ? {} : { ExpressionAttributeValues: { ':me': createdBy } }),
+              },
+            },
+            {
+              Delete: {
+                TableName: tableName(),
+                Key: keys.listName(list.accountId, nameKeyOf(list.name)),
+                ConditionExpression: 'attribute_not_exists(pk) OR listId = :id',
+                ExpressionAttributeValues: { ':id': list.id },
+              },
+            },
+            { Delete: { TableName: tableName(), Key: keys.smartList(list.accountId, list.id) } },
+            {
+              Put: {
+                TableName: tableName(),
+                Item: { ...keys.listCleanup(list.accountId, list.id), entity: 'ListCleanup' },
+              },
+            },
+          ],
+        }),
+      ),
+    );
+  } catch (error) {
+    if (cancellationReasons(error)) throw new ListChangedError();
+    throw error;
+  }
+}

@@ -1,0 +1,289 @@
+/**
+ * A list's members: reading them, adding companies, and taking out those still NEW.
+ *
+ * Adding members (`addMembers`): a transaction holds at most 100 actions, and each new member takes
+ * two (member, order) besides the list item's counter update, so members go in chunks of 49, each
+ * chunk one transaction with its own counter update. Counters are therefore exact after every
+ * transaction, and nothing is ever half-applied: a chunk is all in or all out. A member whose put is
+ * cancelled by its condition was already there (another call added it first): it is dropped from the
+ * chunk, which is retried without it. Concurrent calls on one list conflict on the list item
+ * (TransactionConflict) and retry with backoff. A call that fails between chunks (storage gone) keeps
+ * the chunks it committed; counted exactly, and a retry adds the rest.
+ */
+import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { companyKey, type CompanyRef } from '../../companies/identifiers';
+import { AGAIN, batchGet, chunk, projection, queryAll, retrying } from '../../storage/batch';
+import { cancellationReasons, dynamodb, send, tableName } from '../../storage/client';
+import { keys } from '../../storage/keys';
+import {
+  CONFLICT_RETRIES,
+  COUNTER,
+  ListChangedError,
+  MEMBER_ATTRIBUTES,
+  memberItem,
+  orderItem,
+  toMember,
+  type Item,
+  type ListType,
+  type Member,
+  type MemberState,
+  type NewMember,
+} from './model';
+
+/** Two actions per member (member, order) + the list item: 2 × 49 + 1 ≤ 100. */
+const MEMBERS_PER_TRANSACTION = 49;
+
+export interface AddOptions {
+  state: MemberState;
+  /** matchedSince of the new members. */
+  now: Date;
+  /** Refuse (ListChangedError) unless the list still exists and is of this type. */
+  onlyType?: ListType;
+  /**
+   * Refuse (ListChangedError) unless this user may see the list (§7.1: shared, or created by them):
+   * the write itself proves visibility, so a PUT needs no read of the list first.
+   */
+  visibleTo?: string;
+}
+
+export interface Added {
+  added: CompanyRef[];
+  /** Whether a write went through, which proves the list's conditions held. */
+  committed: boolean;
+}
+
+/**
+ * Adds the companies that are not in the list yet, in `state`, and returns those it added (each
+ * once, whatever the races): see the module comment for the transactions.
+ */
+export async function addMembers(
+  accountId: string,
+  listId: number,
+  members: NewMember[],
+  options: AddOptions,
+): Promise<Added> {
+  const unique = [...new Map(members.map((m) => [companyKey(m.ref), m])).values()];
+  const result: Added = { added: [], committed: false };
+  for (const part of chunk(unique, MEMBERS_PER_TRANSACTION)) {
+    const added = await addChunk(accountId, listId, part, options);
+    if (added.length > 0) result.committed = true;
+    result.added.push(...added);
+  }
+  return result;
+}
+
+async function addChunk(
+  accountId: string,
+  listId: number,
+  members: NewMember[],
+  options: AddOptions,
+): Promise<CompanyRef[]> {
+  let pending = members;
+  return retrying(async () => {
+    // Dropping members that are already there is progress, not contention: no wait, no attempt spent.
+    for (;;) {
+      if (pending.length === 0) return [];
+      try {
+        await send(() =>
+          dynamodb().send(new TransactWriteCommand(addTransaction(accountId, listId, pending, options))),
+        );
+        return pending.map((m) => m.ref);
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        if (!reasons) throw error;
+        // The last action is the list item: its condition failing means the list changed under us.
+        if (reasons[reasons.length - 1] === 'ConditionalCheckFailed') throw new ListChangedError();
+        // A member's put (even index) cancelled by its condition: that company is already in the list.
+        const present = new Set(
+          pending.filter((_, i) => reasons[2 * i] === 'ConditionalCheckFailed').map((m) => companyKey(m.ref)),
+        );
+        if (present.size === 0) return AGAIN;
+        pending = pending.filter((m) => !present.has(companyKey(m.ref)));
+      }
+    }
+  }, CONFLICT_RETRIES);
+}
+
+function addTransaction(
+  accountId: string,
+  listId: number,
+  members: NewMember[],
+  { state, now, onlyType, visibleTo }: AddOptions,
+): TransactWriteCommandInput {
+  const table = tableName();
+  const matchedSince = now.toISOString();
+  const ms = now.getTime();
+  const contacts = state === 'ARCHIVED' ? 0 : members.reduce((sum, m) => sum + m.contacts, 0);
+  return {
+    TransactItems: [
+      ...members.flatMap((m) => [
+        {
+          Put: {
+            TableName: table,
+            Item: memberItem(accountId, listId, m.ref, state, matchedSince, m.contacts),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        {
+          Put: {
+            TableName: table,
+            Item: orderItem(accountId, listId, state, ms, m.ref, m.contacts),
+          },
+        },
+      ]),
+      {
+        Update: {
+          TableName: table,
+          Key: keys.list(accountId, listId),
+          UpdateExpression: `ADD ${COUNTER[state]} :n, nContacts :c SET updatedAt = :now`,
+          ...listCondition(
+            { onlyType, visibleTo },
+            { ':n': members.length, ':c': contacts, ':now': matchedSince },
+          ),
+        },
+      },
+    ],
+  };
+}
+
+/** The list item's condition: it exists (not deleted), and optionally has a type and is visible to a user. */
+function listCondition(
+  { onlyType, visibleTo }: { onlyType?: ListType | undefined; visibleTo?: string | undefined },
+  values: Item = {},
+) {
+  const conditions = ['attribute_exists(pk)'];
+  const names: Record<string, string> = {};
+  const expressionValues: Item = { ...values };
+  if (onlyType) {
+    conditions.push('#type = :type');
+    names['#type'] = 'type';
+    expressionValues[':type'] = onlyType;
+  }
+  if (visibleTo !== undefined) {
+    conditions.push('(#shared = :shared OR #createdBy = :me)');
+    names['#shared'] = 'shared';
+    names['#createdBy'] = 'createdBy';
+    expressionValues[':shared'] = true;
+    expressionValues[':me'] = visibleTo;
+  }
+  return {
+    ConditionExpression: conditions.join(' AND '),
+    ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+    ...(Object.keys(expressionValues).length > 0 ? { ExpressionAttributeValues: expressionValues } : {}),
+  };
+}
+
+/** These companies' members of the list (strongly consistent: read to be written), by `companyKey`. */
+export async function getMembers(
+  accountId: string,
+  listId: number,
+  refs: CompanyRef[],
+): Promise<Map<string, Member>> {
+  const items = await batchGet(
+    tableName(),
+    refs.map((ref) => keys.listMember(accountId, listId, ref)),
+    { projection: MEMBER_ATTRIBUTES, consistent: true },
+  );
+  return new Map(items.map(toMember).map((m) => [companyKey(m.ref), m]));
+}
+
+/** Every member of the list (a filter change compares them with the new matches). */
+export async function getAllMembers(accountId: string, listId: number): Promise<Member[]> {
+  const [partition] = keys.listPartitions(accountId, listId, []);
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': partition },
+    ...projection(MEMBER_ATTRIBUTES),
+  });
+  return items.map(toMember);
+}
+
+/**
+ * Takes members out of the list if they are still NEW (a smart list's company that stopped matching;
+ * SAVED and ARCHIVED ones stay): member, order item and counters in one transaction per 49, each
+ * conditional on the member still being NEW. Returns how many left.
+ */
+export async function removeNewMembers(
+  accountId: string,
+  listId: number,
+  members: Member[],
+): Promise<number> {
+  let left = 0;
+  for (const part of chunk(
+    members.filter((m) => m.state === 'NEW'),
+    MEMBERS_PER_TRANSACTION,
+  )) {
+    let pending = part;
+    await retrying(async () => {
+      if (pending.length === 0) return true;
+      try {
+        await send(() =>
+          dynamodb().send(
+            new TransactWriteCommand({
+              TransactItems: [
+                ...pending.flatMap((m) => [
+                  {
+                    Delete: {
+                      TableName: tableName(),
+                      Key: keys.listMember(accountId, listId, m.ref),
+                      ConditionExpression: '#state = :new AND matchedSince = :since AND contacts = :contacts',
+                      ExpressionAttributeNames: { '#state': 'state' },
+                      ExpressionAttributeValues: {
+                        ':new': 'NEW',
+                        ':since': new Date(m.matchedSinceMs).toISOString(),
+                        ':contacts': m.contacts,
+                      },
+                    },
+                  },
+                  {
+                    Delete: {
+                      TableName: tableName(),
+                      Key: keys.listOrder(accountId, listId, 'NEW', m.matchedSinceMs, m.ref),
+                    },
+                  },
+                ]),
+                {
+                  Update: {
+                    TableName: tableName(),
+                    Key: keys.list(accountId, listId),
+                    UpdateExpression: 'ADD nNew :n, nContacts :c SET updatedAt = :now',
+                    ConditionExpression: 'attribute_exists(pk)',
+                    ExpressionAttributeValues: {
+                      ':n': -pending.length,
+                      ':c': -pending.reduce((n, m) => n + m.contacts, 0),
+                      ':now': new Date().toISOString(),
+                    },
+                  },
+                },
+              ],
+            }),
+          ),
+        );
+        left += pending.length;
+        return true;
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        if (!reasons) throw error;
+        if (reasons[reasons.length - 1] === 'ConditionalCheckFailed') throw new ListChangedError();
+        // Changed meanwhile: read again. Moved or gone: not NEW any more, so it stays (or is gone
+        // already); counted anew by an import: still NEW, it leaves with its contacts now.
+        const changed = pending.filter((_, i) => reasons[2 * i] === 'ConditionalCheckFailed');
+        const fresh =
+          changed.length > 0
+            ? await getMembers(
+                accountId,
+                listId,
+                changed.map((m) => m.ref),
+              )
+            : new Map();
+        pending = [
+          ...pending.filter((m) => !changed.includes(m)),
+          ...[...fresh.values()].filter((m) => m.state === 'NEW'),
+        ];
+        return AGAIN;
+      }
+    }, CONFLICT_RETRIES);
+  }
+  return left;
+}

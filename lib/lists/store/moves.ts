@@ -1,0 +1,123 @@
+/**
+ * Members moving between states (§7.6): member, order item and the list's counters together.
+ */
+import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { AGAIN, chunk, retrying } from '../../storage/batch';
+import { cancellationReasons, dynamodb, send, tableName } from '../../storage/client';
+import { keys } from '../../storage/keys';
+import {
+  CONFLICT_RETRIES,
+  COUNTER,
+  ListChangedError,
+  orderItem,
+  type Member,
+  type MemberState,
+} from './model';
+
+/** Three actions per move (member, old order item, new order item) + the list item: 3 × 33 + 1 ≤ 100. */
+const MOVES_PER_TRANSACTION = 33;
+
+export interface Move {
+  member: Member;
+  to: MemberState;
+}
+
+/**
+ * Moves members between states (§7.6): each member's state, its order item (from the old state's
+ * partition to the new one's, same position) and the list's counters in one transaction per 33
+ * moves, each conditional on the member still being in the state (and having the contacts) it was
+ * read with. Returns the moves that went through; a member that changed meanwhile is left out (the
+ * caller reads it again).
+ */
+export async function moveMembers(
+  accountId: string,
+  listId: number,
+  moves: Move[],
+  now: Date,
+): Promise<{ moved: Move[]; stale: Move[] }> {
+  const moved: Move[] = [];
+  const stale: Move[] = [];
+  for (const part of chunk(moves, MOVES_PER_TRANSACTION)) {
+    let pending = part;
+    await retrying(async () => {
+      if (pending.length === 0) return true;
+      try {
+        await send(() =>
+          dynamodb().send(new TransactWriteCommand(moveTransaction(accountId, listId, pending, now))),
+        );
+        moved.push(...pending);
+        return true;
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        if (!reasons) throw error;
+        if (reasons[reasons.length - 1] === 'ConditionalCheckFailed') throw new ListChangedError();
+        const changed = pending.filter((_, i) => reasons[3 * i] === 'ConditionalCheckFailed');
+        if (changed.length === 0) return AGAIN;
+        stale.push(...changed);
+        pending = pending.filter((move) => !changed.includes(move));
+        return pending.length === 0 ? true : AGAIN;
+      }
+    }, CONFLICT_RETRIES);
+  }
+  return { moved, stale };
+}
+
+function moveTransaction(
+  accountId: string,
+  listId: number,
+  moves: Move[],
+  now: Date,
+): TransactWriteCommandInput {
+  const table = tableName();
+  const counters = new Map<string, number>();
+  const count = (name: string, n: number) => counters.set(name, (counters.get(name) ?? 0) + n);
+  for (const { member, to } of moves) {
+    count(COUNTER[member.state], -1);
+    count(COUNTER[to], 1);
+    // Contacts count for companies that are not ARCHIVED.
+    if (member.state === 'ARCHIVED') count('nContacts', member.contacts);
+    if (to === 'ARCHIVED') count('nContacts', -member.contacts);
+  }
+  const adds = [...counters].filter(([, n]) => n !== 0);
+  return {
+    TransactItems: [
+      ...moves.flatMap(({ member, to }) => [
+        {
+          Update: {
+            TableName: table,
+            Key: keys.listMember(accountId, listId, member.ref),
+            UpdateExpression: 'SET #state = :to',
+            // Its contacts as read too: the counters move by them (an import may have counted anew).
+            ConditionExpression: '#state = :from AND contacts = :contacts',
+            ExpressionAttributeNames: { '#state': 'state' },
+            ExpressionAttributeValues: { ':to': to, ':from': member.state, ':contacts': member.contacts },
+          },
+        },
+        {
+          Delete: {
+            TableName: table,
+            Key: keys.listOrder(accountId, listId, member.state, member.matchedSinceMs, member.ref),
+          },
+        },
+        {
+          Put: {
+            TableName: table,
+            Item: orderItem(accountId, listId, to, member.matchedSinceMs, member.ref, member.contacts),
+          },
+        },
+      ]),
+      {
+        Update: {
+          TableName: table,
+          Key: keys.list(accountId, listId),
+          UpdateExpression: `SET updatedAt = :now${adds.length > 0 ? ` ADD ${adds.map(([name], i) => `${name} :c${i}`).join(', ')}` : ''}`,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: {
+            ':now': now.toISOString(),
+            ...Object.fromEntries(adds.map(([, n], i) => [`:c${i}`, n])),
+          },
+        },
+      },
+    ],
+  };
+}
