@@ -15,15 +15,12 @@ import { companyKey, type CompanyRef } from '../../companies/identifiers';
 import { AGAIN, batchGet, chunk, projection, queryAll, retrying } from '../../storage/batch';
 import { cancellationReasons, dynamodb, send, tableName } from '../../storage/client';
 import { keys } from '../../storage/keys';
+import { membersEntering, newMembersLeaving } from './member-writes';
 import {
   CONFLICT_RETRIES,
-  COUNTER,
   ListChangedError,
   MEMBER_ATTRIBUTES,
-  memberItem,
-  orderItem,
   toMember,
-  type Item,
   type ListType,
   type Member,
   type MemberState,
@@ -110,67 +107,7 @@ function addTransaction(
   members: NewMember[],
   { state, now, onlyType, visibleTo }: AddOptions,
 ): TransactWriteCommandInput {
-  const table = tableName();
-  const matchedSince = now.toISOString();
-  const ms = now.getTime();
-  const contacts = state === 'ARCHIVED' ? 0 : members.reduce((sum, m) => sum + m.contacts, 0);
-  return {
-    TransactItems: [
-      ...members.flatMap((m) => [
-        {
-          Put: {
-            TableName: table,
-            Item: memberItem(accountId, listId, m.ref, state, matchedSince, m.contacts),
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
-        {
-          Put: {
-            TableName: table,
-            Item: orderItem(accountId, listId, state, ms, m.ref, m.contacts),
-          },
-        },
-      ]),
-      {
-        Update: {
-          TableName: table,
-          Key: keys.list(accountId, listId),
-          UpdateExpression: `ADD ${COUNTER[state]} :n, nContacts :c SET updatedAt = :now`,
-          ...listCondition(
-            { onlyType, visibleTo },
-            { ':n': members.length, ':c': contacts, ':now': matchedSince },
-          ),
-        },
-      },
-    ],
-  };
-}
-
-/** The list item's condition: it exists (not deleted), and optionally has a type and is visible to a user. */
-function listCondition(
-  { onlyType, visibleTo }: { onlyType?: ListType | undefined; visibleTo?: string | undefined },
-  values: Item = {},
-) {
-  const conditions = ['attribute_exists(pk)'];
-  const names: Record<string, string> = {};
-  const expressionValues: Item = { ...values };
-  if (onlyType) {
-    conditions.push('#type = :type');
-    names['#type'] = 'type';
-    expressionValues[':type'] = onlyType;
-  }
-  if (visibleTo !== undefined) {
-    conditions.push('(#shared = :shared OR #createdBy = :me)');
-    names['#shared'] = 'shared';
-    names['#createdBy'] = 'createdBy';
-    expressionValues[':shared'] = true;
-    expressionValues[':me'] = visibleTo;
-  }
-  return {
-    ConditionExpression: conditions.join(' AND '),
-    ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
-    ...(Object.keys(expressionValues).length > 0 ? { ExpressionAttributeValues: expressionValues } : {}),
-  };
+  return { TransactItems: membersEntering(accountId, listId, members, state, now, { onlyType, visibleTo }) };
 }
 
 /** These companies' members of the list (strongly consistent: read to be written), by `companyKey`. */
@@ -221,42 +158,7 @@ export async function removeNewMembers(
         await send(() =>
           dynamodb().send(
             new TransactWriteCommand({
-              TransactItems: [
-                ...pending.flatMap((m) => [
-                  {
-                    Delete: {
-                      TableName: tableName(),
-                      Key: keys.listMember(accountId, listId, m.ref),
-                      ConditionExpression: '#state = :new AND matchedSince = :since AND contacts = :contacts',
-                      ExpressionAttributeNames: { '#state': 'state' },
-                      ExpressionAttributeValues: {
-                        ':new': 'NEW',
-                        ':since': new Date(m.matchedSinceMs).toISOString(),
-                        ':contacts': m.contacts,
-                      },
-                    },
-                  },
-                  {
-                    Delete: {
-                      TableName: tableName(),
-                      Key: keys.listOrder(accountId, listId, 'NEW', m.matchedSinceMs, m.ref),
-                    },
-                  },
-                ]),
-                {
-                  Update: {
-                    TableName: tableName(),
-                    Key: keys.list(accountId, listId),
-                    UpdateExpression: 'ADD nNew :n, nContacts :c SET updatedAt = :now',
-                    ConditionExpression: 'attribute_exists(pk)',
-                    ExpressionAttributeValues: {
-                      ':n': -pending.length,
-                      ':c': -pending.reduce((n, m) => n + m.contacts, 0),
-                      ':now': new Date().toISOString(),
-                    },
-                  },
-                },
-              ],
+              TransactItems: newMembersLeaving(accountId, listId, pending),
             }),
           ),
         );

@@ -65,7 +65,10 @@ export const COUNTER: Record<MemberState, string> = { NEW: 'nNew', SAVED: 'nSave
 /** Transactions on one list conflict on its item while others write it: retried this often, with jitter. */
 export const CONFLICT_RETRIES = { maxAttempts: 12, baseMs: 20, maxMs: 800 };
 
-/** Why adding members stopped: the list is gone, or (with `onlyType`) it is of another type. */
+/**
+ * Why a write on a list stopped: the list is gone or changed meanwhile, or (adding members with
+ * `onlyType`) it is of another type.
+ */
 export class ListChangedError extends Error {
   override readonly name = 'ListChangedError';
 }

@@ -8,12 +8,10 @@ import { AGAIN, batchGet, chunk, queryAll, queryPartitions, retrying } from '../
 import { cancellationReasons, dynamodb, send, tableName } from '../../storage/client';
 import { companyOfKey, keys, listOfKey, SMART_FLIP_SHARDS } from '../../storage/keys';
 import type { Filters } from '../filters';
+import { membersEntering, newMembersLeaving } from './member-writes';
 import {
   CONFLICT_RETRIES,
-  COUNTER,
   MEMBER_ATTRIBUTES,
-  memberItem,
-  orderItem,
   toMember,
   type Item,
   type MemberState,
@@ -40,8 +38,6 @@ export async function joinLists(
   now: Date,
 ): Promise<number> {
   let entered = 0;
-  const matchedSince = now.toISOString();
-  const contacts = state === 'ARCHIVED' ? 0 : member.contacts;
   for (const part of chunk(lists, LISTS_PER_TRANSACTION)) {
     let pending = part;
     await retrying(async () => {
@@ -51,30 +47,9 @@ export async function joinLists(
           await send(() =>
             dynamodb().send(
               new TransactWriteCommand({
-                TransactItems: pending.flatMap(({ accountId, listId }) => [
-                  {
-                    Put: {
-                      TableName: tableName(),
-                      Item: memberItem(accountId, listId, member.ref, state, matchedSince, member.contacts),
-                      ConditionExpression: 'attribute_not_exists(pk)',
-                    },
-                  },
-                  {
-                    Put: {
-                      TableName: tableName(),
-                      Item: orderItem(accountId, listId, state, now.getTime(), member.ref, member.contacts),
-                    },
-                  },
-                  {
-                    Update: {
-                      TableName: tableName(),
-                      Key: keys.list(accountId, listId),
-                      UpdateExpression: `ADD ${COUNTER[state]} :one, nContacts :c SET updatedAt = :now`,
-                      ConditionExpression: 'attribute_exists(pk)',
-                      ExpressionAttributeValues: { ':one': 1, ':c': contacts, ':now': matchedSince },
-                    },
-                  },
-                ]),
+                TransactItems: pending.flatMap(({ accountId, listId }) =>
+                  membersEntering(accountId, listId, [member], state, now),
+                ),
               }),
             ),
           );
@@ -113,40 +88,9 @@ export async function leaveLists(ref: CompanyRef, lists: ListRef[]): Promise<num
         await send(() =>
           dynamodb().send(
             new TransactWriteCommand({
-              TransactItems: pending.flatMap(({ accountId, listId, member }) => [
-                {
-                  Delete: {
-                    TableName: tableName(),
-                    Key: keys.listMember(accountId, listId, ref),
-                    ConditionExpression: '#state = :new AND matchedSince = :since AND contacts = :contacts',
-                    ExpressionAttributeNames: { '#state': 'state' },
-                    ExpressionAttributeValues: {
-                      ':new': 'NEW',
-                      ':since': new Date(member.matchedSinceMs).toISOString(),
-                      ':contacts': member.contacts,
-                    },
-                  },
-                },
-                {
-                  Delete: {
-                    TableName: tableName(),
-                    Key: keys.listOrder(accountId, listId, 'NEW', member.matchedSinceMs, ref),
-                  },
-                },
-                {
-                  Update: {
-                    TableName: tableName(),
-                    Key: keys.list(accountId, listId),
-                    UpdateExpression: 'ADD nNew :minus, nContacts :c SET updatedAt = :now',
-                    ConditionExpression: 'attribute_exists(pk)',
-                    ExpressionAttributeValues: {
-                      ':minus': -1,
-                      ':c': -member.contacts,
-                      ':now': new Date().toISOString(),
-                    },
-                  },
-                },
-              ]),
+              TransactItems: pending.flatMap(({ accountId, listId, member }) =>
+                newMembersLeaving(accountId, listId, [member]),
+              ),
             }),
           ),
         );
