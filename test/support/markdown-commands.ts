@@ -108,6 +108,7 @@ function scan(text: string): { code: string; open: boolean } {
 /** Whether a line of output matches a `# → …` line: `…` stands for any text. */
 export function outputMatches(expected: string, line: string): boolean {
   const pattern = expected
+    .trim()
     .split('…')
     .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
     .join('.*');
