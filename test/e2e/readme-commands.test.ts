@@ -31,14 +31,16 @@ const PAGES = [
 
 /** Commands shown in `sh` blocks that a test cannot run, by their text without comments. */
 const SKIPPED: Record<string, string> = {
-  'npm ci && npm start': 'installs packages and starts a second stage; this test runs against the stage it started',
+  'npm ci && npm start':
+    'installs packages and starts a second stage; this test runs against the stage it started',
   'npm ci && npm test': 'installs packages and runs every test, this one included',
   'npm test': 'runs every test, this one included',
   'npx jest --selectProjects unit': 'a subset of the test suite: jest inside jest',
   'npx jest test/integration': 'a subset of the test suite: jest inside jest',
   'npx jest test/e2e/lists.test.ts': 'a subset of the test suite: jest inside jest',
   'npx jest test/e2e/fuzz.test.ts --selectProjects storage': 'a subset of the test suite: jest inside jest',
-  'FUZZ_RUNS=5 npx jest test/e2e/fuzz.test.ts --selectProjects storage': 'a subset of the test suite: jest inside jest',
+  'FUZZ_RUNS=5 npx jest test/e2e/fuzz.test.ts --selectProjects storage':
+    'a subset of the test suite: jest inside jest',
   'npm run bench': 'builds every function and measures it for minutes',
   'npm run bench -- --only getCompanyFinancials,authorizer --rounds 5':
     'builds and measures functions for minutes; a benchmark, not a test',

@@ -61,7 +61,13 @@ export function shellCommands(page: string, markdown: string): Command[] {
     const { code, open } = scan(current.text.join('\n'));
     if (!open) {
       const text = current.text.join('\n');
-      last = { page, line: current.line, text, key: code.replace(/\\\n/g, ' ').replace(/\s+/g, ' ').trim(), expected: [] };
+      last = {
+        page,
+        line: current.line,
+        text,
+        key: code.replace(/\\\n/g, ' ').replace(/\s+/g, ' ').trim(),
+        expected: [],
+      };
       commands.push(last);
       current = undefined;
     }
