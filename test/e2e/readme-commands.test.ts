@@ -48,10 +48,6 @@ const SKIPPED: Record<string, string> = {
   'npm run bench:smart-lists': 'imports and evaluates 30,000 companies for minutes',
   'npm run bench:lookalikes': 'scores up to 100,000 companies for minutes',
   'npm run bench:matching': 'matches 41,150 entries; a benchmark, not a test',
-  'npm run docs:screenshot': 'needs Chromium, which the test machine may not have',
-  'npm run openapi:examples': 'rewrites docs/examples.json from a test run of its own',
-  'npm run openapi': 'rewrites docs/ and the smoke client in place',
-  'npm run synth': 'synthesises the whole CDK app (a minute of CPU); the infrastructure tests cover it',
 };
 
 /** Programs a command may start with (after any `NAME=value` assignments). */
