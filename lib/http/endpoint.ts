@@ -14,7 +14,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type * as v from 'valibot';
 import { withoutRequestMetrics, withRequestMetrics } from '../metrics';
 import { touchesTable, withDeclaredAccess } from '../storage/access';
-import { callerFrom, type Caller } from './caller';
+import { callerFrom, type Caller } from '../tokens/caller';
 import {
   ApiError,
   asApiError,

@@ -10,7 +10,7 @@
  * most 6 for 100 new companies, 4 when numbers name them.
  */
 import type { CompanyRef } from '../companies/identifiers';
-import type { Caller } from '../http/caller';
+import type { Caller } from '../tokens/caller';
 import { ConflictError } from '../http/errors';
 import { visibleList } from './lists';
 import { decide, lookupsOf, MATCH_MESSAGES, planEntry, type MatchEntry } from './matching';

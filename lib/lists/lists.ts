@@ -11,7 +11,7 @@
 import { toIdentifier } from '../companies/company';
 import { companyKey } from '../companies/identifiers';
 import { NotFoundError } from '../http/errors';
-import type { Caller } from '../http/caller';
+import type { Caller } from '../tokens/caller';
 import { paginate, type PageRequest } from '../http/pagination';
 import type { CompanyType, ListAnswer, ListCompaniesPage, ListContactsPage, OverviewType } from './schemas';
 import {

@@ -6,7 +6,7 @@
 import { companyKey, parseCompanyNumber, parseCountry, type CompanyRef } from '../companies/identifiers';
 import { COMPANY_MESSAGES } from '../companies/requested-companies';
 import { answer } from '../http/endpoint';
-import type { Caller } from '../http/caller';
+import type { Caller } from '../tokens/caller';
 import { ConflictError, ForbiddenError, UnavailableError, ValidationError } from '../http/errors';
 import type { Filters } from './filters';
 import { toListAnswer, visibleList } from './lists';
