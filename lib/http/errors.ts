@@ -1,9 +1,22 @@
+import {
+  CompanyNotFound,
+  DomainError,
+  IdempotencyKeyReused,
+  InvalidInput,
+  LegalEntityNotFound,
+  ListBusy,
+  ListNameTaken,
+  ListNotFound,
+  ListNotStatic,
+  NotListCreator,
+} from '../errors';
 import { StorageUnavailableError } from '../storage/errors';
 
 /**
- * The error hierarchy: each class pins its status and contract code (contract §2.1).
- * `toErrorBody` is the one place that turns any error into the contract's body; anything that is
- * not an ApiError becomes a bare 500 so no internal text ever leaves the process.
+ * The error hierarchy: each class pins its status and contract code (contract §2.1). `asApiError` is
+ * the one mapping from the domain's errors (lib/errors.ts) and storage's to these; `toErrorBody` turns
+ * any of them into the contract's body. Anything else becomes a bare 500 so no internal text ever
+ * leaves the process.
  */
 export interface ErrorDetail {
   path: string;
@@ -165,10 +178,37 @@ function jitteredRetryAfter(): number {
   return RETRY_AFTER_MIN_SECONDS + Math.floor(Math.random() * span);
 }
 
-/** Any error → an ApiError fit to show a caller: storage trouble is 503, anything unexpected a bare 500. */
+/**
+ * Any error → an ApiError fit to show a caller: the domain's refusals as the contract answers them,
+ * storage trouble 503, anything unexpected a bare 500.
+ */
 export function asApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
+  const refused = error instanceof DomainError ? fromDomainError(error) : undefined;
+  if (refused) return refused;
   return error instanceof StorageUnavailableError ? new UnavailableError() : new InternalError();
+}
+
+/** Whether the contract answers this error (anything else is logged as unhandled). */
+export const isExpected = (error: unknown): boolean =>
+  error instanceof ApiError || (error instanceof DomainError && fromDomainError(error) !== undefined);
+
+function fromDomainError(error: DomainError): ApiError | undefined {
+  const { message } = error;
+  if (error instanceof InvalidInput) return new ValidationError(message, error.details);
+  if (
+    error instanceof CompanyNotFound ||
+    error instanceof LegalEntityNotFound ||
+    error instanceof ListNotFound
+  )
+    return new NotFoundError(message);
+  if (error instanceof NotListCreator) return ForbiddenError.because(message);
+  if (error instanceof ListNameTaken) return new ConflictError('LIST_NAME_TAKEN', message);
+  if (error instanceof ListNotStatic) return new ConflictError('LIST_NOT_STATIC', message);
+  if (error instanceof IdempotencyKeyReused) return new ConflictError('IDEMPOTENCY_KEY_REUSED', message);
+  // Retried and still changing: nothing was half-done, the same request may come again.
+  if (error instanceof ListBusy) return new UnavailableError();
+  return undefined;
 }
 
 export function toErrorBody(error: ApiError, requestId: string): ErrorBody {

@@ -11,13 +11,11 @@
  */
 import type { CompanyRef } from '../companies/identifiers';
 import type { Caller } from '../tokens/caller';
-import { ConflictError } from '../http/errors';
+import { ListNotStatic } from '../errors';
 import { visibleList } from './lists';
 import { decide, lookupsOf, MATCH_MESSAGES, planEntry, type MatchEntry } from './matching';
 import { ENTRY_PROPERTIES, type AddListCompaniesResult, type EntryProperty } from './schemas';
 import { addMembers, getListedCompanies, getMatchIndexes, ListChangedError, type StoredList } from './store';
-
-const NOT_STATIC = 'Companies can only be added to static lists';
 
 export async function addCompanies(
   caller: Caller,
@@ -75,7 +73,7 @@ export async function addCompanies(
 }
 
 function requireStatic(list: StoredList): void {
-  if (list.type !== 'STATIC') throw new ConflictError('LIST_NOT_STATIC', NOT_STATIC);
+  if (list.type !== 'STATIC') throw new ListNotStatic();
 }
 
 /** The entry's known properties in the order sent, values as sent (§7.5 `parameters`). */

@@ -10,7 +10,7 @@
  */
 import { toIdentifier } from '../companies/company';
 import { companyKey } from '../companies/identifiers';
-import { NotFoundError } from '../http/errors';
+import { ListNotFound } from '../errors';
 import type { Caller } from '../tokens/caller';
 import { paginate, type PageRequest } from '../http/pagination';
 import type { CompanyType, ListAnswer, ListCompaniesPage, ListContactsPage, OverviewType } from './schemas';
@@ -26,8 +26,6 @@ import {
 } from './store';
 import { byCodePoint } from '../order';
 
-const LIST_NOT_FOUND = 'List not found';
-
 /**
  * Contract §7.1: own account (by the key), and shared or created by the caller. A pending list (a
  * SMART list whose first members are still being written) is seen by no one yet.
@@ -40,7 +38,7 @@ const canSee = (caller: Caller, list: StoredList) =>
 /** The list if the caller may see it; else 404, the same for a missing and an invisible list. */
 export async function visibleList(caller: Caller, listId: number): Promise<StoredList> {
   const list = await getList(caller.accountId, listId);
-  if (!list || !canSee(caller, list)) throw new NotFoundError(LIST_NOT_FOUND);
+  if (!list || !canSee(caller, list)) throw new ListNotFound();
   return list;
 }
 
