@@ -3,7 +3,10 @@
  * HTTP status: `asApiError` in lib/http/errors.ts is the one place that knows what each answers on the
  * wire. Storage has its own (lib/storage/errors.ts).
  */
-export abstract class DomainError extends Error {}
+export abstract class DomainError extends Error {
+  /** What was refused: the HTTP mapping switches on it (so it needs no class, only this file's types). */
+  abstract readonly refused: Refused['refused'];
+}
 
 export interface InvalidField {
   path: string;
@@ -12,6 +15,7 @@ export interface InvalidField {
 
 /** Input the schema let through but the rules refuse (a bad company number, a SMART list's rules). */
 export class InvalidInput extends DomainError {
+  readonly refused = 'input';
   constructor(
     message: string,
     readonly details: InvalidField[],
@@ -29,12 +33,14 @@ export const COMPANY_NOT_FOUND = 'Company not found';
 export const LEGAL_ENTITY_NOT_FOUND = 'Legal entity not found';
 
 export class CompanyNotFound extends DomainError {
+  readonly refused = 'company';
   constructor() {
     super(COMPANY_NOT_FOUND);
   }
 }
 
 export class LegalEntityNotFound extends DomainError {
+  readonly refused = 'legal-entity';
   constructor() {
     super(LEGAL_ENTITY_NOT_FOUND);
   }
@@ -42,6 +48,7 @@ export class LegalEntityNotFound extends DomainError {
 
 /** Absent, or not visible to the caller (another account's, or a colleague's unshared list). */
 export class ListNotFound extends DomainError {
+  readonly refused = 'list';
   constructor() {
     super('List not found');
   }
@@ -49,6 +56,7 @@ export class ListNotFound extends DomainError {
 
 /** §7.6: only a list's creator shares or deletes it. */
 export class NotListCreator extends DomainError {
+  readonly refused = 'not-creator';
   constructor() {
     super("Only the list's creator may do this");
   }
@@ -56,12 +64,14 @@ export class NotListCreator extends DomainError {
 
 /** §7.6: list names are unique in an account, case-insensitive. */
 export class ListNameTaken extends DomainError {
+  readonly refused = 'name-taken';
   constructor() {
     super('The account already has a list with this name');
   }
 }
 
 export class ListNotStatic extends DomainError {
+  readonly refused = 'not-static';
   constructor() {
     super('Companies can only be added to static lists');
   }
@@ -69,6 +79,8 @@ export class ListNotStatic extends DomainError {
 
 /** The key was used with another request, or its first request is still running. */
 export class IdempotencyKeyReused extends DomainError {
+  readonly refused = 'key-reused';
+
   static differentRequest(): IdempotencyKeyReused {
     return new IdempotencyKeyReused('Idempotency-Key was already used with a different request');
   }
@@ -82,7 +94,20 @@ export class IdempotencyKeyReused extends DomainError {
 
 /** A list kept changing under every retry: nothing half-done, the same request may be sent again. */
 export class ListBusy extends DomainError {
+  readonly refused = 'busy';
   constructor() {
     super('The list kept changing under every attempt');
   }
 }
+
+/** Every domain error, told apart by `refused`. */
+export type Refused =
+  | InvalidInput
+  | CompanyNotFound
+  | LegalEntityNotFound
+  | ListNotFound
+  | NotListCreator
+  | ListNameTaken
+  | ListNotStatic
+  | IdempotencyKeyReused
+  | ListBusy;

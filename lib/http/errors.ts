@@ -1,15 +1,4 @@
-import {
-  CompanyNotFound,
-  DomainError,
-  IdempotencyKeyReused,
-  InvalidInput,
-  LegalEntityNotFound,
-  ListBusy,
-  ListNameTaken,
-  ListNotFound,
-  ListNotStatic,
-  NotListCreator,
-} from '../errors';
+import { DomainError, type Refused } from '../errors';
 import { StorageUnavailableError } from '../storage/errors';
 
 /**
@@ -184,31 +173,35 @@ function jitteredRetryAfter(): number {
  */
 export function asApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
-  const refused = error instanceof DomainError ? fromDomainError(error) : undefined;
-  if (refused) return refused;
+  if (error instanceof DomainError) return fromDomainError(error as Refused);
   return error instanceof StorageUnavailableError ? new UnavailableError() : new InternalError();
 }
 
 /** Whether the contract answers this error (anything else is logged as unhandled). */
 export const isExpected = (error: unknown): boolean =>
-  error instanceof ApiError || (error instanceof DomainError && fromDomainError(error) !== undefined);
+  error instanceof ApiError || error instanceof DomainError;
 
-function fromDomainError(error: DomainError): ApiError | undefined {
+function fromDomainError(error: Refused): ApiError {
   const { message } = error;
-  if (error instanceof InvalidInput) return new ValidationError(message, error.details);
-  if (
-    error instanceof CompanyNotFound ||
-    error instanceof LegalEntityNotFound ||
-    error instanceof ListNotFound
-  )
-    return new NotFoundError(message);
-  if (error instanceof NotListCreator) return ForbiddenError.because(message);
-  if (error instanceof ListNameTaken) return new ConflictError('LIST_NAME_TAKEN', message);
-  if (error instanceof ListNotStatic) return new ConflictError('LIST_NOT_STATIC', message);
-  if (error instanceof IdempotencyKeyReused) return new ConflictError('IDEMPOTENCY_KEY_REUSED', message);
-  // Retried and still changing: nothing was half-done, the same request may come again.
-  if (error instanceof ListBusy) return new UnavailableError();
-  return undefined;
+  switch (error.refused) {
+    case 'input':
+      return new ValidationError(message, error.details);
+    case 'company':
+    case 'legal-entity':
+    case 'list':
+      return new NotFoundError(message);
+    case 'not-creator':
+      return ForbiddenError.because(message);
+    case 'name-taken':
+      return new ConflictError('LIST_NAME_TAKEN', message);
+    case 'not-static':
+      return new ConflictError('LIST_NOT_STATIC', message);
+    case 'key-reused':
+      return new ConflictError('IDEMPOTENCY_KEY_REUSED', message);
+    case 'busy':
+      // Retried and still changing: nothing was half-done, the same request may come again.
+      return new UnavailableError();
+  }
 }
 
 export function toErrorBody(error: ApiError, requestId: string): ErrorBody {
