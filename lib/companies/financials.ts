@@ -6,18 +6,13 @@
  * demo data), for a fraction of the CPU — a bulk call would otherwise parse about 430 KB of periods to
  * send four of each company's.
  */
-import { NotFoundError } from '../http/errors';
+import { CompanyNotFound } from '../errors';
 import type { PageRequest } from '../http/pagination';
 import { RawJson, toRawJson, type WithRawJson } from '../http/raw-json';
 import type { Pagination } from '../http/schemas';
 import type { BulkFinancialsItem, CompanyFinancials, FinancialPeriod } from './schemas';
 import { getCompaniesWithFinancials, getCompanyWithFinancials, type StoredFinancials } from './store';
-import {
-  answerEach,
-  COMPANY_MESSAGES,
-  companyRefFromPath,
-  type BulkCompanyEntry,
-} from './requested-companies';
+import { answerEach, companyRefFromPath, type BulkCompanyEntry } from './requested-companies';
 import { toIdentifier } from './company';
 
 export async function getCompanyFinancials(
@@ -26,7 +21,7 @@ export async function getCompanyFinancials(
 ) {
   const ref = companyRefFromPath(path);
   const found = await getCompanyWithFinancials(ref);
-  if (!found) throw new NotFoundError(COMPANY_MESSAGES.notFound);
+  if (!found) throw new CompanyNotFound();
   return toRawJson<CompanyFinancials>(financialsOf(found, page));
 }
 

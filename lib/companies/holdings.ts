@@ -22,7 +22,7 @@
  * Idempotent: deriving the same change again writes the same values (and a higher version).
  */
 import { forEachLimited } from '../concurrency';
-import type { CompanyChange, Derived } from '../import/derive';
+import type { CompanyChange, Derived } from '../import/change';
 import { assignLegalEntityId } from '../legal-entities/assign';
 import { stageIdScheme, type LegalEntityIdScheme } from '../legal-entities/ids';
 import { companyKey, type CompanyRef } from './identifiers';

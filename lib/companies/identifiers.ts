@@ -7,14 +7,9 @@
  * | NL      | 8 digits                | spaces                                           | digits only                    |
  * | FR      | 9-digit SIREN           | spaces, 14-digit SIRET, VAT `FRkk` + SIREN        | Luhn over the 9 digits         |
  */
-export const COUNTRIES = ['BE', 'NL', 'FR'] as const;
-export type Country = (typeof COUNTRIES)[number];
+import { COUNTRIES, type CompanyRef, type Country } from '../company-ref';
 
-/** A company as the registries know it: country plus canonical number. */
-export interface CompanyRef {
-  country: Country;
-  companyNumber: string;
-}
+export { COUNTRIES, type CompanyRef, type Country };
 
 /** `be`, ` Be ` → `BE`; anything but BE, NL, FR → null. */
 export function parseCountry(input: unknown): Country | null {

@@ -3,7 +3,7 @@
  * companies it holds shares in), both seen through the one fact per holding — the held company's
  * shareholder entry — as lib/companies/holdings.ts derives it at import.
  */
-import { NotFoundError } from '../http/errors';
+import { CompanyNotFound } from '../errors';
 import { toIdentifier } from './company';
 import { companyKey, type CompanyRef } from './identifiers';
 import {
@@ -14,18 +14,13 @@ import {
   type StoredRelationships,
 } from './holdings-store';
 import type { CompanyRecord } from './record';
-import {
-  answerEach,
-  COMPANY_MESSAGES,
-  companyRefFromPath,
-  type BulkCompanyEntry,
-} from './requested-companies';
+import { answerEach, companyRefFromPath, type BulkCompanyEntry } from './requested-companies';
 import type { BulkRelationshipsItem, Relationship, Relationships } from './schemas';
 import { byCodePoint } from '../order';
 
 export async function getCompanyRelationships(path: { countryCode: string; companyNumber: string }) {
   const found = await getRelationships(companyRefFromPath(path));
-  if (!found) throw new NotFoundError(COMPANY_MESSAGES.notFound);
+  if (!found) throw new CompanyNotFound();
   return { identifier: toIdentifier(found.company), data: relationshipsOf(found) };
 }
 

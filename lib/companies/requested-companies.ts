@@ -3,7 +3,7 @@
  * whole request (400); in a bulk body, each entry gets its own result, in request order, duplicates
  * included, and a bad or unknown company fails its own item only.
  */
-import { ValidationError } from '../http/errors';
+import { COMPANY_NOT_FOUND, InvalidInput } from '../errors';
 import { companyKey, parseCompanyNumber, parseCountry, type CompanyRef } from './identifiers';
 
 /** A bulk entry as the request schema lets it through: an object whose fields are judged here. */
@@ -14,7 +14,7 @@ export interface BulkCompanyEntry {
 }
 
 export const COMPANY_MESSAGES = {
-  notFound: 'Company not found',
+  notFound: COMPANY_NOT_FOUND,
   invalidNumber: 'Invalid company number',
   invalidCountry: 'Invalid country code',
 } as const;
@@ -32,12 +32,12 @@ export type ResolvedEntry =
 export function companyRefFromPath(path: { countryCode: string; companyNumber: string }): CompanyRef {
   const country = parseCountry(path.countryCode);
   if (!country) {
-    throw ValidationError.field(COMPANY_MESSAGES.invalidCountry, 'countryCode', 'must be BE, NL or FR');
+    throw InvalidInput.field(COMPANY_MESSAGES.invalidCountry, 'countryCode', 'must be BE, NL or FR');
   }
   const companyNumber = parseCompanyNumber(country, path.companyNumber);
   if (!companyNumber) {
     const detail = `is not a valid ${country} company number`;
-    throw ValidationError.field(COMPANY_MESSAGES.invalidNumber, 'companyNumber', detail);
+    throw InvalidInput.field(COMPANY_MESSAGES.invalidNumber, 'companyNumber', detail);
   }
   return { country, companyNumber };
 }

@@ -14,12 +14,12 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type * as v from 'valibot';
 import { withoutRequestMetrics, withRequestMetrics } from '../metrics';
 import { touchesTable, withDeclaredAccess } from '../storage/access';
-import { callerFrom, type Caller } from './caller';
+import { callerFrom, type Caller } from '../tokens/caller';
 import {
-  ApiError,
   asApiError,
   ForbiddenError,
   InvalidJsonError,
+  isExpected,
   PayloadTooLargeError,
   toErrorBody,
   UnauthorizedError,
@@ -240,7 +240,7 @@ function depthOf(value: unknown, limit: number): number {
 
 function errorResponse(error: unknown, event: APIGatewayProxyEvent): APIGatewayProxyResult {
   const apiError = asApiError(error);
-  if (!(error instanceof ApiError)) {
+  if (!isExpected(error)) {
     // The name and message only: no stack, no request data, nothing from the caller's token.
     const { name, message } = error instanceof Error ? error : { name: 'Unknown', message: String(error) };
     console.error(JSON.stringify({ level: 'ERROR', message: 'unhandled error', error: { name, message } }));

@@ -1,9 +1,11 @@
+import { DomainError, type Refused } from '../errors';
 import { StorageUnavailableError } from '../storage/errors';
 
 /**
- * The error hierarchy: each class pins its status and contract code (contract §2.1).
- * `toErrorBody` is the one place that turns any error into the contract's body; anything that is
- * not an ApiError becomes a bare 500 so no internal text ever leaves the process.
+ * The error hierarchy: each class pins its status and contract code (contract §2.1). `asApiError` is
+ * the one mapping from the domain's errors (lib/errors.ts) and storage's to these; `toErrorBody` turns
+ * any of them into the contract's body. Anything else becomes a bare 500 so no internal text ever
+ * leaves the process.
  */
 export interface ErrorDetail {
   path: string;
@@ -165,10 +167,41 @@ function jitteredRetryAfter(): number {
   return RETRY_AFTER_MIN_SECONDS + Math.floor(Math.random() * span);
 }
 
-/** Any error → an ApiError fit to show a caller: storage trouble is 503, anything unexpected a bare 500. */
+/**
+ * Any error → an ApiError fit to show a caller: the domain's refusals as the contract answers them,
+ * storage trouble 503, anything unexpected a bare 500.
+ */
 export function asApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof DomainError) return fromDomainError(error as Refused);
   return error instanceof StorageUnavailableError ? new UnavailableError() : new InternalError();
+}
+
+/** Whether the contract answers this error (anything else is logged as unhandled). */
+export const isExpected = (error: unknown): boolean =>
+  error instanceof ApiError || error instanceof DomainError;
+
+function fromDomainError(error: Refused): ApiError {
+  const { message } = error;
+  switch (error.refused) {
+    case 'input':
+      return new ValidationError(message, error.details);
+    case 'company':
+    case 'legal-entity':
+    case 'list':
+      return new NotFoundError(message);
+    case 'not-creator':
+      return ForbiddenError.because(message);
+    case 'name-taken':
+      return new ConflictError('LIST_NAME_TAKEN', message);
+    case 'not-static':
+      return new ConflictError('LIST_NOT_STATIC', message);
+    case 'key-reused':
+      return new ConflictError('IDEMPOTENCY_KEY_REUSED', message);
+    case 'busy':
+      // Retried and still changing: nothing was half-done, the same request may come again.
+      return new UnavailableError();
+  }
 }
 
 export function toErrorBody(error: ApiError, requestId: string): ErrorBody {

@@ -39,7 +39,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ConflictError } from '../http/errors';
+import { IdempotencyKeyReused } from '../errors';
 import { fingerprintOf } from './fingerprint';
 import {
   claimIdempotencyKey,
@@ -76,7 +76,7 @@ export async function withIdempotency<T>(scope: IdempotencyScope, operation: () 
 
     let record = await getIdempotencyRecord(accountId, key, nowSeconds());
     while (record?.status === 'IN_PROGRESS' && record.fingerprint === fingerprint) {
-      if (Date.now() + pollMs > deadline) throw inProgress();
+      if (Date.now() + pollMs > deadline) throw IdempotencyKeyReused.inProgress();
       await sleep(pollMs);
       pollMs = Math.min(pollMs * 2, MAX_POLL_MS);
       record = await getIdempotencyRecord(accountId, key, nowSeconds());
@@ -84,10 +84,10 @@ export async function withIdempotency<T>(scope: IdempotencyScope, operation: () 
     if (record === null) {
       // The record went away between the claim and the read (the first request failed and released
       // the key, or it expired): claim it again, within the same time budget.
-      if (Date.now() > deadline) throw inProgress();
+      if (Date.now() > deadline) throw IdempotencyKeyReused.inProgress();
       continue;
     }
-    if (record.fingerprint !== fingerprint) throw reused();
+    if (record.fingerprint !== fingerprint) throw IdempotencyKeyReused.differentRequest();
     return replay<T>(record);
   }
 }
@@ -120,12 +120,3 @@ function replay<T>(record: IdempotencyRecord): T {
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
-
-const reused = () =>
-  new ConflictError('IDEMPOTENCY_KEY_REUSED', 'Idempotency-Key was already used with a different request');
-
-const inProgress = () =>
-  new ConflictError(
-    'IDEMPOTENCY_KEY_REUSED',
-    'A request with this Idempotency-Key is still in progress; retry later for its answer',
-  );

@@ -10,12 +10,13 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
+import { config } from '../config';
 import { byCodePoint } from '../order';
 import { chunk } from '../storage/batch';
 import type { ImportFiles } from './engine';
 
 let client: S3Client | undefined;
-const s3 = () => (client ??= new S3Client({ forcePathStyle: Boolean(process.env['AWS_ENDPOINT_URL_S3']) }));
+const s3 = () => (client ??= new S3Client({ forcePathStyle: config.s3PathStyle() }));
 
 /** S3 deletes at most 1,000 keys a request. */
 const DELETE_BATCH = 1000;

@@ -24,15 +24,8 @@ import { forEachLimited } from '../concurrency';
 import { loadStageIdScheme } from '../legal-entities/ids';
 import { batchAdd, batchDelete, batchPut } from '../storage/batch';
 import { tableName } from '../storage/client';
-import {
-  collectWrites,
-  completeImport,
-  deriveChange,
-  type CompanyChange,
-  type Completion,
-  type Derivation,
-  type DerivedWrites,
-} from './derive';
+import type { CompanyChange, Completion, Derivation, DerivedWrites } from './change';
+import { collectWrites, completeImport, deriveChange } from './derive';
 import {
   claimContacts as putContactClaims,
   ClaimRaceError,

@@ -8,6 +8,7 @@
  */
 import { createHmac } from 'node:crypto';
 import type { CompanyRef } from '../companies/identifiers';
+import { config } from '../config';
 
 /** The secret of the local stage: not a secret at all, and named so. A deployed stage has its own. */
 export const LOCAL_LEGAL_ENTITY_SECRET = 'local-stage-not-secret';
@@ -61,7 +62,7 @@ let scheme: LegalEntityIdScheme | undefined;
  */
 export function loadStageIdScheme(): Promise<LegalEntityIdScheme> {
   loaded ??= (async () => {
-    const arn = process.env['LEGAL_ENTITY_SECRET_ARN'];
+    const arn = config.legalEntitySecretArn();
     if (!arn) return stageIdScheme();
     // Loaded only here: the SDK's Secrets Manager client is for the processes that assign ids.
     const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
@@ -86,10 +87,9 @@ export function loadStageIdScheme(): Promise<LegalEntityIdScheme> {
  */
 export function stageIdScheme(): LegalEntityIdScheme {
   if (scheme) return scheme;
-  if (process.env['LEGAL_ENTITY_SECRET_ARN']) throw new LegalEntitySecretMissingError();
+  if (config.legalEntitySecretArn()) throw new LegalEntitySecretMissingError();
   const secret =
-    process.env['LEGAL_ENTITY_SECRET'] ??
-    (process.env['DYNAMODB_ENDPOINT'] ? LOCAL_LEGAL_ENTITY_SECRET : undefined);
+    config.legalEntitySecret() ?? (config.dynamodbEndpoint() ? LOCAL_LEGAL_ENTITY_SECRET : undefined);
   if (!secret) throw new LegalEntitySecretMissingError();
   return { secret, space: FULL_ID_SPACE };
 }

@@ -8,8 +8,8 @@ import { toIdentifier } from '../companies/company';
 import { getRelationships, type StoredRelationships } from '../companies/holdings-store';
 import { companyKey } from '../companies/identifiers';
 import { byCodePoint } from '../order';
-import { COMPANY_MESSAGES, companyRefFromPath } from '../companies/requested-companies';
-import { NotFoundError } from '../http/errors';
+import { companyRefFromPath } from '../companies/requested-companies';
+import { CompanyNotFound } from '../errors';
 import { paginate, type PageRequest } from '../http/pagination';
 import type { LegalEntity } from './schemas';
 
@@ -21,7 +21,7 @@ export async function getCompanyLegalEntities(
   page: PageRequest,
 ) {
   const found = await getRelationships(companyRefFromPath(path));
-  if (!found) throw new NotFoundError(COMPANY_MESSAGES.notFound);
+  if (!found) throw new CompanyNotFound();
   return { identifier: toIdentifier(found.company), ...paginate(legalEntitiesOf(found), page) };
 }
 

@@ -10,8 +10,8 @@
  * most 6 for 100 new companies, 4 when numbers name them.
  */
 import type { CompanyRef } from '../companies/identifiers';
-import type { Caller } from '../http/caller';
-import { ConflictError } from '../http/errors';
+import type { Caller } from '../tokens/caller';
+import { ListNotStatic } from '../errors';
 import { visibleList } from './lists';
 import { decide, lookupsOf, MATCH_MESSAGES, planEntry, type MatchEntry } from './matching';
 import { ENTRY_PROPERTIES, type AddListCompaniesResult, type EntryProperty } from './schemas';
@@ -19,8 +19,6 @@ import { getMatchIndexes } from './store/match-indexes';
 import { addMembers } from './store/members';
 import { ListChangedError, type StoredList } from './store/model';
 import { getListedCompanies } from './store/pages';
-
-const NOT_STATIC = 'Companies can only be added to static lists';
 
 export async function addCompanies(
   caller: Caller,
@@ -78,7 +76,7 @@ export async function addCompanies(
 }
 
 function requireStatic(list: StoredList): void {
-  if (list.type !== 'STATIC') throw new ConflictError('LIST_NOT_STATIC', NOT_STATIC);
+  if (list.type !== 'STATIC') throw new ListNotStatic();
 }
 
 /** The entry's known properties in the order sent, values as sent (§7.5 `parameters`). */

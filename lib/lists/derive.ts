@@ -12,7 +12,7 @@
  */
 import { companyKey } from '../companies/identifiers';
 import { forEachLimited } from '../concurrency';
-import type { CompanyChange, Derived } from '../import/derive';
+import type { CompanyChange, Derived } from '../import/change';
 import { batchDelete } from '../storage/batch';
 import { tableName } from '../storage/client';
 import { deriveMatchIndexes } from './match-index';

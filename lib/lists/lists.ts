@@ -10,16 +10,14 @@
  */
 import { toIdentifier } from '../companies/company';
 import { companyKey } from '../companies/identifiers';
-import { NotFoundError } from '../http/errors';
-import type { Caller } from '../http/caller';
+import { ListNotFound } from '../errors';
+import type { Caller } from '../tokens/caller';
 import { paginate, type PageRequest } from '../http/pagination';
 import type { CompanyType, ListAnswer, ListCompaniesPage, ListContactsPage, OverviewType } from './schemas';
 import { getAccountLists, getList } from './store/lists';
 import { MEMBER_STATES, type StoredList } from './store/model';
 import { getContactSlice, getListedCompanies, getOrderSlice, type StoredContact } from './store/pages';
 import { byCodePoint } from '../order';
-
-const LIST_NOT_FOUND = 'List not found';
 
 /**
  * Contract §7.1: own account (by the key), and shared or created by the caller. A pending list (a
@@ -33,7 +31,7 @@ const canSee = (caller: Caller, list: StoredList) =>
 /** The list if the caller may see it; else 404, the same for a missing and an invisible list. */
 export async function visibleList(caller: Caller, listId: number): Promise<StoredList> {
   const list = await getList(caller.accountId, listId);
-  if (!list || !canSee(caller, list)) throw new NotFoundError(LIST_NOT_FOUND);
+  if (!list || !canSee(caller, list)) throw new ListNotFound();
   return list;
 }
 

@@ -6,8 +6,8 @@
 import { companyKey, parseCompanyNumber, parseCountry, type CompanyRef } from '../companies/identifiers';
 import { COMPANY_MESSAGES } from '../companies/requested-companies';
 import { answer } from '../http/endpoint';
-import type { Caller } from '../http/caller';
-import { ConflictError, ForbiddenError, UnavailableError, ValidationError } from '../http/errors';
+import type { Caller } from '../tokens/caller';
+import { InvalidInput, ListBusy, ListNameTaken, NotListCreator } from '../errors';
 import type { Filters } from './filters';
 import { toListAnswer, visibleList } from './lists';
 import type { CreateListBody, ListAnswer, MoveListCompaniesResult, UpdateListBody } from './schemas';
@@ -18,11 +18,7 @@ import { ListChangedError, type MemberState, type StoredList } from './store/mod
 import { moveMembers, type Move } from './store/moves';
 
 export const DEFAULT_COLUMNS = ['country', 'vatNumber', 'activities'];
-const NAME_TAKEN = 'The account already has a list with this name';
-const CREATOR_ONLY = "Only the list's creator may do this";
 const NOT_IN_LIST = 'Company not in list';
-
-const nameTaken = () => new ConflictError('LIST_NAME_TAKEN', NAME_TAKEN);
 
 /** `GET /v1/lists/{id}`. */
 export async function getOneList(caller: Caller, listId: number): Promise<ListAnswer> {
@@ -35,14 +31,14 @@ function checkKindRules(
   body: { filters?: unknown; notifications?: { enabled: boolean } },
 ) {
   if (type === 'SMART' && body.notifications?.enabled === true) {
-    throw ValidationError.field(
+    throw InvalidInput.field(
       'notifications.enabled cannot be true on a SMART list',
       'notifications.enabled',
       'cannot be true on a SMART list',
     );
   }
   if (type === 'STATIC' && body.filters !== undefined) {
-    throw ValidationError.field('filters are only for SMART lists', 'filters', 'are only for SMART lists');
+    throw InvalidInput.field('filters are only for SMART lists', 'filters', 'are only for SMART lists');
   }
 }
 
@@ -50,7 +46,7 @@ function checkKindRules(
 export async function createOneList(caller: Caller, body: CreateListBody) {
   checkKindRules(body.type, body);
   if (body.type === 'SMART' && body.filters === undefined) {
-    throw ValidationError.field(
+    throw InvalidInput.field(
       'filters are required for a SMART list',
       'filters',
       'is required for a SMART list',
@@ -74,7 +70,7 @@ export async function createOneList(caller: Caller, body: CreateListBody) {
       { pending: body.type === 'SMART' },
     );
   } catch (error) {
-    if (error instanceof NameTakenError) throw nameTaken();
+    if (error instanceof NameTakenError) throw new ListNameTaken();
     throw error;
   }
   if (list.type === 'SMART') {
@@ -100,7 +96,7 @@ export async function updateOneList(
     if (body.columns !== undefined && JSON.stringify(body.columns) !== JSON.stringify(list.columns))
       changes.columns = body.columns;
     if (body.shared !== undefined && body.shared !== list.shared) {
-      if (list.createdBy !== caller.userEmail) throw ForbiddenError.because(CREATOR_ONLY);
+      if (list.createdBy !== caller.userEmail) throw new NotListCreator();
       changes.shared = body.shared;
     }
     if (body.notifications !== undefined && body.notifications.enabled !== list.notificationsEnabled)
@@ -113,11 +109,11 @@ export async function updateOneList(
     try {
       changed = await updateList(list, changes, now);
     } catch (error) {
-      if (error instanceof NameTakenError) throw nameTaken();
+      if (error instanceof NameTakenError) throw new ListNameTaken();
       // Changed by someone else between our read and write: read it again (it may be gone: 404).
       if (error instanceof ListChangedError) {
         if (attempt < CHANGE_ATTEMPTS) continue;
-        throw new UnavailableError();
+        throw new ListBusy();
       }
       throw error;
     }
@@ -158,7 +154,7 @@ async function reevaluate(list: StoredList, filters: Filters, now: Date) {
 export async function deleteOneList(caller: Caller, listId: number): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     const list = await visibleList(caller, listId);
-    if (list.createdBy !== caller.userEmail) throw ForbiddenError.because(CREATOR_ONLY);
+    if (list.createdBy !== caller.userEmail) throw new NotListCreator();
     try {
       await deleteList(list, caller.userEmail);
       break;
@@ -166,7 +162,7 @@ export async function deleteOneList(caller: Caller, listId: number): Promise<voi
       if (!(error instanceof ListChangedError)) throw error;
       // Deleted meanwhile (404 when read again), or written by another request at the same moment
       // (a transaction conflict: try again).
-      if (attempt === CHANGE_ATTEMPTS) throw new UnavailableError();
+      if (attempt === CHANGE_ATTEMPTS) throw new ListBusy();
     }
   }
   forgetSmartLists();
@@ -225,7 +221,7 @@ export async function moveListCompanies(
       if (stale.length === 0) break;
       // Changed under us every time (moved by others, counted anew by an import): a retryable 503,
       // never a 200 that leaves them out. What moved stays moved; moving again to a state is a no-op.
-      if (attempt === MOVE_ATTEMPTS - 1) throw new UnavailableError();
+      if (attempt === MOVE_ATTEMPTS - 1) throw new ListBusy();
       // Moved by someone else meanwhile: read those again and move them from where they are now.
       const now = await getMembers(
         list.accountId,

@@ -10,7 +10,7 @@
  */
 import { companyKey } from '../companies/identifiers';
 import type { CompanyProfile } from '../companies/record';
-import type { CompanyChange, Derived } from '../import/derive';
+import type { CompanyChange, Derived } from '../import/change';
 import { getDomain } from 'tldts';
 import { matchIndexText } from '../storage/keys';
 import { nameIndexValue, normaliseName, parseVat, websiteHost } from './normalise';

@@ -27,7 +27,7 @@ import { forEachLimited } from '../concurrency';
 import { batchDelete } from '../storage/batch';
 import { tableName } from '../storage/client';
 import type { CompanyRecord } from '../companies/record';
-import type { CompanyChange, Derived } from '../import/derive';
+import type { CompanyChange, Derived } from '../import/change';
 import {
   companyBuckets,
   filterBuckets,

@@ -6,7 +6,7 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { CompanyRef } from '../companies/identifiers';
 import type { FinancialPeriod } from '../companies/schemas';
-import type { DerivedWrites } from '../import/derive';
+import type { DerivedWrites } from '../import/change';
 import { batchDelete, batchPut, projection, queryAll, queryPartitions } from '../storage/batch';
 import { dynamodb, send, tableName } from '../storage/client';
 import { companyOfKey, keys, LOOKALIKE_MARK_SHARDS } from '../storage/keys';

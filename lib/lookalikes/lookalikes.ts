@@ -1,11 +1,6 @@
 /** Lookalikes (contract §6.3): the kept lists, best first, as the import and the job stored them. */
-import {
-  answerEach,
-  COMPANY_MESSAGES,
-  companyRefFromPath,
-  type BulkCompanyEntry,
-} from '../companies/requested-companies';
-import { NotFoundError } from '../http/errors';
+import { answerEach, companyRefFromPath, type BulkCompanyEntry } from '../companies/requested-companies';
+import { CompanyNotFound } from '../errors';
 import type { PageRequest } from '../http/pagination';
 import type { BulkLookalikesItem } from './schemas';
 import {
@@ -21,7 +16,7 @@ export async function getCompanyLookalikes(
   { limit, offset }: PageRequest,
 ) {
   const found = await getLookalikes(companyRefFromPath(path));
-  if (!found) throw new NotFoundError(COMPANY_MESSAGES.notFound);
+  if (!found) throw new CompanyNotFound();
   return {
     identifier: found.identifier,
     data: unpackLookalikes(found.packed, offset, offset + limit),

@@ -13,7 +13,7 @@
  */
 import { companyKey, type CompanyRef } from '../companies/identifiers';
 import { forEachLimited } from '../concurrency';
-import type { CompanyChange, Derived } from '../import/derive';
+import type { CompanyChange, Derived } from '../import/change';
 import {
   deleteMarks,
   getBlock,

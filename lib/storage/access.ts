@@ -73,7 +73,7 @@ export class UndeclaredStorageAccessError extends Error {
  * again (lib/storage/client.ts; the check walks every key a call names: about 0.1 ms of CPU for a
  * 100-key BatchGetItem). DynamoDB Local has no IAM: locally and in the tests the check stands in for it.
  */
-export const ACCESS_ENFORCED_BY_IAM = 'STORAGE_ACCESS_ENFORCED_BY_IAM';
+export { ACCESS_ENFORCED_BY_IAM } from '../config';
 
 const declared = new RequestScope<StorageAccess>();
 

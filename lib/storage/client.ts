@@ -14,8 +14,8 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConfiguredRetryStrategy } from '@smithy/core/retry';
+import { config } from '../config';
 import { startDynamodbCall } from '../metrics';
-import { ACCESS_ENFORCED_BY_IAM } from './access';
 import { checkDeclaredAccess } from './access-check';
 import { StorageUnavailableError } from './errors';
 
@@ -32,10 +32,8 @@ export interface StorageTimeouts {
 /** Deployed functions that answer a request: through the environment (infra/function.ts sets it). */
 export const REQUEST_PATH_TIMEOUTS: StorageTimeouts = { connectionMs: 1000, requestMs: 1200 };
 const PATIENT_TIMEOUTS: StorageTimeouts = { connectionMs: 10_000, requestMs: 20_000 };
-export const TIMEOUT_VARIABLES = {
-  connectionMs: 'DYNAMODB_CONNECTION_TIMEOUT_MS',
-  requestMs: 'DYNAMODB_REQUEST_TIMEOUT_MS',
-} as const;
+/** Where the stack sets them (lib/config.ts reads them). */
+export { TIMEOUT_VARIABLES } from '../config';
 
 /** Backoff before retry n (1, 2…): full jitter up to min(MAX_BACKOFF_MS, 100 ms × 2^n). */
 const MAX_BACKOFF_MS = 400;
@@ -49,13 +47,10 @@ export function storageBudgetMs({ connectionMs, requestMs }: StorageTimeouts): n
 }
 
 function timeoutsFromEnvironment(): StorageTimeouts {
-  const read = (name: string, fallback: number) => {
-    const value = Number(process.env[name]);
-    return Number.isFinite(value) && value > 0 ? value : fallback;
-  };
+  const { connectionMs, requestMs } = config.storageTimeouts();
   return {
-    connectionMs: read(TIMEOUT_VARIABLES.connectionMs, PATIENT_TIMEOUTS.connectionMs),
-    requestMs: read(TIMEOUT_VARIABLES.requestMs, PATIENT_TIMEOUTS.requestMs),
+    connectionMs: connectionMs ?? PATIENT_TIMEOUTS.connectionMs,
+    requestMs: requestMs ?? PATIENT_TIMEOUTS.requestMs,
   };
 }
 
@@ -63,7 +58,7 @@ let client: DynamoDBDocumentClient | undefined;
 
 /** The shared document client; `DYNAMODB_ENDPOINT` (DynamoDB Local) is read on first use. */
 export function dynamodb(): DynamoDBDocumentClient {
-  return (client ??= createClient(process.env['DYNAMODB_ENDPOINT']));
+  return (client ??= createClient(config.dynamodbEndpoint()));
 }
 
 /**
@@ -93,7 +88,7 @@ function createClient(endpoint: string | undefined): DynamoDBDocumentClient {
     ...(endpoint
       ? {
           endpoint,
-          region: process.env['AWS_REGION'] ?? 'local',
+          region: config.endpointRegion(),
           // DynamoDB Local accepts any credentials; these never reach AWS.
           credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
         }
@@ -114,7 +109,7 @@ function createClient(endpoint: string | undefined): DynamoDBDocumentClient {
   );
   // Where no IAM policy enforces the declaration (DynamoDB Local: `npm start`, the tests), each call
   // checks itself against it before anything is sent: a call the policy would deny fails the same way.
-  if (process.env[ACCESS_ENFORCED_BY_IAM] !== 'true') {
+  if (!config.storageAccessEnforcedByIam()) {
     base.middlewareStack.add(
       (next, context) => (args) => {
         checkDeclaredAccess(context.commandName ?? '', args.input);
@@ -129,11 +124,7 @@ function createClient(endpoint: string | undefined): DynamoDBDocumentClient {
   });
 }
 
-export function tableName(): string {
-  const name = process.env['TABLE_NAME'];
-  if (!name) throw new Error('TABLE_NAME is not set');
-  return name;
-}
+export const tableName = config.tableName;
 
 const UNAVAILABLE = new Set([
   'ProvisionedThroughputExceededException',

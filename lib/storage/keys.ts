@@ -28,7 +28,7 @@
  * Account-owned items carry the account in their partition key, so every lookup is scoped to the
  * caller by construction.
  */
-import type { CompanyRef } from '../companies/identifiers';
+import type { CompanyRef } from '../company-ref';
 import type { Partition } from './access';
 import { tableDefinition } from './table';
 

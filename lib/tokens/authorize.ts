@@ -4,7 +4,7 @@
  * handler checks its route's scope). Anything else is `Unauthorized`, which API Gateway turns into 401.
  */
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
-import { toAuthorizerContext } from '../http/caller';
+import { toAuthorizerContext } from './caller';
 import type { StorageAccess } from '../storage/access';
 import { partitions } from '../storage/keys';
 import { bearerToken } from './token-format';

@@ -4,7 +4,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { getToken, listTokens, putToken, revokeToken, type StoredToken } from './store';
-import type { Caller } from '../http/caller';
+import type { Caller } from './caller';
 import type { Scope } from './scopes';
 
 export type TokenInfo = Omit<StoredToken, 'hash'>;

@@ -5,7 +5,7 @@
  * which makes a whole batch's additions in a few requests (lib/storage/batch.ts `batchAdd`) before the
  * batch's journal goes — so a run cut off earlier derives and adds them again, which changes nothing.
  */
-import type { CompanyChange, Derived } from '../import/derive';
+import type { CompanyChange, Derived } from '../import/change';
 import { deriveUpdates } from './derive';
 import { feedAddition } from './store';
 

@@ -10,7 +10,7 @@
  */
 import { companyKey, type CompanyRef } from '../companies/identifiers';
 import { getRelationshipsOf } from '../companies/holdings-store';
-import { NotFoundError, ValidationError } from '../http/errors';
+import { InvalidInput, LEGAL_ENTITY_NOT_FOUND, LegalEntityNotFound } from '../errors';
 import type { Language } from '../http/language';
 import { paginate, type Page, type PageRequest } from '../http/pagination';
 import { isLegalEntityId } from '../legal-entities/ids';
@@ -22,8 +22,6 @@ import { BULK_UPDATES, type BulkUpdatesItem, type UpdateAnswer } from './schemas
 import { getFeeds } from './store';
 import { titleOf } from './titles';
 
-export const LEGAL_ENTITY_NOT_FOUND = 'Legal entity not found';
-
 interface Feed {
   entity: LegalEntity;
   /** In the contract's order. */
@@ -33,7 +31,7 @@ interface Feed {
 export async function getLegalEntityUpdates(legalEntityId: string, page: PageRequest, language: Language) {
   const company = isLegalEntityId(legalEntityId) ? await getLegalEntityCompany(legalEntityId) : null;
   const feed = company && (await feedsOf(new Map([[legalEntityId, company]]))).get(legalEntityId);
-  if (!feed) throw new NotFoundError(LEGAL_ENTITY_NOT_FOUND);
+  if (!feed) throw new LegalEntityNotFound();
   const { data, pagination } = pageOf(feed, page, language);
   return { identifier: feed.entity, data: { updates: data }, pagination };
 }
@@ -45,7 +43,7 @@ export async function getUpdatesInBulk(
   const { legalEntities, limit, offset } = request;
   if (legalEntities.length * limit > BULK_UPDATES.updates) {
     const most = Math.floor(BULK_UPDATES.updates / legalEntities.length);
-    throw ValidationError.field(
+    throw InvalidInput.field(
       `legalEntities × limit must be at most ${BULK_UPDATES.updates} (${legalEntities.length} × ${limit} = ${legalEntities.length * limit})`,
       'limit',
       `must be ≤ ${most} for ${legalEntities.length} legal entities`,

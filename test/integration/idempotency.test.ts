@@ -1,7 +1,8 @@
 /** withIdempotency (contract §7.5) against DynamoDB Local: records, races, failures and expiry. */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ConflictError } from '../../lib/http/errors';
+import { IdempotencyKeyReused } from '../../lib/errors';
+import { asApiError } from '../../lib/http/errors';
 import { fingerprintOf } from '../../lib/idempotency/fingerprint';
 import { withIdempotency } from '../../lib/idempotency/idempotency';
 import {
@@ -29,6 +30,11 @@ function countingOperation(delayMs = 0) {
 
 const newKey = () => `key-${randomUUID()}`;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
+/** What a caller sees of the operation's refusal: the one mapping from domain errors to the contract. */
+const answered = (operation: Promise<unknown>) =>
+  operation.catch((error: unknown) => {
+    throw asApiError(error);
+  });
 
 describe('withIdempotency', () => {
   it('runs the operation once and answers a repeat with the first answer', async () => {
@@ -67,8 +73,8 @@ describe('withIdempotency', () => {
       operation,
     );
 
-    await expect(other).rejects.toBeInstanceOf(ConflictError);
-    await expect(other).rejects.toMatchObject({
+    await expect(other).rejects.toBeInstanceOf(IdempotencyKeyReused);
+    await expect(answered(other)).rejects.toMatchObject({
       status: 409,
       code: 'IDEMPOTENCY_KEY_REUSED',
       message: 'Idempotency-Key was already used with a different request',
@@ -109,7 +115,7 @@ describe('withIdempotency', () => {
 
     const other = withIdempotency({ accountId: ACCOUNT, key, fingerprint: { other: true } }, operation);
 
-    await expect(other).rejects.toMatchObject({ status: 409, code: 'IDEMPOTENCY_KEY_REUSED' });
+    await expect(answered(other)).rejects.toMatchObject({ status: 409, code: 'IDEMPOTENCY_KEY_REUSED' });
     await expect(first).resolves.toEqual({ success: true, message: 'run 1' });
     expect(operation).toHaveBeenCalledTimes(1);
   });
@@ -122,7 +128,7 @@ describe('withIdempotency', () => {
 
     const repeat = withIdempotency({ accountId: ACCOUNT, key, fingerprint: input }, operation);
 
-    await expect(repeat).rejects.toMatchObject({
+    await expect(answered(repeat)).rejects.toMatchObject({
       status: 409,
       code: 'IDEMPOTENCY_KEY_REUSED',
       message: expect.stringContaining('still in progress'),

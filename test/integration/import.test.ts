@@ -2,7 +2,7 @@
 import { belgianCheckDigits } from '../../lib/companies/identifiers';
 import type { CompanyRecordInput } from '../../lib/companies/record';
 import { getCompanyRecords } from '../../lib/companies/store';
-import type { CompanyChange, Derivation } from '../../lib/import/derive';
+import type { CompanyChange, Derivation } from '../../lib/import/change';
 import { formatSummary, importCompanies, type ImportOptions } from '../../lib/import/import';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamodb } from '../../lib/storage/client';

@@ -11,7 +11,7 @@ import { handler as moveListCompanies } from '../../functions/move-list-companie
 import { handler as updateList } from '../../functions/update-list';
 import { belgianCheckDigits } from '../../lib/companies/identifiers';
 import type { CompanyRecordInput } from '../../lib/companies/record';
-import type { Caller } from '../../lib/http/caller';
+import type { Caller } from '../../lib/tokens/caller';
 import { importCompanies } from '../../lib/import/import';
 import { applySmartListFlips } from '../../lib/lists/smart';
 import { cleanUpDeletedLists as cleanUpAnyhow, cleanUpListsStorage } from '../../lib/lists/store/clean-up';

@@ -5,7 +5,7 @@ import { handler as getListContacts } from '../../functions/get-list-contacts';
 import { handler as getLists } from '../../functions/get-lists';
 import { belgianCheckDigits, frenchVatKey } from '../../lib/companies/identifiers';
 import type { CompanyRecordInput } from '../../lib/companies/record';
-import type { Caller } from '../../lib/http/caller';
+import type { Caller } from '../../lib/tokens/caller';
 import { importCompanies } from '../../lib/import/import';
 import { getMemberships, updateContactCounts } from '../../lib/lists/store/contact-counts';
 import { createList, getList } from '../../lib/lists/store/lists';

@@ -1,7 +1,7 @@
 /** Real API Gateway REST proxy events (version 1.0) for calling handlers directly. */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
-import { toAuthorizerContext, type Caller } from '../../lib/http/caller';
+import { toAuthorizerContext, type Caller } from '../../lib/tokens/caller';
 import { SCOPES } from '../../lib/tokens/scopes';
 
 export const ALICE: Caller = { accountId: 'acme', userEmail: 'alice@acme.example', scopes: [...SCOPES] };

@@ -1,5 +1,5 @@
-/** Who is calling: what the authorizer attached to the request (contract §5). */
-import { isScope, type Scope } from '../tokens/scopes';
+/** Who is calling (contract §5): what a token stands for, as the authorizer attaches it to the request. */
+import { isScope, type Scope } from './scopes';
 
 export interface Caller {
   accountId: string;

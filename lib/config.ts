@@ -1,0 +1,53 @@
+/**
+ * Every environment variable that code in lib/ reads, in one place. Each is read when used, never at
+ * import, so a CLI or a test can set it first; a required one that is missing fails with its name.
+ *
+ * | Variable                          | Set by                                   | Unset                                    |
+ * |-----------------------------------|------------------------------------------|------------------------------------------|
+ * | TABLE_NAME                        | the stack, the local stage, the tests    | required: fails                          |
+ * | DYNAMODB_ENDPOINT                 | the local stage, the tests (DynamoDB Local) | the region's DynamoDB                 |
+ * | AWS_REGION                        | Lambda                                   | `local` (only with DYNAMODB_ENDPOINT)    |
+ * | STORAGE_ACCESS_ENFORCED_BY_IAM    | the stack (`true`)                       | each call checks its declared access     |
+ * | DYNAMODB_CONNECTION_TIMEOUT_MS, DYNAMODB_REQUEST_TIMEOUT_MS | the stack, on request paths | patient timeouts (lib/storage/client.ts) |
+ * | LEGAL_ENTITY_SECRET_ARN           | the stack                                | LEGAL_ENTITY_SECRET (lib/legal-entities/ids.ts) |
+ * | LEGAL_ENTITY_SECRET               | a developer, the tests                   | the local constant on a DYNAMODB_ENDPOINT, else fails |
+ * | AWS_ENDPOINT_URL_S3               | the local import (s3rver)                | S3 with virtual-hosted URLs              |
+ */
+
+/** Set to `true` where IAM enforces each function's declared storage access (lib/storage/access.ts). */
+export const ACCESS_ENFORCED_BY_IAM = 'STORAGE_ACCESS_ENFORCED_BY_IAM';
+
+export const TIMEOUT_VARIABLES = {
+  connectionMs: 'DYNAMODB_CONNECTION_TIMEOUT_MS',
+  requestMs: 'DYNAMODB_REQUEST_TIMEOUT_MS',
+} as const;
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} environment variable is not set`);
+  return value;
+}
+
+/** A positive number, or undefined when unset or not one (the caller's default applies). */
+function positiveNumber(name: string): number | undefined {
+  const value = Number(process.env[name]);
+  return Number.isFinite(value) && value > 0 ? value : undefined;
+}
+
+export const config = {
+  tableName: (): string => required('TABLE_NAME'),
+  /** A DynamoDB endpoint of its own (DynamoDB Local): also what marks a local stage or a test. */
+  dynamodbEndpoint: (): string | undefined => process.env['DYNAMODB_ENDPOINT'] || undefined,
+  /** The region named to a DynamoDB endpoint of its own. */
+  endpointRegion: (): string => process.env['AWS_REGION'] ?? 'local',
+  storageAccessEnforcedByIam: (): boolean => process.env[ACCESS_ENFORCED_BY_IAM] === 'true',
+  storageTimeouts: () => ({
+    connectionMs: positiveNumber(TIMEOUT_VARIABLES.connectionMs),
+    requestMs: positiveNumber(TIMEOUT_VARIABLES.requestMs),
+  }),
+  legalEntitySecretArn: (): string | undefined => process.env['LEGAL_ENTITY_SECRET_ARN'] || undefined,
+  /** An empty value counts as set (and is refused as a secret). */
+  legalEntitySecret: (): string | undefined => process.env['LEGAL_ENTITY_SECRET'],
+  /** An S3 endpoint of its own (s3rver) takes path-style URLs. */
+  s3PathStyle: (): boolean => Boolean(process.env['AWS_ENDPOINT_URL_S3']),
+};

@@ -1,0 +1,46 @@
+/**
+ * What a derivation is (contract §11.2): the change it is handed, what it hands back, and the run's
+ * completions. Derivations import these types; lib/import/derive.ts lists the derivations and runs them.
+ */
+import type { CompanyRecord } from '../companies/record';
+import type { Addition } from '../storage/batch';
+import type { Key } from '../storage/keys';
+
+export interface CompanyChange {
+  /** The company as it was; null when it is new. */
+  before: CompanyRecord | null;
+  after: CompanyRecord;
+  /** The import's as-of date (`YYYY-MM-DD`): "the day of the change". */
+  asOf: string;
+  /**
+   * The import batch that wrote the change (its journal's id): the same when a cut-off run derives
+   * the change again, another for every later change of the company.
+   */
+  changeId: string;
+}
+
+export interface Derived {
+  /** Updates (§8) this change produced. */
+  updates: number;
+  /**
+   * Unconditional writes the import makes for a whole batch of changes in BatchWriteItem requests
+   * (25 items a request instead of one request a change), before the batch's journal goes, so a run
+   * cut off earlier derives and writes them again.
+   */
+  writes?: DerivedWrites;
+}
+
+export interface DerivedWrites {
+  puts: Record<string, unknown>[];
+  deletes: Key[];
+  /**
+   * Attributes added to items only where they lack them (lib/storage/batch.ts `batchAdd`): for facts
+   * that accumulate in one item and must never be written twice (the update feed). Up to 100 items a
+   * request.
+   */
+  additions?: Addition[];
+}
+
+export type Derivation = (change: CompanyChange) => Promise<Derived>;
+
+export type Completion = () => Promise<void>;
