@@ -180,7 +180,7 @@ async function main(): Promise<boolean> {
     await ensureTable(endpoint, tableName);
 
     progress(`loading ${COMPANIES} demo companies, the demo lists and tokens`);
-    const { generateDemoData } = await import('../../infra/local/demo-data');
+    const { generateDemoData } = await import('../fixtures/demo-data/companies');
     const { loadDemo, DEMO_TOKENS } = await import('../../infra/local/demo');
     const records = generateDemoData({ companies: COMPANIES });
     await loadDemo(records);

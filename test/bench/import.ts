@@ -98,7 +98,7 @@ async function main(): Promise<void> {
 }
 
 async function writeDemoFile(dir: string, size: number): Promise<string> {
-  const { demoRecords } = await import('../../infra/local/demo-data');
+  const { demoRecords } = await import('../fixtures/demo-data/companies');
   const file = path.join(dir, `demo-${size}.jsonl`);
   const out = createWriteStream(file);
   for (const record of demoRecords({ companies: size })) {

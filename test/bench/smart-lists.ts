@@ -50,7 +50,7 @@ async function main(): Promise<void> {
       process.env['TABLE_NAME'] = name;
       return name;
     };
-    const { generateDemoData } = await import('../../infra/local/demo-data');
+    const { generateDemoData } = await import('../fixtures/demo-data/companies');
     const { parseCompanyRecord } = await import('../../lib/companies/record');
     const { filterProfileOf, packProfile, matchesFilters } = await import('../../lib/lists/filters');
     const { filterProfileItem } = await import('../../lib/lists/store');
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
     const { importCompanies } = await import('../../lib/import/import');
     const { createOneList } = await import('../../lib/lists/manage');
     const { SCOPES } = await import('../../lib/tokens/scopes');
-    const { olderSnapshotOf } = await import('../../infra/local/demo-data');
+    const { olderSnapshotOf } = await import('../fixtures/demo-data/snapshots');
     // Companies whose registry data changed between the demo's two snapshots (new accounts filed,
     // people left): the change an import of a registry extract mostly brings.
     const pool = generateDemoData({ companies: changedCount * 8 });
