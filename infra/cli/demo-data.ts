@@ -6,14 +6,13 @@
  * so 100,000 companies or more never sit in memory. A summary goes to standard error.
  */
 import { parseArgs } from 'node:util';
+import { DEFAULT_DEMO_COMPANIES, demoRecords } from '../../test/fixtures/demo-data/companies';
+import type { DemoRecord } from '../../test/fixtures/demo-data/records';
 import {
-  DEFAULT_DEMO_COMPANIES,
   DEMO_SNAPSHOT_DATE,
   DEMO_SNAPSHOTS,
-  demoRecords,
-  type DemoRecord,
   type DemoSnapshot,
-} from '../local/demo-data';
+} from '../../test/fixtures/demo-data/snapshots';
 
 const USAGE = `usage: npm run demo-data -- [--companies N] [--seed S] [--snapshot older|current] > companies.jsonl
   --companies N   how many companies (default ${DEFAULT_DEMO_COMPANIES}); a smaller N gives a prefix of a larger one

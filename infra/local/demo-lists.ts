@@ -20,7 +20,7 @@
  */
 import type { CompanyRef } from '../../lib/companies/identifiers';
 import type { Filters } from '../../lib/lists/filters';
-import type { DemoRecord } from './demo-data';
+import type { DemoRecord } from '../../test/fixtures/demo-data/records';
 
 export interface DemoList {
   accountId: string;

@@ -7,7 +7,8 @@ import type { Scope } from '../../lib/tokens/scopes';
 import { SCOPES } from '../../lib/tokens/scopes';
 import type { CompanyRecordInput } from '../../lib/companies/record';
 import type { ImportOptions, ImportSummary } from '../../lib/import/import';
-import { DEMO_SNAPSHOT_DATE, olderSnapshotOf, type DemoRecord } from './demo-data';
+import type { DemoRecord } from '../../test/fixtures/demo-data/records';
+import { DEMO_SNAPSHOT_DATE, olderSnapshotOf } from '../../test/fixtures/demo-data/snapshots';
 
 /** The as-of date of the demo data: the day after its newest filing was received. */
 export const DEMO_AS_OF = '2026-11-21';

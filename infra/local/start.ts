@@ -69,7 +69,8 @@ async function main(): Promise<void> {
   );
 
   // Loaded only now: the storage client reads DYNAMODB_ENDPOINT when first imported.
-  const { DEMO_SNAPSHOT_DATE, generateDemoData, pickExamples } = await import('./demo-data');
+  const { generateDemoData, pickExamples } = await import('../../test/fixtures/demo-data/companies');
+  const { DEMO_SNAPSHOT_DATE } = await import('../../test/fixtures/demo-data/snapshots');
   const { createDemoTokens, importDemoSnapshots, DEMO_AS_OF, DEMO_TOKENS } = await import('./demo');
   const { formatSummary } = await import('../../lib/import/import');
   const { createGateway } = await import('./gateway');

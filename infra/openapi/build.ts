@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { routesByDomain } from '../../lib/routes';
-import { generateDemoData } from '../local/demo-data';
+import { generateDemoData } from '../../test/fixtures/demo-data/companies';
 import { openApiDocument, type Examples, type OpenApiDocument } from './document';
 
 export const ROOT = path.join(__dirname, '..', '..');

@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
+import { benchDynamoDb } from './local-dynamodb';
 
 const ROOT = path.join(__dirname, '..', '..');
 const BUDGET_PER_SECOND = 1000;
@@ -32,15 +33,11 @@ async function main(): Promise<void> {
 
   process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'company-data-import-bench-'));
-  const { startDynamoDbLocal, ensureTable, freePort } = await import('../../infra/local/dynamodb');
-  let endpoint = process.env['DYNAMODB_ENDPOINT'];
-  let stop = () => undefined as void;
-  if (!endpoint) {
-    console.error('starting DynamoDB Local');
-    const local = await startDynamoDbLocal({ port: await freePort() });
-    endpoint = local.endpoint;
-    stop = local.stop;
-  }
+  const { ensureTable } = await import('../../infra/local/dynamodb');
+  const { endpoint, stop } = await benchDynamoDb({
+    log: console.error,
+    onSignal: () => rmSync(workDir, { recursive: true, force: true }),
+  });
   // Reports the child's peak resident memory when it exits.
   const preload = path.join(workDir, 'max-rss.cjs');
   writeFileSync(
@@ -98,7 +95,7 @@ async function main(): Promise<void> {
 }
 
 async function writeDemoFile(dir: string, size: number): Promise<string> {
-  const { demoRecords } = await import('../../infra/local/demo-data');
+  const { demoRecords } = await import('../fixtures/demo-data/companies');
   const file = path.join(dir, `demo-${size}.jsonl`);
   const out = createWriteStream(file);
   for (const record of demoRecords({ companies: size })) {

@@ -15,7 +15,8 @@
  *   npm run bench:matching [-- --companies 3000 --seed 7]
  */
 import { parseArgs } from 'node:util';
-import { generateDemoData, type DemoRecord } from '../../infra/local/demo-data';
+import { generateDemoData } from '../fixtures/demo-data/companies';
+import type { DemoRecord } from '../fixtures/demo-data/records';
 import { companyKey } from '../../lib/companies/identifiers';
 import { matchKeysOf } from '../../lib/lists/match-index';
 import { decide, planEntry, type Found, type MatchEntry } from '../../lib/lists/matching';

@@ -16,6 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { benchDynamoDb } from './local-dynamodb';
 
 const CREATE_BUDGET_MS = 3000;
 const IMPORT_BUDGET = 0.2;
@@ -33,16 +34,8 @@ async function main(): Promise<void> {
   const changedCount = Number(values.changed ?? 1000);
   const listCount = Number(values.lists ?? 200);
   process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
-  const { startDynamoDbLocal, ensureTable, freePort } = await import('../../infra/local/dynamodb');
-  let endpoint = process.env['DYNAMODB_ENDPOINT'];
-  let stop = () => undefined as void;
-  if (!endpoint) {
-    console.error('starting DynamoDB Local');
-    const local = await startDynamoDbLocal({ port: await freePort() });
-    endpoint = local.endpoint;
-    stop = local.stop;
-  }
-  process.env['DYNAMODB_ENDPOINT'] = endpoint;
+  const { ensureTable } = await import('../../infra/local/dynamodb');
+  const { endpoint, stop } = await benchDynamoDb({ log: console.error });
   try {
     const newTable = async () => {
       const name = `smart-bench-${randomUUID()}`;
@@ -50,7 +43,7 @@ async function main(): Promise<void> {
       process.env['TABLE_NAME'] = name;
       return name;
     };
-    const { generateDemoData } = await import('../../infra/local/demo-data');
+    const { generateDemoData } = await import('../fixtures/demo-data/companies');
     const { parseCompanyRecord } = await import('../../lib/companies/record');
     const { filterProfileOf, packProfile, matchesFilters } = await import('../../lib/lists/filters');
     const { filterProfileItem } = await import('../../lib/lists/store/profiles');
@@ -116,7 +109,7 @@ async function main(): Promise<void> {
     const { importCompanies } = await import('../../lib/import/import');
     const { createOneList } = await import('../../lib/lists/manage');
     const { SCOPES } = await import('../../lib/tokens/scopes');
-    const { olderSnapshotOf } = await import('../../infra/local/demo-data');
+    const { olderSnapshotOf } = await import('../fixtures/demo-data/snapshots');
     // Companies whose registry data changed between the demo's two snapshots (new accounts filed,
     // people left): the change an import of a registry extract mostly brings.
     const pool = generateDemoData({ companies: changedCount * 8 });

@@ -3,7 +3,7 @@
  */
 import http from 'node:http';
 import { gunzipSync, inflateSync } from 'node:zlib';
-import type { DemoRecord } from '../../infra/local/demo-data';
+import type { DemoRecord } from '../fixtures/demo-data/records';
 import {
   belgianNumber,
   BULK_ITEM_KEYS,

@@ -2,7 +2,7 @@
  * End to end over HTTP: GET /v1/companies/{countryCode}/{companyNumber}/lookalikes and
  * POST /v1/companies/lookalikes (contract §1.1, §2, §3, §6.3), over the demo data the import loaded.
  */
-import type { DemoRecord } from '../../infra/local/demo-data';
+import type { DemoRecord } from '../fixtures/demo-data/records';
 import { featuresOf } from '../../lib/lookalikes/features';
 import { similarity } from '../../lib/lookalikes/scoring';
 import { parseCompanyRecord } from '../../lib/companies/record';

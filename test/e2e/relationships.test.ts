@@ -3,7 +3,7 @@
  * (contract §2, §3, §6.2, §6.4) on the demo data, checked against the holdings read independently
  * from the demo records.
  */
-import type { DemoRecord } from '../../infra/local/demo-data';
+import type { DemoRecord } from '../fixtures/demo-data/records';
 import {
   belgianNumber,
   expectError,

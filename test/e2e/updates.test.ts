@@ -4,7 +4,8 @@
  * older snapshot, then the current data), through the local gateway and the real authorizer.
  */
 import { DEMO_AS_OF } from '../../infra/local/demo';
-import { olderSnapshotOf, type DemoRecord } from '../../infra/local/demo-data';
+import type { DemoRecord } from '../fixtures/demo-data/records';
+import { olderSnapshotOf } from '../fixtures/demo-data/snapshots';
 import { parseCompanyRecord } from '../../lib/companies/record';
 import { deriveUpdates } from '../../lib/updates/derive';
 import { BULK_ITEM_KEYS, expectError, expectOk, expectValidationError, TOKENS, useApi } from './http';

@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
 import { DEMO_TOKENS } from '../../infra/local/demo';
-import { generateDemoData } from '../../infra/local/demo-data';
+import { generateDemoData } from '../fixtures/demo-data/companies';
 import { contract } from '../support/openapi';
 import { fuzzCheck, inFuzzOrder, isWrite, sendFuzzRequest } from './check';
 import { legalEntityIdsOf, operationsOf, requestsFor, type FuzzContext } from './requests';

@@ -6,7 +6,7 @@
  */
 import { handler as getFinancials } from '../../functions/get-company-financials';
 import { handler as getFinancialsBulk } from '../../functions/get-company-financials-bulk';
-import { generateDemoData } from '../../infra/local/demo-data';
+import { generateDemoData } from '../fixtures/demo-data/companies';
 import { toIdentifier } from '../../lib/companies/company';
 import { companyKey, type CompanyRef } from '../../lib/companies/identifiers';
 import type { CompanyRecordInput } from '../../lib/companies/record';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { generateDemoData } from '../../infra/local/demo-data';
+import { generateDemoData } from '../fixtures/demo-data/companies';
 import { ensureTable } from '../../infra/local/dynamodb';
 import { dynamodb } from '../../lib/storage/client';
 

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { generateDemoData } from '../../infra/local/demo-data';
+import { generateDemoData } from '../fixtures/demo-data/companies';
 import { ensureTable } from '../../infra/local/dynamodb';
 import { importBucket } from '../../lib/import/bucket';
 import { completeImportRun, importPartition, splitImportFile } from '../../lib/import/engine';

@@ -4,14 +4,12 @@ import type { FinancialPeriod } from '../../lib/companies/schemas';
 import { deriveUpdates } from '../../lib/updates/derive';
 import {
   DEFAULT_DEMO_COMPANIES,
-  DEMO_SNAPSHOT_DATE,
   demoRecords,
   generateDemoData,
-  olderSnapshotOf,
   pickExamples,
-  type DemoRecord,
-  type DemoShareholder,
-} from '../../infra/local/demo-data';
+} from '../fixtures/demo-data/companies';
+import type { DemoRecord, DemoShareholder } from '../fixtures/demo-data/records';
+import { DEMO_SNAPSHOT_DATE, olderSnapshotOf } from '../fixtures/demo-data/snapshots';
 import { PERIOD_KEYS, RECORD_KEYS } from '../support/contract';
 
 // One default data set shared by the read-only checks (generation is deterministic). Checks over many

@@ -5,7 +5,12 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { conflictCodesOf, errorStatusesOf, pathParameters, statusesOf } from '../../infra/openapi/document';
+import {
+  conflictCodesOf,
+  errorStatusesOf,
+  pathParameters,
+  statusesOf,
+} from '../../infra/openapi/error-statuses';
 import { buildDocument, DOCUMENT_FILE, documentMark, PAGE_FILE, ROOT } from '../../infra/openapi/build';
 import type { Route } from '../../lib/http/route';
 import { routes } from '../../lib/routes';

@@ -1,0 +1,25 @@
+/** The bench's statistics: nearest-rank percentiles, medians with their interquartile range, verdicts. */
+
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  // Nearest rank: always a value that was measured.
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+export const median = (values: number[]) => percentile(values, 50);
+export const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
+export const kb = (bytes: number) => bytes / 1024;
+export const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+
+/** Median and interquartile range. */
+export interface Spread {
+  median: number;
+  q1: number;
+  q3: number;
+}
+export const spread = (values: number[], digits = 3): Spread => ({
+  median: round(median(values), digits),
+  q1: round(percentile(values, 25), digits),
+  q3: round(percentile(values, 75), digits),
+});
+export const verdict = (ok: boolean) => (ok ? 'PASS' : 'OVER');
