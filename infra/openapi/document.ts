@@ -245,12 +245,14 @@ function exampleOf(schema: JsonSchema, examples: Examples, name?: string): unkno
   return undefined;
 }
 
-/** The document's introduction, and the README's "API decisions" section in full. */
+/**
+ * The document's introduction, and the API decisions page (docs/decisions.md) in full, its headings
+ * one level down so they sit under the introduction.
+ */
 function infoDescription(): string {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('## API decisions');
-  const end = readme.indexOf('\n## ', start + 1);
-  const decisions = start === -1 ? '' : readme.slice(start, end === -1 ? undefined : end).trim();
+  const decisions = readFileSync(path.join(ROOT, 'docs', 'decisions.md'), 'utf8')
+    .trim()
+    .replace(/^(#+) /gm, '#$1 ');
   return [
     'Every path starts with `/v1`. Bodies are JSON in UTF-8 (`Content-Type: application/json`, at most 1 MiB). ' +
       'Every answer carries `x-request-id`; an error answers `{"message", "code", "requestId", "details"?}` ' +

@@ -109,9 +109,9 @@ describe('the OpenAPI document', () => {
     ]);
   });
 
-  it('writes the README API decisions into its description', () => {
-    const readme = read('README.md');
-    const firstDecision = readme.slice(readme.indexOf('## API decisions')).split('\n- ')[1]!.split('\n')[0]!;
+  it('writes the API decisions page into its description', () => {
+    const decisions = read('docs/decisions.md');
+    const firstDecision = decisions.split('\n- ')[1]!.split('\n')[0]!;
     expect(document.info.description).toContain(firstDecision);
   });
 });
