@@ -16,10 +16,11 @@
  * company could touch in memory: every smart list is filed under its countries × NACE divisions
  * (`filterBuckets`), and a company looks up only its own country × its divisions (plus the lists
  * without a country or activity criterion), before and after the change; only those are evaluated,
- * and only a company whose match flips writes (one transaction for all the lists it enters, one read
- * and one transaction for all it leaves). So an import costs
- * O(changed companies × lists filed under their buckets) filter checks in memory and
- * O(flips) writes, plus one Query of the smart lists per import batch.
+ * and only a company whose match flips writes. The completion writes per list: one read of the members
+ * that may leave, and one transaction per 49 flips (2 items a flip, the list's counters once). So an
+ * import costs O(changed companies × lists filed under their buckets) filter checks in memory and
+ * O(flips) member writes plus O(lists flipped) counter updates, plus one Query of the smart lists per
+ * import batch.
  */
 import { randomUUID } from 'node:crypto';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
@@ -39,16 +40,13 @@ import {
   type Filters,
 } from './filters';
 import { revealList, writeHiddenMembers } from './store/lists';
-import { addMembers, getMembers, removeNewMembers } from './store/members';
 import type { Member, StoredList } from './store/model';
 import { filterProfileItem, getFilterProfiles } from './store/profiles';
 import {
+  flipMembers,
   getSmartListFlips,
   getSmartLists,
-  joinLists,
-  leaveLists,
   smartListFlipsItem,
-  type ListRef,
   type SmartListEntry,
   type SmartListFlip,
 } from './store/smart-flips';
@@ -80,21 +78,12 @@ export interface Target {
 
 /**
  * The one evaluation of §7.6 (see the module comment), over one list and many companies (creation,
- * filter change) or many lists and one company (import). Writes are grouped by the shape: a list
- * with several companies entering or leaving takes them in transactions of its own (49 a
- * transaction); a company entering or leaving several lists takes them in transactions of its own
- * (33 lists a transaction).
+ * filter change) or many lists and a few companies each (the import's completion). Each list's flips
+ * are written together (smart-flips.ts `flipMembers`: one transaction per 49 companies with one
+ * counter update, never one per company).
  */
 export async function evaluateSmartLists(targets: Target[], now: Date): Promise<Evaluated> {
   const result: Evaluated = { entered: 0, left: 0 };
-  const joining = new Map<string, { candidate: Candidate; lists: ListRef[] }>();
-  const leaving = new Map<string, { candidate: Candidate; lists: ListRef[] }>();
-  const single = (into: typeof joining, candidate: Candidate, list: SmartList) => {
-    const key = companyKey(candidate.ref);
-    const entry = into.get(key) ?? { candidate, lists: [] };
-    entry.lists.push({ accountId: list.accountId, listId: list.id });
-    into.set(key, entry);
-  };
   // Lists are independent items: several are written at once (a list's own writes stay in order).
   await forEachLimited(targets, LISTS_IN_FLIGHT, async ({ list, candidates }) => {
     const entering: Candidate[] = [];
@@ -113,38 +102,21 @@ export async function evaluateSmartLists(targets: Target[], now: Date): Promise<
       result.entered += members.length;
       return;
     }
-    if (entering.length === 1) single(joining, entering[0]!, list);
-    else if (entering.length > 1)
-      result.entered += (
-        await addMembers(list.accountId, list.id, members, { state: 'NEW', now })
-      ).added.length;
-    if (stopping.length === 1) single(leaving, stopping[0]!, list);
-    else if (stopping.length > 1) {
-      const present = await getMembers(
-        list.accountId,
-        list.id,
-        stopping.map((c) => c.ref),
-      );
-      result.left += await removeNewMembers(list.accountId, list.id, [...present.values()]);
-    }
-  });
-  // Companies entering or leaving several lists one each: a transaction per company (concurrent ones
-  // that meet on a list item retry).
-  await forEachLimited([...joining.values()], LISTS_IN_FLIGHT, async ({ candidate, lists }) => {
-    result.entered += await joinLists(
-      { ref: candidate.ref, contacts: candidate.contacts },
-      lists,
-      'NEW',
+    if (members.length === 0 && stopping.length === 0) return;
+    const flipped = await flipMembers(
+      list.accountId,
+      list.id,
+      members,
+      stopping.map((c) => c.ref),
       now,
     );
-  });
-  await forEachLimited([...leaving.values()], LISTS_IN_FLIGHT, async ({ candidate, lists }) => {
-    result.left += await leaveLists(candidate.ref, lists);
+    result.entered += flipped.entered;
+    result.left += flipped.left;
   });
   return result;
 }
 
-/** Lists (or companies) written at once by one evaluation. */
+/** Lists written at once by one evaluation. */
 const LISTS_IN_FLIGHT = 8;
 
 /** Every company a list's filters could match (the countries it names, or all), as candidates. */

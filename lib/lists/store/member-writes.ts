@@ -1,7 +1,7 @@
 /**
  * The transaction actions of members entering a list or, still NEW, leaving it, with the one update of
  * the list item's counters that moves with them: what adding members and taking NEW ones out of a
- * list (members.ts) and one company joining or leaving several lists (smart-flips.ts) write. Each
+ * list (members.ts) and a smart list's flips, entering and leaving at once (smart-flips.ts), write. Each
  * member's two actions come first, in the members' order, and the list item's update last: callers
  * read a cancellation's reasons by those positions.
  */
@@ -62,6 +62,30 @@ export function newMembersLeaving(accountId: string, listId: number, members: Me
       members: -members.length,
       contacts: -members.reduce((n, m) => n + m.contacts, 0),
       at: new Date().toISOString(),
+    }),
+  ];
+}
+
+/**
+ * A smart list's companies entering as NEW at `now` and NEW ones leaving, in one write: each entering
+ * one's member (added only if absent) and order item, then each leaving one's (only if still NEW and
+ * as read), then the list's counters moved once for all of them (conditional on the list existing).
+ */
+export function membersFlipping(
+  accountId: string,
+  listId: number,
+  entering: NewMember[],
+  leaving: Member[],
+  now: Date,
+) {
+  const contacts = (members: { contacts: number }[]) => members.reduce((n, m) => n + m.contacts, 0);
+  return [
+    ...entering.flatMap((m) => memberPuts(accountId, listId, m, 'NEW', now)),
+    ...leaving.flatMap((m) => newMemberDeletes(accountId, listId, m)),
+    listCounterUpdate(accountId, listId, 'NEW', {
+      members: entering.length - leaving.length,
+      contacts: contacts(entering) - contacts(leaving),
+      at: now.toISOString(),
     }),
   ];
 }

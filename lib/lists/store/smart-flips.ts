@@ -1,129 +1,111 @@
 /**
- * What the import's smart-list evaluation stores: one company entering or leaving several lists at
- * once, the flips it notes for its completion, and the smart lists it follows (their filters).
+ * What the import's smart-list evaluation stores: a list's flips (companies entering or leaving it)
+ * at once, the flips the import notes for its completion, and the smart lists it follows (their
+ * filters).
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { CompanyRef } from '../../companies/identifiers';
+import { companyKey, type CompanyRef } from '../../companies/identifiers';
 import { AGAIN, batchGet, chunk, queryAll, queryPartitions, retrying } from '../../storage/batch';
 import { cancellationReasons, dynamodb, send, tableName } from '../../storage/client';
 import { companyOfKey, keys, listOfKey, SMART_FLIP_SHARDS } from '../../storage/keys';
 import type { Filters } from '../filters';
-import { membersEntering, newMembersLeaving } from './member-writes';
+import { membersFlipping } from './member-writes';
 import {
   CONFLICT_RETRIES,
   MEMBER_ATTRIBUTES,
   toMember,
   type Item,
-  type MemberState,
+  type Member,
   type NewMember,
 } from './model';
 
-export interface ListRef {
-  accountId: string;
-  listId: number;
+/** Two actions per company (member, order item) and one for the list's counters: 2 × 49 + 1 ≤ 100. */
+const FLIPS_PER_TRANSACTION = 49;
+
+export interface Flipped {
+  entered: number;
+  left: number;
 }
 
-/** Three actions per list (member, order item, the list's counters): 3 × 33 ≤ 100. */
-const LISTS_PER_TRANSACTION = 33;
+type Flip = { enter: NewMember } | { leave: Member };
 
 /**
- * One company entering several lists in `state` at once: one transaction per 33 lists, each list's
- * member (add only if absent), order item and counters. A list the company is already in, or that is
- * gone, is skipped. Returns how many lists it entered.
+ * A smart list's flips at once (§7.6): the companies `entering` enter as NEW at `now` unless they are
+ * in the list already (in any state), and those of `stopping` that are NEW leave (SAVED and ARCHIVED
+ * ones stay). The members stopping are read in one BatchGetItem (consistent); then every flip of the
+ * list goes in one transaction per 49 — members and order items, and the list's counters moved once
+ * (member-writes.ts `membersFlipping`) — never a transaction per company. Each member's write is
+ * conditional (added only if absent; taken out only if still NEW and as read), so applying the same
+ * flips again, after a cut-off run or alongside a user's move, changes nothing twice: a member found
+ * present is dropped, one that changed is read again (moved: it stays; counted anew: it leaves with
+ * its count now). A list gone meanwhile is skipped.
  */
-export async function joinLists(
-  member: NewMember,
-  lists: ListRef[],
-  state: MemberState,
+export async function flipMembers(
+  accountId: string,
+  listId: number,
+  entering: NewMember[],
+  stopping: CompanyRef[],
   now: Date,
-): Promise<number> {
-  let entered = 0;
-  for (const part of chunk(lists, LISTS_PER_TRANSACTION)) {
+): Promise<Flipped> {
+  const result: Flipped = { entered: 0, left: 0 };
+  const unique = [...new Map(entering.map((m) => [companyKey(m.ref), m])).values()];
+  const leaving = stopping.length > 0 ? await newMembers(accountId, listId, stopping) : [];
+  const flips: Flip[] = [...unique.map((enter) => ({ enter })), ...leaving.map((leave) => ({ leave }))];
+  for (const part of chunk(flips, FLIPS_PER_TRANSACTION)) {
     let pending = part;
-    await retrying(async () => {
+    const gone = await retrying(async () => {
       for (;;) {
-        if (pending.length === 0) return true;
+        if (pending.length === 0) return false;
+        const enter = pending.flatMap((f) => ('enter' in f ? [f.enter] : []));
+        const leave = pending.flatMap((f) => ('leave' in f ? [f.leave] : []));
         try {
           await send(() =>
             dynamodb().send(
               new TransactWriteCommand({
-                TransactItems: pending.flatMap(({ accountId, listId }) =>
-                  membersEntering(accountId, listId, [member], state, now),
-                ),
+                TransactItems: membersFlipping(accountId, listId, enter, leave, now),
               }),
             ),
           );
-          entered += pending.length;
-          return true;
+          result.entered += enter.length;
+          result.left += leave.length;
+          return false;
         } catch (error) {
           const reasons = cancellationReasons(error);
           if (!reasons) throw error;
-          // Already in the list (its member's condition) or the list is gone (its item's): skipped.
-          const refused = pending.filter(
-            (_, i) =>
-              reasons[3 * i] === 'ConditionalCheckFailed' || reasons[3 * i + 2] === 'ConditionalCheckFailed',
-          );
-          if (refused.length === 0) return AGAIN;
-          pending = pending.filter((list) => !refused.includes(list));
+          if (reasons[reasons.length - 1] === 'ConditionalCheckFailed') return true;
+          // Each member's condition is its first action: entering ones first, then leaving ones.
+          const refused = (i: number) => reasons[2 * i] === 'ConditionalCheckFailed';
+          const present = new Set(enter.filter((_, i) => refused(i)));
+          const changed = leave.filter((_, i) => refused(enter.length + i));
+          if (present.size === 0 && changed.length === 0) return AGAIN;
+          const fresh =
+            changed.length > 0
+              ? await newMembers(
+                  accountId,
+                  listId,
+                  changed.map((m) => m.ref),
+                )
+              : [];
+          pending = [
+            ...pending.filter((f) => ('enter' in f ? !present.has(f.enter) : !changed.includes(f.leave))),
+            ...fresh.map((leave) => ({ leave })),
+          ];
         }
       }
     }, CONFLICT_RETRIES);
+    if (gone) break;
   }
-  return entered;
+  return result;
 }
 
-/**
- * One company leaving the lists in which it is still NEW (SAVED and ARCHIVED ones stay): its members
- * read in one BatchGetItem, then one transaction per 33 lists (member, order item, counters), each
- * conditional on the member being as read. Returns how many lists it left.
- */
-export async function leaveLists(ref: CompanyRef, lists: ListRef[]): Promise<number> {
-  const leaving = await newMemberships(ref, lists);
-  let left = 0;
-  for (const part of chunk(leaving, LISTS_PER_TRANSACTION)) {
-    let pending = part;
-    await retrying(async () => {
-      if (pending.length === 0) return true;
-      try {
-        await send(() =>
-          dynamodb().send(
-            new TransactWriteCommand({
-              TransactItems: pending.flatMap(({ accountId, listId, member }) =>
-                newMembersLeaving(accountId, listId, [member]),
-              ),
-            }),
-          ),
-        );
-        left += pending.length;
-        return true;
-      } catch (error) {
-        const reasons = cancellationReasons(error);
-        if (!reasons) throw error;
-        // The list is gone (its item): nothing to take out there. The member changed meanwhile: read
-        // again; moved or gone, it stays (or is gone already); counted anew, it leaves with that count.
-        const gone = pending.filter((_, i) => reasons[3 * i + 2] === 'ConditionalCheckFailed');
-        const changed = pending.filter(
-          (entry, i) => reasons[3 * i] === 'ConditionalCheckFailed' && !gone.includes(entry),
-        );
-        const fresh = changed.length > 0 ? await newMemberships(ref, changed) : [];
-        pending = [...pending.filter((entry) => !gone.includes(entry) && !changed.includes(entry)), ...fresh];
-        return AGAIN;
-      }
-    }, CONFLICT_RETRIES);
-  }
-  return left;
-}
-
-/** The company's members of these lists that are NEW (strongly consistent: read to be written). */
-async function newMemberships(ref: CompanyRef, lists: ListRef[]) {
+/** These companies' members of the list that are NEW (strongly consistent: read to be written). */
+async function newMembers(accountId: string, listId: number, refs: CompanyRef[]): Promise<Member[]> {
   const items = await batchGet(
     tableName(),
-    lists.map(({ accountId, listId }) => keys.listMember(accountId, listId, ref)),
-    { projection: ['pk', ...MEMBER_ATTRIBUTES], consistent: true },
+    refs.map((ref) => keys.listMember(accountId, listId, ref)),
+    { projection: MEMBER_ATTRIBUTES, consistent: true },
   );
-  return items
-    .filter((item) => item['state'] === 'NEW')
-    .map((item) => ({ ...listOfKey(item['pk'] as string), member: toMember(item) }));
+  return items.map(toMember).filter((m) => m.state === 'NEW');
 }
 
 /** A changed company entering or leaving a smart list, as the import's derivation found it. */
