@@ -41,7 +41,7 @@ async function main(): Promise<number> {
   stageInUse = stage;
 
   // Loaded after the stage is chosen: the storage client reads the environment when first used.
-  const { importCompanies, formatSummary } = await import('../../lib/import/import');
+  const { importCompanies, formatSummary, formatWrites } = await import('../../lib/import/import');
 
   const size = file === '-' ? null : statSync(file).size;
   const raw: Readable = file === '-' ? process.stdin : createReadStream(file);
@@ -59,6 +59,7 @@ async function main(): Promise<number> {
     progress.stop();
   }
   console.log(formatSummary(summary));
+  console.log(formatWrites(summary));
   return summary.rejected > 0 ? 1 : 0;
 }
 

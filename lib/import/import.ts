@@ -23,7 +23,7 @@ import { getCompanyRecords, getCompanyStates } from '../companies/store';
 import { forEachLimited } from '../concurrency';
 import { loadStageIdScheme } from '../legal-entities/ids';
 import { batchAdd, batchDelete, batchPut } from '../storage/batch';
-import { tableName } from '../storage/client';
+import { tableName, writesSoFar, type WriteCount } from '../storage/client';
 import {
   collectWrites,
   completeImport,
@@ -74,6 +74,8 @@ export interface ImportSummary {
   rejected: number;
   updates: number;
   seconds: number;
+  /** What the run wrote (lib/storage/client.ts counts it; other work in the same process counts too). */
+  written?: Map<string, WriteCount>;
 }
 
 interface Entry {
@@ -102,6 +104,7 @@ export async function importCompanies(
   options: ImportOptions,
 ): Promise<ImportSummary> {
   const started = performance.now();
+  const writesBefore = writesSoFar();
   // Before anything is read or written: a deployed stage's ids need its secret (lib/legal-entities/ids.ts).
   await loadStageIdScheme();
   const batchSize = options.batchSize ?? 100;
@@ -172,6 +175,7 @@ export async function importCompanies(
   if (failure) throw failure;
   await (options.complete ?? completeImport)();
   summary.seconds = (performance.now() - started) / 1000;
+  summary.written = writesSince(writesBefore);
   return summary;
 }
 
@@ -187,6 +191,42 @@ export function formatSummary(s: ImportSummary): string {
     `read ${s.read}, imported ${s.imported} (new ${s.created}, changed ${s.changed}, unchanged ${s.unchanged}), ` +
     `rejected ${s.rejected}, updates ${s.updates}, in ${s.seconds.toFixed(1)} s (${rate} companies/s)`
   );
+}
+
+/**
+ * The run's cost, on a line of its own after the summary (contract §11.2): items and write requests
+ * per changed (new or changed) company, then per kind of request.
+ * `writes: 3.1 items and 0.21 requests per changed company (BatchWriteItem 2.9 / 0.12, …)`
+ */
+export function formatWrites(s: ImportSummary): string {
+  const changed = s.created + s.changed;
+  const per = (n: number) => (changed > 0 ? n / changed : n).toFixed(2);
+  const counts = [...(s.written ?? new Map<string, WriteCount>())].sort(([a], [b]) => (a < b ? -1 : 1));
+  const total = counts.reduce(
+    (sum, [, c]) => ({ items: sum.items + c.items, requests: sum.requests + c.requests }),
+    {
+      items: 0,
+      requests: 0,
+    },
+  );
+  const kinds = counts.map(
+    ([command, c]) => `${command.replace(/Command$/, '')} ${per(c.items)} / ${per(c.requests)}`,
+  );
+  return (
+    `writes: ${per(total.items)} items and ${per(total.requests)} requests per changed company` +
+    (kinds.length > 0 ? ` (items / requests: ${kinds.join(', ')})` : '')
+  );
+}
+
+function writesSince(before: Map<string, WriteCount>): Map<string, WriteCount> {
+  const since = new Map<string, WriteCount>();
+  for (const [command, now] of writesSoFar()) {
+    const then = before.get(command) ?? { requests: 0, items: 0 };
+    if (now.requests > then.requests) {
+      since.set(command, { requests: now.requests - then.requests, items: now.items - then.items });
+    }
+  }
+  return since;
 }
 
 function parseLine(text: string): { ok: true; record: CompanyRecord } | { ok: false; reason: string } {
