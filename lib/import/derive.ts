@@ -13,7 +13,7 @@
  */
 import { deriveHoldings } from '../companies/holdings';
 import type { CompanyRecord } from '../companies/record';
-import type { Addition } from '../storage/batch';
+import type { Addition, SetChange } from '../storage/batch';
 import type { Key } from '../storage/keys';
 import { applyContactChanges, deriveLists } from '../lists/derive';
 import { applySmartListFlips, deriveSmartLists } from '../lists/smart';
@@ -31,6 +31,8 @@ export interface CompanyChange {
    * the change again, another for every later change of the company.
    */
   changeId: string;
+  /** The company's legal entity id, when the import assigned it already (the derivations claim it otherwise). */
+  legalEntityId?: string;
 }
 
 export interface Derived {
@@ -53,6 +55,8 @@ export interface DerivedWrites {
    * request.
    */
   additions?: Addition[];
+  /** Members added to or taken out of string sets (`batchSetChanges`): the match indexes. */
+  setChanges?: SetChange[];
 }
 
 export type Derivation = (change: CompanyChange) => Promise<Derived>;
@@ -81,6 +85,7 @@ export function collectWrites(into: DerivedWrites, { writes }: Derived): void {
   into.puts.push(...(writes?.puts ?? []));
   into.deletes.push(...(writes?.deletes ?? []));
   if (writes?.additions?.length) (into.additions ??= []).push(...writes.additions);
+  if (writes?.setChanges?.length) (into.setChanges ??= []).push(...writes.setChanges);
 }
 
 export type Completion = () => Promise<void>;

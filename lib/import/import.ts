@@ -21,8 +21,9 @@ import { companyKey, type CompanyRef } from '../companies/identifiers';
 import { parseCompanyRecord, recordHash, RECORD_LIMITS, type CompanyRecord } from '../companies/record';
 import { getCompanyRecords, getCompanyStates } from '../companies/store';
 import { forEachLimited } from '../concurrency';
-import { loadStageIdScheme } from '../legal-entities/ids';
-import { batchAdd, batchDelete, batchPut } from '../storage/batch';
+import { assignLegalEntityIds } from '../legal-entities/assign';
+import { loadStageIdScheme, stageIdScheme, type LegalEntityIdScheme } from '../legal-entities/ids';
+import { batchAdd, batchDelete, batchPut, batchSetChanges } from '../storage/batch';
 import { tableName, writesSoFar, type WriteCount } from '../storage/client';
 import {
   collectWrites,
@@ -62,6 +63,8 @@ export interface ImportOptions {
   batchSize?: number;
   /** Batches in flight at once. */
   concurrency?: number;
+  /** How legal entity ids are made; the stage's by default (tests shrink the id space). */
+  idScheme?: () => LegalEntityIdScheme;
 }
 
 export interface ImportSummary {
@@ -122,6 +125,7 @@ export async function importCompanies(
     },
     settled: new Set(),
     claims: Promise.resolve(),
+    idScheme: options.idScheme ?? stageIdScheme,
   };
   const firstLineOf = new Map<number, number>();
   const inFlight = new Set<Promise<void>>();
@@ -258,6 +262,7 @@ interface Run {
   settled: Set<string>;
   /** Contact claims are checked and made one batch at a time, so two batches cannot take one id. */
   claims: Promise<unknown>;
+  idScheme: () => LegalEntityIdScheme;
 }
 
 async function importBatch(batch: Entry[], run: Run): Promise<void> {
@@ -284,14 +289,33 @@ async function importBatch(batch: Entry[], run: Run): Promise<void> {
   const accepted = await claimContacts(changed, before, run);
   if (accepted.length === 0) return;
 
+  // Known companies carry their legal entity id; the others claim theirs, the batch's together.
+  const known = (e: Entry) => stored.get(companyKey(e.record))?.state.legalEntityId;
+  const claimed = await assignLegalEntityIds(
+    accepted.filter((e) => !known(e)).map((e) => companyRef(e.record)),
+    run.idScheme(),
+  );
+  const legalEntityIdOf = (e: Entry) => known(e) ?? claimed.get(companyKey(e.record))!;
+
   const changeId = `${run.id}.${++run.batches}`;
   const journal = await putJournal({
     changeId,
     asOf: run.asOf,
     entries: accepted.map((e) => ({ company: companyRef(e.record), before: before(e) })),
   });
-  await putCompanies(accepted.map((e) => ({ record: e.record, state: { hash: e.hash, changeId } })));
-  const changes = accepted.map((e) => ({ before: before(e), after: e.record, asOf: run.asOf, changeId }));
+  await putCompanies(
+    accepted.map((e) => ({
+      record: e.record,
+      state: { hash: e.hash, changeId, legalEntityId: legalEntityIdOf(e) },
+    })),
+  );
+  const changes = accepted.map((e) => ({
+    before: before(e),
+    after: e.record,
+    asOf: run.asOf,
+    changeId,
+    legalEntityId: legalEntityIdOf(e),
+  }));
   const writes: DerivedWrites = { puts: [], deletes: [] };
   await forEachLimited(changes, DERIVATIONS_IN_FLIGHT, async (change) => {
     const derived = await run.derive(change);
@@ -390,6 +414,7 @@ async function resume(journal: Journal & StoredJournal, derive: Derivation): Pro
       after: now.record,
       asOf: journal.asOf,
       changeId: journal.changeId,
+      ...(now.state.legalEntityId ? { legalEntityId: now.state.legalEntityId } : {}),
     };
     const derived = await derive(change);
     updates += derived.updates;
@@ -403,13 +428,18 @@ async function resume(journal: Journal & StoredJournal, derive: Derivation): Pro
 }
 
 /**
- * A batch's derived writes, 25 to a request (additions 100); deletes first, as a key deleted and put is
- * put last, and additions after puts, as they add to what is there.
+ * A batch's derived writes, 25 to a request (additions and set changes 100); deletes first, as a key
+ * deleted and put is put last, and additions and set changes after puts, as they add to what is there.
  */
-async function writeDerived({ puts, deletes, additions = [] }: DerivedWrites): Promise<void> {
+async function writeDerived({
+  puts,
+  deletes,
+  additions = [],
+  setChanges = [],
+}: DerivedWrites): Promise<void> {
   await batchDelete(tableName(), deletes);
   await batchPut(tableName(), puts);
-  await batchAdd(tableName(), additions);
+  await Promise.all([batchAdd(tableName(), additions), batchSetChanges(tableName(), setChanges)]);
 }
 
 function newContacts(before: CompanyRecord | null, after: CompanyRecord): number[] {
