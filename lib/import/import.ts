@@ -77,8 +77,6 @@ export interface ImportSummary {
   rejected: number;
   updates: number;
   seconds: number;
-  /** What the run wrote (lib/storage/client.ts counts it; other work in the same process counts too). */
-  written?: Map<string, WriteCount>;
 }
 
 interface Entry {
@@ -107,7 +105,6 @@ export async function importCompanies(
   options: ImportOptions,
 ): Promise<ImportSummary> {
   const started = performance.now();
-  const writesBefore = writesSoFar();
   // Before anything is read or written: a deployed stage's ids need its secret (lib/legal-entities/ids.ts).
   await loadStageIdScheme();
   const batchSize = options.batchSize ?? 100;
@@ -179,7 +176,6 @@ export async function importCompanies(
   if (failure) throw failure;
   await (options.complete ?? completeImport)();
   summary.seconds = (performance.now() - started) / 1000;
-  summary.written = writesSince(writesBefore);
   return summary;
 }
 
@@ -202,10 +198,10 @@ export function formatSummary(s: ImportSummary): string {
  * per changed (new or changed) company, then per kind of request.
  * `writes: 3.1 items and 0.21 requests per changed company (BatchWriteItem 2.9 / 0.12, …)`
  */
-export function formatWrites(s: ImportSummary): string {
+export function formatWrites(s: ImportSummary, written: Map<string, WriteCount>): string {
   const changed = s.created + s.changed;
   const per = (n: number) => (changed > 0 ? n / changed : n).toFixed(2);
-  const counts = [...(s.written ?? new Map<string, WriteCount>())].sort(([a], [b]) => (a < b ? -1 : 1));
+  const counts = [...written].sort(([a], [b]) => (a < b ? -1 : 1));
   const total = counts.reduce(
     (sum, [, c]) => ({ items: sum.items + c.items, requests: sum.requests + c.requests }),
     {
@@ -222,7 +218,8 @@ export function formatWrites(s: ImportSummary): string {
   );
 }
 
-function writesSince(before: Map<string, WriteCount>): Map<string, WriteCount> {
+/** What this process wrote since `before` (a `writesSoFar()` taken then), per command. */
+export function writesSince(before: Map<string, WriteCount>): Map<string, WriteCount> {
   const since = new Map<string, WriteCount>();
   for (const [command, now] of writesSoFar()) {
     const then = before.get(command) ?? { requests: 0, items: 0 };
