@@ -41,7 +41,9 @@ async function main(): Promise<number> {
   stageInUse = stage;
 
   // Loaded after the stage is chosen: the storage client reads the environment when first used.
-  const { importCompanies, formatSummary } = await import('../../lib/import/import');
+  const { importCompanies, formatSummary, formatWrites, writesSince } =
+    await import('../../lib/import/import');
+  const { writesSoFar } = await import('../../lib/storage/client');
 
   const size = file === '-' ? null : statSync(file).size;
   const raw: Readable = file === '-' ? process.stdin : createReadStream(file);
@@ -50,6 +52,7 @@ async function main(): Promise<number> {
 
   console.error(`importing ${file === '-' ? 'standard input' : file} into ${stage}, as of ${asOf}`);
   let summary;
+  const writesBefore = writesSoFar();
   try {
     summary = await importCompanies(lines, {
       asOf,
@@ -59,6 +62,7 @@ async function main(): Promise<number> {
     progress.stop();
   }
   console.log(formatSummary(summary));
+  console.log(formatWrites(summary, writesSince(writesBefore)));
   return summary.rejected > 0 ? 1 : 0;
 }
 

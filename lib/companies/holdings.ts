@@ -3,7 +3,8 @@
  * one stored fact per holding — both sides of each holding, and the company's legal entity id.
  *
  * For a changed company X (its item and the items it writes to: lib/companies/holdings-store.ts):
- * 1. its legal entity id is claimed (the same id again when it has one);
+ * 1. its legal entity id is claimed (the same id again when it has one), unless the import did so for
+ *    the whole batch already;
  * 2. X's own item gets `self` (identifier, id) and `parents`, and its version grows; the answer lists
  *    the companies X holds shares in whose derivations ran before (their `c#X`… entries in X's item);
  * 3. when X is new or renamed, those companies get X's name (`n#X` in their items);
@@ -46,9 +47,10 @@ export interface HoldingsOptions {
 
 export function holdingsDerivation(options: HoldingsOptions = {}) {
   const scheme = options.idScheme ?? stageIdScheme;
-  return async ({ before, after }: CompanyChange): Promise<Derived> => {
+  return async ({ before, after, legalEntityId: assigned }: CompanyChange): Promise<Derived> => {
     const company: CompanyRef = { country: after.country, companyNumber: after.companyNumber };
-    const legalEntityId = await assignLegalEntityId(company, scheme());
+    // The import assigns a batch's ids together (lib/import/import.ts); a change derived alone claims its own.
+    const legalEntityId = assigned ?? (await assignLegalEntityId(company, scheme()));
     const holders = holdersOf(after);
     const holderCompanies = companyHolders(holders);
     const formerHolders = companyHolders(holdersOf(before));

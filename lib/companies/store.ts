@@ -61,6 +61,11 @@ export interface CompanyState {
   hash: string;
   /** The import change that wrote the company (see lib/import/store.ts). */
   changeId: string;
+  /**
+   * The id of its legal entity (contract §6.4), kept here so that a change of a known company claims
+   * nothing; absent on companies written before it was kept (the import claims theirs again, no write).
+   */
+  legalEntityId?: string;
 }
 
 export async function getCompanyStates(refs: CompanyRef[]): Promise<Map<string, CompanyState>> {
@@ -94,7 +99,11 @@ export async function getCompanyRecords(refs: CompanyRef[]): Promise<Map<string,
           shareholders: parseJson(item['shareholders']),
           contacts: parseJson(item['contacts']),
         },
-        state: { hash: item['contentHash'] as string, changeId: item['changeId'] as string },
+        state: {
+          hash: item['contentHash'] as string,
+          changeId: item['changeId'] as string,
+          ...(typeof item['legalEntityId'] === 'string' ? { legalEntityId: item['legalEntityId'] } : {}),
+        },
       },
     ]),
   );
@@ -113,6 +122,7 @@ export function companyItem(record: CompanyRecord, state: CompanyState): Item {
     contacts: JSON.stringify(contacts),
     contentHash: state.hash,
     changeId: state.changeId,
+    ...(state.legalEntityId ? { legalEntityId: state.legalEntityId } : {}),
   };
 }
 

@@ -3,7 +3,7 @@
  * completions. Derivations import these types; lib/import/derive.ts lists the derivations and runs them.
  */
 import type { CompanyRecord } from '../companies/record';
-import type { Addition } from '../storage/batch';
+import type { Addition, SetChange } from '../storage/batch';
 import type { Key } from '../storage/keys';
 
 export interface CompanyChange {
@@ -17,6 +17,8 @@ export interface CompanyChange {
    * the change again, another for every later change of the company.
    */
   changeId: string;
+  /** The company's legal entity id, when the import assigned it already (the derivations claim it otherwise). */
+  legalEntityId?: string;
 }
 
 export interface Derived {
@@ -39,6 +41,8 @@ export interface DerivedWrites {
    * request.
    */
   additions?: Addition[];
+  /** Members added to or taken out of string sets (`batchSetChanges`): the match indexes. */
+  setChanges?: SetChange[];
 }
 
 export type Derivation = (change: CompanyChange) => Promise<Derived>;

@@ -42,6 +42,7 @@ export function collectWrites(into: DerivedWrites, { writes }: Derived): void {
   into.puts.push(...(writes?.puts ?? []));
   into.deletes.push(...(writes?.deletes ?? []));
   if (writes?.additions?.length) (into.additions ??= []).push(...writes.additions);
+  if (writes?.setChanges?.length) (into.setChanges ??= []).push(...writes.setChanges);
 }
 
 /** What runs once at the end of every import run, in order. */

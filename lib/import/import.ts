@@ -21,9 +21,10 @@ import { companyKey, type CompanyRef } from '../companies/identifiers';
 import { parseCompanyRecord, recordHash, RECORD_LIMITS, type CompanyRecord } from '../companies/record';
 import { getCompanyRecords, getCompanyStates } from '../companies/store';
 import { forEachLimited } from '../concurrency';
-import { loadStageIdScheme } from '../legal-entities/ids';
-import { batchAdd, batchDelete, batchPut } from '../storage/batch';
-import { tableName } from '../storage/client';
+import { assignLegalEntityIds } from '../legal-entities/assign';
+import { loadStageIdScheme, stageIdScheme, type LegalEntityIdScheme } from '../legal-entities/ids';
+import { batchAdd, batchDelete, batchPut, batchSetChanges } from '../storage/batch';
+import { tableName, writesSoFar, type WriteCount } from '../storage/client';
 import type { CompanyChange, Completion, Derivation, DerivedWrites } from './change';
 import { collectWrites, completeImport, deriveChange } from './derive';
 import {
@@ -55,6 +56,8 @@ export interface ImportOptions {
   batchSize?: number;
   /** Batches in flight at once. */
   concurrency?: number;
+  /** How legal entity ids are made; the stage's by default (tests shrink the id space). */
+  idScheme?: () => LegalEntityIdScheme;
 }
 
 export interface ImportSummary {
@@ -112,6 +115,7 @@ export async function importCompanies(
     },
     settled: new Set(),
     claims: Promise.resolve(),
+    idScheme: options.idScheme ?? stageIdScheme,
   };
   const firstLineOf = new Map<number, number>();
   const inFlight = new Set<Promise<void>>();
@@ -182,6 +186,43 @@ export function formatSummary(s: ImportSummary): string {
   );
 }
 
+/**
+ * The run's cost, on a line of its own after the summary (contract §11.2): items and write requests
+ * per changed (new or changed) company, then per kind of request.
+ * `writes: 3.1 items and 0.21 requests per changed company (BatchWriteItem 2.9 / 0.12, …)`
+ */
+export function formatWrites(s: ImportSummary, written: Map<string, WriteCount>): string {
+  const changed = s.created + s.changed;
+  const per = (n: number) => (changed > 0 ? n / changed : n).toFixed(2);
+  const counts = [...written].sort(([a], [b]) => (a < b ? -1 : 1));
+  const total = counts.reduce(
+    (sum, [, c]) => ({ items: sum.items + c.items, requests: sum.requests + c.requests }),
+    {
+      items: 0,
+      requests: 0,
+    },
+  );
+  const kinds = counts.map(
+    ([command, c]) => `${command.replace(/Command$/, '')} ${per(c.items)} / ${per(c.requests)}`,
+  );
+  return (
+    `writes: ${per(total.items)} items and ${per(total.requests)} requests per changed company` +
+    (kinds.length > 0 ? ` (items / requests: ${kinds.join(', ')})` : '')
+  );
+}
+
+/** What this process wrote since `before` (a `writesSoFar()` taken then), per command. */
+export function writesSince(before: Map<string, WriteCount>): Map<string, WriteCount> {
+  const since = new Map<string, WriteCount>();
+  for (const [command, now] of writesSoFar()) {
+    const then = before.get(command) ?? { requests: 0, items: 0 };
+    if (now.requests > then.requests) {
+      since.set(command, { requests: now.requests - then.requests, items: now.items - then.items });
+    }
+  }
+  return since;
+}
+
 function parseLine(text: string): { ok: true; record: CompanyRecord } | { ok: false; reason: string } {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > RECORD_LIMITS.bytes) {
@@ -211,6 +252,7 @@ interface Run {
   settled: Set<string>;
   /** Contact claims are checked and made one batch at a time, so two batches cannot take one id. */
   claims: Promise<unknown>;
+  idScheme: () => LegalEntityIdScheme;
 }
 
 async function importBatch(batch: Entry[], run: Run): Promise<void> {
@@ -237,14 +279,33 @@ async function importBatch(batch: Entry[], run: Run): Promise<void> {
   const accepted = await claimContacts(changed, before, run);
   if (accepted.length === 0) return;
 
+  // Known companies carry their legal entity id; the others claim theirs, the batch's together.
+  const known = (e: Entry) => stored.get(companyKey(e.record))?.state.legalEntityId;
+  const claimed = await assignLegalEntityIds(
+    accepted.filter((e) => !known(e)).map((e) => companyRef(e.record)),
+    run.idScheme(),
+  );
+  const legalEntityIdOf = (e: Entry) => known(e) ?? claimed.get(companyKey(e.record))!;
+
   const changeId = `${run.id}.${++run.batches}`;
   const journal = await putJournal({
     changeId,
     asOf: run.asOf,
     entries: accepted.map((e) => ({ company: companyRef(e.record), before: before(e) })),
   });
-  await putCompanies(accepted.map((e) => ({ record: e.record, state: { hash: e.hash, changeId } })));
-  const changes = accepted.map((e) => ({ before: before(e), after: e.record, asOf: run.asOf, changeId }));
+  await putCompanies(
+    accepted.map((e) => ({
+      record: e.record,
+      state: { hash: e.hash, changeId, legalEntityId: legalEntityIdOf(e) },
+    })),
+  );
+  const changes = accepted.map((e) => ({
+    before: before(e),
+    after: e.record,
+    asOf: run.asOf,
+    changeId,
+    legalEntityId: legalEntityIdOf(e),
+  }));
   const writes: DerivedWrites = { puts: [], deletes: [] };
   await forEachLimited(changes, DERIVATIONS_IN_FLIGHT, async (change) => {
     const derived = await run.derive(change);
@@ -343,6 +404,7 @@ async function resume(journal: Journal & StoredJournal, derive: Derivation): Pro
       after: now.record,
       asOf: journal.asOf,
       changeId: journal.changeId,
+      ...(now.state.legalEntityId ? { legalEntityId: now.state.legalEntityId } : {}),
     };
     const derived = await derive(change);
     updates += derived.updates;
@@ -356,13 +418,18 @@ async function resume(journal: Journal & StoredJournal, derive: Derivation): Pro
 }
 
 /**
- * A batch's derived writes, 25 to a request (additions 100); deletes first, as a key deleted and put is
- * put last, and additions after puts, as they add to what is there.
+ * A batch's derived writes, 25 to a request (additions and set changes 100); deletes first, as a key
+ * deleted and put is put last, and additions and set changes after puts, as they add to what is there.
  */
-async function writeDerived({ puts, deletes, additions = [] }: DerivedWrites): Promise<void> {
+async function writeDerived({
+  puts,
+  deletes,
+  additions = [],
+  setChanges = [],
+}: DerivedWrites): Promise<void> {
   await batchDelete(tableName(), deletes);
   await batchPut(tableName(), puts);
-  await batchAdd(tableName(), additions);
+  await Promise.all([batchAdd(tableName(), additions), batchSetChanges(tableName(), setChanges)]);
 }
 
 function newContacts(before: CompanyRecord | null, after: CompanyRecord): number[] {

@@ -8,13 +8,18 @@ import { partitions } from '../storage/keys';
 /**
  * A partition of a file through the import: the companies (read, written whole; their relationships
  * items updated by the holdings derivation), the journal of each batch (written, read back and deleted
- * on resume), contact id claims, legal entity id claims, lookalike features and marks, the match
- * indexes, a note for each company whose number of contacts changed, and for smart lists: the
- * company's filter profile and one item naming every smart list (all read in one Query) whose match it
- * changes.
+ * on resume), contact id claims, legal entity id claims (read, then conditional puts in transactions),
+ * lookalike features and marks, the match indexes (set updates in transactions), a note for each
+ * company whose number of contacts changed, and for smart lists: the company's filter profile and one
+ * item naming every smart list (all read in one Query) whose match it changes.
  */
 export const importPartitionStorage = {
-  BatchGetItem: [partitions.company, partitions.importChange, partitions.contactClaims],
+  BatchGetItem: [
+    partitions.company,
+    partitions.importChange,
+    partitions.contactClaims,
+    partitions.legalEntity,
+  ],
   Query: [partitions.importChange, partitions.smartLists],
   PutItem: [partitions.legalEntity],
   UpdateItem: [partitions.company, partitions.contactClaims, partitions.matchIndex],

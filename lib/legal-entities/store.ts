@@ -4,29 +4,84 @@
  * Claiming an id is a conditional
  * put: it succeeds when the id is free or already this entity's, and fails on a collision.
  */
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { CompanyRef } from '../companies/identifiers';
-import { batchGet, getItem } from '../storage/batch';
-import { conditionHeld, dynamodb, tableName } from '../storage/client';
+import { backoff, batchGet, chunk, getItem } from '../storage/batch';
+import { cancellationReasons, conditionHeld, dynamodb, send, tableName } from '../storage/client';
+import { StorageUnavailableError } from '../storage/errors';
 import { keys } from '../storage/keys';
+
+export interface LegalEntityClaim {
+  legalEntityId: string;
+  company: CompanyRef;
+}
+
+/** The conditional put of a claim: it holds when the id is free or already this entity's. */
+const claimPut = ({ legalEntityId, company }: LegalEntityClaim) => ({
+  TableName: tableName(),
+  Item: {
+    ...keys.legalEntity(legalEntityId),
+    entity: 'LegalEntity',
+    legalEntityId,
+    country: company.country,
+    companyNumber: company.companyNumber,
+  },
+  ConditionExpression: 'attribute_not_exists(pk) OR (country = :country AND companyNumber = :number)',
+  ExpressionAttributeValues: { ':country': company.country, ':number': company.companyNumber },
+});
 
 /** Claims `legalEntityId` for the company's entity; false when another entity holds it. Idempotent. */
 export async function claimLegalEntityId(legalEntityId: string, company: CompanyRef): Promise<boolean> {
-  return conditionHeld(() =>
-    dynamodb().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...keys.legalEntity(legalEntityId),
-          entity: 'LegalEntity',
-          legalEntityId,
-          country: company.country,
-          companyNumber: company.companyNumber,
-        },
-        ConditionExpression: 'attribute_not_exists(pk) OR (country = :country AND companyNumber = :number)',
-        ExpressionAttributeValues: { ':country': company.country, ':number': company.companyNumber },
-      }),
-    ),
+  return conditionHeld(() => dynamodb().send(new PutCommand(claimPut({ legalEntityId, company }))));
+}
+
+/** Transactions cancelled by concurrent writes (not by a taken id) are sent again this many times. */
+const MAX_CONFLICT_ATTEMPTS = 10;
+
+/**
+ * Claims ids for many entities, up to 100 conditional puts to a TransactWriteItems request (the ids
+ * must differ). Answers the claims whose id another entity holds: a transaction cancelled by them is
+ * sent again without them. Idempotent, like `claimLegalEntityId`.
+ */
+export async function claimLegalEntityIds(claims: LegalEntityClaim[]): Promise<LegalEntityClaim[]> {
+  const refused: LegalEntityClaim[] = [];
+  await Promise.all(
+    chunk(claims, 100).map(async (part) => {
+      let pending = part;
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt === MAX_CONFLICT_ATTEMPTS) throw new StorageUnavailableError();
+        if (attempt > 0) await backoff(attempt);
+        try {
+          await send(() =>
+            dynamodb().send(
+              new TransactWriteCommand({ TransactItems: pending.map((c) => ({ Put: claimPut(c) })) }),
+            ),
+          );
+          return;
+        } catch (error) {
+          const reasons = cancellationReasons(error);
+          if (!reasons) throw error;
+          const taken = pending.filter((_, i) => reasons[i] === 'ConditionalCheckFailed');
+          refused.push(...taken);
+          pending = pending.filter((_, i) => reasons[i] !== 'ConditionalCheckFailed');
+        }
+      }
+    }),
+  );
+  return refused;
+}
+
+/** The company holding each of these ids, strongly consistent (the import reads before it claims). */
+export async function getLegalEntityOwners(legalEntityIds: string[]): Promise<Map<string, CompanyRef>> {
+  const items = await batchGet(tableName(), legalEntityIds.map(keys.legalEntity), {
+    projection: ENTITY_PROJECTION,
+    consistent: true,
+  });
+  return new Map(
+    items.map((item) => [
+      item['legalEntityId'] as string,
+      { country: item['country'] as CompanyRef['country'], companyNumber: item['companyNumber'] as string },
+    ]),
   );
 }
 

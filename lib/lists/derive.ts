@@ -26,13 +26,17 @@ import {
 } from './store/contact-counts';
 
 export async function deriveLists(change: CompanyChange): Promise<Derived> {
-  await deriveMatchIndexes(change);
+  const { writes: matchIndexes } = await deriveMatchIndexes(change);
   const { before, after } = change;
   // A new company is in no list yet; the lists it joins later read its contacts then.
   const changed = before !== null && before.contacts.length !== after.contacts.length;
   return {
     updates: 0,
-    writes: { puts: changed ? [contactsChangedItem(after, change.changeId)] : [], deletes: [] },
+    writes: {
+      puts: changed ? [contactsChangedItem(after, change.changeId)] : [],
+      deletes: [],
+      setChanges: matchIndexes?.setChanges ?? [],
+    },
   };
 }
 

@@ -6,7 +6,8 @@
  *
  * The derivation compares the keys of the record before and after the change: keys the company lost
  * take it out of their set (DELETE), keys it has get it (ADD). Both are set operations, so deriving
- * the same change twice (a cut-off import run again) ends in the same state.
+ * the same change twice (a cut-off import run again) ends in the same state. The writes go back to the
+ * import, which makes a batch's in TransactWriteItems of up to 100 entries (not one request a key).
  */
 import { companyKey } from '../companies/identifiers';
 import type { CompanyProfile } from '../companies/record';
@@ -14,7 +15,7 @@ import type { CompanyChange, Derived } from '../import/change';
 import { getDomain } from 'tldts';
 import { matchIndexText } from '../storage/keys';
 import { nameIndexValue, normaliseName, parseVat, websiteHost } from './normalise';
-import { updateMatchIndex, type MatchKey } from './store/match-indexes';
+import { matchIndexChange, type MatchKey } from './store/match-indexes';
 
 /** The index keys a company is found under. */
 export function matchKeysOf(company: CompanyProfile): MatchKey[] {
@@ -46,9 +47,9 @@ export async function deriveMatchIndexes({ before, after }: CompanyChange): Prom
   const had = new Map((before ? matchKeysOf(before) : []).map((key) => [keyText(key), key]));
   const has = new Map(matchKeysOf(after).map((key) => [keyText(key), key]));
   const lost = [...had].filter(([text]) => !has.has(text)).map(([, key]) => key);
-  await Promise.all([
-    ...lost.map((key) => updateMatchIndex(key, company, 'remove')),
-    ...[...has.values()].map((key) => updateMatchIndex(key, company, 'add')),
-  ]);
-  return { updates: 0 };
+  const setChanges = [
+    ...lost.map((key) => matchIndexChange(key, company, 'remove')),
+    ...[...has.values()].map((key) => matchIndexChange(key, company, 'add')),
+  ];
+  return { updates: 0, writes: { puts: [], deletes: [], setChanges } };
 }

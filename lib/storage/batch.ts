@@ -234,6 +234,108 @@ async function transactAdd(table: string, additions: Addition[]): Promise<void> 
 
 const RETRYABLE_CANCELLATIONS = new Set(['None', 'TransactionConflict', 'ThrottlingError']);
 
+/** Members added to or taken out of a string set attribute (`ADD` / `DELETE`); the item is created when absent. */
+export interface SetChange {
+  key: Key;
+  attribute: string;
+  add?: string[];
+  remove?: string[];
+  /** Set with the additions (say the entity tag). */
+  attributes?: Record<string, unknown>;
+}
+
+/**
+ * Makes set changes, up to 100 items a TransactWriteItems request (DynamoDB has no batched UpdateItem;
+ * atomicity is not the point). Changes to the same item and attribute are merged; one expression cannot
+ * both add to and take from a set, so removals go in a round before additions. Set operations are
+ * idempotent, so a transaction cancelled by a concurrent write (TransactionConflict) or by throttling is
+ * simply sent again with backoff.
+ */
+export async function batchSetChanges(table: string, changes: SetChange[], concurrency = 4): Promise<void> {
+  const merged = new Map<
+    string,
+    {
+      key: Key;
+      attribute: string;
+      add: Set<string>;
+      remove: Set<string>;
+      attributes: Record<string, unknown>;
+    }
+  >();
+  for (const change of changes) {
+    const id = `${uniqueKey(change.key)}\u0000${change.attribute}`;
+    const into = merged.get(id) ?? {
+      key: change.key,
+      attribute: change.attribute,
+      add: new Set(),
+      remove: new Set(),
+      attributes: {},
+    };
+    for (const member of change.add ?? []) into.add.add(member);
+    for (const member of change.remove ?? []) into.remove.add(member);
+    Object.assign(into.attributes, change.attributes);
+    merged.set(id, into);
+  }
+  const removals = [...merged.values()].filter((m) => m.remove.size > 0);
+  const additions = [...merged.values()].filter((m) => m.add.size > 0);
+  const update = (
+    key: Key,
+    expression: string,
+    names: Record<string, string>,
+    values: Record<string, unknown>,
+  ) => ({
+    Update: {
+      TableName: table,
+      Key: key,
+      UpdateExpression: expression,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  });
+  const rounds = [
+    removals.map((m) => update(m.key, 'DELETE #s :members', { '#s': m.attribute }, { ':members': m.remove })),
+    additions.map((m) => {
+      const names: Record<string, string> = { '#s': m.attribute };
+      const values: Record<string, unknown> = { ':members': m.add };
+      const sets = Object.entries(m.attributes).map(([name, value], i) => {
+        names[`#a${i}`] = name;
+        values[`:a${i}`] = value;
+        return `#a${i} = :a${i}`;
+      });
+      return update(
+        m.key,
+        `ADD #s :members${sets.length > 0 ? ` SET ${sets.join(', ')}` : ''}`,
+        names,
+        values,
+      );
+    }),
+  ];
+  for (const round of rounds) {
+    await forEachLimited(chunk(round, TRANSACT_LIMIT), concurrency, (part) => transactWrite(part));
+  }
+}
+
+/** Import jobs share items between batches in flight: more patience for conflicts than a request has. */
+const CONFLICT_ATTEMPTS = 10;
+
+/** One TransactWriteItems of idempotent actions, sent again while it is cancelled by conflicts or throttling. */
+async function transactWrite(
+  TransactItems: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>,
+): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    if (attempt > 0) await backoff(attempt);
+    try {
+      await send(() => dynamodb().send(new TransactWriteCommand({ TransactItems })));
+      return;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      const retryable = reasons?.every((r) => RETRYABLE_CANCELLATIONS.has(r)) ?? false;
+      if (!retryable) throw error;
+      if (attempt + 1 === CONFLICT_ATTEMPTS) throw new StorageUnavailableError({ cause: error });
+    }
+  }
+}
+
 /** Waits before retry `attempt` (1, 2, …): full jitter under a ceiling that doubles, bounded. */
 export function backoff(attempt: number, baseMs = BASE_DELAY_MS, maxMs = MAX_DELAY_MS): Promise<void> {
   const ceiling = Math.min(maxMs, baseMs * 2 ** attempt);

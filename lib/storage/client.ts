@@ -107,6 +107,14 @@ function createClient(endpoint: string | undefined): DynamoDBDocumentClient {
     // happen further out), so every round trip counts.
     { step: 'deserialize', priority: 'low', name: 'roundTripCounter' },
   );
+  base.middlewareStack.add(
+    (next, context) => (args) => {
+      countWrite(context.commandName ?? '', args.input as Record<string, unknown>);
+      return next(args);
+    },
+    // Once per call (the SDK's retries of an attempt come later): what the caller asked to write.
+    { step: 'build', name: 'writeCounter' },
+  );
   // Where no IAM policy enforces the declaration (DynamoDB Local: `npm start`, the tests), each call
   // checks itself against it before anything is sent: a call the policy would deny fails the same way.
   if (!config.storageAccessEnforcedByIam()) {
@@ -125,6 +133,45 @@ function createClient(endpoint: string | undefined): DynamoDBDocumentClient {
 }
 
 export const tableName = config.tableName;
+
+/** Items and write requests sent by this process, per command (`PutItemCommand`, `BatchWriteItemCommand`…). */
+export interface WriteCount {
+  requests: number;
+  items: number;
+}
+
+const writeCounts = new Map<string, WriteCount>();
+
+/**
+ * What this process has written so far, per command: the import reports items and requests per changed
+ * company from it. A BatchWriteItem counts its items, a TransactWriteItems its actions, a single write 1;
+ * leftovers (UnprocessedItems) sent again count again, as they cost again.
+ */
+export function writesSoFar(): Map<string, WriteCount> {
+  return new Map([...writeCounts].map(([command, count]) => [command, { ...count }]));
+}
+
+function countWrite(command: string, input: Record<string, unknown>): void {
+  let items: number;
+  if (command === 'BatchWriteItemCommand') {
+    const requests = (input['RequestItems'] ?? {}) as Record<string, unknown[]>;
+    items = Object.values(requests).reduce((sum, list) => sum + list.length, 0);
+  } else if (command === 'TransactWriteItemsCommand') {
+    items = (input['TransactItems'] as unknown[] | undefined)?.length ?? 0;
+  } else if (
+    command === 'PutItemCommand' ||
+    command === 'UpdateItemCommand' ||
+    command === 'DeleteItemCommand'
+  ) {
+    items = 1;
+  } else {
+    return;
+  }
+  const count = writeCounts.get(command) ?? { requests: 0, items: 0 };
+  count.requests++;
+  count.items += items;
+  writeCounts.set(command, count);
+}
 
 const UNAVAILABLE = new Set([
   'ProvisionedThroughputExceededException',

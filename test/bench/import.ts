@@ -128,7 +128,8 @@ function importFile(file: string, table: string, endpoint: string, preload: stri
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
     child.on('close', (code) => {
-      const summary = stdout.trim().split('\n').pop() ?? '';
+      const summary = stdout.split('\n').find((line) => line.startsWith('read ')) ?? '';
+      const writes = stdout.split('\n').find((line) => line.startsWith('writes: ')) ?? '';
       const match = /in ([\d.]+) s \((\d+) companies\/s\)/.exec(summary);
       const rss = /MAX_RSS_KB (\d+)/.exec(stderr);
       if (code !== 0 || !match || !rss) {
@@ -136,7 +137,7 @@ function importFile(file: string, table: string, endpoint: string, preload: stri
         return;
       }
       resolve({
-        summary,
+        summary: `${summary}\n  ${writes}`,
         seconds: Number(match[1]),
         rate: Number(match[2]),
         maxRssMb: Number(rss[1]) / 1024,

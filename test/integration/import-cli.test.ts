@@ -84,11 +84,14 @@ describe('npm run import', () => {
     const table = await freshTable();
     const first = await importCli([file, '--table', table, '--as-of', '2026-11-21']);
     expect(first.code).toBe(0);
-    expect(first.stdout.trim()).toMatch(
+    const [summaryLine, writesLine, ...rest] = first.stdout.trim().split('\n');
+    expect(summaryLine).toMatch(
       new RegExp(
         `^read ${COMPANIES}, imported ${COMPANIES} \\(new ${COMPANIES}, changed 0, unchanged 0\\), rejected 0, updates [1-9]\\d*, in [\\d.]+ s \\(\\d+ companies/s\\)$`,
       ),
     );
+    expect(writesLine).toMatch(/^writes: [\d.]+ items and [\d.]+ requests per changed company \(/);
+    expect(rest).toEqual([]);
     const again = await importCli([file, '--table', table]);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain(

@@ -63,6 +63,7 @@ async function importRecords(records: CompanyRecordInput[]) {
     importCompanies(lines(), {
       asOf: '2026-11-21',
       derive,
+      idScheme: () => TINY_ID_SPACE,
       complete: async () => undefined,
       batchSize: 2,
       concurrency: 3,

@@ -2,9 +2,8 @@
  * The match indexes that adding companies by name, VAT number or website looks up: one item per index
  * key holding the companies under it, kept by the import.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGet } from '../../storage/batch';
-import { dynamodb, send, tableName } from '../../storage/client';
+import { batchGet, type SetChange } from '../../storage/batch';
+import { tableName } from '../../storage/client';
 import { keys, matchIndexTextOfKey, type MatchKind } from '../../storage/keys';
 
 export interface MatchKey {
@@ -12,21 +11,15 @@ export interface MatchKey {
   value: string;
 }
 
-/** Adds the company (`BE#0403170701`) to the index entry, or takes it out. */
-export async function updateMatchIndex(key: MatchKey, company: string, change: 'add' | 'remove') {
-  await send(() =>
-    dynamodb().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.matchIndex(key.kind, key.value),
-        UpdateExpression: change === 'add' ? 'ADD companies :c SET entity = :entity' : 'DELETE companies :c',
-        ExpressionAttributeValues: {
-          ':c': new Set([company]),
-          ...(change === 'add' ? { ':entity': 'MatchIndex' } : {}),
-        },
-      }),
-    ),
-  );
+/**
+ * The write that adds the company (`BE#0403170701`) to the index entry, or takes it out: a set change
+ * the import makes for a whole batch (lib/storage/batch.ts `batchSetChanges`).
+ */
+export function matchIndexChange(key: MatchKey, company: string, change: 'add' | 'remove'): SetChange {
+  const { pk, sk } = keys.matchIndex(key.kind, key.value);
+  return change === 'add'
+    ? { key: { pk, sk }, attribute: 'companies', add: [company], attributes: { entity: 'MatchIndex' } }
+    : { key: { pk, sk }, attribute: 'companies', remove: [company] };
 }
 
 /** The companies under each index key (`companyKey` form), by `${kind}#${value}`; absent keys have none. */
