@@ -5,7 +5,7 @@
  * entries of the VAT numbers, domains and names, in parallel (one BatchGetItem each; the second only
  * when an entry gives more than a number); (3) the contact counts of companies found through an index
  * only (skipped when numbers found them all); (4–6) the members, in transactions of 49 that are
- * conditional on the list (lib/lists/store.ts says why 49 and how counters stay exact). The list item
+ * conditional on the list (lib/lists/store/members.ts says why 49 and how counters stay exact). The list item
  * is read only when no transaction went through (404, 409, or every company already there). So at
  * most 6 for 100 new companies, 4 when numbers name them.
  */

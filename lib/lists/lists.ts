@@ -5,7 +5,7 @@
  *
  * What a page costs (DynamoDB round trips, in sequence): the overview 1 (one Query of the account's
  * lists); a page of companies or contacts 3 whatever the offset — the list item (visibility, the
- * totals), one Query of the order from its nearer end (store.ts `getOrderSlice`), one BatchGet of the
+ * totals), one Query of the order from its nearer end (store/pages.ts `getOrderSlice`), one BatchGet of the
  * page's companies.
  */
 import { toIdentifier } from '../companies/company';

@@ -308,7 +308,7 @@ ${
 `;
 
 /**
- * The lists' pages' floors (lib/lists/store.ts `getOrderSlice`, `getContactSlice`): the same round trips
+ * The lists' pages' floors (lib/lists/store/pages.ts `getOrderSlice`, `getContactSlice`): the same round trips
  * as the functions, in the same sequence, with the bare SDK — the list item by key (its counters and
  * type), then one Query of the order from the front (a state's partition in the table, every state's in
  * gsi1; for contacts only companies that have some), then one BatchGetItem of the page's companies. What
@@ -401,7 +401,7 @@ export const FLOOR_SOURCES: Record<FloorKind, string> = {
   getRelationships: companyItemFloor('RELATIONSHIPS', null, false),
   batchGetRelationships: companyItemFloor('RELATIONSHIPS', null, true),
   legalEntityUpdates: LEGAL_ENTITY_UPDATES,
-  // The overview (lib/lists/store.ts getAccountLists): every list item of the account, all pages.
+  // The overview (lib/lists/store/lists.ts getAccountLists): every list item of the account, all pages.
   accountLists: `${CLIENT}
 export const handler = async (event) => {
   const account = event.requestContext.authorizer.accountId;
