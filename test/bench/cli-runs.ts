@@ -1,0 +1,89 @@
+/**
+ * What the import benches share: a demo file written as a stream (memory flat at any size), and the
+ * project's own command-line tools run as a user runs them — a child process on a DynamoDB table —
+ * with their wall time, CPU time and peak resident memory.
+ */
+import { spawn } from 'node:child_process';
+import { createWriteStream, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import path from 'node:path';
+
+const ROOT = path.join(__dirname, '..', '..');
+
+/** Writes `size` demo companies (the current snapshot) as JSON Lines. */
+export async function writeDemoFile(dir: string, size: number): Promise<string> {
+  const { demoRecords } = await import('../fixtures/demo-data/companies');
+  const file = path.join(dir, `demo-${size}.jsonl`);
+  const out = createWriteStream(file);
+  for (const record of demoRecords({ companies: size })) {
+    if (!out.write(`${JSON.stringify(record)}\n`)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+  return file;
+}
+
+export interface CliRun {
+  stdout: string;
+  stderr: string;
+  wallSeconds: number;
+  /** User + system CPU of the child itself. */
+  cpuSeconds: number;
+  maxRssMb: number;
+}
+
+/**
+ * A preload that reports the child's resource use when it exits (it is written into `dir` once): the
+ * figures are the process's own, whatever it loads.
+ */
+export function usageReporter(dir: string): string {
+  const file = path.join(dir, 'usage.cjs');
+  writeFileSync(
+    file,
+    "process.on('exit', () => { const u = process.resourceUsage(); require('node:fs').writeSync(2, " +
+      '`\\nUSAGE ${u.maxRSS} ${u.userCPUTime + u.systemCPUTime}\\n`); });',
+  );
+  return file;
+}
+
+/** Runs `infra/cli/<tool>.ts` with `args` on the DynamoDB at `endpoint`; rejects unless it exits 0. */
+export function runCli(
+  tool: 'import' | 'lookalikes',
+  args: string[],
+  options: { endpoint: string; usage: string; onStderr?: (text: string) => void },
+): Promise<CliRun> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--require', options.usage, '--import', 'tsx', path.join(ROOT, 'infra/cli', `${tool}.ts`), ...args],
+      {
+        cwd: ROOT,
+        env: { ...process.env, DYNAMODB_ENDPOINT: options.endpoint },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+      options.onStderr?.(chunk);
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const usage = /USAGE (\d+) (\d+)/.exec(stderr);
+      if (code !== 0 || !usage) {
+        reject(new Error(`npm run ${tool} exited ${code}: ${stderr.slice(-2000)}`));
+        return;
+      }
+      resolve({
+        stdout,
+        stderr,
+        wallSeconds: (performance.now() - started) / 1000,
+        cpuSeconds: Number(usage[2]) / 1e6,
+        maxRssMb: Number(usage[1]) / 1024,
+      });
+    });
+  });
+}
