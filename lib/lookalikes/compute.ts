@@ -108,7 +108,7 @@ function topOf(index: SectionIndex, subject: number, top: TopK, frontier: MaxHea
 }
 
 /** The best score any member counted at `level` could reach (every other part at its maximum). */
-const levelBest = (level: number) => boundOf(LEVEL_ACTIVITY[level]!, 1, 1, true);
+const levelBest = (level: number) => boundOf(LEVEL_ACTIVITY[level]!, 1, 1, 1);
 
 /**
  * The members whose list may change when the companies `probes` change, given each member's floor (its

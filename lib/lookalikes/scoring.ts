@@ -67,9 +67,10 @@ export class PreparedFeatures {
   readonly logAssets: Float64Array;
   readonly country: Int32Array;
   /** The place, interned after trimming and lower-casing (-1: unknown). */
-  private readonly place: Int32Array;
-  private readonly foundedYear: Float64Array;
-  private readonly health: Float64Array;
+  readonly place: Int32Array;
+  /** NaN when unknown. */
+  readonly foundedYear: Float64Array;
+  readonly health: Float64Array;
 
   constructor(companies: readonly LookalikeFeatures[]) {
     const n = companies.length;

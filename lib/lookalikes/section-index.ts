@@ -8,7 +8,9 @@
  * company and a cell of one of its groups, `cellBound` is an upper bound of the score of any member of
  * that cell whose activity part is the level's: activity is then exact (a member sharing a finer level
  * is visited there), size is bounded per figure by its closeness at the cell's nearest edge, place by
- * 1 in the same country and 0 abroad, profile by 1.
+ * 0 abroad and in the same country by 1 only when the cell may hold the company's place (a 32-bit mask
+ * of the cell's places), else 0.5, profile by the closeness of founding year and health to the nearest
+ * of the cell's range of each.
  *
  * Why the bound is safe:
  * - the level's activity is exact for the members counted at that level;
@@ -16,7 +18,9 @@
  *   in a cell is at least as far as the cell's nearest edge, so each closeness is at most its value at
  *   that edge (a figure missing on both sides is 1, on one side 0 — exactly what the missing row and
  *   column give), and the mean of upper bounds bounds the mean;
- * - place is 0 whenever the countries differ; profile is at most 1;
+ * - place is 0 whenever the countries differ, 1 only for the same place (whose bit the cell's mask then
+ *   has), else 0.5; profile is the mean of two closenesses, each at most its value at the nearest end
+ *   of the cell's range (a missing figure: 1 only if the cell holds one missing too, else 0);
  * - the score is the rounded sum in ten-thousandths: Math.round is monotone, so rounding the bound the
  *   same way (plus 1e-6 for floating point, against errors near 1e-12) bounds the score.
  * CELL is 1/8, a power of two, so a cell's edges are exact. test/unit/lookalikes-bound.test.ts checks
@@ -44,6 +48,12 @@ export interface Group {
   cellCountry: Int32Array;
   cellEmployees: Int32Array;
   cellAssets: Int32Array;
+  /** Per cell, a bit (place id mod 32) for each place its members have. */
+  cellPlaces: Int32Array;
+  /** Per cell, the range of founding years and of health, and whether one is missing (1 bit each). */
+  cellYears: Float64Array;
+  cellHealth: Float64Array;
+  cellMissing: Uint8Array;
   /** Row r (one country and employees cell) holds cells rowStart[r] .. rowStart[r + 1], by assets cell. */
   rowStart: Int32Array;
 }
@@ -62,15 +72,26 @@ export function axisBound(x: number, cell: number): number {
 
 export const cellOf = (x: number) => (x === x ? Math.floor(x / CELL) : MISSING);
 
+/** The greatest closeness of x (NaN: missing) to a figure in [low, high] (empty: none known), or a missing one. */
+export function rangeBound(x: number, low: number, high: number, missing: boolean, range: number): number {
+  if (x !== x) return missing ? 1 : 0;
+  if (!(low <= high)) return 0;
+  const distance = Math.max(0, low - x, x - high);
+  return distance >= range ? 0 : 1 - distance / range;
+}
+
 /** The bound of the score in ten-thousandths, rounded as the score is (see the file comment). */
-export function boundOf(activity: number, employees: number, assets: number, sameCountry: boolean): number {
+export function boundOf(activity: number, employees: number, assets: number, place: number, profile = 1): number {
   const bound =
     WEIGHTS.activity * activity +
     (WEIGHTS.size * (employees + assets)) / 2 +
-    (sameCountry ? WEIGHTS.place : 0) +
-    WEIGHTS.profile;
+    WEIGHTS.place * place +
+    WEIGHTS.profile * profile;
   return Math.floor(10_000 * bound + 0.5 + 1e-6);
 }
+
+const YEAR_MISSING = 1;
+const HEALTH_MISSING = 2;
 
 export class SectionIndex {
   readonly size: number;
@@ -144,12 +165,36 @@ export class SectionIndex {
     rowStart.push(cells);
     cellStart.push(order.length);
     const first = (c: number) => order[cellStart[c]!]!;
+    const p = this.prepared;
+    const cellPlaces = new Int32Array(cells);
+    const cellYears = new Float64Array(2 * cells).fill(Number.NaN);
+    const cellHealth = new Float64Array(2 * cells).fill(Number.NaN);
+    const cellMissing = new Uint8Array(cells);
+    for (let c = 0; c < cells; c++) {
+      let [yearLow, yearHigh, healthLow, healthHigh] = [Infinity, -Infinity, Infinity, -Infinity];
+      for (let at = cellStart[c]!; at < cellStart[c + 1]!; at++) {
+        const m = order[at]!;
+        cellPlaces[c]! |= 1 << (p.place[m]! & 31);
+        const year = p.foundedYear[m]!;
+        const health = p.health[m]!;
+        if (year !== year) cellMissing[c]! |= YEAR_MISSING;
+        else [yearLow, yearHigh] = [Math.min(yearLow, year), Math.max(yearHigh, year)];
+        if (health !== health) cellMissing[c]! |= HEALTH_MISSING;
+        else [healthLow, healthHigh] = [Math.min(healthLow, health), Math.max(healthHigh, health)];
+      }
+      cellYears.set([yearLow, yearHigh], 2 * c);
+      cellHealth.set([healthLow, healthHigh], 2 * c);
+    }
     return {
       order,
       cellStart: Int32Array.from(cellStart),
       cellCountry: Int32Array.from({ length: cells }, (_, c) => country[first(c)]!),
       cellEmployees: Int32Array.from({ length: cells }, (_, c) => ce[first(c)]!),
       cellAssets: Int32Array.from({ length: cells }, (_, c) => ca[first(c)]!),
+      cellPlaces,
+      cellYears,
+      cellHealth,
+      cellMissing,
       rowStart: Int32Array.from(rowStart),
     };
   }
@@ -171,11 +216,19 @@ export class SectionIndex {
   /** The bound of the score of company i with any member of `cell` counted at `level` (its activity part). */
   cellBound(i: number, level: number, group: Group, cell: number): number {
     const p = this.prepared;
+    const missing = group.cellMissing[cell]!;
+    const place =
+      group.cellCountry[cell] !== p.country[i] ? 0 : group.cellPlaces[cell]! & (1 << (p.place[i]! & 31)) ? 1 : 0.5;
+    const profile =
+      (rangeBound(p.foundedYear[i]!, group.cellYears[2 * cell]!, group.cellYears[2 * cell + 1]!, (missing & YEAR_MISSING) !== 0, 40) +
+        rangeBound(p.health[i]!, group.cellHealth[2 * cell]!, group.cellHealth[2 * cell + 1]!, (missing & HEALTH_MISSING) !== 0, 10)) /
+      2;
     return boundOf(
       LEVEL_ACTIVITY[level]!,
       axisBound(p.logEmployees[i]!, group.cellEmployees[cell]!),
       axisBound(p.logAssets[i]!, group.cellAssets[cell]!),
-      group.cellCountry[cell] === p.country[i],
+      place,
+      profile,
     );
   }
 

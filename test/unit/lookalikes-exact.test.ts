@@ -5,8 +5,7 @@
 import fc from 'fast-check';
 import { affectedMembers, compareCompanies, computeLists, KEPT, type Scored } from '../../lib/lookalikes/compute';
 import { sectionOf, type LookalikeFeatures } from '../../lib/lookalikes/features';
-import { axisBound, boundOf, cellOf } from '../../lib/lookalikes/section-index';
-import { SectionIndex } from '../../lib/lookalikes/section-index';
+import { axisBound, boundOf, cellOf, LEVEL_ACTIVITY, SectionIndex } from '../../lib/lookalikes/section-index';
 import { PreparedFeatures } from '../../lib/lookalikes/scoring';
 
 /** Codes of section F (divisions 41–43) sharing prefixes at every level, and one of section C. */
@@ -67,15 +66,21 @@ const member = (n: number, overrides: Partial<LookalikeFeatures> = {}): Lookalik
 describe('the bound of a cell', () => {
   it('is never below the score of a company in the cell, rounding included', () => {
     fc.assert(
-      fc.property(features(1), features(2), (a, b) => {
-        const p = new PreparedFeatures([a, b]);
-        const bound = boundOf(
-          p.activity(0, 1),
-          axisBound(p.logEmployees[0]!, cellOf(p.logEmployees[1]!)),
-          axisBound(p.logAssets[0]!, cellOf(p.logAssets[1]!)),
-          a.country === b.country,
-        );
-        expect(bound).toBeGreaterThanOrEqual(p.score(0, 1));
+      fc.property(features(1), fc.array(features(2), { minLength: 1, maxLength: 4 }), (a, others) => {
+        // The others share a cell when their figures fall together: make them share one where they can.
+        const members = [a, ...others];
+        const index = new SectionIndex(members);
+        const p = index.prepared;
+        for (const [level, group] of index.levelsOf(0)) {
+          for (let cell = 0; cell + 1 < group.cellStart.length; cell++) {
+            const bound = index.cellBound(0, level, group, cell);
+            for (let at = group.cellStart[cell]!; at < group.cellStart[cell + 1]!; at++) {
+              const other = group.order[at]!;
+              if (other !== 0 && p.activity(0, other) === LEVEL_ACTIVITY[level])
+                expect(bound).toBeGreaterThanOrEqual(p.score(0, other));
+            }
+          }
+        }
       }),
       { numRuns: 20_000 },
     );
@@ -84,7 +89,7 @@ describe('the bound of a cell', () => {
   it('is reached by a company at the near edge of a cell with every other part at its best', () => {
     const a = member(0, { employees: 9, totalAssets: 999_999 });
     const p = new PreparedFeatures([a, a]);
-    expect(boundOf(1, axisBound(p.logEmployees[0]!, cellOf(p.logEmployees[1]!)), 1, true)).toBe(10_000);
+    expect(boundOf(1, axisBound(p.logEmployees[0]!, cellOf(p.logEmployees[1]!)), 1, 1)).toBe(10_000);
   });
 });
 
