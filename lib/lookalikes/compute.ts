@@ -46,7 +46,7 @@ export function computeLists(
   kept = KEPT,
 ): ComputeStats {
   const top = new TopK(1, kept, index.rank);
-  const frontier = new MaxHeap();
+  const frontier = new Frontier();
   const stats: ComputeStats = { subjects: 0, pairs: 0 };
   const count = subjects === 'all' ? index.size : subjects.length;
   for (let s = 0; s < count; s++) {
@@ -60,7 +60,7 @@ export function computeLists(
 }
 
 /** Fills `top` with the best of `subject`; returns the number of pairs scored. */
-function topOf(index: SectionIndex, subject: number, top: TopK, frontier: MaxHeap, kept: number): number {
+function topOf(index: SectionIndex, subject: number, top: TopK, frontier: Frontier, kept: number): number {
   const { prepared, keys } = index;
   const levels = index.levelsOf(subject);
   const groups: Group[] = [];
@@ -74,10 +74,12 @@ function topOf(index: SectionIndex, subject: number, top: TopK, frontier: MaxHea
     finerKey[level] = previous === -1 ? -1 : keys[previous]![subject]!;
   });
   const floor = () => (top.size(0) < kept ? -1 : top.worstScore(0));
-  const expand = (level: number) =>
+  const expand = (level: number) => {
     index.forCells(subject, level, groups[level]!, floor(), (cell, bound) =>
-      frontier.push(bound * BOUND_SHIFT + level * LEVEL_SHIFT + cell),
+      frontier.push(level, bound * BOUND_SHIFT + level * LEVEL_SHIFT + cell),
     );
+    frontier.seal(level);
+  };
 
   frontier.clear();
   let pairs = 0;
@@ -161,52 +163,58 @@ export function floorOf(list: Scored[], kept = KEPT): number {
   return list.length >= kept ? list[list.length - 1]!.score : 0;
 }
 
-/** A binary max-heap of numbers, reused across subjects. */
-class MaxHeap {
-  private items = new Float64Array(1024);
+/**
+ * The cells waiting, per level: each level's cells are sorted once when it is expanded (a native sort of
+ * numbers), and the best waiting cell is the best head of the levels (at most five).
+ */
+class Frontier {
+  private readonly items = Array.from({ length: LEVEL_ACTIVITY.length }, () => new Float64Array(256));
+  private readonly sizes = new Int32Array(LEVEL_ACTIVITY.length);
   size = 0;
 
   clear(): void {
+    this.sizes.fill(0);
     this.size = 0;
   }
 
-  peek(): number {
-    return this.items[0]!;
+  push(level: number, value: number): void {
+    let items = this.items[level]!;
+    const size = this.sizes[level]!;
+    if (size === items.length) {
+      const grown = new Float64Array(items.length * 2);
+      grown.set(items);
+      this.items[level] = items = grown;
+    }
+    items[size] = value;
+    this.sizes[level] = size + 1;
+    this.size++;
   }
 
-  push(value: number): void {
-    if (this.size === this.items.length) {
-      const grown = new Float64Array(this.items.length * 2);
-      grown.set(this.items);
-      this.items = grown;
+  /** Sorts a level's cells ascending: the best is last. */
+  seal(level: number): void {
+    this.items[level]!.subarray(0, this.sizes[level]!).sort();
+  }
+
+  /** The level holding the best waiting cell (only while size > 0). */
+  private bestLevel(): number {
+    let best = -1;
+    let value = -1;
+    for (let level = 0; level < this.sizes.length; level++) {
+      const size = this.sizes[level]!;
+      if (size > 0 && this.items[level]![size - 1]! > value) [best, value] = [level, this.items[level]![size - 1]!];
     }
-    const items = this.items;
-    let i = this.size++;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (items[parent]! >= value) break;
-      items[i] = items[parent]!;
-      i = parent;
-    }
-    items[i] = value;
+    return best;
+  }
+
+  peek(): number {
+    const level = this.bestLevel();
+    return this.items[level]![this.sizes[level]! - 1]!;
   }
 
   pop(): number {
-    const items = this.items;
-    const top = items[0]!;
-    const last = items[--this.size]!;
-    let i = 0;
-    for (;;) {
-      const left = 2 * i + 1;
-      if (left >= this.size) break;
-      const right = left + 1;
-      const child = right < this.size && items[right]! > items[left]! ? right : left;
-      if (items[child]! <= last) break;
-      items[i] = items[child]!;
-      i = child;
-    }
-    items[i] = last;
-    return top;
+    const level = this.bestLevel();
+    this.size--;
+    return this.items[level]![--this.sizes[level]!]!;
   }
 }
 
