@@ -4,11 +4,16 @@
  * and the profile (founding year, health indicator). Plus the name, which the stored list repeats in
  * its identifier. Unknown is `null`.
  *
- * Candidates are blocked by NACE division (the first two digits of the main activity): a company's
- * lookalikes are looked for among the companies of its own division only (README, "Lookalikes").
+ * A company's lookalikes are looked for among the companies sharing the NACE section of its main
+ * activity — the activity the score compares (lib/lookalikes/scoring.ts), so "shares a section" means
+ * "scores at least the section's activity part". A division outside every section has no section to
+ * share: its companies are compared with their division (the most they can share). Companies without an
+ * activity are compared with each other. Features are stored per block (the NACE division), and a
+ * section is read as the blocks of its divisions.
  */
 import type { CompanyRef } from '../companies/identifiers';
 import type { CompanyRecord } from '../companies/record';
+import { naceSection } from './scoring';
 
 export interface LookalikeFeatures extends CompanyRef {
   name: string;
@@ -55,6 +60,22 @@ export function featuresOf(record: FeatureSource): LookalikeFeatures {
 export function blockOf(features: Pick<LookalikeFeatures, 'activity'>): string {
   return features.activity ? features.activity.slice(0, 2) : NO_ACTIVITY_BLOCK;
 }
+
+/** The candidates' group of a block: its NACE section, else the block itself (see the file comment). */
+export function sectionOfBlock(block: string): string {
+  return block === NO_ACTIVITY_BLOCK ? block : (naceSection(block) ?? block);
+}
+
+export function sectionOf(features: Pick<LookalikeFeatures, 'activity'>): string {
+  return sectionOfBlock(blockOf(features));
+}
+
+/** Every section with the blocks it is read from. */
+export const SECTION_BLOCKS: ReadonlyMap<string, readonly string[]> = ALL_BLOCKS.reduce((sections, block) => {
+  const section = sectionOfBlock(block);
+  sections.set(section, [...(sections.get(section) ?? []), block]);
+  return sections;
+}, new Map<string, string[]>());
 
 /** The features as stored in a block item: one short JSON array (the key already names the company). */
 export function packFeatures(f: LookalikeFeatures): string {

@@ -3,13 +3,16 @@
  *
  * - the import: `deriveLookalikes` (a Derivation) records a changed company's features in its block and
  *   marks it; `recomputeMarked` (a Completion) then recomputes, before the import returns, the lists of
- *   the marked companies and of every company of their blocks that a marked company entered or may
+ *   the marked companies and of every company of their sections that a marked company entered or may
  *   have left: those it reaches, with its old or its new features, at or above their floor (their
- *   100th score). A run cut off before its completion leaves its marks to the next run's.
+ *   100th score), found through the section's index (`affectedMembers`: only the cells whose bound
+ *   reaches their lowest floor are scored). A run cut off before its completion leaves its marks to the
+ *   next run's.
  * - the full job (`npm run lookalikes`, the RecomputeLookalikes Lambda): `recomputeAll` recomputes
- *   every block.
+ *   every section.
  *
- * Candidates are the companies of the same block (NACE division): no comparison across the whole data.
+ * Candidates are the companies of the same section (lib/lookalikes/features.ts), read as the blocks of
+ * its divisions; each list is found with bounds (lib/lookalikes/compute.ts), never every pair.
  */
 import { companyKey, type CompanyRef } from '../companies/identifiers';
 import { forEachLimited } from '../concurrency';
@@ -25,7 +28,8 @@ import {
   type ComputedList,
 } from './block-store';
 import { affectedMembers, computeLists, floorOf } from './compute';
-import { ALL_BLOCKS, blockOf, featuresOf, sameFeatures, type LookalikeFeatures } from './features';
+import { featuresOf, sameFeatures, SECTION_BLOCKS, sectionOf, sectionOfBlock, type LookalikeFeatures } from './features';
+import { SectionIndex } from './section-index';
 import { packLookalikes } from './store';
 import type { StorageAccess } from '../storage/access';
 import { partitions } from '../storage/keys';
@@ -40,10 +44,13 @@ export const recomputeAllStorage = {
   BatchWriteItem: [partitions.lookalikeBlock, partitions.company, partitions.lookalikeMarks],
 } as const satisfies StorageAccess;
 
-/** Blocks processed at once: one computes while another reads or writes. */
-const BLOCKS_IN_FLIGHT = 4;
+/** Sections processed at once: one computes while another reads or writes. */
+const SECTIONS_IN_FLIGHT = 2;
+/** Lists written per batch of subjects: a section's lists are never all held at once. */
+const SUBJECTS_PER_WRITE = 2_000;
 
 export interface RecomputeSummary {
+  /** Blocks (NACE divisions) read. */
   blocks: number;
   companies: number;
   seconds: number;
@@ -61,43 +68,42 @@ export async function recomputeMarked(): Promise<RecomputeSummary> {
   const started = performance.now();
   const marks = await getMarks();
   if (marks.length === 0) return { blocks: 0, companies: 0, seconds: 0 };
-  const byBlock = new Map<string, { marked: Set<string>; leaving: LookalikeFeatures[] }>();
-  const entry = (block: string) => {
-    let found = byBlock.get(block);
-    if (!found) byBlock.set(block, (found = { marked: new Set(), leaving: [] }));
+  const bySection = new Map<string, { marked: Set<string>; leaving: LookalikeFeatures[] }>();
+  const entry = (section: string) => {
+    let found = bySection.get(section);
+    if (!found) bySection.set(section, (found = { marked: new Set(), leaving: [] }));
     return found;
   };
   for (const mark of marks) {
-    entry(mark.block).marked.add(companyKey(mark.company));
-    if (mark.before) entry(blockOf(mark.before)).leaving.push(mark.before);
+    entry(sectionOfBlock(mark.block)).marked.add(companyKey(mark.company));
+    if (mark.before) entry(sectionOf(mark.before)).leaving.push(mark.before);
   }
   let companies = 0;
-  await forEachLimited([...byBlock], BLOCKS_IN_FLIGHT, async ([block, { marked, leaving }]) => {
-    const members = await getBlock(block);
+  let blocks = 0;
+  await forEachLimited([...bySection], SECTIONS_IN_FLIGHT, async ([section, { marked, leaving }]) => {
+    const members = await getSection(section);
+    blocks += SECTION_BLOCKS.get(section)?.length ?? 0;
     const features = members.map((m) => m.features);
     const isMarked = (f: LookalikeFeatures) => marked.has(companyKey(f));
     // The marked companies as they are now (entering lists) and as they were (leaving them).
     const probes = [...features.filter(isMarked), ...leaving];
+    const index = new SectionIndex(features, probes);
     const subjects = new Set(
       affectedMembers(
-        features,
+        index,
         members.map((m) => m.floor),
-        probes,
+        probes.length,
       ),
     );
     features.forEach((f, i) => isMarked(f) && subjects.add(i));
-    const recomputed = await recomputeBlock(
-      members,
-      subjects.size * 2 > members.length ? 'all' : [...subjects],
-    );
-    companies += recomputed;
+    companies += await recomputeSection(members, index, [...subjects]);
   });
   await deleteMarks(marks);
-  return { blocks: byBlock.size, companies, seconds: (performance.now() - started) / 1000 };
+  return { blocks, companies, seconds: (performance.now() - started) / 1000 };
 }
 
 /**
- * The full job: every list of every block, from the features stored in the blocks. With
+ * The full job: every list of every section, from the features stored in the blocks. With
  * `rebuildFeatures`, the features are first written again from the stored companies (a table imported
  * before lookalikes existed; a Scan, so only for that).
  */
@@ -108,31 +114,44 @@ export async function recomputeAll(options: { rebuildFeatures?: boolean } = {}):
   const marks = await getMarks();
   let companies = 0;
   let blocks = 0;
-  await forEachLimited([...ALL_BLOCKS], BLOCKS_IN_FLIGHT, async (block) => {
-    const members = await getBlock(block);
+  await forEachLimited([...SECTION_BLOCKS.keys()], SECTIONS_IN_FLIGHT, async (section) => {
+    const members = await getSection(section);
+    blocks += SECTION_BLOCKS.get(section)!.length;
     if (members.length === 0) return;
-    blocks++;
-    const recomputed = await recomputeBlock(members, 'all');
-    companies += recomputed;
+    const index = new SectionIndex(members.map((m) => m.features));
+    companies += await recomputeSection(members, index, 'all');
   });
   await deleteMarks(marks);
   return { blocks, companies, seconds: (performance.now() - started) / 1000 };
 }
 
-async function recomputeBlock(members: BlockMember[], subjects: number[] | 'all'): Promise<number> {
-  const features = members.map((m) => m.features);
-  const lists: ComputedList[] = [];
-  computeLists(features, subjects, (subject, list) => {
-    const member = members[subject]!;
-    lists.push({
-      features: member.features,
-      packed: packLookalikes(list.map(({ index, score }) => ({ ref: refOf(features[index]!), score }))),
-      floor: floorOf(list),
-      previousFloor: member.floor,
+/** Every company of a section: the blocks of its divisions, read at once. */
+async function getSection(section: string): Promise<BlockMember[]> {
+  const blocks = await Promise.all((SECTION_BLOCKS.get(section) ?? []).map(getBlock));
+  return blocks.flat();
+}
+
+/** Computes and writes the lists of `subjects`, a batch at a time. */
+async function recomputeSection(
+  members: BlockMember[],
+  index: SectionIndex,
+  subjects: number[] | 'all',
+): Promise<number> {
+  const all = subjects === 'all' ? members.map((_, i) => i) : subjects;
+  for (let from = 0; from < all.length; from += SUBJECTS_PER_WRITE) {
+    const lists: ComputedList[] = [];
+    computeLists(index, all.slice(from, from + SUBJECTS_PER_WRITE), (subject, list) => {
+      const member = members[subject]!;
+      lists.push({
+        features: member.features,
+        packed: packLookalikes(list.map(({ index: i, score }) => ({ ref: refOf(members[i]!.features), score }))),
+        floor: floorOf(list),
+        previousFloor: member.floor,
+      });
     });
-  });
-  await putLists(lists);
-  return lists.length;
+    await putLists(lists);
+  }
+  return all.length;
 }
 
 const refOf = ({ country, companyNumber }: CompanyRef): CompanyRef => ({ country, companyNumber });

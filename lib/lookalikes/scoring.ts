@@ -53,20 +53,24 @@ export function naceSection(code: string): string | null {
  * steps with no allocation (a full recompute scores hundreds of millions of pairs).
  */
 export class PreparedFeatures {
+  // Read by the section index (lib/lookalikes/section-index.ts), which groups and bounds by the same numbers.
   /** The full code, interned (-1: no activity). */
-  private readonly code: Int32Array;
+  readonly code: Int32Array;
   /** Prefixes as integers, -1 when the code is shorter. */
-  private readonly p4: Int32Array;
-  private readonly p3: Int32Array;
-  private readonly p2: Int32Array;
-  private readonly section: Int32Array;
-  private readonly logEmployees: Float64Array;
-  private readonly logAssets: Float64Array;
-  private readonly country: Int32Array;
+  readonly p4: Int32Array;
+  readonly p3: Int32Array;
+  readonly p2: Int32Array;
+  /** The section letter's char code, -1 for a division outside every section (or no activity). */
+  readonly section: Int32Array;
+  /** log10(1 + figure), NaN when unknown. */
+  readonly logEmployees: Float64Array;
+  readonly logAssets: Float64Array;
+  readonly country: Int32Array;
   /** The place, interned after trimming and lower-casing (-1: unknown). */
-  private readonly place: Int32Array;
-  private readonly foundedYear: Float64Array;
-  private readonly health: Float64Array;
+  readonly place: Int32Array;
+  /** NaN when unknown. */
+  readonly foundedYear: Float64Array;
+  readonly health: Float64Array;
 
   constructor(companies: readonly LookalikeFeatures[]) {
     const n = companies.length;

@@ -3,7 +3,7 @@
  * POST /v1/companies/lookalikes (contract §1.1, §2, §3, §6.3), over the demo data the import loaded.
  */
 import type { DemoRecord } from '../fixtures/demo-data/records';
-import { featuresOf } from '../../lib/lookalikes/features';
+import { featuresOf, sectionOf } from '../../lib/lookalikes/features';
 import { similarity } from '../../lib/lookalikes/scoring';
 import { parseCompanyRecord } from '../../lib/companies/record';
 import {
@@ -26,20 +26,18 @@ const features = (record: DemoRecord) => {
   if (!parsed.ok) throw new Error(parsed.reason);
   return featuresOf(parsed.record);
 };
-const division = (record: DemoRecord) =>
-  String(record.activities?.[0] ?? '')
-    .replace(/\./g, '')
-    .slice(0, 2);
+/** Lookalikes are looked for among the companies sharing the NACE section of the main activity. */
+const section = (record: DemoRecord) => sectionOf(features(record));
 const key = (c: { country: string; companyNumber: string }) => `${c.country}${c.companyNumber}`;
-/** The demo company with the most companies in its division. */
+/** The demo company with the most companies in its section. */
 const busiest = (): DemoRecord =>
   [...api.records].sort(
     (a, b) =>
-      api.records.filter((r) => division(r) === division(b)).length -
-        api.records.filter((r) => division(r) === division(a)).length || key(a).localeCompare(key(b)),
+      api.records.filter((r) => section(r) === section(b)).length -
+        api.records.filter((r) => section(r) === section(a)).length || key(a).localeCompare(key(b)),
   )[0]!;
 const peersOf = (record: DemoRecord) =>
-  api.records.filter((r) => r !== record && division(r) === division(record));
+  api.records.filter((r) => r !== record && section(r) === section(record));
 const entry = (r: DemoRecord) => ({ countryCode: r.country, companyNumber: r.companyNumber });
 
 type Lookalike = { companyId: { country: string; companyNumber: string }; score: number };
@@ -63,7 +61,7 @@ describe('GET lookalikes', () => {
     }
   });
 
-  test('scores every other company of the division, best first, ties by country and number, never itself', async () => {
+  test('scores every other company of the section, best first, ties by country and number, never itself', async () => {
     const record = busiest();
 
     const response = await api.get(single(record.country, record.companyNumber, '?limit=100'));

@@ -60,7 +60,7 @@ function company(n: number, shape: Shape): CompanyRecordInput {
   });
 }
 
-/** 130 companies of division 62 (more than a list keeps) and 20 of division 41. */
+/** 130 companies of division 62 (section J, more than a list keeps) and 20 of division 41 (section F). */
 const PLACES = ['Utrecht', 'Delft', 'Zwolle'];
 const shapeOf = (n: number): Shape =>
   n < 130
@@ -114,7 +114,7 @@ beforeAll(async () => {
 });
 
 describe('lookalikes derived by the import', () => {
-  it('gives every imported company its best 100 lookalikes of its division, scored, never itself', async () => {
+  it('gives every imported company its best 100 lookalikes of its section, scored, never itself', async () => {
     const { data, pagination } = await lookalikesOf(0);
 
     expect(pagination.total).toBe(100);
@@ -128,7 +128,7 @@ describe('lookalikes derived by the import', () => {
     }
   });
 
-  it('keeps fewer when the division has fewer companies', async () => {
+  it('keeps fewer when the section has fewer companies', async () => {
     const { pagination } = await lookalikesOf(140);
     expect(pagination.total).toBe(19);
   });

@@ -1,11 +1,14 @@
-/** Lookalike lists of a block: top 100, order, ties, never self; blocks; which lists a change touches. */
+/** Lookalike lists of a section: top 100, order, ties, never self; blocks and sections; which lists a change touches. */
 import { affectedMembers, computeLists, floorOf, KEPT, type Scored } from '../../lib/lookalikes/compute';
 import {
   blockOf,
   featuresOf,
   NO_ACTIVITY_BLOCK,
+  SECTION_BLOCKS,
+  sectionOf,
   type LookalikeFeatures,
 } from '../../lib/lookalikes/features';
+import { SectionIndex } from '../../lib/lookalikes/section-index';
 import { similarity } from '../../lib/lookalikes/scoring';
 import { parseCompanyRecord } from '../../lib/companies/record';
 import { companyRecord } from '../support/records';
@@ -25,11 +28,11 @@ const member = (n: number, overrides: Partial<LookalikeFeatures> = {}): Lookalik
 
 function lists(members: LookalikeFeatures[], subjects: number[] | 'all' = 'all') {
   const found = new Map<number, Scored[]>();
-  computeLists(members, subjects, (subject, list) => found.set(subject, list));
+  computeLists(new SectionIndex(members), subjects, (subject, list) => found.set(subject, list));
   return found;
 }
 
-describe('lookalike lists of a block', () => {
+describe('lookalike lists of a section', () => {
   it('keeps the best 100, best first, never the company itself', () => {
     const members = Array.from({ length: 150 }, (_, n) => member(n));
     const all = lists(members);
@@ -110,12 +113,12 @@ describe('lookalike lists of a block', () => {
     const reach = (i: number) => Math.round(similarity(probe, members[i]!) * 10_000);
     const floors = [reach(0), reach(1) + 1, 0];
 
-    expect(affectedMembers(members, floors, [probe])).toEqual([0, 2]);
-    expect(affectedMembers(members, floors, [])).toEqual([]);
+    expect(affectedMembers(new SectionIndex(members, [probe]), floors, 1)).toEqual([0, 2]);
+    expect(affectedMembers(new SectionIndex(members), floors, 0)).toEqual([]);
   });
 });
 
-describe('blocks', () => {
+describe('blocks and sections', () => {
   it('blocks a company by the NACE division of its main activity', () => {
     const parsed = parseCompanyRecord(companyRecord({ activities: ['62.01', '41201'] }));
     if (!parsed.ok) throw new Error(parsed.reason);
@@ -132,6 +135,15 @@ describe('blocks', () => {
 
   it('puts companies without an activity in a block of their own', () => {
     expect(blockOf({ activity: null })).toBe(NO_ACTIVITY_BLOCK);
+    expect(sectionOf({ activity: null })).toBe(NO_ACTIVITY_BLOCK);
+  });
+
+  it('compares a company with its NACE section, read as the blocks of its divisions', () => {
+    expect(sectionOf({ activity: '42110' })).toBe('F');
+    expect(SECTION_BLOCKS.get('F')).toEqual(['41', '42', '43']);
+    // A division outside every section has only itself.
+    expect(sectionOf({ activity: '04000' })).toBe('04');
+    expect(SECTION_BLOCKS.get('04')).toEqual(['04']);
   });
 
   it('takes size and health from the latest period', () => {
