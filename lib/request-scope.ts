@@ -5,10 +5,18 @@
  * kept in a plain variable. On Node 20 the first AsyncLocalStorage.run turns on a hook on every promise
  * for the life of the process, which the SDK's promise-heavy middleware would pay on every call.
  *
- * Code that runs outside any request while one runs alone (in one process only locally: a test fixture
- * beside an in-flight request) sees that request's value.
+ * Code that runs outside any request while one runs alone would see that request's value: a process
+ * where that can happen (the local gateway, whose scheduled workers and test fixtures run beside
+ * requests) calls `isolateRequestScopes()` first, and every run then gets its own store.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+
+let isolated = false;
+
+/** Every run of every scope in this process keeps its value to itself (a process that overlaps work). */
+export function isolateRequestScopes(): void {
+  isolated = true;
+}
 
 export class RequestScope<T> {
   private readonly storage = new AsyncLocalStorage<T>();
@@ -17,7 +25,7 @@ export class RequestScope<T> {
   private running = 0;
 
   async run<R>(value: T, run: () => Promise<R>): Promise<R> {
-    if (this.running++ > 0) {
+    if (this.running++ > 0 || isolated) {
       try {
         return await this.storage.run(value, run);
       } finally {

@@ -19,6 +19,7 @@ import http from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { ANSWER_HEADERS } from '../../lib/http/endpoint';
 import { MethodNotAllowedError, RouteNotFoundError, UnauthorizedError } from '../../lib/http/errors';
+import { isolateRequestScopes } from '../../lib/request-scope';
 import { authorizer, routes } from '../../lib/routes';
 import { bearerToken } from '../../lib/tokens/token-format';
 import { compressed, errorResult, flatHeaders } from './answers';
@@ -41,6 +42,9 @@ export interface GatewayOptions {
 }
 
 export function createGateway(options: GatewayOptions = {}): http.Server {
+  // Requests, the scheduled workers and (in tests) fixtures overlap in this one process: each run keeps
+  // its storage declaration and metrics to itself, never seen by code running beside it.
+  isolateRequestScopes();
   const cacheTtlMs = options.authorizerCacheTtlMs ?? authorizer.cacheTtlSeconds * 1000;
   const compiled = Object.entries(routes).map(([routeId, route]) => compile(routeId, route));
   const handlers = new Map<string, Promise<ProxyHandler>>();

@@ -26,6 +26,7 @@ import { compareCompanies, computeLists, KEPT } from '../../lib/lookalikes/compu
 import { blockOf, sectionOf, type LookalikeFeatures } from '../../lib/lookalikes/features';
 import { SectionIndex } from '../../lib/lookalikes/section-index';
 import { PreparedFeatures } from '../../lib/lookalikes/scoring';
+import { benchDynamoDb } from './local-dynamodb';
 
 /** Full recompute budgets in seconds by size (2 cores); sizes not listed are not judged on time. */
 const BUDGET = {
@@ -229,19 +230,6 @@ function sample(size: number, count: number): Set<number> {
   return picked;
 }
 
-/** DynamoDB Local for the whole run: the storage client is built once, for one endpoint. */
-async function dynamoDbLocal(): Promise<{ endpoint: string; stop: () => void }> {
-  process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
-  process.env['AWS_REGION'] ??= 'local';
-  const existing = process.env['DYNAMODB_ENDPOINT'];
-  if (existing) return { endpoint: existing, stop: () => undefined };
-  const { startDynamoDbLocal, freePort } = await import('../../infra/local/dynamodb');
-  progress('starting DynamoDB Local');
-  const local = await startDynamoDbLocal({ port: await freePort() });
-  process.env['DYNAMODB_ENDPOINT'] = local.endpoint;
-  return local;
-}
-
 async function onDynamoDb(endpoint: string, size: number) {
   const { ensureTable, localClient } = await import('../../infra/local/dynamodb');
   const table = `lookalikes-bench-${randomUUID()}`;
@@ -355,7 +343,10 @@ async function main(): Promise<void> {
   }
 
   if (dynamoSizes.length === 0) return;
-  const local = await dynamoDbLocal();
+  // The storage client is built once, for one endpoint: DynamoDB Local for the whole run.
+  process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
+  process.env['AWS_REGION'] ??= 'local';
+  const local = await benchDynamoDb({ log: progress });
   try {
     for (const size of dynamoSizes) {
       const db = await onDynamoDb(local.endpoint, size);
