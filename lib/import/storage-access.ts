@@ -39,8 +39,9 @@ export const importPartitionStorage = {
  * and floors, drop the marks), and the smart-list flips noted (read with the smart lists; companies
  * entering with member, order item and counters in transactions; leaving ones read first and taken out
  * only if still NEW; the flips dropped), and the contact counts noted (each company's lists read
- * through gsi1 and its number from its filter profile; member, order item and the list's counter
- * updated in transactions; the notes dropped).
+ * through gsi1 and its number from its filter profile; the lists' items and members read, the new
+ * numbers and the list's counter in one update of its item, or member, order item and list item in
+ * transactions; the notes dropped). A refused list write reads the list item to tell gone from changed.
  */
 export const importCompleteStorage = {
   Query: [
@@ -51,7 +52,8 @@ export const importCompleteStorage = {
     partitions.contactsChanged,
     partitions.listMemberships,
   ],
-  BatchGetItem: [partitions.listMembers, partitions.filterProfiles],
+  GetItem: [partitions.accountLists],
+  BatchGetItem: [partitions.accountLists, partitions.listMembers, partitions.filterProfiles],
   PutItem: [partitions.listMembers, partitions.listOrder],
   UpdateItem: [partitions.accountLists, partitions.listMembers, partitions.listOrder],
   DeleteItem: [partitions.listMembers, partitions.listOrder],

@@ -2,13 +2,14 @@
  * What a company's change means for lists (contract §7, §11.2), run by the import for every changed
  * company: its match-index entries (VAT, domain, name) follow the new record, and when its number of
  * contacts changed, a note says so. The run's completion (`applyContactChanges`) then brings every
- * list the noted companies are in to their numbers now, list by list: member, order item and the
- * list's counter in one transaction for up to 49 members of a list, each conditional on the count
- * read, so applying a note twice changes nothing the second time.
+ * list the noted companies are in to their numbers now, list by list (store/contact-counts.ts): the
+ * new numbers go into the list item's map of counts with `nContacts`, one update per list, so
+ * applying a note twice changes nothing the second time.
  *
  * Cost: the notes are batched writes (one item per changed company); the completion reads each noted
- * company's lists (one gsi1 Query a company) and number (BatchGetItem), then writes 2 items per
- * membership plus 1 per 49 members of a list, in as few transactions as there are lists × 49.
+ * company's lists (one gsi1 Query a company, keys only) and number (BatchGetItem), then the lists and
+ * their noted members (BatchGetItem, 100 keys a request across lists), and writes one UpdateItem per
+ * list (per 150 of its companies), whatever the number of memberships.
  */
 import { companyKey } from '../companies/identifiers';
 import { forEachLimited } from '../concurrency';
@@ -21,6 +22,7 @@ import {
   getContactNumbers,
   getContactsChanged,
   getMemberships,
+  readListCounts,
   updateContactCounts,
   type ContactCount,
 } from './store/contact-counts';
@@ -40,8 +42,9 @@ export async function deriveLists(change: CompanyChange): Promise<Derived> {
   };
 }
 
-/** Companies (their lists read) and lists (written) handled at once. */
-const IN_FLIGHT = 8;
+/** Companies whose lists are read at once (a Query each), and lists written at once. */
+const QUERIES_IN_FLIGHT = 16;
+const LISTS_IN_FLIGHT = 8;
 
 /**
  * The import's completion for contact counts: every list a noted company is in counts the number of
@@ -54,24 +57,28 @@ export async function applyContactChanges(): Promise<number> {
   const refs = [...new Map(notes.map((n) => [companyKey(n.ref), n.ref])).values()];
   const numbers = await getContactNumbers(refs);
   const byList = new Map<string, { accountId: string; listId: number; counts: ContactCount[] }>();
-  await forEachLimited(refs, IN_FLIGHT, async (ref) => {
+  await forEachLimited(refs, QUERIES_IN_FLIGHT, async (ref) => {
     const contacts = numbers.get(companyKey(ref));
     if (contacts === undefined) return;
-    for (const membership of await getMemberships(ref)) {
-      if (membership.contacts === contacts) continue;
-      const key = `${membership.accountId}#${membership.listId}`;
-      const list = byList.get(key) ?? {
-        accountId: membership.accountId,
-        listId: membership.listId,
-        counts: [],
-      };
-      list.counts.push({ ref, membership, contacts });
+    for (const { accountId, listId } of await getMemberships(ref)) {
+      const key = `${accountId}#${listId}`;
+      const list = byList.get(key) ?? { accountId, listId, counts: [] };
+      list.counts.push({ ref, contacts });
       byList.set(key, list);
     }
   });
+  const lists = [...byList.values()];
+  const read = new Map(
+    (await readListCounts(lists.map((l) => ({ ...l, refs: l.counts.map((c) => c.ref) })))).map((r) => [
+      `${r.accountId}#${r.listId}`,
+      r,
+    ]),
+  );
   let updated = 0;
-  await forEachLimited([...byList.values()], IN_FLIGHT, async ({ accountId, listId, counts }) => {
-    updated += await updateContactCounts(accountId, listId, counts);
+  await forEachLimited(lists, LISTS_IN_FLIGHT, async ({ accountId, listId, counts }) => {
+    const known = read.get(`${accountId}#${listId}`);
+    // A list gone meanwhile counts nothing.
+    if (known) updated += await updateContactCounts(accountId, listId, counts, known);
   });
   await batchDelete(
     tableName(),

@@ -99,11 +99,13 @@ export async function getListContacts(
   query: PageRequest,
 ): Promise<ListContactsPage> {
   const list = await visibleList(caller, listId);
-  const { covering, first } = await getContactSlice(caller.accountId, listId, list.type, {
-    offset: query.offset,
-    count: query.limit,
-    total: list.contacts,
-  });
+  const { covering, first } = await getContactSlice(
+    caller.accountId,
+    listId,
+    list.type,
+    { offset: query.offset, count: query.limit, total: list.contacts },
+    list.contactCounts,
+  );
   const companies = await getListedCompanies(
     covering.map((entry) => entry.ref),
     true,

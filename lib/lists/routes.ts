@@ -113,7 +113,7 @@ export const listRoutes = {
     // its members against the filter profiles, companies entering and leaving in transactions.
     storage: {
       GetItem: [partitions.accountLists],
-      BatchGetItem: [partitions.listMembers],
+      BatchGetItem: [partitions.accountLists, partitions.listMembers],
       Query: [partitions.listMembers, partitions.filterProfiles],
       UpdateItem: [partitions.accountLists],
       PutItem: [partitions.accountLists, partitions.smartLists, partitions.listMembers, partitions.listOrder],
@@ -142,10 +142,11 @@ export const listRoutes = {
     path: '/v1/lists/{id}/companies',
     summary: 'Moves companies of a list between states (NEW, SAVED, ARCHIVED)',
     scope: 'lists:write',
-    // The members read, then member, order items and counters moved in one transaction per 33.
+    // The members read (with the list item's contact counts), then member, order items and counters
+    // moved in one transaction per 33.
     storage: {
       GetItem: [partitions.accountLists],
-      BatchGetItem: [partitions.listMembers],
+      BatchGetItem: [partitions.accountLists, partitions.listMembers],
       UpdateItem: [partitions.listMembers, partitions.accountLists],
       PutItem: [partitions.listOrder],
       DeleteItem: [partitions.listOrder],

@@ -1,11 +1,30 @@
 /**
  * What the import keeps right when companies' numbers of contacts change: the lists a company is in,
- * the notes of changed contacts, the numbers now, and the members' and lists' contact counts.
+ * the notes of changed contacts, the numbers now, and the lists' contact counts.
+ *
+ * A list's changed counts go into its own item, not its members: `cc` (a map companyKey → number,
+ * model.ts) takes the new numbers and `nContacts` moves by their difference in one UpdateItem per
+ * list (up to 150 companies; more take one each), conditional on the list's revision as read. Every
+ * write of members bumps the revision, so the update holds only if no member of the list changed
+ * since it was read: then the states and counts it computed from are still the list's. The numbers
+ * are absolute, so applying the same notes again (a resumed import) finds nothing to change.
+ *
+ * Two cases write the members instead (member, order item, list item in one transaction per 49, as
+ * a move does): a member that holds 0 contacts (the contacts page's Query skips order items holding
+ * 0, so a count there must be the order item's own), and a list whose map would grow past
+ * MAP_LIMIT entries (it is folded back into its members, keeping the list item small for the
+ * overview and every page).
  */
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { companyKey, type CompanyRef } from '../../companies/identifiers';
 import { AGAIN, batchGet, chunk, queryAll, queryPartitions, retrying } from '../../storage/batch';
-import { cancellationReasons, dynamodb, send, tableName } from '../../storage/client';
+import {
+  cancellationReasons,
+  dynamodb,
+  isConditionFailed,
+  send,
+  tableName,
+} from '../../storage/client';
 import {
   companyOfKey,
   CONTACTS_CHANGED_SHARDS,
@@ -13,14 +32,21 @@ import {
   keys,
   listOfKey,
 } from '../../storage/keys';
-import { CONFLICT_RETRIES, GSI1, type Item, type MemberState } from './model';
+import {
+  CONFLICT_RETRIES,
+  CONTACT_COUNTS,
+  contactCountsOf,
+  GSI1,
+  MEMBER_ATTRIBUTES,
+  REVISION,
+  toMember,
+  type Item,
+  type Member,
+} from './model';
 
 export interface Membership {
   accountId: string;
   listId: number;
-  state: MemberState;
-  matchedSinceMs: number;
-  contacts: number;
 }
 
 /** Every list the company is in, across accounts (the import's derivation; never on a request path). */
@@ -29,116 +55,228 @@ export async function getMemberships(ref: CompanyRef): Promise<Membership[]> {
     TableName: tableName(),
     IndexName: GSI1.name,
     KeyConditionExpression: '#pk = :pk',
-    ExpressionAttributeNames: { '#pk': GSI1.partitionKey },
+    ExpressionAttributeNames: { '#pk': GSI1.partitionKey, '#member': 'pk' },
     ExpressionAttributeValues: { ':pk': keys.listedCompany(ref) },
+    ProjectionExpression: '#member',
   });
-  return items.map((item) => {
-    const { accountId, listId } = listOfKey(item['pk'] as string);
+  return items.map((item) => listOfKey(item['pk'] as string));
+}
+
+/** A listed company whose number of contacts is now `contacts`. */
+export interface ContactCount {
+  ref: CompanyRef;
+  contacts: number;
+}
+
+/** A list's item and some of its members, read to be written (see `readListCounts`). */
+export interface ListCounts {
+  accountId: string;
+  listId: number;
+  revision: number;
+  contactCounts: Record<string, number>;
+  /** Whether the list has a `cc` map at all (a path in it can be set only then). */
+  hasMap: boolean;
+  /** A SMART list still being created: its counters are set when it appears, so it is left alone. */
+  pending: boolean;
+  members: Member[];
+}
+
+/**
+ * Lists and some of their members (strongly consistent), the list items first and the members after
+ * them, in BatchGetItem requests of 100 keys across lists: a member written after its list item was
+ * read bumped the revision read, so it cannot go unnoticed. A list gone is absent from the answer.
+ */
+export async function readListCounts(
+  lists: { accountId: string; listId: number; refs: CompanyRef[] }[],
+): Promise<ListCounts[]> {
+  const listItems = await batchGet(
+    tableName(),
+    lists.map((l) => keys.list(l.accountId, l.listId)),
+    { projection: ['pk', 'sk', CONTACT_COUNTS, REVISION, 'pending'], consistent: true },
+  );
+  const byKey = new Map(listItems.map((item) => [`${item['pk'] as string}|${item['sk'] as string}`, item]));
+  const found = lists.flatMap((l) => {
+    const key = keys.list(l.accountId, l.listId);
+    const item = byKey.get(`${key.pk}|${key.sk}`);
+    return item ? [{ ...l, item }] : [];
+  });
+  const memberItems = await batchGet(
+    tableName(),
+    found.flatMap((l) => l.refs.map((ref) => keys.listMember(l.accountId, l.listId, ref))),
+    { projection: ['pk', ...MEMBER_ATTRIBUTES], consistent: true },
+  );
+  const membersOf = new Map<string, Item[]>();
+  for (const item of memberItems) {
+    const pk = item['pk'] as string;
+    membersOf.set(pk, [...(membersOf.get(pk) ?? []), item]);
+  }
+  return found.map(({ accountId, listId, item }) => {
+    const contactCounts = contactCountsOf(item);
+    const [pk] = keys.listPartitions(accountId, listId, []);
     return {
       accountId,
       listId,
-      state: item['state'] as MemberState,
-      matchedSinceMs: Date.parse(item['matchedSince'] as string),
-      contacts: Number(item['contacts'] ?? 0),
+      revision: Number(item[REVISION] ?? 0),
+      contactCounts,
+      hasMap: item[CONTACT_COUNTS] !== undefined,
+      pending: item['pending'] === true,
+      members: (membersOf.get(pk!) ?? []).map((member) => toMember(member, contactCounts)),
     };
   });
 }
 
-/** A listed company whose number of contacts is now `contacts` (its member says `membership.contacts`). */
-export interface ContactCount {
-  ref: CompanyRef;
-  membership: Membership;
-  contacts: number;
+/** Entries of `cc` set by one update: its expression stays well under DynamoDB's 4 KB. */
+const ENTRIES_PER_UPDATE = 150;
+/** A list's `cc` map past this many entries is folded into its members (about 20 bytes an entry). */
+export const MAP_LIMIT = 500;
+/** Two actions per member (member, order item) and one for the list item: 2 × 49 + 1 ≤ 100. */
+const FOLDS_PER_TRANSACTION = 49;
+
+interface CountChange {
+  member: Member;
+  to: number;
 }
 
-/** Two actions per member (member, order item) and one for the list's counter: 2 × 49 + 1 ≤ 100. */
-const COUNTS_PER_TRANSACTION = 49;
-
 /**
- * Members of one list whose companies' numbers of contacts changed (the import's completion, per
- * list): member, order item and the list's contact counter move together, one transaction per 49,
- * each member only if it still has the count and state read (a member moved, gone or already counted
- * meanwhile is skipped: whoever moved it counted its contacts). A list gone meanwhile is skipped.
- * Returns how many members now count their new number.
+ * Brings the list's members among `counts` to their numbers of contacts now (the import's
+ * completion, per list; see the module comment), from `read` when the caller read the list already.
+ * Anything that changed the list meanwhile makes it read again and start over; a list gone or still
+ * pending is left alone. Returns how many members now count a new number.
  */
 export async function updateContactCounts(
   accountId: string,
   listId: number,
   counts: ContactCount[],
+  read?: ListCounts,
 ): Promise<number> {
+  const wanted = new Map(counts.map((c) => [companyKey(c.ref), c.contacts]));
+  const refs = counts.map((c) => c.ref);
   let updated = 0;
-  for (const part of chunk(
-    counts.filter((c) => c.contacts !== c.membership.contacts),
-    COUNTS_PER_TRANSACTION,
-  )) {
-    let pending = part;
-    const gone = await retrying(async () => {
-      for (;;) {
-        if (pending.length === 0) return false;
-        try {
-          await send(() =>
-            dynamodb().send(new TransactWriteCommand(contactCountTransaction(accountId, listId, pending))),
-          );
-          updated += pending.length;
-          return false;
-        } catch (error) {
-          const reasons = cancellationReasons(error);
-          if (!reasons) throw error;
-          if (reasons[reasons.length - 1] === 'ConditionalCheckFailed') return true;
-          const refused = new Set(
-            pending.filter(
-              (_, i) =>
-                reasons[2 * i] === 'ConditionalCheckFailed' ||
-                reasons[2 * i + 1] === 'ConditionalCheckFailed',
-            ),
-          );
-          // Another transaction on one of its items (a PUT, a state move): again, after a wait.
-          if (refused.size === 0) return AGAIN;
-          pending = pending.filter((c) => !refused.has(c));
-        }
+  let known = read;
+  await retrying(async () => {
+    const list = known ?? (await readListCounts([{ accountId, listId, refs }]))[0];
+    known = undefined;
+    if (!list || list.pending) return true;
+    const changes = list.members.flatMap((member) => {
+      const to = wanted.get(companyKey(member.ref));
+      return to === undefined || to === member.contacts ? [] : [{ member, to }];
+    });
+    if (changes.length === 0) return true;
+    const added = changes.filter((c) => !c.member.mapped).length;
+    let folds: CountChange[];
+    let entries: CountChange[];
+    if (Object.keys(list.contactCounts).length + added > MAP_LIMIT) {
+      // Every entry goes back into its member: those changing now, and the others as they are.
+      const others = Object.keys(list.contactCounts)
+        .filter((key) => !wanted.has(key))
+        .map((key) => companyOfKey(`COMPANY#${key}`));
+      const [again] = await readListCounts([{ accountId, listId, refs: others }]);
+      if (!again || again.revision !== list.revision) return AGAIN;
+      folds = [...changes, ...again.members.map((member) => ({ member, to: member.contacts }))];
+      entries = [];
+    } else {
+      folds = changes.filter((c) => !c.member.mapped && c.member.storedContacts === 0);
+      entries = changes.filter((c) => !folds.includes(c));
+    }
+    let { revision, hasMap } = list;
+    try {
+      for (const part of chunk(entries, ENTRIES_PER_UPDATE)) {
+        await send(() => dynamodb().send(new UpdateCommand(entriesUpdate(list, revision, hasMap, part))));
+        revision++;
+        hasMap = true;
+        updated += part.length;
       }
-    }, CONFLICT_RETRIES);
-    if (gone) break;
-  }
+      for (const part of chunk(folds, FOLDS_PER_TRANSACTION)) {
+        await send(() =>
+          dynamodb().send(new TransactWriteCommand(foldTransaction(list, revision, part))),
+        );
+        revision++;
+        updated += part.filter((c) => c.to !== c.member.contacts).length;
+      }
+      return true;
+    } catch (error) {
+      // Changed meanwhile (the revision moved, a member changed, another transaction held an item).
+      if (isConditionFailed(error) || cancellationReasons(error)) return AGAIN;
+      throw error;
+    }
+  }, CONFLICT_RETRIES);
   return updated;
 }
 
-function contactCountTransaction(
-  accountId: string,
-  listId: number,
-  counts: ContactCount[],
-): TransactWriteCommandInput {
+/** `nContacts` moves by the new counts of members that are not ARCHIVED. */
+const contactDelta = (changes: CountChange[]) =>
+  changes.reduce((n, { member, to }) => n + (member.state === 'ARCHIVED' ? 0 : to - member.contacts), 0);
+
+/** The list item's condition: it exists, at the revision read. */
+function revisionCondition(revision: number) {
+  return {
+    condition: `attribute_exists(pk) AND ${revision === 0 ? `attribute_not_exists(${REVISION})` : `${REVISION} = :rev`}`,
+    values: revision === 0 ? {} : { ':rev': revision },
+  };
+}
+
+/** One update of the list item: `cc` entries set, `nContacts` moved, the revision bumped. */
+function entriesUpdate(list: ListCounts, revision: number, hasMap: boolean, changes: CountChange[]) {
+  const { condition, values } = revisionCondition(revision);
+  const names: Record<string, string> = {};
+  const entries: Item = {};
+  const sets = changes.map(({ member, to }, i) => {
+    names[`#k${i}`] = companyKey(member.ref);
+    entries[`:k${i}`] = to;
+    return `${CONTACT_COUNTS}.#k${i} = :k${i}`;
+  });
+  const whole = Object.fromEntries(changes.map(({ member, to }) => [companyKey(member.ref), to]));
+  return {
+    TableName: tableName(),
+    Key: keys.list(list.accountId, list.listId),
+    UpdateExpression: `SET ${hasMap ? sets.join(', ') : `${CONTACT_COUNTS} = :cc`} ADD nContacts :delta, ${REVISION} :one`,
+    ConditionExpression: condition,
+    ...(hasMap ? { ExpressionAttributeNames: names } : {}),
+    ExpressionAttributeValues: {
+      ...values,
+      ...(hasMap ? entries : { ':cc': whole }),
+      ':delta': contactDelta(changes),
+      ':one': 1,
+    },
+  };
+}
+
+/**
+ * Counts written into members: each member (only if still as read) and its order item hold the new
+ * number, and the list item moves `nContacts`, removes the members' `cc` entries and bumps the
+ * revision, conditional on the revision read.
+ */
+function foldTransaction(list: ListCounts, revision: number, changes: CountChange[]): TransactWriteCommandInput {
   const table = tableName();
-  const delta = counts.reduce(
-    (sum, { membership, contacts }) =>
-      sum + (membership.state === 'ARCHIVED' ? 0 : contacts - membership.contacts),
-    0,
-  );
+  const { accountId, listId } = list;
+  const { condition, values } = revisionCondition(revision);
+  const removed = changes.filter((c) => c.member.mapped);
+  const names = Object.fromEntries(removed.map(({ member }, i) => [`#k${i}`, companyKey(member.ref)]));
   return {
     TransactItems: [
-      ...counts.flatMap(({ ref, membership, contacts }) => [
+      ...changes.flatMap(({ member, to }) => [
         {
           Update: {
             TableName: table,
-            Key: keys.listMember(accountId, listId, ref),
+            Key: keys.listMember(accountId, listId, member.ref),
             UpdateExpression: 'SET contacts = :new',
             ConditionExpression: 'contacts = :old AND #state = :state AND matchedSince = :since',
             ExpressionAttributeNames: { '#state': 'state' },
             ExpressionAttributeValues: {
-              ':new': contacts,
-              ':old': membership.contacts,
-              ':state': membership.state,
-              ':since': new Date(membership.matchedSinceMs).toISOString(),
+              ':new': to,
+              ':old': member.storedContacts,
+              ':state': member.state,
+              ':since': new Date(member.matchedSinceMs).toISOString(),
             },
           },
         },
         {
           Update: {
             TableName: table,
-            Key: keys.listOrder(accountId, listId, membership.state, membership.matchedSinceMs, ref),
+            Key: keys.listOrder(accountId, listId, member.state, member.matchedSinceMs, member.ref),
             UpdateExpression: 'SET contacts = :new',
             ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeValues: { ':new': contacts },
+            ExpressionAttributeValues: { ':new': to },
           },
         },
       ]),
@@ -146,9 +284,10 @@ function contactCountTransaction(
         Update: {
           TableName: table,
           Key: keys.list(accountId, listId),
-          UpdateExpression: 'ADD nContacts :delta',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':delta': delta },
+          UpdateExpression: `ADD nContacts :delta, ${REVISION} :one${removed.length > 0 ? ` REMOVE ${removed.map((_, i) => `${CONTACT_COUNTS}.#k${i}`).join(', ')}` : ''}`,
+          ConditionExpression: condition,
+          ...(removed.length > 0 ? { ExpressionAttributeNames: names } : {}),
+          ExpressionAttributeValues: { ...values, ':delta': contactDelta(changes), ':one': 1 },
         },
       },
     ],

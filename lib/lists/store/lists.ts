@@ -62,7 +62,10 @@ async function allocateListId(): Promise<number> {
   return Number(Attributes!['lastId']);
 }
 
-export type ListDraft = Omit<StoredList, 'id' | 'counts' | 'contacts' | 'updatedAt' | 'pending'>;
+export type ListDraft = Omit<
+  StoredList,
+  'id' | 'counts' | 'contacts' | 'contactCounts' | 'updatedAt' | 'pending'
+>;
 
 /** The name a list holds in its account: trimmed, compared without letter case (§7.6). */
 export const nameKeyOf = (name: string) => name.trim().normalize('NFC').toLowerCase();
@@ -88,6 +91,7 @@ export async function createList(draft: ListDraft, { pending = false } = {}): Pr
     updatedAt: draft.createdAt,
     counts: { NEW: 0, SAVED: 0, ARCHIVED: 0 },
     contacts: 0,
+    contactCounts: {},
     pending,
   };
   const nameKey = nameKeyOf(list.name);

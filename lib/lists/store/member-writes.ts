@@ -3,12 +3,16 @@
  * the list item's counters that moves with them: what adding members and taking NEW ones out of a
  * list (members.ts) and a smart list's flips, entering and leaving at once (smart-flips.ts), write. Each
  * member's two actions come first, in the members' order, and the list item's update last: callers
- * read a cancellation's reasons by those positions.
+ * read a cancellation's reasons by those positions. Every update of the list item bumps its revision
+ * (`rev`), and one for members leaving is conditional on their `cc` entries as read and removes them.
  */
 import { tableName } from '../../storage/client';
+import { companyKey } from '../../companies/identifiers';
 import { keys } from '../../storage/keys';
 import {
+  CONTACT_COUNTS,
   COUNTER,
+  REVISION,
   memberItem,
   orderItem,
   type Item,
@@ -62,6 +66,7 @@ export function newMembersLeaving(accountId: string, listId: number, members: Me
       members: -members.length,
       contacts: -members.reduce((n, m) => n + m.contacts, 0),
       at: new Date().toISOString(),
+      counted: members,
     }),
   ];
 }
@@ -86,6 +91,7 @@ export function membersFlipping(
       members: entering.length - leaving.length,
       contacts: contacts(entering) - contacts(leaving),
       at: now.toISOString(),
+      counted: leaving,
     }),
   ];
 }
@@ -93,23 +99,68 @@ export function membersFlipping(
 /**
  * The list item's update for `members` companies entering (positive) or leaving (negative) `state`
  * with `contacts` contacts between them: the state's counter and `nContacts` move by `ADD` in the
- * transaction that writes the members, and `updatedAt` is set to `at`, conditional on the list
- * (`listCondition`). The one counter update of every write that adds members or takes NEW ones out.
+ * transaction that writes the members, `updatedAt` is set to `at` and the revision bumped,
+ * conditional on the list (`listCondition`) and on the `counted` members' counts as read
+ * (`countedAsRead`). The one counter update of every write that adds members or takes NEW ones out.
  */
 function listCounterUpdate(
   accountId: string,
   listId: number,
   state: MemberState,
-  { members, contacts, at }: { members: number; contacts: number; at: string },
+  {
+    members,
+    contacts,
+    at,
+    counted = [],
+  }: { members: number; contacts: number; at: string; counted?: Member[] },
   condition: ListCondition = {},
 ) {
+  const asRead = countedAsRead(counted);
+  const base = listCondition(condition, {
+    ':n': members,
+    ':c': contacts,
+    ':now': at,
+    ':one': 1,
+    ...asRead.values,
+  });
+  const names = { ...base.ExpressionAttributeNames, ...asRead.names };
   return {
     Update: {
       TableName: tableName(),
       Key: keys.list(accountId, listId),
-      UpdateExpression: `ADD ${COUNTER[state]} :n, nContacts :c SET updatedAt = :now`,
-      ...listCondition(condition, { ':n': members, ':c': contacts, ':now': at }),
+      UpdateExpression: `ADD ${COUNTER[state]} :n, nContacts :c, ${REVISION} :one SET updatedAt = :now${asRead.remove}`,
+      ConditionExpression: [base.ConditionExpression, ...asRead.conditions].join(' AND '),
+      ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+      ExpressionAttributeValues: base.ExpressionAttributeValues,
     },
+  };
+}
+
+/**
+ * The list item's side of writing members whose counts were read (`Member.contacts`): each one's
+ * `cc` entry is still the one read (or it still has none), and the entries are removed (the member
+ * written, or gone, holds its count from now on). Placeholders `#k<i>` and `:k<i>`.
+ */
+export function countedAsRead(members: Member[]) {
+  const names: Record<string, string> = {};
+  const values: Item = {};
+  const conditions: string[] = [];
+  const removed: string[] = [];
+  members.forEach((member, i) => {
+    names[`#k${i}`] = companyKey(member.ref);
+    if (member.mapped) {
+      values[`:k${i}`] = member.contacts;
+      conditions.push(`${CONTACT_COUNTS}.#k${i} = :k${i}`);
+      removed.push(`${CONTACT_COUNTS}.#k${i}`);
+    } else {
+      conditions.push(`attribute_not_exists(${CONTACT_COUNTS}.#k${i})`);
+    }
+  });
+  return {
+    names: members.length > 0 ? names : {},
+    values,
+    conditions,
+    remove: removed.length > 0 ? ` REMOVE ${removed.join(', ')}` : '',
   };
 }
 
@@ -153,7 +204,7 @@ function newMemberDeletes(accountId: string, listId: number, member: Member) {
         ExpressionAttributeValues: {
           ':new': 'NEW',
           ':since': new Date(member.matchedSinceMs).toISOString(),
-          ':contacts': member.contacts,
+          ':contacts': member.storedContacts,
         },
       },
     },

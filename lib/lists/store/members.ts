@@ -16,8 +16,11 @@ import { AGAIN, batchGet, chunk, projection, queryAll, retrying } from '../../st
 import { cancellationReasons, dynamodb, send, tableName } from '../../storage/client';
 import { keys } from '../../storage/keys';
 import { membersEntering, newMembersLeaving } from './member-writes';
+import { listExists } from './moves';
 import {
   CONFLICT_RETRIES,
+  CONTACT_COUNTS,
+  contactCountsOf,
   ListChangedError,
   MEMBER_ATTRIBUTES,
   toMember,
@@ -116,12 +119,24 @@ export async function getMembers(
   listId: number,
   refs: CompanyRef[],
 ): Promise<Map<string, Member>> {
+  return new Map((await readMembers(accountId, listId, refs)).map((m) => [companyKey(m.ref), m]));
+}
+
+/**
+ * These companies' members of the list with their counts now: the list item (its `cc` map) is read
+ * in the same BatchGetItem, strongly consistent, so no read is added. Absent members are left out.
+ */
+export async function readMembers(accountId: string, listId: number, refs: CompanyRef[]): Promise<Member[]> {
+  if (refs.length === 0) return [];
+  const listKey = keys.list(accountId, listId);
   const items = await batchGet(
     tableName(),
-    refs.map((ref) => keys.listMember(accountId, listId, ref)),
-    { projection: MEMBER_ATTRIBUTES, consistent: true },
+    [listKey, ...refs.map((ref) => keys.listMember(accountId, listId, ref))],
+    { projection: [...MEMBER_ATTRIBUTES, CONTACT_COUNTS], consistent: true },
   );
-  return new Map(items.map(toMember).map((m) => [companyKey(m.ref), m]));
+  const list = items.find((item) => item['sk'] === listKey.sk);
+  const counts = contactCountsOf(list);
+  return items.filter((item) => item !== list).map((item) => toMember(item, counts));
 }
 
 /** Every member of the list (a filter change compares them with the new matches). */
@@ -133,7 +148,7 @@ export async function getAllMembers(accountId: string, listId: number): Promise<
     ExpressionAttributeValues: { ':pk': partition },
     ...projection(MEMBER_ATTRIBUTES),
   });
-  return items.map(toMember);
+  return items.map((item) => toMember(item));
 }
 
 /**
@@ -167,10 +182,14 @@ export async function removeNewMembers(
       } catch (error) {
         const reasons = cancellationReasons(error);
         if (!reasons) throw error;
-        if (reasons[reasons.length - 1] === 'ConditionalCheckFailed') throw new ListChangedError();
+        // The list item's condition: the list is gone, or a count changed (an import's `cc` entry).
+        const listRefused = reasons[reasons.length - 1] === 'ConditionalCheckFailed';
+        if (listRefused && !(await listExists(accountId, listId))) throw new ListChangedError();
         // Changed meanwhile: read again. Moved or gone: not NEW any more, so it stays (or is gone
         // already); counted anew by an import: still NEW, it leaves with its contacts now.
-        const changed = pending.filter((_, i) => reasons[2 * i] === 'ConditionalCheckFailed');
+        const changed = listRefused
+          ? pending
+          : pending.filter((_, i) => reasons[2 * i] === 'ConditionalCheckFailed');
         const fresh =
           changed.length > 0
             ? await getMembers(

@@ -6,15 +6,19 @@
  *
  * - List: one item per list, with its counters: companies per state (`nNew`, `nSaved`, `nArchived`) and
  *   `nContacts` (contacts of its non-archived companies). Counters move with `ADD` in the same
- *   TransactWriteItems as the members they count.
- * - Member: one item per company in a list (state, matchedSince, its contact count), keyed by the
- *   company: "add only if absent" is a conditional put. Its gsi1 entry lists a company's lists, which
- *   the import uses to keep contact counts right when a company's contacts change.
+ *   TransactWriteItems as the members they count. Two more attributes keep contact counts cheap for
+ *   the import: `cc`, a map companyKey → number of contacts, holds the numbers the import changed
+ *   since the members were written (a member's count is its entry there, else its own `contacts`);
+ *   `rev`, a revision every write of members or of `cc` bumps, so the import's one update of `cc`
+ *   and `nContacts` per list (contact-counts.ts) holds only if nothing changed since it read them.
+ * - Member: one item per company in a list (state, matchedSince, its contact count as written), keyed
+ *   by the company: "add only if absent" is a conditional put. Its gsi1 entry lists a company's lists,
+ *   which the import uses to keep contact counts right when a company's contacts change.
  * - Order: one small item per member in a partition per state, keyed in the contract's order
  *   (matchedSince descending, country, number). A page is one Query with Limit offset + limit, reading
  *   keys only (about 70 bytes an item, so even an offset of 10,000 fits the 1 MB a Query returns).
  */
-import type { CompanyRef } from '../../companies/identifiers';
+import { companyKey, type CompanyRef } from '../../companies/identifiers';
 import { companyOfKey, keys } from '../../storage/keys';
 import { tableDefinition } from '../../storage/table';
 import type { Filters } from '../filters';
@@ -38,6 +42,11 @@ export interface StoredList {
   counts: Record<MemberState, number>;
   /** Contacts of the companies that are not ARCHIVED. */
   contacts: number;
+  /**
+   * Members' numbers of contacts the import changed, by `companyKey` (`cc`): they count instead of
+   * the numbers their members and order items hold. Only members holding more than 0 have an entry.
+   */
+  contactCounts: Record<string, number>;
   /** A SMART list's filters (§7.6), validated; null on a STATIC list. */
   filters: Filters | null;
   /**
@@ -114,9 +123,20 @@ export function toList(item: Item): StoredList {
       ARCHIVED: Number(item['nArchived'] ?? 0),
     },
     contacts: Number(item['nContacts'] ?? 0),
+    contactCounts: contactCountsOf(item),
     filters: typeof item['filters'] === 'string' ? (JSON.parse(item['filters']) as Filters) : null,
     pending: item['pending'] === true,
   };
+}
+
+/** The list item's attributes the import's contact counts write (see the module comment). */
+export const CONTACT_COUNTS = 'cc';
+export const REVISION = 'rev';
+
+/** The list item's map of changed contact counts (absent: none). */
+export function contactCountsOf(item: Item | undefined): Record<string, number> {
+  const map = (item?.[CONTACT_COUNTS] ?? {}) as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(map).map(([key, n]) => [key, Number(n)]));
 }
 
 export function memberItem(
@@ -154,16 +174,27 @@ export function orderItem(
   };
 }
 
+/** A member as read: `contacts` is its count now (the list's `cc` entry, when it has one). */
 export interface Member extends OrderEntry {
   state: MemberState;
+  /** The count its member item holds (what a write of it is conditional on). */
+  storedContacts: number;
+  /** Whether its count is the list's `cc` entry (a write of it is conditional on that entry too). */
+  mapped: boolean;
 }
 
-export function toMember(item: Item): Member {
+/** A member item read, with the list's `cc` map read in the same request (`contactCountsOf`). */
+export function toMember(item: Item, contactCounts: Record<string, number> = {}): Member {
+  const ref = companyOfKey(`COMPANY#${(item['sk'] as string).slice('COMPANY#'.length)}`);
+  const stored = Number(item['contacts'] ?? 0);
+  const mapped = contactCounts[companyKey(ref)];
   return {
-    ref: companyOfKey(`COMPANY#${(item['sk'] as string).slice('COMPANY#'.length)}`),
+    ref,
     state: item['state'] as MemberState,
     matchedSinceMs: Date.parse(item['matchedSince'] as string),
-    contacts: Number(item['contacts'] ?? 0),
+    contacts: mapped ?? stored,
+    storedContacts: stored,
+    mapped: mapped !== undefined,
   };
 }
 

@@ -2,13 +2,15 @@
  * Members moving between states (§7.6): member, order item and the list's counters together.
  */
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { AGAIN, chunk, retrying } from '../../storage/batch';
+import { AGAIN, chunk, getItem, retrying } from '../../storage/batch';
 import { cancellationReasons, dynamodb, send, tableName } from '../../storage/client';
 import { keys } from '../../storage/keys';
+import { countedAsRead } from './member-writes';
 import {
   CONFLICT_RETRIES,
   COUNTER,
   ListChangedError,
+  REVISION,
   orderItem,
   type Member,
   type MemberState,
@@ -26,8 +28,9 @@ export interface Move {
  * Moves members between states (§7.6): each member's state, its order item (from the old state's
  * partition to the new one's, same position) and the list's counters in one transaction per 33
  * moves, each conditional on the member still being in the state (and having the contacts) it was
- * read with. Returns the moves that went through; a member that changed meanwhile is left out (the
- * caller reads it again).
+ * read with — its member item's and, on the list item, its `cc` entry (or none). A move writes the
+ * member's count now into its member and order item and removes its `cc` entry. Returns the moves
+ * that went through; a member that changed meanwhile is left out (the caller reads it again).
  */
 export async function moveMembers(
   accountId: string,
@@ -50,8 +53,12 @@ export async function moveMembers(
       } catch (error) {
         const reasons = cancellationReasons(error);
         if (!reasons) throw error;
-        if (reasons[reasons.length - 1] === 'ConditionalCheckFailed') throw new ListChangedError();
-        const changed = pending.filter((_, i) => reasons[3 * i] === 'ConditionalCheckFailed');
+        // The list item's condition: the list is gone, or a count changed (an import's `cc` entry).
+        const listRefused = reasons[reasons.length - 1] === 'ConditionalCheckFailed';
+        if (listRefused && !(await listExists(accountId, listId))) throw new ListChangedError();
+        const changed = listRefused
+          ? pending
+          : pending.filter((_, i) => reasons[3 * i] === 'ConditionalCheckFailed');
         if (changed.length === 0) return AGAIN;
         stale.push(...changed);
         pending = pending.filter((move) => !changed.includes(move));
@@ -79,6 +86,7 @@ function moveTransaction(
     if (to === 'ARCHIVED') count('nContacts', -member.contacts);
   }
   const adds = [...counters].filter(([, n]) => n !== 0);
+  const asRead = countedAsRead(moves.map((m) => m.member));
   return {
     TransactItems: [
       ...moves.flatMap(({ member, to }) => [
@@ -86,11 +94,17 @@ function moveTransaction(
           Update: {
             TableName: table,
             Key: keys.listMember(accountId, listId, member.ref),
-            UpdateExpression: 'SET #state = :to',
+            // Its count now goes into the member (and order item) and leaves the list's `cc` map.
+            UpdateExpression: 'SET #state = :to, contacts = :contacts',
             // Its contacts as read too: the counters move by them (an import may have counted anew).
-            ConditionExpression: '#state = :from AND contacts = :contacts',
+            ConditionExpression: '#state = :from AND contacts = :stored',
             ExpressionAttributeNames: { '#state': 'state' },
-            ExpressionAttributeValues: { ':to': to, ':from': member.state, ':contacts': member.contacts },
+            ExpressionAttributeValues: {
+              ':to': to,
+              ':from': member.state,
+              ':contacts': member.contacts,
+              ':stored': member.storedContacts,
+            },
           },
         },
         {
@@ -110,14 +124,25 @@ function moveTransaction(
         Update: {
           TableName: table,
           Key: keys.list(accountId, listId),
-          UpdateExpression: `SET updatedAt = :now${adds.length > 0 ? ` ADD ${adds.map(([name], i) => `${name} :c${i}`).join(', ')}` : ''}`,
-          ConditionExpression: 'attribute_exists(pk)',
+          UpdateExpression: `SET updatedAt = :now ADD ${[...adds.map(([name], i) => `${name} :c${i}`), `${REVISION} :one`].join(', ')}${asRead.remove}`,
+          ConditionExpression: ['attribute_exists(pk)', ...asRead.conditions].join(' AND '),
+          ExpressionAttributeNames: asRead.names,
           ExpressionAttributeValues: {
             ':now': now.toISOString(),
+            ':one': 1,
             ...Object.fromEntries(adds.map(([, n], i) => [`:c${i}`, n])),
+            ...asRead.values,
           },
         },
       },
     ],
   };
+}
+
+/** Whether the list item is still there (strongly consistent): a refused write tells gone from changed. */
+export async function listExists(accountId: string, listId: number): Promise<boolean> {
+  return (
+    (await getItem(tableName(), keys.list(accountId, listId), { projection: ['pk'], consistent: true })) !==
+    undefined
+  );
 }

@@ -30,9 +30,9 @@ function orderQuery(accountId: string, listId: number, view: OrderView) {
       };
 }
 
-function toOrderEntry(item: Item): OrderEntry {
+function toOrderEntry(item: Item, contactCounts: Record<string, number> = {}): OrderEntry {
   const { matchedSinceMs, ref } = listOrderOfKey(item['sk'] as string);
-  return { ref, matchedSinceMs, contacts: Number(item['contacts'] ?? 0) };
+  return { ref, matchedSinceMs, contacts: contactCounts[companyKey(ref)] ?? Number(item['contacts'] ?? 0) };
 }
 
 export interface Slice {
@@ -58,10 +58,10 @@ export async function getOrderSlice(
   if (offset >= end) return [];
   const query = orderQuery(accountId, listId, view);
   if (end <= total - offset) {
-    return (await queryAll(query, { limit: end })).slice(offset, end).map(toOrderEntry);
+    return (await queryAll(query, { limit: end })).slice(offset, end).map((item) => toOrderEntry(item));
   }
   const tail = (await queryAll({ ...query, ScanIndexForward: false }, { limit: total - offset }))
-    .map(toOrderEntry)
+    .map((item) => toOrderEntry(item))
     .reverse();
   // `tail` holds positions total − tail.length … total − 1.
   const first = total - tail.length;
@@ -74,12 +74,17 @@ export async function getOrderSlice(
  * first one's first contact. Reads from the nearer end of the contacts too, only companies that have
  * contacts (a FilterExpression; each of them holds at least one contact, so the items needed are at
  * most the contacts needed). A STATIC list has no NEW companies: its SAVED partition is the view.
+ *
+ * `contactCounts` is the list item's `cc` map (read with the list): a company's count there replaces
+ * its order item's. Only order items holding more than 0 have an entry (the filter never hides one),
+ * and the entries that say 0 are read past: the Query's Limit grows by their number.
  */
 export async function getContactSlice(
   accountId: string,
   listId: number,
   listType: ListType,
   { offset, count, total }: Slice,
+  contactCounts: Record<string, number> = {},
 ): Promise<{ covering: OrderEntry[]; first: number }> {
   const end = Math.min(offset + count, total);
   if (offset >= end) return { covering: [], first: offset };
@@ -95,19 +100,22 @@ export async function getContactSlice(
       ...(smart ? { ':archived': 'ARCHIVED' } : {}),
     },
   };
-  const sum = (items: Item[]) => items.reduce((n, item) => n + Number(item['contacts']), 0);
+  const countOf = (item: Item) => toOrderEntry(item, contactCounts).contacts;
+  const sum = (items: Item[]) => items.reduce((n, item) => n + countOf(item), 0);
+  const zeros = Object.values(contactCounts).filter((n) => n === 0).length;
   const forward = end <= total - offset;
   const needed = forward ? end : total - offset;
   const items = await queryAll(
-    { ...query, Limit: needed, ...(forward ? {} : { ScanIndexForward: false }) },
+    { ...query, Limit: needed + zeros, ...(forward ? {} : { ScanIndexForward: false }) },
     { until: (read) => sum(read) >= needed },
   );
-  const entries = (forward ? items : items.reverse()).map(toOrderEntry);
+  const entries = (forward ? items : items.reverse()).map((item) => toOrderEntry(item, contactCounts));
   let position = forward ? 0 : total - sum(items);
   const covering: OrderEntry[] = [];
   let first = position;
   for (const entry of entries) {
     if (position >= end) break;
+    if (entry.contacts === 0) continue;
     if (position + entry.contacts > offset) {
       if (covering.length === 0) first = position;
       covering.push(entry);

@@ -5,15 +5,15 @@
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { companyKey, type CompanyRef } from '../../companies/identifiers';
-import { AGAIN, batchGet, chunk, queryAll, queryPartitions, retrying } from '../../storage/batch';
+import { AGAIN, chunk, queryAll, queryPartitions, retrying } from '../../storage/batch';
 import { cancellationReasons, dynamodb, send, tableName } from '../../storage/client';
 import { companyOfKey, keys, listOfKey, SMART_FLIP_SHARDS } from '../../storage/keys';
 import type { Filters } from '../filters';
 import { membersFlipping } from './member-writes';
+import { readMembers } from './members';
+import { listExists } from './moves';
 import {
   CONFLICT_RETRIES,
-  MEMBER_ATTRIBUTES,
-  toMember,
   type Item,
   type Member,
   type NewMember,
@@ -72,11 +72,13 @@ export async function flipMembers(
         } catch (error) {
           const reasons = cancellationReasons(error);
           if (!reasons) throw error;
-          if (reasons[reasons.length - 1] === 'ConditionalCheckFailed') return true;
+          // The list item's condition: the list is gone, or a count changed (an import's `cc` entry).
+          const listRefused = reasons[reasons.length - 1] === 'ConditionalCheckFailed';
+          if (listRefused && !(await listExists(accountId, listId))) return true;
           // Each member's condition is its first action: entering ones first, then leaving ones.
           const refused = (i: number) => reasons[2 * i] === 'ConditionalCheckFailed';
           const present = new Set(enter.filter((_, i) => refused(i)));
-          const changed = leave.filter((_, i) => refused(enter.length + i));
+          const changed = listRefused ? leave : leave.filter((_, i) => refused(enter.length + i));
           if (present.size === 0 && changed.length === 0) return AGAIN;
           const fresh =
             changed.length > 0
@@ -98,14 +100,9 @@ export async function flipMembers(
   return result;
 }
 
-/** These companies' members of the list that are NEW (strongly consistent: read to be written). */
+/** These companies' members of the list that are NEW, with their counts now (read to be written). */
 async function newMembers(accountId: string, listId: number, refs: CompanyRef[]): Promise<Member[]> {
-  const items = await batchGet(
-    tableName(),
-    refs.map((ref) => keys.listMember(accountId, listId, ref)),
-    { projection: MEMBER_ATTRIBUTES, consistent: true },
-  );
-  return items.map(toMember).filter((m) => m.state === 'NEW');
+  return (await readMembers(accountId, listId, refs)).filter((m) => m.state === 'NEW');
 }
 
 /** A changed company entering or leaving a smart list, as the import's derivation found it. */
