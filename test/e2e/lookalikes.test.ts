@@ -27,7 +27,12 @@ const features = (record: DemoRecord) => {
   return featuresOf(parsed.record);
 };
 /** Lookalikes are looked for among the companies sharing the NACE section of the main activity. */
-const section = (record: DemoRecord) => sectionOf(features(record));
+const sections = new Map<DemoRecord, string>();
+const section = (record: DemoRecord): string => {
+  let found = sections.get(record);
+  if (found === undefined) sections.set(record, (found = sectionOf(features(record))));
+  return found;
+};
 const key = (c: { country: string; companyNumber: string }) => `${c.country}${c.companyNumber}`;
 /** The demo company with the most companies in its section. */
 const busiest = (): DemoRecord =>
