@@ -23,10 +23,17 @@ import { getCompanyRecords, getCompanyStates } from '../companies/store';
 import { forEachLimited } from '../concurrency';
 import { assignLegalEntityIds } from '../legal-entities/assign';
 import { loadStageIdScheme, stageIdScheme, type LegalEntityIdScheme } from '../legal-entities/ids';
-import { batchAdd, batchDelete, batchPut, batchSetChanges } from '../storage/batch';
+import {
+  batchAdd,
+  batchDelete,
+  batchPut,
+  batchSetChanges,
+  type Addition,
+  type SetChange,
+} from '../storage/batch';
 import { tableName, writesSoFar, type WriteCount } from '../storage/client';
-import type { CompanyChange, Completion, Derivation, DerivedWrites } from './change';
-import { collectWrites, completeImport, deriveChange } from './derive';
+import type { BatchDerivation, CompanyChange, Completion, Derivation, DerivedWrites } from './change';
+import { collectWrites, completeImport, deriveBatch, deriveChange } from './derive';
 import {
   claimContacts as putContactClaims,
   ClaimRaceError,
@@ -50,6 +57,8 @@ export interface ImportOptions {
   onProgress?: (summary: ImportSummary) => void;
   /** The derivation point; tests may watch it. */
   derive?: Derivation;
+  /** What a batch's changes derive together (the holdings); tests may replace it. */
+  deriveBatch?: BatchDerivation;
   /** What runs once when the run ends (lib/import/derive.ts). */
   complete?: Completion;
   /** Records per batch (one round of reads for them all). */
@@ -108,6 +117,8 @@ export async function importCompanies(
     batches: 0,
     asOf: options.asOf,
     derive: options.derive ?? deriveChange,
+    deriveBatch: oneAtATime(options.deriveBatch ?? deriveBatch),
+    transact: oneAtATime(writeTransactional),
     summary,
     reject: (line, reason) => {
       summary.rejected++;
@@ -246,6 +257,10 @@ interface Run {
   batches: number;
   asOf: string;
   derive: Derivation;
+  /** One batch at a time (see `oneAtATime`). */
+  deriveBatch: BatchDerivation;
+  /** A batch's transactional derived writes, one batch at a time. */
+  transact: (writes: { additions: Addition[]; setChanges: SetChange[] }) => Promise<void>;
   summary: ImportSummary;
   reject: (line: number, reason: string) => void;
   /** Change ids whose journal is known to be gone: no need to look for it again. */
@@ -263,7 +278,7 @@ async function importBatch(batch: Entry[], run: Run): Promise<void> {
   const changeIds = new Set([...states.values()].map((s) => s.changeId).filter((id) => !run.settled.has(id)));
   for (const journal of await getJournals([...changeIds])) {
     // Awaited first: `x += await …` reads x before the wait and would lose what other batches added.
-    const updates = await resume(journal, run.derive);
+    const updates = await resume(journal, run);
     run.summary.updates += updates;
   }
   for (const id of changeIds) run.settled.add(id);
@@ -306,13 +321,9 @@ async function importBatch(batch: Entry[], run: Run): Promise<void> {
     changeId,
     legalEntityId: legalEntityIdOf(e),
   }));
-  const writes: DerivedWrites = { puts: [], deletes: [] };
-  await forEachLimited(changes, DERIVATIONS_IN_FLIGHT, async (change) => {
-    const derived = await run.derive(change);
-    run.summary.updates += derived.updates;
-    collectWrites(writes, derived);
-  });
-  await writeDerived(writes);
+  // Awaited first: `x += await …` reads x before the wait and would lose what other batches added.
+  const updates = await deriveAndWrite(changes, run);
+  run.summary.updates += updates;
   await releaseContacts(changes.flatMap(givenUpContacts));
   await deleteJournal(journal);
   run.settled.add(changeId);
@@ -390,45 +401,79 @@ async function tryClaimContacts(
 }
 
 /** Derives the changes of a cut-off run's journal whose companies were written, then drops it. */
-async function resume(journal: Journal & StoredJournal, derive: Derivation): Promise<number> {
+async function resume(journal: Journal & StoredJournal, run: Run): Promise<number> {
   const current = await getCompanyRecords(journal.entries.map((e) => e.company));
-  let updates = 0;
-  const writes: DerivedWrites = { puts: [], deletes: [] };
   const changes: CompanyChange[] = [];
   for (const entry of journal.entries) {
     const now = current.get(companyKey(entry.company));
     // Written by this change (a later change would name its own journal): derive it.
     if (now?.state.changeId !== journal.changeId) continue;
-    const change = {
+    changes.push({
       before: entry.before,
       after: now.record,
       asOf: journal.asOf,
       changeId: journal.changeId,
       ...(now.state.legalEntityId ? { legalEntityId: now.state.legalEntityId } : {}),
-    };
-    const derived = await derive(change);
-    updates += derived.updates;
-    collectWrites(writes, derived);
-    changes.push(change);
+    });
   }
-  await writeDerived(writes);
+  const updates = await deriveAndWrite(changes, run);
   await releaseContacts(changes.flatMap(givenUpContacts));
   await deleteJournal(journal);
   return updates;
 }
 
+/** Runs a batch's derivations and makes the writes they hand back; answers the number of updates. */
+async function deriveAndWrite(changes: CompanyChange[], run: Run): Promise<number> {
+  const writes: DerivedWrites = { puts: [], deletes: [] };
+  const together = await run.deriveBatch(changes);
+  let updates = together.updates;
+  collectWrites(writes, together);
+  await forEachLimited(changes, DERIVATIONS_IN_FLIGHT, async (change) => {
+    const derived = await run.derive(change);
+    updates += derived.updates;
+    collectWrites(writes, derived);
+  });
+  await writeDerived(writes, run);
+  return updates;
+}
+
+/**
+ * `work` for one batch at a time: a run's batches in flight share items (a holder is often near the
+ * companies it holds in a file; companies of one name share a match-index entry), and one after the
+ * other they never race on them, so no conditional write or transaction of one cancels another's.
+ * Runs of other imports still may: their races are caught by conditions and retries.
+ */
+function oneAtATime<T, R>(work: (input: T) => Promise<R>): (input: T) => Promise<R> {
+  let last: Promise<unknown> = Promise.resolve();
+  return (input) => {
+    const next = last.then(() => work(input));
+    last = next.catch(() => undefined);
+    return next;
+  };
+}
+
 /**
  * A batch's derived writes, 25 to a request (additions and set changes 100); deletes first, as a key
  * deleted and put is put last, and additions and set changes after puts, as they add to what is there.
+ * Additions and set changes are transactions on items other batches may share: one batch's at a time.
  */
-async function writeDerived({
-  puts,
-  deletes,
-  additions = [],
-  setChanges = [],
-}: DerivedWrites): Promise<void> {
+async function writeDerived(
+  { puts, deletes, additions = [], setChanges = [] }: DerivedWrites,
+  run: Run,
+): Promise<void> {
   await batchDelete(tableName(), deletes);
   await batchPut(tableName(), puts);
+  await run.transact({ additions, setChanges });
+}
+
+/** Additions and set changes, in TransactWriteItems (lib/storage/batch.ts). */
+async function writeTransactional({
+  additions,
+  setChanges,
+}: {
+  additions: Addition[];
+  setChanges: SetChange[];
+}) {
   await Promise.all([batchAdd(tableName(), additions), batchSetChanges(tableName(), setChanges)]);
 }
 
