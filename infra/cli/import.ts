@@ -41,8 +41,8 @@ async function main(): Promise<number> {
   stageInUse = stage;
 
   // Loaded after the stage is chosen: the storage client reads the environment when first used.
-  const { importCompanies, formatSummary, formatWrites, writesSince } =
-    await import('../../lib/import/import');
+  const { importCompanies, formatSummary } = await import('../../lib/import/import');
+  const { formatWrites, writesSince } = await import('../../lib/import/writes');
   const { writesSoFar } = await import('../../lib/storage/client');
 
   const size = file === '-' ? null : statSync(file).size;

@@ -31,15 +31,12 @@ import {
   type Addition,
   type SetChange,
 } from '../storage/batch';
-import { tableName, writesSoFar, type WriteCount } from '../storage/client';
+import { tableName } from '../storage/client';
 import type { BatchDerivation, CompanyChange, Completion, Derivation, DerivedWrites } from './change';
 import { collectWrites, completeImport, deriveBatch, deriveChange } from './derive';
+import { contactClaimer, type ContactClaimer } from './contacts';
 import {
-  claimContacts as putContactClaims,
-  ClaimRaceError,
-  type ContactClaim,
   deleteJournal,
-  getContactOwners,
   getJournals,
   putCompanies,
   putJournal,
@@ -91,7 +88,6 @@ const COUNTRY_INDEX = { BE: 0, NL: 1, FR: 2 } as const;
 /** Every canonical number has at most 10 digits: country and number fit one safe integer. */
 const companyNumberKey = (ref: CompanyRef) => COUNTRY_INDEX[ref.country] * 1e10 + Number(ref.companyNumber);
 const DERIVATIONS_IN_FLIGHT = 16;
-const MAX_CLAIM_ATTEMPTS = 3;
 
 /**
  * A line of a file with its number, for a part of a file (the import engine's partitions): the lines
@@ -125,7 +121,7 @@ export async function importCompanies(
       options.onRejected?.(line, reason);
     },
     settled: new Set(),
-    claims: Promise.resolve(),
+    claimContacts: contactClaimer((line, reason) => run.reject(line, reason)),
     idScheme: options.idScheme ?? stageIdScheme,
   };
   const firstLineOf = new Map<number, number>();
@@ -197,43 +193,6 @@ export function formatSummary(s: ImportSummary): string {
   );
 }
 
-/**
- * The run's cost, on a line of its own after the summary (contract §11.2): items and write requests
- * per changed (new or changed) company, then per kind of request.
- * `writes: 3.1 items and 0.21 requests per changed company (BatchWriteItem 2.9 / 0.12, …)`
- */
-export function formatWrites(s: ImportSummary, written: Map<string, WriteCount>): string {
-  const changed = s.created + s.changed;
-  const per = (n: number) => (changed > 0 ? n / changed : n).toFixed(2);
-  const counts = [...written].sort(([a], [b]) => (a < b ? -1 : 1));
-  const total = counts.reduce(
-    (sum, [, c]) => ({ items: sum.items + c.items, requests: sum.requests + c.requests }),
-    {
-      items: 0,
-      requests: 0,
-    },
-  );
-  const kinds = counts.map(
-    ([command, c]) => `${command.replace(/Command$/, '')} ${per(c.items)} / ${per(c.requests)}`,
-  );
-  return (
-    `writes: ${per(total.items)} items and ${per(total.requests)} requests per changed company` +
-    (kinds.length > 0 ? ` (items / requests: ${kinds.join(', ')})` : '')
-  );
-}
-
-/** What this process wrote since `before` (a `writesSoFar()` taken then), per command. */
-export function writesSince(before: Map<string, WriteCount>): Map<string, WriteCount> {
-  const since = new Map<string, WriteCount>();
-  for (const [command, now] of writesSoFar()) {
-    const then = before.get(command) ?? { requests: 0, items: 0 };
-    if (now.requests > then.requests) {
-      since.set(command, { requests: now.requests - then.requests, items: now.items - then.items });
-    }
-  }
-  return since;
-}
-
 function parseLine(text: string): { ok: true; record: CompanyRecord } | { ok: false; reason: string } {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > RECORD_LIMITS.bytes) {
@@ -265,8 +224,8 @@ interface Run {
   reject: (line: number, reason: string) => void;
   /** Change ids whose journal is known to be gone: no need to look for it again. */
   settled: Set<string>;
-  /** Contact claims are checked and made one batch at a time, so two batches cannot take one id. */
-  claims: Promise<unknown>;
+  /** Claims a batch's new contact ids (lib/import/contacts.ts), one batch at a time. */
+  claimContacts: ContactClaimer;
   idScheme: () => LegalEntityIdScheme;
 }
 
@@ -291,7 +250,7 @@ async function importBatch(batch: Entry[], run: Run): Promise<void> {
 
   const stored = await getCompanyRecords(changed.filter((e) => stateOf(e)).map((e) => e.record));
   const before = (e: Entry) => stored.get(companyKey(e.record))?.record ?? null;
-  const accepted = await claimContacts(changed, before, run);
+  const accepted = await run.claimContacts(changed, before);
   if (accepted.length === 0) return;
 
   // Known companies carry their legal entity id; the others claim theirs, the batch's together.
@@ -333,71 +292,6 @@ async function importBatch(batch: Entry[], run: Run): Promise<void> {
     if (change.before) run.summary.changed++;
     else run.summary.created++;
   }
-}
-
-/**
- * Claims the contact ids the changed companies did not have yet; a company whose contact id belongs
- * to another company is rejected. A claim whose owner no longer lists the contact (left behind by a
- * cut-off run) is stale and is taken over. Returns the entries that may be written.
- */
-function claimContacts(
-  changed: Entry[],
-  before: (e: Entry) => CompanyRecord | null,
-  run: Run,
-): Promise<Entry[]> {
-  const claiming = run.claims.then(async () => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await tryClaimContacts(changed, before, run);
-      } catch (error) {
-        // Another import claimed one of these ids between our read and our write: read again.
-        if (!(error instanceof ClaimRaceError) || attempt === MAX_CLAIM_ATTEMPTS) throw error;
-      }
-    }
-  });
-  run.claims = claiming.catch(() => undefined);
-  return claiming;
-}
-
-async function tryClaimContacts(
-  changed: Entry[],
-  before: (e: Entry) => CompanyRecord | null,
-  run: Run,
-): Promise<Entry[]> {
-  const wanted = changed.map((e) => ({ entry: e, ids: newContacts(before(e), e.record) }));
-  const owners = await getContactOwners(wanted.flatMap((w) => w.ids));
-  const ownerRecords = await getCompanyRecords(
-    [...owners.values()].filter((owner) => !changed.some((e) => sameCompany(e.record, owner))),
-  );
-  const stillOwned = (id: number, owner: CompanyRef) =>
-    ownerRecords.get(companyKey(owner))?.record.contacts.some((c) => c.contactId === id) ?? false;
-
-  const takenHere = new Map<number, Entry>();
-  const accepted: Entry[] = [];
-  const claims: ContactClaim[] = [];
-  for (const { entry, ids } of wanted) {
-    const conflict = ids.find((id) => {
-      const owner = owners.get(id);
-      const other = takenHere.get(id);
-      return (
-        (other && other !== entry) || (owner && !sameCompany(owner, entry.record) && stillOwned(id, owner))
-      );
-    });
-    if (conflict !== undefined) {
-      run.reject(entry.line, `contacts: contactId ${conflict} belongs to another company`);
-      continue;
-    }
-    accepted.push(entry);
-    for (const contactId of ids) {
-      takenHere.set(contactId, entry);
-      const seen = owners.get(contactId) ?? null;
-      // Already ours (claimed by a run cut off before it wrote the company): nothing to write.
-      if (!seen || !sameCompany(seen, entry.record))
-        claims.push({ contactId, owner: companyRef(entry.record), seen });
-    }
-  }
-  await putContactClaims(claims);
-  return accepted;
 }
 
 /** Derives the changes of a cut-off run's journal whose companies were written, then drops it. */
@@ -477,16 +371,9 @@ async function writeTransactional({
   await Promise.all([batchAdd(tableName(), additions), batchSetChanges(tableName(), setChanges)]);
 }
 
-function newContacts(before: CompanyRecord | null, after: CompanyRecord): number[] {
-  const had = new Set((before?.contacts ?? []).map((c) => c.contactId));
-  return after.contacts.map((c) => c.contactId).filter((id) => !had.has(id));
-}
-
 function givenUpContacts({ before, after }: CompanyChange): number[] {
   const kept = new Set(after.contacts.map((c) => c.contactId));
   return (before?.contacts ?? []).map((c) => c.contactId).filter((id) => !kept.has(id));
 }
 
 const companyRef = ({ country, companyNumber }: CompanyRef): CompanyRef => ({ country, companyNumber });
-const sameCompany = (a: CompanyRef, b: CompanyRef) =>
-  a.country === b.country && a.companyNumber === b.companyNumber;
