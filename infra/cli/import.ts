@@ -8,7 +8,7 @@
  *                   default: the local stage, on $DYNAMODB_ENDPOINT or the DynamoDB Local `npm start`
  *                   runs on $DYNAMODB_LOCAL_PORT (8000)
  *
- * A progress bar on a terminal (a line per 10 % otherwise), one `line N: reason` on stderr per rejected
+ * A progress bar on a terminal (a line per 10 % of the file read, with the companies imported, otherwise), one `line N: reason` on stderr per rejected
  * line, then the summary. Exit code 0, or 1 when a line was rejected, 2 when the import could not run.
  */
 import { createReadStream, statSync } from 'node:fs';
@@ -41,8 +41,8 @@ async function main(): Promise<number> {
   stageInUse = stage;
 
   // Loaded after the stage is chosen: the storage client reads the environment when first used.
-  const { importCompanies, formatSummary, formatWrites, writesSince } =
-    await import('../../lib/import/import');
+  const { importCompanies, formatSummary } = await import('../../lib/import/import');
+  const { formatWrites, writesSince } = await import('../../lib/import/writes');
   const { writesSoFar } = await import('../../lib/storage/client');
 
   const size = file === '-' ? null : statSync(file).size;
@@ -57,6 +57,7 @@ async function main(): Promise<number> {
     summary = await importCompanies(lines, {
       asOf,
       onRejected: (line, reason) => progress.log(`line ${line}: ${reason}`),
+      onProgress: ({ imported }) => progress.imported(imported),
     });
   } finally {
     progress.stop();
@@ -68,24 +69,33 @@ async function main(): Promise<number> {
 
 interface Progress {
   advance(bytes: number): void;
+  /** Companies imported so far (after each batch). */
+  imported(companies: number): void;
   log(line: string): void;
   stop(): void;
 }
 
-/** A bar on a terminal; a line per 10 % of the file otherwise (nothing for stdin of unknown size). */
+/**
+ * A bar on a terminal; otherwise a line per 10 % of the file read, printed when the next batch is
+ * written, with the companies imported by then (`70% of the file read, 612 companies imported`).
+ * Nothing for stdin of unknown size.
+ */
 function progressReporter(total: number | null): Progress {
   let done = 0;
+  let imported = 0;
   if (process.stderr.isTTY && total) {
     const bar = new SingleBar({
-      format: '{bar} {percentage}% | {value}/{total} MB | ETA {eta_formatted}',
+      format:
+        '{bar} {percentage}% | {value}/{total} MB | {imported} companies imported | ETA {eta_formatted}',
       hideCursor: true,
       stream: process.stderr,
       formatValue: (value, _options, type) =>
         type === 'value' || type === 'total' ? (value / 1e6).toFixed(1) : String(value),
     });
-    bar.start(total, 0);
+    bar.start(total, 0, { imported });
     return {
-      advance: (bytes) => bar.update((done += bytes)),
+      advance: (bytes) => bar.update((done += bytes), { imported }),
+      imported: (companies) => bar.update(done, { imported: (imported = companies) }),
       log: (line) => {
         // Clear the bar's line, print, and let the bar redraw below.
         process.stderr.write(`\r\x1b[K${line}\n`);
@@ -94,17 +104,25 @@ function progressReporter(total: number | null): Progress {
       stop: () => bar.stop(),
     };
   }
-  let nextTenth = 1;
+  // Reading runs ahead of writing (batches in flight, stream buffers): a tenth read is reported with
+  // the companies imported once the next batch is written, so each line says how far the writes are.
+  let readTenths = 0;
+  let reportedTenths = 0;
+  const report = () => {
+    for (; reportedTenths < readTenths; reportedTenths++)
+      console.error(`${(reportedTenths + 1) * 10}% of the file read, ${imported} companies imported`);
+  };
   return {
     advance: (bytes) => {
       done += bytes;
-      while (total && nextTenth <= 10 && done >= (total * nextTenth) / 10) {
-        console.error(`${nextTenth * 10}% of the file read`);
-        nextTenth++;
-      }
+      while (total && readTenths < 10 && done >= (total * (readTenths + 1)) / 10) readTenths++;
+    },
+    imported: (companies) => {
+      imported = companies;
+      report();
     },
     log: (line) => console.error(line),
-    stop: () => undefined,
+    stop: report,
   };
 }
 

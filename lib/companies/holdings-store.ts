@@ -4,15 +4,13 @@
  * holding — by lib/companies/holdings.ts. The item holds:
  *
  * - `self`: the company's identifier and legal entity id, written by its own derivation (present =
- *   the company is imported), with `version`, a counter that grows with every derivation of it;
+ *   the company is imported), with `version`, a counter that grows whenever `self` changes;
  * - `parents`: its shareholders (the fact itself, merged per holder), written by its own derivation;
- * - `n#<holder>`: the registered name and place of each imported company among its holders, written
- *   by whichever of the two derivations runs second (see holdings.ts), newest `version` wins;
+ * - `n#<holder>`: the registered name, place and version of each imported company among its holders;
  * - `c#<held>`: one attribute per company it holds shares in: percentage, function, the held
- *   company's name, place and legal entity id — written only by the held company's derivation.
- *
- * Separate attributes, not one list, so that the derivations of different companies change one item
- * without reading it first and without losing each other's writes (UpdateItem is atomic per item).
+ *   company's name, place and legal entity id — from the held company's record;
+ * - `rev`: the item's revision, moved on by every write: the import's holdings derivation reads a
+ *   batch's items, computes them, and writes each only if it is still at the revision it read.
  *
  * Access patterns: relationships or legal entities of one company = one GetItem; of up to 100
  * companies = one BatchGetItem (1 round trip while the 100 items stay under BatchGetItem's 16 MB
@@ -20,10 +18,11 @@
  * unprocessed keys, one more round trip per 16 MB). A company's item is bounded by DynamoDB's
  * 400 KB: its ≤ 1,000 shareholders (the record's bound) plus about 2,500 companies it holds.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { forEachLimited } from '../concurrency';
 import { batchGet, chunk, getItem } from '../storage/batch';
-import { conditionHeld, dynamodb, isConditionFailed, send, tableName } from '../storage/client';
-import { companyOfAttribute, companyOfKey, heldAttribute, holderNameAttribute, keys } from '../storage/keys';
+import { cancellationReasons, dynamodb, send, tableName } from '../storage/client';
+import { companyOfAttribute, companyOfKey, keys } from '../storage/keys';
 import { toIdentifier } from './company';
 import { companyKey, type CompanyRef } from './identifiers';
 import type { ShareholderFunction } from './record';
@@ -103,143 +102,133 @@ function toRelationships(item: Item): StoredRelationships | null {
   };
 }
 
-// ---- Writes (the import's derivation only) -----------------------------------------------------
+// ---- Writes (the import's holdings derivation only) ---------------------------------------------
 
-/** A registered company as its relatives keep it: `version` orders concurrent writes of its name. */
-export interface VersionedName {
-  name: string;
-  place: string | null;
-  version: number;
+/** A relationships item as read for a change: its attributes and its revision (`rev`). */
+export interface RelationshipsItem {
+  ref: CompanyRef;
+  /** Every attribute but the key; empty when the item is absent. */
+  attributes: Item;
 }
+
+/** The relationships items of these companies as they are now (strongly consistent), absent ones empty. */
+export async function readRelationshipsItems(refs: CompanyRef[]): Promise<Map<string, RelationshipsItem>> {
+  const found = new Map<string, RelationshipsItem>();
+  for (const ref of refs) found.set(companyKey(ref), { ref, attributes: {} });
+  const items = await batchGet(tableName(), refs.map(keys.relationships), { consistent: true });
+  for (const item of items) {
+    const ref = companyOfKey(item['pk'] as string);
+    const attributes = { ...item };
+    delete attributes['pk'];
+    delete attributes['sk'];
+    found.set(companyKey(ref), { ref, attributes });
+  }
+  return found;
+}
+
+/** What changes in one item: attributes set and removed, from the revision it was read at. */
+export interface RelationshipsWrite {
+  ref: CompanyRef;
+  /** The item's `rev` when read (undefined: absent, or never written with a revision). */
+  rev: number | undefined;
+  set: Item;
+  remove: string[];
+}
+
+/** Attributes per action: an UpdateExpression stays under DynamoDB's 4 KB. */
+const ATTRIBUTES_PER_ACTION = 50;
+/** TransactWriteItems takes ≤ 100 actions and ≤ 4 MB; a transaction here stays under both. */
+const ACTIONS_PER_TRANSACTION = 100;
+const BYTES_PER_TRANSACTION = 3 * 1024 * 1024;
+const TRANSACTIONS_IN_FLIGHT = 4;
+/** Cancellations that mean "an item changed since it was read" (or a moment's contention): read again. */
+const STALE = new Set(['None', 'ConditionalCheckFailed', 'TransactionConflict', 'ThrottlingError']);
 
 /**
- * Writes a company's own part of its item — `self`, `parents` — and, when `self` changed, bumps its
- * version (deriving the same change again leaves the version as it was, so a resumed import ends in
- * the same state as an uninterrupted one). Answers the version and the companies it holds (the `c#…`
- * attributes present at that moment: those written by the derivations of companies it holds shares in
- * that ran before).
+ * Writes what a batch's holdings change in the relationships items, each item conditioned on the
+ * revision it was read at (and moving it on), in TransactWriteItems of up to 100 items: nothing a
+ * concurrent import wrote meanwhile is overwritten. Answers false when some item changed since it was
+ * read (its transaction wrote nothing; others may have): the caller reads again and writes what is
+ * still missing. An item with more attributes than an action takes is written in rounds, one revision
+ * each.
  */
-export async function putOwnRelationships(
-  self: RegisteredCompany & { legalEntityId: string },
-  parents: Holder[],
-): Promise<{ version: number; held: CompanyRef[] }> {
-  const update = (changed: boolean) =>
-    send(() =>
-      dynamodb().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.relationships(self),
-          UpdateExpression: changed
-            ? 'SET #self = :self, #parents = :parents ADD #version :one'
-            : 'SET #parents = :parents',
-          ...(changed ? { ConditionExpression: 'attribute_not_exists(#self) OR #self <> :self' } : {}),
-          ExpressionAttributeNames: {
-            '#parents': 'parents',
-            ...(changed ? { '#self': 'self', '#version': 'version' } : {}),
-          },
-          ExpressionAttributeValues: {
-            ':parents': JSON.stringify(parents),
-            ...(changed ? { ':self': self, ':one': 1 } : {}),
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
-    );
-  let answer;
-  try {
-    answer = await update(true);
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-    answer = await update(false);
+export async function writeRelationshipsItems(writes: RelationshipsWrite[]): Promise<boolean> {
+  const rounds: Array<Array<{ action: object; bytes: number }>> = [];
+  for (const write of writes) {
+    const changes: Array<[string, unknown]> = [
+      ...Object.entries(write.set),
+      ...write.remove.map((name): [string, unknown] => [name, REMOVE]),
+    ];
+    chunk(changes, ATTRIBUTES_PER_ACTION).forEach((part, round) => {
+      (rounds[round] ??= []).push(updateAction(write, part, round));
+    });
   }
-  const attributes = answer.Attributes ?? {};
-  return {
-    version: attributes['version'] as number,
-    held: Object.keys(attributes)
-      .filter((attribute) => attribute.startsWith(PREFIX.held))
-      .map(companyOfAttribute),
-  };
+  for (const round of rounds) {
+    const transactions: Array<typeof round> = [];
+    let bytes = Infinity;
+    for (const entry of round) {
+      const last = transactions[transactions.length - 1];
+      if (!last || last.length === ACTIONS_PER_TRANSACTION || bytes + entry.bytes > BYTES_PER_TRANSACTION) {
+        transactions.push([entry]);
+        bytes = entry.bytes;
+      } else {
+        last.push(entry);
+        bytes += entry.bytes;
+      }
+    }
+    let written = true;
+    await forEachLimited(transactions, TRANSACTIONS_IN_FLIGHT, async (transaction) => {
+      if (!(await transact(transaction.map((t) => t.action)))) written = false;
+    });
+    if (!written) return false;
+  }
+  return true;
 }
 
-/** Forgets the registered names of companies that no longer hold shares in `held` (100 per request). */
-export async function deleteHolderNames(held: CompanyRef, formerHolders: CompanyRef[]): Promise<void> {
-  for (const part of chunk(formerHolders, 100)) {
-    const names = Object.fromEntries(part.map((holder, i) => [`#r${i}`, holderNameAttribute(holder)]));
+const REMOVE = Symbol('remove');
+
+function updateAction(write: RelationshipsWrite, changes: Array<[string, unknown]>, round: number) {
+  const names: Record<string, string> = { '#rev': 'rev' };
+  const values: Record<string, unknown> = { ':next': (write.rev ?? 0) + round + 1 };
+  const sets = ['#rev = :next'];
+  const removes: string[] = [];
+  changes.forEach(([name, value], i) => {
+    names[`#a${i}`] = name;
+    if (value === REMOVE) removes.push(`#a${i}`);
+    else {
+      values[`:a${i}`] = value;
+      sets.push(`#a${i} = :a${i}`);
+    }
+  });
+  const expected = write.rev === undefined && round === 0 ? null : (write.rev ?? 0) + round;
+  if (expected !== null) values[':rev'] = expected;
+  const action = {
+    Update: {
+      TableName: tableName(),
+      Key: keys.relationships(write.ref),
+      UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
+      ConditionExpression: expected === null ? 'attribute_not_exists(#rev)' : '#rev = :rev',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
+  return { action, bytes: JSON.stringify(values).length + 200 };
+}
+
+/** One transaction; false when it was cancelled because an item changed since it was read. */
+async function transact(TransactItems: object[]): Promise<boolean> {
+  try {
     await send(() =>
       dynamodb().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.relationships(held),
-          UpdateExpression: `REMOVE ${Object.keys(names).join(', ')}`,
-          ExpressionAttributeNames: names,
+        new TransactWriteCommand({
+          TransactItems: TransactItems as NonNullable<TransactWriteCommandInput['TransactItems']>,
         }),
       ),
     );
+    return true;
+  } catch (error) {
+    const reasons = cancellationReasons(error);
+    if (reasons?.every((r) => STALE.has(r))) return false;
+    throw error;
   }
-}
-
-/**
- * Records in the holder's item that it holds `held`. Answers the holder's registered name when the
- * holder is imported (its `self` is there), so the held company can show it.
- */
-export async function putHolding(holder: CompanyRef, held: Held): Promise<VersionedName | null> {
-  const { country, companyNumber, ...entry } = held;
-  const { Attributes = {} } = await send(() =>
-    dynamodb().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.relationships(holder),
-        // Touching `self` and `version` (unchanged when present) makes UPDATED_NEW return them,
-        // so the holder's name comes back without returning its whole item.
-        UpdateExpression:
-          'SET #held = :entry, #self = if_not_exists(#self, :none), #version = if_not_exists(#version, :zero)',
-        ExpressionAttributeNames: {
-          '#held': heldAttribute({ country, companyNumber }),
-          '#self': 'self',
-          '#version': 'version',
-        },
-        ExpressionAttributeValues: { ':entry': entry, ':none': null, ':zero': 0 },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    ),
-  );
-  const self = Attributes['self'] as RegisteredCompany | null | undefined;
-  return self ? { name: self.name, place: self.place, version: Attributes['version'] as number } : null;
-}
-
-/** The holder no longer holds shares in `held`. */
-export async function deleteHolding(holder: CompanyRef, held: CompanyRef): Promise<void> {
-  await send(() =>
-    dynamodb().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.relationships(holder),
-        UpdateExpression: 'REMOVE #held',
-        ExpressionAttributeNames: { '#held': heldAttribute(held) },
-      }),
-    ),
-  );
-}
-
-/**
- * Keeps in `held`'s item the registered name of its holder `holder`, unless a newer version of it is
- * there already (two derivations may write it, in either order: the newest version wins).
- */
-export async function putHolderName(
-  held: CompanyRef,
-  holder: CompanyRef,
-  name: VersionedName,
-): Promise<void> {
-  await conditionHeld(() =>
-    dynamodb().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.relationships(held),
-        UpdateExpression: 'SET #name = :name',
-        ConditionExpression: 'attribute_not_exists(#name) OR #name.#version < :version',
-        ExpressionAttributeNames: { '#name': holderNameAttribute(holder), '#version': 'version' },
-        ExpressionAttributeValues: { ':name': name, ':version': name.version },
-      }),
-    ),
-  );
 }

@@ -1,88 +1,209 @@
 /**
- * The holdings derivation (contract §6.2, §6.4, §11.2): from a changed company's `shareholders` — the
- * one stored fact per holding — both sides of each holding, and the company's legal entity id.
+ * The holdings derivation (contract §6.2, §6.4, §11.2): from the changed companies' `shareholders` —
+ * the one stored fact per holding — both sides of each holding, and the companies' legal entity ids.
+ * It runs once per import batch, over all the batch's changes (lib/companies/holdings-store.ts keeps
+ * the items):
  *
- * For a changed company X (its item and the items it writes to: lib/companies/holdings-store.ts):
- * 1. its legal entity id is claimed (the same id again when it has one), unless the import did so for
- *    the whole batch already;
- * 2. X's own item gets `self` (identifier, id) and `parents`, and its version grows; the answer lists
- *    the companies X holds shares in whose derivations ran before (their `c#X`… entries in X's item);
- * 3. when X is new or renamed, those companies get X's name (`n#X` in their items);
- * 4. for each holder company H whose holding is new or changed (or when X is new or renamed): H's item
- *    gets `c#X`, and if H is imported its name comes back and goes into X's item (`n#H`);
- * 5. holders X no longer has lose `c#X`, and X's item forgets their names.
+ * 1. legal entity ids are claimed for the changes that have none yet (the import claims a batch's ids
+ *    before, so usually none);
+ * 2. one round of reads (BatchGetItem, strongly consistent): the relationships items of the changed
+ *    companies and of every company among their holders, before and after; a second round for the
+ *    companies a new or renamed company holds shares in (their `n#…` names it), when not read yet;
+ * 3. on those items, as read: each changed company X gets `self` (identifier, id; `version` grows when
+ *    it changed) and `parents`; each of its holder companies H gets `c#X`, and X gets `n#H` when H is
+ *    imported; holders X no longer has lose `c#X` and X forgets `n#H`; a new or renamed X names itself
+ *    (`n#X`) in the companies it holds. The batch's changes are applied in turn to the same items, so
+ *    a holder and its held company in one batch see each other;
+ * 4. the items that changed — only those — are written in TransactWriteItems of up to 100 items, each
+ *    conditioned on the revision it was read at. When one changed meanwhile (another import), the batch
+ *    reads again and writes what is still missing.
  *
- * Why this converges when X and H change in the same run, in any interleaving: step 2 of H and step 4
- * of X each write H's item atomically, so whichever comes second sees the other — H's step 2 sees
- * `c#X` (and H's step 3 names H in X's item), or X's step 4 sees H's `self` (and X names H itself).
- * Both may write `n#H`; it carries H's version and a write never replaces a newer one.
+ * Why this converges when X and H change in concurrent imports: both write H's item (X its `c#X`, H
+ *  its `self`), each conditioned on the revision it read, so whichever comes second reads the other's
+ * write first — H then sees `c#X` and names itself in X's item, or X sees H's `self` and names H.
+ * A name in X's item is written only on X's revision as read, so a stale one never replaces a newer.
  *
- * What bounds the cost: a changed company writes one item per changed holding (two when the holder is
- * imported); a renamed or new company also writes one item per company it holds shares in (at most
- * what fits its item, about 2,500). Nothing is read but the answers of those writes; no Query, no Scan.
- * Idempotent: deriving the same change again writes the same values (and a higher version).
+ * Cost per batch: 1–2 BatchGetItem rounds and one transaction item per item that changes — per changed
+ * company its own item, one per changed holding, one per company a new or renamed company holds. The
+ * import runs one batch's derivation at a time (lib/import/import.ts), so its own batches never race.
+ * Idempotent: deriving the same changes again changes no item, so writes nothing.
  */
-import { forEachLimited } from '../concurrency';
-import type { CompanyChange, Derived } from '../import/change';
-import { assignLegalEntityId } from '../legal-entities/assign';
+import { isDeepStrictEqual } from 'node:util';
+import type { BatchDerivation, CompanyChange, Derived } from '../import/change';
+import { assignLegalEntityIds } from '../legal-entities/assign';
 import { stageIdScheme, type LegalEntityIdScheme } from '../legal-entities/ids';
+import { backoff } from '../storage/batch';
+import { StorageUnavailableError } from '../storage/errors';
+import { companyOfAttribute, heldAttribute, holderNameAttribute } from '../storage/keys';
 import { companyKey, type CompanyRef } from './identifiers';
 import {
-  deleteHolderNames,
-  deleteHolding,
-  putHolderName,
-  putHolding,
-  putOwnRelationships,
+  readRelationshipsItems,
+  writeRelationshipsItems,
   type Holder,
+  type RegisteredCompany,
+  type RelationshipsItem,
+  type RelationshipsWrite,
 } from './holdings-store';
 import { holdersOf } from './relationships';
 
-/** Writes in flight per derivation (the import runs several derivations at once besides). */
-const WRITES_IN_FLIGHT = 8;
+/** Rounds of read, compute and write before giving up: each lost one means another import wrote meanwhile. */
+const MAX_ATTEMPTS = 10;
 
 export interface HoldingsOptions {
   /** The legal entity id scheme; the stage's by default (tests shrink the id space). */
   idScheme?: () => LegalEntityIdScheme;
 }
 
-export function holdingsDerivation(options: HoldingsOptions = {}) {
+type Self = RegisteredCompany & { legalEntityId: string };
+
+/** A changed company as the derivation sees it. */
+interface Holdings {
+  company: CompanyRef;
+  self: Self;
+  holders: Holder[];
+  /** Its holder companies now and before, by `companyKey`. */
+  holderCompanies: Map<string, CompanyHolder>;
+  formerHolders: Map<string, CompanyHolder>;
+  /** New, renamed or moved: the companies it holds show its name. */
+  introduced: boolean;
+}
+
+export function holdingsDerivation(options: HoldingsOptions = {}): BatchDerivation {
   const scheme = options.idScheme ?? stageIdScheme;
-  return async ({ before, after, legalEntityId: assigned }: CompanyChange): Promise<Derived> => {
-    const company: CompanyRef = { country: after.country, companyNumber: after.companyNumber };
-    // The import assigns a batch's ids together (lib/import/import.ts); a change derived alone claims its own.
-    const legalEntityId = assigned ?? (await assignLegalEntityId(company, scheme()));
-    const holders = holdersOf(after);
-    const holderCompanies = companyHolders(holders);
-    const formerHolders = companyHolders(holdersOf(before));
-    const gone = [...formerHolders.values()]
-      .filter((h) => !holderCompanies.has(companyKey(h.company)))
-      .map((h) => h.company);
-
-    const self = { ...company, name: after.name, place: after.place, legalEntityId };
-    await deleteHolderNames(company, gone);
-    const { version, held } = await putOwnRelationships(self, holders);
-
-    const introduced = !before || before.name !== after.name || before.place !== after.place;
-    const name = { name: after.name, place: after.place, version };
-    if (introduced) {
-      await forEachLimited(held, WRITES_IN_FLIGHT, (other) => putHolderName(other, company, name));
-    }
-
-    const changed = [...holderCompanies.values()].filter(
-      (h) => introduced || !sameHolding(formerHolders.get(companyKey(h.company)), h),
-    );
-    await forEachLimited(changed, WRITES_IN_FLIGHT, async (holder) => {
-      const entry = { ...self, percentage: holder.percentage, function: holder.function };
-      const holderName = await putHolding(holder.company, entry);
-      if (holderName) await putHolderName(company, holder.company, holderName);
+  return async (changes: CompanyChange[]): Promise<Derived> => {
+    if (changes.length === 0) return { updates: 0 };
+    // The import assigns a batch's ids together (lib/import/import.ts); changes derived alone claim theirs.
+    const missing = changes.filter((c) => !c.legalEntityId).map((c) => companyRef(c.after));
+    const claimed =
+      missing.length > 0 ? await assignLegalEntityIds(missing, scheme()) : new Map<string, string>();
+    const batch = changes.map(({ before, after, legalEntityId }): Holdings => {
+      const company = companyRef(after);
+      const id = legalEntityId ?? claimed.get(companyKey(company))!;
+      return {
+        company,
+        self: { ...company, name: after.name, place: after.place, legalEntityId: id },
+        holders: holdersOf(after),
+        holderCompanies: companyHolders(holdersOf(after)),
+        formerHolders: companyHolders(holdersOf(before)),
+        introduced: !before || before.name !== after.name || before.place !== after.place,
+      };
     });
-    await forEachLimited(gone, WRITES_IN_FLIGHT, (holder) => deleteHolding(holder, company));
-    return { updates: 0 };
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      if (attempt > 0) await backoff(attempt);
+      if (await writeRelationshipsItems(await planWrites(batch))) return { updates: 0 };
+    }
+    throw new StorageUnavailableError();
   };
 }
 
 /** The derivation the import runs, with the stage's id scheme. */
 export const deriveHoldings = holdingsDerivation();
+
+/** Reads the items the batch touches and answers what changes in them. */
+async function planWrites(batch: Holdings[]): Promise<RelationshipsWrite[]> {
+  const first = new Map<string, CompanyRef>();
+  for (const h of batch) {
+    first.set(companyKey(h.company), h.company);
+    for (const holder of [...h.holderCompanies.values(), ...h.formerHolders.values()])
+      first.set(companyKey(holder.company), holder.company);
+  }
+  const items = new Map<string, Working>();
+  const load = async (refs: CompanyRef[]) => {
+    for (const [key, item] of await readRelationshipsItems(refs)) items.set(key, working(item));
+  };
+  await load([...first.values()]);
+  const item = (ref: CompanyRef) => items.get(companyKey(ref))!;
+
+  // Own parts first, so that every holding below sees the batch's own companies as imported.
+  for (const h of batch) {
+    const own = item(h.company);
+    if (!sameSelf(own.attributes['self'], h.self)) {
+      own.attributes['self'] = h.self;
+      own.attributes['version'] = ((own.attributes['version'] as number | undefined) ?? 0) + 1;
+    }
+    own.attributes['parents'] = JSON.stringify(h.holders);
+  }
+  for (const h of batch) {
+    const own = item(h.company);
+    for (const [key, former] of h.formerHolders) {
+      if (h.holderCompanies.has(key)) continue;
+      delete item(former.company).attributes[heldAttribute(h.company)];
+      delete own.attributes[holderNameAttribute(former.company)];
+    }
+    const shown = { name: h.self.name, place: h.self.place, legalEntityId: h.self.legalEntityId };
+    for (const holder of h.holderCompanies.values()) {
+      item(holder.company).attributes[heldAttribute(h.company)] = {
+        ...shown,
+        percentage: holder.percentage,
+        function: holder.function,
+      };
+    }
+  }
+  for (const h of batch) {
+    for (const holder of h.holderCompanies.values()) {
+      const name = nameOf(item(holder.company));
+      if (name) item(h.company).attributes[holderNameAttribute(holder.company)] = name;
+    }
+  }
+
+  // The companies a new or renamed company holds (their derivations wrote `c#…` in its item) show its name.
+  const introducedHeld = batch.filter((h) => h.introduced).map((h) => ({ h, held: heldBy(item(h.company)) }));
+  const unread = introducedHeld.flatMap(({ held }) => held).filter((ref) => !items.has(companyKey(ref)));
+  if (unread.length > 0) await load([...new Map(unread.map((ref) => [companyKey(ref), ref])).values()]);
+  for (const { h, held } of introducedHeld) {
+    const name = nameOf(item(h.company));
+    for (const ref of held) if (name) item(ref).attributes[holderNameAttribute(h.company)] = name;
+  }
+
+  return [...items.values()].flatMap((w) => {
+    const write = changesOf(w);
+    return write ? [write] : [];
+  });
+}
+
+interface Working {
+  item: RelationshipsItem;
+  /** The attributes as they will be. */
+  attributes: Record<string, unknown>;
+}
+
+const working = (item: RelationshipsItem): Working => ({ item, attributes: { ...item.attributes } });
+
+/** What changed in an item since it was read; null when nothing did. */
+function changesOf({ item, attributes }: Working): RelationshipsWrite | null {
+  const set: Record<string, unknown> = {};
+  const remove: string[] = [];
+  for (const [name, value] of Object.entries(attributes)) {
+    if (!isDeepStrictEqual(item.attributes[name], value)) set[name] = value;
+  }
+  for (const name of Object.keys(item.attributes)) if (!(name in attributes)) remove.push(name);
+  if (Object.keys(set).length === 0 && remove.length === 0) return null;
+  return { ref: item.ref, rev: item.attributes['rev'] as number | undefined, set, remove };
+}
+
+/** The name an imported company shows in the items of the companies it holds; null when not imported. */
+function nameOf({ attributes }: Working): { name: string; place: string | null; version: number } | null {
+  const self = attributes['self'] as Self | null | undefined;
+  if (!self) return null;
+  return { name: self.name, place: self.place, version: attributes['version'] as number };
+}
+
+const heldBy = ({ attributes }: Working): CompanyRef[] =>
+  Object.keys(attributes)
+    .filter((name) => name.startsWith('c#'))
+    .map(companyOfAttribute);
+
+const sameSelf = (stored: unknown, self: Self) => {
+  const s = stored as Partial<Self> | null | undefined;
+  return (
+    !!s &&
+    s.country === self.country &&
+    s.companyNumber === self.companyNumber &&
+    s.name === self.name &&
+    (s.place ?? null) === self.place &&
+    s.legalEntityId === self.legalEntityId
+  );
+};
 
 type CompanyHolder = Holder & { company: CompanyRef };
 
@@ -92,5 +213,4 @@ const companyHolders = (holders: Holder[]) =>
     holders.filter((h): h is CompanyHolder => h.company !== null).map((h) => [companyKey(h.company), h]),
   );
 
-const sameHolding = (a: CompanyHolder | undefined, b: CompanyHolder) =>
-  a !== undefined && a.percentage === b.percentage && a.function === b.function;
+const companyRef = ({ country, companyNumber }: CompanyRef): CompanyRef => ({ country, companyNumber });

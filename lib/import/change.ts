@@ -47,4 +47,11 @@ export interface DerivedWrites {
 
 export type Derivation = (change: CompanyChange) => Promise<Derived>;
 
+/**
+ * A derivation over a whole batch of changes at once, for facts shared between companies that are
+ * cheaper read and written together (the holdings: one round of reads for the batch's companies and
+ * their holders, then one write per item). The import runs one batch's at a time.
+ */
+export type BatchDerivation = (changes: CompanyChange[]) => Promise<Derived>;
+
 export type Completion = () => Promise<void>;

@@ -2,9 +2,10 @@
  * The derivation point (contract §11.2): the one place where what follows from a company's change is
  * computed — updates (§8.2), holdings in both directions (§6.2), legal entities (§6.4), smart-list
  * results (§7.6) and the lookalikes to recompute (§6.3). Each is a `Derivation` in the list below; the
- * import calls `deriveChange` once per changed company, never for an unchanged one, after the company
- * is written and before its batch's journal is removed (so a cut-off run derives again, and every
- * derivation must be idempotent for the same change).
+ * import calls `deriveBatch` once per batch of changed companies (derivations that read and write the
+ * items of several companies together: the holdings) and `deriveChange` once per changed company, never
+ * for an unchanged one, after the companies are written and before their batch's journal is removed
+ * (so a cut-off run derives again, and every derivation must be idempotent for the same change).
  *
  * Work that is cheaper done once per run than once per change (recomputing the lookalikes of every
  * company a run touched) is a `Completion`: the import calls `completeImport` when a run ends. A
@@ -16,16 +17,30 @@ import { applyContactChanges, deriveLists } from '../lists/derive';
 import { applySmartListFlips, deriveSmartLists } from '../lists/smart';
 import { deriveLookalikes, recomputeMarked } from '../lookalikes/recompute';
 import { deriveCompanyUpdates } from '../updates/derivation';
-import type { CompanyChange, Completion, Derivation, Derived, DerivedWrites } from './change';
+import type {
+  BatchDerivation,
+  CompanyChange,
+  Completion,
+  Derivation,
+  Derived,
+  DerivedWrites,
+} from './change';
+
+/** What each batch of changes derives together, in order, before each change's own derivations. */
+const batchDerivations: BatchDerivation[] = [deriveHoldings];
+
+export async function deriveBatch(changes: CompanyChange[]): Promise<Derived> {
+  const all: Derived = { updates: 0, writes: { puts: [], deletes: [] } };
+  for (const derive of batchDerivations) {
+    const derived = await derive(changes);
+    all.updates += derived.updates;
+    collectWrites(all.writes!, derived);
+  }
+  return all;
+}
 
 /** What each change derives, in order. The endpoint issues add theirs here. */
-const derivations: Derivation[] = [
-  deriveHoldings,
-  deriveCompanyUpdates,
-  deriveLookalikes,
-  deriveLists,
-  deriveSmartLists,
-];
+const derivations: Derivation[] = [deriveCompanyUpdates, deriveLookalikes, deriveLists, deriveSmartLists];
 
 export async function deriveChange(change: CompanyChange): Promise<Derived> {
   const all: Derived = { updates: 0, writes: { puts: [], deletes: [], additions: [] } };

@@ -23,16 +23,20 @@ import { getCompanyRecords, getCompanyStates } from '../companies/store';
 import { forEachLimited } from '../concurrency';
 import { assignLegalEntityIds } from '../legal-entities/assign';
 import { loadStageIdScheme, stageIdScheme, type LegalEntityIdScheme } from '../legal-entities/ids';
-import { batchAdd, batchDelete, batchPut, batchSetChanges } from '../storage/batch';
-import { tableName, writesSoFar, type WriteCount } from '../storage/client';
-import type { CompanyChange, Completion, Derivation, DerivedWrites } from './change';
-import { collectWrites, completeImport, deriveChange } from './derive';
 import {
-  claimContacts as putContactClaims,
-  ClaimRaceError,
-  type ContactClaim,
+  batchAdd,
+  batchDelete,
+  batchPut,
+  batchSetChanges,
+  type Addition,
+  type SetChange,
+} from '../storage/batch';
+import { tableName } from '../storage/client';
+import type { BatchDerivation, CompanyChange, Completion, Derivation, DerivedWrites } from './change';
+import { collectWrites, completeImport, deriveBatch, deriveChange } from './derive';
+import { contactClaimer, type ContactClaimer } from './contacts';
+import {
   deleteJournal,
-  getContactOwners,
   getJournals,
   putCompanies,
   putJournal,
@@ -50,6 +54,8 @@ export interface ImportOptions {
   onProgress?: (summary: ImportSummary) => void;
   /** The derivation point; tests may watch it. */
   derive?: Derivation;
+  /** What a batch's changes derive together (the holdings); tests may replace it. */
+  deriveBatch?: BatchDerivation;
   /** What runs once when the run ends (lib/import/derive.ts). */
   complete?: Completion;
   /** Records per batch (one round of reads for them all). */
@@ -82,7 +88,6 @@ const COUNTRY_INDEX = { BE: 0, NL: 1, FR: 2 } as const;
 /** Every canonical number has at most 10 digits: country and number fit one safe integer. */
 const companyNumberKey = (ref: CompanyRef) => COUNTRY_INDEX[ref.country] * 1e10 + Number(ref.companyNumber);
 const DERIVATIONS_IN_FLIGHT = 16;
-const MAX_CLAIM_ATTEMPTS = 3;
 
 /**
  * A line of a file with its number, for a part of a file (the import engine's partitions): the lines
@@ -108,13 +113,15 @@ export async function importCompanies(
     batches: 0,
     asOf: options.asOf,
     derive: options.derive ?? deriveChange,
+    deriveBatch: oneAtATime(options.deriveBatch ?? deriveBatch),
+    transact: oneAtATime(writeTransactional),
     summary,
     reject: (line, reason) => {
       summary.rejected++;
       options.onRejected?.(line, reason);
     },
     settled: new Set(),
-    claims: Promise.resolve(),
+    claimContacts: contactClaimer((line, reason) => run.reject(line, reason)),
     idScheme: options.idScheme ?? stageIdScheme,
   };
   const firstLineOf = new Map<number, number>();
@@ -186,43 +193,6 @@ export function formatSummary(s: ImportSummary): string {
   );
 }
 
-/**
- * The run's cost, on a line of its own after the summary (contract §11.2): items and write requests
- * per changed (new or changed) company, then per kind of request.
- * `writes: 3.1 items and 0.21 requests per changed company (BatchWriteItem 2.9 / 0.12, …)`
- */
-export function formatWrites(s: ImportSummary, written: Map<string, WriteCount>): string {
-  const changed = s.created + s.changed;
-  const per = (n: number) => (changed > 0 ? n / changed : n).toFixed(2);
-  const counts = [...written].sort(([a], [b]) => (a < b ? -1 : 1));
-  const total = counts.reduce(
-    (sum, [, c]) => ({ items: sum.items + c.items, requests: sum.requests + c.requests }),
-    {
-      items: 0,
-      requests: 0,
-    },
-  );
-  const kinds = counts.map(
-    ([command, c]) => `${command.replace(/Command$/, '')} ${per(c.items)} / ${per(c.requests)}`,
-  );
-  return (
-    `writes: ${per(total.items)} items and ${per(total.requests)} requests per changed company` +
-    (kinds.length > 0 ? ` (items / requests: ${kinds.join(', ')})` : '')
-  );
-}
-
-/** What this process wrote since `before` (a `writesSoFar()` taken then), per command. */
-export function writesSince(before: Map<string, WriteCount>): Map<string, WriteCount> {
-  const since = new Map<string, WriteCount>();
-  for (const [command, now] of writesSoFar()) {
-    const then = before.get(command) ?? { requests: 0, items: 0 };
-    if (now.requests > then.requests) {
-      since.set(command, { requests: now.requests - then.requests, items: now.items - then.items });
-    }
-  }
-  return since;
-}
-
 function parseLine(text: string): { ok: true; record: CompanyRecord } | { ok: false; reason: string } {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > RECORD_LIMITS.bytes) {
@@ -246,12 +216,16 @@ interface Run {
   batches: number;
   asOf: string;
   derive: Derivation;
+  /** One batch at a time (see `oneAtATime`). */
+  deriveBatch: BatchDerivation;
+  /** A batch's transactional derived writes, one batch at a time. */
+  transact: (writes: { additions: Addition[]; setChanges: SetChange[] }) => Promise<void>;
   summary: ImportSummary;
   reject: (line: number, reason: string) => void;
   /** Change ids whose journal is known to be gone: no need to look for it again. */
   settled: Set<string>;
-  /** Contact claims are checked and made one batch at a time, so two batches cannot take one id. */
-  claims: Promise<unknown>;
+  /** Claims a batch's new contact ids (lib/import/contacts.ts), one batch at a time. */
+  claimContacts: ContactClaimer;
   idScheme: () => LegalEntityIdScheme;
 }
 
@@ -263,7 +237,7 @@ async function importBatch(batch: Entry[], run: Run): Promise<void> {
   const changeIds = new Set([...states.values()].map((s) => s.changeId).filter((id) => !run.settled.has(id)));
   for (const journal of await getJournals([...changeIds])) {
     // Awaited first: `x += await …` reads x before the wait and would lose what other batches added.
-    const updates = await resume(journal, run.derive);
+    const updates = await resume(journal, run);
     run.summary.updates += updates;
   }
   for (const id of changeIds) run.settled.add(id);
@@ -276,7 +250,7 @@ async function importBatch(batch: Entry[], run: Run): Promise<void> {
 
   const stored = await getCompanyRecords(changed.filter((e) => stateOf(e)).map((e) => e.record));
   const before = (e: Entry) => stored.get(companyKey(e.record))?.record ?? null;
-  const accepted = await claimContacts(changed, before, run);
+  const accepted = await run.claimContacts(changed, before);
   if (accepted.length === 0) return;
 
   // Known companies carry their legal entity id; the others claim theirs, the batch's together.
@@ -306,13 +280,9 @@ async function importBatch(batch: Entry[], run: Run): Promise<void> {
     changeId,
     legalEntityId: legalEntityIdOf(e),
   }));
-  const writes: DerivedWrites = { puts: [], deletes: [] };
-  await forEachLimited(changes, DERIVATIONS_IN_FLIGHT, async (change) => {
-    const derived = await run.derive(change);
-    run.summary.updates += derived.updates;
-    collectWrites(writes, derived);
-  });
-  await writeDerived(writes);
+  // Awaited first: `x += await …` reads x before the wait and would lose what other batches added.
+  const updates = await deriveAndWrite(changes, run);
+  run.summary.updates += updates;
   await releaseContacts(changes.flatMap(givenUpContacts));
   await deleteJournal(journal);
   run.settled.add(changeId);
@@ -324,117 +294,81 @@ async function importBatch(batch: Entry[], run: Run): Promise<void> {
   }
 }
 
-/**
- * Claims the contact ids the changed companies did not have yet; a company whose contact id belongs
- * to another company is rejected. A claim whose owner no longer lists the contact (left behind by a
- * cut-off run) is stale and is taken over. Returns the entries that may be written.
- */
-function claimContacts(
-  changed: Entry[],
-  before: (e: Entry) => CompanyRecord | null,
-  run: Run,
-): Promise<Entry[]> {
-  const claiming = run.claims.then(async () => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await tryClaimContacts(changed, before, run);
-      } catch (error) {
-        // Another import claimed one of these ids between our read and our write: read again.
-        if (!(error instanceof ClaimRaceError) || attempt === MAX_CLAIM_ATTEMPTS) throw error;
-      }
-    }
-  });
-  run.claims = claiming.catch(() => undefined);
-  return claiming;
-}
-
-async function tryClaimContacts(
-  changed: Entry[],
-  before: (e: Entry) => CompanyRecord | null,
-  run: Run,
-): Promise<Entry[]> {
-  const wanted = changed.map((e) => ({ entry: e, ids: newContacts(before(e), e.record) }));
-  const owners = await getContactOwners(wanted.flatMap((w) => w.ids));
-  const ownerRecords = await getCompanyRecords(
-    [...owners.values()].filter((owner) => !changed.some((e) => sameCompany(e.record, owner))),
-  );
-  const stillOwned = (id: number, owner: CompanyRef) =>
-    ownerRecords.get(companyKey(owner))?.record.contacts.some((c) => c.contactId === id) ?? false;
-
-  const takenHere = new Map<number, Entry>();
-  const accepted: Entry[] = [];
-  const claims: ContactClaim[] = [];
-  for (const { entry, ids } of wanted) {
-    const conflict = ids.find((id) => {
-      const owner = owners.get(id);
-      const other = takenHere.get(id);
-      return (
-        (other && other !== entry) || (owner && !sameCompany(owner, entry.record) && stillOwned(id, owner))
-      );
-    });
-    if (conflict !== undefined) {
-      run.reject(entry.line, `contacts: contactId ${conflict} belongs to another company`);
-      continue;
-    }
-    accepted.push(entry);
-    for (const contactId of ids) {
-      takenHere.set(contactId, entry);
-      const seen = owners.get(contactId) ?? null;
-      // Already ours (claimed by a run cut off before it wrote the company): nothing to write.
-      if (!seen || !sameCompany(seen, entry.record))
-        claims.push({ contactId, owner: companyRef(entry.record), seen });
-    }
-  }
-  await putContactClaims(claims);
-  return accepted;
-}
-
 /** Derives the changes of a cut-off run's journal whose companies were written, then drops it. */
-async function resume(journal: Journal & StoredJournal, derive: Derivation): Promise<number> {
+async function resume(journal: Journal & StoredJournal, run: Run): Promise<number> {
   const current = await getCompanyRecords(journal.entries.map((e) => e.company));
-  let updates = 0;
-  const writes: DerivedWrites = { puts: [], deletes: [] };
   const changes: CompanyChange[] = [];
   for (const entry of journal.entries) {
     const now = current.get(companyKey(entry.company));
     // Written by this change (a later change would name its own journal): derive it.
     if (now?.state.changeId !== journal.changeId) continue;
-    const change = {
+    changes.push({
       before: entry.before,
       after: now.record,
       asOf: journal.asOf,
       changeId: journal.changeId,
       ...(now.state.legalEntityId ? { legalEntityId: now.state.legalEntityId } : {}),
-    };
-    const derived = await derive(change);
-    updates += derived.updates;
-    collectWrites(writes, derived);
-    changes.push(change);
+    });
   }
-  await writeDerived(writes);
+  const updates = await deriveAndWrite(changes, run);
   await releaseContacts(changes.flatMap(givenUpContacts));
   await deleteJournal(journal);
   return updates;
 }
 
+/** Runs a batch's derivations and makes the writes they hand back; answers the number of updates. */
+async function deriveAndWrite(changes: CompanyChange[], run: Run): Promise<number> {
+  const writes: DerivedWrites = { puts: [], deletes: [] };
+  const together = await run.deriveBatch(changes);
+  let updates = together.updates;
+  collectWrites(writes, together);
+  await forEachLimited(changes, DERIVATIONS_IN_FLIGHT, async (change) => {
+    const derived = await run.derive(change);
+    updates += derived.updates;
+    collectWrites(writes, derived);
+  });
+  await writeDerived(writes, run);
+  return updates;
+}
+
+/**
+ * `work` for one batch at a time: a run's batches in flight share items (a holder is often near the
+ * companies it holds in a file; companies of one name share a match-index entry), and one after the
+ * other they never race on them, so no conditional write or transaction of one cancels another's.
+ * Runs of other imports still may: their races are caught by conditions and retries.
+ */
+function oneAtATime<T, R>(work: (input: T) => Promise<R>): (input: T) => Promise<R> {
+  let last: Promise<unknown> = Promise.resolve();
+  return (input) => {
+    const next = last.then(() => work(input));
+    last = next.catch(() => undefined);
+    return next;
+  };
+}
+
 /**
  * A batch's derived writes, 25 to a request (additions and set changes 100); deletes first, as a key
  * deleted and put is put last, and additions and set changes after puts, as they add to what is there.
+ * Additions and set changes are transactions on items other batches may share: one batch's at a time.
  */
-async function writeDerived({
-  puts,
-  deletes,
-  additions = [],
-  setChanges = [],
-}: DerivedWrites): Promise<void> {
+async function writeDerived(
+  { puts, deletes, additions = [], setChanges = [] }: DerivedWrites,
+  run: Run,
+): Promise<void> {
   await batchDelete(tableName(), deletes);
   await batchPut(tableName(), puts);
-  await Promise.all([batchAdd(tableName(), additions), batchSetChanges(tableName(), setChanges)]);
+  await run.transact({ additions, setChanges });
 }
 
-function newContacts(before: CompanyRecord | null, after: CompanyRecord): number[] {
-  const had = new Set((before?.contacts ?? []).map((c) => c.contactId));
-  return after.contacts.map((c) => c.contactId).filter((id) => !had.has(id));
+/** Additions and set changes, in TransactWriteItems (lib/storage/batch.ts). */
+async function writeTransactional({
+  additions,
+  setChanges,
+}: {
+  additions: Addition[];
+  setChanges: SetChange[];
+}) {
+  await Promise.all([batchAdd(tableName(), additions), batchSetChanges(tableName(), setChanges)]);
 }
 
 function givenUpContacts({ before, after }: CompanyChange): number[] {
@@ -443,5 +377,3 @@ function givenUpContacts({ before, after }: CompanyChange): number[] {
 }
 
 const companyRef = ({ country, companyNumber }: CompanyRef): CompanyRef => ({ country, companyNumber });
-const sameCompany = (a: CompanyRef, b: CompanyRef) =>
-  a.country === b.country && a.companyNumber === b.companyNumber;

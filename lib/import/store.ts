@@ -16,13 +16,13 @@
  * never written is never read again, and expires by itself.
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { CompanyRef } from '../companies/identifiers';
 import type { CompanyRecord } from '../companies/record';
 import { companyItem, type CompanyState } from '../companies/store';
-import { batchDelete, batchGet, batchPut, chunk, queryAll } from '../storage/batch';
-import { dynamodb, isConditionFailed, send, tableName } from '../storage/client';
-import { companyOfKey, contactBucket, contactClaimAttribute, keys, type Key } from '../storage/keys';
+import { batchDelete, batchGet, batchPut, chunk, queryAll, transactWrite } from '../storage/batch';
+import { cancellationReasons, dynamodb, send, tableName } from '../storage/client';
+import { companyOfKey, contactBucket, contactClaimAttribute, keys } from '../storage/keys';
 
 /** A journal part stays well under DynamoDB's 400 KB item limit. */
 const MAX_PART_BYTES = 300 * 1024;
@@ -140,49 +140,72 @@ export class ClaimRaceError extends Error {
   override readonly name = 'ClaimRaceError';
 }
 
-/** Writes claims, one conditional UpdateItem per bucket (and per 60 ids, to stay within expression limits). */
+/**
+ * Writes claims: one conditional update per bucket (and per 60 ids, to stay within expression limits),
+ * a batch's in one TransactWriteItems (per 100 buckets), not one request per bucket.
+ */
 export async function claimContacts(claims: ContactClaim[]): Promise<void> {
-  await Promise.all(
-    groups(claims, (c) => c.contactId).map((group) => {
-      const names: Record<string, string> = {};
-      const values: Record<string, unknown> = { ':entity': 'ContactClaims' };
-      const sets: string[] = ['entity = :entity'];
-      const conditions: string[] = [];
-      group.forEach(({ contactId, owner, seen }, i) => {
-        names[`#c${i}`] = contactClaimAttribute(contactId);
-        values[`:o${i}`] = ownerText(owner);
-        sets.push(`#c${i} = :o${i}`);
-        if (seen) {
-          values[`:s${i}`] = ownerText(seen);
-          conditions.push(`#c${i} = :s${i}`);
-        } else {
-          conditions.push(`attribute_not_exists(#c${i})`);
-        }
-      });
-      return update(keys.contactClaims(contactBucket(group[0]!.contactId)), {
+  const actions = groups(claims, (c) => c.contactId).map((group) => {
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':entity': 'ContactClaims' };
+    const sets: string[] = ['entity = :entity'];
+    const conditions: string[] = [];
+    group.forEach(({ contactId, owner, seen }, i) => {
+      names[`#c${i}`] = contactClaimAttribute(contactId);
+      values[`:o${i}`] = ownerText(owner);
+      sets.push(`#c${i} = :o${i}`);
+      if (seen) {
+        values[`:s${i}`] = ownerText(seen);
+        conditions.push(`#c${i} = :s${i}`);
+      } else {
+        conditions.push(`attribute_not_exists(#c${i})`);
+      }
+    });
+    return {
+      Update: {
+        TableName: tableName(),
+        Key: keys.contactClaims(contactBucket(group[0]!.contactId)),
         UpdateExpression: `SET ${sets.join(', ')}`,
         ConditionExpression: conditions.join(' AND '),
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
-      }).catch((error: unknown) => {
-        if (isConditionFailed(error)) throw new ClaimRaceError('a contact claim changed meanwhile');
+      },
+    };
+  });
+  await Promise.all(
+    chunk(actions, TRANSACT_LIMIT).map((TransactItems) =>
+      send(() => dynamodb().send(new TransactWriteCommand({ TransactItems }))).catch((error: unknown) => {
+        // A claim changed since it was read (or another import's transaction was on its bucket).
+        const reasons = cancellationReasons(error);
+        if (reasons?.every((r) => RACES.has(r)))
+          throw new ClaimRaceError('a contact claim changed meanwhile');
         throw error;
-      });
-    }),
+      }),
+    ),
   );
 }
 
-/** Gives up contact ids. No condition needed: an id still claimed by its company cannot be claimed by another. */
+/** TransactWriteItems takes at most 100 actions. */
+const TRANSACT_LIMIT = 100;
+const RACES = new Set(['None', 'ConditionalCheckFailed', 'TransactionConflict']);
+
+/**
+ * Gives up contact ids, a batch's in one TransactWriteItems (per 100 buckets). No condition needed: an
+ * id still claimed by its company cannot be claimed by another.
+ */
 export async function releaseContacts(contactIds: number[]): Promise<void> {
-  await Promise.all(
-    groups(contactIds, (id) => id).map((group) => {
-      const names = Object.fromEntries(group.map((id, i) => [`#c${i}`, contactClaimAttribute(id)]));
-      return update(keys.contactClaims(contactBucket(group[0]!)), {
+  const actions = groups(contactIds, (id) => id).map((group) => {
+    const names = Object.fromEntries(group.map((id, i) => [`#c${i}`, contactClaimAttribute(id)]));
+    return {
+      Update: {
+        TableName: tableName(),
+        Key: keys.contactClaims(contactBucket(group[0]!)),
         UpdateExpression: `REMOVE ${Object.keys(names).join(', ')}`,
         ExpressionAttributeNames: names,
-      });
-    }),
-  );
+      },
+    };
+  });
+  await Promise.all(chunk(actions, TRANSACT_LIMIT).map((part) => transactWrite(part)));
 }
 
 /** Expression limits (4 KB) allow some 80 conditions; 60 leaves room. */
@@ -198,7 +221,3 @@ function groups<T>(items: T[], idOf: (item: T) => number): T[][] {
 }
 
 const ownerText = (ref: CompanyRef) => `${ref.country}#${ref.companyNumber}`;
-
-function update(key: Key, expression: Omit<UpdateCommandInput, 'TableName' | 'Key'>) {
-  return send(() => dynamodb().send(new UpdateCommand({ TableName: tableName(), Key: key, ...expression })));
-}

@@ -319,7 +319,7 @@ export async function batchSetChanges(table: string, changes: SetChange[], concu
 const CONFLICT_ATTEMPTS = 10;
 
 /** One TransactWriteItems of idempotent actions, sent again while it is cancelled by conflicts or throttling. */
-async function transactWrite(
+export async function transactWrite(
   TransactItems: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>,
 ): Promise<void> {
   for (let attempt = 0; ; attempt++) {

@@ -75,6 +75,16 @@ export function feedAddition(company: CompanyRef, updates: Update[]): Addition {
   };
 }
 
+/**
+ * The whole feed item of a company's first change: a plain put (a batched write at a quarter of a
+ * transaction item's cost). A new company has no feed but what this same change derives, so putting
+ * it again (a resumed import) writes the same item; a later change adds to it (`feedAddition`).
+ */
+export function feedItem(company: CompanyRef, updates: Update[]): Record<string, unknown> {
+  const { key, attributes } = feedAddition(company, updates);
+  return { ...key, ...attributes };
+}
+
 /** The updates of each company that has any, keyed by `companyKey`, unordered. One BatchGetItem per 100. */
 export async function getFeeds(refs: CompanyRef[]): Promise<Map<string, Update[]>> {
   const items = await batchGet(tableName(), refs.map(keys.updateFeed));

@@ -9,7 +9,15 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  createWriteStream,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
@@ -21,6 +29,9 @@ const BUDGET_PER_SECOND = 1000;
 
 interface Run {
   summary: string;
+  /** CPU of the import process and of DynamoDB Local per company (ms): what the machine's load does not change much. */
+  nodeMsPerCompany: number;
+  javaMsPerCompany: number;
   rate: number;
   seconds: number;
   maxRssMb: number;
@@ -42,7 +53,7 @@ async function main(): Promise<void> {
   const preload = path.join(workDir, 'max-rss.cjs');
   writeFileSync(
     preload,
-    "process.on('exit', () => require('node:fs').writeSync(2, `\\nMAX_RSS_KB ${process.resourceUsage().maxRSS}\\n`));",
+    "process.on('exit', () => { const u = process.resourceUsage(); require('node:fs').writeSync(2, `\\nMAX_RSS_KB ${u.maxRSS}\\nCPU_US ${u.userCPUTime + u.systemCPUTime}\\n`); });",
   );
 
   const rows: string[][] = [];
@@ -70,6 +81,8 @@ async function main(): Promise<void> {
           run.seconds.toFixed(1),
           String(run.rate),
           run.maxRssMb.toFixed(0),
+          run.nodeMsPerCompany.toFixed(2),
+          run.javaMsPerCompany.toFixed(2),
           label === 'first' ? (run.rate >= BUDGET_PER_SECOND ? 'PASS' : 'UNDER') : '–',
         ]);
         console.error(`  ${run.summary}`);
@@ -79,7 +92,15 @@ async function main(): Promise<void> {
     stop();
     rmSync(workDir, { recursive: true, force: true });
   }
-  const header = ['file', 'seconds', 'companies/s', 'peak RSS MB', `≥ ${BUDGET_PER_SECOND}/s`];
+  const header = [
+    'file',
+    'seconds',
+    'companies/s',
+    'peak RSS MB',
+    'Node ms/co',
+    'Java ms/co',
+    `≥ ${BUDGET_PER_SECOND}/s`,
+  ];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
@@ -106,7 +127,30 @@ async function writeDemoFile(dir: string, size: number): Promise<string> {
   return file;
 }
 
+/** CPU time (ms) so far of the DynamoDB Local listening on the endpoint's port (Linux /proc), 0 elsewhere. */
+function dynamoDbCpuMs(endpoint: string): number {
+  const port = new URL(endpoint).port;
+  try {
+    for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+      let cmdline = '';
+      try {
+        cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      } catch {
+        continue;
+      }
+      if (!cmdline.includes('DynamoDBLocal') || !cmdline.includes(`-port\0${port}\0`)) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    }
+  } catch {
+    // Not Linux: no figure.
+  }
+  return 0;
+}
+
 function importFile(file: string, table: string, endpoint: string, preload: string): Promise<Run> {
+  const javaBefore = dynamoDbCpuMs(endpoint);
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -132,6 +176,8 @@ function importFile(file: string, table: string, endpoint: string, preload: stri
       const writes = stdout.split('\n').find((line) => line.startsWith('writes: ')) ?? '';
       const match = /in ([\d.]+) s \((\d+) companies\/s\)/.exec(summary);
       const rss = /MAX_RSS_KB (\d+)/.exec(stderr);
+      const cpu = /CPU_US (\d+)/.exec(stderr);
+      const companies = Number(/imported (\d+)/.exec(summary)?.[1] ?? 0) || 1;
       if (code !== 0 || !match || !rss) {
         reject(new Error(`import exited ${code}: ${stderr.slice(-2000)}`));
         return;
@@ -141,6 +187,8 @@ function importFile(file: string, table: string, endpoint: string, preload: stri
         seconds: Number(match[1]),
         rate: Number(match[2]),
         maxRssMb: Number(rss[1]) / 1024,
+        nodeMsPerCompany: Number(cpu?.[1] ?? 0) / 1000 / companies,
+        javaMsPerCompany: (dynamoDbCpuMs(endpoint) - javaBefore) / companies,
       });
     });
   });

@@ -41,7 +41,8 @@ beforeAll(async () => {
   }
   await importCompanies(lines(), {
     asOf: '2026-11-21',
-    derive: holdingsDerivation(),
+    deriveBatch: holdingsDerivation(),
+    derive: async () => ({ updates: 0 }),
     complete: async () => undefined,
   });
 });

@@ -58,11 +58,12 @@ async function importRecords(records: CompanyRecordInput[]) {
   async function* lines() {
     for (const record of records) yield JSON.stringify(record);
   }
-  // Batches of 2 with 3 in flight: holders and held companies derive concurrently.
+  // Batches of 2 with 3 in flight: holders and held companies land in batches in flight together.
   return asImportWorkers(() =>
     importCompanies(lines(), {
       asOf: '2026-11-21',
-      derive,
+      deriveBatch: derive,
+      derive: async () => ({ updates: 0 }),
       idScheme: () => TINY_ID_SPACE,
       complete: async () => undefined,
       batchSize: 2,
@@ -296,10 +297,11 @@ describe('holdings derived by the import', () => {
         asOf: '2026-11-21',
         changeId: 'test.1',
       }));
-      // Derived in parallel, then once more in the other order (as after a cut-off run).
-      await Promise.all(changes.map(deriveWithStageIds));
+      // Derived in parallel (as by two imports at once), then once more in the other order (as after a
+      // cut-off run).
+      await Promise.all(changes.map((change) => deriveWithStageIds([change])));
       const once = await snapshot();
-      await Promise.all([...changes].reverse().map(deriveWithStageIds));
+      await Promise.all([...changes].reverse().map((change) => deriveWithStageIds([change])));
       expect(await snapshot()).toEqual(once);
       expect((await relationships(held)).data.parents).toEqual([entry(holder, 0.8)]);
       expect((await relationships(holder)).data.children).toEqual([entry(held, 0.8)]);
