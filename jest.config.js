@@ -5,7 +5,8 @@
  *   npx jest --selectProjects unit      the unit tests alone, on a machine without Java
  */
 const common = {
-  testEnvironment: 'node',
+  // Node's, plus: every process a test file starts is killed when the file ends (test/support/processes.ts).
+  testEnvironment: '<rootDir>/test/support/environment.ts',
   // middy 6 ships ES modules only: let ts-jest turn them (and our TypeScript) into CommonJS.
   transform: {
     '^.+\\.[tj]s$': [
