@@ -4,6 +4,8 @@
  * setup, which jest runs only when a test of that project is selected:
  *   npx jest --selectProjects unit      the unit tests alone, on a machine without Java
  */
+const os = require('node:os');
+
 const common = {
   // Node's, plus: every process a test file starts is killed when the file ends (test/support/processes.ts).
   testEnvironment: '<rootDir>/test/support/environment.ts',
@@ -19,6 +21,9 @@ const common = {
 
 module.exports = {
   testTimeout: 60000,
+  // Jest's default on 2 cores is one worker, in band: every file after the other. Most files wait on
+  // DynamoDB Local (its own process) or on child processes, so two workers keep both cores busy.
+  maxWorkers: Math.max(2, (os.availableParallelism?.() ?? os.cpus().length) - 1),
   // Handlers log one line per request; keep test output readable.
   silent: true,
   projects: [
