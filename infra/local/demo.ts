@@ -95,12 +95,20 @@ export async function createDemoTokens(): Promise<void> {
  */
 export async function importDemoSnapshots(
   records: readonly DemoRecord[],
-  progress: { older?: ImportOptions['onProgress']; current?: ImportOptions['onProgress'] } = {},
+  progress: {
+    older?: ImportOptions['onProgress'];
+    current?: ImportOptions['onProgress'];
+    /** Called when the older snapshot is in, with its summary (the local stage times each import). */
+    olderDone?: (summary: ImportSummary) => void;
+  } = {},
+  /** The older snapshot of `records`, when the caller made it already (`npm start` does, while Java boots). */
+  olderRecords: readonly DemoRecord[] = olderSnapshotOf(records),
 ): Promise<{ older: ImportSummary; current: ImportSummary }> {
-  const older = await importDemoCompanies(olderSnapshotOf(records), {
+  const older = await importDemoCompanies(olderRecords, {
     asOf: DEMO_SNAPSHOT_DATE,
     ...(progress.older ? { onProgress: progress.older } : {}),
   });
+  progress.olderDone?.(older);
   const current = await importDemoCompanies(records, {
     asOf: DEMO_AS_OF,
     ...(progress.current ? { onProgress: progress.current } : {}),

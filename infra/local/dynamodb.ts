@@ -71,6 +71,8 @@ export function javaAvailable(): boolean {
 export async function startDynamoDbLocal(options: {
   port: number;
   persistDir?: string;
+  /** Called once Java is spawned (its port checked): work that needs no DynamoDB can start beside its boot. */
+  onSpawned?: () => void;
 }): Promise<LocalDynamoDb> {
   if (!javaAvailable()) throw new Error(JAVA_MISSING);
   // DynamoDB Local binds every interface; a port taken on any of them would make it exit.
@@ -103,6 +105,7 @@ export async function startDynamoDbLocal(options: {
     process.removeListener('exit', kill);
   };
   const endpoint = `http://127.0.0.1:${options.port}`;
+  options.onSpawned?.();
   try {
     await waitUntilReady(endpoint, exited);
   } catch (error) {

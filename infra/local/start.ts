@@ -24,8 +24,40 @@ import {
 
 process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
 
+/** The code `npm start` needs once DynamoDB Local answers, and the demo data (generated, not stored). */
+async function prepare() {
+  const since = Date.now();
+  // Loaded only after DYNAMODB_ENDPOINT may be set: the storage client reads it when first used.
+  const [companies, snapshots, demo, lists, importer, gateway, holdings] = await Promise.all([
+    import('../../test/fixtures/demo-data/companies'),
+    import('../../test/fixtures/demo-data/snapshots'),
+    import('./demo'),
+    import('./demo-lists'),
+    import('../../lib/import/import'),
+    import('./gateway'),
+    import('../../lib/companies/holdings-store'),
+  ]);
+  const records = companies.generateDemoData();
+  const olderRecords = snapshots.olderSnapshotOf(records);
+  const modules = {
+    pickExamples: companies.pickExamples,
+    DEMO_SNAPSHOT_DATE: snapshots.DEMO_SNAPSHOT_DATE,
+    DEMO_AS_OF: demo.DEMO_AS_OF,
+    DEMO_TOKENS: demo.DEMO_TOKENS,
+    createDemoTokens: demo.createDemoTokens,
+    importDemoSnapshots: demo.importDemoSnapshots,
+    loadDemoLists: lists.loadDemoLists,
+    formatSummary: importer.formatSummary,
+    createGateway: gateway.createGateway,
+    getRelationships: holdings.getRelationships,
+  };
+  return { records, olderRecords, modules, ms: Date.now() - since };
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
+  /** How long each start-up phase took (ms), for the ready line. */
+  const phases: Array<[string, number]> = [];
   const { values } = parseArgs({ options: { persist: { type: 'string' } } });
   const port = Number(process.env['PORT'] ?? 3000);
   const host = process.env['HOST'] ?? '127.0.0.1';
@@ -47,6 +79,13 @@ async function main(): Promise<void> {
   // Checked first: a taken API port should not cost a DynamoDB Local start to find out.
   if (await portInUse(port, host)) throw new PortInUseError(port);
 
+  // What needs no DynamoDB — loading the code (tsx compiles it on first import) and generating the demo
+  // companies with their older snapshot — runs while DynamoDB Local's JVM boots on the other core.
+  let spawned: () => void = () => undefined;
+  const javaSpawned = new Promise<void>((resolve) => (spawned = resolve));
+  const prepared = javaSpawned.then(() => prepare());
+  prepared.catch(() => undefined); // its failure is reported where it is awaited
+
   if (!process.env['DYNAMODB_ENDPOINT']) {
     if (!javaAvailable()) {
       console.error(JAVA_MISSING);
@@ -59,45 +98,66 @@ async function main(): Promise<void> {
     local = await startDynamoDbLocal({
       port: dynamoPort,
       ...(values.persist ? { persistDir: values.persist } : {}),
+      onSpawned: spawned,
     });
+    phases.push(['DynamoDB Local', Date.now() - since]);
     console.log(`DynamoDB Local ready on ${local.endpoint} (${seconds(since)})`);
     process.env['DYNAMODB_ENDPOINT'] = local.endpoint;
   }
+  spawned();
   const endpoint = process.env['DYNAMODB_ENDPOINT']!;
   console.log(
     `creating table ${tableName} on ${endpoint} and loading the demo data (kept if the table exists)…`,
   );
 
-  // Loaded only now: the storage client reads DYNAMODB_ENDPOINT when first imported.
-  const { generateDemoData, pickExamples } = await import('../../test/fixtures/demo-data/companies');
-  const { DEMO_SNAPSHOT_DATE } = await import('../../test/fixtures/demo-data/snapshots');
-  const { createDemoTokens, importDemoSnapshots, DEMO_AS_OF, DEMO_TOKENS } = await import('./demo');
-  const { formatSummary } = await import('../../lib/import/import');
-  const { createGateway } = await import('./gateway');
-
+  let since = Date.now();
   const created = await ensureTable(endpoint, tableName);
-  const records = generateDemoData();
+  phases.push(['table', Date.now() - since]);
+  since = Date.now();
+  const { records, olderRecords, modules, ms: preparedMs } = await prepared;
+  const waited = Date.now() - since;
+  if (waited >= 50) phases.push(['code and demo data', waited]);
+  const { DEMO_SNAPSHOT_DATE, DEMO_AS_OF, DEMO_TOKENS, pickExamples } = modules;
+  console.log(
+    `  code loaded and ${records.length} demo companies generated in ${(preparedMs / 1000).toFixed(1)} s` +
+      (local ? ', while DynamoDB Local started' : ''),
+  );
   if (created) {
     console.log(
       `importing ${records.length} demo companies (the same import as \`npm run import\`): ` +
         `their older snapshot as of ${DEMO_SNAPSHOT_DATE}, then the current data as of ${DEMO_AS_OF}…`,
     );
     let nextQuarter = 1;
-    const { older, current } = await importDemoSnapshots(records, {
-      older: ({ read }) => {
-        for (; nextQuarter < 4 && read >= (records.length * nextQuarter) / 4; nextQuarter++) {
-          console.log(`  ${read} of ${records.length}`);
-        }
+    since = Date.now();
+    // The tokens are independent of the companies: stored while the import runs.
+    const tokens = modules.createDemoTokens();
+    tokens.catch(() => undefined);
+    const { current } = await modules.importDemoSnapshots(
+      records,
+      {
+        older: ({ read }) => {
+          for (; nextQuarter < 4 && read >= (records.length * nextQuarter) / 4; nextQuarter++) {
+            console.log(`  ${read} of ${records.length}`);
+          }
+        },
+        olderDone: (summary) => {
+          phases.push(['older snapshot', Date.now() - since]);
+          since = Date.now();
+          console.log(`  older snapshot: ${modules.formatSummary(summary)}`);
+        },
       },
-    });
-    console.log(`  older snapshot: ${formatSummary(older)}`);
-    console.log(`  current data:   ${formatSummary(current)}`);
-    await createDemoTokens();
-    const { loadDemoLists } = await import('./demo-lists');
-    console.log(`  demo lists: ids ${(await loadDemoLists(records)).join(', ')} (acme 1–4, globex 5–7)`);
+      olderRecords,
+    );
+    phases.push(['current data', Date.now() - since]);
+    console.log(`  current data:   ${modules.formatSummary(current)}`);
+    since = Date.now();
+    await tokens;
+    const ids = await modules.loadDemoLists(records);
+    phases.push(['tokens and lists', Date.now() - since]);
+    console.log(`  demo lists: ids ${ids.join(', ')} (acme 1–4, globex 5–7) (${seconds(since)})`);
   }
 
-  const server = createGateway();
+  const server = modules.createGateway();
   await listen(server, port, host);
   const base = `http://${urlHost(host)}:${port}`;
   const [token] = DEMO_TOKENS;
@@ -105,12 +165,12 @@ async function main(): Promise<void> {
   const examples = picked.map(({ country, companyNumber }) => `${country}/${companyNumber}`);
   const example = examples[0] ?? 'BE/0403170701';
   // The legal entity id the import gave the example company (the updates endpoints take only that).
-  const { getRelationships } = await import('../../lib/companies/holdings-store');
-  const legalEntityId = picked[0] ? (await getRelationships(picked[0]))?.legalEntityId : undefined;
+  const legalEntityId = picked[0] ? (await modules.getRelationships(picked[0]))?.legalEntityId : undefined;
   console.log(
     [
       '',
-      `Company data API (local stage) on ${base}/v1   ready in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      `Company data API (local stage) on ${base}/v1   ready in ${((Date.now() - started) / 1000).toFixed(1)} s ` +
+        `(${phases.map(([name, ms]) => `${name} ${(ms / 1000).toFixed(1)} s`).join(', ')})`,
       `DynamoDB: ${endpoint}, table ${tableName}${created ? `, ${records.length} demo companies loaded` : ' (existing data kept)'}`,
       '',
       'Demo tokens (local stage only):',

@@ -1,15 +1,18 @@
 /**
- * The local stage as a newcomer meets it: `npm start` (infra/local/start.ts) and `npm run token`
- * (infra/cli/token.ts) run as child processes, and the local gateway's answer to a failure that is
- * no client's fault. Ports are taken on purpose here; every process started is stopped.
+ * The local stage's failure paths as a newcomer meets them: `npm start` (infra/local/start.ts) and
+ * `npm run token` (infra/cli/token.ts) run as child processes, and the local gateway's answer to a
+ * failure that is no client's fault. Ports are taken on purpose here; every process started is stopped
+ * (and whatever a failure leaves, test/support/environment.ts kills when the file ends). A whole stage
+ * with its demo data — what it says while starting, where it listens, Ctrl-C once it serves — is
+ * started once, in test/e2e/readme-commands.test.ts, which runs the documentation's commands against it.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../infra/local/dynamodb';
 import { createGateway } from '../../infra/local/gateway';
+import { descendants } from '../support/processes';
 
 const ROOT = path.join(__dirname, '..', '..');
 
@@ -82,12 +85,24 @@ async function runToEnd(
   timeoutMs = 40_000,
 ): Promise<Run> {
   const started = start(script, args, env);
-  const timer = setTimeout(() => started.child.kill('SIGKILL'), timeoutMs);
+  const timer = setTimeout(() => killTree(started.child), timeoutMs);
   const run = await started.done;
   clearTimeout(timer);
   if (run.signal === 'SIGKILL')
     throw new Error(`still running after ${timeoutMs} ms:\n${run.stdout}\n${run.stderr}`);
   return run;
+}
+
+/** The child and everything under it (a stage's DynamoDB Local too), unless it has ended. */
+function killTree(child: ChildProcess): void {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  for (const pid of [...(child.pid ? descendants(child.pid) : []), child.pid]) {
+    try {
+      if (pid !== undefined) process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone already.
+    }
+  }
 }
 
 const lines = (text: string) =>
@@ -139,16 +154,6 @@ async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 1
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
-
-const canConnect = (port: number, host: string) =>
-  new Promise<boolean>((resolve) => {
-    const socket = net.connect(port, host);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 
 describe('npm run token', () => {
   test('talks to the DynamoDB Local on DYNAMODB_LOCAL_PORT for the local table', async () => {
@@ -262,47 +267,9 @@ describe('npm start', () => {
 
       expect(await eventually(() => !dynamoDbLocalRunning(dynamoPort))).toBe(true);
     } finally {
-      stage.child.kill('SIGKILL');
+      killTree(stage.child);
     }
   });
-
-  test('says what it is doing, listens on 127.0.0.1 unless HOST says otherwise, and Ctrl-C stops DynamoDB Local', async () => {
-    const [port, dynamoPort] = [await freePort(), await freePort()];
-    const stage = start(
-      'infra/local/start.ts',
-      [],
-      stageEnv({ PORT: String(port), DYNAMODB_LOCAL_PORT: String(dynamoPort) }),
-    );
-    try {
-      await stage.waitFor(/ready in/, 90_000);
-      const progress = lines(stage.output().stdout);
-
-      expect(progress.slice(0, 3)).toEqual([
-        `starting DynamoDB Local on port ${dynamoPort} (in memory)…`,
-        expect.stringMatching(
-          new RegExp(`^DynamoDB Local ready on http://127\\.0\\.0\\.1:${dynamoPort} \\(\\d+\\.\\d s\\)$`),
-        ),
-        expect.stringMatching(
-          /^creating table company-data-local on http:\/\/127\.0\.0\.1:\d+ and loading the demo data/,
-        ),
-      ]);
-      expect(stage.output().stdout).toContain(`http://127.0.0.1:${port}/v1`);
-      expect(await canConnect(port, '127.0.0.1')).toBe(true);
-      // Not on the machine's other addresses (when it has any).
-      const external = Object.values(os.networkInterfaces())
-        .flat()
-        .find((address) => address && address.family === 'IPv4' && !address.internal);
-      if (external) expect(await canConnect(port, external.address)).toBe(false);
-
-      stage.child.kill('SIGINT');
-      const run = await stage.done;
-
-      expect(run.code).toBe(0);
-      expect(await eventually(() => !dynamoDbLocalRunning(dynamoPort))).toBe(true);
-    } finally {
-      stage.child.kill('SIGKILL');
-    }
-  }, 120_000);
 });
 
 describe('the local gateway', () => {

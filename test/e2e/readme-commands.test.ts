@@ -1,9 +1,13 @@
 /**
- * Every command the README and the pages in docs/ show runs as written. The `sh` blocks of each page
- * (test/support/markdown-commands.ts) run in one bash per page, in order, against a local stage
- * started with `npm start` on a port of its own over the test run's DynamoDB Local, in a scratch copy
- * of the repository (so files the commands write land there). `http://localhost:3000` becomes the
- * stage's address; nothing else of a command is changed. Each command must exit 0 — `curl` runs with
+ * The local stage as a newcomer meets it, started once for all of this file: `npm start` in a scratch
+ * copy of the repository, on ports of its own, starting its own DynamoDB Local and importing the 3,000
+ * demo companies. The file checks what it says while starting and where it listens, then runs every
+ * command the README and the pages in docs/ show against it, and last stops it with Ctrl-C.
+ *
+ * The `sh` blocks of each page (test/support/markdown-commands.ts) run in one bash per page, in order,
+ * in the scratch copy (so files the commands write land there). `http://localhost:3000` becomes the
+ * stage's address; nothing else of a command is changed (the commands find the stage's DynamoDB Local
+ * through DYNAMODB_LOCAL_PORT, as `npm start` does). Each command must exit 0 — `curl` runs with
  * `--fail-with-body`, so an answer other than 2xx or 3xx fails it — and print every `# → …` line the
  * page shows after it.
  *
@@ -11,13 +15,18 @@
  * local stage (SAFE_SCRIPTS). Commands that cannot run here are listed in SKIPPED with the reason; any
  * other command in an `sh` block fails the test until it is handled one way or the other. Commands
  * meant for reading only (placeholders, AWS) are fenced `console` instead of `sh`.
+ *
+ * The stage's readiness is its "ready in" line, waited for with a bound for a loaded machine
+ * (STAGE_READY_MS), not a guess of how long it takes; every process it started is stopped when the file
+ * ends, however it ends (test/support/environment.ts).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { outputMatches, shellCommands, type Command } from '../support/markdown-commands';
+import { descendants } from '../support/processes';
 
 const ROOT = path.join(__dirname, '..', '..');
 const PAGES = [
@@ -31,8 +40,7 @@ const PAGES = [
 
 /** Commands shown in `sh` blocks that a test cannot run, by their text without comments. */
 const SKIPPED: Record<string, string> = {
-  'npm ci && npm start':
-    'installs packages and starts a second stage; this test runs against the stage it started',
+  'npm ci && npm start': 'installs packages; the `npm start` is the one this test started',
   'npm ci && npm test': 'installs packages and runs every test, this one included',
   'npm test': 'runs every test, this one included',
   'npx jest --selectProjects unit': 'a subset of the test suite: jest inside jest',
@@ -68,14 +76,18 @@ function runnable(key: string): boolean {
   return RUNNABLE.has(rest.split(' ')[0]!);
 }
 
+/** How long `npm start` may take to be ready: minutes on a loaded machine, seconds on an idle one. */
+const STAGE_READY_MS = 10 * 60_000;
 jest.setTimeout(600_000);
 
 const commands = PAGES.flatMap((page) => shellCommands(page, fs.readFileSync(path.join(ROOT, page), 'utf8')));
 
 let scratch = '';
 let stage: ChildProcess | undefined;
+let stageExit: Promise<number | null> = Promise.resolve(null);
+let output = '';
 let baseUrl = '';
-const stageEnv: Record<string, string> = {};
+const ports = { api: 0, dynamodb: 0 };
 
 beforeAll(async () => {
   // A scratch copy of the repository: the top-level entries linked, so `npm run` finds its scripts and
@@ -84,42 +96,117 @@ beforeAll(async () => {
   for (const entry of fs.readdirSync(ROOT)) {
     if (entry !== '.git') fs.symlinkSync(path.join(ROOT, entry), path.join(scratch, entry));
   }
-  const port = await freePort();
-  Object.assign(stageEnv, {
-    PORT: String(port),
-    DYNAMODB_ENDPOINT: process.env['DYNAMODB_ENDPOINT']!,
-    TABLE_NAME: `readme-${process.pid}-${Date.now()}`,
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-  });
-  // Its own process group, so one signal stops npm and the stage under it.
-  stage = spawn('npm', ['start'], {
-    cwd: scratch,
-    env: environment(),
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
+  ports.api = await freePort();
+  ports.dynamodb = await freePort();
+  // Not detached: a Ctrl-C of jest in a terminal reaches the stage too.
+  stage = spawn('npm', ['start'], { cwd: scratch, env: environment(), stdio: ['ignore', 'pipe', 'pipe'] });
+  stageExit = new Promise((resolve) => stage!.once('exit', (code) => resolve(code)));
   const ready = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`npm start was not ready within ${STAGE_READY_MS / 1000} s:\n${output}`)),
+      STAGE_READY_MS,
+    );
     stage!.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
-      if (/ready in/.test(output)) resolve();
+      if (/ready in/.test(output)) {
+        clearTimeout(timer);
+        resolve();
+      }
     });
     stage!.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    stage!.once('exit', () => reject(new Error(`npm start ended before it was ready:\n${output}`)));
+    stage!.once('exit', () => {
+      clearTimeout(timer);
+      reject(new Error(`npm start ended before it was ready:\n${output}`));
+    });
   });
   await ready;
-  baseUrl = `http://127.0.0.1:${port}`;
-}, 600_000);
+  baseUrl = `http://127.0.0.1:${ports.api}`;
+}, STAGE_READY_MS + 60_000);
 
 afterAll(async () => {
-  if (stage?.pid !== undefined && stage.exitCode === null) {
-    const exited = new Promise((resolve) => stage!.once('exit', resolve));
-    process.kill(-stage.pid, 'SIGINT');
-    const timer = setTimeout(() => process.kill(-stage!.pid!, 'SIGKILL'), 10_000);
-    await exited;
+  // Normally stopped by the last test; if not (a failure, a test picked with -t), stopped here.
+  if (stage && stage.exitCode === null && stage.signalCode === null) {
+    stopStage('SIGINT');
+    const timer = setTimeout(() => stopStage('SIGKILL'), 10_000);
+    await stageExit;
     clearTimeout(timer);
   }
   if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+});
+
+/**
+ * Stops the stage as Ctrl-C in its terminal would: SIGINT to `start.ts` (which stops DynamoDB Local
+ * and exits 0, and npm with it); SIGKILL to npm and everything under it.
+ */
+function stopStage(signal: 'SIGINT' | 'SIGKILL'): void {
+  if (stage?.pid === undefined || stage.exitCode !== null || stage.signalCode !== null) return;
+  const under = descendants(stage.pid);
+  const targets =
+    signal === 'SIGKILL'
+      ? [...under, stage.pid]
+      : under.filter((pid) => /--import\b.*infra\/local\/start\.ts/.test(commandLine(pid)));
+  for (const pid of targets) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // Gone already.
+    }
+  }
+}
+
+function commandLine(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').replaceAll('\0', ' ');
+  } catch {
+    return '';
+  }
+}
+
+const lines = (text: string) =>
+  text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+
+/** Whether a DynamoDB Local (java … DynamoDBLocal.jar … -port N) runs. */
+function dynamoDbLocalRunning(port: number): boolean {
+  const out = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .some((l) => l.includes('DynamoDBLocal.jar') && new RegExp(`-port ${port}\\b`).test(l));
+}
+
+const canConnect = (port: number, host: string) =>
+  new Promise<boolean>((resolve) => {
+    const socket = net.connect(port, host);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+
+test('npm start says what it is doing and listens on 127.0.0.1 only (HOST unset)', async () => {
+  // What start.ts prints, after npm's own lines (`> company-data-api@… start`, `> tsx …`).
+  const progress = lines(output).filter((line) => !line.startsWith('> '));
+
+  expect(progress.slice(0, 3)).toEqual([
+    `starting DynamoDB Local on port ${ports.dynamodb} (in memory)…`,
+    expect.stringMatching(
+      new RegExp(`^DynamoDB Local ready on http://127\\.0\\.0\\.1:${ports.dynamodb} \\(\\d+\\.\\d s\\)$`),
+    ),
+    expect.stringMatching(
+      /^creating table company-data-local on http:\/\/127\.0\.0\.1:\d+ and loading the demo data/,
+    ),
+  ]);
+  expect(output).toContain(`http://127.0.0.1:${ports.api}/v1`);
+  expect(output).toContain('3000 demo companies loaded');
+  expect(await canConnect(ports.api, '127.0.0.1')).toBe(true);
+  // Not on the machine's other addresses (when it has any).
+  const external = Object.values(os.networkInterfaces())
+    .flat()
+    .find((address) => address && address.family === 'IPv4' && !address.internal);
+  if (external) expect(await canConnect(ports.api, external.address)).toBe(false);
 });
 
 test('the pages show commands, and every skipped command is still shown somewhere', () => {
@@ -154,6 +241,18 @@ test.each(PAGES)('every command of %s runs as written and prints what the page s
     ];
   });
   expect(failures).toEqual([]);
+});
+
+// Last: the commands above ran against this stage.
+test('Ctrl-C stops the API and DynamoDB Local, and npm start ends with 0', async () => {
+  stopStage('SIGINT');
+  const timer = setTimeout(() => stopStage('SIGKILL'), 30_000);
+  const code = await stageExit;
+  clearTimeout(timer);
+
+  expect({ code, stopping: lines(output).includes('stopping…') }).toEqual({ code: 0, stopping: true });
+  expect(dynamoDbLocalRunning(ports.dynamodb)).toBe(false);
+  expect(await canConnect(ports.api, '127.0.0.1')).toBe(false);
 });
 
 interface Result {
@@ -195,13 +294,22 @@ function runPage(toRun: Command[]): Result[] {
   });
 }
 
-/** This process's environment with the stage's settings, for `npm start` and the commands alike. */
+/**
+ * This process's environment for `npm start` and the commands alike, as a newcomer's shell has it: the
+ * stage's two ports, and none of the test run's DynamoDB settings.
+ */
 function environment(): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries({ ...process.env, ...stageEnv })) {
-    if (value !== undefined && name !== 'HOST' && name !== 'DYNAMODB_LOCAL_PORT') env[name] = value;
+  const dropped = new Set(['HOST', 'DYNAMODB_ENDPOINT', 'TABLE_NAME', 'PORT', 'DYNAMODB_LOCAL_PORT']);
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && !dropped.has(name)) env[name] = value;
   }
-  return env;
+  return {
+    ...env,
+    PORT: String(ports.api),
+    DYNAMODB_LOCAL_PORT: String(ports.dynamodb),
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  };
 }
 
 function freePort(): Promise<number> {
