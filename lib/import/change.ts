@@ -3,7 +3,7 @@
  * completions. Derivations import these types; lib/import/derive.ts lists the derivations and runs them.
  */
 import type { CompanyRecord } from '../companies/record';
-import type { Addition, SetChange } from '../storage/batch';
+import type { Addition, SetChange } from '../storage/transactions';
 import type { Key } from '../storage/keys';
 
 export interface CompanyChange {

@@ -23,14 +23,8 @@ import { getCompanyRecords, getCompanyStates } from '../companies/store';
 import { forEachLimited } from '../concurrency';
 import { assignLegalEntityIds } from '../legal-entities/assign';
 import { loadStageIdScheme, stageIdScheme, type LegalEntityIdScheme } from '../legal-entities/ids';
-import {
-  batchAdd,
-  batchDelete,
-  batchPut,
-  batchSetChanges,
-  type Addition,
-  type SetChange,
-} from '../storage/batch';
+import { batchDelete, batchPut } from '../storage/batch';
+import { batchAdd, batchSetChanges, type Addition, type SetChange } from '../storage/transactions';
 import { tableName } from '../storage/client';
 import type { BatchDerivation, CompanyChange, Completion, Derivation, DerivedWrites } from './change';
 import { collectWrites, completeImport, deriveBatch, deriveChange } from './derive';

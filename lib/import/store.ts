@@ -20,7 +20,8 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { CompanyRef } from '../companies/identifiers';
 import type { CompanyRecord } from '../companies/record';
 import { companyItem, type CompanyState } from '../companies/store';
-import { batchDelete, batchGet, batchPut, chunk, queryAll, transactWrite } from '../storage/batch';
+import { batchDelete, batchGet, batchPut, chunk, queryAll } from '../storage/batch';
+import { transactWrite } from '../storage/transactions';
 import { cancellationReasons, dynamodb, send, tableName } from '../storage/client';
 import { companyOfKey, contactBucket, contactClaimAttribute, keys } from '../storage/keys';
 

@@ -201,7 +201,8 @@ class Frontier {
     let value = -1;
     for (let level = 0; level < this.sizes.length; level++) {
       const size = this.sizes[level]!;
-      if (size > 0 && this.items[level]![size - 1]! > value) [best, value] = [level, this.items[level]![size - 1]!];
+      if (size > 0 && this.items[level]![size - 1]! > value)
+        [best, value] = [level, this.items[level]![size - 1]!];
     }
     return best;
   }

@@ -13,7 +13,7 @@
  */
 import type { CompanyRef } from '../companies/identifiers';
 import type { CompanyRecord } from '../companies/record';
-import { naceSection } from './scoring';
+import { naceSection } from './nace';
 
 export interface LookalikeFeatures extends CompanyRef {
   name: string;

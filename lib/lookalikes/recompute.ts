@@ -28,7 +28,14 @@ import {
   type ComputedList,
 } from './block-store';
 import { affectedMembers, computeLists, floorOf } from './compute';
-import { featuresOf, sameFeatures, SECTION_BLOCKS, sectionOf, sectionOfBlock, type LookalikeFeatures } from './features';
+import {
+  featuresOf,
+  sameFeatures,
+  SECTION_BLOCKS,
+  sectionOf,
+  sectionOfBlock,
+  type LookalikeFeatures,
+} from './features';
 import { SectionIndex } from './section-index';
 import { packLookalikes } from './store';
 import type { StorageAccess } from '../storage/access';
@@ -144,7 +151,9 @@ async function recomputeSection(
       const member = members[subject]!;
       lists.push({
         features: member.features,
-        packed: packLookalikes(list.map(({ index: i, score }) => ({ ref: refOf(members[i]!.features), score }))),
+        packed: packLookalikes(
+          list.map(({ index: i, score }) => ({ ref: refOf(members[i]!.features), score })),
+        ),
         floor: floorOf(list),
         previousFloor: member.floor,
       });

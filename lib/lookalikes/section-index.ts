@@ -81,7 +81,13 @@ export function rangeBound(x: number, low: number, high: number, missing: boolea
 }
 
 /** The bound of the score in ten-thousandths, rounded as the score is (see the file comment). */
-export function boundOf(activity: number, employees: number, assets: number, place: number, profile = 1): number {
+export function boundOf(
+  activity: number,
+  employees: number,
+  assets: number,
+  place: number,
+  profile = 1,
+): number {
   const bound =
     WEIGHTS.activity * activity +
     (WEIGHTS.size * (employees + assets)) / 2 +
@@ -218,10 +224,26 @@ export class SectionIndex {
     const p = this.prepared;
     const missing = group.cellMissing[cell]!;
     const place =
-      group.cellCountry[cell] !== p.country[i] ? 0 : group.cellPlaces[cell]! & (1 << (p.place[i]! & 31)) ? 1 : 0.5;
+      group.cellCountry[cell] !== p.country[i]
+        ? 0
+        : group.cellPlaces[cell]! & (1 << (p.place[i]! & 31))
+          ? 1
+          : 0.5;
     const profile =
-      (rangeBound(p.foundedYear[i]!, group.cellYears[2 * cell]!, group.cellYears[2 * cell + 1]!, (missing & YEAR_MISSING) !== 0, 40) +
-        rangeBound(p.health[i]!, group.cellHealth[2 * cell]!, group.cellHealth[2 * cell + 1]!, (missing & HEALTH_MISSING) !== 0, 10)) /
+      (rangeBound(
+        p.foundedYear[i]!,
+        group.cellYears[2 * cell]!,
+        group.cellYears[2 * cell + 1]!,
+        (missing & YEAR_MISSING) !== 0,
+        40,
+      ) +
+        rangeBound(
+          p.health[i]!,
+          group.cellHealth[2 * cell]!,
+          group.cellHealth[2 * cell + 1]!,
+          (missing & HEALTH_MISSING) !== 0,
+          10,
+        )) /
       2;
     return boundOf(
       LEVEL_ACTIVITY[level]!,

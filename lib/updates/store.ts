@@ -15,7 +15,8 @@
  *   in which people left.
  */
 import { companyKey, type CompanyRef } from '../companies/identifiers';
-import { batchGet, type Addition } from '../storage/batch';
+import { batchGet } from '../storage/batch';
+import { type Addition } from '../storage/transactions';
 import { tableName } from '../storage/client';
 import { companyOfKey, keys, updateAttribute, UPDATE_ATTRIBUTE_PREFIX } from '../storage/keys';
 import type { Update, UpdateType } from './derive';

@@ -160,7 +160,11 @@ function recomputeInMemory({ companies, family }: Generated, sampled: Set<number
           company,
           list.slice(0, 5).map((l) => members[l.index]!),
         );
-      if (sampled.has(company)) kept.set(company, list.map((l) => [members[l.index]!, l.score]));
+      if (sampled.has(company))
+        kept.set(
+          company,
+          list.map((l) => [members[l.index]!, l.score]),
+        );
     });
     pairs += stats.pairs;
   }
@@ -205,7 +209,8 @@ function bruteForceCheck(companies: LookalikeFeatures[], kept: Map<number, Array
     const section = sectionOf(companies[company]!);
     const members = sections.get(section)!;
     let features = prepared.get(section);
-    if (!features) prepared.set(section, (features = new PreparedFeatures(members.map((i) => companies[i]!))));
+    if (!features)
+      prepared.set(section, (features = new PreparedFeatures(members.map((i) => companies[i]!))));
     const self = members.indexOf(company);
     const scored: Array<[number, number]> = [];
     members.forEach((other, k) => other !== company && scored.push([other, features.score(self, k)]));
@@ -213,7 +218,8 @@ function bruteForceCheck(companies: LookalikeFeatures[], kept: Map<number, Array
     scored.sort((a, b) => b[1] - a[1] || compareCompanies(companies[a[0]]!, companies[b[0]]!));
     const expected = scored.slice(0, KEPT);
     const same =
-      expected.length === list.length && expected.every(([other, score], i) => list[i]![0] === other && list[i]![1] === score);
+      expected.length === list.length &&
+      expected.every(([other, score], i) => list[i]![0] === other && list[i]![1] === score);
     if (!same) {
       differing++;
       first ||= `company ${company}: kept ${JSON.stringify(list.slice(0, 3))}… brute force ${JSON.stringify(expected.slice(0, 3))}…`;
@@ -281,7 +287,10 @@ async function main(): Promise<void> {
   if (values.child) {
     // One size, in memory, in a process of its own so that its peak memory is its own.
     const generated = generate(Number(values.child));
-    const { kept, ...result } = recomputeInMemory(generated, sample(generated.companies.length, BUDGET.sampled));
+    const { kept, ...result } = recomputeInMemory(
+      generated,
+      sample(generated.companies.length, BUDGET.sampled),
+    );
     const maxRssMb = process.resourceUsage().maxRSS / 1024;
     const checkStarted = performance.now();
     const exactness = bruteForceCheck(generated.companies, kept);
@@ -326,7 +335,9 @@ async function main(): Promise<void> {
         String(r.companies).padStart(9),
         String(r.sections).padStart(8),
         String(r.largestSection).padStart(15),
-        `${r.pairs} (${(r.pairs / r.lists).toFixed(0)}, ${((100 * r.pairs) / r.allPairs).toFixed(3)} %)`.padStart(45),
+        `${r.pairs} (${(r.pairs / r.lists).toFixed(0)}, ${((100 * r.pairs) / r.allPairs).toFixed(3)} %)`.padStart(
+          45,
+        ),
         `${r.families} (${r.familyMembers})`.padStart(18),
         r.recallAt5.toFixed(4).padStart(8),
         r.indexSeconds.toFixed(1).padStart(7),

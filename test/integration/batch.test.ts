@@ -5,7 +5,8 @@
  */
 import { BatchGetItemCommand } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { batchAdd, batchGet, batchPut, getItem } from '../../lib/storage/batch';
+import { batchGet, batchPut, getItem } from '../../lib/storage/batch';
+import { batchAdd } from '../../lib/storage/transactions';
 import { dynamodb } from '../../lib/storage/client';
 import { StorageUnavailableError } from '../../lib/storage/errors';
 import { useFreshTable } from '../support/table';

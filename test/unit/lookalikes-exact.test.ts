@@ -3,13 +3,32 @@
  * and the lists against brute force: the same companies, scores and order as scoring every pair.
  */
 import fc from 'fast-check';
-import { affectedMembers, compareCompanies, computeLists, KEPT, type Scored } from '../../lib/lookalikes/compute';
+import {
+  affectedMembers,
+  compareCompanies,
+  computeLists,
+  KEPT,
+  type Scored,
+} from '../../lib/lookalikes/compute';
 import { sectionOf, type LookalikeFeatures } from '../../lib/lookalikes/features';
 import { axisBound, boundOf, cellOf, LEVEL_ACTIVITY, SectionIndex } from '../../lib/lookalikes/section-index';
 import { PreparedFeatures } from '../../lib/lookalikes/scoring';
 
 /** Codes of section F (divisions 41–43) sharing prefixes at every level, and one of section C. */
-const CODES = ['41201', '41202', '41209', '4120', '41250', '412', '41100', '41', '42110', '42990', '43999', '10110'];
+const CODES = [
+  '41201',
+  '41202',
+  '41209',
+  '4120',
+  '41250',
+  '412',
+  '41100',
+  '41',
+  '42110',
+  '42990',
+  '43999',
+  '10110',
+];
 
 const figure = (max: number) =>
   fc.oneof(
@@ -19,15 +38,17 @@ const figure = (max: number) =>
   );
 
 const features = (n: number) =>
-  fc.record({
-    country: fc.constantFrom('BE' as const, 'NL' as const, 'FR' as const),
-    place: fc.option(fc.constantFrom('Gent', 'gent ', 'Delft', 'Lyon'), { nil: null }),
-    activity: fc.option(fc.constantFrom(...CODES), { nil: null, freq: 12 }),
-    employees: figure(100_000),
-    totalAssets: figure(1e11),
-    foundedYear: fc.option(fc.integer({ min: 1900, max: 2025 }), { nil: null }),
-    healthIndicator: fc.option(fc.integer({ min: 0, max: 10 }), { nil: null }),
-  }).map((f): LookalikeFeatures => ({ ...f, companyNumber: String(10_000_000 + n), name: `Company ${n}` }));
+  fc
+    .record({
+      country: fc.constantFrom('BE' as const, 'NL' as const, 'FR' as const),
+      place: fc.option(fc.constantFrom('Gent', 'gent ', 'Delft', 'Lyon'), { nil: null }),
+      activity: fc.option(fc.constantFrom(...CODES), { nil: null, freq: 12 }),
+      employees: figure(100_000),
+      totalAssets: figure(1e11),
+      foundedYear: fc.option(fc.integer({ min: 1900, max: 2025 }), { nil: null }),
+      healthIndicator: fc.option(fc.integer({ min: 0, max: 10 }), { nil: null }),
+    })
+    .map((f): LookalikeFeatures => ({ ...f, companyNumber: String(10_000_000 + n), name: `Company ${n}` }));
 
 /** Companies with distinct numbers in a shuffled order (the tie order is not the index order). */
 const companies = (min: number, max: number) =>
@@ -114,7 +135,12 @@ describe('lookalike lists found with bounds', () => {
       const list = lists.get(subject)!;
       expect(list).toHaveLength(KEPT);
       // Its own division first (activity 1 for the same code), then the section's (activity 0.1).
-      expect(list.slice(0, 2).map((l) => l.index).sort()).toEqual([0, 1, 2].filter((i) => i !== subject));
+      expect(
+        list
+          .slice(0, 2)
+          .map((l) => l.index)
+          .sort(),
+      ).toEqual([0, 1, 2].filter((i) => i !== subject));
       expect(list).toEqual(bruteForce(members, subject));
     }
   });
@@ -154,16 +180,24 @@ describe('lookalike lists found with bounds', () => {
 describe('the lists a change may touch', () => {
   it('are exactly those the probe reaches at or above their floor', () => {
     fc.assert(
-      fc.property(companies(2, 200), fc.array(fc.integer({ min: 0, max: 10_000 })), features(99_999_999), (members, floors, probe) => {
-        const index = new SectionIndex(members, [probe]);
-        const floorOf = (i: number) => floors[i % Math.max(1, floors.length)] ?? 0;
-        const memberFloors = members.map((_, i) => floorOf(i));
-        const prepared = new PreparedFeatures([probe, ...members]);
-        const expected = members
-          .map((_, i) => i)
-          .filter((i) => sectionOf(members[i]!) === sectionOf(probe) && prepared.score(0, i + 1) >= memberFloors[i]!);
-        expect(affectedMembers(index, memberFloors, 1)).toEqual(expected);
-      }),
+      fc.property(
+        companies(2, 200),
+        fc.array(fc.integer({ min: 0, max: 10_000 })),
+        features(99_999_999),
+        (members, floors, probe) => {
+          const index = new SectionIndex(members, [probe]);
+          const floorOf = (i: number) => floors[i % Math.max(1, floors.length)] ?? 0;
+          const memberFloors = members.map((_, i) => floorOf(i));
+          const prepared = new PreparedFeatures([probe, ...members]);
+          const expected = members
+            .map((_, i) => i)
+            .filter(
+              (i) =>
+                sectionOf(members[i]!) === sectionOf(probe) && prepared.score(0, i + 1) >= memberFloors[i]!,
+            );
+          expect(affectedMembers(index, memberFloors, 1)).toEqual(expected);
+        },
+      ),
       { numRuns: 60 },
     );
   });

@@ -1,6 +1,7 @@
 /** The lookalike score (contract §6.3): its properties, not its every number. */
 import type { LookalikeFeatures } from '../../lib/lookalikes/features';
-import { closeness, compare, naceSection, similarity } from '../../lib/lookalikes/scoring';
+import { closeness, compare, similarity } from '../../lib/lookalikes/scoring';
+import { naceSection } from '../../lib/lookalikes/nace';
 
 const company = (overrides: Partial<LookalikeFeatures> = {}): LookalikeFeatures => ({
   country: 'BE',

@@ -18,13 +18,7 @@
 import { TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { companyKey, type CompanyRef } from '../../companies/identifiers';
 import { AGAIN, batchGet, chunk, queryAll, queryPartitions, retrying } from '../../storage/batch';
-import {
-  cancellationReasons,
-  dynamodb,
-  isConditionFailed,
-  send,
-  tableName,
-} from '../../storage/client';
+import { cancellationReasons, dynamodb, isConditionFailed, send, tableName } from '../../storage/client';
 import {
   companyOfKey,
   CONTACTS_CHANGED_SHARDS,
@@ -187,9 +181,7 @@ export async function updateContactCounts(
         updated += part.length;
       }
       for (const part of chunk(folds, FOLDS_PER_TRANSACTION)) {
-        await send(() =>
-          dynamodb().send(new TransactWriteCommand(foldTransaction(list, revision, part))),
-        );
+        await send(() => dynamodb().send(new TransactWriteCommand(foldTransaction(list, revision, part))));
         revision++;
         updated += part.filter((c) => c.to !== c.member.contacts).length;
       }
@@ -246,7 +238,11 @@ function entriesUpdate(list: ListCounts, revision: number, hasMap: boolean, chan
  * number, and the list item moves `nContacts`, removes the members' `cc` entries and bumps the
  * revision, conditional on the revision read.
  */
-function foldTransaction(list: ListCounts, revision: number, changes: CountChange[]): TransactWriteCommandInput {
+function foldTransaction(
+  list: ListCounts,
+  revision: number,
+  changes: CountChange[],
+): TransactWriteCommandInput {
   const table = tableName();
   const { accountId, listId } = list;
   const { condition, values } = revisionCondition(revision);

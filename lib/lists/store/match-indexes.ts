@@ -2,7 +2,8 @@
  * The match indexes that adding companies by name, VAT number or website looks up: one item per index
  * key holding the companies under it, kept by the import.
  */
-import { batchGet, type SetChange } from '../../storage/batch';
+import { batchGet } from '../../storage/batch';
+import { type SetChange } from '../../storage/transactions';
 import { tableName } from '../../storage/client';
 import { keys, matchIndexTextOfKey, type MatchKind } from '../../storage/keys';
 

@@ -12,12 +12,7 @@ import type { Filters } from '../filters';
 import { membersFlipping } from './member-writes';
 import { readMembers } from './members';
 import { listExists } from './moves';
-import {
-  CONFLICT_RETRIES,
-  type Item,
-  type Member,
-  type NewMember,
-} from './model';
+import { CONFLICT_RETRIES, type Item, type Member, type NewMember } from './model';
 
 /** Two actions per company (member, order item) and one for the list's counters: 2 × 49 + 1 ≤ 100. */
 const FLIPS_PER_TRANSACTION = 49;
