@@ -42,8 +42,8 @@ async function main(): Promise<number> {
 
   // Loaded after the stage is chosen: the storage client reads the environment when first used.
   const { importCompanies, formatSummary } = await import('../../lib/import/import');
-  const { formatWrites, writesSince } = await import('../../lib/import/writes');
-  const { writesSoFar } = await import('../../lib/storage/client');
+  const { formatCapacity, formatWrites, writesSince } = await import('../../lib/import/writes');
+  const { capacitySoFar, countCapacity, writesSoFar } = await import('../../lib/storage/client');
 
   const size = file === '-' ? null : statSync(file).size;
   const raw: Readable = file === '-' ? process.stdin : createReadStream(file);
@@ -52,6 +52,7 @@ async function main(): Promise<number> {
 
   console.error(`importing ${file === '-' ? 'standard input' : file} into ${stage}, as of ${asOf}`);
   let summary;
+  countCapacity();
   const writesBefore = writesSoFar();
   try {
     summary = await importCompanies(lines, {
@@ -64,6 +65,7 @@ async function main(): Promise<number> {
   }
   console.log(formatSummary(summary));
   console.log(formatWrites(summary, writesSince(writesBefore)));
+  console.log(formatCapacity(summary, capacitySoFar()));
   return summary.rejected > 0 ? 1 : 0;
 }
 

@@ -41,3 +41,18 @@ export function writesSince(before: Map<string, WriteCount>): Map<string, WriteC
   }
   return since;
 }
+
+/**
+ * What DynamoDB billed the run, as it counted it (capacity units: a write unit per KB written, twice in
+ * a transaction, plus each index entry; a read unit per 4 KB read strongly): write units per changed
+ * company, read units per company read (unchanged ones cost their reads too).
+ * `capacity: 12.40 write units per changed company, 3.10 read units per company read`
+ */
+export function formatCapacity(s: ImportSummary, capacity: { read: number; write: number }): string {
+  const changed = s.created + s.changed;
+  const per = (n: number, of: number) => (of > 0 ? n / of : n).toFixed(2);
+  return (
+    `capacity: ${per(capacity.write, changed)} write units per changed company, ` +
+    `${per(capacity.read, s.read)} read units per company read`
+  );
+}

@@ -109,8 +109,28 @@ function createClient(endpoint: string | undefined): DynamoDBDocumentClient {
   );
   base.middlewareStack.add(
     (next, context) => (args) => {
-      countWrite(context.commandName ?? '', args.input as Record<string, unknown>);
+      // Asked for before the request is serialised; read back by the write counter below.
+      if (
+        countingCapacity &&
+        (WRITES.has(context.commandName ?? '') || READS.has(context.commandName ?? ''))
+      ) {
+        (args.input as Record<string, unknown>)['ReturnConsumedCapacity'] = 'TOTAL';
+      }
       return next(args);
+    },
+    { step: 'initialize', name: 'capacityRequest' },
+  );
+  base.middlewareStack.add(
+    (next, context) => async (args) => {
+      const command = context.commandName ?? '';
+      const input = args.input as Record<string, unknown>;
+      const write = countWrite(command, input);
+      if (!countingCapacity || !(write || READS.has(command))) return next(args);
+      const result = await next(args);
+      const consumed = (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
+      const units = [consumed ?? []].flat() as Array<{ CapacityUnits?: number }>;
+      capacity[write ? 'write' : 'read'] += units.reduce((sum, u) => sum + (u.CapacityUnits ?? 0), 0);
+      return result;
     },
     // Once per call (the SDK's retries of an attempt come later): what the caller asked to write.
     { step: 'build', name: 'writeCounter' },
@@ -134,6 +154,28 @@ function createClient(endpoint: string | undefined): DynamoDBDocumentClient {
 
 export const tableName = config.tableName;
 
+const READS = new Set(['GetItemCommand', 'BatchGetItemCommand', 'QueryCommand']);
+const WRITES = new Set([
+  'PutItemCommand',
+  'UpdateItemCommand',
+  'DeleteItemCommand',
+  'BatchWriteItemCommand',
+  'TransactWriteItemsCommand',
+]);
+let countingCapacity = false;
+const capacity = { read: 0, write: 0 };
+
+/**
+ * From now on this process asks DynamoDB what each read and write consumed (ReturnConsumedCapacity),
+ * for an import's cost figures; a function answering requests never turns it on.
+ */
+export function countCapacity(): void {
+  countingCapacity = true;
+}
+
+/** Read and write capacity units consumed so far (counted once `countCapacity()` was called). */
+export const capacitySoFar = (): { read: number; write: number } => ({ ...capacity });
+
 /** Items and write requests sent by this process, per command (`PutItemCommand`, `BatchWriteItemCommand`…). */
 export interface WriteCount {
   requests: number;
@@ -151,7 +193,8 @@ export function writesSoFar(): Map<string, WriteCount> {
   return new Map([...writeCounts].map(([command, count]) => [command, { ...count }]));
 }
 
-function countWrite(command: string, input: Record<string, unknown>): void {
+/** Counts a write command's items and request; false for anything that is not a write. */
+function countWrite(command: string, input: Record<string, unknown>): boolean {
   let items: number;
   if (command === 'BatchWriteItemCommand') {
     const requests = (input['RequestItems'] ?? {}) as Record<string, unknown[]>;
@@ -165,12 +208,13 @@ function countWrite(command: string, input: Record<string, unknown>): void {
   ) {
     items = 1;
   } else {
-    return;
+    return false;
   }
   const count = writeCounts.get(command) ?? { requests: 0, items: 0 };
   count.requests++;
   count.items += items;
   writeCounts.set(command, count);
+  return true;
 }
 
 const UNAVAILABLE = new Set([

@@ -54,6 +54,7 @@ interface Step {
   companies: number;
   run: CliRun;
   /** Per changed company, from the import's `writes:` line (absent for the lookalike job). */
+  /** Read units are per company read (changed or not). */
   writes?: { items: number; requests: number; writeUnits?: number; readUnits?: number };
   /** Changed companies (what the per-company write figures count). */
   changed?: number;
@@ -127,7 +128,8 @@ function importFigures(stdout: string): Pick<Step, 'writes' | 'changed'> {
   const summary = /imported \d+ \(new (\d+), changed (\d+), unchanged \d+\)/.exec(stdout);
   const changed = summary ? Number(summary[1]) + Number(summary[2]) : 0;
   const writes = /writes: ([\d.]+) items and ([\d.]+) requests per changed company/.exec(stdout);
-  const units = /([\d.]+) write units and ([\d.]+) read units per changed company/.exec(stdout);
+  const units =
+    /capacity: ([\d.]+) write units per changed company, ([\d.]+) read units per company read/.exec(stdout);
   return {
     changed,
     writes: writes
@@ -207,7 +209,7 @@ function report(companies: number, steps: Step[], table: TableFigures, lineBytes
 
 /** Per-company figures × registry sizes × list prices. */
 function costModel(steps: Step[], bytesPerCompany: number, lineBytes: number): string[] {
-  const [first, unchanged, refresh, lookalikes] = steps as [Step, Step, Step, Step];
+  const [first, , refresh, lookalikes] = steps as [Step, Step, Step, Step];
   const perCompany = (s: Step) => s.run.cpuSeconds / s.companies;
   const units = (s: Step) => s.writes?.writeUnits ?? s.writes?.items ?? 0;
   const reads = (s: Step) => s.writes?.readUnits ?? 0;
@@ -226,11 +228,10 @@ function costModel(steps: Step[], bytesPerCompany: number, lineBytes: number): s
         size * perCompany(first) * LAMBDA_WALL_PER_CPU * IMPORT_WORKER_GB * PRICES.lambdaArmGbSecond +
         size * perCompany(lookalikes) * LOOKALIKE_WORKER_GB * PRICES.lambdaArmGbSecond,
     };
-    // A refresh reads every line; the unchanged ones cost their state read, the changed ones a full import.
+    // A refresh reads every line: the unchanged ones cost their state read, the changed ones a full import.
     const refreshCost = {
       writes: changed * units(refresh) * PRICES.writeUnit,
-      reads:
-        (size - changed) * reads(unchanged) * PRICES.readUnit + changed * reads(refresh) * PRICES.readUnit,
+      reads: size * reads(refresh) * PRICES.readUnit,
       lambda: size * perCompany(refresh) * LAMBDA_WALL_PER_CPU * IMPORT_WORKER_GB * PRICES.lambdaArmGbSecond,
     };
     // The state machine: a few transitions for the run, about five per partition (map item, task, retry state).

@@ -767,11 +767,26 @@ export interface operations {
            *         "name": "Orvio Engineering CommV",
            *         "place": "Genk"
            *       },
-           *       "data": [],
+           *       "data": [
+           *         {
+           *           "companyId": {
+           *             "country": "FR",
+           *             "companyNumber": "652431172"
+           *           },
+           *           "score": 0.4503
+           *         },
+           *         {
+           *           "companyId": {
+           *             "country": "FR",
+           *             "companyNumber": "376693388"
+           *           },
+           *           "score": 0.3535
+           *         }
+           *       ],
            *       "pagination": {
            *         "limit": 2,
            *         "offset": 0,
-           *         "total": 0
+           *         "total": 11
            *       }
            *     }
            */
@@ -1238,7 +1253,22 @@ export interface operations {
            *           "name": "Orvio Engineering CommV",
            *           "place": "Genk"
            *         },
-           *         "data": [],
+           *         "data": [
+           *           {
+           *             "companyId": {
+           *               "country": "FR",
+           *               "companyNumber": "652431172"
+           *             },
+           *             "score": 0.4503
+           *           },
+           *           {
+           *             "companyId": {
+           *               "country": "FR",
+           *               "companyNumber": "376693388"
+           *             },
+           *             "score": 0.3535
+           *           }
+           *         ],
            *         "message": null
            *       },
            *       {
