@@ -9,19 +9,11 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import {
-  createWriteStream,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { once } from 'node:events';
 import { parseArgs } from 'node:util';
+import { writeDemoFile } from './cli-runs';
 import { benchDynamoDb } from './local-dynamodb';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -115,19 +107,6 @@ async function main(): Promise<void> {
   );
 }
 
-async function writeDemoFile(dir: string, size: number): Promise<string> {
-  const { demoRecords } = await import('../fixtures/demo-data/companies');
-  const file = path.join(dir, `demo-${size}.jsonl`);
-  const out = createWriteStream(file);
-  for (const record of demoRecords({ companies: size })) {
-    if (!out.write(`${JSON.stringify(record)}\n`)) await once(out, 'drain');
-  }
-  out.end();
-  await once(out, 'finish');
-  return file;
-}
-
-/** CPU time (ms) so far of the DynamoDB Local listening on the endpoint's port (Linux /proc), 0 elsewhere. */
 function dynamoDbCpuMs(endpoint: string): number {
   const port = new URL(endpoint).port;
   try {
