@@ -16,7 +16,7 @@ import { AGAIN, batchGet, chunk, projection, queryAll, retrying } from '../../st
 import { cancellationReasons, dynamodb, send, tableName } from '../../storage/client';
 import { keys } from '../../storage/keys';
 import { membersEntering, newMembersLeaving } from './member-writes';
-import { listExists } from './moves';
+import { refusedMembers } from './moves';
 import {
   CONFLICT_RETRIES,
   CONTACT_COUNTS,
@@ -180,16 +180,9 @@ export async function removeNewMembers(
         left += pending.length;
         return true;
       } catch (error) {
-        const reasons = cancellationReasons(error);
-        if (!reasons) throw error;
-        // The list item's condition: the list is gone, or a count changed (an import's `cc` entry).
-        const listRefused = reasons[reasons.length - 1] === 'ConditionalCheckFailed';
-        if (listRefused && !(await listExists(accountId, listId))) throw new ListChangedError();
         // Changed meanwhile: read again. Moved or gone: not NEW any more, so it stays (or is gone
         // already); counted anew by an import: still NEW, it leaves with its contacts now.
-        const changed = listRefused
-          ? pending
-          : pending.filter((_, i) => reasons[2 * i] === 'ConditionalCheckFailed');
+        const changed = await refusedMembers(error, accountId, listId, pending, 2);
         const fresh =
           changed.length > 0
             ? await getMembers(

@@ -51,14 +51,8 @@ export async function moveMembers(
         moved.push(...pending);
         return true;
       } catch (error) {
-        const reasons = cancellationReasons(error);
-        if (!reasons) throw error;
         // The list item's condition: the list is gone, or a count changed (an import's `cc` entry).
-        const listRefused = reasons[reasons.length - 1] === 'ConditionalCheckFailed';
-        if (listRefused && !(await listExists(accountId, listId))) throw new ListChangedError();
-        const changed = listRefused
-          ? pending
-          : pending.filter((_, i) => reasons[3 * i] === 'ConditionalCheckFailed');
+        const changed = await refusedMembers(error, accountId, listId, pending, 3);
         if (changed.length === 0) return AGAIN;
         stale.push(...changed);
         pending = pending.filter((move) => !changed.includes(move));
@@ -145,4 +139,23 @@ export async function listExists(accountId: string, listId: number): Promise<boo
     (await getItem(tableName(), keys.list(accountId, listId), { projection: ['pk'], consistent: true })) !==
     undefined
   );
+}
+
+/**
+ * The members a cancelled transaction refused (`actions` per member, the list item's condition last):
+ * every one when the list item's condition failed (a count changed meanwhile), else those whose own
+ * condition failed. A list that is gone throws ListChangedError; anything but a cancellation rethrows.
+ */
+export async function refusedMembers<T>(
+  error: unknown,
+  accountId: string,
+  listId: number,
+  pending: T[],
+  actions: number,
+): Promise<T[]> {
+  const reasons = cancellationReasons(error);
+  if (!reasons) throw error;
+  const listRefused = reasons[reasons.length - 1] === 'ConditionalCheckFailed';
+  if (listRefused && !(await listExists(accountId, listId))) throw new ListChangedError();
+  return listRefused ? pending : pending.filter((_, i) => reasons[actions * i] === 'ConditionalCheckFailed');
 }
