@@ -43,7 +43,7 @@ async function main(): Promise<number> {
   // Loaded after the stage is chosen: the storage client reads the environment when first used.
   const { importCompanies, formatSummary } = await import('../../lib/import/import');
   const { formatCapacity, formatWrites, writesSince } = await import('../../lib/import/writes');
-  const { capacitySoFar, countCapacity, writesSoFar } = await import('../../lib/storage/client');
+  const { capacitySoFar, countWrites, writesSoFar } = await import('../../lib/storage/client');
 
   const size = file === '-' ? null : statSync(file).size;
   const raw: Readable = file === '-' ? process.stdin : createReadStream(file);
@@ -52,7 +52,7 @@ async function main(): Promise<number> {
 
   console.error(`importing ${file === '-' ? 'standard input' : file} into ${stage}, as of ${asOf}`);
   let summary;
-  countCapacity();
+  countWrites();
   const writesBefore = writesSoFar();
   try {
     summary = await importCompanies(lines, {

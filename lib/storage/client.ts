@@ -110,10 +110,7 @@ function createClient(endpoint: string | undefined): DynamoDBDocumentClient {
   base.middlewareStack.add(
     (next, context) => (args) => {
       // Asked for before the request is serialised; read back by the write counter below.
-      if (
-        countingCapacity &&
-        (WRITES.has(context.commandName ?? '') || READS.has(context.commandName ?? ''))
-      ) {
+      if (counting && (WRITES.has(context.commandName ?? '') || READS.has(context.commandName ?? ''))) {
         (args.input as Record<string, unknown>)['ReturnConsumedCapacity'] = 'TOTAL';
       }
       return next(args);
@@ -122,10 +119,11 @@ function createClient(endpoint: string | undefined): DynamoDBDocumentClient {
   );
   base.middlewareStack.add(
     (next, context) => async (args) => {
+      // A function answering requests never counts: one check, nothing else on its hot path.
+      if (!counting) return next(args);
       const command = context.commandName ?? '';
-      const input = args.input as Record<string, unknown>;
-      const write = countWrite(command, input);
-      if (!countingCapacity || !(write || READS.has(command))) return next(args);
+      const write = countWrite(command, args.input as Record<string, unknown>);
+      if (!(write || READS.has(command))) return next(args);
       const result = await next(args);
       const consumed = (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
       const units = [consumed ?? []].flat() as Array<{ CapacityUnits?: number }>;
@@ -162,18 +160,19 @@ const WRITES = new Set([
   'BatchWriteItemCommand',
   'TransactWriteItemsCommand',
 ]);
-let countingCapacity = false;
+let counting = false;
 const capacity = { read: 0, write: 0 };
 
 /**
- * From now on this process asks DynamoDB what each read and write consumed (ReturnConsumedCapacity),
- * for an import's cost figures; a function answering requests never turns it on.
+ * From now on this process counts the items and requests it writes and asks DynamoDB what each read
+ * and write consumed (ReturnConsumedCapacity), for an import's cost figures; a function answering
+ * requests never turns it on.
  */
-export function countCapacity(): void {
-  countingCapacity = true;
+export function countWrites(): void {
+  counting = true;
 }
 
-/** Read and write capacity units consumed so far (counted once `countCapacity()` was called). */
+/** Read and write capacity units consumed so far (counted once `countWrites()` was called). */
 export const capacitySoFar = (): { read: number; write: number } => ({ ...capacity });
 
 /** Items and write requests sent by this process, per command (`PutItemCommand`, `BatchWriteItemCommand`…). */
@@ -185,7 +184,7 @@ export interface WriteCount {
 const writeCounts = new Map<string, WriteCount>();
 
 /**
- * What this process has written so far, per command: the import reports items and requests per changed
+ * What this process has written since `countWrites()`, per command: the import reports items and requests per changed
  * company from it. A BatchWriteItem counts its items, a TransactWriteItems its actions, a single write 1;
  * leftovers (UnprocessedItems) sent again count again, as they cost again.
  */
