@@ -3,16 +3,18 @@
  * all the companies of its section, best first (score descending, then `country`, `companyNumber`
  * ascending), found with the bounds of lib/lookalikes/section-index.ts instead of by scoring every pair.
  *
- * Per subject (Fagin's threshold algorithm over the NACE levels): cells of its own code's group first,
- * best bound first; a coarser level's cells join when that level's best possible score reaches the best
- * bound still waiting. A cell is scored unless the list is full and the cell's bound is below its KEPT-th
- * score — a bound equal to it is scored, since a member of that score may come earlier in the tie order.
- * When the best waiting bound is below the KEPT-th score, no company left out can enter: the list is exact.
+ * Per subject, best-first branch and bound (Fagin's threshold algorithm over the NACE levels): the root
+ * of its group's tree at each level waits in one frontier, ordered by bound; the best waiting node is
+ * opened (its children join the frontier) or, for a leaf, its members are scored. A node joins unless the
+ * list is full and the node's bound is below its KEPT-th score — a bound equal to it is kept, since a
+ * member of that score may come earlier in the tie order. When the best waiting bound is below the
+ * KEPT-th score, no company left out can enter: the list is exact. A coarser level's root bound is lower
+ * by its activity part, so it is opened only when a member there could still enter.
  *
  * Pure, and per subject: a worker given the section's index computes any shard of its subjects
  * (the import's completion and the full recompute job, lib/lookalikes/recompute.ts; the bench).
  */
-import { LEVEL_ACTIVITY, boundOf, type Group, type SectionIndex } from './section-index';
+import type { SectionIndex, Tree } from './section-index';
 
 export { compareCompanies } from './section-index';
 
@@ -31,9 +33,12 @@ export interface ComputeStats {
   pairs: number;
 }
 
-/** A cell waiting in the frontier: bound × 2^24 + level × 2^21 + cell (cells of a group < 2^21). */
-const BOUND_SHIFT = 2 ** 24;
-const LEVEL_SHIFT = 2 ** 21;
+/**
+ * A node waiting in the frontier: bound × 2^26 + level × 2^23 + node (nodes of a tree < 2^23, so trees
+ * of up to some 30 million members; bounds ≤ 10,000, so the value stays an exact integer).
+ */
+const BOUND_SHIFT = 2 ** 26;
+const LEVEL_SHIFT = 2 ** 23;
 
 /**
  * The lists of `subjects` (indices into the index's members, or every member), each best first;
@@ -46,62 +51,70 @@ export function computeLists(
   kept = KEPT,
 ): ComputeStats {
   const top = new TopK(1, kept, index.rank);
-  const frontier = new Frontier();
+  const frontier = new MaxHeap();
   const stats: ComputeStats = { subjects: 0, pairs: 0 };
   const count = subjects === 'all' ? index.size : subjects.length;
+  const { internal, external } = index;
   for (let s = 0; s < count; s++) {
     const subject = subjects === 'all' ? s : subjects[s]!;
     top.clear(0);
-    stats.pairs += topOf(index, subject, top, frontier, kept);
+    stats.pairs += topOf(index, internal[subject]!, top, frontier, kept);
     stats.subjects++;
-    onList(subject, top.sorted(0));
+    const list = top.sorted(0);
+    for (const scored of list) scored.index = external[scored.index]!;
+    onList(subject, list);
   }
   return stats;
 }
 
-/** Fills `top` with the best of `subject`; returns the number of pairs scored. */
-function topOf(index: SectionIndex, subject: number, top: TopK, frontier: Frontier, kept: number): number {
-  const { prepared, keys } = index;
-  const levels = index.levelsOf(subject);
-  const groups: Group[] = [];
-  // finerKey[level]: the subject's key at the next finer level it has: members sharing it are counted there.
-  const finer: Array<Int32Array | null> = [];
-  const finerKey: number[] = [];
-  levels.forEach(([level, group], k) => {
-    groups[level] = group;
-    const previous = k > 0 ? levels[k - 1]![0] : -1;
-    finer[level] = previous === -1 ? null : keys[previous]!;
-    finerKey[level] = previous === -1 ? -1 : keys[previous]![subject]!;
-  });
-  const floor = () => (top.size(0) < kept ? -1 : top.worstScore(0));
-  const expand = (level: number) => {
-    index.forCells(subject, level, groups[level]!, floor(), (cell, bound) =>
-      frontier.push(level, bound * BOUND_SHIFT + level * LEVEL_SHIFT + cell),
-    );
-    frontier.seal(level);
-  };
+/**
+ * Per level of a company: its tree there, and the keys that tell which members share a finer level
+ * with it (those are counted at the finer level, with its greater activity part, and skipped here).
+ */
+interface Level {
+  tree: Tree;
+  finer: Int32Array | null;
+  finerKey: number;
+}
 
+function levelsOf(index: SectionIndex, company: number): Array<Level | undefined> {
+  const levels: Array<Level | undefined> = [];
+  let previous = -1;
+  for (const [level, tree] of index.levelsOf(company)) {
+    const finer = previous === -1 ? null : index.keys[previous]!;
+    levels[level] = { tree, finer, finerKey: finer === null ? -1 : finer[company]! };
+    previous = level;
+  }
+  return levels;
+}
+
+/** Fills `top` with the best of `subject`; returns the number of pairs scored. */
+function topOf(index: SectionIndex, subject: number, top: TopK, frontier: MaxHeap, kept: number): number {
+  const { prepared } = index;
+  const levels = levelsOf(index, subject);
+  const floor = () => (top.size(0) < kept ? -1 : top.worstScore(0));
+  const push = (level: number, tree: Tree, node: number) => {
+    const bound = index.nodeBound(subject, level, tree, node);
+    if (bound >= floor()) frontier.push(bound * BOUND_SHIFT + level * LEVEL_SHIFT + node);
+  };
   frontier.clear();
+  levels.forEach((l, level) => l && push(level, l.tree, 0));
   let pairs = 0;
-  let next = 0;
-  for (;;) {
-    let best = frontier.size > 0 ? Math.floor(frontier.peek() / BOUND_SHIFT) : -1;
-    // Widen while the next coarser level could still hold a member as good as the best waiting cell.
-    while (next < levels.length && levelBest(levels[next]![0]) >= best) {
-      expand(levels[next]![0]);
-      next++;
-      best = frontier.size > 0 ? Math.floor(frontier.peek() / BOUND_SHIFT) : -1;
-    }
-    if (frontier.size === 0 || best < floor()) break;
+  while (frontier.size > 0) {
+    // Best bound first; once it is below the KEPT-th score no member left out can enter.
+    if (Math.floor(frontier.peek() / BOUND_SHIFT) < floor()) break;
     const entry = frontier.pop();
     const level = Math.floor((entry % BOUND_SHIFT) / LEVEL_SHIFT);
-    const cell = entry % LEVEL_SHIFT;
-    const group = groups[level]!;
-    const skip = finer[level];
-    const skipKey = finerKey[level]!;
-    for (let at = group.cellStart[cell]!, end = group.cellStart[cell + 1]!; at < end; at++) {
-      const member = group.order[at]!;
-      if (member === subject || (skip !== null && skip![member] === skipKey)) continue;
+    const node = entry % LEVEL_SHIFT;
+    const { tree, finer, finerKey } = levels[level]!;
+    if (tree.left[node] !== -1) {
+      push(level, tree, tree.left[node]!);
+      push(level, tree, tree.right[node]!);
+      continue;
+    }
+    for (let at = tree.start[node]!, end = tree.end[node]!; at < end; at++) {
+      const member = tree.order[at]!;
+      if (member === subject || (finer !== null && finer[member] === finerKey)) continue;
       pairs++;
       top.offer(0, member, prepared.score(subject, member));
     }
@@ -109,53 +122,60 @@ function topOf(index: SectionIndex, subject: number, top: TopK, frontier: Fronti
   return pairs;
 }
 
-/** The best score any member counted at `level` could reach (every other part at its maximum). */
-const levelBest = (level: number) => boundOf(LEVEL_ACTIVITY[level]!, 1, 1, 1);
-
 /**
- * The members whose list may change when the companies `probes` change, given each member's floor (its
- * KEPT-th score, 0 while it keeps fewer): those a probe reaches at or above their floor. A probe's old
+ * The members (the caller's indices) whose list may change when the companies `probes` change, given
+ * each member's floor (its KEPT-th score, 0 while it keeps fewer): those a probe reaches at or above their floor. A probe's old
  * features find the lists it leaves, its new features the lists it enters. The index holds the probes
  * after its members (`new SectionIndex(members, probes)`).
  *
- * Per probe, only cells whose bound reaches the lowest floor in the cell are scored: the cost follows
- * how many lists the probe can be in (about KEPT on average), plus one bound per cell of its groups —
- * never a pass over the section.
+ * Per probe, a node is opened only when its bound reaches the lowest floor among its members: the cost
+ * follows how many lists the probe can be in (about KEPT on average), never a pass over the section.
  */
 export function affectedMembers(index: SectionIndex, floors: ArrayLike<number>, probes: number): number[] {
+  const { external } = index;
   const affected = new Set<number>();
-  const lowest = new Map<Group, Int32Array>();
-  const lowestFloors = (group: Group) => {
-    let found = lowest.get(group);
+  const lowest = new Map<Tree, Int32Array>();
+  const lowestFloors = (tree: Tree) => {
+    let found = lowest.get(tree);
     if (!found) {
-      found = new Int32Array(group.cellStart.length - 1);
-      for (let cell = 0; cell < found.length; cell++) {
+      found = new Int32Array(tree.nodes);
+      // Children come after their parent: from the last node back, each node's children are done.
+      for (let node = tree.nodes - 1; node >= 0; node--) {
+        if (tree.left[node] !== -1) {
+          found[node] = Math.min(found[tree.left[node]!]!, found[tree.right[node]!]!);
+          continue;
+        }
         let min = Infinity;
-        for (let at = group.cellStart[cell]!; at < group.cellStart[cell + 1]!; at++)
-          min = Math.min(min, floors[group.order[at]!] ?? 0);
-        found[cell] = min;
+        for (let at = tree.start[node]!; at < tree.end[node]!; at++)
+          min = Math.min(min, floors[external[tree.order[at]!]!] ?? 0);
+        found[node] = min;
       }
-      lowest.set(group, found);
+      lowest.set(tree, found);
     }
     return found;
   };
   for (let probe = index.size; probe < index.size + probes; probe++) {
-    const levels = index.levelsOf(probe);
-    levels.forEach(([level, group], k) => {
-      const minFloor = lowestFloors(group);
-      const skip = k > 0 ? index.keys[levels[k - 1]![0]]! : null;
-      const skipKey = skip === null ? -1 : skip[probe]!;
-      index.forCells(probe, level, group, 0, (cell, bound) => {
-        if (bound < minFloor[cell]!) return;
-        for (let at = group.cellStart[cell]!; at < group.cellStart[cell + 1]!; at++) {
-          const member = group.order[at]!;
-          if (affected.has(member) || (skip !== null && skip[member] === skipKey)) continue;
-          if (index.prepared.score(probe, member) >= (floors[member] ?? 0)) affected.add(member);
+    levelsOf(index, probe).forEach((l, level) => {
+      if (!l) return;
+      const { tree, finer, finerKey } = l;
+      const minFloor = lowestFloors(tree);
+      const open = [0];
+      while (open.length > 0) {
+        const node = open.pop()!;
+        if (index.nodeBound(probe, level, tree, node) < minFloor[node]!) continue;
+        if (tree.left[node] !== -1) {
+          open.push(tree.left[node]!, tree.right[node]!);
+          continue;
         }
-      });
+        for (let at = tree.start[node]!; at < tree.end[node]!; at++) {
+          const member = tree.order[at]!;
+          if (affected.has(member) || (finer !== null && finer[member] === finerKey)) continue;
+          if (index.prepared.score(probe, member) >= (floors[external[member]!] ?? 0)) affected.add(member);
+        }
+      }
     });
   }
-  return [...affected].sort((a, b) => a - b);
+  return Array.from(affected, (member) => external[member]!).sort((a, b) => a - b);
 }
 
 /** The KEPT-th score of a list: what a newcomer must reach to enter it (0 while it has room). */
@@ -163,59 +183,51 @@ export function floorOf(list: Scored[], kept = KEPT): number {
   return list.length >= kept ? list[list.length - 1]!.score : 0;
 }
 
-/**
- * The cells waiting, per level: each level's cells are sorted once when it is expanded (a native sort of
- * numbers), and the best waiting cell is the best head of the levels (at most five).
- */
-class Frontier {
-  private readonly items = Array.from({ length: LEVEL_ACTIVITY.length }, () => new Float64Array(256));
-  private readonly sizes = new Int32Array(LEVEL_ACTIVITY.length);
+/** A binary max-heap of numbers in a growable typed array: the frontier of nodes, best bound first. */
+class MaxHeap {
+  private items = new Float64Array(1024);
   size = 0;
 
   clear(): void {
-    this.sizes.fill(0);
     this.size = 0;
   }
 
-  push(level: number, value: number): void {
-    let items = this.items[level]!;
-    const size = this.sizes[level]!;
-    if (size === items.length) {
-      const grown = new Float64Array(items.length * 2);
-      grown.set(items);
-      this.items[level] = items = grown;
+  push(value: number): void {
+    if (this.size === this.items.length) {
+      const grown = new Float64Array(this.items.length * 2);
+      grown.set(this.items);
+      this.items = grown;
     }
-    items[size] = value;
-    this.sizes[level] = size + 1;
-    this.size++;
-  }
-
-  /** Sorts a level's cells ascending: the best is last. */
-  seal(level: number): void {
-    this.items[level]!.subarray(0, this.sizes[level]!).sort();
-  }
-
-  /** The level holding the best waiting cell (only while size > 0). */
-  private bestLevel(): number {
-    let best = -1;
-    let value = -1;
-    for (let level = 0; level < this.sizes.length; level++) {
-      const size = this.sizes[level]!;
-      if (size > 0 && this.items[level]![size - 1]! > value)
-        [best, value] = [level, this.items[level]![size - 1]!];
+    const items = this.items;
+    let i = this.size++;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (items[parent]! >= value) break;
+      items[i] = items[parent]!;
+      i = parent;
     }
-    return best;
+    items[i] = value;
   }
 
   peek(): number {
-    const level = this.bestLevel();
-    return this.items[level]![this.sizes[level]! - 1]!;
+    return this.items[0]!;
   }
 
   pop(): number {
-    const level = this.bestLevel();
-    this.size--;
-    return this.items[level]![--this.sizes[level]!]!;
+    const items = this.items;
+    const top = items[0]!;
+    const last = items[--this.size]!;
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= this.size) break;
+      const child = left + 1 < this.size && items[left + 1]! > items[left]! ? left + 1 : left;
+      if (items[child]! <= last) break;
+      items[i] = items[child]!;
+      i = child;
+    }
+    items[i] = last;
+    return top;
   }
 }
 

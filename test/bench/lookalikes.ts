@@ -6,19 +6,23 @@
  * planted families of 2 to 5 near-identical companies (the same 5-digit activity and place, employees
  * and total assets within ±15 % of the family's, age and health free). Then:
  *
- * 1. In memory, per size (30,000 and 100,000 by default), in a child process of its own: the full
- *    recompute (every block, every list) — time and peak memory (max RSS of the child) — and the mean
- *    family recall@5: the share of a member's family found in its top 5, averaged over members.
+ * 1. In memory, per size (30,000 and 100,000 by default), in child processes of their own, one per
+ *    core (`--workers N`), running at once as the fan-out's workers do: each builds every section's
+ *    index and computes its shard of the lists (every Nth company). The full recompute's time is the
+ *    slowest worker's, its peak memory the sum of theirs (max RSS), and the mean family recall@5 is
+ *    the share of a member's family found in its top 5, averaged over members.
  * 2. On DynamoDB Local (30,000 and 100,000 by default): the full recompute job as deployed (read every block, write
  *    every list), then one company changed and the import's completion recomputing what it touches.
  *
  *   npm run bench:lookalikes
  *   npm run bench:lookalikes -- --sizes 30000,100000,300000 --dynamodb-sizes 3000
+ *   npm run bench:lookalikes -- --sizes 1000000 --dynamodb-sizes '' --workers 2
  *   DYNAMODB_ENDPOINT=http://localhost:8000 npm run bench:lookalikes   an existing DynamoDB Local
  *
  * Figures only: it exits 0 whatever they are.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import type { Country } from '../../lib/companies/identifiers';
@@ -140,7 +144,11 @@ function sectionsOf(companies: LookalikeFeatures[]): Map<string, number[]> {
  * The full recompute in memory, section by section, keeping each family member's top 5 and the whole
  * list of the sampled companies the exactness check compares with brute force.
  */
-function recomputeInMemory({ companies, family }: Generated, sampled: Set<number>) {
+function recomputeInMemory(
+  { companies, family }: Generated,
+  sampled: Set<number>,
+  shard = { index: 0, of: 1 },
+) {
   const sections = sectionsOf(companies);
   const top5 = new Map<number, number[]>();
   const kept = new Map<number, Array<[number, number]>>();
@@ -152,7 +160,10 @@ function recomputeInMemory({ companies, family }: Generated, sampled: Set<number
     const indexStarted = performance.now();
     const index = new SectionIndex(members.map((i) => companies[i]!));
     indexSeconds += (performance.now() - indexStarted) / 1000;
-    const stats = computeLists(index, 'all', (subject, list) => {
+    // This worker's shard of the section's subjects: every `of`-th, so the shards are alike in cost.
+    const subjects =
+      shard.of === 1 ? 'all' : members.map((_, i) => i).filter((i) => i % shard.of === shard.index);
+    const stats = computeLists(index, subjects, (subject, list) => {
       lists++;
       const company = members[subject]!;
       if (family[company]! >= 0)
@@ -187,7 +198,7 @@ function recomputeInMemory({ companies, family }: Generated, sampled: Set<number
     lists,
     families: familyOf.size,
     familyMembers: recalls.length,
-    recallAt5: recalls.reduce((a, b) => a + b, 0) / recalls.length,
+    recallSum: recalls.reduce((a, b) => a + b, 0),
     indexSeconds,
     seconds,
     kept,
@@ -212,9 +223,15 @@ function bruteForceCheck(companies: LookalikeFeatures[], kept: Map<number, Array
     if (!features)
       prepared.set(section, (features = new PreparedFeatures(members.map((i) => companies[i]!))));
     const self = members.indexOf(company);
+    // Every pair scored; only those at or above the KEPT-th best score (found by counting) are sorted.
+    const scores = new Int32Array(members.length);
+    const counts = new Int32Array(10_001);
+    members.forEach((_, k) => k !== self && counts[(scores[k] = features.score(self, k))]!++);
+    pairs += members.length - 1;
+    let threshold = 10_000;
+    for (let seen = counts[threshold]!; seen < KEPT && threshold > 0;) seen += counts[--threshold]!;
     const scored: Array<[number, number]> = [];
-    members.forEach((other, k) => other !== company && scored.push([other, features.score(self, k)]));
-    pairs += scored.length;
+    members.forEach((other, k) => k !== self && scores[k]! >= threshold && scored.push([other, scores[k]!]));
     scored.sort((a, b) => b[1] - a[1] || compareCompanies(companies[a[0]]!, companies[b[0]]!));
     const expected = scored.slice(0, KEPT);
     const same =
@@ -280,17 +297,73 @@ function progress(message: string): void {
 
 const pass = (ok: boolean) => (ok ? 'PASS' : 'OVER');
 
+type Shard = Omit<ReturnType<typeof recomputeInMemory>, 'kept'> & {
+  maxRssMb: number;
+  exactness: ReturnType<typeof bruteForceCheck>;
+  checkSeconds: number;
+};
+
+function runChild(args: string[]): Promise<Shard> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (status) =>
+      status === 0
+        ? resolve(JSON.parse(out.trim().split('\n').pop()!) as Shard)
+        : reject(new Error(`child failed: ${err}`)),
+    );
+  });
+}
+
+/**
+ * The shards as one run: they ran at the same time, so the run took as long as the slowest and held
+ * the sum of their peak memories; counts add up.
+ */
+function combine(shards: Shard[]) {
+  const sum = (pick: (s: Shard) => number) => shards.reduce((total, s) => total + pick(s), 0);
+  const first = shards[0]!;
+  return {
+    ...first,
+    pairs: sum((s) => s.pairs),
+    lists: sum((s) => s.lists),
+    familyMembers: sum((s) => s.familyMembers),
+    recallAt5: sum((s) => s.recallSum) / sum((s) => s.familyMembers),
+    indexSeconds: Math.max(...shards.map((s) => s.indexSeconds)),
+    seconds: Math.max(...shards.map((s) => s.seconds)),
+    maxRssMb: sum((s) => s.maxRssMb),
+    checkSeconds: Math.max(...shards.map((s) => s.checkSeconds)),
+    exactness: {
+      checked: sum((s) => s.exactness.checked),
+      differing: sum((s) => s.exactness.differing),
+      first: shards.map((s) => s.exactness.first).find(Boolean) ?? '',
+      pairs: sum((s) => s.exactness.pairs),
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { sizes: { type: 'string' }, 'dynamodb-sizes': { type: 'string' }, child: { type: 'string' } },
+    options: {
+      sizes: { type: 'string' },
+      'dynamodb-sizes': { type: 'string' },
+      workers: { type: 'string' },
+      child: { type: 'string' },
+      shard: { type: 'string' },
+    },
   });
   if (values.child) {
-    // One size, in memory, in a process of its own so that its peak memory is its own.
+    // One size (one shard of its subjects), in memory, in a process of its own so that its peak
+    // memory is its own.
+    const [index, of] = (values.shard ?? '0/1').split('/').map(Number) as [number, number];
     const generated = generate(Number(values.child));
-    const { kept, ...result } = recomputeInMemory(
-      generated,
-      sample(generated.companies.length, BUDGET.sampled),
+    const sampled = new Set(
+      [...sample(generated.companies.length, BUDGET.sampled)].filter((c) => c % of === index),
     );
+    const { kept, ...result } = recomputeInMemory(generated, sampled, { index, of });
     const maxRssMb = process.resourceUsage().maxRSS / 1024;
     const checkStarted = performance.now();
     const exactness = bruteForceCheck(generated.companies, kept);
@@ -300,10 +373,16 @@ async function main(): Promise<void> {
   }
   const sizes = (values.sizes ?? '30000,100000').split(',').map(Number);
   const dynamoSizes = (values['dynamodb-sizes'] ?? '30000,100000').split(',').filter(Boolean).map(Number);
+  const workers = Number(values.workers ?? availableParallelism());
   if ([...sizes, ...dynamoSizes].some((n) => !Number.isInteger(n) || n < 2))
     throw new Error('sizes are integers ≥ 2');
+  if (!Number.isInteger(workers) || workers < 1) throw new Error('--workers is an integer ≥ 1');
 
-  console.log('Full recompute in memory (every section, every list), one child process per size');
+  console.log(
+    `Full recompute in memory (every section, every list), per size ${workers} worker process(es) at once, ` +
+      "each building every section's index and computing every " +
+      `${workers === 1 ? '' : `${workers}th `}company's list (the shards of the fan-out)`,
+  );
   console.log(
     `Budgets: recall@5 ≥ ${BUDGET.recall}; ${[...BUDGET.fullSeconds].map(([n, s]) => `${n.toLocaleString('en')} companies ≤ ${s} s`).join(', ')}; ` +
       `≤ ${BUDGET.fullMb} MB; the kept lists of ${BUDGET.sampled} sampled companies equal a brute-force top ${KEPT} over their section\n`,
@@ -312,18 +391,13 @@ async function main(): Promise<void> {
     'companies  sections  largest section  pairs scored (per company, share of all pairs)  families (members)  recall@5  index s  seconds  peak MB  exact (sampled)  budget',
   );
   for (const size of sizes) {
-    progress(`in memory: ${size} companies`);
-    const child = spawnSync(process.execPath, [...process.execArgv, __filename, '--child', String(size)], {
-      encoding: 'utf8',
-      maxBuffer: 1 << 20,
-    });
-    if (child.status !== 0) throw new Error(`child for ${size} failed: ${child.stderr}`);
-    type Child = Omit<ReturnType<typeof recomputeInMemory>, 'kept'> & {
-      maxRssMb: number;
-      exactness: ReturnType<typeof bruteForceCheck>;
-      checkSeconds: number;
-    };
-    const r = JSON.parse(child.stdout.trim().split('\n').pop()!) as Child;
+    progress(`in memory: ${size} companies, ${workers} worker(s)`);
+    const shards = await Promise.all(
+      Array.from({ length: workers }, (_, k) =>
+        runChild([...process.execArgv, __filename, '--child', String(size), '--shard', `${k}/${workers}`]),
+      ),
+    );
+    const r = combine(shards);
     const budgetSeconds = BUDGET.fullSeconds.get(size);
     const ok =
       r.recallAt5 >= BUDGET.recall &&

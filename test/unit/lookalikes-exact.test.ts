@@ -11,7 +11,7 @@ import {
   type Scored,
 } from '../../lib/lookalikes/compute';
 import { sectionOf, type LookalikeFeatures } from '../../lib/lookalikes/features';
-import { axisBound, boundOf, cellOf, LEVEL_ACTIVITY, SectionIndex } from '../../lib/lookalikes/section-index';
+import { boundOf, LEVEL_ACTIVITY, SectionIndex } from '../../lib/lookalikes/section-index';
 import { PreparedFeatures } from '../../lib/lookalikes/scoring';
 
 /** Codes of section F (divisions 41–43) sharing prefixes at every level, and one of section C. */
@@ -84,33 +84,48 @@ const member = (n: number, overrides: Partial<LookalikeFeatures> = {}): Lookalik
   ...overrides,
 });
 
-describe('the bound of a cell', () => {
-  it('is never below the score of a company in the cell, rounding included', () => {
+describe('the bound of a node', () => {
+  it('is never below the score of a company in the node, rounding included', () => {
     fc.assert(
-      fc.property(features(1), fc.array(features(2), { minLength: 1, maxLength: 4 }), (a, others) => {
-        // The others share a cell when their figures fall together: make them share one where they can.
+      fc.property(features(1), fc.array(features(2), { minLength: 1, maxLength: 40 }), (a, others) => {
+        // Enough members that groups have inner nodes and leaves (LEAF is 16).
         const members = [a, ...others];
         const index = new SectionIndex(members);
         const p = index.prepared;
-        for (const [level, group] of index.levelsOf(0)) {
-          for (let cell = 0; cell + 1 < group.cellStart.length; cell++) {
-            const bound = index.cellBound(0, level, group, cell);
-            for (let at = group.cellStart[cell]!; at < group.cellStart[cell + 1]!; at++) {
-              const other = group.order[at]!;
+        for (const [level, tree] of index.levelsOf(0)) {
+          for (let node = 0; node < tree.nodes; node++) {
+            const bound = index.nodeBound(0, level, tree, node);
+            for (let at = tree.start[node]!; at < tree.end[node]!; at++) {
+              const other = tree.order[at]!;
               if (other !== 0 && p.activity(0, other) === LEVEL_ACTIVITY[level])
                 expect(bound).toBeGreaterThanOrEqual(p.score(0, other));
             }
           }
         }
       }),
-      { numRuns: 20_000 },
+      { numRuns: 5_000 },
     );
   });
 
-  it('is reached by a company at the near edge of a cell with every other part at its best', () => {
+  it("is reached by a node holding only the company's twin", () => {
     const a = member(0, { employees: 9, totalAssets: 999_999 });
-    const p = new PreparedFeatures([a, a]);
-    expect(boundOf(1, axisBound(p.logEmployees[0]!, cellOf(p.logEmployees[1]!)), 1, 1)).toBe(10_000);
+    const index = new SectionIndex([a, a]);
+    const [level, tree] = index.levelsOf(0)[0]!;
+    expect(boundOf(1, 1, 1, 1)).toBe(10_000);
+    expect(index.nodeBound(0, level, tree, 0)).toBe(10_000);
+  });
+
+  it('gives place nothing for a node of another country only', () => {
+    const twins = Array.from({ length: 40 }, (_, n) => member(n + 1, { country: n % 2 ? 'NL' : 'BE' }));
+    const index = new SectionIndex([member(0), ...twins]);
+    const [level, tree] = index.levelsOf(0)[0]!;
+    // Alike on every figure, the members split by country: the Dutch nodes lack place's 0.15.
+    const bounds = new Set(
+      Array.from({ length: tree.nodes }, (_, node) => node)
+        .filter((node) => tree.left[node] === -1)
+        .map((node) => index.nodeBound(0, level, tree, node)),
+    );
+    expect([...bounds].sort((a, b) => a - b)).toEqual([8_500, 10_000]);
   });
 });
 
