@@ -3,7 +3,9 @@
  * from the shared definition, loads the demo data and serves the route table on HOST:PORT
  * (127.0.0.1:3000: reachable from this machine only, unless HOST says otherwise).
  *
- *   npm start                      in-memory data, gone when it stops
+ *   npm start                      demo data, gone when it stops (imported once per code change and
+ *                                  kept in node_modules/.cache: infra/local/demo-cache.ts)
+ *   npm start -- --fresh           import the demo data again, ignoring that cache
  *   npm start -- --persist .data   keep the data in .data/ across runs
  *
  * It says what it is doing while it starts; a port that is taken ends it with one line saying which
@@ -12,6 +14,7 @@
 import type http from 'node:http';
 import { parseArgs } from 'node:util';
 import { LOCAL_TABLE_NAME } from '../../lib/storage/table';
+import { openDemoCache, type DemoCache } from './demo-cache';
 import {
   ensureTable,
   JAVA_MISSING,
@@ -58,7 +61,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   /** How long each start-up phase took (ms), for the ready line. */
   const phases: Array<[string, number]> = [];
-  const { values } = parseArgs({ options: { persist: { type: 'string' } } });
+  const { values } = parseArgs({ options: { persist: { type: 'string' }, fresh: { type: 'boolean' } } });
   const port = Number(process.env['PORT'] ?? 3000);
   const host = process.env['HOST'] ?? '127.0.0.1';
   const dynamoPort = Number(process.env['DYNAMODB_LOCAL_PORT'] ?? 8000);
@@ -66,6 +69,7 @@ async function main(): Promise<void> {
 
   // Ctrl-C at any point stops DynamoDB Local with us, even while it is still starting.
   let local: LocalDynamoDb | undefined;
+  let cache: DemoCache | undefined;
   let stopping = false;
   const stop = () => {
     if (stopping) return;
@@ -92,12 +96,14 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     const since = Date.now();
+    cache = values.persist || values.fresh ? undefined : openDemoCache(tableName);
     console.log(
       `starting DynamoDB Local on port ${dynamoPort}${values.persist ? `, data in ${values.persist}` : ' (in memory)'}…`,
     );
+    const dataDir = values.persist ?? cache?.workDir;
     local = await startDynamoDbLocal({
       port: dynamoPort,
-      ...(values.persist ? { persistDir: values.persist } : {}),
+      ...(dataDir ? { persistDir: dataDir } : {}),
       onSpawned: spawned,
     });
     phases.push(['DynamoDB Local', Date.now() - since]);
@@ -122,6 +128,11 @@ async function main(): Promise<void> {
     `  code loaded and ${records.length} demo companies generated in ${(preparedMs / 1000).toFixed(1)} s` +
       (local ? ', while DynamoDB Local started' : ''),
   );
+  if (!created && cache?.hit) {
+    console.log(
+      `  the demo data as an earlier start of this code imported it (${cache.file}): nothing to import`,
+    );
+  }
   if (created) {
     console.log(
       `importing ${records.length} demo companies (the same import as \`npm run import\`): ` +
@@ -155,6 +166,15 @@ async function main(): Promise<void> {
     const ids = await modules.loadDemoLists(records);
     phases.push(['tokens and lists', Date.now() - since]);
     console.log(`  demo lists: ids ${ids.join(', ')} (acme 1–4, globex 5–7) (${seconds(since)})`);
+    if (cache && local) {
+      // DynamoDB Local closes its file when it stops: the copy is whole. Then it serves the same file.
+      since = Date.now();
+      await local.stop();
+      cache.save();
+      local = await startDynamoDbLocal({ port: dynamoPort, persistDir: cache.workDir });
+      phases.push(['keeping the demo data for the next start', Date.now() - since]);
+      console.log(`  kept for the next start of this code in ${cache.file} (${seconds(since)})`);
+    }
   }
 
   const server = modules.createGateway();
@@ -171,7 +191,7 @@ async function main(): Promise<void> {
       '',
       `Company data API (local stage) on ${base}/v1   ready in ${((Date.now() - started) / 1000).toFixed(1)} s ` +
         `(${phases.map(([name, ms]) => `${name} ${(ms / 1000).toFixed(1)} s`).join(', ')})`,
-      `DynamoDB: ${endpoint}, table ${tableName}${created ? `, ${records.length} demo companies loaded` : ' (existing data kept)'}`,
+      `DynamoDB: ${endpoint}, table ${tableName}${created ? `, ${records.length} demo companies loaded` : cache?.hit ? `, ${records.length} demo companies (as an earlier start of this code imported them; \`npm start -- --fresh\` imports them again)` : ' (existing data kept)'}`,
       '',
       'Demo tokens (local stage only):',
       ...DEMO_TOKENS.map((t) => `  ${t.token.padEnd(36)} ${t.note}`),
