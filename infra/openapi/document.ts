@@ -133,7 +133,7 @@ function operation(
             in: 'header',
             required: false,
             description:
-              'Repeated within 24 hours with the same body, the first answer is returned and nothing changes; with another body, 409 `IDEMPOTENCY_KEY_REUSED`. Scoped to the account.',
+              'Repeated within 24 hours with the same body, the first answer is returned and nothing changes; with another body, 409 `IDEMPOTENCY_KEY_REUSED`. Scoped to the account and the user; a repeat for a list the caller may not see is 404, like a first request.',
             schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
             example: 'b7e9c1f2-add-companies-1',
           },

@@ -1,11 +1,13 @@
 /**
  * Idempotency-Key (contract §7.5): the same key with the same input within 24 hours returns the first
- * answer and changes nothing; with other input it is 409 IDEMPOTENCY_KEY_REUSED. Keys are per account.
- * It wraps the business operation, keyed on its input, not the whole handler:
+ * answer and changes nothing; with other input it is 409 IDEMPOTENCY_KEY_REUSED. Keys are per account
+ * and user: another user's key is a key never seen. It wraps the business operation, keyed on its
+ * input, not the whole handler, and only after the operation's own visibility check (a repeat must not
+ * show a list the caller may not see; lib/lists/add-companies.ts `addCompaniesOnce`):
  *
- *   endpoint(addListCompanies, ({ caller, params, body, idempotencyKey }) =>
- *     withIdempotency({ accountId: caller.accountId, key: idempotencyKey, fingerprint: { params, body } },
- *       () => addCompanies(caller, params.id, body.companies)));
+ *   await visibleList(caller, listId);
+ *   return withIdempotency({ caller, key: idempotencyKey, fingerprint: { params, body } },
+ *     () => addCompanies(caller, listId, body.companies));
  *
  * Hand-written over our storage client rather than Powertools' idempotency utility
  * (@aws-lambda-powertools/idempotency 2.35: makeIdempotent + a BasePersistenceLayer over our table).
@@ -40,6 +42,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { IdempotencyKeyReused } from '../errors';
+import type { Caller } from '../tokens/caller';
 import { fingerprintOf } from './fingerprint';
 import {
   claimIdempotencyKey,
@@ -51,7 +54,8 @@ import {
 } from './store';
 
 export interface IdempotencyScope {
-  accountId: string;
+  /** Whose key it is: the account and the user (contract §7.5). */
+  caller: Pick<Caller, 'accountId' | 'userEmail'>;
   /** The checked Idempotency-Key header; null runs the operation as it is. */
   key: string | null;
   /** What makes a repeat "the same request": typically `{ params, body }`, compared by value. */
@@ -64,8 +68,9 @@ const FIRST_POLL_MS = 50;
 const MAX_POLL_MS = 500;
 
 export async function withIdempotency<T>(scope: IdempotencyScope, operation: () => Promise<T>): Promise<T> {
-  const { accountId, key } = scope;
-  if (key === null) return operation();
+  const { accountId, userEmail } = scope.caller;
+  if (scope.key === null) return operation();
+  const key = storedKeyOf(userEmail, scope.key);
   const fingerprint = fingerprintOf(scope.fingerprint);
   const deadline = Date.now() + MAX_WAIT_MS;
   let pollMs = FIRST_POLL_MS;
@@ -91,6 +96,9 @@ export async function withIdempotency<T>(scope: IdempotencyScope, operation: () 
     return replay<T>(record);
   }
 }
+
+/** The key as stored: the user's, encoded so that no user and key can spell another user's pair. */
+export const storedKeyOf = (userEmail: string, key: string) => `${encodeURIComponent(userEmail)}#${key}`;
 
 async function runClaimed<T>(claim: Claim, operation: () => Promise<T>): Promise<T> {
   let result: T;

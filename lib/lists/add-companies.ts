@@ -7,11 +7,14 @@
  * only (skipped when numbers found them all); (4–6) the members, in transactions of 49 that are
  * conditional on the list (lib/lists/store/members.ts says why 49 and how counters stay exact). The list item
  * is read only when no transaction went through (404, 409, or every company already there). So at
- * most 6 for 100 new companies, 4 when numbers name them.
+ * most 6 for 100 new companies, 4 when numbers name them. With an `Idempotency-Key`, 3 more: the list
+ * (read first, so a repeat never shows what the caller may not see), the key's claim and its answer; a
+ * repeat makes 2 (the list and the stored answer).
  */
 import type { CompanyRef } from '../companies/identifiers';
 import type { Caller } from '../tokens/caller';
 import { ListNotStatic } from '../errors';
+import { withIdempotency } from '../idempotency/idempotency';
 import { visibleList } from './lists';
 import { decide, lookupsOf, MATCH_MESSAGES, planEntry, type MatchEntry } from './matching';
 import { ENTRY_PROPERTIES, type AddListCompaniesResult, type EntryProperty } from './schemas';
@@ -19,6 +22,25 @@ import { getMatchIndexes } from './store/match-indexes';
 import { addMembers } from './store/members';
 import { ListChangedError, type StoredList } from './store/model';
 import { getListedCompanies } from './store/pages';
+
+/**
+ * PUT /v1/lists/{id}/companies as the endpoint runs it: with an `Idempotency-Key`, the list must be
+ * one the caller may see before anything is replayed (contract §7.5: another user's stored answer for
+ * a private list is a 404, never the answer and never a 409), then the key's first answer or the add.
+ */
+export async function addCompaniesOnce(
+  caller: Caller,
+  listId: number,
+  entries: Record<string, unknown>[],
+  idempotencyKey: string | null,
+): Promise<AddListCompaniesResult> {
+  if (idempotencyKey === null) return addCompanies(caller, listId, entries);
+  await visibleList(caller, listId);
+  return withIdempotency(
+    { caller, key: idempotencyKey, fingerprint: { route: 'addListCompanies', listId, entries } },
+    () => addCompanies(caller, listId, entries),
+  );
+}
 
 export async function addCompanies(
   caller: Caller,

@@ -1,6 +1,8 @@
 /** The list endpoints (contract §7.1–§7.5) over HTTP through the local gateway, on the demo lists. */
 import { demoLists, loadDemoLists } from '../../infra/local/demo-lists';
 import { LIST_KEYS } from '../support/contract';
+import { SCOPES } from '../../lib/tokens/scopes';
+import { createToken } from '../../lib/tokens/tokens';
 import { expectError, expectValidationError, TOKENS, useApi, type Api } from './http';
 
 const api: Api = useApi();
@@ -195,6 +197,40 @@ describe('PUT /v1/lists/{id}/companies', () => {
       await put('/v1/lists/7/companies', body, TOKENS.carol, { 'Idempotency-Key': 'bad key' }),
       ['Idempotency-Key'],
     );
+  });
+
+  it("answers a colleague's repeat of a key for a private list with 404: never the stored answer, never 409", async () => {
+    // Erin, of alice's account, adds to her own private list with a key.
+    const { token: erin } = await createToken({
+      accountId: 'acme',
+      userEmail: 'erin@acme.example',
+      scopes: [...SCOPES],
+      expiresAt: null,
+    });
+    const created = await api.send('POST', '/v1/lists', {
+      token: erin,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Erin only', type: 'STATIC', shared: false }),
+    });
+    expect(created.status).toBe(201);
+    const path = `/v1/lists/${created.body.id}/companies`;
+    const body = { companies: [{ companyNumber: company(31).companyNumber, country: company(31).country }] };
+    const headers = { 'Idempotency-Key': 'erin-private-1' };
+    const first = await put(path, body, erin, headers);
+    expect(first.status).toBe(200);
+
+    // Alice repeats it: the same body, and another body. Both are a list she may not see.
+    expectError(await put(path, body, TOKENS.alice, headers), 404, 'NOT_FOUND', 'List not found');
+    expectError(await put(path, { companies: [{ name: 'x' }] }, TOKENS.alice, headers), 404, 'NOT_FOUND');
+    // Erin's repeat still gets her first answer; alice's own use of the same key is hers alone.
+    expect((await put(path, body, erin, headers)).raw).toBe(first.raw);
+    const own = await put('/v1/lists/1/companies', body, TOKENS.alice, headers);
+    expect(own.status).toBe(200);
+    expect(own.body).toEqual({
+      success: true,
+      message: expect.stringMatching(/^Successfully added/),
+      failed: [],
+    });
   });
 
   it('answers 409 on a smart list, 404 on lists the caller cannot see, 403 without lists:write', async () => {

@@ -35,7 +35,7 @@ const created = {
 
 let runs = 0;
 const createThing = endpoint(created, ({ body, caller, idempotencyKey }) =>
-  withIdempotency({ accountId: caller.accountId, key: idempotencyKey, fingerprint: { body } }, async () => {
+  withIdempotency({ caller, key: idempotencyKey, fingerprint: { body } }, async () => {
     runs++;
     return { id: runs, name: body.name };
   }).then((thing) => answer(thing, { Location: `/v1/things/${thing.id}` })),

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { IdempotencyKeyReused } from '../../lib/errors';
 import { asApiError } from '../../lib/http/errors';
 import { fingerprintOf } from '../../lib/idempotency/fingerprint';
-import { withIdempotency } from '../../lib/idempotency/idempotency';
+import { storedKeyOf, withIdempotency } from '../../lib/idempotency/idempotency';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
@@ -16,6 +16,7 @@ import { useFreshTable } from '../support/table';
 useFreshTable();
 
 const ACCOUNT = 'acme';
+const CALLER = { accountId: ACCOUNT, userEmail: 'alice@acme.example' };
 const input = { params: { id: 7 }, body: { companies: [{ companyNumber: '0403170701', country: 'BE' }] } };
 
 /** An operation that counts its runs and answers with the run number. */
@@ -41,8 +42,8 @@ describe('withIdempotency', () => {
     const key = newKey();
     const operation = countingOperation();
 
-    const first = await withIdempotency({ accountId: ACCOUNT, key, fingerprint: input }, operation);
-    const repeat = await withIdempotency({ accountId: ACCOUNT, key, fingerprint: input }, operation);
+    const first = await withIdempotency({ caller: CALLER, key, fingerprint: input }, operation);
+    const repeat = await withIdempotency({ caller: CALLER, key, fingerprint: input }, operation);
 
     expect(first).toEqual({ success: true, message: 'run 1' });
     expect(repeat).toEqual(first);
@@ -53,9 +54,9 @@ describe('withIdempotency', () => {
     const key = newKey();
     const operation = countingOperation();
 
-    await withIdempotency({ accountId: ACCOUNT, key, fingerprint: { a: 1, b: { c: 2, d: 3 } } }, operation);
+    await withIdempotency({ caller: CALLER, key, fingerprint: { a: 1, b: { c: 2, d: 3 } } }, operation);
     const repeat = await withIdempotency(
-      { accountId: ACCOUNT, key, fingerprint: { b: { d: 3, c: 2 }, a: 1 } },
+      { caller: CALLER, key, fingerprint: { b: { d: 3, c: 2 }, a: 1 } },
       operation,
     );
 
@@ -66,10 +67,10 @@ describe('withIdempotency', () => {
   it('answers 409 IDEMPOTENCY_KEY_REUSED to the same key with other input, without running it', async () => {
     const key = newKey();
     const operation = countingOperation();
-    await withIdempotency({ accountId: ACCOUNT, key, fingerprint: input }, operation);
+    await withIdempotency({ caller: CALLER, key, fingerprint: input }, operation);
 
     const other = withIdempotency(
-      { accountId: ACCOUNT, key, fingerprint: { ...input, params: { id: 8 } } },
+      { caller: CALLER, key, fingerprint: { ...input, params: { id: 8 } } },
       operation,
     );
 
@@ -86,11 +87,37 @@ describe('withIdempotency', () => {
     const key = newKey();
     const operation = countingOperation();
 
-    const ours = await withIdempotency({ accountId: ACCOUNT, key, fingerprint: input }, operation);
-    const theirs = await withIdempotency({ accountId: 'globex', key, fingerprint: input }, operation);
+    const ours = await withIdempotency({ caller: CALLER, key, fingerprint: input }, operation);
+    const theirs = await withIdempotency(
+      { caller: { accountId: 'globex', userEmail: CALLER.userEmail }, key, fingerprint: input },
+      operation,
+    );
 
     expect(ours).toEqual({ success: true, message: 'run 1' });
     expect(theirs).toEqual({ success: true, message: 'run 2' });
+  });
+
+  it('keeps keys apart per user: the same key from a colleague runs again, never replays or refuses', async () => {
+    const key = newKey();
+    const operation = countingOperation();
+
+    const alice = await withIdempotency({ caller: CALLER, key, fingerprint: input }, operation);
+    const bob = { accountId: ACCOUNT, userEmail: 'bob@acme.example' };
+    const sameBody = await withIdempotency({ caller: bob, key, fingerprint: input }, operation);
+    const otherBody = await withIdempotency(
+      { caller: bob, key: `${key}-2`, fingerprint: { other: 1 } },
+      operation,
+    );
+    // A user whose e-mail holds the separator cannot reach another user's key either.
+    const tricky = { accountId: ACCOUNT, userEmail: `alice@acme.example#${key}` };
+    const spelled = await withIdempotency({ caller: tricky, key: '', fingerprint: input }, operation);
+
+    expect([alice, sameBody, otherBody, spelled].map((a) => a.message)).toEqual([
+      'run 1',
+      'run 2',
+      'run 3',
+      'run 4',
+    ]);
   });
 
   it('runs the operation exactly once when five first calls race, and gives all of them its answer', async () => {
@@ -99,7 +126,7 @@ describe('withIdempotency', () => {
 
     const answers = await Promise.all(
       Array.from({ length: 5 }, () =>
-        withIdempotency({ accountId: ACCOUNT, key, fingerprint: input }, operation),
+        withIdempotency({ caller: CALLER, key, fingerprint: input }, operation),
       ),
     );
 
@@ -110,10 +137,10 @@ describe('withIdempotency', () => {
   it('answers 409 at once to other input while the first request is still running', async () => {
     const key = newKey();
     const operation = countingOperation(500);
-    const first = withIdempotency({ accountId: ACCOUNT, key, fingerprint: input }, operation);
+    const first = withIdempotency({ caller: CALLER, key, fingerprint: input }, operation);
     await sleep(100);
 
-    const other = withIdempotency({ accountId: ACCOUNT, key, fingerprint: { other: true } }, operation);
+    const other = withIdempotency({ caller: CALLER, key, fingerprint: { other: true } }, operation);
 
     await expect(answered(other)).rejects.toMatchObject({ status: 409, code: 'IDEMPOTENCY_KEY_REUSED' });
     await expect(first).resolves.toEqual({ success: true, message: 'run 1' });
@@ -123,10 +150,13 @@ describe('withIdempotency', () => {
   it('answers 409 saying so when the first request is still in progress after the wait', async () => {
     const key = newKey();
     const fingerprint = fingerprintOf(input);
-    await claimIdempotencyKey({ accountId: ACCOUNT, key, fingerprint, claimId: 'elsewhere' }, nowSeconds());
+    await claimIdempotencyKey(
+      { accountId: ACCOUNT, key: storedKeyOf(CALLER.userEmail, key), fingerprint, claimId: 'elsewhere' },
+      nowSeconds(),
+    );
     const operation = countingOperation();
 
-    const repeat = withIdempotency({ accountId: ACCOUNT, key, fingerprint: input }, operation);
+    const repeat = withIdempotency({ caller: CALLER, key, fingerprint: input }, operation);
 
     await expect(answered(repeat)).rejects.toMatchObject({
       status: 409,
@@ -144,9 +174,9 @@ describe('withIdempotency', () => {
     });
     const operation = countingOperation();
 
-    const first = withIdempotency({ accountId: ACCOUNT, key, fingerprint: input }, failing);
+    const first = withIdempotency({ caller: CALLER, key, fingerprint: input }, failing);
     await expect(first).rejects.toBe(failure);
-    const retry = await withIdempotency({ accountId: ACCOUNT, key, fingerprint: input }, operation);
+    const retry = await withIdempotency({ caller: CALLER, key, fingerprint: input }, operation);
 
     expect(retry).toEqual({ success: true, message: 'run 1' });
     expect(operation).toHaveBeenCalledTimes(1);
@@ -156,7 +186,7 @@ describe('withIdempotency', () => {
     const key = newKey();
     const claim = {
       accountId: ACCOUNT,
-      key,
+      key: storedKeyOf(CALLER.userEmail, key),
       fingerprint: fingerprintOf({ stale: true }),
       claimId: 'yesterday',
     };
@@ -164,7 +194,7 @@ describe('withIdempotency', () => {
     await completeIdempotencyKey(claim, JSON.stringify({ success: true, message: 'stale answer' }));
     const operation = countingOperation();
 
-    const answer = await withIdempotency({ accountId: ACCOUNT, key, fingerprint: input }, operation);
+    const answer = await withIdempotency({ caller: CALLER, key, fingerprint: input }, operation);
 
     expect(answer).toEqual({ success: true, message: 'run 1' });
     expect(operation).toHaveBeenCalledTimes(1);
@@ -172,11 +202,16 @@ describe('withIdempotency', () => {
 
   it('takes over a key whose first request was abandoned in progress (lease lapsed)', async () => {
     const key = newKey();
-    const claim = { accountId: ACCOUNT, key, fingerprint: fingerprintOf(input), claimId: 'crashed' };
+    const claim = {
+      accountId: ACCOUNT,
+      key: storedKeyOf(CALLER.userEmail, key),
+      fingerprint: fingerprintOf(input),
+      claimId: 'crashed',
+    };
     await claimIdempotencyKey(claim, nowSeconds() - LEASE_SECONDS - 1);
     const operation = countingOperation();
 
-    const answer = await withIdempotency({ accountId: ACCOUNT, key, fingerprint: input }, operation);
+    const answer = await withIdempotency({ caller: CALLER, key, fingerprint: input }, operation);
 
     expect(answer).toEqual({ success: true, message: 'run 1' });
     expect(operation).toHaveBeenCalledTimes(1);
@@ -186,8 +221,8 @@ describe('withIdempotency', () => {
     const key = newKey();
     const operation = jest.fn(async () => undefined);
 
-    await withIdempotency({ accountId: ACCOUNT, key, fingerprint: input }, operation);
-    const repeat = await withIdempotency({ accountId: ACCOUNT, key, fingerprint: input }, operation);
+    await withIdempotency({ caller: CALLER, key, fingerprint: input }, operation);
+    const repeat = await withIdempotency({ caller: CALLER, key, fingerprint: input }, operation);
 
     expect(repeat).toBeUndefined();
     expect(operation).toHaveBeenCalledTimes(1);
@@ -196,8 +231,8 @@ describe('withIdempotency', () => {
   it('runs the operation every time without a key', async () => {
     const operation = countingOperation();
 
-    await withIdempotency({ accountId: ACCOUNT, key: null, fingerprint: input }, operation);
-    const second = await withIdempotency({ accountId: ACCOUNT, key: null, fingerprint: input }, operation);
+    await withIdempotency({ caller: CALLER, key: null, fingerprint: input }, operation);
+    const second = await withIdempotency({ caller: CALLER, key: null, fingerprint: input }, operation);
 
     expect(second).toEqual({ success: true, message: 'run 2' });
     expect(operation).toHaveBeenCalledTimes(2);

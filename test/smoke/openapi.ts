@@ -2340,7 +2340,7 @@ export interface operations {
       query?: never;
       header?: {
         /**
-         * @description Repeated within 24 hours with the same body, the first answer is returned and nothing changes; with another body, 409 `IDEMPOTENCY_KEY_REUSED`. Scoped to the account.
+         * @description Repeated within 24 hours with the same body, the first answer is returned and nothing changes; with another body, 409 `IDEMPOTENCY_KEY_REUSED`. Scoped to the account and the user; a repeat for a list the caller may not see is 404, like a first request.
          * @example b7e9c1f2-add-companies-1
          */
         'Idempotency-Key'?: string;
