@@ -3,7 +3,7 @@
  * work files go. (The import's last step, functions/import-complete.ts, does the same for its run.)
  */
 import { importBucket } from '../lib/import/bucket';
-import { lookalikeWork } from '../lib/import/engine';
+import { lookalikeWork } from '../lib/import/work';
 import { finishLookalikes, lookalikeFinishStorage } from '../lib/lookalikes/fan-out';
 import { withDeclaredAccess } from '../lib/storage/access';
 

@@ -4,7 +4,7 @@
  * shards for the Distributed Map.
  */
 import { importBucket } from '../lib/import/bucket';
-import { lookalikeWork } from '../lib/import/engine';
+import { lookalikeWork } from '../lib/import/work';
 import { lookalikePlanStorage, planLookalikes } from '../lib/lookalikes/fan-out';
 import { withDeclaredAccess } from '../lib/storage/access';
 
@@ -15,7 +15,13 @@ export const handler = async (event: { bucket: string; run: string; mode: 'marke
   );
   const { shards, ...figures } = plan;
   console.log(
-    JSON.stringify({ level: 'INFO', message: 'lookalikes planned', run: event.run, shards: shards.length, ...figures }),
+    JSON.stringify({
+      level: 'INFO',
+      message: 'lookalikes planned',
+      run: event.run,
+      shards: shards.length,
+      ...figures,
+    }),
   );
   return plan;
 };

@@ -3,7 +3,7 @@
  * the others (a Distributed Map iteration).
  */
 import { importBucket } from '../lib/import/bucket';
-import { lookalikeWork } from '../lib/import/engine';
+import { lookalikeWork } from '../lib/import/work';
 import { computeLookalikeShard, lookalikeShardStorage, type LookalikeShard } from '../lib/lookalikes/fan-out';
 import { withDeclaredAccess } from '../lib/storage/access';
 

@@ -121,7 +121,8 @@ export class CompanyDataStack extends Stack {
     });
     new CfnOutput(this, 'LookalikesStateMachineArn', {
       value: importEngine.lookalikesStateMachine.stateMachineArn,
-      description: 'Recompute every lookalike list now: aws stepfunctions start-execution --state-machine-arn <this>',
+      description:
+        'Recompute every lookalike list now: aws stepfunctions start-execution --state-machine-arn <this>',
     });
     new CfnOutput(this, 'LegalEntitySecretArn', {
       value: legalEntitySecret.secretArn,

@@ -35,6 +35,7 @@ import {
 } from './import';
 import { fileLines } from './lines';
 import { numbered, partitionCount, partitionOf, unnumbered } from './partitions';
+import { lookalikeWork, workPrefix } from './work';
 
 /** The import bucket, as the engine uses it (lib/import/bucket.ts on S3). */
 export interface ImportFiles {
@@ -48,8 +49,7 @@ export interface ImportFiles {
 /** Where files are dropped; `incoming/YYYY-MM-DD/…` dates the import (its `--as-of`). */
 export const INCOMING_PREFIX = 'incoming/';
 export const REPORTS_PREFIX = 'reports/';
-/** A run's parts and partition reports, removed by its last step. */
-export const WORK_PREFIX = 'work/';
+export { WORK_PREFIX, lookalikeWork } from './work';
 /** A partition's lines are written in parts of about this many characters. */
 const PART_CHARS = 4 * 1024 * 1024;
 /** All partitions' buffers together stay under this many characters. */
@@ -75,9 +75,6 @@ interface PartitionReport {
   rejected: Array<[line: number, reason: string]>;
 }
 
-const workPrefix = (run: string) => `${WORK_PREFIX}${run}/`;
-/** Where a run's lookalike fan-out keeps its snapshots (the import's, or the full job's). */
-export const lookalikeWork = (run: string) => `${workPrefix(run)}lookalikes/`;
 const partitionPrefix = (run: string, partition: number) =>
   `${workPrefix(run)}p${String(partition).padStart(4, '0')}/`;
 const reportKey = (run: string, partition: number) =>

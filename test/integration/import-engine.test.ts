@@ -70,7 +70,10 @@ describe('the import engine', () => {
     await files.write(key, FILE);
 
     // Lookalike shards of at most 60 subjects: the 400 new companies' lists in several shards.
-    const { run, split, plan, done } = await runImportEngine(files, key, { partitions: 5, shardSubjects: 60 });
+    const { run, split, plan, done } = await runImportEngine(files, key, {
+      partitions: 5,
+      shardSubjects: 60,
+    });
     expect(split.asOf).toBe(AS_OF);
     expect(split.partitions).toEqual([0, 1, 2, 3, 4]);
     expect(plan.subjects).toBe(400);

@@ -77,7 +77,12 @@ export async function runLookalikesJob(files: ImportFiles, options: EngineOption
 }
 
 /** The lookalike shards' Distributed Map. */
-export async function computeShards(files: ImportFiles, run: string, plan: LookalikePlan, options: EngineOptions) {
+export async function computeShards(
+  files: ImportFiles,
+  run: string,
+  plan: LookalikePlan,
+  options: EngineOptions,
+) {
   const dir = lookalikeWork(run);
   const worker = options.shardWorker ?? ((_, _shard, compute) => compute());
   const one = (shard: LookalikeShard, index: number) =>
