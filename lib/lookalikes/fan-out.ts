@@ -141,13 +141,8 @@ export async function finishLookalikes(files: WorkFiles, { dir }: { dir: string 
 /** Ranges of at most `size` of `count` subjects, as even as can be. */
 export function shardsOf(section: string, listed: boolean, count: number, size: number): LookalikeShard[] {
   const n = Math.ceil(count / size);
-  const each = Math.ceil(count / n);
-  return Array.from({ length: n }, (_, i) => ({
-    section,
-    listed,
-    from: i * each,
-    to: Math.min(count, (i + 1) * each),
-  }));
+  const edge = (i: number) => Math.floor((i * count) / n);
+  return Array.from({ length: n }, (_, i) => ({ section, listed, from: edge(i), to: edge(i + 1) }));
 }
 
 /** One line per member, in block order: country, number, floor, the features as the block stores them. */

@@ -1,15 +1,16 @@
 /**
- * Keeping the lookalike lists current (contract §6.3, §11.2). One library, two thin callers:
+ * Keeping the lookalike lists current (contract §6.3, §11.2). One library, three callers:
  *
- * - the import: `deriveLookalikes` (a Derivation) records a changed company's features in its block and
- *   marks it; `recomputeMarked` (a Completion) then recomputes, before the import returns, the lists of
- *   the marked companies and of every company of their sections that a marked company entered or may
- *   have left: those it reaches, with its old or its new features, at or above their floor (their
- *   100th score), found through the section's index (`affectedMembers`: only the cells whose bound
- *   reaches their lowest floor are scored). A run cut off before its completion leaves its marks to the
- *   next run's.
- * - the full job (`npm run lookalikes`, the RecomputeLookalikes Lambda): `recomputeAll` recomputes
- *   every section.
+ * - the import: `deriveLookalikes` (a batch Derivation) records the changed companies' features in
+ *   their blocks and names them in the batch's mark; `recomputeMarked` (a Completion) then recomputes,
+ *   before the import returns, the lists of the marked companies and of every company of their sections
+ *   that a marked company entered or may have left: those it reaches, with its old or its new features,
+ *   at or above their floor (their 100th score), found through the section's index (`affectedMembers`:
+ *   only the cells whose bound reaches their lowest floor are scored). A run cut off before its
+ *   completion leaves its marks to the next run's.
+ * - the full job in one process (`npm run lookalikes`): `recomputeAll` recomputes every section.
+ * - on AWS, both as a fan-out over workers (lib/lookalikes/fan-out.ts): the same plans (`planMarked`,
+ *   `planAll`), the subjects cut into shards, each shard's lists computed by `writeLists`.
  *
  * Candidates are the companies of the same section (lib/lookalikes/features.ts), read as the blocks of
  * its divisions; each list is found with bounds (lib/lookalikes/compute.ts), never every pair.

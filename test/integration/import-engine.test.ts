@@ -1,7 +1,8 @@
 /**
  * The import at scale (contract §11.2, lib/import/engine.ts) as its state machine runs it: a gzip file
  * in the import bucket (a local S3 speaking S3's protocol), split by company, its partitions imported
- * at once, then the completion and the report. It must end exactly as one `npm run import` of the file:
+ * at once, the lookalikes recomputed in shards (test/support/import-engine.ts), then the completion
+ * and the report. It must end exactly as one `npm run import` of the file:
  * the same verdict for every line, the same figures, the same stored items.
  */
 import { randomUUID } from 'node:crypto';
