@@ -169,7 +169,9 @@ async function recomputeSections(
     blocks += read;
     if (subjects.length === 0) return;
     const all = subjects === 'all' ? members.map((_, i) => i) : subjects;
-    companies += await writeLists(members, index ?? new SectionIndex(members.map((m) => m.features)), all);
+    // Awaited first: `x += await …` reads x before the wait and would lose another section's count.
+    const written = await writeLists(members, index ?? new SectionIndex(members.map((m) => m.features)), all);
+    companies += written;
   });
   return { blocks, companies };
 }

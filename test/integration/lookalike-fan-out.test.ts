@@ -66,15 +66,18 @@ async function importInOneProcess(rows: CompanyRecordInput[]) {
 
 /**
  * Kills the worker that makes the next BatchWriteItem requests: `after` of them go through, every one
- * after fails, as when the worker dies or throws midway through writing its shard.
+ * after fails, as when the worker dies or throws midway through writing its shard. Answers once the
+ * requests that went through are done (a dead worker's requests in flight still land).
  */
 let killAfter: number | null = null;
-let batchWrites = 0;
+let passed: Array<Promise<unknown>> = [];
 dynamodb().middlewareStack.add(
   (next, context) => async (args) => {
     if (/^BatchWrite/.test(context.commandName ?? '') && killAfter !== null) {
-      if (batchWrites >= killAfter) throw new Error('worker killed');
-      batchWrites++;
+      if (passed.length >= killAfter) throw new Error('worker killed');
+      const request = next(args);
+      passed.push(request);
+      return request;
     }
     return next(args);
   },
@@ -82,11 +85,12 @@ dynamodb().middlewareStack.add(
 );
 async function killedAfter<T>(writes: number, work: () => Promise<T>): Promise<T> {
   killAfter = writes;
-  batchWrites = 0;
+  passed = [];
   try {
     return await work();
   } finally {
     killAfter = null;
+    await Promise.allSettled(passed);
   }
 }
 
