@@ -136,7 +136,8 @@ export class ImportEngine extends Construct {
     /*
      * The lookalike fan-out: the plan's shards (each at most SHARD_SUBJECTS subjects, a few minutes of a
      * worker) computed by a Distributed Map. A worker that fails is retried on the same shard; the plan
-     * under `$.lookalikes` keeps the state's other fields for the step after it.
+     * under `$.lookalikes` keeps the state's other fields for the step after it. A shard is about 60
+     * bytes of the state's 256 KB: some 4,000 shards, 200 M companies, fit one run.
      */
     const lookalikeFanOut = (id: string, mode: 'marked' | 'all', bucket: string): Chain => {
       const plan = new LambdaInvoke(this, `${id}Plan`, {
