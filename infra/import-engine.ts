@@ -2,12 +2,17 @@
  * The import at scale (contract §11.2): files dropped under `incoming/` in the stage's import bucket
  * are imported by a Step Functions state machine over the import engine's workers
  * (lib/import/engine.ts): split by company, the partitions imported in parallel by a Distributed Map,
- * then the run's completion (lookalikes) and its report under `reports/`. The same library import as
- * `npm run import`; nothing about the records or the derivations differs.
+ * the lookalikes of the changed companies recomputed in parallel by a second one (planned in shards,
+ * lib/lookalikes/fan-out.ts), then the run's other completions and its report under `reports/`. The
+ * same library import as `npm run import`; nothing about the records or the derivations differs.
+ *
+ * The full lookalike job is a state machine of its own over the same fan-out: every section planned in
+ * shards, the shards computed in parallel, the marks it read dropped. It runs weekly, and at once when
+ * an operator starts it (after a change of the scoring).
  */
 import { Duration, RemovalPolicy, Stack, Token, Validations, type CfnElement } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { EventField, Rule, RuleTargetInput } from 'aws-cdk-lib/aws-events';
+import { EventField, Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
 import { SfnStateMachine } from 'aws-cdk-lib/aws-events-targets';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -21,6 +26,7 @@ import {
   LogLevel,
   StateMachine,
   TaskInput,
+  Chain,
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
@@ -30,9 +36,16 @@ export interface ImportEngineProps {
   split: LambdaFunction;
   partition: LambdaFunction;
   complete: LambdaFunction;
+  /** The lookalike fan-out's steps (lib/lookalikes/fan-out.ts), in both state machines. */
+  lookalikesPlan: LambdaFunction;
+  lookalikesShard: LambdaFunction;
+  /** The full job's last step (the import's is `complete`). */
+  lookalikesFinish: LambdaFunction;
+  /** When the full lookalike job runs by itself (UTC, EventBridge cron fields). */
+  lookalikesSchedule: { weekDay: string; hour: string; minute: string };
   /** The legal entity id key: the partition workers assign ids (read once per cold start). */
   legalEntitySecret: ISecret;
-  /** Partitions imported at once: the table's write rate is what it shares. */
+  /** Partitions imported (and lookalike shards computed) at once: the table's write rate is what they share. */
   maxConcurrency: number;
   removalPolicy: RemovalPolicy;
 }
@@ -40,12 +53,14 @@ export interface ImportEngineProps {
 export class ImportEngine extends Construct {
   readonly bucket: Bucket;
   readonly stateMachine: StateMachine;
+  /** The full lookalike job. */
+  readonly lookalikesStateMachine: StateMachine;
   /** Where a "file dropped" event that could not start a run ends up (the DLQ of the rule's target). */
   readonly undeliveredEvents: Queue;
 
   constructor(scope: Construct, id: string, props: ImportEngineProps) {
     super(scope, id);
-    const { split, partition, complete } = props;
+    const { split, partition, complete, lookalikesPlan, lookalikesShard, lookalikesFinish } = props;
 
     this.bucket = new Bucket(this, 'Bucket', {
       encryption: BucketEncryption.S3_MANAGED,
@@ -78,6 +93,10 @@ export class ImportEngine extends Construct {
     this.allowObjects(complete, ['s3:GetObject', 's3:DeleteObject'], [WORK_PREFIX]);
     this.allowObjects(complete, ['s3:PutObject'], [REPORTS_PREFIX]);
     this.allowListing(complete, WORK_PREFIX);
+    this.allowObjects(lookalikesPlan, ['s3:PutObject'], [WORK_PREFIX]);
+    this.allowObjects(lookalikesShard, ['s3:GetObject'], [WORK_PREFIX]);
+    this.allowObjects(lookalikesFinish, ['s3:GetObject', 's3:DeleteObject'], [WORK_PREFIX]);
+    this.allowListing(lookalikesFinish, WORK_PREFIX);
     props.legalEntitySecret.grantRead(partition);
     partition.addEnvironment('LEGAL_ENTITY_SECRET_ARN', props.legalEntitySecret.secretArn);
 
@@ -114,8 +133,43 @@ export class ImportEngine extends Construct {
       payloadResponseOnly: true,
     }).addRetry(retry);
 
+    /*
+     * The lookalike fan-out: the plan's shards (each at most SHARD_SUBJECTS subjects, a few minutes of a
+     * worker) computed by a Distributed Map. A worker that fails is retried on the same shard; the plan
+     * under `$.lookalikes` keeps the state's other fields for the step after it. A shard is about 60
+     * bytes of the state's 256 KB: some 4,000 shards, 200 M companies, fit one run.
+     */
+    const lookalikeFanOut = (id: string, mode: 'marked' | 'all', bucket: string): Chain => {
+      const plan = new LambdaInvoke(this, `${id}Plan`, {
+        lambdaFunction: lookalikesPlan,
+        payload: TaskInput.fromObject({ bucket, run: JsonPath.stringAt('$$.Execution.Name'), mode }),
+        payloadResponseOnly: true,
+        resultPath: '$.lookalikes',
+      }).addRetry(retry);
+      const shards = new DistributedMap(this, `${id}Shards`, {
+        itemsPath: '$.lookalikes.shards',
+        itemSelector: {
+          bucket,
+          run: JsonPath.stringAt('$$.Execution.Name'),
+          shard: JsonPath.objectAt('$$.Map.Item.Value'),
+        },
+        maxConcurrency: props.maxConcurrency,
+        resultPath: JsonPath.DISCARD,
+      });
+      shards.itemProcessor(
+        new LambdaInvoke(this, `${id}Shard`, {
+          lambdaFunction: lookalikesShard,
+          payloadResponseOnly: true,
+        }).addRetry(retry),
+      );
+      return Chain.start(plan).next(shards);
+    };
+    const importLookalikes = lookalikeFanOut('Lookalikes', 'marked', JsonPath.stringAt('$.bucket'));
+
     this.stateMachine = new StateMachine(this, 'StateMachine', {
-      definitionBody: DefinitionBody.fromChainable(splitStep.next(importStep).next(completeStep)),
+      definitionBody: DefinitionBody.fromChainable(
+        splitStep.next(importStep).next(importLookalikes).next(completeStep),
+      ),
       timeout: Duration.hours(12),
       tracingEnabled: true,
       logs: {
@@ -126,7 +180,54 @@ export class ImportEngine extends Construct {
         level: LogLevel.ALL,
       },
     });
-    this.acknowledgeStateMachineWildcards([split, partition, complete]);
+    this.acknowledgeStateMachineWildcards(this.stateMachine, [
+      split,
+      partition,
+      lookalikesPlan,
+      lookalikesShard,
+      complete,
+    ]);
+
+    // The full job: every section, then the marks it read dropped and its work files removed.
+    const finishStep = new LambdaInvoke(this, 'LookalikesFinish', {
+      lambdaFunction: lookalikesFinish,
+      payload: TaskInput.fromObject({
+        bucket: this.bucket.bucketName,
+        run: JsonPath.stringAt('$$.Execution.Name'),
+      }),
+      payloadResponseOnly: true,
+    }).addRetry(retry);
+    this.lookalikesStateMachine = new StateMachine(this, 'LookalikesStateMachine', {
+      definitionBody: DefinitionBody.fromChainable(
+        lookalikeFanOut('AllLookalikes', 'all', this.bucket.bucketName).next(finishStep),
+      ),
+      timeout: Duration.hours(6),
+      tracingEnabled: true,
+      logs: {
+        destination: new LogGroup(this, 'LookalikesLogs', {
+          retention: RetentionDays.ONE_MONTH,
+          removalPolicy: props.removalPolicy,
+        }),
+        level: LogLevel.ALL,
+      },
+    });
+    this.acknowledgeStateMachineWildcards(this.lookalikesStateMachine, [
+      lookalikesPlan,
+      lookalikesShard,
+      lookalikesFinish,
+    ]);
+    const { weekDay, hour, minute } = props.lookalikesSchedule;
+    const schedule = new Rule(this, 'LookalikesSchedule', {
+      description: 'Recomputes every lookalike list (a safety net: each import recomputes what it touches)',
+      schedule: Schedule.cron({ weekDay, hour, minute }),
+      targets: [new SfnStateMachine(this.lookalikesStateMachine, { retryAttempts: 2 })],
+    });
+    Validations.of(schedule).acknowledge({
+      id: 'Serverless-EventBusDLQ',
+      reason:
+        'A schedule of an idempotent job: an event EventBridge could not deliver after its retries is ' +
+        'the same run as the next one, and a failed step raises the Errors alarm of its function.',
+    });
 
     this.undeliveredEvents = new Queue(this, 'UndeliveredEvents', {
       encryption: QueueEncryption.SQS_MANAGED,
@@ -185,13 +286,13 @@ export class ImportEngine extends Construct {
   }
 
   /** What CDK grants a state machine with a Distributed Map, X-Ray and logs: each finding by name. */
-  private acknowledgeStateMachineWildcards(workers: LambdaFunction[]): void {
+  private acknowledgeStateMachineWildcards(machine: StateMachine, workers: LambdaFunction[]): void {
     const stack = Stack.of(this);
     const logicalId = (construct: Construct) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
     const region = Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region;
     // A production stage names its account (infra/app.ts): the ARN then holds it, not a reference.
     const account = Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
-    const name = `{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"${stack.getLogicalId(this.stateMachine.node.defaultChild as CfnElement)}"}]}]}`;
+    const name = `{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"${stack.getLogicalId(machine.node.defaultChild as CfnElement)}"}]}]}`;
     const executions = `arn:<AWS::Partition>:states:${region}:${account}:execution:${name}`;
     const findings: Array<[string, string]> = [
       ['*', 'X-Ray traces and CloudWatch Logs delivery take no resource-level permissions.'],
@@ -209,7 +310,7 @@ export class ImportEngine extends Construct {
       ]),
     ];
     for (const [resource, reason] of findings) {
-      Validations.of(this.stateMachine).acknowledge({
+      Validations.of(machine).acknowledge({
         id: `AwsSolutions-IAM5[Resource::${resource}]`,
         reason,
       });

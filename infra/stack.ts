@@ -105,6 +105,11 @@ export class CompanyDataStack extends Stack {
       split: workerFunctions.importSplit,
       partition: workerFunctions.importPartition,
       complete: workerFunctions.importComplete,
+      lookalikesPlan: workerFunctions.lookalikesPlan,
+      lookalikesShard: workerFunctions.lookalikesShard,
+      lookalikesFinish: workerFunctions.lookalikesFinish,
+      // Weekly, as a safety net: the import already recomputes what it touches before it returns.
+      lookalikesSchedule: { weekDay: 'SUN', hour: '3', minute: '0' },
       legalEntitySecret,
       maxConcurrency: this.numberFromContext('importConcurrency', 16),
       removalPolicy,
@@ -113,6 +118,11 @@ export class CompanyDataStack extends Stack {
       value: importEngine.bucket.bucketName,
       description:
         'Drop JSON Lines files (gzip or not) under incoming/YYYY-MM-DD/; reports appear under reports/',
+    });
+    new CfnOutput(this, 'LookalikesStateMachineArn', {
+      value: importEngine.lookalikesStateMachine.stateMachineArn,
+      description:
+        'Recompute every lookalike list now: aws stepfunctions start-execution --state-machine-arn <this>',
     });
     new CfnOutput(this, 'LegalEntitySecretArn', {
       value: legalEntitySecret.secretArn,

@@ -14,7 +14,7 @@ import { updateRoutes } from './updates/routes';
 import type { Route } from './http/route';
 import { importCompleteStorage, importPartitionStorage } from './import/storage-access';
 import { cleanUpListsStorage } from './lists/store/clean-up';
-import { recomputeAllStorage } from './lookalikes/recompute';
+import { lookalikeFinishStorage, lookalikePlanStorage, lookalikeShardStorage } from './lookalikes/fan-out';
 import type { StorageAccess } from './storage/access';
 import { authorizerStorage } from './tokens/authorize';
 
@@ -51,18 +51,6 @@ export const authorizer = {
 
 /** Background workers: functions in `functions/` that no route calls, each with its storage declaration. */
 export const workers = {
-  /** The full lookalike recompute (contract §6.3): every block, from the features the import stored. */
-  recomputeLookalikes: {
-    entry: 'functions/recompute-lookalikes.ts',
-    storage: recomputeAllStorage,
-    timeoutMinutes: 15,
-    memoryMb: 3008,
-    /**
-     * When it runs by itself (UTC, EventBridge): weekly, as a safety net. The import already recomputes
-     * what it touches before it returns; an operator runs it at once after a change of the scoring.
-     */
-    schedule: { weekDay: 'SUN', hour: '3', minute: '0' },
-  },
   /**
    * The import at scale (contract §11.2, lib/import/engine.ts): the steps of the state machine that
    * imports a file dropped in the stage's import bucket (infra/import-engine.ts).
@@ -80,6 +68,30 @@ export const workers = {
     storage: importCompleteStorage,
     timeoutMinutes: 15,
     memoryMb: 3008,
+  },
+  /**
+   * The lookalike recompute (contract §6.3) as a fan-out (lib/lookalikes/fan-out.ts): the steps of the
+   * import's state machine (its changed companies) and of the full job's (every company: weekly, and
+   * at once after a change of the scoring), infra/import-engine.ts. The plan and the shards hold one
+   * section at a time (features, index, snapshot): memory for a section of about 3 M companies.
+   */
+  lookalikesPlan: {
+    entry: 'functions/import-lookalikes-plan.ts',
+    storage: lookalikePlanStorage,
+    timeoutMinutes: 15,
+    memoryMb: 4096,
+  },
+  lookalikesShard: {
+    entry: 'functions/import-lookalikes-shard.ts',
+    storage: lookalikeShardStorage,
+    timeoutMinutes: 15,
+    memoryMb: 4096,
+  },
+  lookalikesFinish: {
+    entry: 'functions/import-lookalikes-finish.ts',
+    storage: lookalikeFinishStorage,
+    timeoutMinutes: 5,
+    memoryMb: 512,
   },
   /** Deletes what deleted lists leave (contract §7.6: their members and order items). */
   cleanUpLists: {

@@ -1,7 +1,8 @@
 /**
  * `npm run lookalikes [-- --table NAME] [--rebuild-features]`: recomputes every company's lookalikes
- * (contract §6.3) from the features the import stored, block by block — the same library function as the
- * stack's recomputeLookalikes Lambda. Default: the local stage (see infra/cli/stage.ts).
+ * (contract §6.3) from the features the import stored, section by section, in one process — the same
+ * plan and computation as the stack's lookalike state machine, which fans them out over workers
+ * (lib/lookalikes/fan-out.ts). Default: the local stage (see infra/cli/stage.ts).
  * `--rebuild-features` first writes the features again from the stored companies (a Scan): for a table
  * whose companies were imported before lookalikes existed.
  */

@@ -27,7 +27,7 @@ import type {
 } from './change';
 
 /** What each batch of changes derives together, in order, before each change's own derivations. */
-const batchDerivations: BatchDerivation[] = [deriveHoldings];
+const batchDerivations: BatchDerivation[] = [deriveHoldings, deriveLookalikes];
 
 export async function deriveBatch(changes: CompanyChange[]): Promise<Derived> {
   const all: Derived = { updates: 0, writes: { puts: [], deletes: [] } };
@@ -40,7 +40,7 @@ export async function deriveBatch(changes: CompanyChange[]): Promise<Derived> {
 }
 
 /** What each change derives, in order. The endpoint issues add theirs here. */
-const derivations: Derivation[] = [deriveCompanyUpdates, deriveLookalikes, deriveLists, deriveSmartLists];
+const derivations: Derivation[] = [deriveCompanyUpdates, deriveLists, deriveSmartLists];
 
 export async function deriveChange(change: CompanyChange): Promise<Derived> {
   const all: Derived = { updates: 0, writes: { puts: [], deletes: [], additions: [] } };
@@ -60,10 +60,11 @@ export function collectWrites(into: DerivedWrites, { writes }: Derived): void {
   if (writes?.setChanges?.length) (into.setChanges ??= []).push(...writes.setChanges);
 }
 
-/** What runs once at the end of every import run, in order. */
+/** Lookalikes of the changed companies and of those whose lookalikes they were (§6.3). */
+const lookalikes: Completion = async () => void (await recomputeMarked());
+
+/** What runs once at the end of every import run, in order, after `lookalikes`. */
 const completions: Completion[] = [
-  // Lookalikes of the changed companies and of those whose lookalikes they were (§6.3).
-  async () => void (await recomputeMarked()),
   // Smart lists the changed companies enter or leave (§7.6), per list.
   async () => void (await applySmartListFlips()),
   // The lists of the companies whose numbers of contacts changed count them (§7.4), per list; after
@@ -71,6 +72,11 @@ const completions: Completion[] = [
   async () => void (await applyContactChanges()),
 ];
 
-export async function completeImport(): Promise<void> {
+/**
+ * The run's completions. The import engine passes `lookalikes: false`: it recomputes the lookalikes
+ * as a fan-out over workers first (lib/lookalikes/fan-out.ts).
+ */
+export async function completeImport(options: { lookalikes?: boolean } = {}): Promise<void> {
+  if (options.lookalikes ?? true) await lookalikes();
   for (const complete of completions) await complete();
 }

@@ -8,9 +8,14 @@
  * 2. `importPartition`, one worker per partition in parallel (a Distributed Map), imports its lines
  *    with their numbers in the file, without the run's completion, and leaves its report
  *    (`work/<run>/reports/p<partition>.json`: figures and rejected lines).
- * 3. `completeImportRun` runs the completion once (the lookalikes of every changed company), then
- *    writes the run's report as the import command prints it — one `line N: reason` per rejected
- *    line in line order, then the summary line — to `reports/<file>.<run>.txt`, and removes the work.
+ * 3. `planImportLookalikes` plans the lookalike recompute of every changed company as shards
+ *    (lib/lookalikes/fan-out.ts: the sections' snapshots under `work/<run>/lookalikes/`), and
+ *    `computeLookalikeShard`, one worker per shard in parallel (a second Distributed Map), computes
+ *    and writes their lists.
+ * 4. `completeImportRun` drops the marks the plan read, runs the run's other completions (smart
+ *    lists, contact counts), then writes the run's report as the import command prints it — one
+ *    `line N: reason` per rejected line in line order, then the summary line — to
+ *    `reports/<file>.<run>.txt`, and removes the work.
  *
  * Nothing about the records or the derivations differs from `npm run import`: the same verdict for
  * every line, the same stored state. A step that fails is retried by the state machine; every step is
@@ -19,6 +24,7 @@
 import type { Readable } from 'node:stream';
 import { forEachLimited } from '../concurrency';
 import { isCalendarDate } from '../http/schemas';
+import { finishLookalikes, planLookalikes, type LookalikePlan } from '../lookalikes/fan-out';
 import { completeImport } from './derive';
 import {
   emptySummary,
@@ -29,6 +35,7 @@ import {
 } from './import';
 import { fileLines } from './lines';
 import { numbered, partitionCount, partitionOf, unnumbered } from './partitions';
+import { lookalikeWork, workPrefix } from './work';
 
 /** The import bucket, as the engine uses it (lib/import/bucket.ts on S3). */
 export interface ImportFiles {
@@ -42,8 +49,7 @@ export interface ImportFiles {
 /** Where files are dropped; `incoming/YYYY-MM-DD/…` dates the import (its `--as-of`). */
 export const INCOMING_PREFIX = 'incoming/';
 export const REPORTS_PREFIX = 'reports/';
-/** A run's parts and partition reports, removed by its last step. */
-export const WORK_PREFIX = 'work/';
+export { WORK_PREFIX, lookalikeWork } from './work';
 /** A partition's lines are written in parts of about this many characters. */
 const PART_CHARS = 4 * 1024 * 1024;
 /** All partitions' buffers together stay under this many characters. */
@@ -69,7 +75,6 @@ interface PartitionReport {
   rejected: Array<[line: number, reason: string]>;
 }
 
-const workPrefix = (run: string) => `${WORK_PREFIX}${run}/`;
 const partitionPrefix = (run: string, partition: number) =>
   `${workPrefix(run)}p${String(partition).padStart(4, '0')}/`;
 const reportKey = (run: string, partition: number) =>
@@ -149,12 +154,26 @@ export async function importPartition(
   return summary;
 }
 
-/** Step 3: the run's completion, then its report; the work files go. Returns the report's text. */
+/** Step 3: the lookalike recompute of the run's changes, planned as shards for step 3's workers. */
+export function planImportLookalikes(
+  files: ImportFiles,
+  input: { run: string; shardSubjects?: number },
+): Promise<LookalikePlan> {
+  const { run, shardSubjects } = input;
+  return planLookalikes(files, {
+    dir: lookalikeWork(run),
+    mode: 'marked',
+    ...(shardSubjects ? { shardSubjects } : {}),
+  });
+}
+
+/** Step 4: the run's other completions, then its report; the work files go. Returns the report's text. */
 export async function completeImportRun(
   files: ImportFiles,
   input: ImportRun & { partitions: number[] },
 ): Promise<{ reportKey: string; summary: ImportSummary; text: string }> {
-  await completeImport();
+  await finishLookalikes(files, { dir: lookalikeWork(input.run) });
+  await completeImport({ lookalikes: false });
   const total = emptySummary();
   const rejected: PartitionReport['rejected'] = [];
   await forEachLimited(input.partitions, WRITES_IN_FLIGHT, async (partition) => {

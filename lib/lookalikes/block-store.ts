@@ -4,12 +4,13 @@
  * whose lookalikes must be recomputed. Key patterns in lib/storage/keys.ts.
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { CompanyRef } from '../companies/identifiers';
+import { createHash } from 'node:crypto';
+import { companyKey, type CompanyRef } from '../companies/identifiers';
 import type { FinancialPeriod } from '../companies/schemas';
 import type { DerivedWrites } from '../import/change';
 import { batchDelete, batchPut, projection, queryAll, queryPartitions } from '../storage/batch';
 import { dynamodb, send, tableName } from '../storage/client';
-import { companyOfKey, keys, LOOKALIKE_MARK_SHARDS } from '../storage/keys';
+import { companyOfKey, keys, LOOKALIKE_MARK_SHARDS, type Key } from '../storage/keys';
 import { blockOf, featuresOf, packFeatures, unpackFeatures, type LookalikeFeatures } from './features';
 import { lookalikesItem } from './store';
 
@@ -21,14 +22,23 @@ export interface BlockMember {
   floor: number;
 }
 
-export interface Mark {
-  key: { pk: string; sk: string };
+/** A company an import batch changed, as its batch's mark names it. */
+export interface MarkedChange {
   company: CompanyRef;
   /** The company's block now. */
   block: string;
   /** Its features when the lists it may be in were last computed; null when it is new. */
   before: LookalikeFeatures | null;
 }
+
+/** One stored mark: (part of) an import batch's changed companies. */
+export interface Mark {
+  key: Key;
+  changes: MarkedChange[];
+}
+
+/** The changed companies a mark item holds, at most this many characters: an item holds 400 KB. */
+const MARK_CHARS = 300_000;
 
 export function featuresItem(features: LookalikeFeatures, floor: number): Item {
   return {
@@ -40,34 +50,47 @@ export function featuresItem(features: LookalikeFeatures, floor: number): Item {
 }
 
 /**
- * Records a company's new features in its block and marks it for recomputation: one BatchWriteItem
- * (plus a delete when it left its block). Idempotent, and no transaction is needed: a change whose
- * derivation was cut off is derived again by the resumed import (same `changeId`, same mark).
+ * Records a batch's changed features in their blocks and marks the batch for recomputation: one put
+ * per company (plus a delete when it left its block) and one mark item per batch naming its companies
+ * with their features before, instead of a mark put and deleted per company. Idempotent, and no
+ * transaction is needed: a batch whose derivation was cut off is derived again by the resumed import
+ * (same `changeId`).
  *
- * A mark is keyed by the change that wrote it, never by what it says: two changes between completions
- * leave two marks, so the completion sees both of the feature sets other lists may have been computed
- * with; and a completion deletes exactly the marks it read, so a change marked by a concurrent import
- * after that read (even one with the same before and after) keeps its own mark for the next
- * completion. A new company gets an empty list at once, so the endpoints know it before its
- * lookalikes are computed.
+ * A mark is keyed by the batch that wrote it and by what it names (a hash of its lines), never by a
+ * company alone: two changes of a company between completions leave two marks, so the completion sees
+ * both of the feature sets other lists may have been computed with; a resumed batch that derives only
+ * some of its companies writes a mark of its own beside the first one, never over it; and a completion
+ * deletes exactly the marks it read, so a batch marked by a concurrent import after that read keeps
+ * its mark for the next completion. A new company gets its list from that completion, once; until
+ * then the endpoints answer it an empty list (lib/lookalikes/store.ts).
  */
 export function changeWrites(
-  before: LookalikeFeatures | null,
-  after: LookalikeFeatures,
+  changes: Array<{ before: LookalikeFeatures | null; after: LookalikeFeatures }>,
   changeId: string,
 ): DerivedWrites {
-  const packedBefore = before ? packFeatures(before) : '';
-  const mark = {
-    ...keys.lookalikeMark(after, changeId),
-    entity: 'LookalikeMark',
-    block: blockOf(after),
-    before: packedBefore,
-  };
-  const left = before !== null && blockOf(before) !== blockOf(after);
-  return {
-    puts: [featuresItem(after, 0), mark, ...(before ? [] : [lookalikesItem(after, '')])],
-    deletes: left ? [keys.lookalikeFeatures(blockOf(before), before)] : [],
-  };
+  const puts: Item[] = [];
+  const deletes: Key[] = [];
+  const parts: string[][] = [[]];
+  let chars = 0;
+  for (const { before, after } of changes) {
+    puts.push(featuresItem(after, 0));
+    if (before !== null && blockOf(before) !== blockOf(after))
+      deletes.push(keys.lookalikeFeatures(blockOf(before), before));
+    const line = `${companyKey(after)}\t${blockOf(after)}\t${before ? packFeatures(before) : ''}`;
+    if (chars + line.length > MARK_CHARS && parts.at(-1)!.length > 0) {
+      parts.push([]);
+      chars = 0;
+    }
+    parts.at(-1)!.push(line);
+    chars += line.length + 1;
+  }
+  for (const lines of parts) {
+    if (lines.length === 0) continue;
+    const text = lines.join('\n');
+    const part = createHash('sha256').update(text).digest('hex').slice(0, 16);
+    puts.push({ ...keys.lookalikeMark(changeId, part), entity: 'LookalikeMark', changes: text });
+  }
+  return { puts, deletes };
 }
 
 /** Writes a change's features and mark at once (the bench; the import batches `changeWrites`). */
@@ -76,7 +99,7 @@ export async function recordChange(
   after: LookalikeFeatures,
   changeId: string,
 ): Promise<void> {
-  const { puts, deletes } = changeWrites(before, after, changeId);
+  const { puts, deletes } = changeWrites([{ before, after }], changeId);
   await Promise.all([batchPut(tableName(), puts), batchDelete(tableName(), deletes)]);
 }
 
@@ -99,19 +122,18 @@ export async function getMarks(): Promise<Mark[]> {
   const items = await queryPartitions(
     Array.from({ length: LOOKALIKE_MARK_SHARDS }, (_, shard) => keys.lookalikeMarks(shard)),
   );
-  return items.map((item) => {
-    const company = companyOfKey(item['sk'] as string);
-    const before = item['before'] as string;
-    return {
-      key: { pk: item['pk'] as string, sk: item['sk'] as string },
-      company,
-      block: item['block'] as string,
-      before: before ? unpackFeatures(company, before) : null,
-    };
-  });
+  return items.map((item) => ({
+    key: { pk: item['pk'] as string, sk: item['sk'] as string },
+    changes: (item['changes'] as string).split('\n').map((line) => {
+      const [company, block, before] = line.split('\t') as [string, string, string];
+      const [country, companyNumber] = company.split('#') as [CompanyRef['country'], string];
+      const ref = { country, companyNumber };
+      return { company: ref, block, before: before ? unpackFeatures(ref, before) : null };
+    }),
+  }));
 }
 
-export function deleteMarks(marks: Mark[]): Promise<void> {
+export function deleteMarks(marks: Array<Pick<Mark, 'key'>>): Promise<void> {
   return batchDelete(
     tableName(),
     marks.map((m) => m.key),

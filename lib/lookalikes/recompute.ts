@@ -1,22 +1,23 @@
 /**
- * Keeping the lookalike lists current (contract §6.3, §11.2). One library, two thin callers:
+ * Keeping the lookalike lists current (contract §6.3, §11.2). One library, three callers:
  *
- * - the import: `deriveLookalikes` (a Derivation) records a changed company's features in its block and
- *   marks it; `recomputeMarked` (a Completion) then recomputes, before the import returns, the lists of
- *   the marked companies and of every company of their sections that a marked company entered or may
- *   have left: those it reaches, with its old or its new features, at or above their floor (their
- *   100th score), found through the section's index (`affectedMembers`: only the cells whose bound
- *   reaches their lowest floor are scored). A run cut off before its completion leaves its marks to the
- *   next run's.
- * - the full job (`npm run lookalikes`, the RecomputeLookalikes Lambda): `recomputeAll` recomputes
- *   every section.
+ * - the import: `deriveLookalikes` (a batch Derivation) records the changed companies' features in
+ *   their blocks and names them in the batch's mark; `recomputeMarked` (a Completion) then recomputes,
+ *   before the import returns, the lists of the marked companies and of every company of their sections
+ *   that a marked company entered or may have left: those it reaches, with its old or its new features,
+ *   at or above their floor (their 100th score), found through the section's index (`affectedMembers`:
+ *   only the cells whose bound reaches their lowest floor are scored). A run cut off before its
+ *   completion leaves its marks to the next run's.
+ * - the full job in one process (`npm run lookalikes`): `recomputeAll` recomputes every section.
+ * - on AWS, both as a fan-out over workers (lib/lookalikes/fan-out.ts): the same plans (`planMarked`,
+ *   `planAll`), the subjects cut into shards, each shard's lists computed by `writeLists`.
  *
  * Candidates are the companies of the same section (lib/lookalikes/features.ts), read as the blocks of
  * its divisions; each list is found with bounds (lib/lookalikes/compute.ts), never every pair.
  */
 import { companyKey, type CompanyRef } from '../companies/identifiers';
 import { forEachLimited } from '../concurrency';
-import type { CompanyChange, Derived } from '../import/change';
+import type { CompanyChange, Derived, DerivedWrites } from '../import/change';
 import {
   deleteMarks,
   getBlock,
@@ -26,6 +27,7 @@ import {
   changeWrites,
   type BlockMember,
   type ComputedList,
+  type Mark,
 } from './block-store';
 import { affectedMembers, computeLists, floorOf } from './compute';
 import {
@@ -38,20 +40,8 @@ import {
 } from './features';
 import { SectionIndex } from './section-index';
 import { packLookalikes } from './store';
-import type { StorageAccess } from '../storage/access';
-import { partitions } from '../storage/keys';
 
-/**
- * What the full job touches (the RecomputeLookalikes Lambda's IAM policy is made from this): it reads
- * the blocks and the marks, writes the lists and floors, deletes the marks. Not `rebuildFeatures`: that
- * Scans the whole table, which no function may do; an operator runs it (`npm run lookalikes`).
- */
-export const recomputeAllStorage = {
-  Query: [partitions.lookalikeBlock, partitions.lookalikeMarks],
-  BatchWriteItem: [partitions.lookalikeBlock, partitions.company, partitions.lookalikeMarks],
-} as const satisfies StorageAccess;
-
-/** Sections processed at once: one computes while another reads or writes. */
+/** Sections read at once: one computes while another reads or writes. */
 const SECTIONS_IN_FLIGHT = 2;
 /** Lists written per batch of subjects: a section's lists are never all held at once. */
 const SUBJECTS_PER_WRITE = 2_000;
@@ -63,33 +53,63 @@ export interface RecomputeSummary {
   seconds: number;
 }
 
-/** The Derivation: a change of what lookalikes are compared on (or of the name shown) marks the company. */
-export async function deriveLookalikes({ before, after, changeId }: CompanyChange): Promise<Derived> {
-  const old = before && featuresOf(before);
-  const now = featuresOf(after);
-  return sameFeatures(old, now) ? { updates: 0 } : { updates: 0, writes: changeWrites(old, now, changeId) };
+/**
+ * A section to recompute: its members as stored (features and floors, in block order) and the members
+ * whose lists are recomputed (indices into `members`, ascending, or every member). `index` is the
+ * section's index the planning built, when it built one (the marked sections': it holds the probes).
+ */
+export interface SectionWork {
+  section: string;
+  members: BlockMember[];
+  subjects: number[] | 'all';
+  /** Blocks read. */
+  blocks: number;
+  index?: SectionIndex;
 }
 
-/** The Completion: recomputes what the marked changes touch, then drops the marks. */
-export async function recomputeMarked(): Promise<RecomputeSummary> {
-  const started = performance.now();
-  const marks = await getMarks();
-  if (marks.length === 0) return { blocks: 0, companies: 0, seconds: 0 };
+/**
+ * The Derivation, over a batch: a change of what lookalikes are compared on (or of the name shown)
+ * writes the company's features and names it in the batch's mark (lib/lookalikes/block-store.ts).
+ */
+export async function deriveLookalikes(changes: CompanyChange[]): Promise<Derived> {
+  const byBatch = new Map<string, Array<{ before: LookalikeFeatures | null; after: LookalikeFeatures }>>();
+  for (const { before, after, changeId } of changes) {
+    const old = before && featuresOf(before);
+    const now = featuresOf(after);
+    if (sameFeatures(old, now)) continue;
+    byBatch.set(changeId, [...(byBatch.get(changeId) ?? []), { before: old, after: now }]);
+  }
+  const writes: DerivedWrites = { puts: [], deletes: [] };
+  for (const [changeId, changed] of byBatch) {
+    const { puts, deletes } = changeWrites(changed, changeId);
+    writes.puts.push(...puts);
+    writes.deletes.push(...deletes);
+  }
+  return writes.puts.length === 0 ? { updates: 0 } : { updates: 0, writes };
+}
+
+/**
+ * The sections the marks touch, one at a time to `onSection` (up to SECTIONS_IN_FLIGHT at once), each
+ * with the members to recompute: the marked companies as they are now and every member a marked company
+ * reaches at or above its floor, with its old features (lists it may leave) or its new ones (lists it
+ * may enter), found through the section's index (`affectedMembers`).
+ */
+export async function planMarked(
+  marks: Mark[],
+  onSection: (work: SectionWork) => Promise<void>,
+): Promise<void> {
   const bySection = new Map<string, { marked: Set<string>; leaving: LookalikeFeatures[] }>();
   const entry = (section: string) => {
     let found = bySection.get(section);
     if (!found) bySection.set(section, (found = { marked: new Set(), leaving: [] }));
     return found;
   };
-  for (const mark of marks) {
-    entry(sectionOfBlock(mark.block)).marked.add(companyKey(mark.company));
-    if (mark.before) entry(sectionOf(mark.before)).leaving.push(mark.before);
+  for (const change of marks.flatMap((m) => m.changes)) {
+    entry(sectionOfBlock(change.block)).marked.add(companyKey(change.company));
+    if (change.before) entry(sectionOf(change.before)).leaving.push(change.before);
   }
-  let companies = 0;
-  let blocks = 0;
   await forEachLimited([...bySection], SECTIONS_IN_FLIGHT, async ([section, { marked, leaving }]) => {
-    const members = await getSection(section);
-    blocks += SECTION_BLOCKS.get(section)?.length ?? 0;
+    const { members, blocks } = await getSection(section);
     const features = members.map((m) => m.features);
     const isMarked = (f: LookalikeFeatures) => marked.has(companyKey(f));
     // The marked companies as they are now (entering lists) and as they were (leaving them).
@@ -103,51 +123,78 @@ export async function recomputeMarked(): Promise<RecomputeSummary> {
       ),
     );
     features.forEach((f, i) => isMarked(f) && subjects.add(i));
-    companies += await recomputeSection(members, index, [...subjects]);
+    await onSection({ section, members, subjects: [...subjects].sort((a, b) => a - b), blocks, index });
   });
+}
+
+/** Every section with a member, each to `onSection` with all its members to recompute. */
+export async function planAll(onSection: (work: SectionWork) => Promise<void>): Promise<void> {
+  await forEachLimited([...SECTION_BLOCKS.keys()], SECTIONS_IN_FLIGHT, async (section) => {
+    const { members, blocks } = await getSection(section);
+    await onSection({ section, members, subjects: members.length === 0 ? [] : 'all', blocks });
+  });
+}
+
+/** The Completion, in one process: recomputes what the marked changes touch, then drops the marks. */
+export async function recomputeMarked(): Promise<RecomputeSummary> {
+  const started = performance.now();
+  const marks = await getMarks();
+  if (marks.length === 0) return { blocks: 0, companies: 0, seconds: 0 };
+  const summary = await recomputeSections((onSection) => planMarked(marks, onSection));
   await deleteMarks(marks);
-  return { blocks, companies, seconds: (performance.now() - started) / 1000 };
+  return { ...summary, seconds: (performance.now() - started) / 1000 };
 }
 
 /**
- * The full job: every list of every section, from the features stored in the blocks. With
- * `rebuildFeatures`, the features are first written again from the stored companies (a table imported
- * before lookalikes existed; a Scan, so only for that).
+ * The full job, in one process: every list of every section, from the features stored in the blocks.
+ * With `rebuildFeatures`, the features are first written again from the stored companies (a table
+ * imported before lookalikes existed; a Scan, so only for that).
  */
 export async function recomputeAll(options: { rebuildFeatures?: boolean } = {}): Promise<RecomputeSummary> {
   const started = performance.now();
   if (options.rebuildFeatures) await rebuildFeatures();
   // Marks read before the blocks: whatever is marked later is left to the next completion.
   const marks = await getMarks();
+  const summary = await recomputeSections(planAll);
+  await deleteMarks(marks);
+  return { ...summary, seconds: (performance.now() - started) / 1000 };
+}
+
+async function recomputeSections(
+  plan: (onSection: (work: SectionWork) => Promise<void>) => Promise<void>,
+): Promise<Omit<RecomputeSummary, 'seconds'>> {
   let companies = 0;
   let blocks = 0;
-  await forEachLimited([...SECTION_BLOCKS.keys()], SECTIONS_IN_FLIGHT, async (section) => {
-    const members = await getSection(section);
-    blocks += SECTION_BLOCKS.get(section)!.length;
-    if (members.length === 0) return;
-    const index = new SectionIndex(members.map((m) => m.features));
-    companies += await recomputeSection(members, index, 'all');
+  await plan(async ({ members, subjects, blocks: read, index }) => {
+    blocks += read;
+    if (subjects.length === 0) return;
+    const all = subjects === 'all' ? members.map((_, i) => i) : subjects;
+    // Awaited first: `x += await …` reads x before the wait and would lose another section's count.
+    const written = await writeLists(members, index ?? new SectionIndex(members.map((m) => m.features)), all);
+    companies += written;
   });
-  await deleteMarks(marks);
-  return { blocks, companies, seconds: (performance.now() - started) / 1000 };
+  return { blocks, companies };
 }
 
-/** Every company of a section: the blocks of its divisions, read at once. */
-async function getSection(section: string): Promise<BlockMember[]> {
-  const blocks = await Promise.all((SECTION_BLOCKS.get(section) ?? []).map(getBlock));
-  return blocks.flat();
+/** Every company of a section: the blocks of its divisions, read at once, in block order. */
+async function getSection(section: string): Promise<{ members: BlockMember[]; blocks: number }> {
+  const blocks = SECTION_BLOCKS.get(section) ?? [];
+  return { members: (await Promise.all(blocks.map(getBlock))).flat(), blocks: blocks.length };
 }
 
-/** Computes and writes the lists of `subjects`, a batch at a time. */
-async function recomputeSection(
-  members: BlockMember[],
+/**
+ * Computes and writes the lists of `subjects` (indices into `members`, which `index` was built from),
+ * a batch at a time: what one process does for a whole section and a fan-out worker for its shard.
+ * Answers the number of lists written.
+ */
+export async function writeLists(
+  members: readonly BlockMember[],
   index: SectionIndex,
-  subjects: number[] | 'all',
+  subjects: readonly number[],
 ): Promise<number> {
-  const all = subjects === 'all' ? members.map((_, i) => i) : subjects;
-  for (let from = 0; from < all.length; from += SUBJECTS_PER_WRITE) {
+  for (let from = 0; from < subjects.length; from += SUBJECTS_PER_WRITE) {
     const lists: ComputedList[] = [];
-    computeLists(index, all.slice(from, from + SUBJECTS_PER_WRITE), (subject, list) => {
+    computeLists(index, subjects.slice(from, from + SUBJECTS_PER_WRITE), (subject, list) => {
       const member = members[subject]!;
       lists.push({
         features: member.features,
@@ -160,7 +207,7 @@ async function recomputeSection(
     });
     await putLists(lists);
   }
-  return all.length;
+  return subjects.length;
 }
 
 const refOf = ({ country, companyNumber }: CompanyRef): CompanyRef => ({ country, companyNumber });

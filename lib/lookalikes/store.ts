@@ -31,16 +31,34 @@ export interface StoredLookalikes {
 /** What the lookalikes endpoints read of the item (exported for the benchmark's floor, which reads the same). */
 export const LOOKALIKES_PROJECTION = ['country', 'companyNumber', 'name', 'place', 'lookalikes'];
 
+/**
+ * A company's list. A company the import wrote whose list is not computed yet (its run's completion
+ * has not written it) has no list item: it is answered from its company item with no lookalikes — one
+ * more read, only then — so the import writes each new company's list once.
+ */
 export async function getLookalikes(ref: CompanyRef): Promise<StoredLookalikes | null> {
-  const item = await getItem(tableName(), keys.lookalikes(ref), { projection: LOOKALIKES_PROJECTION });
+  const item =
+    (await getItem(tableName(), keys.lookalikes(ref), { projection: LOOKALIKES_PROJECTION })) ??
+    (await getItem(tableName(), keys.company(ref), { projection: IDENTIFIER_PROJECTION }));
   return item ? toStored(item) : null;
 }
 
-/** The lists of the given companies, keyed by `companyKey`; companies without a list are absent. */
+/** The lists of the given companies, keyed by `companyKey`; unknown companies are absent. */
 export async function getLookalikesOf(refs: CompanyRef[]): Promise<Map<string, StoredLookalikes>> {
   const items = await batchGet(tableName(), refs.map(keys.lookalikes), { projection: LOOKALIKES_PROJECTION });
-  return new Map(items.map((item) => [companyKey(item as unknown as CompanyRef), toStored(item)]));
+  const found = new Map(items.map((item) => [companyKey(item as unknown as CompanyRef), toStored(item)]));
+  const missing = refs.filter((ref) => !found.has(companyKey(ref)));
+  if (missing.length > 0) {
+    const companies = await batchGet(tableName(), missing.map(keys.company), {
+      projection: IDENTIFIER_PROJECTION,
+    });
+    for (const item of companies) found.set(companyKey(item as unknown as CompanyRef), toStored(item));
+  }
+  return found;
 }
+
+/** What a company item gives a company without a list: its identifier. */
+const IDENTIFIER_PROJECTION = ['country', 'companyNumber', 'name', 'place'];
 
 /** The stored form of a list, best first. */
 export function packLookalikes(list: { ref: CompanyRef; score: number }[]): string {

@@ -9,7 +9,7 @@
  * | Lookalikes         | COMPANY#<country>#<number>          | LOOKALIKES    |        |                       | a company's identifier and its best 100 lookalikes (§6.3), one packed attribute: one read per company |
  * | Update feed        | COMPANY#<country>#<number>          | UPDATES       |        |                       | every update derived from the company's changes (§8), one attribute `u#<id>` each (added only where absent: an id is never stored twice; total = their number): one read per legal entity, after its id is resolved by the Legal entity item; 100 entities = 2 rounds of BatchGetItem |
  * | Lookalike features | LOOKALIKE_BLOCK#<NACE division>     | COMPANY#<country>#<number> |  |                  | what a company is compared on, and its 100th score: a block's candidates in one Query (import-time recompute, full job) |
- * | Lookalike mark     | LOOKALIKE_DIRTY#<0..15>             | COMPANY#<country>#<number>#<changeId> | | | a company whose lookalikes must be recomputed, with its features before the change (import completion); one per change |
+ * | Lookalike mark     | LOOKALIKE_DIRTY#<0..15>             | BATCH#<changeId>#<part> | |               | the companies of one import batch whose lookalikes must be recomputed, with their features before the change (import completion); one per batch |
  * | Import change      | CHANGE#<changeId>                   | PART#<n>      |        |                       | the records before one import batch's changes, until their derivations ran (resumable import) |
  * | Contact claims     | CONTACTS#<contactId div 100>        | CONTACTS      |        |                       | which company each of 100 contact ids belongs to (unique across the service), one attribute `c<contactId>` each |
  * | Token              | TOKEN#<sha256 of token>             | TOKEN         | TOKENS | <createdAt>#<tokenId> | the authorizer's GetItem; the CLI's list     |
@@ -62,10 +62,10 @@ export const keys = {
   }),
   /** The partition of one shard of lookalike marks (spread over 16, so a big import has no hot partition). */
   lookalikeMarks: (shard: number): string => `LOOKALIKE_DIRTY#${shard}`,
-  /** One mark per change of a company (`changeId`: the import batch that wrote it). */
-  lookalikeMark: (ref: CompanyRef, changeId: string): Key => ({
-    pk: `LOOKALIKE_DIRTY#${shardOf(ref, LOOKALIKE_MARK_SHARDS)}`,
-    sk: `COMPANY#${ref.country}#${ref.companyNumber}#${changeId}`,
+  /** One mark per import batch (`changeId`), `part` naming which of its companies it holds. */
+  lookalikeMark: (changeId: string, part: string): Key => ({
+    pk: `LOOKALIKE_DIRTY#${shardOfText(changeId, LOOKALIKE_MARK_SHARDS)}`,
+    sk: `BATCH#${changeId}#${part}`,
   }),
   importChange: (changeId: string, part: number): Key => ({ pk: `CHANGE#${changeId}`, sk: `PART#${part}` }),
   /** The claims of contact ids `100 × bucket` to `100 × bucket + 99`; see `contactBucket`. */
@@ -269,6 +269,13 @@ export const LOOKALIKE_MARK_SHARDS = 16;
 /** A company's shard of a family spread over `shards` partitions: by its number. */
 function shardOf(ref: CompanyRef, shards: number): number {
   return Number(ref.companyNumber) % shards;
+}
+
+/** A shard for a text key (an import batch's change id): the sum of its character codes. */
+function shardOfText(text: string, shards: number): number {
+  let sum = 0;
+  for (let i = 0; i < text.length; i++) sum += text.charCodeAt(i);
+  return sum % shards;
 }
 
 /** `filterProfile`'s key → the company. */

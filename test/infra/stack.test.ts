@@ -836,25 +836,56 @@ describe('CompanyDataStack (dev)', () => {
       expect(metrics).toContain('ImportEngineStateMachine');
     });
 
-    it('splits, imports the partitions in a Distributed Map, then completes; traced and logged', () => {
-      const [[, machine]] = resourcesOfType(template, 'AWS::StepFunctions::StateMachine') as [
-        [string, CfnResource],
-      ];
+    const definitionOf = (prefix: string) => {
+      const [[, machine]] = resourcesOfType(template, 'AWS::StepFunctions::StateMachine').filter(([id]) =>
+        id.startsWith(prefix),
+      ) as [[string, CfnResource]];
       expect(machine.Properties).toMatchObject({
         TracingConfiguration: { Enabled: true },
         LoggingConfiguration: { Level: 'ALL' },
       });
-      const definition = JSON.stringify(machine.Properties.DefinitionString);
+      return JSON.stringify(machine.Properties.DefinitionString);
+    };
+
+    it('splits, imports the partitions, recomputes the lookalikes in shards, then completes; traced and logged', () => {
+      const definition = definitionOf('ImportEngineStateMachine');
       for (const expected of [
         '\\"StartAt\\":\\"Split\\"',
         '\\"Type\\":\\"Map\\"',
         '\\"Mode\\":\\"DISTRIBUTED\\"',
         '\\"ItemsPath\\":\\"$.partitions\\"',
         '\\"MaxConcurrency\\":16',
+        '\\"Next\\":\\"LookalikesPlan\\"',
+        '\\"mode\\":\\"marked\\"',
+        '\\"Next\\":\\"LookalikesShards\\"',
+        '\\"ItemsPath\\":\\"$.lookalikes.shards\\"',
         '\\"Next\\":\\"Complete\\"',
       ]) {
         expect(definition).toContain(expected);
       }
+    });
+
+    it('runs the full lookalike job as the same fan-out, weekly, and outputs it for an operator', () => {
+      const definition = definitionOf('ImportEngineLookalikesStateMachine');
+      for (const expected of [
+        '\\"StartAt\\":\\"AllLookalikesPlan\\"',
+        '\\"mode\\":\\"all\\"',
+        '\\"Mode\\":\\"DISTRIBUTED\\"',
+        '\\"ItemsPath\\":\\"$.lookalikes.shards\\"',
+        '\\"Next\\":\\"LookalikesFinish\\"',
+      ]) {
+        expect(definition).toContain(expected);
+      }
+      template.hasResourceProperties('AWS::Events::Rule', {
+        ScheduleExpression: 'cron(0 3 ? * SUN *)',
+        Targets: [
+          Match.objectLike({
+            Arn: { Ref: Match.stringLikeRegexp('^ImportEngineLookalikesStateMachine') },
+            RetryPolicy: { MaximumRetryAttempts: 2 },
+          }),
+        ],
+      });
+      template.hasOutput('LookalikesStateMachineArn', {});
     });
 
     it.each([
@@ -870,6 +901,9 @@ describe('CompanyDataStack (dev)', () => {
         ],
       ],
       ['importComplete', ['s3:GetObject', 's3:DeleteObject', 's3:PutObject', 's3:ListBucket']],
+      ['lookalikesPlan', ['s3:PutObject']],
+      ['lookalikesShard', ['s3:GetObject']],
+      ['lookalikesFinish', ['s3:GetObject', 's3:DeleteObject', 's3:ListBucket']],
     ] as const)('gives %s only the bucket actions it uses, no wildcard', (workerId, expected) => {
       const actions = actionsOf(template, workerFunctionId(template, workerId)).filter(
         (a) => !a.startsWith('dynamodb:') && !a.startsWith('logs:') && !a.startsWith('xray:'),
@@ -892,7 +926,8 @@ describe('CompanyDataStack (dev)', () => {
 
   it('runs each worker on its schedule and outputs its name for an operator', () => {
     const scheduled = Object.entries(workers as Record<string, Worker>).filter(([, w]) => w.schedule);
-    expect(scheduled.map(([id]) => id)).toEqual(['recomputeLookalikes', 'cleanUpLists']);
+    // The full lookalike job is a state machine on its schedule (the import engine's tests above).
+    expect(scheduled.map(([id]) => id)).toEqual(['cleanUpLists']);
     for (const [workerId, worker] of scheduled) {
       const { weekDay, hour, minute } = worker.schedule!;
       // EventBridge cron: minute hour day-of-month month day-of-week year ('?' in one of the day fields).

@@ -1,20 +1,17 @@
 /**
  * The import at scale (contract §11.2, lib/import/engine.ts) as its state machine runs it: a gzip file
  * in the import bucket (a local S3 speaking S3's protocol), split by company, its partitions imported
- * at once, then the completion and the report. It must end exactly as one `npm run import` of the file:
+ * at once, the lookalikes recomputed in shards (test/support/import-engine.ts), then the completion
+ * and the report. It must end exactly as one `npm run import` of the file:
  * the same verdict for every line, the same figures, the same stored items.
  */
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { generateDemoData } from '../fixtures/demo-data/companies';
 import { ensureTable } from '../../infra/local/dynamodb';
 import { importBucket } from '../../lib/import/bucket';
-import { completeImportRun, importPartition, splitImportFile } from '../../lib/import/engine';
 import { formatSummary, importCompanies, type ImportSummary } from '../../lib/import/import';
-import { workers } from '../../lib/routes';
-import { withDeclaredAccess } from '../../lib/storage/access';
-import { dynamodb } from '../../lib/storage/client';
+import { runImportEngine, storedItems } from '../support/import-engine';
 import { useLocalS3 } from '../support/local-s3';
 import { useFreshTable } from '../support/table';
 
@@ -42,29 +39,7 @@ const LINES = [
 const FILE = gzipSync(LINES.join('\n') + '\n');
 const AS_OF = '2026-11-20';
 
-/**
- * Every item of the table, without what names the run that wrote it, nor the relationships items'
- * revisions (they count writes, which depend on how the companies were batched).
- */
-async function storedItems(table: string): Promise<string[]> {
-  const items: Array<Record<string, unknown>> = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamodb().send(new ScanCommand({ TableName: table, ExclusiveStartKey: start }));
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items
-    .map(({ changeId: _run, rev: _rev, ...item }) => JSON.stringify(item, Object.keys(item).sort()))
-    .map((text) => text.replace(/#[0-9a-f]{8}\.\d+"/g, '#<change>"'))
-    .sort();
-}
-
 const withoutSeconds = ({ seconds: _seconds, ...figures }: ImportSummary) => figures;
-
-/** A step as its worker runs on AWS: every storage call checked against the worker's declaration. */
-const underDeclaration = <T>(workerId: keyof typeof workers, run: () => Promise<T>) =>
-  withDeclaredAccess(workers[workerId].storage, run);
 
 describe('the import engine', () => {
   let reference: { report: string[]; summary: ImportSummary; items: string[] };
@@ -94,18 +69,17 @@ describe('the import engine', () => {
     const files = importBucket(BUCKET);
     const key = `incoming/${AS_OF}/companies.jsonl.gz`;
     await files.write(key, FILE);
-    const run = { run: `test-${randomUUID().slice(0, 8)}`, key, startedAt: new Date().toISOString() };
 
-    const split = await underDeclaration('importSplit', () => splitImportFile(files, run, { partitions: 5 }));
+    // Lookalike shards of at most 60 subjects: the 400 new companies' lists in several shards.
+    const { run, split, plan, done } = await runImportEngine(files, key, {
+      partitions: 5,
+      shardSubjects: 60,
+    });
     expect(split.asOf).toBe(AS_OF);
     expect(split.partitions).toEqual([0, 1, 2, 3, 4]);
-    // The Distributed Map: every partition at once.
-    await Promise.all(
-      split.partitions.map((partition) =>
-        underDeclaration('importPartition', () => importPartition(files, { ...split, partition })),
-      ),
-    );
-    const done = await underDeclaration('importComplete', () => completeImportRun(files, split));
+    expect(plan.subjects).toBe(400);
+    expect(plan.shards.length).toBeGreaterThan(plan.sections);
+    expect(plan.shards.every(({ from, to }) => to - from <= 60)).toBe(true);
 
     expect(withoutSeconds(done.summary)).toEqual(withoutSeconds(reference.summary));
     expect(done.summary).toMatchObject({ read: 405, rejected: 5, created: 400 });
@@ -116,7 +90,7 @@ describe('the import engine', () => {
     );
     expect(await storedItems(engineTable.name)).toEqual(reference.items);
 
-    // The report is in the bucket; the run's work files are gone.
+    // The report is in the bucket; the run's work files (the lookalike snapshots too) are gone.
     expect(done.reportKey).toBe(`reports/${AS_OF}/companies.jsonl.gz.${run.run}.txt`);
     expect(await files.list('reports/')).toEqual([done.reportKey]);
     expect(await files.list(`work/${run.run}/`)).toEqual([]);
@@ -125,18 +99,12 @@ describe('the import engine', () => {
   it('changes nothing when the same file is dropped again', async () => {
     const files = importBucket(BUCKET);
     const before = await storedItems(engineTable.name);
-    const run = {
-      run: `again-${randomUUID().slice(0, 8)}`,
-      key: `incoming/${AS_OF}/companies.jsonl.gz`,
-      startedAt: new Date().toISOString(),
-    };
-    const split = await underDeclaration('importSplit', () => splitImportFile(files, run, { partitions: 3 }));
-    for (const partition of split.partitions) {
-      await underDeclaration('importPartition', () => importPartition(files, { ...split, partition }));
-    }
-    const { summary } = await underDeclaration('importComplete', () => completeImportRun(files, split));
+    const { plan, done } = await runImportEngine(files, `incoming/${AS_OF}/companies.jsonl.gz`, {
+      partitions: 3,
+    });
 
-    expect(summary).toMatchObject({ read: 405, imported: 400, unchanged: 400, rejected: 5, updates: 0 });
+    expect(done.summary).toMatchObject({ read: 405, imported: 400, unchanged: 400, rejected: 5, updates: 0 });
+    expect(plan).toEqual({ shards: [], sections: 0, subjects: 0, marks: 0 });
     expect(await storedItems(engineTable.name)).toEqual(before);
   });
 });

@@ -16,7 +16,7 @@ import { deleteMarks, getMarks, recordChange } from '../../lib/lookalikes/block-
 import { similarity } from '../../lib/lookalikes/scoring';
 import { getLookalikesOf, unpackLookalikes } from '../../lib/lookalikes/store';
 import { parseCompanyRecord } from '../../lib/companies/record';
-import { batchDelete, chunk } from '../../lib/storage/batch';
+import { batchDelete, chunk, getItem } from '../../lib/storage/batch';
 import { call } from '../support/events';
 import { companyRecord, period } from '../support/records';
 import { useFreshTable } from '../support/table';
@@ -209,7 +209,7 @@ describe('lookalikes derived by the import', () => {
     await recordChange(before, after, 'run-a.1');
     // A completion reads the marks …
     const read = await getMarks();
-    expect(read.map((m) => m.company.companyNumber)).toContain('30000140');
+    expect(read.flatMap((m) => m.changes.map((c) => c.company.companyNumber))).toContain('30000140');
     // … another import derives the same transition of the same company (it read the company before
     // the first import wrote it) …
     await recordChange(before, after, 'run-b.1');
@@ -217,11 +217,42 @@ describe('lookalikes derived by the import', () => {
     await deleteMarks(read);
 
     const left = await getMarks();
-    expect(left.map((m) => [m.company.companyNumber, m.key.sk])).toEqual([
-      ['30000140', 'COMPANY#NL#30000140#run-b.1'],
+    expect(left.map((m) => [m.changes.map((c) => c.company.companyNumber), m.key.sk.split('#')[1]])).toEqual([
+      [['30000140'], 'run-b.1'],
     ]);
     await recomputeMarked();
     expect(await getMarks()).toEqual([]);
+  });
+
+  it('marks an import batch with one item naming its changed companies, and writes no list before the completion', async () => {
+    async function* lines(records: CompanyRecordInput[]) {
+      for (const record of records) yield JSON.stringify(record);
+    }
+    const fresh = [151, 152, 153].map((n) => company(n, shapeOf(n % 130)));
+    const changed = company(13, { ...shapeOf(13), employees: 77 });
+    // Cut off before its completion: what the batch left is what its derivations wrote.
+    await asImportWorkers(() =>
+      importCompanies(lines([...fresh, changed]), { asOf: '2026-11-21', complete: async () => undefined }),
+    );
+    const marks = await getMarks();
+    expect(marks).toHaveLength(1);
+    expect(marks[0]!.changes.map((c) => [c.company.companyNumber, c.before === null])).toEqual([
+      ['30000151', true],
+      ['30000152', true],
+      ['30000153', true],
+      ['30000013', false],
+    ]);
+    // A new company has no list yet, and is answered one with no lookalikes …
+    expect((await getLookalikesOf(fresh.map(refOf))).size).toBe(3);
+    const { data, pagination } = await lookalikesOf(151);
+    expect([data, pagination.total]).toEqual([[], 0]);
+    expect(await getItem(table.name, keys.lookalikes(refOf(fresh[0]!)))).toBeUndefined();
+    // … until the completion writes it, once.
+    await recomputeMarked();
+    expect((await lookalikesOf(151)).pagination.total).toBe(100);
+    const incremental = await allLists();
+    await recomputeAll();
+    expect(await allLists()).toEqual(incremental);
   });
 
   it('unpacks a page of a stored list', () => {

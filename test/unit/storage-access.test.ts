@@ -26,7 +26,7 @@ describe('partition patterns', () => {
     ['company', keys.lookalikes(acme).pk],
     ['legalEntity', keys.legalEntity('123456789012').pk],
     ['lookalikeBlock', keys.lookalikeFeatures('43', acme).pk],
-    ['lookalikeMarks', keys.lookalikeMark(acme, 'NEW').pk],
+    ['lookalikeMarks', keys.lookalikeMark('run.1', 'p').pk],
     ['importChange', keys.importChange('c1', 3).pk],
     ['contactClaims', keys.contactClaims(12).pk],
     ['token', keys.token('ab'.repeat(32)).pk],

@@ -1,0 +1,180 @@
+/**
+ * The lookalike recompute as a fan-out (contract §6.3): the same work as `recomputeMarked` and
+ * `recomputeAll` (lib/lookalikes/recompute.ts), cut into shards that workers compute in parallel, so no
+ * single worker bounds the data. On AWS the import engine's state machines run the three steps
+ * (infra/import-engine.ts): the import's completion with the marked sections, the full job with all.
+ *
+ * 1. `planLookalikes` reads the marks (the completion) or nothing (the full job), then each section to
+ *    recompute once: it writes the section's members (features and floors) to the bucket as a snapshot,
+ *    with the members to recompute when they are not all, and cuts them into shards of at most
+ *    SHARD_SUBJECTS. It answers the shards; the keys of the marks it read go to the bucket too.
+ * 2. `computeLookalikeShard`, one worker per shard (a Distributed Map), reads its section's snapshot,
+ *    indexes the section and computes and writes its subjects' lists (BatchWriteItem, retried).
+ * 3. `finishLookalikes` deletes the marks the plan read and the run's lookalike work files.
+ *
+ * Every step is idempotent: a shard computed again writes the same lists from the same snapshot. A
+ * worker that dies after writing part of its shard is retried by the state machine; a run that fails
+ * for good leaves its marks, so the next completion (or the full job) recomputes what they name.
+ */
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import type { StorageAccess } from '../storage/access';
+import { partitions, type Key } from '../storage/keys';
+import { deleteMarks, getMarks, type BlockMember } from './block-store';
+import { packFeatures, unpackFeatures } from './features';
+import { planAll, planMarked, writeLists, type SectionWork } from './recompute';
+import { SectionIndex } from './section-index';
+import type { Country } from '../companies/identifiers';
+
+/**
+ * The most subjects one worker computes. A worker's time is its section's load (reading the snapshot
+ * and indexing it: seconds for a section of a million companies) plus, per subject, the list's CPU
+ * (about 0.3 ms in a section of a million companies, measured with the bounds of
+ * lib/lookalikes/compute.ts) and its write (one list of about 2 KB and at most one floor item, 25 items a
+ * BatchWriteItem, 8 in flight: well under 1 ms). Counting 3 ms per subject — ten times the CPU, for a
+ * larger section, a skewed one or a slower worker — 50,000 subjects are about 2.5 minutes, a sixth of a
+ * Lambda's 15: the margin absorbs throttled writes and retries.
+ */
+export const SHARD_SUBJECTS = 50_000;
+
+/**
+ * A worker's share: the subjects `from` up to (not including) `to` of one section's plan — of its
+ * listed subjects when `listed`, else of its members.
+ */
+export interface LookalikeShard {
+  section: string;
+  listed: boolean;
+  from: number;
+  to: number;
+}
+
+export interface LookalikePlan {
+  shards: LookalikeShard[];
+  /** Sections written as snapshots. */
+  sections: number;
+  /** Lists to recompute, over every shard. */
+  subjects: number;
+  /** Marks read (the import batches whose changes are recomputed). */
+  marks: number;
+}
+
+/** The bucket as the fan-out uses it (lib/import/bucket.ts on S3); `dir` below is a key prefix in it. */
+export interface WorkFiles {
+  read(key: string): Promise<{ body: Readable }>;
+  write(key: string, body: string | Uint8Array): Promise<void>;
+  list(prefix: string): Promise<string[]>;
+  remove(keys: string[]): Promise<void>;
+}
+
+/** What the planning step touches: it reads the marks and the blocks, writes nothing to the table. */
+export const lookalikePlanStorage = {
+  Query: [partitions.lookalikeBlock, partitions.lookalikeMarks],
+} as const satisfies StorageAccess;
+
+/** What a shard's worker touches: it writes its subjects' lists and the floors that moved. */
+export const lookalikeShardStorage = {
+  BatchWriteItem: [partitions.company, partitions.lookalikeBlock],
+} as const satisfies StorageAccess;
+
+/** What the last step touches: it deletes the marks the plan read. */
+export const lookalikeFinishStorage = {
+  BatchWriteItem: [partitions.lookalikeMarks],
+} as const satisfies StorageAccess;
+
+const snapshotKey = (dir: string, section: string) => `${dir}sections/${section}.tsv`;
+const subjectsKey = (dir: string, section: string) => `${dir}sections/${section}.subjects`;
+const marksKey = (dir: string) => `${dir}marks.json`;
+
+/** Step 1: the sections to recompute as snapshots and shards. `marked`: the completion's; `all`: the full job's. */
+export async function planLookalikes(
+  files: WorkFiles,
+  input: { dir: string; mode: 'marked' | 'all'; shardSubjects?: number },
+): Promise<LookalikePlan> {
+  const shardSubjects = input.shardSubjects ?? SHARD_SUBJECTS;
+  // Marks read before the blocks: whatever is marked later is left to the next completion.
+  const marks = await getMarks();
+  const plan: LookalikePlan = { shards: [], sections: 0, subjects: 0, marks: marks.length };
+  const onSection = async ({ section, members, subjects }: SectionWork) => {
+    if (subjects.length === 0) return;
+    await files.write(snapshotKey(input.dir, section), snapshotOf(members));
+    if (subjects !== 'all') await files.write(subjectsKey(input.dir, section), subjects.join('\n'));
+    const count = subjects === 'all' ? members.length : subjects.length;
+    plan.shards.push(...shardsOf(section, subjects !== 'all', count, shardSubjects));
+    plan.sections++;
+    plan.subjects += count;
+  };
+  if (input.mode === 'all') await planAll(onSection);
+  else if (marks.length > 0) await planMarked(marks, onSection);
+  // Last: a plan retried after a failure above reads the marks again, and they are all still there.
+  await files.write(marksKey(input.dir), JSON.stringify(marks.map((m) => m.key)));
+  plan.shards.sort((a, b) => (a.section < b.section ? -1 : a.section > b.section ? 1 : a.from - b.from));
+  return plan;
+}
+
+/** Step 2: one shard's lists, from its section's snapshot. Answers the number of lists written. */
+export async function computeLookalikeShard(
+  files: WorkFiles,
+  { dir, shard }: { dir: string; shard: LookalikeShard },
+): Promise<number> {
+  const members = await readSnapshot(files, snapshotKey(dir, shard.section));
+  const mine = shard.listed
+    ? (await readLines(files, subjectsKey(dir, shard.section))).slice(shard.from, shard.to).map(Number)
+    : Array.from({ length: shard.to - shard.from }, (_, i) => shard.from + i);
+  // The members only, as the one-process run's lists are: probes belong to no group of the index.
+  const index = new SectionIndex(members.map((m) => m.features));
+  return writeLists(members, index, mine);
+}
+
+/** Step 3: the marks the plan read are done; its work files go. Answers the number of marks deleted. */
+export async function finishLookalikes(files: WorkFiles, { dir }: { dir: string }): Promise<number> {
+  const work = await files.list(dir);
+  // A retry after the files below went: the marks went before them.
+  if (!work.includes(marksKey(dir))) return 0;
+  const keys = JSON.parse((await readLines(files, marksKey(dir))).join('\n')) as Key[];
+  await deleteMarks(keys.map((key) => ({ key })));
+  // The snapshots first, the marks' list last: a retry of this step still finds it.
+  await files.remove(work.filter((key) => key !== marksKey(dir)));
+  await files.remove([marksKey(dir)]);
+  return keys.length;
+}
+
+/** Ranges of at most `size` of `count` subjects, as even as can be. */
+export function shardsOf(section: string, listed: boolean, count: number, size: number): LookalikeShard[] {
+  const n = Math.ceil(count / size);
+  const edge = (i: number) => Math.floor((i * count) / n);
+  return Array.from({ length: n }, (_, i) => ({ section, listed, from: edge(i), to: edge(i + 1) }));
+}
+
+/** One line per member, in block order: country, number, floor, the features as the block stores them. */
+function snapshotOf(members: readonly BlockMember[]): Uint8Array {
+  // In chunks, never one string: a section of millions is hundreds of MB.
+  const chunks: Buffer[] = [];
+  let text = '';
+  for (const { features, floor } of members) {
+    text += `${features.country}\t${features.companyNumber}\t${floor}\t${packFeatures(features)}\n`;
+    if (text.length >= 1 << 20) {
+      chunks.push(Buffer.from(text));
+      text = '';
+    }
+  }
+  chunks.push(Buffer.from(text));
+  return Buffer.concat(chunks);
+}
+
+async function readSnapshot(files: WorkFiles, key: string): Promise<BlockMember[]> {
+  const members: BlockMember[] = [];
+  for await (const line of lineReader((await files.read(key)).body)) {
+    if (line === '') continue;
+    const [country, companyNumber, floor, packed] = line.split('\t') as [Country, string, string, string];
+    members.push({ features: unpackFeatures({ country, companyNumber }, packed), floor: Number(floor) });
+  }
+  return members;
+}
+
+async function readLines(files: WorkFiles, key: string): Promise<string[]> {
+  const lines: string[] = [];
+  for await (const line of lineReader((await files.read(key)).body)) if (line !== '') lines.push(line);
+  return lines;
+}
+
+const lineReader = (body: Readable) => createInterface({ input: body, crlfDelay: Infinity });
