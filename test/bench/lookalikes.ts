@@ -380,8 +380,8 @@ async function main(): Promise<void> {
 
   console.log(
     `Full recompute in memory (every section, every list), per size ${workers} worker process(es) at once, ` +
-      "each building every section's index and computing every " +
-      `${workers === 1 ? '' : `${workers}th `}company's list (the shards of the fan-out)`,
+      "each building every section's index and computing " +
+      `${workers === 1 ? 'every list' : `the lists of one company in ${workers} (the shards of the fan-out)`}`,
   );
   console.log(
     `Budgets: recall@5 ≥ ${BUDGET.recall}; ${[...BUDGET.fullSeconds].map(([n, s]) => `${n.toLocaleString('en')} companies ≤ ${s} s`).join(', ')}; ` +
