@@ -14,7 +14,17 @@
  * Pure, and per subject: a worker given the section's index computes any shard of its subjects
  * (the import's completion and the full recompute job, lib/lookalikes/recompute.ts; the bench).
  */
-import type { SectionIndex, Tree } from './section-index';
+import * as scoring from './scoring';
+import type { SectionIndex } from './section-index';
+import { LEVEL_ACTIVITY as LEVELS_ACTIVITY } from './section-index';
+import * as treeLayout from './tree';
+import type { Tree } from './tree';
+
+// Bound once: where modules are CommonJS (tsx, jest), each use of an imported name is a call of the
+// module's export getter, and in the search's loops those calls took a third of the time.
+const { closeness, scoreOf } = scoring;
+const LEVEL_ACTIVITY = LEVELS_ACTIVITY;
+const { M_ASSETS, M_COUNTRY, M_EMPLOYEES, M_FINER, M_HEALTH, M_PLACE, M_YEAR, MEMBER_ROW } = treeLayout;
 
 export { compareCompanies } from './section-index';
 
@@ -75,6 +85,8 @@ interface Level {
   tree: Tree;
   finer: Int32Array | null;
   finerKey: number;
+  /** True when the finer level is the next one, whose key each member's row holds (M_FINER). */
+  finerInRow: boolean;
 }
 
 function levelsOf(index: SectionIndex, company: number): Array<Level | undefined> {
@@ -82,7 +94,12 @@ function levelsOf(index: SectionIndex, company: number): Array<Level | undefined
   let previous = -1;
   for (const [level, tree] of index.levelsOf(company)) {
     const finer = previous === -1 ? null : index.keys[previous]!;
-    levels[level] = { tree, finer, finerKey: finer === null ? -1 : finer[company]! };
+    levels[level] = {
+      tree,
+      finer,
+      finerKey: finer === null ? -1 : finer[company]!,
+      finerInRow: finer !== null && previous === level - 1,
+    };
     previous = level;
   }
   return levels;
@@ -92,6 +109,12 @@ function levelsOf(index: SectionIndex, company: number): Array<Level | undefined
 function topOf(index: SectionIndex, subject: number, top: TopK, frontier: MaxHeap, kept: number): number {
   const { prepared } = index;
   const levels = levelsOf(index, subject);
+  const employees = prepared.logEmployees[subject]!;
+  const assets = prepared.logAssets[subject]!;
+  const year = prepared.foundedYear[subject]!;
+  const health = prepared.health[subject]!;
+  const country = prepared.country[subject]!;
+  const place = prepared.place[subject]!;
   const floor = () => (top.size(0) < kept ? -1 : top.worstScore(0));
   const push = (level: number, tree: Tree, node: number) => {
     const bound = index.nodeBound(subject, level, tree, node);
@@ -106,17 +129,29 @@ function topOf(index: SectionIndex, subject: number, top: TopK, frontier: MaxHea
     const entry = frontier.pop();
     const level = Math.floor((entry % BOUND_SHIFT) / LEVEL_SHIFT);
     const node = entry % LEVEL_SHIFT;
-    const { tree, finer, finerKey } = levels[level]!;
-    if (tree.left[node] !== -1) {
-      push(level, tree, tree.left[node]!);
-      push(level, tree, tree.right[node]!);
+    const { tree, finer, finerKey, finerInRow } = levels[level]!;
+    if (tree.left(node) !== -1) {
+      push(level, tree, tree.left(node));
+      push(level, tree, tree.right(node));
       continue;
     }
-    for (let at = tree.start[node]!, end = tree.end[node]!; at < end; at++) {
-      const member = tree.order[at]!;
-      if (member === subject || (finer !== null && finer[member] === finerKey)) continue;
+    // The leaf's members, scored from the tree's rows: PreparedFeatures.score's parts, written out
+    // over the rows, with the level's activity (a unit test holds both equal).
+    const { rows, order } = tree;
+    const activity = LEVEL_ACTIVITY[level]!;
+    for (let at = tree.start(node), end = tree.end(node); at < end; at++) {
+      const member = order[at]!;
+      const row = at * MEMBER_ROW;
+      if (member === subject) continue;
+      if (finerInRow ? rows[row + M_FINER] === finerKey : finer !== null && finer[member] === finerKey)
+        continue;
       pairs++;
-      top.offer(0, member, prepared.score(subject, member));
+      const size =
+        (closeness(employees, rows[row + M_EMPLOYEES]!, 2) + closeness(assets, rows[row + M_ASSETS]!, 2)) / 2;
+      const placePart = country !== rows[row + M_COUNTRY] ? 0 : place === rows[row + M_PLACE] ? 1 : 0.5;
+      const profile =
+        (closeness(year, rows[row + M_YEAR]!, 40) + closeness(health, rows[row + M_HEALTH]!, 10)) / 2;
+      top.offer(0, member, scoreOf(activity, size, placePart, profile));
     }
   }
   return pairs;
@@ -141,12 +176,12 @@ export function affectedMembers(index: SectionIndex, floors: ArrayLike<number>, 
       found = new Int32Array(tree.nodes);
       // Children come after their parent: from the last node back, each node's children are done.
       for (let node = tree.nodes - 1; node >= 0; node--) {
-        if (tree.left[node] !== -1) {
-          found[node] = Math.min(found[tree.left[node]!]!, found[tree.right[node]!]!);
+        if (tree.left(node) !== -1) {
+          found[node] = Math.min(found[tree.left(node)]!, found[tree.right(node)]!);
           continue;
         }
         let min = Infinity;
-        for (let at = tree.start[node]!; at < tree.end[node]!; at++)
+        for (let at = tree.start(node); at < tree.end(node); at++)
           min = Math.min(min, floors[external[tree.order[at]!]!] ?? 0);
         found[node] = min;
       }
@@ -163,11 +198,11 @@ export function affectedMembers(index: SectionIndex, floors: ArrayLike<number>, 
       while (open.length > 0) {
         const node = open.pop()!;
         if (index.nodeBound(probe, level, tree, node) < minFloor[node]!) continue;
-        if (tree.left[node] !== -1) {
-          open.push(tree.left[node]!, tree.right[node]!);
+        if (tree.left(node) !== -1) {
+          open.push(tree.left(node), tree.right(node));
           continue;
         }
-        for (let at = tree.start[node]!; at < tree.end[node]!; at++) {
+        for (let at = tree.start(node); at < tree.end(node); at++) {
           const member = tree.order[at]!;
           if (affected.has(member) || (finer !== null && finer[member] === finerKey)) continue;
           if (index.prepared.score(probe, member) >= (floors[external[member]!] ?? 0)) affected.add(member);

@@ -157,25 +157,24 @@ export class PreparedFeatures {
       (closeness(rows[a + YEAR]!, rows[b + YEAR]!, 40) +
         closeness(rows[a + HEALTH]!, rows[b + HEALTH]!, 10)) /
       2;
-    return Math.round(
-      10_000 *
-        (WEIGHTS.activity * activity +
-          WEIGHTS.size * size +
-          WEIGHTS.place * place +
-          WEIGHTS.profile * profile),
-    );
+    return scoreOf(activity, size, place, profile);
   }
 
   /** The score from the parts, as the contract states it: what `score` must always equal. */
   scoreOfParts(i: number, j: number): number {
-    return Math.round(
-      10_000 *
-        (WEIGHTS.activity * this.activity(i, j) +
-          WEIGHTS.size * this.size(i, j) +
-          WEIGHTS.place * this.placeOf(i, j) +
-          WEIGHTS.profile * this.profile(i, j)),
-    );
+    return scoreOf(this.activity(i, j), this.size(i, j), this.placeOf(i, j), this.profile(i, j));
   }
+}
+
+/**
+ * The score in ten-thousandths from its parts: one expression for every path that scores (the same
+ * operations in the same order give the same rounding, so every path gives the same number).
+ */
+export function scoreOf(activity: number, size: number, place: number, profile: number): number {
+  return Math.round(
+    10_000 *
+      (WEIGHTS.activity * activity + WEIGHTS.size * size + WEIGHTS.place * place + WEIGHTS.profile * profile),
+  );
 }
 
 /** The columns of a row (`PreparedFeatures.rows`). */

@@ -28,6 +28,39 @@
  */
 import type { LookalikeFeatures } from './features';
 import { PreparedFeatures, WEIGHTS } from './scoring';
+import {
+  AXES,
+  COUNTRIES,
+  END,
+  HIGH,
+  LEFT,
+  LOW,
+  M_ASSETS,
+  M_COUNTRY,
+  M_EMPLOYEES,
+  M_FINER,
+  M_HEALTH,
+  M_PLACE,
+  M_YEAR,
+  MEMBER_ROW,
+  MISSING,
+  NODE,
+  PLACES,
+  RIGHT,
+  select,
+  START,
+  Tree,
+} from './tree';
+
+export { Tree } from './tree';
+
+// Bound once, not read through the scoring module's export on every bound (see lib/lookalikes/compute.ts).
+const {
+  activity: ACTIVITY_WEIGHT,
+  size: SIZE_WEIGHT,
+  place: PLACE_WEIGHT,
+  profile: PROFILE_WEIGHT,
+} = WEIGHTS;
 
 /** The activity part of each level, finest first: same code, 4-, 3-, 2-digit prefix, section. */
 export const LEVEL_ACTIVITY = [1, 0.75, 0.5, 0.25, 0.1] as const;
@@ -40,35 +73,12 @@ const NO_ACTIVITY = 0x3fffffff;
  */
 const LEAF = 16;
 
-/** The figures a node knows the range of: employees and assets (log scale), founding year, health. */
-const AXES = 4;
 /** How far apart a figure's closeness reaches 0 (lib/lookalikes/scoring.ts), per axis. */
 const AXIS_RANGE = [2, 2, 40, 10] as const;
 /** What a figure's closeness weighs in the score, per axis: half of size's, half of profile's. */
 const AXIS_WEIGHT = [WEIGHTS.size / 2, WEIGHTS.size / 2, WEIGHTS.profile / 2, WEIGHTS.profile / 2] as const;
 /** The split axis for countries, after the four figures. */
 const COUNTRY_AXIS = AXES;
-
-/** One group of a level as a k-d tree; node 0 is the root, children come after their parent. */
-export interface Tree {
-  /** Member indices; node n covers order[start[n] .. end[n]). */
-  order: Int32Array;
-  start: Int32Array;
-  end: Int32Array;
-  /** The children of node n: left[n] and right[n], -1 for a leaf. */
-  left: Int32Array;
-  right: Int32Array;
-  /** Per node and axis (n × AXES + axis), the range of the known figures; low > high when none is known. */
-  low: Float64Array;
-  high: Float64Array;
-  /** Per node, a bit per axis for "a member lacks this figure". */
-  missing: Uint8Array;
-  /** Per node, a bit per country (section-local id, see `countryBit`) and per place id mod 32. */
-  countries: Int32Array;
-  places: Int32Array;
-  /** Nodes in use. */
-  nodes: number;
-}
 
 /** The greatest closeness of x (NaN: missing) to a figure in [low, high] (empty: none known), or a missing one. */
 export function rangeBound(x: number, low: number, high: number, missing: boolean, range: number): number {
@@ -87,10 +97,10 @@ export function boundOf(
   profile = 1,
 ): number {
   const bound =
-    WEIGHTS.activity * activity +
-    (WEIGHTS.size * (employees + assets)) / 2 +
-    WEIGHTS.place * place +
-    WEIGHTS.profile * profile;
+    ACTIVITY_WEIGHT * activity +
+    (SIZE_WEIGHT * (employees + assets)) / 2 +
+    PLACE_WEIGHT * place +
+    PROFILE_WEIGHT * profile;
   return Math.floor(10_000 * bound + 0.5 + 1e-6);
 }
 
@@ -156,10 +166,11 @@ export class SectionIndex {
 
     const code = p.code.map((c) => (c === -1 ? NO_ACTIVITY : c));
     this.keys = [code, p.p4, p.p3, p.p2, p.section];
-    this.groups = this.keys.map((key) => this.groupBy(key, n));
+    this.groups = this.keys.map((_, level) => this.groupBy(level, n));
   }
 
-  private groupBy(key: Int32Array, n: number): Map<number, Tree> {
+  private groupBy(level: number, n: number): Map<number, Tree> {
+    const key = this.keys[level]!;
     const byKey = new Map<number, number[]>();
     for (let i = 0; i < n; i++) {
       const k = key[i]!;
@@ -169,47 +180,52 @@ export class SectionIndex {
       list.push(i);
     }
     const groups = new Map<number, Tree>();
-    for (const [k, list] of byKey) groups.set(k, this.tree(Int32Array.from(list)));
+    for (const [k, list] of byKey) groups.set(k, this.tree(Int32Array.from(list), level));
     return groups;
   }
 
   /** Builds the k-d tree of a group's members (see the file comment). */
-  private tree(order: Int32Array): Tree {
+  private tree(order: Int32Array, level: number): Tree {
     // Leaves hold LEAF/2 to LEAF members (median splits), so fewer than 4n/LEAF + 2 nodes.
-    const capacity = Math.ceil((4 * order.length) / LEAF) + 2;
-    const tree: Tree = {
-      order,
-      start: new Int32Array(capacity),
-      end: new Int32Array(capacity),
-      left: new Int32Array(capacity).fill(-1),
-      right: new Int32Array(capacity).fill(-1),
-      low: new Float64Array(capacity * AXES),
-      high: new Float64Array(capacity * AXES),
-      missing: new Uint8Array(capacity),
-      countries: new Int32Array(capacity),
-      places: new Int32Array(capacity),
-      nodes: 0,
-    };
+    const tree = new Tree(order, Math.ceil((4 * order.length) / LEAF) + 2);
     const keys = new Float64Array(order.length);
     const build = (from: number, to: number): number => {
       const node = tree.nodes++;
-      tree.start[node] = from;
-      tree.end[node] = to;
+      const at = node * NODE;
+      tree.data[at + START] = from;
+      tree.data[at + END] = to;
+      tree.data[at + LEFT] = tree.data[at + RIGHT] = -1;
       const axis = this.describe(tree, node);
       if (to - from <= LEAF || axis === -1) return node;
       const values = axis === COUNTRY_AXIS ? this.countryBit : this.axes[axis]!;
       // Missing figures sort first, so they gather on one side.
-      for (let at = from; at < to; at++) {
-        const v = values[order[at]!]!;
-        keys[at] = v === v ? v : -Infinity;
+      for (let k = from; k < to; k++) {
+        const v = values[order[k]!]!;
+        keys[k] = v === v ? v : -Infinity;
       }
       const middle = (from + to) >> 1;
       select(order, keys, from, to, middle);
-      tree.left[node] = build(from, middle);
-      tree.right[node] = build(middle, to);
+      tree.data[at + LEFT] = build(from, middle);
+      tree.data[at + RIGHT] = build(middle, to);
       return node;
     };
     build(0, order.length);
+    // The rows in use only: a section's trees hold millions of nodes.
+    tree.data = tree.data.slice(0, tree.nodes * NODE);
+    const p = this.prepared;
+    const finer = level > 0 ? this.keys[level - 1]! : null;
+    const rows = (tree.rows = new Float64Array(order.length * MEMBER_ROW));
+    for (let k = 0; k < order.length; k++) {
+      const m = order[k]!;
+      const at = k * MEMBER_ROW;
+      rows[at + M_EMPLOYEES] = p.logEmployees[m]!;
+      rows[at + M_ASSETS] = p.logAssets[m]!;
+      rows[at + M_YEAR] = p.foundedYear[m]!;
+      rows[at + M_HEALTH] = p.health[m]!;
+      rows[at + M_COUNTRY] = p.country[m]!;
+      rows[at + M_PLACE] = p.place[m]!;
+      rows[at + M_FINER] = finer === null ? -2 : finer[m]!;
+    }
     return tree;
   }
 
@@ -218,9 +234,10 @@ export class SectionIndex {
    * members' scores differ most), or -1 when they are alike on every axis.
    */
   private describe(tree: Tree, node: number): number {
-    const { order } = tree;
-    const from = tree.start[node]!;
-    const to = tree.end[node]!;
+    const { order, data } = tree;
+    const row = node * NODE;
+    const from = data[row + START]!;
+    const to = data[row + END]!;
     const p = this.prepared;
     let countries = 0;
     let places = 0;
@@ -245,8 +262,8 @@ export class SectionIndex {
           if (v > high) high = v;
         }
       }
-      tree.low[node * AXES + axis] = low;
-      tree.high[node * AXES + axis] = high;
+      data[row + LOW + axis] = low;
+      data[row + HIGH + axis] = high;
       if (lacks) missing |= 1 << axis;
       const known = low <= high;
       // Known and missing together differ by the whole weight; known figures by their spread.
@@ -254,9 +271,9 @@ export class SectionIndex {
         AXIS_WEIGHT[axis]! * (lacks && known ? 1 : known ? Math.min(1, (high - low) / AXIS_RANGE[axis]!) : 0);
       if (spread > bestSpread) [bestAxis, bestSpread] = [axis, spread];
     }
-    tree.missing[node] = missing;
-    tree.countries[node] = countries;
-    tree.places[node] = places;
+    data[row + MISSING] = missing;
+    data[row + COUNTRIES] = countries;
+    data[row + PLACES] = places;
     // Two countries differ by place's whole weight.
     if ((countries & (countries - 1)) !== 0 && WEIGHTS.place >= bestSpread) bestAxis = COUNTRY_AXIS;
     return bestAxis;
@@ -278,62 +295,43 @@ export class SectionIndex {
 
   /** The bound of the score of company i with any member of `node` counted at `level` (its activity part). */
   nodeBound(i: number, level: number, tree: Tree, node: number): number {
+    const data = tree.data;
+    const row = node * NODE;
     const p = this.prepared;
     const place =
-      (tree.countries[node]! & this.countryBit[i]!) === 0
+      (data[row + COUNTRIES]! & this.countryBit[i]!) === 0
         ? 0
-        : tree.places[node]! & (1 << (p.place[i]! & 31))
+        : data[row + PLACES]! & (1 << (p.place[i]! & 31))
           ? 1
           : 0.5;
-    const missing = tree.missing[node]!;
-    const at = node * AXES;
-    const { low, high } = tree;
-    const [employees, assets, years, health] = this.axes as [
-      Float64Array,
-      Float64Array,
-      Float64Array,
-      Float64Array,
-    ];
+    const missing = data[row + MISSING]!;
+    const axes = this.axes;
+    const employees = axes[0]!;
+    const assets = axes[1]!;
+    const years = axes[2]!;
+    const health = axes[3]!;
     // Per axis, written out: this runs for every node a search opens.
     return boundOf(
       LEVEL_ACTIVITY[level]!,
-      rangeBound(employees[i]!, low[at]!, high[at]!, (missing & 1) !== 0, AXIS_RANGE[0]),
-      rangeBound(assets[i]!, low[at + 1]!, high[at + 1]!, (missing & 2) !== 0, AXIS_RANGE[1]),
+      rangeBound(employees[i]!, data[row + LOW]!, data[row + HIGH]!, (missing & 1) !== 0, AXIS_RANGE[0]),
+      rangeBound(assets[i]!, data[row + LOW + 1]!, data[row + HIGH + 1]!, (missing & 2) !== 0, AXIS_RANGE[1]),
       place,
-      (rangeBound(years[i]!, low[at + 2]!, high[at + 2]!, (missing & 4) !== 0, AXIS_RANGE[2]) +
-        rangeBound(health[i]!, low[at + 3]!, high[at + 3]!, (missing & 8) !== 0, AXIS_RANGE[3])) /
+      (rangeBound(
+        years[i]!,
+        data[row + LOW + 2]!,
+        data[row + HIGH + 2]!,
+        (missing & 4) !== 0,
+        AXIS_RANGE[2],
+      ) +
+        rangeBound(
+          health[i]!,
+          data[row + LOW + 3]!,
+          data[row + HIGH + 3]!,
+          (missing & 8) !== 0,
+          AXIS_RANGE[3],
+        )) /
         2,
     );
-  }
-}
-
-/**
- * Rearranges order[from..to) (and keys alongside) so that position `nth` holds what a sort by key
- * would put there, smaller keys before it and larger after (Hoare's selection, linear on average).
- */
-function select(order: Int32Array, keys: Float64Array, from: number, to: number, nth: number): void {
-  let lo = from;
-  let hi = to - 1;
-  const swap = (a: number, b: number) => {
-    const k = keys[a]!;
-    keys[a] = keys[b]!;
-    keys[b] = k;
-    const o = order[a]!;
-    order[a] = order[b]!;
-    order[b] = o;
-  };
-  while (lo < hi) {
-    const pivot = keys[(lo + hi) >> 1]!;
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (keys[i]! < pivot) i++;
-      while (keys[j]! > pivot) j--;
-      if (i <= j) swap(i++, j--);
-    }
-    if (nth <= j) hi = j;
-    else if (nth >= i) lo = i;
-    else return;
   }
 }
 

@@ -95,7 +95,7 @@ describe('the bound of a node', () => {
         for (const [level, tree] of index.levelsOf(0)) {
           for (let node = 0; node < tree.nodes; node++) {
             const bound = index.nodeBound(0, level, tree, node);
-            for (let at = tree.start[node]!; at < tree.end[node]!; at++) {
+            for (let at = tree.start(node); at < tree.end(node); at++) {
               const other = tree.order[at]!;
               if (other !== 0 && p.activity(0, other) === LEVEL_ACTIVITY[level])
                 expect(bound).toBeGreaterThanOrEqual(p.score(0, other));
@@ -122,7 +122,7 @@ describe('the bound of a node', () => {
     // Alike on every figure, the members split by country: the Dutch nodes lack place's 0.15.
     const bounds = new Set(
       Array.from({ length: tree.nodes }, (_, node) => node)
-        .filter((node) => tree.left[node] === -1)
+        .filter((node) => tree.left(node) === -1)
         .map((node) => index.nodeBound(0, level, tree, node)),
     );
     expect([...bounds].sort((a, b) => a - b)).toEqual([8_500, 10_000]);
