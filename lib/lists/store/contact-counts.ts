@@ -33,10 +33,12 @@ import {
   GSI1,
   MEMBER_ATTRIBUTES,
   REVISION,
+  revisionCondition,
   toMember,
   type Item,
   type Member,
 } from './model';
+import { INTENT, intentOf, settleExpired, type Intent } from './flip-intents';
 
 export interface Membership {
   accountId: string;
@@ -72,6 +74,8 @@ export interface ListCounts {
   hasMap: boolean;
   /** A SMART list still being created: its counters are set when it appears, so it is left alone. */
   pending: boolean;
+  /** Flips in flight on the list (flip-intents.ts): its members and counters wait for them. */
+  intent: Intent | null;
   members: Member[];
 }
 
@@ -86,7 +90,7 @@ export async function readListCounts(
   const listItems = await batchGet(
     tableName(),
     lists.map((l) => keys.list(l.accountId, l.listId)),
-    { projection: ['pk', 'sk', CONTACT_COUNTS, REVISION, 'pending'], consistent: true },
+    { projection: ['pk', 'sk', CONTACT_COUNTS, REVISION, 'pending', INTENT], consistent: true },
   );
   const byKey = new Map(listItems.map((item) => [`${item['pk'] as string}|${item['sk'] as string}`, item]));
   const found = lists.flatMap((l) => {
@@ -114,6 +118,7 @@ export async function readListCounts(
       contactCounts,
       hasMap: item[CONTACT_COUNTS] !== undefined,
       pending: item['pending'] === true,
+      intent: intentOf(item),
       members: (membersOf.get(pk!) ?? []).map((member) => toMember(member, contactCounts)),
     };
   });
@@ -151,6 +156,11 @@ export async function updateContactCounts(
     const list = known ?? (await readListCounts([{ accountId, listId, refs }]))[0];
     known = undefined;
     if (!list || list.pending) return true;
+    if (list.intent) {
+      // Flips in flight: the members read may be about to change. Past its lease, finish it first.
+      await settleExpired(accountId, listId, list.intent);
+      return AGAIN;
+    }
     const changes = list.members.flatMap((member) => {
       const to = wanted.get(companyKey(member.ref));
       return to === undefined || to === member.contacts ? [] : [{ member, to }];
@@ -165,7 +175,7 @@ export async function updateContactCounts(
         .filter((key) => !wanted.has(key))
         .map((key) => companyOfKey(`COMPANY#${key}`));
       const [again] = await readListCounts([{ accountId, listId, refs: others }]);
-      if (!again || again.revision !== list.revision) return AGAIN;
+      if (!again || again.revision !== list.revision || again.intent) return AGAIN;
       folds = [...changes, ...again.members.map((member) => ({ member, to: member.contacts }))];
       entries = [];
     } else {
@@ -198,14 +208,6 @@ export async function updateContactCounts(
 /** `nContacts` moves by the new counts of members that are not ARCHIVED. */
 const contactDelta = (changes: CountChange[]) =>
   changes.reduce((n, { member, to }) => n + (member.state === 'ARCHIVED' ? 0 : to - member.contacts), 0);
-
-/** The list item's condition: it exists, at the revision read. */
-function revisionCondition(revision: number) {
-  return {
-    condition: `attribute_exists(pk) AND ${revision === 0 ? `attribute_not_exists(${REVISION})` : `${REVISION} = :rev`}`,
-    values: revision === 0 ? {} : { ':rev': revision },
-  };
-}
 
 /** One update of the list item: `cc` entries set, `nContacts` moved, the revision bumped. */
 function entriesUpdate(list: ListCounts, revision: number, hasMap: boolean, changes: CountChange[]) {

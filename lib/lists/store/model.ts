@@ -133,6 +133,17 @@ export function toList(item: Item): StoredList {
 export const CONTACT_COUNTS = 'cc';
 export const REVISION = 'rev';
 
+/**
+ * The list item's condition that it exists at the revision read: nothing wrote its members or counts
+ * since (every such write bumps the revision).
+ */
+export function revisionCondition(revision: number) {
+  return {
+    condition: `attribute_exists(pk) AND ${revision === 0 ? `attribute_not_exists(${REVISION})` : `${REVISION} = :rev`}`,
+    values: revision === 0 ? {} : { ':rev': revision },
+  };
+}
+
 /** The list item's map of changed contact counts (absent: none). */
 export function contactCountsOf(item: Item | undefined): Record<string, number> {
   const map = (item?.[CONTACT_COUNTS] ?? {}) as Record<string, unknown>;
