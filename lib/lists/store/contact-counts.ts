@@ -4,10 +4,11 @@
  *
  * A list's changed counts go into its own item, not its members: `cc` (a map companyKey → number,
  * model.ts) takes the new numbers and `nContacts` moves by their difference in one UpdateItem per
- * list (up to 150 companies; more take one each), conditional on the list's revision as read. Every
+ * list, whatever the number of its companies, conditional on the list's revision as read. Every
  * write of members bumps the revision, so the update holds only if no member of the list changed
  * since it was read: then the states and counts it computed from are still the list's. The numbers
- * are absolute, so applying the same notes again (a resumed import) finds nothing to change.
+ * are absolute, so applying the same notes again (a resumed import) finds nothing to change. A list
+ * with a smart list's flips in flight (flip-intents.ts) is read again once they landed.
  *
  * Two cases write the members instead (member, order item, list item in one transaction per 49, as
  * a move does): a member that holds 0 contacts (the contacts page's Query skips order items holding
@@ -70,8 +71,6 @@ export interface ListCounts {
   listId: number;
   revision: number;
   contactCounts: Record<string, number>;
-  /** Whether the list has a `cc` map at all (a path in it can be set only then). */
-  hasMap: boolean;
   /** A SMART list still being created: its counters are set when it appears, so it is left alone. */
   pending: boolean;
   /** Flips in flight on the list (flip-intents.ts): its members and counters wait for them. */
@@ -116,7 +115,6 @@ export async function readListCounts(
       listId,
       revision: Number(item[REVISION] ?? 0),
       contactCounts,
-      hasMap: item[CONTACT_COUNTS] !== undefined,
       pending: item['pending'] === true,
       intent: intentOf(item),
       members: (membersOf.get(pk!) ?? []).map((member) => toMember(member, contactCounts)),
@@ -124,8 +122,6 @@ export async function readListCounts(
   });
 }
 
-/** Entries of `cc` set by one update: its expression stays well under DynamoDB's 4 KB. */
-const ENTRIES_PER_UPDATE = 150;
 /** A list's `cc` map past this many entries is folded into its members (about 20 bytes an entry). */
 export const MAP_LIMIT = 500;
 /** Two actions per member (member, order item) and one for the list item: 2 × 49 + 1 ≤ 100. */
@@ -182,13 +178,12 @@ export async function updateContactCounts(
       folds = changes.filter((c) => !c.member.mapped && c.member.storedContacts === 0);
       entries = changes.filter((c) => !folds.includes(c));
     }
-    let { revision, hasMap } = list;
+    let { revision } = list;
     try {
-      for (const part of chunk(entries, ENTRIES_PER_UPDATE)) {
-        await send(() => dynamodb().send(new UpdateCommand(entriesUpdate(list, revision, hasMap, part))));
+      if (entries.length > 0) {
+        await send(() => dynamodb().send(new UpdateCommand(entriesUpdate(list, revision, entries))));
         revision++;
-        hasMap = true;
-        updated += part.length;
+        updated += entries.length;
       }
       for (const part of chunk(folds, FOLDS_PER_TRANSACTION)) {
         await send(() => dynamodb().send(new TransactWriteCommand(foldTransaction(list, revision, part))));
@@ -209,29 +204,21 @@ export async function updateContactCounts(
 const contactDelta = (changes: CountChange[]) =>
   changes.reduce((n, { member, to }) => n + (member.state === 'ARCHIVED' ? 0 : to - member.contacts), 0);
 
-/** One update of the list item: `cc` entries set, `nContacts` moved, the revision bumped. */
-function entriesUpdate(list: ListCounts, revision: number, hasMap: boolean, changes: CountChange[]) {
+/**
+ * One update of the list item: the `cc` map read, with the new counts, written back whole (the
+ * revision proves it unchanged since; a map value costs no expression length, so one update takes
+ * any number of companies), `nContacts` moved, the revision bumped.
+ */
+function entriesUpdate(list: ListCounts, revision: number, changes: CountChange[]) {
   const { condition, values } = revisionCondition(revision);
-  const names: Record<string, string> = {};
-  const entries: Item = {};
-  const sets = changes.map(({ member, to }, i) => {
-    names[`#k${i}`] = companyKey(member.ref);
-    entries[`:k${i}`] = to;
-    return `${CONTACT_COUNTS}.#k${i} = :k${i}`;
-  });
-  const whole = Object.fromEntries(changes.map(({ member, to }) => [companyKey(member.ref), to]));
+  const counts = { ...list.contactCounts };
+  for (const { member, to } of changes) counts[companyKey(member.ref)] = to;
   return {
     TableName: tableName(),
     Key: keys.list(list.accountId, list.listId),
-    UpdateExpression: `SET ${hasMap ? sets.join(', ') : `${CONTACT_COUNTS} = :cc`} ADD nContacts :delta, ${REVISION} :one`,
+    UpdateExpression: `SET ${CONTACT_COUNTS} = :cc ADD nContacts :delta, ${REVISION} :one`,
     ConditionExpression: condition,
-    ...(hasMap ? { ExpressionAttributeNames: names } : {}),
-    ExpressionAttributeValues: {
-      ...values,
-      ...(hasMap ? entries : { ':cc': whole }),
-      ':delta': contactDelta(changes),
-      ':one': 1,
-    },
+    ExpressionAttributeValues: { ...values, ':cc': counts, ':delta': contactDelta(changes), ':one': 1 },
   };
 }
 
