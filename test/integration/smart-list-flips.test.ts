@@ -5,7 +5,7 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { belgianCheckDigits, companyKey, type CompanyRef } from '../../lib/companies/identifiers';
-import { updateContactCounts } from '../../lib/lists/store/contact-counts';
+import { MAP_LIMIT, updateContactCounts } from '../../lib/lists/store/contact-counts';
 import { cleanUpDeletedLists } from '../../lib/lists/store/clean-up';
 import { INTENT, intentOf } from '../../lib/lists/store/flip-intents';
 import { moveListCompanies } from '../../lib/lists/manage';
@@ -58,8 +58,8 @@ async function withNew(listId: number, numbers: number[], contacts = 2) {
 /**
  * The list's counters against its members and order items, read one by one: companies per state,
  * contacts of the non-archived ones (a `cc` entry counting instead of the member's own), every member
- * with exactly one order item in its state's partition and no order item without a member, no flips
- * in flight. Returns the members' states by company.
+ * with exactly one order item in its state's partition, holding its count, and no order item without
+ * a member, no flips in flight. Returns the members' states by company.
  */
 async function expectExact(listId: number): Promise<Map<string, MemberState>> {
   const list = (await getList(ALICE.accountId, listId))!;
@@ -77,10 +77,15 @@ async function expectExact(listId: number): Promise<Map<string, MemberState>> {
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': keys.listOrderPartition(ALICE.accountId, listId, state) },
     });
-    expect(order.map((item) => key(listOrderOfKey(item['sk'] as string).ref)).sort()).toEqual(
+    // Each with the count its member holds.
+    expect(
+      order
+        .map((item) => `${key(listOrderOfKey(item['sk'] as string).ref)}:${String(item['contacts'])}`)
+        .sort(),
+    ).toEqual(
       members
         .filter((m) => m.state === state)
-        .map((m) => key(m.ref))
+        .map((m) => `${key(m.ref)}:${m.storedContacts}`)
         .sort(),
     );
   }
@@ -331,5 +336,39 @@ describe("a smart list's flips", () => {
     expect(await counting).toBe(1);
     await expectExact(listId);
     expect(await getList(ALICE.accountId, listId)).toMatchObject({ contacts: 8, counts: { NEW: 2 } });
+  });
+
+  it('writes counts into members holding 0 contacts and folds a full map back, without a transaction', async () => {
+    const listId = await newSmartList();
+    await withNew(listId, [1, 2, 3], 0);
+    const zero = [1, 2, 3].map((n) => ({ ref: company(n), contacts: 5 }));
+    const { result, calls } = await recordCalls(() => updateContactCounts(ALICE.accountId, listId, zero));
+    expect(result).toBe(3);
+    expect(calls.map((c) => c.command)).not.toContain('TransactWriteItems');
+    expect((await getAllMembers(ALICE.accountId, listId)).map((m) => m.storedContacts)).toEqual([5, 5, 5]);
+    await expectExact(listId);
+    // Past MAP_LIMIT entries, every count of the list goes back into its member.
+    const many = Array.from({ length: MAP_LIMIT + 10 }, (_, i) => 100 + i);
+    await withNew(listId, many, 1);
+    await updateContactCounts(
+      ALICE.accountId,
+      listId,
+      many.slice(0, MAP_LIMIT - 5).map((n) => ({ ref: company(n), contacts: 2 })),
+    );
+    expect(Object.keys((await getList(ALICE.accountId, listId))!.contactCounts)).toHaveLength(MAP_LIMIT - 5);
+    const folding = await recordCalls(() =>
+      updateContactCounts(
+        ALICE.accountId,
+        listId,
+        many.slice(MAP_LIMIT - 5).map((n) => ({ ref: company(n), contacts: 3 })),
+      ),
+    );
+    expect(folding.result).toBe(15);
+    expect(folding.calls.map((c) => c.command)).not.toContain('TransactWriteItems');
+    expect((await getList(ALICE.accountId, listId))!.contactCounts).toEqual({});
+    await expectExact(listId);
+    expect(await getList(ALICE.accountId, listId)).toMatchObject({
+      contacts: 15 + 2 * (MAP_LIMIT - 5) + 3 * 15,
+    });
   });
 });

@@ -10,15 +10,15 @@
  * are absolute, so applying the same notes again (a resumed import) finds nothing to change. A list
  * with a smart list's flips in flight (flip-intents.ts) is read again once they landed.
  *
- * Two cases write the members instead (member, order item, list item in one transaction per 49, as
- * a move does): a member that holds 0 contacts (the contacts page's Query skips order items holding
+ * Two cases write the members instead, as a smart list's flips do (flip-intents.ts: one claim of the
+ * list item, the members and order items put again in batches, a release): a member that holds 0 contacts (the contacts page's Query skips order items holding
  * 0, so a count there must be the order item's own), and a list whose map would grow past
  * MAP_LIMIT entries (it is folded back into its members, keeping the list item small for the
  * overview and every page).
  */
-import { TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { companyKey, type CompanyRef } from '../../companies/identifiers';
-import { AGAIN, batchGet, chunk, queryAll, queryPartitions, retrying } from '../../storage/batch';
+import { AGAIN, batchGet, queryAll, queryPartitions, retrying } from '../../storage/batch';
 import { cancellationReasons, dynamodb, isConditionFailed, send, tableName } from '../../storage/client';
 import {
   companyOfKey,
@@ -39,7 +39,17 @@ import {
   type Item,
   type Member,
 } from './model';
-import { INTENT, intentOf, settleExpired, type Intent } from './flip-intents';
+import {
+  claimIntent,
+  completeIntents,
+  INTENT,
+  intentOf,
+  newIntent,
+  settleExpired,
+  type ClaimChanges,
+  type Intent,
+  type ListIntent,
+} from './flip-intents';
 
 export interface Membership {
   accountId: string;
@@ -124,8 +134,6 @@ export async function readListCounts(
 
 /** A list's `cc` map past this many entries is folded into its members (about 20 bytes an entry). */
 export const MAP_LIMIT = 500;
-/** Two actions per member (member, order item) and one for the list item: 2 × 49 + 1 ≤ 100. */
-const FOLDS_PER_TRANSACTION = 49;
 
 interface CountChange {
   member: Member;
@@ -185,10 +193,12 @@ export async function updateContactCounts(
         revision++;
         updated += entries.length;
       }
-      for (const part of chunk(folds, FOLDS_PER_TRANSACTION)) {
-        await send(() => dynamodb().send(new TransactWriteCommand(foldTransaction(list, revision, part))));
-        revision++;
-        updated += part.filter((c) => c.to !== c.member.contacts).length;
+      if (folds.length > 0) {
+        // After the entries (those of members that are not folded): the map read holds for the folds.
+        const fold = foldIntent(list, folds);
+        if (!(await claimIntent(fold, revision, foldChanges(list, folds)))) return AGAIN;
+        await completeIntents([fold]);
+        updated += folds.filter((c) => c.to !== c.member.contacts).length;
       }
       return true;
     } catch (error) {
@@ -223,59 +233,28 @@ function entriesUpdate(list: ListCounts, revision: number, changes: CountChange[
 }
 
 /**
- * Counts written into members: each member (only if still as read) and its order item hold the new
- * number, and the list item moves `nContacts`, removes the members' `cc` entries and bumps the
- * revision, conditional on the revision read.
+ * Counts written into members (flip-intents.ts): each member and its order item written again with
+ * the new number, in batches, after one claim of the list item that moves `nContacts`, takes the
+ * members' `cc` entries out and bumps the revision, conditional on the revision read.
  */
-function foldTransaction(
-  list: ListCounts,
-  revision: number,
-  changes: CountChange[],
-): TransactWriteCommandInput {
-  const table = tableName();
-  const { accountId, listId } = list;
-  const { condition, values } = revisionCondition(revision);
-  const removed = changes.filter((c) => c.member.mapped);
-  const names = Object.fromEntries(removed.map(({ member }, i) => [`#k${i}`, companyKey(member.ref)]));
+function foldIntent(list: ListCounts, changes: CountChange[]): ListIntent {
+  const rewrites = changes.map(({ member, to }) => ({
+    ref: member.ref,
+    state: member.state,
+    matchedSinceMs: member.matchedSinceMs,
+    contacts: to,
+  }));
+  return { accountId: list.accountId, listId: list.listId, intent: newIntent(0, [], [], rewrites) };
+}
+
+function foldChanges(list: ListCounts, changes: CountChange[]): ClaimChanges {
+  const folded = new Set(changes.filter((c) => c.member.mapped).map((c) => companyKey(c.member.ref)));
   return {
-    TransactItems: [
-      ...changes.flatMap(({ member, to }) => [
-        {
-          Update: {
-            TableName: table,
-            Key: keys.listMember(accountId, listId, member.ref),
-            UpdateExpression: 'SET contacts = :new',
-            ConditionExpression: 'contacts = :old AND #state = :state AND matchedSince = :since',
-            ExpressionAttributeNames: { '#state': 'state' },
-            ExpressionAttributeValues: {
-              ':new': to,
-              ':old': member.storedContacts,
-              ':state': member.state,
-              ':since': new Date(member.matchedSinceMs).toISOString(),
-            },
-          },
-        },
-        {
-          Update: {
-            TableName: table,
-            Key: keys.listOrder(accountId, listId, member.state, member.matchedSinceMs, member.ref),
-            UpdateExpression: 'SET contacts = :new',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeValues: { ':new': to },
-          },
-        },
-      ]),
-      {
-        Update: {
-          TableName: table,
-          Key: keys.list(accountId, listId),
-          UpdateExpression: `ADD nContacts :delta, ${REVISION} :one${removed.length > 0 ? ` REMOVE ${removed.map((_, i) => `${CONTACT_COUNTS}.#k${i}`).join(', ')}` : ''}`,
-          ConditionExpression: condition,
-          ...(removed.length > 0 ? { ExpressionAttributeNames: names } : {}),
-          ExpressionAttributeValues: { ...values, ':delta': contactDelta(changes), ':one': 1 },
-        },
-      },
-    ],
+    contacts: contactDelta(changes),
+    contactCounts:
+      folded.size > 0
+        ? Object.fromEntries(Object.entries(list.contactCounts).filter(([key]) => !folded.has(key)))
+        : null,
   };
 }
 

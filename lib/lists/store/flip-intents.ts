@@ -45,7 +45,17 @@ import {
 import { conditionHeld, dynamodb, tableName } from '../../storage/client';
 import { companyOfKey, keys } from '../../storage/keys';
 import { forEachLimited } from '../../concurrency';
-import { memberItem, orderItem, REVISION, type Item, type NewMember } from './model';
+import {
+  CONTACT_COUNTS,
+  COUNTER,
+  memberItem,
+  orderItem,
+  REVISION,
+  revisionCondition,
+  type Item,
+  type MemberState,
+  type NewMember,
+} from './model';
 
 /** The list item's attribute holding the intent. */
 export const INTENT = 'fx';
@@ -58,7 +68,10 @@ const WRITES_PER_STEP = 200;
 /** List items claimed or released at once. */
 const LISTS_IN_FLIGHT = 16;
 
-/** Companies entering as NEW and NEW ones leaving, as a claim stored them. */
+/**
+ * Companies entering as NEW, NEW ones leaving, and members written again with a new number of
+ * contacts (contact-counts.ts, folding counts back into members), as a claim stored them.
+ */
 export interface Intent {
   token: string;
   /** Lease end (ms). */
@@ -67,6 +80,15 @@ export interface Intent {
   since: number;
   entering: NewMember[];
   leaving: { ref: CompanyRef; matchedSinceMs: number }[];
+  rewrites: Rewrite[];
+}
+
+/** A member written again as it is, with `contacts`. */
+export interface Rewrite {
+  ref: CompanyRef;
+  state: MemberState;
+  matchedSinceMs: number;
+  contacts: number;
 }
 
 /** An intent on one list. */
@@ -80,19 +102,35 @@ export interface ListIntent {
 export function intentOf(item: Item | undefined): Intent | null {
   const stored = item?.[INTENT] as { t: string; u: number; w: string } | undefined;
   if (!stored) return null;
-  const { s, e, l } = JSON.parse(stored.w) as { s: number; e: [string, number][]; l: [string, number][] };
+  const { s, e, l, r } = JSON.parse(stored.w) as {
+    s: number;
+    e: [string, number][];
+    l: [string, number][];
+    r?: [string, MemberState, number, number][];
+  };
   return {
     token: stored.t,
     until: Number(stored.u),
     since: s,
     entering: e.map(([key, contacts]) => ({ ref: companyOfKey(`COMPANY#${key}`), contacts })),
     leaving: l.map(([key, matchedSinceMs]) => ({ ref: companyOfKey(`COMPANY#${key}`), matchedSinceMs })),
+    rewrites: (r ?? []).map(([key, state, matchedSinceMs, contacts]) => ({
+      ref: companyOfKey(`COMPANY#${key}`),
+      state,
+      matchedSinceMs,
+      contacts,
+    })),
   };
 }
 
 /** A new intent of the claimer, its lease starting now. */
-export function newIntent(since: number, entering: NewMember[], leaving: Intent['leaving']): Intent {
-  return { token: randomUUID(), until: Date.now() + LEASE_MS, since, entering, leaving };
+export function newIntent(
+  since: number,
+  entering: NewMember[],
+  leaving: Intent['leaving'],
+  rewrites: Rewrite[] = [],
+): Intent {
+  return { token: randomUUID(), until: Date.now() + LEASE_MS, since, entering, leaving, rewrites };
 }
 
 /** The intent as the list item stores it: token and lease apart (conditions read them), flips packed. */
@@ -104,12 +142,66 @@ export function storedIntent(intent: Intent): Item {
       s: intent.since,
       e: intent.entering.map((m) => [companyKey(m.ref), m.contacts]),
       l: intent.leaving.map((m) => [companyKey(m.ref), m.matchedSinceMs]),
+      ...(intent.rewrites.length > 0
+        ? { r: intent.rewrites.map((m) => [companyKey(m.ref), m.state, m.matchedSinceMs, m.contacts]) }
+        : {}),
     }),
   };
 }
 
 /** The list item's condition that no intent is on it: every other writer of members or counters asks it. */
 export const NO_INTENT = `attribute_not_exists(${INTENT})`;
+
+/** What a claim changes on the list item besides storing the intent. */
+export interface ClaimChanges {
+  /** Companies per state, moved by these. */
+  counters?: Partial<Record<MemberState, number>>;
+  /** `nContacts` moves by this. */
+  contacts: number;
+  /** The `cc` map to write back whole (the revision proves it unchanged since it was read); null: as it is. */
+  contactCounts: Record<string, number> | null;
+  /** `updatedAt`, when the list's companies change. */
+  now?: Date;
+}
+
+/**
+ * Step 1: the list item's counters move by every flip of the intent and the intent is stored,
+ * conditional on the revision read (so the members read are the list's now) and on no other intent.
+ * False when the condition failed (the list changed, or is gone).
+ */
+export function claimIntent(
+  { accountId, listId, intent }: ListIntent,
+  revision: number,
+  { counters = {}, contacts, contactCounts, now }: ClaimChanges,
+): Promise<boolean> {
+  const { condition, values } = revisionCondition(revision);
+  const moved = Object.entries(counters).filter(([, n]) => n !== 0);
+  const sets = [
+    `${INTENT} = :intent`,
+    ...(now ? ['updatedAt = :now'] : []),
+    ...(contactCounts ? [`${CONTACT_COUNTS} = :cc`] : []),
+  ];
+  const adds = [
+    ...moved.map(([state], i) => `${COUNTER[state as MemberState]} :n${i}`),
+    'nContacts :c',
+    `${REVISION} :one`,
+  ];
+  return conditionHolds({
+    TableName: tableName(),
+    Key: keys.list(accountId, listId),
+    UpdateExpression: `SET ${sets.join(', ')} ADD ${adds.join(', ')}`,
+    ConditionExpression: `${condition} AND ${NO_INTENT}`,
+    ExpressionAttributeValues: {
+      ...values,
+      ':intent': storedIntent(intent),
+      ':c': contacts,
+      ':one': 1,
+      ...Object.fromEntries(moved.map(([, n], i) => [`:n${i}`, n])),
+      ...(now ? { ':now': now.toISOString() } : {}),
+      ...(contactCounts ? { ':cc': contactCounts } : {}),
+    },
+  });
+}
 
 /**
  * Writes the intents' members and order items (step 2), then releases each (step 3). Returns the
@@ -161,6 +253,14 @@ function intentWrites({ accountId, listId, intent }: ListIntent): WriteRequest[]
       { DeleteRequest: { Key: keys.listMember(accountId, listId, ref) } },
       { DeleteRequest: { Key: keys.listOrder(accountId, listId, 'NEW', matchedSinceMs, ref) } },
     ]),
+    ...intent.rewrites.flatMap(({ ref, state, matchedSinceMs, contacts }) => [
+      {
+        PutRequest: {
+          Item: memberItem(accountId, listId, ref, state, new Date(matchedSinceMs).toISOString(), contacts),
+        },
+      },
+      { PutRequest: { Item: orderItem(accountId, listId, state, matchedSinceMs, ref, contacts) } },
+    ]),
   ];
 }
 
@@ -196,13 +296,16 @@ async function release({ accountId, listId, intent }: ListIntent): Promise<boole
   if (await getItem(tableName(), keys.list(accountId, listId), { projection: ['pk'], consistent: true }))
     return true;
   // Deleted meanwhile: the clean-up worker may have run before the puts landed.
-  await batchDelete(
-    tableName(),
-    intent.entering.flatMap(({ ref }) => [
+  await batchDelete(tableName(), [
+    ...intent.entering.flatMap(({ ref }) => [
       keys.listMember(accountId, listId, ref),
       keys.listOrder(accountId, listId, 'NEW', intent.since, ref),
     ]),
-  );
+    ...intent.rewrites.flatMap(({ ref, state, matchedSinceMs }) => [
+      keys.listMember(accountId, listId, ref),
+      keys.listOrder(accountId, listId, state, matchedSinceMs, ref),
+    ]),
+  ]);
   return false;
 }
 

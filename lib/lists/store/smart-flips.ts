@@ -8,36 +8,24 @@
  * evaluation, whatever its number of flips up to FLIPS_PER_CLAIM: its item read once, one UpdateItem
  * that moves its counters and claims the flips, one that releases them. No transaction.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { companyKey, type CompanyRef } from '../../companies/identifiers';
 import { forEachLimited } from '../../concurrency';
 import { backoff, queryAll, queryPartitions } from '../../storage/batch';
-import { conditionHeld, dynamodb, tableName } from '../../storage/client';
+import { tableName } from '../../storage/client';
 import { StorageUnavailableError } from '../../storage/errors';
 import { companyOfKey, keys, listOfKey, SMART_FLIP_SHARDS } from '../../storage/keys';
 import type { Filters } from '../filters';
 import { readListCounts, type ListCounts } from './contact-counts';
 import {
+  claimIntent,
   completeIntents,
-  INTENT,
   LEASE_MS,
   newIntent,
-  NO_INTENT,
   settleExpired,
-  storedIntent,
   type Intent,
   type ListIntent,
 } from './flip-intents';
-import {
-  CONFLICT_RETRIES,
-  CONTACT_COUNTS,
-  COUNTER,
-  REVISION,
-  revisionCondition,
-  type Item,
-  type Member,
-  type NewMember,
-} from './model';
+import { CONFLICT_RETRIES, type Item, type Member, type NewMember } from './model';
 
 /** Flips of one list in one claim: its intent (about 30 bytes a flip) keeps the list item small. */
 const FLIPS_PER_CLAIM = 500;
@@ -138,39 +126,23 @@ export function flipMembers(
 }
 
 /**
- * Step 1 of flip-intents.ts: the list's counters move by every flip of the intent and the intent is
- * stored, conditional on the revision read (so the members read are the list's now) and on no other
- * intent. Members leaving take their `cc` entries along: the map read, without them, is written back
- * whole (the revision proves it unchanged). False when the condition failed.
+ * The claim of a list's flips (flip-intents.ts): NEW and `nContacts` move by them; members leaving
+ * take their `cc` entries along (the map read, without them, is written back whole).
  */
 function claim(list: ListCounts, intent: Intent, leaving: Member[], now: Date): Promise<boolean> {
   const contacts =
     intent.entering.reduce((n, m) => n + m.contacts, 0) - leaving.reduce((n, m) => n + m.contacts, 0);
   const mapped = new Set(leaving.filter((m) => m.mapped).map((m) => companyKey(m.ref)));
-  const counts =
+  const contactCounts =
     mapped.size > 0
       ? Object.fromEntries(Object.entries(list.contactCounts).filter(([key]) => !mapped.has(key)))
       : null;
-  const { condition, values } = revisionCondition(list.revision);
-  return conditionHeld(() =>
-    dynamodb().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.list(list.accountId, list.listId),
-        UpdateExpression: `SET ${INTENT} = :intent, updatedAt = :now${counts ? `, ${CONTACT_COUNTS} = :cc` : ''} ADD ${COUNTER.NEW} :n, nContacts :c, ${REVISION} :one`,
-        ConditionExpression: `${condition} AND ${NO_INTENT}`,
-        ExpressionAttributeValues: {
-          ...values,
-          ':intent': storedIntent(intent),
-          ':now': now.toISOString(),
-          ':n': intent.entering.length - leaving.length,
-          ':c': contacts,
-          ':one': 1,
-          ...(counts ? { ':cc': counts } : {}),
-        } satisfies Item,
-      }),
-    ),
-  );
+  return claimIntent({ accountId: list.accountId, listId: list.listId, intent }, list.revision, {
+    counters: { NEW: intent.entering.length - leaving.length },
+    contacts,
+    contactCounts,
+    now,
+  });
 }
 
 /** A changed company entering or leaving a smart list, as the import's derivation found it. */
