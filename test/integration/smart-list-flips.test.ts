@@ -127,7 +127,13 @@ describe("a smart list's flips", () => {
     const { result, calls } = await recordCalls(() =>
       flipLists(
         [
-          { accountId: ALICE.accountId, listId: first, entering, stopping: [company(4), company(5)] },
+          // Named twice: one batch may not write an item twice.
+          {
+            accountId: ALICE.accountId,
+            listId: first,
+            entering: [...entering, entering[0]!],
+            stopping: [company(4), company(5), company(4)],
+          },
           { accountId: ALICE.accountId, listId: second, entering, stopping: [] },
         ],
         new Date(),

@@ -58,8 +58,16 @@ export interface FlipTarget {
  */
 export async function flipLists(targets: FlipTarget[], now: Date): Promise<Flipped> {
   const result: Flipped = { entered: 0, left: 0 };
+  // Each company once per list: a batch may not write one item twice.
+  const unique = <T>(items: T[], ref: (item: T) => CompanyRef) => [
+    ...new Map(items.map((item) => [companyKey(ref(item)), item])).values(),
+  ];
   let pending = targets
-    .map((t) => ({ ...t, entering: [...new Map(t.entering.map((m) => [companyKey(m.ref), m])).values()] }))
+    .map((t) => ({
+      ...t,
+      entering: unique(t.entering, (m) => m.ref),
+      stopping: unique(t.stopping, (r) => r),
+    }))
     .filter((t) => t.entering.length + t.stopping.length > 0);
   const giveUp = Date.now() + 2 * LEASE_MS;
   for (let contended = 0; pending.length > 0;) {
