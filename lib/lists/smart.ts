@@ -16,11 +16,13 @@
  * company could touch in memory: every smart list is filed under its countries × NACE divisions
  * (`filterBuckets`), and a company looks up only its own country × its divisions (plus the lists
  * without a country or activity criterion), before and after the change; only those are evaluated,
- * and only a company whose match flips writes. The completion writes per list: one read of the members
- * that may leave, and one transaction per 49 flips (2 items a flip, the list's counters once). So an
- * import costs O(changed companies × lists filed under their buckets) filter checks in memory and
- * O(flips) member writes plus O(lists flipped) counter updates, plus one Query of the smart lists per
- * import batch.
+ * and only a company whose match flips writes. The completion reads the flipping companies' members
+ * (BatchGetItem across lists), then per list one UpdateItem that moves its counters for all its flips
+ * and one that releases them, and for every flip its member and order item in BatchWriteItem requests
+ * across lists (store/flip-intents.ts): 2 items and 0.08 requests a flip, no transaction. So an import
+ * costs O(changed companies × lists filed under their buckets) filter checks in memory and O(flips)
+ * member writes plus O(lists flipped) counter updates, plus one Query of the smart lists per import
+ * batch.
  */
 import { randomUUID } from 'node:crypto';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
@@ -162,8 +164,9 @@ function listsTouching(byBucket: Map<string, SmartListEntry[]>, profiles: Filter
  * The derivation (contract §11.2, §7.6): the company's filter profile follows the new record, and the
  * smart lists it could touch whose match it flips (entering or leaving) are noted, all in one item.
  * Both are unconditional puts the import makes in BatchWriteItem requests for the whole batch; the flips are
- * applied per list by `applySmartListFlips` when the import run ends (before it returns), so an
- * import with many flips into one list writes them in a few transactions of 49, not one per company.
+ * applied by `applySmartListFlips` when the import run ends (before it returns), so an import with
+ * many flips into one list moves its counters once and writes its members in batches shared by all
+ * lists, not a write per company.
  */
 export async function deriveSmartLists({ before, after }: CompanyChange): Promise<Derived> {
   const next = filterProfileOf(after);
