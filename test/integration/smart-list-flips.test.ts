@@ -377,4 +377,44 @@ describe("a smart list's flips", () => {
       contacts: 15 + 2 * (MAP_LIMIT - 5) + 3 * 15,
     });
   });
+
+  it('holds an addition to a static list while counts are folded into its members, then adds', async () => {
+    const list = await createList({
+      accountId: ALICE.accountId,
+      name: `static ${Math.random()}`,
+      type: 'STATIC',
+      columns: [],
+      shared: true,
+      notificationsEnabled: false,
+      createdBy: ALICE.userEmail,
+      createdAt: new Date().toISOString(),
+      filters: null,
+    });
+    await addMembers(ALICE.accountId, list.id, [{ ref: company(1), contacts: 0 }], {
+      state: 'SAVED',
+      now: new Date(),
+    });
+    let adding: ReturnType<typeof addMembers> | undefined;
+    const stop = before(/^BatchWriteItem/, async () => {
+      let attempted: () => void = () => undefined;
+      const writing = new Promise<void>((resolve) => (attempted = resolve));
+      const stopWatching = before(/^TransactWriteItems/, async () => attempted());
+      adding = addMembers(ALICE.accountId, list.id, [{ ref: company(2), contacts: 3 }], {
+        state: 'SAVED',
+        now: new Date(),
+        onlyType: 'STATIC',
+      });
+      await writing;
+      stopWatching();
+    });
+    try {
+      // Company 1 holds 0 contacts: its new count is written into its member (a fold).
+      expect(await updateContactCounts(ALICE.accountId, list.id, [{ ref: company(1), contacts: 4 }])).toBe(1);
+    } finally {
+      stop();
+    }
+    expect((await adding)!.added).toEqual([company(2)]);
+    await expectExact(list.id);
+    expect(await getList(ALICE.accountId, list.id)).toMatchObject({ contacts: 7, counts: { SAVED: 2 } });
+  });
 });

@@ -153,13 +153,23 @@ export async function refusedMembers<T>(
   if (!reasons) throw error;
   if (reasons[reasons.length - 1] !== 'ConditionalCheckFailed')
     return pending.filter((_, i) => reasons[actions * i] === 'ConditionalCheckFailed');
-  const list = await getItem(tableName(), keys.list(accountId, listId), {
+  const list = await listWithIntent(accountId, listId);
+  if (!list) throw new ListChangedError();
+  return list.intent ? [] : pending;
+}
+
+/**
+ * The list item as a refused write finds it: absent (gone), or there with the intent it holds, if
+ * any (flip-intents.ts), which is finished first when it is past its lease; the caller tries again
+ * after a backoff.
+ */
+export async function listWithIntent(accountId: string, listId: number) {
+  const item = await getItem(tableName(), keys.list(accountId, listId), {
     projection: ['pk', INTENT],
     consistent: true,
   });
-  if (!list) throw new ListChangedError();
-  const intent = intentOf(list);
-  if (!intent) return pending;
-  await settleExpired(accountId, listId, intent);
-  return [];
+  if (!item) return undefined;
+  const intent = intentOf(item);
+  if (intent) await settleExpired(accountId, listId, intent);
+  return { intent };
 }
