@@ -1,7 +1,7 @@
 /**
- * A smart list's flips (lib/lists/store/smart-flips.ts, flip-intents.ts) against DynamoDB Local:
- * members written in batches, counters moved once per list, and exact whatever lands in between —
- * a user's move, a second evaluation, a crash between the claim and the member writes, a deletion.
+ * Smart-list flips and contact-count folds (lib/lists/store/flip-intents.ts) against DynamoDB Local:
+ * members written in batches, counters moved once per list, exact whatever lands in between (a
+ * user's move or addition, a second evaluation, a crash between claim and member writes, a deletion).
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { belgianCheckDigits, companyKey, type CompanyRef } from '../../lib/companies/identifiers';
@@ -23,24 +23,23 @@ import { useFreshTable } from '../support/table';
 
 useFreshTable();
 
-const be = (firstEight: string) => firstEight + belgianCheckDigits(firstEight);
-const company = (n: number): CompanyRef => ({
-  country: 'BE',
-  companyNumber: be(`06${String(n).padStart(6, '0')}`),
-});
-const key = (ref: CompanyRef) => companyKey(ref);
+const company = (n: number): CompanyRef => {
+  const firstEight = `06${String(n).padStart(6, '0')}`;
+  return { country: 'BE', companyNumber: firstEight + belgianCheckDigits(firstEight) };
+};
+const key = companyKey;
 
-async function newSmartList(): Promise<number> {
+async function newList(type: 'SMART' | 'STATIC' = 'SMART'): Promise<number> {
   const list = await createList({
     accountId: ALICE.accountId,
-    name: `smart ${Math.random()}`,
-    type: 'SMART',
+    name: `${type} ${Math.random()}`,
+    type,
     columns: [],
     shared: true,
     notificationsEnabled: false,
     createdBy: ALICE.userEmail,
     createdAt: new Date().toISOString(),
-    filters: { countries: ['BE'] },
+    filters: type === 'SMART' ? { countries: ['BE'] } : null,
   });
   return list.id;
 }
@@ -72,11 +71,7 @@ async function expectExact(listId: number): Promise<Map<string, MemberState>> {
     .reduce((n, m) => n + (list.contactCounts[key(m.ref)] ?? m.storedContacts), 0);
   expect({ counts: list.counts, contacts: list.contacts }).toEqual({ counts, contacts });
   for (const state of MEMBER_STATES) {
-    const order = await queryAll({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.listOrderPartition(ALICE.accountId, listId, state) },
-    });
+    const order = await orderItems(listId, state);
     // Each with the count its member holds.
     expect(
       order
@@ -92,6 +87,13 @@ async function expectExact(listId: number): Promise<Map<string, MemberState>> {
   expect(await intentOn(listId)).toBeNull();
   return new Map(members.map((m) => [key(m.ref), m.state]));
 }
+
+const orderItems = (listId: number, state: MemberState) =>
+  queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.listOrderPartition(ALICE.accountId, listId, state) },
+  });
 
 async function intentOn(listId: number) {
   return intentOf(
@@ -119,9 +121,19 @@ function before(command: RegExp, act: () => Promise<unknown>) {
   return () => dynamodb().middlewareStack.remove(name);
 }
 
+/** Resolves when the first call of `command` is sent. */
+function firstSent(command: RegExp): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = before(command, async () => {
+      stop();
+      resolve();
+    });
+  });
+}
+
 describe("a smart list's flips", () => {
   it("writes the flips of several lists in shared batches, each list's counters moved by one update", async () => {
-    const [first, second] = [await newSmartList(), await newSmartList()];
+    const [first, second] = [await newList(), await newList()];
     await withNew(first, [4, 5], 1);
     const entering = [1, 2, 3].map((n) => ({ ref: company(n), contacts: n }));
     const { result, calls } = await recordCalls(() =>
@@ -141,22 +153,16 @@ describe("a smart list's flips", () => {
     );
     expect(result).toEqual({ entered: 6, left: 2 });
     // Lists read, then members; a claim per list; 16 member and order items in one batch; a release per list.
-    expect(calls.map((c) => c.command)).toEqual([
-      'BatchGetItem',
-      'BatchGetItem',
-      'UpdateItem',
-      'UpdateItem',
-      'BatchWriteItem',
-      'UpdateItem',
-      'UpdateItem',
-    ]);
+    expect(calls.map((c) => c.command).join(' ')).toBe(
+      'BatchGetItem BatchGetItem UpdateItem UpdateItem BatchWriteItem UpdateItem UpdateItem',
+    );
     expect(await getList(ALICE.accountId, first)).toMatchObject({ contacts: 6, counts: { NEW: 3 } });
     await expectExact(first);
     await expectExact(second);
   });
 
   it('counts the flips of an evaluation applied again (a resumed import) once', async () => {
-    const listId = await newSmartList();
+    const listId = await newList();
     const entering = [1, 2].map((n) => ({ ref: company(n), contacts: n }));
     expect(await flipMembers(ALICE.accountId, listId, entering, [], new Date())).toEqual({
       entered: 2,
@@ -176,7 +182,7 @@ describe("a smart list's flips", () => {
   });
 
   it('keeps a company a user saved between the read of the members and the claim', async () => {
-    const listId = await newSmartList();
+    const listId = await newList();
     const [saved, leaving] = [company(1), company(2)];
     await withNew(listId, [1, 2]);
     const stop = before(/^UpdateItem/, async () => {
@@ -195,14 +201,12 @@ describe("a smart list's flips", () => {
   });
 
   it("holds a user's move while the flips are written, then moves what is still in the list", async () => {
-    const listId = await newSmartList();
+    const listId = await newList();
     await withNew(listId, [1, 2, 3]);
     let move: ReturnType<typeof moveListCompanies> | undefined;
     // The move reads the members before the flips land: company 1 is leaving, company 3 stays NEW.
     const stop = before(/^BatchWriteItem/, async () => {
-      let attempted: () => void = () => undefined;
-      const writing = new Promise<void>((resolve) => (attempted = resolve));
-      const stopWatching = before(/^TransactWriteItems/, async () => attempted());
+      const writing = firstSent(/^TransactWriteItems/);
       move = moveListCompanies(
         ALICE,
         listId,
@@ -210,7 +214,6 @@ describe("a smart list's flips", () => {
       );
       // Its first write meets the flips in flight on the list, and it waits.
       await writing;
-      stopWatching();
     });
     try {
       expect(
@@ -235,7 +238,7 @@ describe("a smart list's flips", () => {
   });
 
   it('finishes flips cut off between the claim and the member writes once their lease is over', async () => {
-    const listId = await newSmartList();
+    const listId = await newList();
     await withNew(listId, [1, 2]);
     const entering = [{ ref: company(3), contacts: 4 }];
     // The process dies as it sends the member writes: counters moved, members not.
@@ -276,7 +279,7 @@ describe("a smart list's flips", () => {
   });
 
   it('counts each company once when two evaluations flip the same list at the same moment', async () => {
-    const listId = await newSmartList();
+    const listId = await newList();
     await withNew(listId, [1, 2, 3]);
     const entering = (numbers: number[]) => numbers.map((n) => ({ ref: company(n), contacts: n }));
     const results = await Promise.all([
@@ -291,7 +294,7 @@ describe("a smart list's flips", () => {
   });
 
   it('leaves nothing behind of a list deleted and cleaned up while its flips are written', async () => {
-    const listId = await newSmartList();
+    const listId = await newList();
     const stop = before(/^BatchWriteItem/, async () => {
       await deleteList((await getList(ALICE.accountId, listId))!);
       await cleanUpDeletedLists();
@@ -308,16 +311,11 @@ describe("a smart list's flips", () => {
       stop();
     }
     expect(await getAllMembers(ALICE.accountId, listId)).toEqual([]);
-    const order = await queryAll({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.listOrderPartition(ALICE.accountId, listId, 'NEW') },
-    });
-    expect(order).toEqual([]);
+    expect(await orderItems(listId, 'NEW')).toEqual([]);
   });
 
   it('counts contacts anew only once the flips in flight have landed', async () => {
-    const listId = await newSmartList();
+    const listId = await newList();
     await withNew(listId, [1, 2], 1);
     let counting: Promise<number> | undefined;
     const stop = before(/^BatchWriteItem/, async () => {
@@ -345,7 +343,7 @@ describe("a smart list's flips", () => {
   });
 
   it('writes counts into members holding 0 contacts and folds a full map back, without a transaction', async () => {
-    const listId = await newSmartList();
+    const listId = await newList();
     await withNew(listId, [1, 2, 3], 0);
     const zero = [1, 2, 3].map((n) => ({ ref: company(n), contacts: 5 }));
     const { result, calls } = await recordCalls(() => updateContactCounts(ALICE.accountId, listId, zero));
@@ -379,33 +377,20 @@ describe("a smart list's flips", () => {
   });
 
   it('holds an addition to a static list while counts are folded into its members, then adds', async () => {
-    const list = await createList({
-      accountId: ALICE.accountId,
-      name: `static ${Math.random()}`,
-      type: 'STATIC',
-      columns: [],
-      shared: true,
-      notificationsEnabled: false,
-      createdBy: ALICE.userEmail,
-      createdAt: new Date().toISOString(),
-      filters: null,
-    });
+    const list = { id: await newList('STATIC') };
     await addMembers(ALICE.accountId, list.id, [{ ref: company(1), contacts: 0 }], {
       state: 'SAVED',
       now: new Date(),
     });
     let adding: ReturnType<typeof addMembers> | undefined;
     const stop = before(/^BatchWriteItem/, async () => {
-      let attempted: () => void = () => undefined;
-      const writing = new Promise<void>((resolve) => (attempted = resolve));
-      const stopWatching = before(/^TransactWriteItems/, async () => attempted());
+      const writing = firstSent(/^TransactWriteItems/);
       adding = addMembers(ALICE.accountId, list.id, [{ ref: company(2), contacts: 3 }], {
         state: 'SAVED',
         now: new Date(),
         onlyType: 'STATIC',
       });
       await writing;
-      stopWatching();
     });
     try {
       // Company 1 holds 0 contacts: its new count is written into its member (a fold).

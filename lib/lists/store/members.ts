@@ -91,10 +91,15 @@ async function addChunk(
       } catch (error) {
         const reasons = cancellationReasons(error);
         if (!reasons) throw error;
-        // The last action is the list item: its condition failing means the list changed under us
-        // (gone, or not of the type or visibility asked), unless an import's intent holds it a moment.
+        // The last action is the list item: its condition failing means the list is gone or not of
+        // the type or visibility asked, unless an import's intent held it a moment (gone by now, or not).
         if (reasons[reasons.length - 1] === 'ConditionalCheckFailed') {
-          if ((await listWithIntent(accountId, listId))?.intent) return AGAIN;
+          const list = await listWithIntent(accountId, listId);
+          const held =
+            list &&
+            (!options.onlyType || list.type === options.onlyType) &&
+            (options.visibleTo === undefined || list.shared || list.createdBy === options.visibleTo);
+          if (held) return AGAIN;
           throw new ListChangedError();
         }
         // A member's put (even index) cancelled by its condition: that company is already in the list.

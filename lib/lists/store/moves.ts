@@ -13,6 +13,7 @@ import {
   ListChangedError,
   REVISION,
   orderItem,
+  type ListType,
   type Member,
   type MemberState,
 } from './model';
@@ -159,17 +160,22 @@ export async function refusedMembers<T>(
 }
 
 /**
- * The list item as a refused write finds it: absent (gone), or there with the intent it holds, if
- * any (flip-intents.ts), which is finished first when it is past its lease; the caller tries again
- * after a backoff.
+ * The list item as a refused write finds it: absent (gone), or there with its type, visibility and the
+ * intent it holds, if any (flip-intents.ts), which is finished first when it is past its lease; the
+ * caller tries again after a backoff.
  */
 export async function listWithIntent(accountId: string, listId: number) {
   const item = await getItem(tableName(), keys.list(accountId, listId), {
-    projection: ['pk', INTENT],
+    projection: ['pk', 'type', 'shared', 'createdBy', INTENT],
     consistent: true,
   });
   if (!item) return undefined;
   const intent = intentOf(item);
   if (intent) await settleExpired(accountId, listId, intent);
-  return { intent };
+  return {
+    intent,
+    type: item['type'] as ListType,
+    shared: item['shared'] === true,
+    createdBy: item['createdBy'] as string,
+  };
 }
