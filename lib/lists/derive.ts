@@ -9,7 +9,7 @@
  * Cost: the notes are batched writes (one item per changed company); the completion reads each noted
  * company's lists (one gsi1 Query a company, keys only) and number (BatchGetItem), then the lists and
  * their noted members (BatchGetItem, 100 keys a request across lists), and writes one UpdateItem per
- * list (per 150 of its companies), whatever the number of memberships.
+ * list, whatever the number of memberships.
  */
 import { companyKey } from '../companies/identifiers';
 import { forEachLimited } from '../concurrency';

@@ -110,7 +110,8 @@ export const listRoutes = {
     summary: "Changes a list's name, columns, sharing (its creator only), notifications or filters",
     scope: 'lists:write',
     // A rename moves the name claim; new filters move the smart-list entry and re-evaluate the list:
-    // its members against the filter profiles, companies entering and leaving in transactions.
+    // its members against the filter profiles, companies entering and leaving in batches, the list's
+    // counters moved by one update per 500 of them (flip-intents.ts).
     storage: {
       GetItem: [partitions.accountLists],
       BatchGetItem: [partitions.accountLists, partitions.listMembers],
@@ -118,6 +119,7 @@ export const listRoutes = {
       UpdateItem: [partitions.accountLists],
       PutItem: [partitions.accountLists, partitions.smartLists, partitions.listMembers, partitions.listOrder],
       DeleteItem: [partitions.accountLists, partitions.listMembers, partitions.listOrder],
+      BatchWriteItem: [partitions.listMembers, partitions.listOrder],
     },
     request: updateListRequest,
     response: listSchema,
@@ -143,13 +145,15 @@ export const listRoutes = {
     summary: 'Moves companies of a list between states (NEW, SAVED, ARCHIVED)',
     scope: 'lists:write',
     // The members read (with the list item's contact counts), then member, order items and counters
-    // moved in one transaction per 33.
+    // moved in one transaction per 33; an import's flips found on the list past their lease are
+    // finished first (members and order items in batches: flip-intents.ts).
     storage: {
       GetItem: [partitions.accountLists],
       BatchGetItem: [partitions.accountLists, partitions.listMembers],
       UpdateItem: [partitions.listMembers, partitions.accountLists],
       PutItem: [partitions.listOrder],
       DeleteItem: [partitions.listOrder],
+      BatchWriteItem: [partitions.listMembers, partitions.listOrder],
     },
     request: moveListCompaniesRequest,
     response: moveListCompaniesResultSchema,

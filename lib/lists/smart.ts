@@ -16,15 +16,16 @@
  * company could touch in memory: every smart list is filed under its countries × NACE divisions
  * (`filterBuckets`), and a company looks up only its own country × its divisions (plus the lists
  * without a country or activity criterion), before and after the change; only those are evaluated,
- * and only a company whose match flips writes. The completion writes per list: one read of the members
- * that may leave, and one transaction per 49 flips (2 items a flip, the list's counters once). So an
- * import costs O(changed companies × lists filed under their buckets) filter checks in memory and
- * O(flips) member writes plus O(lists flipped) counter updates, plus one Query of the smart lists per
- * import batch.
+ * and only a company whose match flips writes. The completion reads the flipping companies' members
+ * (BatchGetItem across lists), then per list one UpdateItem that moves its counters for all its flips
+ * and one that releases them, and for every flip its member and order item in BatchWriteItem requests
+ * across lists (store/flip-intents.ts): 2 items and 0.08 requests a flip, no transaction. So an import
+ * costs O(changed companies × lists filed under their buckets) filter checks in memory and O(flips)
+ * member writes plus O(lists flipped) counter updates, plus one Query of the smart lists per import
+ * batch.
  */
 import { randomUUID } from 'node:crypto';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
-import { forEachLimited } from '../concurrency';
 import { batchDelete } from '../storage/batch';
 import { tableName } from '../storage/client';
 import type { CompanyRecord } from '../companies/record';
@@ -43,10 +44,11 @@ import { revealList, writeHiddenMembers } from './store/lists';
 import type { Member, StoredList } from './store/model';
 import { filterProfileItem, getFilterProfiles } from './store/profiles';
 import {
-  flipMembers,
+  flipLists,
   getSmartListFlips,
   getSmartLists,
   smartListFlipsItem,
+  type FlipTarget,
   type SmartListEntry,
   type SmartListFlip,
 } from './store/smart-flips';
@@ -78,14 +80,14 @@ export interface Target {
 
 /**
  * The one evaluation of §7.6 (see the module comment), over one list and many companies (creation,
- * filter change) or many lists and a few companies each (the import's completion). Each list's flips
- * are written together (smart-flips.ts `flipMembers`: one transaction per 49 companies with one
- * counter update, never one per company).
+ * filter change) or many lists and a few companies each (the import's completion). The flips of
+ * every list are written together (smart-flips.ts `flipLists`: the members in BatchWriteItem requests
+ * across lists, each list's counters moved by one update), never a transaction per company.
  */
 export async function evaluateSmartLists(targets: Target[], now: Date): Promise<Evaluated> {
   const result: Evaluated = { entered: 0, left: 0 };
-  // Lists are independent items: several are written at once (a list's own writes stay in order).
-  await forEachLimited(targets, LISTS_IN_FLIGHT, async ({ list, candidates }) => {
+  const flips: FlipTarget[] = [];
+  for (const { list, candidates } of targets) {
     const entering: Candidate[] = [];
     const stopping: Candidate[] = [];
     for (const candidate of candidates) {
@@ -100,24 +102,18 @@ export async function evaluateSmartLists(targets: Target[], now: Date): Promise<
       const contacts = members.reduce((n, m) => n + m.contacts, 0);
       await revealList(list as StoredList, { NEW: members.length, SAVED: 0, ARCHIVED: 0 }, contacts);
       result.entered += members.length;
-      return;
+    } else if (members.length > 0 || stopping.length > 0) {
+      flips.push({
+        accountId: list.accountId,
+        listId: list.id,
+        entering: members,
+        stopping: stopping.map((c) => c.ref),
+      });
     }
-    if (members.length === 0 && stopping.length === 0) return;
-    const flipped = await flipMembers(
-      list.accountId,
-      list.id,
-      members,
-      stopping.map((c) => c.ref),
-      now,
-    );
-    result.entered += flipped.entered;
-    result.left += flipped.left;
-  });
-  return result;
+  }
+  const flipped = await flipLists(flips, now);
+  return { entered: result.entered + flipped.entered, left: result.left + flipped.left };
 }
-
-/** Lists written at once by one evaluation. */
-const LISTS_IN_FLIGHT = 8;
 
 /** Every company a list's filters could match (the countries it names, or all), as candidates. */
 export async function candidatesForList(filters: Filters, members: Member[] | null): Promise<Candidate[]> {
@@ -168,8 +164,9 @@ function listsTouching(byBucket: Map<string, SmartListEntry[]>, profiles: Filter
  * The derivation (contract §11.2, §7.6): the company's filter profile follows the new record, and the
  * smart lists it could touch whose match it flips (entering or leaving) are noted, all in one item.
  * Both are unconditional puts the import makes in BatchWriteItem requests for the whole batch; the flips are
- * applied per list by `applySmartListFlips` when the import run ends (before it returns), so an
- * import with many flips into one list writes them in a few transactions of 49, not one per company.
+ * applied by `applySmartListFlips` when the import run ends (before it returns), so an import with
+ * many flips into one list moves its counters once and writes its members in batches shared by all
+ * lists, not a write per company.
  */
 export async function deriveSmartLists({ before, after }: CompanyChange): Promise<Derived> {
   const next = filterProfileOf(after);

@@ -135,9 +135,14 @@ export function batchDelete(table: string, keys: Key[], concurrency = 8): Promis
   );
 }
 
-type WriteRequest = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: Key } };
+export type WriteRequest = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: Key } };
 
-async function batchWrite(table: string, requests: WriteRequest[], concurrency: number): Promise<void> {
+/** Puts and deletes together, 25 per request, `concurrency` requests at a time. */
+export async function batchWrite(
+  table: string,
+  requests: WriteRequest[],
+  concurrency: number,
+): Promise<void> {
   await forEachLimited(chunk(requests, BATCH_WRITE_LIMIT), concurrency, (part) =>
     batchWriteChunk(table, part),
   );

@@ -10,7 +10,11 @@
  *    given the same 1,000 demo companies first, then the same changed file, timed; runs alternate
  *    between the tables. Two kinds of change: the demo's own between its two snapshots (new accounts
  *    filed, people left: figures and contact counts change), and the worst case for flips (every
- *    company moves to another place, every third one also to another activity).
+ *    company moves to another place, every third one also to another activity). Besides the times
+ *    (which depend on the machine's load), what the lists add in writes, which does not: items,
+ *    write requests and write units of a run with the lists minus one without, per flip. Write units
+ *    as DynamoDB bills them for items up to 1 KB: one an item, two in a transaction (DynamoDB Local's
+ *    own figure does not double transactions).
  *
  * Figures only; it exits 0 whatever they are. DynamoDB Local is started unless DYNAMODB_ENDPOINT is set.
  */
@@ -146,6 +150,19 @@ async function main(): Promise<void> {
     let completionMs = 0;
     let flips = 0;
     const { forgetSmartLists } = await import('../../lib/lists/smart');
+    const { countWrites, writesSoFar } = await import('../../lib/storage/client');
+    countWrites();
+    /** Items, write requests and write units (items up to 1 KB) this process has written so far. */
+    const written = () => {
+      const counts = [...writesSoFar()];
+      const items = counts.reduce((n, [, c]) => n + c.items, 0);
+      return {
+        items,
+        requests: counts.reduce((n, [, c]) => n + c.requests, 0),
+        units: items + (writesSoFar().get('TransactWriteItemsCommand')?.items ?? 0),
+      };
+    };
+    let writes = written();
     const run = async (records: readonly object[]) => {
       // The import files the smart lists for 2 s; this process switches tables between runs.
       forgetSmartLists();
@@ -164,7 +181,14 @@ async function main(): Promise<void> {
         },
       });
       if (summary.rejected > 0) throw new Error('rejected lines');
-      return { ms: performance.now() - started, summary };
+      const before = writes;
+      writes = written();
+      const spent = {
+        items: writes.items - before.items,
+        requests: writes.requests - before.requests,
+        units: writes.units - before.units,
+      };
+      return { ms: performance.now() - started, summary, spent };
     };
     let random = 11;
     const next = () => {
@@ -212,6 +236,8 @@ async function main(): Promise<void> {
       flips: number;
       completion: number;
       members: number;
+      /** Items, write requests and write units a run with the lists wrote beyond one without. */
+      added: { items: number; requests: number; units: number };
     }[] = [];
     for (const scenario of scenarios) {
       console.error(`scenario: ${scenario.name}`);
@@ -230,6 +256,10 @@ async function main(): Promise<void> {
       }
       // Changed, then back: every run changes every company. Alternating tables, so load hits both alike.
       const times: Record<keyof typeof tables, number[]> = { without: [], with: [] };
+      const spent: Record<keyof typeof tables, { items: number; requests: number; units: number }[]> = {
+        without: [],
+        with: [],
+      };
       const flipCounts: number[] = [];
       const completions: number[] = [];
       for (let round = 0; round < 4; round++) {
@@ -237,7 +267,8 @@ async function main(): Promise<void> {
           ? ['without', 'with']
           : ['with', 'without']) as (keyof typeof tables)[]) {
           process.env['TABLE_NAME'] = tables[kind];
-          const { ms, summary } = await run(round % 2 === 0 ? scenario.to : scenario.from);
+          const { ms, summary, spent: cost } = await run(round % 2 === 0 ? scenario.to : scenario.from);
+          spent[kind].push(cost);
           if (summary.changed !== changedCount)
             throw new Error(`expected ${changedCount} changed, got ${summary.changed}`);
           times[kind].push(ms);
@@ -260,6 +291,11 @@ async function main(): Promise<void> {
         flips: median(flipCounts),
         completion: median(completions),
         members: lists.reduce((n, l) => n + l.counts.NEW + l.counts.SAVED + l.counts.ARCHIVED, 0),
+        added: {
+          items: median(spent.with.map((c) => c.items)) - median(spent.without.map((c) => c.items)),
+          requests: median(spent.with.map((c) => c.requests)) - median(spent.without.map((c) => c.requests)),
+          units: median(spent.with.map((c) => c.units)) - median(spent.without.map((c) => c.units)),
+        },
       });
     }
 
@@ -282,6 +318,11 @@ async function main(): Promise<void> {
         `  ${r.name}: ${(r.without / 1000).toFixed(2)} s → ${(r.with / 1000).toFixed(2)} s (+${(added * 100).toFixed(1)} %, budget +${IMPORT_BUDGET * 100} %: ${added <= IMPORT_BUDGET ? 'PASS' : 'OVER'}); ` +
           `${r.flips} flips (${(r.flips / changedCount).toFixed(2)} a company, ${perFlip} ms each if they were all the cost), completion ${(r.completion / 1000).toFixed(2)} s; ` +
           `the lists hold ${r.members.toLocaleString('en')} companies (${(r.members / changedCount).toFixed(1)} lists a company)`,
+      );
+      const eachFlip = (n: number) => (r.flips > 0 ? (n / r.flips).toFixed(2) : '–');
+      console.log(
+        `    the lists add ${r.added.items.toLocaleString('en')} items in ${r.added.requests.toLocaleString('en')} write requests (${r.added.units.toFixed(0)} write units): ` +
+          `${eachFlip(r.added.items)} items, ${eachFlip(r.added.requests)} requests, ${eachFlip(r.added.units)} write units per flip`,
       );
     }
   } finally {

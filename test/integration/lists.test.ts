@@ -12,7 +12,6 @@ import { createList, getList } from '../../lib/lists/store/lists';
 import { addMembers, getMembers, removeNewMembers } from '../../lib/lists/store/members';
 import type { ListType } from '../../lib/lists/store/model';
 import { moveMembers } from '../../lib/lists/store/moves';
-import { flipMembers } from '../../lib/lists/store/smart-flips';
 import { dynamodb } from '../../lib/storage/client';
 import { recordCalls } from '../support/dynamodb-calls';
 import { asImportWorkers } from '../support/import-access';
@@ -500,98 +499,6 @@ describe('contact counts kept by the import', () => {
     expect(await getList(ALICE.accountId, listId)).toMatchObject({
       contacts: 0,
       counts: { NEW: 0, SAVED: 0, ARCHIVED: 0 },
-    });
-  });
-});
-
-describe("a smart list's flips, written per list", () => {
-  const company = (n: number) => ({
-    country: 'BE' as const,
-    companyNumber: be(`06${String(n).padStart(6, '0')}`),
-  });
-
-  it('writes every flip of a list in one transaction with one counter update, after one read', async () => {
-    const listId = await newList('SMART');
-    await addMembers(
-      ALICE.accountId,
-      listId,
-      [4, 5].map((n) => ({ ref: company(n), contacts: 1 })),
-      { state: 'NEW', now: new Date() },
-    );
-    const entering = [1, 2, 3].map((n) => ({ ref: company(n), contacts: n }));
-    const { result, calls } = await recordCalls(() =>
-      flipMembers(ALICE.accountId, listId, entering, [company(4), company(5)], new Date()),
-    );
-    expect(result).toEqual({ entered: 3, left: 2 });
-    expect(calls.map((c) => c.command)).toEqual(['BatchGetItem', 'TransactWriteItems']);
-    expect(await getList(ALICE.accountId, listId)).toMatchObject({
-      contacts: 6,
-      counts: { NEW: 3, SAVED: 0, ARCHIVED: 0 },
-    });
-  });
-
-  it('counts the flips of a completion applied again (a resumed import) once', async () => {
-    const listId = await newList('SMART');
-    const entering = [1, 2].map((n) => ({ ref: company(n), contacts: n }));
-    expect(await flipMembers(ALICE.accountId, listId, entering, [], new Date())).toEqual({
-      entered: 2,
-      left: 0,
-    });
-    expect(await flipMembers(ALICE.accountId, listId, entering, [], new Date())).toEqual({
-      entered: 0,
-      left: 0,
-    });
-    await flipMembers(ALICE.accountId, listId, [], [company(2)], new Date());
-    expect(await flipMembers(ALICE.accountId, listId, [], [company(2)], new Date())).toEqual({
-      entered: 0,
-      left: 0,
-    });
-    expect(await getList(ALICE.accountId, listId)).toMatchObject({
-      contacts: 1,
-      counts: { NEW: 1, SAVED: 0, ARCHIVED: 0 },
-    });
-  });
-
-  it('keeps a company a user saved while its flip out of the list was under way', async () => {
-    const listId = await newList('SMART');
-    const [saved, leaving] = [company(1), company(2)];
-    await addMembers(
-      ALICE.accountId,
-      listId,
-      [saved, leaving].map((ref) => ({ ref, contacts: 2 })),
-      { state: 'NEW', now: new Date() },
-    );
-    // The user's move lands between the flip's read of the members and its transaction.
-    let moved = false;
-    const name = `move-during-flip-${Math.random()}`;
-    dynamodb().middlewareStack.add(
-      (next, context) => async (args) => {
-        if (!moved && /^TransactWrite/.test(context.commandName ?? '')) {
-          moved = true;
-          const member = (await getMembers(ALICE.accountId, listId, [saved])).get(
-            `BE#${saved.companyNumber}`,
-          )!;
-          await moveMembers(ALICE.accountId, listId, [{ member, to: 'SAVED' }], new Date());
-        }
-        return next(args);
-      },
-      { step: 'initialize', name },
-    );
-    try {
-      expect(await flipMembers(ALICE.accountId, listId, [], [saved, leaving], new Date())).toEqual({
-        entered: 0,
-        left: 1,
-      });
-    } finally {
-      dynamodb().middlewareStack.remove(name);
-    }
-    expect(moved).toBe(true);
-    expect([...(await getMembers(ALICE.accountId, listId, [saved, leaving])).values()]).toMatchObject([
-      { ref: saved, state: 'SAVED' },
-    ]);
-    expect(await getList(ALICE.accountId, listId)).toMatchObject({
-      contacts: 2,
-      counts: { NEW: 0, SAVED: 1, ARCHIVED: 0 },
     });
   });
 });

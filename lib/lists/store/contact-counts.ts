@@ -4,20 +4,21 @@
  *
  * A list's changed counts go into its own item, not its members: `cc` (a map companyKey → number,
  * model.ts) takes the new numbers and `nContacts` moves by their difference in one UpdateItem per
- * list (up to 150 companies; more take one each), conditional on the list's revision as read. Every
+ * list, whatever the number of its companies, conditional on the list's revision as read. Every
  * write of members bumps the revision, so the update holds only if no member of the list changed
  * since it was read: then the states and counts it computed from are still the list's. The numbers
- * are absolute, so applying the same notes again (a resumed import) finds nothing to change.
+ * are absolute, so applying the same notes again (a resumed import) finds nothing to change. A list
+ * with a smart list's flips in flight (flip-intents.ts) is read again once they landed.
  *
- * Two cases write the members instead (member, order item, list item in one transaction per 49, as
- * a move does): a member that holds 0 contacts (the contacts page's Query skips order items holding
+ * Two cases write the members instead, as a smart list's flips do (flip-intents.ts: one claim of the
+ * list item, the members and order items put again in batches, a release): a member that holds 0 contacts (the contacts page's Query skips order items holding
  * 0, so a count there must be the order item's own), and a list whose map would grow past
  * MAP_LIMIT entries (it is folded back into its members, keeping the list item small for the
  * overview and every page).
  */
-import { TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { companyKey, type CompanyRef } from '../../companies/identifiers';
-import { AGAIN, batchGet, chunk, queryAll, queryPartitions, retrying } from '../../storage/batch';
+import { AGAIN, batchGet, queryAll, queryPartitions, retrying } from '../../storage/batch';
 import { cancellationReasons, dynamodb, isConditionFailed, send, tableName } from '../../storage/client';
 import {
   companyOfKey,
@@ -33,10 +34,22 @@ import {
   GSI1,
   MEMBER_ATTRIBUTES,
   REVISION,
+  revisionCondition,
   toMember,
   type Item,
   type Member,
 } from './model';
+import {
+  claimIntent,
+  completeIntents,
+  INTENT,
+  intentOf,
+  newIntent,
+  settleExpired,
+  type ClaimChanges,
+  type Intent,
+  type ListIntent,
+} from './flip-intents';
 
 export interface Membership {
   accountId: string;
@@ -68,10 +81,10 @@ export interface ListCounts {
   listId: number;
   revision: number;
   contactCounts: Record<string, number>;
-  /** Whether the list has a `cc` map at all (a path in it can be set only then). */
-  hasMap: boolean;
   /** A SMART list still being created: its counters are set when it appears, so it is left alone. */
   pending: boolean;
+  /** Flips in flight on the list (flip-intents.ts): its members and counters wait for them. */
+  intent: Intent | null;
   members: Member[];
 }
 
@@ -86,7 +99,7 @@ export async function readListCounts(
   const listItems = await batchGet(
     tableName(),
     lists.map((l) => keys.list(l.accountId, l.listId)),
-    { projection: ['pk', 'sk', CONTACT_COUNTS, REVISION, 'pending'], consistent: true },
+    { projection: ['pk', 'sk', CONTACT_COUNTS, REVISION, 'pending', INTENT], consistent: true },
   );
   const byKey = new Map(listItems.map((item) => [`${item['pk'] as string}|${item['sk'] as string}`, item]));
   const found = lists.flatMap((l) => {
@@ -112,19 +125,15 @@ export async function readListCounts(
       listId,
       revision: Number(item[REVISION] ?? 0),
       contactCounts,
-      hasMap: item[CONTACT_COUNTS] !== undefined,
       pending: item['pending'] === true,
+      intent: intentOf(item),
       members: (membersOf.get(pk!) ?? []).map((member) => toMember(member, contactCounts)),
     };
   });
 }
 
-/** Entries of `cc` set by one update: its expression stays well under DynamoDB's 4 KB. */
-const ENTRIES_PER_UPDATE = 150;
 /** A list's `cc` map past this many entries is folded into its members (about 20 bytes an entry). */
 export const MAP_LIMIT = 500;
-/** Two actions per member (member, order item) and one for the list item: 2 × 49 + 1 ≤ 100. */
-const FOLDS_PER_TRANSACTION = 49;
 
 interface CountChange {
   member: Member;
@@ -151,6 +160,11 @@ export async function updateContactCounts(
     const list = known ?? (await readListCounts([{ accountId, listId, refs }]))[0];
     known = undefined;
     if (!list || list.pending) return true;
+    if (list.intent) {
+      // Flips in flight: the members read may be about to change. Past its lease, finish it first.
+      await settleExpired(accountId, listId, list.intent);
+      return AGAIN;
+    }
     const changes = list.members.flatMap((member) => {
       const to = wanted.get(companyKey(member.ref));
       return to === undefined || to === member.contacts ? [] : [{ member, to }];
@@ -165,25 +179,26 @@ export async function updateContactCounts(
         .filter((key) => !wanted.has(key))
         .map((key) => companyOfKey(`COMPANY#${key}`));
       const [again] = await readListCounts([{ accountId, listId, refs: others }]);
-      if (!again || again.revision !== list.revision) return AGAIN;
+      if (!again || again.revision !== list.revision || again.intent) return AGAIN;
       folds = [...changes, ...again.members.map((member) => ({ member, to: member.contacts }))];
       entries = [];
     } else {
       folds = changes.filter((c) => !c.member.mapped && c.member.storedContacts === 0);
       entries = changes.filter((c) => !folds.includes(c));
     }
-    let { revision, hasMap } = list;
+    let { revision } = list;
     try {
-      for (const part of chunk(entries, ENTRIES_PER_UPDATE)) {
-        await send(() => dynamodb().send(new UpdateCommand(entriesUpdate(list, revision, hasMap, part))));
+      if (entries.length > 0) {
+        await send(() => dynamodb().send(new UpdateCommand(entriesUpdate(list, revision, entries))));
         revision++;
-        hasMap = true;
-        updated += part.length;
+        updated += entries.length;
       }
-      for (const part of chunk(folds, FOLDS_PER_TRANSACTION)) {
-        await send(() => dynamodb().send(new TransactWriteCommand(foldTransaction(list, revision, part))));
-        revision++;
-        updated += part.filter((c) => c.to !== c.member.contacts).length;
+      if (folds.length > 0) {
+        // After the entries (those of members that are not folded): the map read holds for the folds.
+        const fold = foldIntent(list, folds);
+        if (!(await claimIntent(fold, revision, foldChanges(list, folds)))) return AGAIN;
+        await completeIntents([fold]);
+        updated += folds.filter((c) => c.to !== c.member.contacts).length;
       }
       return true;
     } catch (error) {
@@ -199,94 +214,47 @@ export async function updateContactCounts(
 const contactDelta = (changes: CountChange[]) =>
   changes.reduce((n, { member, to }) => n + (member.state === 'ARCHIVED' ? 0 : to - member.contacts), 0);
 
-/** The list item's condition: it exists, at the revision read. */
-function revisionCondition(revision: number) {
-  return {
-    condition: `attribute_exists(pk) AND ${revision === 0 ? `attribute_not_exists(${REVISION})` : `${REVISION} = :rev`}`,
-    values: revision === 0 ? {} : { ':rev': revision },
-  };
-}
-
-/** One update of the list item: `cc` entries set, `nContacts` moved, the revision bumped. */
-function entriesUpdate(list: ListCounts, revision: number, hasMap: boolean, changes: CountChange[]) {
+/**
+ * One update of the list item: the `cc` map read, with the new counts, written back whole (the
+ * revision proves it unchanged since; a map value costs no expression length, so one update takes
+ * any number of companies), `nContacts` moved, the revision bumped.
+ */
+function entriesUpdate(list: ListCounts, revision: number, changes: CountChange[]) {
   const { condition, values } = revisionCondition(revision);
-  const names: Record<string, string> = {};
-  const entries: Item = {};
-  const sets = changes.map(({ member, to }, i) => {
-    names[`#k${i}`] = companyKey(member.ref);
-    entries[`:k${i}`] = to;
-    return `${CONTACT_COUNTS}.#k${i} = :k${i}`;
-  });
-  const whole = Object.fromEntries(changes.map(({ member, to }) => [companyKey(member.ref), to]));
+  const counts = { ...list.contactCounts };
+  for (const { member, to } of changes) counts[companyKey(member.ref)] = to;
   return {
     TableName: tableName(),
     Key: keys.list(list.accountId, list.listId),
-    UpdateExpression: `SET ${hasMap ? sets.join(', ') : `${CONTACT_COUNTS} = :cc`} ADD nContacts :delta, ${REVISION} :one`,
+    UpdateExpression: `SET ${CONTACT_COUNTS} = :cc ADD nContacts :delta, ${REVISION} :one`,
     ConditionExpression: condition,
-    ...(hasMap ? { ExpressionAttributeNames: names } : {}),
-    ExpressionAttributeValues: {
-      ...values,
-      ...(hasMap ? entries : { ':cc': whole }),
-      ':delta': contactDelta(changes),
-      ':one': 1,
-    },
+    ExpressionAttributeValues: { ...values, ':cc': counts, ':delta': contactDelta(changes), ':one': 1 },
   };
 }
 
 /**
- * Counts written into members: each member (only if still as read) and its order item hold the new
- * number, and the list item moves `nContacts`, removes the members' `cc` entries and bumps the
- * revision, conditional on the revision read.
+ * Counts written into members (flip-intents.ts): each member and its order item written again with
+ * the new number, in batches, after one claim of the list item that moves `nContacts`, takes the
+ * members' `cc` entries out and bumps the revision, conditional on the revision read.
  */
-function foldTransaction(
-  list: ListCounts,
-  revision: number,
-  changes: CountChange[],
-): TransactWriteCommandInput {
-  const table = tableName();
-  const { accountId, listId } = list;
-  const { condition, values } = revisionCondition(revision);
-  const removed = changes.filter((c) => c.member.mapped);
-  const names = Object.fromEntries(removed.map(({ member }, i) => [`#k${i}`, companyKey(member.ref)]));
+function foldIntent(list: ListCounts, changes: CountChange[]): ListIntent {
+  const rewrites = changes.map(({ member, to }) => ({
+    ref: member.ref,
+    state: member.state,
+    matchedSinceMs: member.matchedSinceMs,
+    contacts: to,
+  }));
+  return { accountId: list.accountId, listId: list.listId, intent: newIntent(0, [], [], rewrites) };
+}
+
+function foldChanges(list: ListCounts, changes: CountChange[]): ClaimChanges {
+  const folded = new Set(changes.filter((c) => c.member.mapped).map((c) => companyKey(c.member.ref)));
   return {
-    TransactItems: [
-      ...changes.flatMap(({ member, to }) => [
-        {
-          Update: {
-            TableName: table,
-            Key: keys.listMember(accountId, listId, member.ref),
-            UpdateExpression: 'SET contacts = :new',
-            ConditionExpression: 'contacts = :old AND #state = :state AND matchedSince = :since',
-            ExpressionAttributeNames: { '#state': 'state' },
-            ExpressionAttributeValues: {
-              ':new': to,
-              ':old': member.storedContacts,
-              ':state': member.state,
-              ':since': new Date(member.matchedSinceMs).toISOString(),
-            },
-          },
-        },
-        {
-          Update: {
-            TableName: table,
-            Key: keys.listOrder(accountId, listId, member.state, member.matchedSinceMs, member.ref),
-            UpdateExpression: 'SET contacts = :new',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeValues: { ':new': to },
-          },
-        },
-      ]),
-      {
-        Update: {
-          TableName: table,
-          Key: keys.list(accountId, listId),
-          UpdateExpression: `ADD nContacts :delta, ${REVISION} :one${removed.length > 0 ? ` REMOVE ${removed.map((_, i) => `${CONTACT_COUNTS}.#k${i}`).join(', ')}` : ''}`,
-          ConditionExpression: condition,
-          ...(removed.length > 0 ? { ExpressionAttributeNames: names } : {}),
-          ExpressionAttributeValues: { ...values, ':delta': contactDelta(changes), ':one': 1 },
-        },
-      },
-    ],
+    contacts: contactDelta(changes),
+    contactCounts:
+      folded.size > 0
+        ? Object.fromEntries(Object.entries(list.contactCounts).filter(([key]) => !folded.has(key)))
+        : null,
   };
 }
 

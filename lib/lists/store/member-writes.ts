@@ -1,7 +1,7 @@
 /**
  * The transaction actions of members entering a list or, still NEW, leaving it, with the one update of
  * the list item's counters that moves with them: what adding members and taking NEW ones out of a
- * list (members.ts) and a smart list's flips, entering and leaving at once (smart-flips.ts), write. Each
+ * list (members.ts) write (a smart list's flips go another way: smart-flips.ts). Each
  * member's two actions come first, in the members' order, and the list item's update last: callers
  * read a cancellation's reasons by those positions. Every update of the list item bumps its revision
  * (`rev`), and one for members leaving is conditional on their `cc` entries as read and removes them.
@@ -9,6 +9,7 @@
 import { tableName } from '../../storage/client';
 import { companyKey } from '../../companies/identifiers';
 import { keys } from '../../storage/keys';
+import { NO_INTENT } from './flip-intents';
 import {
   CONTACT_COUNTS,
   COUNTER,
@@ -67,31 +68,6 @@ export function newMembersLeaving(accountId: string, listId: number, members: Me
       contacts: -members.reduce((n, m) => n + m.contacts, 0),
       at: new Date().toISOString(),
       counted: members,
-    }),
-  ];
-}
-
-/**
- * A smart list's companies entering as NEW at `now` and NEW ones leaving, in one write: each entering
- * one's member (added only if absent) and order item, then each leaving one's (only if still NEW and
- * as read), then the list's counters moved once for all of them (conditional on the list existing).
- */
-export function membersFlipping(
-  accountId: string,
-  listId: number,
-  entering: NewMember[],
-  leaving: Member[],
-  now: Date,
-) {
-  const contacts = (members: { contacts: number }[]) => members.reduce((n, m) => n + m.contacts, 0);
-  return [
-    ...entering.flatMap((m) => memberPuts(accountId, listId, m, 'NEW', now)),
-    ...leaving.flatMap((m) => newMemberDeletes(accountId, listId, m)),
-    listCounterUpdate(accountId, listId, 'NEW', {
-      members: entering.length - leaving.length,
-      contacts: contacts(entering) - contacts(leaving),
-      at: now.toISOString(),
-      counted: leaving,
     }),
   ];
 }
@@ -217,9 +193,12 @@ function newMemberDeletes(accountId: string, listId: number, member: Member) {
   ];
 }
 
-/** The list item's condition: it exists (not deleted), and optionally has a type and is visible to a user. */
+/**
+ * The list item's condition: it exists (not deleted) with no flips in flight (flip-intents.ts), and
+ * optionally has a type and is visible to a user.
+ */
 function listCondition({ onlyType, visibleTo }: ListCondition, values: Item) {
-  const conditions = ['attribute_exists(pk)'];
+  const conditions = ['attribute_exists(pk)', NO_INTENT];
   const names: Record<string, string> = {};
   const expressionValues: Item = { ...values };
   if (onlyType) {

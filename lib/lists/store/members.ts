@@ -16,7 +16,7 @@ import { AGAIN, batchGet, chunk, projection, queryAll, retrying } from '../../st
 import { cancellationReasons, dynamodb, send, tableName } from '../../storage/client';
 import { keys } from '../../storage/keys';
 import { membersEntering, newMembersLeaving } from './member-writes';
-import { refusedMembers } from './moves';
+import { listWithIntent, refusedMembers } from './moves';
 import {
   CONFLICT_RETRIES,
   CONTACT_COUNTS,
@@ -91,8 +91,17 @@ async function addChunk(
       } catch (error) {
         const reasons = cancellationReasons(error);
         if (!reasons) throw error;
-        // The last action is the list item: its condition failing means the list changed under us.
-        if (reasons[reasons.length - 1] === 'ConditionalCheckFailed') throw new ListChangedError();
+        // The last action is the list item: its condition failing means the list is gone or not of
+        // the type or visibility asked, unless an import's intent held it a moment (gone by now, or not).
+        if (reasons[reasons.length - 1] === 'ConditionalCheckFailed') {
+          const list = await listWithIntent(accountId, listId);
+          const held =
+            list &&
+            (!options.onlyType || list.type === options.onlyType) &&
+            (options.visibleTo === undefined || list.shared || list.createdBy === options.visibleTo);
+          if (held) return AGAIN;
+          throw new ListChangedError();
+        }
         // A member's put (even index) cancelled by its condition: that company is already in the list.
         const present = new Set(
           pending.filter((_, i) => reasons[2 * i] === 'ConditionalCheckFailed').map((m) => companyKey(m.ref)),

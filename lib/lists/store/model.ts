@@ -6,8 +6,9 @@
  *
  * - List: one item per list, with its counters: companies per state (`nNew`, `nSaved`, `nArchived`) and
  *   `nContacts` (contacts of its non-archived companies). Counters move with `ADD` in the same
- *   TransactWriteItems as the members they count. Two more attributes keep contact counts cheap for
- *   the import: `cc`, a map companyKey → number of contacts, holds the numbers the import changed
+ *   TransactWriteItems as the members they count, or, for the import's flips and folds, in one
+ *   UpdateItem that stores them as an intent (`fx`) until their batched writes landed
+ *   (flip-intents.ts). Two more attributes keep contact counts cheap for the import: `cc`, a map companyKey → number of contacts, holds the numbers the import changed
  *   since the members were written (a member's count is its entry there, else its own `contacts`);
  *   `rev`, a revision every write of members or of `cc` bumps, so the import's one update of `cc`
  *   and `nContacts` per list (contact-counts.ts) holds only if nothing changed since it read them.
@@ -132,6 +133,17 @@ export function toList(item: Item): StoredList {
 /** The list item's attributes the import's contact counts write (see the module comment). */
 export const CONTACT_COUNTS = 'cc';
 export const REVISION = 'rev';
+
+/**
+ * The list item's condition that it exists at the revision read: nothing wrote its members or counts
+ * since (every such write bumps the revision).
+ */
+export function revisionCondition(revision: number) {
+  return {
+    condition: `attribute_exists(pk) AND ${revision === 0 ? `attribute_not_exists(${REVISION})` : `${REVISION} = :rev`}`,
+    values: revision === 0 ? {} : { ':rev': revision },
+  };
+}
 
 /** The list item's map of changed contact counts (absent: none). */
 export function contactCountsOf(item: Item | undefined): Record<string, number> {

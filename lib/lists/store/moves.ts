@@ -5,6 +5,7 @@ import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/l
 import { AGAIN, chunk, getItem, retrying } from '../../storage/batch';
 import { cancellationReasons, dynamodb, send, tableName } from '../../storage/client';
 import { keys } from '../../storage/keys';
+import { INTENT, intentOf, NO_INTENT, settleExpired } from './flip-intents';
 import { countedAsRead } from './member-writes';
 import {
   CONFLICT_RETRIES,
@@ -12,6 +13,7 @@ import {
   ListChangedError,
   REVISION,
   orderItem,
+  type ListType,
   type Member,
   type MemberState,
 } from './model';
@@ -28,7 +30,8 @@ export interface Move {
  * Moves members between states (§7.6): each member's state, its order item (from the old state's
  * partition to the new one's, same position) and the list's counters in one transaction per 33
  * moves, each conditional on the member still being in the state (and having the contacts) it was
- * read with — its member item's and, on the list item, its `cc` entry (or none). A move writes the
+ * read with — its member item's and, on the list item, its `cc` entry (or none) — and on no flips in
+ * flight on the list (flip-intents.ts). A move writes the
  * member's count now into its member and order item and removes its `cc` entry. Returns the moves
  * that went through; a member that changed meanwhile is left out (the caller reads it again).
  */
@@ -119,7 +122,7 @@ function moveTransaction(
           TableName: table,
           Key: keys.list(accountId, listId),
           UpdateExpression: `SET updatedAt = :now ADD ${[...adds.map(([name], i) => `${name} :c${i}`), `${REVISION} :one`].join(', ')}${asRead.remove}`,
-          ConditionExpression: ['attribute_exists(pk)', ...asRead.conditions].join(' AND '),
+          ConditionExpression: ['attribute_exists(pk)', NO_INTENT, ...asRead.conditions].join(' AND '),
           ExpressionAttributeNames: asRead.names,
           ExpressionAttributeValues: {
             ':now': now.toISOString(),
@@ -133,18 +136,12 @@ function moveTransaction(
   };
 }
 
-/** Whether the list item is still there (strongly consistent): a refused write tells gone from changed. */
-export async function listExists(accountId: string, listId: number): Promise<boolean> {
-  return (
-    (await getItem(tableName(), keys.list(accountId, listId), { projection: ['pk'], consistent: true })) !==
-    undefined
-  );
-}
-
 /**
  * The members a cancelled transaction refused (`actions` per member, the list item's condition last):
- * every one when the list item's condition failed (a count changed meanwhile), else those whose own
- * condition failed. A list that is gone throws ListChangedError; anything but a cancellation rethrows.
+ * every one when the list item's condition failed because a count changed meanwhile, else those whose
+ * own condition failed; none while the import's flips are in flight on the list (flip-intents.ts:
+ * the caller tries again after a backoff; flips past their lease are finished first). A list that is
+ * gone throws ListChangedError; anything but a cancellation rethrows.
  */
 export async function refusedMembers<T>(
   error: unknown,
@@ -155,7 +152,30 @@ export async function refusedMembers<T>(
 ): Promise<T[]> {
   const reasons = cancellationReasons(error);
   if (!reasons) throw error;
-  const listRefused = reasons[reasons.length - 1] === 'ConditionalCheckFailed';
-  if (listRefused && !(await listExists(accountId, listId))) throw new ListChangedError();
-  return listRefused ? pending : pending.filter((_, i) => reasons[actions * i] === 'ConditionalCheckFailed');
+  if (reasons[reasons.length - 1] !== 'ConditionalCheckFailed')
+    return pending.filter((_, i) => reasons[actions * i] === 'ConditionalCheckFailed');
+  const list = await listWithIntent(accountId, listId);
+  if (!list) throw new ListChangedError();
+  return list.intent ? [] : pending;
+}
+
+/**
+ * The list item as a refused write finds it: absent (gone), or there with its type, visibility and the
+ * intent it holds, if any (flip-intents.ts), which is finished first when it is past its lease; the
+ * caller tries again after a backoff.
+ */
+export async function listWithIntent(accountId: string, listId: number) {
+  const item = await getItem(tableName(), keys.list(accountId, listId), {
+    projection: ['pk', 'type', 'shared', 'createdBy', INTENT],
+    consistent: true,
+  });
+  if (!item) return undefined;
+  const intent = intentOf(item);
+  if (intent) await settleExpired(accountId, listId, intent);
+  return {
+    intent,
+    type: item['type'] as ListType,
+    shared: item['shared'] === true,
+    createdBy: item['createdBy'] as string,
+  };
 }

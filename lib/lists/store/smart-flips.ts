@@ -1,103 +1,156 @@
 /**
- * What the import's smart-list evaluation stores: a list's flips (companies entering or leaving it)
- * at once, the flips the import notes for its completion, and the smart lists it follows (their
- * filters).
+ * What the import's smart-list evaluation stores: lists' flips (companies entering or leaving) at
+ * once, the flips the import notes for its completion, and the smart lists it follows (their filters).
+ *
+ * Cost of a flip now (flip-intents.ts has the protocol): its member and order item, put or deleted in
+ * BatchWriteItem requests of 25 items across lists (2 items, 0.08 requests a flip), after one
+ * consistent read of its member (BatchGetItem, 100 keys a request across lists). Per list per
+ * evaluation, whatever its number of flips up to FLIPS_PER_CLAIM: its item read once, one UpdateItem
+ * that moves its counters and claims the flips, one that releases them. No transaction.
  */
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { companyKey, type CompanyRef } from '../../companies/identifiers';
-import { AGAIN, chunk, queryAll, queryPartitions, retrying } from '../../storage/batch';
-import { cancellationReasons, dynamodb, send, tableName } from '../../storage/client';
+import { forEachLimited } from '../../concurrency';
+import { backoff, queryAll, queryPartitions } from '../../storage/batch';
+import { tableName } from '../../storage/client';
+import { StorageUnavailableError } from '../../storage/errors';
 import { companyOfKey, keys, listOfKey, SMART_FLIP_SHARDS } from '../../storage/keys';
 import type { Filters } from '../filters';
-import { membersFlipping } from './member-writes';
-import { readMembers } from './members';
-import { listExists } from './moves';
+import { readListCounts, type ListCounts } from './contact-counts';
+import {
+  claimIntent,
+  completeIntents,
+  LEASE_MS,
+  newIntent,
+  settleExpired,
+  type Intent,
+  type ListIntent,
+} from './flip-intents';
 import { CONFLICT_RETRIES, type Item, type Member, type NewMember } from './model';
 
-/** Two actions per company (member, order item) and one for the list's counters: 2 × 49 + 1 ≤ 100. */
-const FLIPS_PER_TRANSACTION = 49;
+/** Flips of one list in one claim: its intent (about 30 bytes a flip) keeps the list item small. */
+const FLIPS_PER_CLAIM = 500;
+/** List items claimed at once. */
+const LISTS_IN_FLIGHT = 16;
 
 export interface Flipped {
   entered: number;
   left: number;
 }
 
-type Flip = { enter: NewMember } | { leave: Member };
+/** A list's companies that should enter as NEW (unless in it already) and those that should leave if NEW. */
+export interface FlipTarget {
+  accountId: string;
+  listId: number;
+  entering: NewMember[];
+  stopping: CompanyRef[];
+}
 
 /**
- * A smart list's flips at once (§7.6): the companies `entering` enter as NEW at `now` unless they are
- * in the list already (in any state), and those of `stopping` that are NEW leave (SAVED and ARCHIVED
- * ones stay). The members stopping are read in one BatchGetItem (consistent); then every flip of the
- * list goes in one transaction per 49 — members and order items, and the list's counters moved once
- * (member-writes.ts `membersFlipping`) — never a transaction per company. Each member's write is
- * conditional (added only if absent; taken out only if still NEW and as read), so applying the same
- * flips again, after a cut-off run or alongside a user's move, changes nothing twice: a member found
- * present is dropped, one that changed is read again (moved: it stays; counted anew: it leaves with
- * its count now). A list gone meanwhile is skipped.
+ * Lists' flips at once (§7.6): the companies `entering` each list enter as NEW at `now` unless they
+ * are in it already (in any state), and those of `stopping` that are NEW leave (SAVED and ARCHIVED
+ * ones stay). In rounds: the lists and their companies' members are read (consistent, list items
+ * first); each list with flips is claimed (flip-intents.ts: counters moved once, conditional on the
+ * revision read); the claimed flips of every list are written together in BatchWriteItem requests;
+ * each list is released. A list whose revision moved meanwhile (a user's move, a contact count,
+ * another import) is read again in the next round, after a backoff: what is there now decides, so
+ * applying the same flips again (a resumed import) changes nothing. A list met with another
+ * writer's intent waits for it (taking it over past its lease); a list gone is skipped.
  */
-export async function flipMembers(
+export async function flipLists(targets: FlipTarget[], now: Date): Promise<Flipped> {
+  const result: Flipped = { entered: 0, left: 0 };
+  // Each company once per list: a batch may not write one item twice.
+  const unique = <T>(items: T[], ref: (item: T) => CompanyRef) => [
+    ...new Map(items.map((item) => [companyKey(ref(item)), item])).values(),
+  ];
+  let pending = targets
+    .map((t) => ({
+      ...t,
+      entering: unique(t.entering, (m) => m.ref),
+      stopping: unique(t.stopping, (r) => r),
+    }))
+    .filter((t) => t.entering.length + t.stopping.length > 0);
+  const giveUp = Date.now() + 2 * LEASE_MS;
+  for (let contended = 0; pending.length > 0;) {
+    const byKey = new Map(pending.map((t) => [`${t.accountId}#${t.listId}`, t]));
+    const lists = await readListCounts(
+      pending.map((t) => ({ ...t, refs: [...t.entering.map((m) => m.ref), ...t.stopping] })),
+    );
+    const claimed: ListIntent[] = [];
+    const again: FlipTarget[] = [];
+    let waiting = false;
+    let conflict = false;
+    await forEachLimited(lists, LISTS_IN_FLIGHT, async (list) => {
+      const target = byKey.get(`${list.accountId}#${list.listId}`)!;
+      if (list.intent) {
+        await settleExpired(list.accountId, list.listId, list.intent);
+        waiting = true;
+        again.push(target);
+        return;
+      }
+      const members = new Map(list.members.map((m) => [companyKey(m.ref), m]));
+      const entering = target.entering.filter((m) => !members.has(companyKey(m.ref)));
+      const leaving = target.stopping.flatMap((ref) => {
+        const member = members.get(companyKey(ref));
+        return member?.state === 'NEW' ? [member] : [];
+      });
+      if (entering.length + leaving.length === 0) return;
+      const enter = entering.slice(0, FLIPS_PER_CLAIM);
+      const leave = leaving.slice(0, FLIPS_PER_CLAIM - enter.length);
+      const intent = newIntent(now.getTime(), enter, leave);
+      if (await claim(list, intent, leave, now)) {
+        claimed.push({ accountId: list.accountId, listId: list.listId, intent });
+        // More than one claim holds: the rest in the next round (read again, without waiting).
+        if (enter.length + leave.length < entering.length + leaving.length) again.push(target);
+      } else {
+        conflict = true;
+        again.push(target);
+      }
+    });
+    for (const { intent } of await completeIntents(claimed)) {
+      result.entered += intent.entering.length;
+      result.left += intent.leaving.length;
+    }
+    pending = again;
+    if (conflict) contended++;
+    if (conflict || waiting) {
+      // Contention for a list item (bounded in rounds), or another writer's intent (a lease at most).
+      if (contended >= CONFLICT_RETRIES.maxAttempts || Date.now() > giveUp)
+        throw new StorageUnavailableError();
+      await backoff(contended + 1, CONFLICT_RETRIES.baseMs, CONFLICT_RETRIES.maxMs);
+    }
+  }
+  return result;
+}
+
+/** One list's flips (`flipLists` for one list). */
+export function flipMembers(
   accountId: string,
   listId: number,
   entering: NewMember[],
   stopping: CompanyRef[],
   now: Date,
 ): Promise<Flipped> {
-  const result: Flipped = { entered: 0, left: 0 };
-  const unique = [...new Map(entering.map((m) => [companyKey(m.ref), m])).values()];
-  const leaving = stopping.length > 0 ? await newMembers(accountId, listId, stopping) : [];
-  const flips: Flip[] = [...unique.map((enter) => ({ enter })), ...leaving.map((leave) => ({ leave }))];
-  for (const part of chunk(flips, FLIPS_PER_TRANSACTION)) {
-    let pending = part;
-    const gone = await retrying(async () => {
-      for (;;) {
-        if (pending.length === 0) return false;
-        const enter = pending.flatMap((f) => ('enter' in f ? [f.enter] : []));
-        const leave = pending.flatMap((f) => ('leave' in f ? [f.leave] : []));
-        try {
-          await send(() =>
-            dynamodb().send(
-              new TransactWriteCommand({
-                TransactItems: membersFlipping(accountId, listId, enter, leave, now),
-              }),
-            ),
-          );
-          result.entered += enter.length;
-          result.left += leave.length;
-          return false;
-        } catch (error) {
-          const reasons = cancellationReasons(error);
-          if (!reasons) throw error;
-          // The list item's condition: the list is gone, or a count changed (an import's `cc` entry).
-          const listRefused = reasons[reasons.length - 1] === 'ConditionalCheckFailed';
-          if (listRefused && !(await listExists(accountId, listId))) return true;
-          // Each member's condition is its first action: entering ones first, then leaving ones.
-          const refused = (i: number) => reasons[2 * i] === 'ConditionalCheckFailed';
-          const present = new Set(enter.filter((_, i) => refused(i)));
-          const changed = listRefused ? leave : leave.filter((_, i) => refused(enter.length + i));
-          if (present.size === 0 && changed.length === 0) return AGAIN;
-          const fresh =
-            changed.length > 0
-              ? await newMembers(
-                  accountId,
-                  listId,
-                  changed.map((m) => m.ref),
-                )
-              : [];
-          pending = [
-            ...pending.filter((f) => ('enter' in f ? !present.has(f.enter) : !changed.includes(f.leave))),
-            ...fresh.map((leave) => ({ leave })),
-          ];
-        }
-      }
-    }, CONFLICT_RETRIES);
-    if (gone) break;
-  }
-  return result;
+  return flipLists([{ accountId, listId, entering, stopping }], now);
 }
 
-/** These companies' members of the list that are NEW, with their counts now (read to be written). */
-async function newMembers(accountId: string, listId: number, refs: CompanyRef[]): Promise<Member[]> {
-  return (await readMembers(accountId, listId, refs)).filter((m) => m.state === 'NEW');
+/**
+ * The claim of a list's flips (flip-intents.ts): NEW and `nContacts` move by them; members leaving
+ * take their `cc` entries along (the map read, without them, is written back whole).
+ */
+function claim(list: ListCounts, intent: Intent, leaving: Member[], now: Date): Promise<boolean> {
+  const contacts =
+    intent.entering.reduce((n, m) => n + m.contacts, 0) - leaving.reduce((n, m) => n + m.contacts, 0);
+  const mapped = new Set(leaving.filter((m) => m.mapped).map((m) => companyKey(m.ref)));
+  const contactCounts =
+    mapped.size > 0
+      ? Object.fromEntries(Object.entries(list.contactCounts).filter(([key]) => !mapped.has(key)))
+      : null;
+  return claimIntent({ accountId: list.accountId, listId: list.listId, intent }, list.revision, {
+    counters: { NEW: intent.entering.length - leaving.length },
+    contacts,
+    contactCounts,
+    now,
+  });
 }
 
 /** A changed company entering or leaving a smart list, as the import's derivation found it. */
