@@ -6,10 +6,13 @@
  * - Each line is validated on its own; a bad one is rejected with its line number and reason and
  *   nothing of it is written.
  * - Idempotent: a company whose canonical record hashes to what is stored is not written again and
- *   derives nothing.
+ *   derives nothing. A line byte for byte the one its company was written from is known unchanged
+ *   before it is even parsed (lib/import/lines.ts): a re-import of unchanged data costs a read and a
+ *   hash per line.
  * - Resumable: a company is one item, written whole; each batch's changes are journaled (the records
  *   before them) until their derivations ran, and every written company names its journal, so a run
- *   cut off at any point and started again derives what was missed (lib/import/store.ts).
+ *   cut off at any point and started again derives what was missed (lib/import/store.ts). A run that
+ *   ends whole says so, so that later runs look for its journals once, not once per batch.
  * - Streaming: lines are processed in batches of 100 with a bounded number of batches in flight, so
  *   memory stays flat whatever the file size (apart from a number per company to spot a company that
  *   appears twice, and a change id per batch).
@@ -18,8 +21,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
-import { parseCompanyRecord, recordHash, RECORD_LIMITS, type CompanyRecord } from '../companies/record';
-import { getCompanyRecords, getCompanyStates } from '../companies/store';
+import { getCompanyRecords, getCompanyStates, type CompanyState } from '../companies/store';
 import { forEachLimited } from '../concurrency';
 import { assignLegalEntityIds } from '../legal-entities/assign';
 import { loadStageIdScheme, stageIdScheme, type LegalEntityIdScheme } from '../legal-entities/ids';
@@ -29,12 +31,16 @@ import { tableName } from '../storage/client';
 import type { BatchDerivation, CompanyChange, Completion, Derivation, DerivedWrites } from './change';
 import { collectWrites, completeImport, deriveBatch, deriveChange } from './derive';
 import { contactClaimer, type ContactClaimer } from './contacts';
+import { judgeLines, sketchLine, type Entry, type Judge, type Line } from './lines';
 import {
   deleteJournal,
+  doneRuns,
   getJournals,
+  markRunDone,
   putCompanies,
   putJournal,
   releaseContacts,
+  runOf,
   type Journal,
   type StoredJournal,
 } from './store';
@@ -72,15 +78,6 @@ export interface ImportSummary {
   seconds: number;
 }
 
-interface Entry {
-  line: number;
-  record: CompanyRecord;
-  hash: string;
-}
-
-const COUNTRY_INDEX = { BE: 0, NL: 1, FR: 2 } as const;
-/** Every canonical number has at most 10 digits: country and number fit one safe integer. */
-const companyNumberKey = (ref: CompanyRef) => COUNTRY_INDEX[ref.country] * 1e10 + Number(ref.companyNumber);
 const DERIVATIONS_IN_FLIGHT = 16;
 
 /**
@@ -114,16 +111,29 @@ export async function importCompanies(
       summary.rejected++;
       options.onRejected?.(line, reason);
     },
+    judge: {
+      firstLineOf: new Map(),
+      reject: (line, reason) => run.reject(line, reason),
+      unchanged: () => {
+        summary.unchanged++;
+        summary.imported++;
+      },
+    },
+    turns: Promise.resolve(),
     settled: new Set(),
+    runsDone: new Map(),
     claimContacts: contactClaimer((line, reason) => run.reject(line, reason)),
     idScheme: options.idScheme ?? stageIdScheme,
   };
-  const firstLineOf = new Map<number, number>();
   const inFlight = new Set<Promise<void>>();
   let failure: unknown = null;
 
-  const flush = async (batch: Entry[]) => {
-    const job = importBatch(batch, run)
+  const flush = async (batch: Line[]) => {
+    // The batch's turn to judge its lines comes after the batch before it (see `judgeLines`).
+    const turn = run.turns.then(() => undefined);
+    let done!: () => void;
+    run.turns = new Promise((resolve) => (done = resolve));
+    const job = importBatch(batch, run, turn, done)
       .then(() => {
         summary.seconds = (performance.now() - started) / 1000;
         options.onProgress?.({ ...summary });
@@ -137,29 +147,14 @@ export async function importCompanies(
   };
 
   let lineNumber = 0;
-  let batch: Entry[] = [];
+  let batch: Line[] = [];
   for await (const next of lines) {
     const text = typeof next === 'string' ? next : next.text;
     lineNumber = typeof next === 'string' ? lineNumber + 1 : next.line;
     if (failure) break;
     if (text.trim() === '') continue;
     summary.read++;
-    const parsed = parseLine(text);
-    if (!parsed.ok) {
-      run.reject(lineNumber, parsed.reason);
-      continue;
-    }
-    const key = companyNumberKey(parsed.record);
-    const first = firstLineOf.get(key);
-    if (first !== undefined) {
-      run.reject(
-        lineNumber,
-        `${parsed.record.country} ${parsed.record.companyNumber} already appeared on line ${first}`,
-      );
-      continue;
-    }
-    firstLineOf.set(key, lineNumber);
-    batch.push({ line: lineNumber, record: parsed.record, hash: recordHash(parsed.record) });
+    batch.push({ line: lineNumber, text, ...sketchLine(text) });
     if (batch.length === batchSize) {
       await flush(batch);
       batch = [];
@@ -168,6 +163,8 @@ export async function importCompanies(
   if (batch.length > 0 && !failure) await flush(batch);
   await Promise.all(inFlight);
   if (failure) throw failure;
+  // Every batch derived and its journal gone: later runs need not look for this run's journals.
+  if (run.batches > 0) await markRunDone(run.id);
   await (options.complete ?? completeImport)();
   summary.seconds = (performance.now() - started) / 1000;
   return summary;
@@ -187,23 +184,6 @@ export function formatSummary(s: ImportSummary): string {
   );
 }
 
-function parseLine(text: string): { ok: true; record: CompanyRecord } | { ok: false; reason: string } {
-  const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes > RECORD_LIMITS.bytes) {
-    return {
-      ok: false,
-      reason: `record is ${Math.ceil(bytes / 1024)} KB, more than ${RECORD_LIMITS.bytes / 1024} KB`,
-    };
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { ok: false, reason: 'not valid JSON' };
-  }
-  return parseCompanyRecord(json);
-}
-
 /** What one run shares between its batches. */
 interface Run {
   id: string;
@@ -216,20 +196,43 @@ interface Run {
   transact: (writes: { additions: Addition[]; setChanges: SetChange[] }) => Promise<void>;
   summary: ImportSummary;
   reject: (line: number, reason: string) => void;
+  /** The first line of each company read so far, and the rejections (lib/import/lines.ts `judgeLines`). */
+  judge: Judge;
+  /** Settles when the last batch flushed has judged its lines: the next one judges after it. */
+  turns: Promise<void>;
   /** Change ids whose journal is known to be gone: no need to look for it again. */
   settled: Set<string>;
+  /** Earlier runs, looked up once each: whether they ended with every batch derived. */
+  runsDone: Map<string, Promise<boolean>>;
   /** Claims a batch's new contact ids (lib/import/contacts.ts), one batch at a time. */
   claimContacts: ContactClaimer;
   idScheme: () => LegalEntityIdScheme;
 }
 
-async function importBatch(batch: Entry[], run: Run): Promise<void> {
-  const states = await getCompanyStates(batch.map((e) => e.record));
+/**
+ * One batch: its companies' states read (one BatchGet for the lines' guessed companies), its lines
+ * judged in file order, then its changed companies written and derived.
+ */
+async function importBatch(lines: Line[], run: Run, turn: Promise<void>, done: () => void): Promise<void> {
+  let batch: Entry[];
+  let states: Map<string, CompanyState>;
+  try {
+    const guesses = lines.flatMap((l) => (l.guess ? [l.guess] : []));
+    states = await getCompanyStates(guesses);
+    await turn;
+    batch = judgeLines(lines, (ref) => states.get(companyKey(ref))?.lineHash, run.judge);
+    // A company whose line did not say it plainly: its state is read now.
+    const read = new Set(guesses.map(companyKey));
+    const unread = batch.filter((e) => !read.has(companyKey(e.record))).map((e) => e.record);
+    if (unread.length > 0) for (const [key, state] of await getCompanyStates(unread)) states.set(key, state);
+  } finally {
+    done();
+  }
   const stateOf = (e: Entry) => states.get(companyKey(e.record));
 
   // Changes of a cut-off earlier run whose derivations may not have run: derive them first.
   const changeIds = new Set([...states.values()].map((s) => s.changeId).filter((id) => !run.settled.has(id)));
-  for (const journal of await getJournals([...changeIds])) {
+  for (const journal of await getJournals(await mayHaveJournals([...changeIds], run))) {
     // Awaited first: `x += await …` reads x before the wait and would lose what other batches added.
     const updates = await resume(journal, run);
     run.summary.updates += updates;
@@ -264,7 +267,7 @@ async function importBatch(batch: Entry[], run: Run): Promise<void> {
   await putCompanies(
     accepted.map((e) => ({
       record: e.record,
-      state: { hash: e.hash, changeId, legalEntityId: legalEntityIdOf(e) },
+      state: { hash: e.hash, changeId, legalEntityId: legalEntityIdOf(e), lineHash: e.lineHash },
     })),
   );
   const changes = accepted.map((e) => ({
@@ -286,6 +289,23 @@ async function importBatch(batch: Entry[], run: Run): Promise<void> {
     if (change.before) run.summary.changed++;
     else run.summary.created++;
   }
+}
+
+/** The change ids whose journal may still exist: those of runs not known to have ended whole. */
+async function mayHaveJournals(changeIds: string[], run: Run): Promise<string[]> {
+  const unknown = [...new Set(changeIds.map(runOf))].filter((id) => !run.runsDone.has(id));
+  if (unknown.length > 0) {
+    const lookup = doneRuns(unknown);
+    for (const id of unknown)
+      run.runsDone.set(
+        id,
+        lookup.then((done) => done.has(id)),
+      );
+    // A failed lookup is not kept: the next batch asks again.
+    lookup.catch(() => unknown.forEach((id) => run.runsDone.delete(id)));
+  }
+  const done = await Promise.all(changeIds.map((id) => run.runsDone.get(runOf(id))!));
+  return changeIds.filter((_, i) => !done[i]);
 }
 
 /** Derives the changes of a cut-off run's journal whose companies were written, then drops it. */
