@@ -226,7 +226,8 @@ async function importBatch(lines: Line[], run: Run, turn: Promise<void>, done: (
     const unread = batch.filter((e) => !read.has(companyKey(e.record))).map((e) => e.record);
     if (unread.length > 0) for (const [key, state] of await getCompanyStates(unread)) states.set(key, state);
   } finally {
-    done();
+    // After the batch before, even when this one failed: the turns stay in file order.
+    void turn.then(done);
   }
   const stateOf = (e: Entry) => states.get(companyKey(e.record));
 
