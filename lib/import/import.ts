@@ -13,11 +13,11 @@
  *   before them) until their derivations ran, and every written company names its journal, so a run
  *   cut off at any point and started again derives what was missed (lib/import/store.ts). A run that
  *   ends whole says so, so that later runs look for its journals once, not once per batch.
- * - Streaming: lines are processed in batches of 100 with a bounded number of batches in flight, so
- *   memory stays flat whatever the file size (apart from a number per company to spot a company that
- *   appears twice, and a change id per batch).
+ * - Streaming: lines are read in batches of 100 with a bounded number of batches in flight, and their
+ *   changed companies written 100 at a time, so memory stays flat whatever the file size (apart from a
+ *   number per company to spot a company that appears twice, and a change id per batch).
  * - Cheap: per changed company one item written (plus its new contact claims), everything in batch
- *   requests; an unchanged company costs half a read.
+ *   requests; an unchanged company costs the read of its state.
  */
 import { randomUUID } from 'node:crypto';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
@@ -25,11 +25,15 @@ import { getCompanyRecords, getCompanyStates, type CompanyState } from '../compa
 import { forEachLimited } from '../concurrency';
 import { assignLegalEntityIds } from '../legal-entities/assign';
 import { loadStageIdScheme, stageIdScheme, type LegalEntityIdScheme } from '../legal-entities/ids';
-import { batchDelete, batchPut } from '../storage/batch';
-import { batchAdd, batchSetChanges, type Addition, type SetChange } from '../storage/transactions';
-import { tableName } from '../storage/client';
 import type { BatchDerivation, CompanyChange, Completion, Derivation, DerivedWrites } from './change';
-import { collectWrites, completeImport, deriveBatch, deriveChange } from './derive';
+import {
+  collectWrites,
+  completeImport,
+  deriveBatch,
+  deriveChange,
+  derivedWriter,
+  oneAtATime,
+} from './derive';
 import { contactClaimer, type ContactClaimer } from './contacts';
 import { judgeLines, sketchLine, type Entry, type Judge, type Line } from './lines';
 import {
@@ -105,7 +109,7 @@ export async function importCompanies(
     asOf: options.asOf,
     derive: options.derive ?? deriveChange,
     deriveBatch: oneAtATime(options.deriveBatch ?? deriveBatch),
-    transact: oneAtATime(writeTransactional),
+    writeDerived: derivedWriter(),
     summary,
     reject: (line, reason) => {
       summary.rejected++;
@@ -120,6 +124,8 @@ export async function importCompanies(
       },
     },
     turns: Promise.resolve(),
+    changes: [],
+    batchSize,
     settled: new Set(),
     runsDone: new Map(),
     claimContacts: contactClaimer((line, reason) => run.reject(line, reason)),
@@ -163,6 +169,7 @@ export async function importCompanies(
   if (batch.length > 0 && !failure) await flush(batch);
   await Promise.all(inFlight);
   if (failure) throw failure;
+  if (run.changes.length > 0) await writeChanges(run.changes.splice(0), run);
   // Every batch derived and its journal gone: later runs need not look for this run's journals.
   if (run.batches > 0) await markRunDone(run.id);
   await (options.complete ?? completeImport)();
@@ -192,14 +199,17 @@ interface Run {
   derive: Derivation;
   /** One batch at a time (see `oneAtATime`). */
   deriveBatch: BatchDerivation;
-  /** A batch's transactional derived writes, one batch at a time. */
-  transact: (writes: { additions: Addition[]; setChanges: SetChange[] }) => Promise<void>;
+  /** Makes the writes a batch's derivations hand back (lib/import/derive.ts `derivedWriter`). */
+  writeDerived: (writes: DerivedWrites) => Promise<void>;
   summary: ImportSummary;
   reject: (line: number, reason: string) => void;
   /** The first line of each company read so far, and the rejections (lib/import/lines.ts `judgeLines`). */
   judge: Judge;
   /** Settles when the last batch flushed has judged its lines: the next one judges after it. */
   turns: Promise<void>;
+  /** Changed companies to write, and how many make a batch. */
+  changes: Array<Entry & { known: boolean }>;
+  batchSize: number;
   /** Change ids whose journal is known to be gone: no need to look for it again. */
   settled: Set<string>;
   /** Earlier runs, looked up once each: whether they ended with every batch derived. */
@@ -244,9 +254,20 @@ async function importBatch(lines: Line[], run: Run, turn: Promise<void>, done: (
   const unchanged = batch.length - changed.length;
   run.summary.unchanged += unchanged;
   run.summary.imported += unchanged;
-  if (changed.length === 0) return;
+  // Changes are written a full batch at a time, whichever batches of lines they came from: a refresh
+  // in which few companies changed journals and writes a hundred changes at once, not a few.
+  run.changes.push(...changed.map((e) => ({ ...e, known: stateOf(e) !== undefined })));
+  while (run.changes.length >= run.batchSize) await writeChanges(run.changes.splice(0, run.batchSize), run);
+}
 
-  const stored = await getCompanyRecords(changed.filter((e) => stateOf(e)).map((e) => e.record));
+/**
+ * A batch of changed companies: their contact ids claimed, legal entity ids assigned, the batch's
+ * journal, the companies written, their derivations made, then the journal removed.
+ */
+async function writeChanges(pending: Array<Entry & { known: boolean }>, run: Run): Promise<void> {
+  // In file order: of two changes that claim one contact id, the earlier line's wins.
+  const changed = pending.sort((a, b) => a.line - b.line);
+  const stored = await getCompanyRecords(changed.filter((e) => e.known).map((e) => e.record));
   const before = (e: Entry) => stored.get(companyKey(e.record))?.record ?? null;
   const accepted = await run.claimContacts(changed, before);
   if (accepted.length === 0) return;
@@ -342,48 +363,8 @@ async function deriveAndWrite(changes: CompanyChange[], run: Run): Promise<numbe
     updates += derived.updates;
     collectWrites(writes, derived);
   });
-  await writeDerived(writes, run);
+  await run.writeDerived(writes);
   return updates;
-}
-
-/**
- * `work` for one batch at a time: a run's batches in flight share items (a holder is often near the
- * companies it holds in a file; companies of one name share a match-index entry), and one after the
- * other they never race on them, so no conditional write or transaction of one cancels another's.
- * Runs of other imports still may: their races are caught by conditions and retries.
- */
-function oneAtATime<T, R>(work: (input: T) => Promise<R>): (input: T) => Promise<R> {
-  let last: Promise<unknown> = Promise.resolve();
-  return (input) => {
-    const next = last.then(() => work(input));
-    last = next.catch(() => undefined);
-    return next;
-  };
-}
-
-/**
- * A batch's derived writes, 25 to a request (additions and set changes 100); deletes first, as a key
- * deleted and put is put last, and additions and set changes after puts, as they add to what is there.
- * Additions and set changes are transactions on items other batches may share: one batch's at a time.
- */
-async function writeDerived(
-  { puts, deletes, additions = [], setChanges = [] }: DerivedWrites,
-  run: Run,
-): Promise<void> {
-  await batchDelete(tableName(), deletes);
-  await batchPut(tableName(), puts);
-  await run.transact({ additions, setChanges });
-}
-
-/** Additions and set changes, in TransactWriteItems (lib/storage/batch.ts). */
-async function writeTransactional({
-  additions,
-  setChanges,
-}: {
-  additions: Addition[];
-  setChanges: SetChange[];
-}) {
-  await Promise.all([batchAdd(tableName(), additions), batchSetChanges(tableName(), setChanges)]);
 }
 
 function givenUpContacts({ before, after }: CompanyChange): number[] {

@@ -239,4 +239,24 @@ describe('import', () => {
     // A run that wrote nothing leaves no mark: no company names it.
     expect((await runsDone()).length).toBe(marks + 1);
   });
+
+  it('writes the changes of several batches of lines together, a full batch at a time', async () => {
+    const records = [50, 51, 52, 53, 54].map((n) => company(n));
+    await run(records, { batchSize: 2 });
+    const moved = (n: number) => company(n, { place: 'Brugge' });
+    const { summary, derived } = await run([moved(50), records[1]!, records[2]!, moved(53), moved(54)], {
+      batchSize: 2,
+    });
+    expect(summary).toMatchObject({ read: 5, imported: 5, changed: 3, unchanged: 2 });
+    // Lines 1–2 and 3–4 hold one change each: written together; line 5's goes with the rest at the end.
+    const changeIdOf = (n: number) => derived.find((c) => c.after.companyNumber === beNumber(n))!.changeId;
+    expect(changeIdOf(53)).toBe(changeIdOf(50));
+    expect(changeIdOf(54)).not.toBe(changeIdOf(50));
+    expect([...(await stored(50, 53, 54)).values()].map((s) => s.record.place)).toEqual([
+      'Brugge',
+      'Brugge',
+      'Brugge',
+    ]);
+    expect(await journals()).toEqual([]);
+  });
 });
