@@ -66,17 +66,26 @@ export interface CompanyState {
    * nothing; absent on companies written before it was kept (the import claims theirs again, no write).
    */
   legalEntityId?: string;
+  /**
+   * The fingerprint of the import line the record was written from (lib/import/lines.ts): the same
+   * line again is unchanged without being parsed. Absent on companies written before it was kept.
+   */
+  lineHash?: string;
 }
 
 export async function getCompanyStates(refs: CompanyRef[]): Promise<Map<string, CompanyState>> {
   const items = await batchGet(tableName(), refs.map(keys.company), {
-    projection: ['pk', 'contentHash', 'changeId'],
+    projection: ['pk', 'contentHash', 'changeId', 'lineHash'],
     consistent: true,
   });
   return new Map(
     items.map((item) => [
       keyOf(item),
-      { hash: item['contentHash'] as string, changeId: item['changeId'] as string },
+      {
+        hash: item['contentHash'] as string,
+        changeId: item['changeId'] as string,
+        ...(typeof item['lineHash'] === 'string' ? { lineHash: item['lineHash'] } : {}),
+      },
     ]),
   );
 }
@@ -123,6 +132,7 @@ export function companyItem(record: CompanyRecord, state: CompanyState): Item {
     contentHash: state.hash,
     changeId: state.changeId,
     ...(state.legalEntityId ? { legalEntityId: state.legalEntityId } : {}),
+    ...(state.lineHash ? { lineHash: state.lineHash } : {}),
   };
 }
 

@@ -13,6 +13,9 @@
  * completion leaves that work for the next run's.
  */
 import { deriveHoldings } from '../companies/holdings';
+import { batchDelete, batchPut } from '../storage/batch';
+import { tableName } from '../storage/client';
+import { batchAdd, batchSetChanges, type Addition, type SetChange } from '../storage/transactions';
 import { applyContactChanges, deriveLists } from '../lists/derive';
 import { applySmartListFlips, deriveSmartLists } from '../lists/smart';
 import { deriveLookalikes, recomputeMarked } from '../lookalikes/recompute';
@@ -79,4 +82,37 @@ const completions: Completion[] = [
 export async function completeImport(options: { lookalikes?: boolean } = {}): Promise<void> {
   if (options.lookalikes ?? true) await lookalikes();
   for (const complete of completions) await complete();
+}
+
+/**
+ * `work` for one batch at a time: a run's batches in flight share items (a holder is often near the
+ * companies it holds in a file; companies of one name share a match-index entry), and one after the
+ * other they never race on them, so no conditional write or transaction of one cancels another's.
+ * Runs of other imports still may: their races are caught by conditions and retries.
+ */
+export function oneAtATime<T, R>(work: (input: T) => Promise<R>): (input: T) => Promise<R> {
+  let last: Promise<unknown> = Promise.resolve();
+  return (input) => {
+    const next = last.then(() => work(input));
+    last = next.catch(() => undefined);
+    return next;
+  };
+}
+
+/**
+ * What makes a run's derived writes, a batch's at a time: 25 to a request (additions and set changes
+ * 100); deletes first, as a key deleted and put is put last, and additions and set changes after puts,
+ * as they add to what is there. Additions and set changes are transactions on items other batches may
+ * share: one batch's at a time.
+ */
+export function derivedWriter(): (writes: DerivedWrites) => Promise<void> {
+  const transact = oneAtATime(
+    ({ additions, setChanges }: { additions: Addition[]; setChanges: SetChange[] }) =>
+      Promise.all([batchAdd(tableName(), additions), batchSetChanges(tableName(), setChanges)]),
+  );
+  return async ({ puts, deletes, additions = [], setChanges = [] }) => {
+    await batchDelete(tableName(), deletes);
+    await batchPut(tableName(), puts);
+    await transact({ additions, setChanges });
+  };
 }

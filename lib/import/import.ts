@@ -6,35 +6,45 @@
  * - Each line is validated on its own; a bad one is rejected with its line number and reason and
  *   nothing of it is written.
  * - Idempotent: a company whose canonical record hashes to what is stored is not written again and
- *   derives nothing.
+ *   derives nothing. A line byte for byte the one its company was written from is known unchanged
+ *   before it is even parsed (lib/import/lines.ts): a re-import of unchanged data costs a read and a
+ *   hash per line.
  * - Resumable: a company is one item, written whole; each batch's changes are journaled (the records
  *   before them) until their derivations ran, and every written company names its journal, so a run
- *   cut off at any point and started again derives what was missed (lib/import/store.ts).
- * - Streaming: lines are processed in batches of 100 with a bounded number of batches in flight, so
- *   memory stays flat whatever the file size (apart from a number per company to spot a company that
- *   appears twice, and a change id per batch).
+ *   cut off at any point and started again derives what was missed (lib/import/store.ts). A run that
+ *   ends whole says so, so that later runs look for its journals once, not once per batch.
+ * - Streaming: lines are read in batches of 100 with a bounded number of batches in flight, and their
+ *   changed companies written 100 at a time, so memory stays flat whatever the file size (apart from a
+ *   number per company to spot a company that appears twice, and a change id per batch).
  * - Cheap: per changed company one item written (plus its new contact claims), everything in batch
- *   requests; an unchanged company costs half a read.
+ *   requests; an unchanged company costs the read of its state.
  */
 import { randomUUID } from 'node:crypto';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
-import { parseCompanyRecord, recordHash, RECORD_LIMITS, type CompanyRecord } from '../companies/record';
-import { getCompanyRecords, getCompanyStates } from '../companies/store';
+import { getCompanyRecords, getCompanyStates, type CompanyState } from '../companies/store';
 import { forEachLimited } from '../concurrency';
 import { assignLegalEntityIds } from '../legal-entities/assign';
 import { loadStageIdScheme, stageIdScheme, type LegalEntityIdScheme } from '../legal-entities/ids';
-import { batchDelete, batchPut } from '../storage/batch';
-import { batchAdd, batchSetChanges, type Addition, type SetChange } from '../storage/transactions';
-import { tableName } from '../storage/client';
 import type { BatchDerivation, CompanyChange, Completion, Derivation, DerivedWrites } from './change';
-import { collectWrites, completeImport, deriveBatch, deriveChange } from './derive';
+import {
+  collectWrites,
+  completeImport,
+  deriveBatch,
+  deriveChange,
+  derivedWriter,
+  oneAtATime,
+} from './derive';
 import { contactClaimer, type ContactClaimer } from './contacts';
+import { judgeLines, sketchLine, type Entry, type Judge, type Line } from './lines';
 import {
   deleteJournal,
+  doneRuns,
   getJournals,
+  markRunDone,
   putCompanies,
   putJournal,
   releaseContacts,
+  runOf,
   type Journal,
   type StoredJournal,
 } from './store';
@@ -72,15 +82,6 @@ export interface ImportSummary {
   seconds: number;
 }
 
-interface Entry {
-  line: number;
-  record: CompanyRecord;
-  hash: string;
-}
-
-const COUNTRY_INDEX = { BE: 0, NL: 1, FR: 2 } as const;
-/** Every canonical number has at most 10 digits: country and number fit one safe integer. */
-const companyNumberKey = (ref: CompanyRef) => COUNTRY_INDEX[ref.country] * 1e10 + Number(ref.companyNumber);
 const DERIVATIONS_IN_FLIGHT = 16;
 
 /**
@@ -108,22 +109,37 @@ export async function importCompanies(
     asOf: options.asOf,
     derive: options.derive ?? deriveChange,
     deriveBatch: oneAtATime(options.deriveBatch ?? deriveBatch),
-    transact: oneAtATime(writeTransactional),
+    writeDerived: derivedWriter(),
     summary,
     reject: (line, reason) => {
       summary.rejected++;
       options.onRejected?.(line, reason);
     },
+    judge: {
+      firstLineOf: new Map(),
+      reject: (line, reason) => run.reject(line, reason),
+      unchanged: () => {
+        summary.unchanged++;
+        summary.imported++;
+      },
+    },
+    turns: Promise.resolve(),
+    changes: [],
+    batchSize,
     settled: new Set(),
+    runsDone: new Map(),
     claimContacts: contactClaimer((line, reason) => run.reject(line, reason)),
     idScheme: options.idScheme ?? stageIdScheme,
   };
-  const firstLineOf = new Map<number, number>();
   const inFlight = new Set<Promise<void>>();
   let failure: unknown = null;
 
-  const flush = async (batch: Entry[]) => {
-    const job = importBatch(batch, run)
+  const flush = async (batch: Line[]) => {
+    // The batch's turn to judge its lines comes after the batch before it (see `judgeLines`).
+    const turn = run.turns.then(() => undefined);
+    let done!: () => void;
+    run.turns = new Promise((resolve) => (done = resolve));
+    const job = importBatch(batch, run, turn, done)
       .then(() => {
         summary.seconds = (performance.now() - started) / 1000;
         options.onProgress?.({ ...summary });
@@ -137,29 +153,14 @@ export async function importCompanies(
   };
 
   let lineNumber = 0;
-  let batch: Entry[] = [];
+  let batch: Line[] = [];
   for await (const next of lines) {
     const text = typeof next === 'string' ? next : next.text;
     lineNumber = typeof next === 'string' ? lineNumber + 1 : next.line;
     if (failure) break;
     if (text.trim() === '') continue;
     summary.read++;
-    const parsed = parseLine(text);
-    if (!parsed.ok) {
-      run.reject(lineNumber, parsed.reason);
-      continue;
-    }
-    const key = companyNumberKey(parsed.record);
-    const first = firstLineOf.get(key);
-    if (first !== undefined) {
-      run.reject(
-        lineNumber,
-        `${parsed.record.country} ${parsed.record.companyNumber} already appeared on line ${first}`,
-      );
-      continue;
-    }
-    firstLineOf.set(key, lineNumber);
-    batch.push({ line: lineNumber, record: parsed.record, hash: recordHash(parsed.record) });
+    batch.push({ line: lineNumber, text, ...sketchLine(text) });
     if (batch.length === batchSize) {
       await flush(batch);
       batch = [];
@@ -168,6 +169,9 @@ export async function importCompanies(
   if (batch.length > 0 && !failure) await flush(batch);
   await Promise.all(inFlight);
   if (failure) throw failure;
+  if (run.changes.length > 0) await writeChanges(run.changes.splice(0), run);
+  // Every batch derived and its journal gone: later runs need not look for this run's journals.
+  if (run.batches > 0) await markRunDone(run.id);
   await (options.complete ?? completeImport)();
   summary.seconds = (performance.now() - started) / 1000;
   return summary;
@@ -187,23 +191,6 @@ export function formatSummary(s: ImportSummary): string {
   );
 }
 
-function parseLine(text: string): { ok: true; record: CompanyRecord } | { ok: false; reason: string } {
-  const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes > RECORD_LIMITS.bytes) {
-    return {
-      ok: false,
-      reason: `record is ${Math.ceil(bytes / 1024)} KB, more than ${RECORD_LIMITS.bytes / 1024} KB`,
-    };
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { ok: false, reason: 'not valid JSON' };
-  }
-  return parseCompanyRecord(json);
-}
-
 /** What one run shares between its batches. */
 interface Run {
   id: string;
@@ -212,24 +199,51 @@ interface Run {
   derive: Derivation;
   /** One batch at a time (see `oneAtATime`). */
   deriveBatch: BatchDerivation;
-  /** A batch's transactional derived writes, one batch at a time. */
-  transact: (writes: { additions: Addition[]; setChanges: SetChange[] }) => Promise<void>;
+  /** Makes the writes a batch's derivations hand back (lib/import/derive.ts `derivedWriter`). */
+  writeDerived: (writes: DerivedWrites) => Promise<void>;
   summary: ImportSummary;
   reject: (line: number, reason: string) => void;
+  /** The first line of each company read so far, and the rejections (lib/import/lines.ts `judgeLines`). */
+  judge: Judge;
+  /** Settles when the last batch flushed has judged its lines: the next one judges after it. */
+  turns: Promise<void>;
+  /** Changed companies to write, and how many make a batch. */
+  changes: Array<Entry & { known: boolean }>;
+  batchSize: number;
   /** Change ids whose journal is known to be gone: no need to look for it again. */
   settled: Set<string>;
+  /** Earlier runs, looked up once each: whether they ended with every batch derived. */
+  runsDone: Map<string, Promise<boolean>>;
   /** Claims a batch's new contact ids (lib/import/contacts.ts), one batch at a time. */
   claimContacts: ContactClaimer;
   idScheme: () => LegalEntityIdScheme;
 }
 
-async function importBatch(batch: Entry[], run: Run): Promise<void> {
-  const states = await getCompanyStates(batch.map((e) => e.record));
+/**
+ * One batch: its companies' states read (one BatchGet for the lines' guessed companies), its lines
+ * judged in file order, then its changed companies written and derived.
+ */
+async function importBatch(lines: Line[], run: Run, turn: Promise<void>, done: () => void): Promise<void> {
+  let batch: Entry[];
+  let states: Map<string, CompanyState>;
+  try {
+    const guesses = lines.flatMap((l) => (l.guess ? [l.guess] : []));
+    states = await getCompanyStates(guesses);
+    await turn;
+    batch = judgeLines(lines, (ref) => states.get(companyKey(ref))?.lineHash, run.judge);
+    // A company whose line did not say it plainly: its state is read now.
+    const read = new Set(guesses.map(companyKey));
+    const unread = batch.filter((e) => !read.has(companyKey(e.record))).map((e) => e.record);
+    if (unread.length > 0) for (const [key, state] of await getCompanyStates(unread)) states.set(key, state);
+  } finally {
+    // After the batch before, even when this one failed: the turns stay in file order.
+    void turn.then(done);
+  }
   const stateOf = (e: Entry) => states.get(companyKey(e.record));
 
   // Changes of a cut-off earlier run whose derivations may not have run: derive them first.
   const changeIds = new Set([...states.values()].map((s) => s.changeId).filter((id) => !run.settled.has(id)));
-  for (const journal of await getJournals([...changeIds])) {
+  for (const journal of await getJournals(await mayHaveJournals([...changeIds], run))) {
     // Awaited first: `x += await …` reads x before the wait and would lose what other batches added.
     const updates = await resume(journal, run);
     run.summary.updates += updates;
@@ -240,9 +254,20 @@ async function importBatch(batch: Entry[], run: Run): Promise<void> {
   const unchanged = batch.length - changed.length;
   run.summary.unchanged += unchanged;
   run.summary.imported += unchanged;
-  if (changed.length === 0) return;
+  // Changes are written a full batch at a time, whichever batches of lines they came from: a refresh
+  // in which few companies changed journals and writes a hundred changes at once, not a few.
+  run.changes.push(...changed.map((e) => ({ ...e, known: stateOf(e) !== undefined })));
+  while (run.changes.length >= run.batchSize) await writeChanges(run.changes.splice(0, run.batchSize), run);
+}
 
-  const stored = await getCompanyRecords(changed.filter((e) => stateOf(e)).map((e) => e.record));
+/**
+ * A batch of changed companies: their contact ids claimed, legal entity ids assigned, the batch's
+ * journal, the companies written, their derivations made, then the journal removed.
+ */
+async function writeChanges(pending: Array<Entry & { known: boolean }>, run: Run): Promise<void> {
+  // In file order: of two changes that claim one contact id, the earlier line's wins.
+  const changed = pending.sort((a, b) => a.line - b.line);
+  const stored = await getCompanyRecords(changed.filter((e) => e.known).map((e) => e.record));
   const before = (e: Entry) => stored.get(companyKey(e.record))?.record ?? null;
   const accepted = await run.claimContacts(changed, before);
   if (accepted.length === 0) return;
@@ -264,7 +289,7 @@ async function importBatch(batch: Entry[], run: Run): Promise<void> {
   await putCompanies(
     accepted.map((e) => ({
       record: e.record,
-      state: { hash: e.hash, changeId, legalEntityId: legalEntityIdOf(e) },
+      state: { hash: e.hash, changeId, legalEntityId: legalEntityIdOf(e), lineHash: e.lineHash },
     })),
   );
   const changes = accepted.map((e) => ({
@@ -286,6 +311,23 @@ async function importBatch(batch: Entry[], run: Run): Promise<void> {
     if (change.before) run.summary.changed++;
     else run.summary.created++;
   }
+}
+
+/** The change ids whose journal may still exist: those of runs not known to have ended whole. */
+async function mayHaveJournals(changeIds: string[], run: Run): Promise<string[]> {
+  const unknown = [...new Set(changeIds.map(runOf))].filter((id) => !run.runsDone.has(id));
+  if (unknown.length > 0) {
+    const lookup = doneRuns(unknown);
+    for (const id of unknown)
+      run.runsDone.set(
+        id,
+        lookup.then((done) => done.has(id)),
+      );
+    // A failed lookup is not kept: the next batch asks again.
+    lookup.catch(() => unknown.forEach((id) => run.runsDone.delete(id)));
+  }
+  const done = await Promise.all(changeIds.map((id) => run.runsDone.get(runOf(id))!));
+  return changeIds.filter((_, i) => !done[i]);
 }
 
 /** Derives the changes of a cut-off run's journal whose companies were written, then drops it. */
@@ -321,48 +363,8 @@ async function deriveAndWrite(changes: CompanyChange[], run: Run): Promise<numbe
     updates += derived.updates;
     collectWrites(writes, derived);
   });
-  await writeDerived(writes, run);
+  await run.writeDerived(writes);
   return updates;
-}
-
-/**
- * `work` for one batch at a time: a run's batches in flight share items (a holder is often near the
- * companies it holds in a file; companies of one name share a match-index entry), and one after the
- * other they never race on them, so no conditional write or transaction of one cancels another's.
- * Runs of other imports still may: their races are caught by conditions and retries.
- */
-function oneAtATime<T, R>(work: (input: T) => Promise<R>): (input: T) => Promise<R> {
-  let last: Promise<unknown> = Promise.resolve();
-  return (input) => {
-    const next = last.then(() => work(input));
-    last = next.catch(() => undefined);
-    return next;
-  };
-}
-
-/**
- * A batch's derived writes, 25 to a request (additions and set changes 100); deletes first, as a key
- * deleted and put is put last, and additions and set changes after puts, as they add to what is there.
- * Additions and set changes are transactions on items other batches may share: one batch's at a time.
- */
-async function writeDerived(
-  { puts, deletes, additions = [], setChanges = [] }: DerivedWrites,
-  run: Run,
-): Promise<void> {
-  await batchDelete(tableName(), deletes);
-  await batchPut(tableName(), puts);
-  await run.transact({ additions, setChanges });
-}
-
-/** Additions and set changes, in TransactWriteItems (lib/storage/batch.ts). */
-async function writeTransactional({
-  additions,
-  setChanges,
-}: {
-  additions: Addition[];
-  setChanges: SetChange[];
-}) {
-  await Promise.all([batchAdd(tableName(), additions), batchSetChanges(tableName(), setChanges)]);
 }
 
 function givenUpContacts({ before, after }: CompanyChange): number[] {

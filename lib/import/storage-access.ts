@@ -8,7 +8,7 @@ import { partitions } from '../storage/keys';
 /**
  * A partition of a file through the import: the companies (read, written whole; their relationships
  * items updated by the holdings derivation), the journal of each batch (written, read back and deleted
- * on resume), contact id claims, legal entity id claims (read, then conditional puts in transactions),
+ * on resume) and the mark of a run that ended whole (written at its end, read by later runs), contact id claims, legal entity id claims (read, then conditional puts in transactions),
  * lookalike features and marks, the match indexes (set updates in transactions), a note for each
  * company whose number of contacts changed, and for smart lists: the company's filter profile and one
  * item naming every smart list (all read in one Query) whose match it changes.

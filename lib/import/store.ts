@@ -75,6 +75,30 @@ export async function putJournal(journal: Journal): Promise<StoredJournal> {
   return { changeId: journal.changeId, parts: parts.length };
 }
 
+/**
+ * A run that ended with every batch derived says so in one item (`CHANGE#<run>` / `DONE`): none of its
+ * journals is left, so a later run that meets companies it wrote need not look for their journals —
+ * one read per earlier run instead of one per batch. A run cut off (or one before these marks) has no
+ * mark, and its companies' journals are looked up one by one as before. Kept about a year; without it
+ * the lookups are merely slower.
+ */
+const runDone = (runId: string) => ({ pk: keys.importChange(runId, 0).pk, sk: 'DONE' });
+const RUN_DONE_TTL_SECONDS = 400 * 24 * 3600;
+
+export async function markRunDone(runId: string): Promise<void> {
+  const ttl = Math.floor(Date.now() / 1000) + RUN_DONE_TTL_SECONDS;
+  await batchPut(tableName(), [{ ...runDone(runId), entity: 'ImportRunDone', ttl }]);
+}
+
+/** Which of these runs ended with every batch derived. */
+export async function doneRuns(runIds: string[]): Promise<Set<string>> {
+  const items = await batchGet(tableName(), runIds.map(runDone), { projection: ['pk'], consistent: true });
+  return new Set(items.map((item) => (item['pk'] as string).slice('CHANGE#'.length)));
+}
+
+/** The run a change id belongs to (`<run>.<batch>`). */
+export const runOf = (changeId: string): string => changeId.slice(0, changeId.lastIndexOf('.'));
+
 /** The journals of these change ids that still exist (their derivations may not have run). */
 export async function getJournals(changeIds: string[]): Promise<Array<Journal & StoredJournal>> {
   const firstParts = await batchGet(

@@ -5,8 +5,9 @@
  * so one BatchGet answers the lookups of a whole PUT.
  *
  * The derivation compares the keys of the record before and after the change: keys the company lost
- * take it out of their set (DELETE), keys it has get it (ADD). Both are set operations, so deriving
- * the same change twice (a cut-off import run again) ends in the same state. The writes go back to the
+ * take it out of their set (DELETE), keys it gained get it (ADD), keys it kept are not written. Both
+ * are set operations, so deriving the same change twice (a cut-off import run again) ends in the same
+ * state. The writes go back to the
  * import, which makes a batch's in TransactWriteItems of up to 100 entries (not one request a key).
  */
 import { companyKey } from '../companies/identifiers';
@@ -47,9 +48,12 @@ export async function deriveMatchIndexes({ before, after }: CompanyChange): Prom
   const had = new Map((before ? matchKeysOf(before) : []).map((key) => [keyText(key), key]));
   const has = new Map(matchKeysOf(after).map((key) => [keyText(key), key]));
   const lost = [...had].filter(([text]) => !has.has(text)).map(([, key]) => key);
+  // A key the company had before is in its entry already: the change that gave it the key was derived
+  // (its journal stays until it is), so only keys gained are written — a change of figures writes none.
+  const gained = [...has].filter(([text]) => !had.has(text)).map(([, key]) => key);
   const setChanges = [
     ...lost.map((key) => matchIndexChange(key, company, 'remove')),
-    ...[...has.values()].map((key) => matchIndexChange(key, company, 'add')),
+    ...gained.map((key) => matchIndexChange(key, company, 'add')),
   ];
   return { updates: 0, writes: { puts: [], deletes: [], setChanges } };
 }

@@ -27,6 +27,8 @@ interface Run {
   rate: number;
   seconds: number;
   maxRssMb: number;
+  /** The machine's load (1-minute average) when the run ended: other work skews the rates, not the counts. */
+  load: number;
 }
 
 async function main(): Promise<void> {
@@ -76,6 +78,7 @@ async function main(): Promise<void> {
           run.nodeMsPerCompany.toFixed(2),
           run.javaMsPerCompany.toFixed(2),
           label === 'first' ? (run.rate >= BUDGET_PER_SECOND ? 'PASS' : 'UNDER') : '–',
+          run.load.toFixed(1),
         ]);
         console.error(`  ${run.summary}`);
       }
@@ -92,6 +95,7 @@ async function main(): Promise<void> {
     'Node ms/co',
     'Java ms/co',
     `≥ ${BUDGET_PER_SECOND}/s`,
+    'load',
   ];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) =>
@@ -168,6 +172,7 @@ function importFile(file: string, table: string, endpoint: string, preload: stri
         maxRssMb: Number(rss[1]) / 1024,
         nodeMsPerCompany: Number(cpu?.[1] ?? 0) / 1000 / companies,
         javaMsPerCompany: (dynamoDbCpuMs(endpoint) - javaBefore) / companies,
+        load: os.loadavg()[0]!,
       });
     });
   });

@@ -1,5 +1,6 @@
 /** The import (contract §11.2) against DynamoDB Local: validation per line, idempotence, resumption, the derivation point. */
 import { belgianCheckDigits } from '../../lib/companies/identifiers';
+import * as recordModule from '../../lib/companies/record';
 import type { CompanyRecordInput } from '../../lib/companies/record';
 import { getCompanyRecords } from '../../lib/companies/store';
 import type { CompanyChange, Derivation } from '../../lib/import/change';
@@ -49,17 +50,20 @@ async function run(lines: Array<string | CompanyRecordInput>, options: Partial<I
   return { summary, rejected, derived };
 }
 
-/** The import journals left in the table (a test may scan; a request path never does). */
-const journals = async () => {
+/** The import's items of a kind left in the table (a test may scan; a request path never does). */
+const changeItems = async (sk: string) => {
   const { Items = [] } = await dynamodb().send(
     new ScanCommand({
       TableName: table.name,
-      FilterExpression: 'begins_with(pk, :p)',
-      ExpressionAttributeValues: { ':p': 'CHANGE#' },
+      FilterExpression: 'begins_with(pk, :p) AND begins_with(sk, :s)',
+      ExpressionAttributeValues: { ':p': 'CHANGE#', ':s': sk },
     }),
   );
   return Items;
 };
+/** The journals' parts, and the marks of runs that ended with every batch derived. */
+const journals = () => changeItems('PART#');
+const runsDone = () => changeItems('DONE');
 
 const stored = async (...ns: number[]) =>
   getCompanyRecords(ns.map((n) => ({ country: 'BE' as const, companyNumber: beNumber(n) })));
@@ -200,5 +204,59 @@ describe('import', () => {
     const third = await run(records);
     expect(third.summary).toMatchObject({ unchanged: 6 });
     expect(third.derived).toEqual([]);
+  });
+
+  it('finds a line byte for byte the same as its company was written from unchanged without parsing it', async () => {
+    // Top-level country and number after the shareholders: the line's company is guessed wrong (the
+    // shareholder's), so it is parsed every time, and still imported and found unchanged.
+    const { country, companyNumber, ...rest } = company(41, {
+      shareholders: [{ country: 'BE', companyNumber: beNumber(40), name: 'Company 40 NV', percentage: 1 }],
+    });
+    const lines = [
+      JSON.stringify(company(40)),
+      JSON.stringify({ ...rest, country, companyNumber }),
+      JSON.stringify(company(42)),
+    ];
+    const marks = (await runsDone()).length;
+    const first = await run(lines);
+    expect(first.summary).toMatchObject({ imported: 3, created: 3 });
+    expect((await runsDone()).length).toBe(marks + 1);
+
+    const parse = jest.spyOn(recordModule, 'parseCompanyRecord');
+    try {
+      const again = await run([...lines, lines[2]!, `${lines[0]!} `]);
+      expect(again.summary).toMatchObject({ read: 5, imported: 3, unchanged: 3, rejected: 2 });
+      expect(again.rejected).toEqual([
+        [4, `BE ${beNumber(42)} already appeared on line 3`],
+        [5, `BE ${beNumber(40)} already appeared on line 1`],
+      ]);
+      expect(again.derived).toEqual([]);
+      // Only the line whose company was guessed wrong and the last one (another text) were parsed.
+      expect(parse).toHaveBeenCalledTimes(2);
+    } finally {
+      parse.mockRestore();
+    }
+    // A run that wrote nothing leaves no mark: no company names it.
+    expect((await runsDone()).length).toBe(marks + 1);
+  });
+
+  it('writes the changes of several batches of lines together, a full batch at a time', async () => {
+    const records = [50, 51, 52, 53, 54].map((n) => company(n));
+    await run(records, { batchSize: 2 });
+    const moved = (n: number) => company(n, { place: 'Brugge' });
+    const { summary, derived } = await run([moved(50), records[1]!, records[2]!, moved(53), moved(54)], {
+      batchSize: 2,
+    });
+    expect(summary).toMatchObject({ read: 5, imported: 5, changed: 3, unchanged: 2 });
+    // Lines 1–2 and 3–4 hold one change each: written together; line 5's goes with the rest at the end.
+    const changeIdOf = (n: number) => derived.find((c) => c.after.companyNumber === beNumber(n))!.changeId;
+    expect(changeIdOf(53)).toBe(changeIdOf(50));
+    expect(changeIdOf(54)).not.toBe(changeIdOf(50));
+    expect([...(await stored(50, 53, 54)).values()].map((s) => s.record.place)).toEqual([
+      'Brugge',
+      'Brugge',
+      'Brugge',
+    ]);
+    expect(await journals()).toEqual([]);
   });
 });
