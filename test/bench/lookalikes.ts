@@ -360,9 +360,8 @@ async function main(): Promise<void> {
     // memory is its own.
     const [index, of] = (values.shard ?? '0/1').split('/').map(Number) as [number, number];
     const generated = generate(Number(values.child));
-    const sampled = new Set(
-      [...sample(generated.companies.length, BUDGET.sampled)].filter((c) => c % of === index),
-    );
+    // Each worker keeps the lists it computes of the sampled companies: together, every sampled one.
+    const sampled = sample(generated.companies.length, BUDGET.sampled);
     const { kept, ...result } = recomputeInMemory(generated, sampled, { index, of });
     const maxRssMb = process.resourceUsage().maxRSS / 1024;
     const checkStarted = performance.now();
