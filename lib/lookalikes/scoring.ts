@@ -41,13 +41,6 @@ export class PreparedFeatures {
   /** NaN when unknown. */
   readonly foundedYear: Float64Array;
   readonly health: Float64Array;
-  /**
-   * The same figures again, one row of STRIDE numbers per company, for `score`: a search scores members
-   * scattered over the section, and one company's figures side by side are one or two cache lines
-   * instead of eleven.
-   */
-  private readonly rows: Float64Array;
-
   constructor(companies: readonly LookalikeFeatures[]) {
     const n = companies.length;
     const ids = new Map<string, number>();
@@ -82,20 +75,29 @@ export class PreparedFeatures {
       this.foundedYear[i] = orNaN(f.foundedYear);
       this.health[i] = orNaN(f.healthIndicator);
     });
-    const rows = (this.rows = new Float64Array(n * STRIDE));
-    for (let i = 0; i < n; i++) {
-      const at = i * STRIDE;
-      rows[at + CODE] = this.code[i]!;
-      rows[at + P4] = this.p4[i]!;
-      rows[at + P3] = this.p3[i]!;
-      rows[at + P2] = this.p2[i]!;
-      rows[at + SECTION] = this.section[i]!;
-      rows[at + EMPLOYEES] = this.logEmployees[i]!;
-      rows[at + ASSETS] = this.logAssets[i]!;
-      rows[at + COUNTRY] = this.country[i]!;
-      rows[at + PLACE] = this.place[i]!;
-      rows[at + YEAR] = this.foundedYear[i]!;
-      rows[at + HEALTH] = this.health[i]!;
+  }
+
+  /**
+   * Renumbers the first `order.length` companies: company k becomes the one that was order[k] (the
+   * rest keep their numbers). In place, one column at a time, so a section is never held twice.
+   */
+  reorder(order: Int32Array): void {
+    const columns = [
+      this.code,
+      this.p4,
+      this.p3,
+      this.p2,
+      this.section,
+      this.logEmployees,
+      this.logAssets,
+      this.country,
+      this.place,
+      this.foundedYear,
+      this.health,
+    ];
+    for (const column of columns) {
+      const before = column.slice(0, order.length);
+      for (let k = 0; k < order.length; k++) column[k] = before[order[k]!]!;
     }
   }
 
@@ -131,37 +133,8 @@ export class PreparedFeatures {
     );
   }
 
-  /**
-   * The score of companies i and j in ten-thousandths (0..10000): the contract's 4 decimals, exact.
-   * The parts above, written out over the rows (the hot loop of every lookalike search); a unit test
-   * holds it equal to the parts.
-   */
+  /** The score of companies i and j in ten-thousandths (0..10000): the contract's 4 decimals, exact. */
   score(i: number, j: number): number {
-    const rows = this.rows;
-    const a = i * STRIDE;
-    const b = j * STRIDE;
-    let activity: number;
-    if (rows[a + CODE] === rows[b + CODE]) activity = 1;
-    else if (rows[a + CODE] === -1 || rows[b + CODE] === -1) activity = 0;
-    else if (rows[a + P4] !== -1 && rows[a + P4] === rows[b + P4]) activity = 0.75;
-    else if (rows[a + P3] !== -1 && rows[a + P3] === rows[b + P3]) activity = 0.5;
-    else if (rows[a + P2] === rows[b + P2]) activity = 0.25;
-    else if (rows[a + SECTION] !== -1 && rows[a + SECTION] === rows[b + SECTION]) activity = 0.1;
-    else activity = 0;
-    const size =
-      (closeness(rows[a + EMPLOYEES]!, rows[b + EMPLOYEES]!, 2) +
-        closeness(rows[a + ASSETS]!, rows[b + ASSETS]!, 2)) /
-      2;
-    const place = rows[a + COUNTRY] !== rows[b + COUNTRY] ? 0 : rows[a + PLACE] === rows[b + PLACE] ? 1 : 0.5;
-    const profile =
-      (closeness(rows[a + YEAR]!, rows[b + YEAR]!, 40) +
-        closeness(rows[a + HEALTH]!, rows[b + HEALTH]!, 10)) /
-      2;
-    return scoreOf(activity, size, place, profile);
-  }
-
-  /** The score from the parts, as the contract states it: what `score` must always equal. */
-  scoreOfParts(i: number, j: number): number {
     return scoreOf(this.activity(i, j), this.size(i, j), this.placeOf(i, j), this.profile(i, j));
   }
 }
@@ -176,12 +149,6 @@ export function scoreOf(activity: number, size: number, place: number, profile: 
       (WEIGHTS.activity * activity + WEIGHTS.size * size + WEIGHTS.place * place + WEIGHTS.profile * profile),
   );
 }
-
-/** The columns of a row (`PreparedFeatures.rows`). */
-const [CODE, P4, P3, P2, SECTION, EMPLOYEES, ASSETS, COUNTRY, PLACE, YEAR, HEALTH] = [
-  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
-];
-const STRIDE = 12;
 
 const prefix = (code: string, digits: number) => (code.length >= digits ? Number(code.slice(0, digits)) : -1);
 const logOf = (x: number | null) => (x === null ? Number.NaN : Math.log10(1 + Math.max(0, x)));

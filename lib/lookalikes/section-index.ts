@@ -136,23 +136,22 @@ export class SectionIndex {
   constructor(members: readonly LookalikeFeatures[], probes: readonly LookalikeFeatures[] = []) {
     const n = members.length;
     this.size = n;
-    const first = new PreparedFeatures(members);
+    const all = probes.length === 0 ? members : [...members, ...probes];
+    const p = (this.prepared = new PreparedFeatures(all));
     const coarse = (x: number) => (x === x ? Math.floor(4 * x) : -1);
     this.external = Int32Array.from({ length: n }, (_, i) => i).sort(
       (a, b) =>
-        first.code[a]! - first.code[b]! ||
-        first.country[a]! - first.country[b]! ||
-        coarse(first.logEmployees[a]!) - coarse(first.logEmployees[b]!) ||
-        coarse(first.logAssets[a]!) - coarse(first.logAssets[b]!),
+        p.code[a]! - p.code[b]! ||
+        p.country[a]! - p.country[b]! ||
+        coarse(p.logEmployees[a]!) - coarse(p.logEmployees[b]!) ||
+        coarse(p.logAssets[a]!) - coarse(p.logAssets[b]!),
     );
+    p.reorder(this.external);
     this.internal = new Int32Array(n);
     this.external.forEach((member, k) => (this.internal[member] = k));
-    const renumbered = Array.from(this.external, (member) => members[member]!);
-    const all = probes.length === 0 ? renumbered : [...renumbered, ...probes];
-    const p = (this.prepared = new PreparedFeatures(all));
     this.rank = new Int32Array(n);
-    const byCompany = Array.from({ length: n }, (_, i) => i).sort((a, b) =>
-      compareCompanies(renumbered[a]!, renumbered[b]!),
+    const byCompany = Array.from({ length: n }, (_, k) => k).sort((a, b) =>
+      compareCompanies(members[this.external[a]!]!, members[this.external[b]!]!),
     );
     byCompany.forEach((member, position) => (this.rank[member] = position));
     this.axes = [p.logEmployees, p.logAssets, p.foundedYear, p.health];
