@@ -20,6 +20,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { partitionCount } from '../../lib/import/partitions';
+import { workers } from '../../lib/routes';
 import { runCli, usageReporter, writeDemoFile, type CliRun } from './cli-runs';
 import { benchDynamoDb } from './local-dynamodb';
 
@@ -38,9 +39,9 @@ const PRICES = {
   lambdaArmGbSecond: 0.0000133334,
   stepFunctionsTransition: 0.025 / 1000,
 };
-/** The import's partition workers (lib/routes.ts importPartition) and the lookalike job's memory. */
-const IMPORT_WORKER_GB = 1769 / 1024;
-const LOOKALIKE_WORKER_GB = 3008 / 1024;
+/** The memory of the import's partition workers and of the lookalike shards (lib/routes.ts), read from there. */
+const IMPORT_WORKER_GB = workers.importPartition.memoryMb / 1024;
+const LOOKALIKE_WORKER_GB = workers.lookalikesShard.memoryMb / 1024;
 /**
  * On Lambda a worker waits for DynamoDB between its batches, and is billed for the wait: its wall
  * time is taken as twice its CPU time (4 batches in flight keep it busy about half the time).
