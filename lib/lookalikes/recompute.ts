@@ -6,7 +6,7 @@
  *   before the import returns, the lists of the marked companies and of every company of their sections
  *   that a marked company entered or may have left: those it reaches, with its old or its new features,
  *   at or above their floor (their 100th score), found through the section's index (`affectedMembers`:
- *   only the cells whose bound reaches their lowest floor are scored). A run cut off before its
+ *   only the tree nodes whose bound reaches their lowest floor are opened). A run cut off before its
  *   completion leaves its marks to the next run's.
  * - the full job in one process (`npm run lookalikes`): `recomputeAll` recomputes every section.
  * - on AWS, both as a fan-out over workers (lib/lookalikes/fan-out.ts): the same plans (`planMarked`,
