@@ -45,6 +45,7 @@ import {
   MEMBER_ROW,
   MISSING,
   NODE,
+  PLACE_WORDS,
   PLACES,
   RIGHT,
   select,
@@ -115,6 +116,8 @@ export class SectionIndex {
   readonly groups: Map<number, Tree>[];
   /** The figures per axis (NaN: missing), members and probes. */
   private readonly axes: Float64Array[];
+  /** Scratch for a node's place mask while it is described. */
+  private readonly placeWords = new Int32Array(PLACE_WORDS);
   /** countryBit[i]: the company's country as one bit of a node's mask. */
   private readonly countryBit: Int32Array;
 
@@ -239,12 +242,13 @@ export class SectionIndex {
     const to = data[row + END]!;
     const p = this.prepared;
     let countries = 0;
-    let places = 0;
+    const places = this.placeWords.fill(0);
     let missing = 0;
     for (let at = from; at < to; at++) {
       const m = order[at]!;
       countries |= this.countryBit[m]!;
-      places |= 1 << (p.place[m]! & 31);
+      const bit = p.place[m]! & (32 * PLACE_WORDS - 1);
+      places[bit >> 5]! |= 1 << (bit & 31);
     }
     let bestAxis = -1;
     let bestSpread = 0;
@@ -272,7 +276,7 @@ export class SectionIndex {
     }
     data[row + MISSING] = missing;
     data[row + COUNTRIES] = countries;
-    data[row + PLACES] = places;
+    for (let word = 0; word < PLACE_WORDS; word++) data[row + PLACES + word] = places[word]!;
     // Two countries differ by place's whole weight.
     if ((countries & (countries - 1)) !== 0 && WEIGHTS.place >= bestSpread) bestAxis = COUNTRY_AXIS;
     return bestAxis;
@@ -296,11 +300,11 @@ export class SectionIndex {
   nodeBound(i: number, level: number, tree: Tree, node: number): number {
     const data = tree.data;
     const row = node * NODE;
-    const p = this.prepared;
+    const placeBit = this.prepared.place[i]! & (32 * PLACE_WORDS - 1);
     const place =
       (data[row + COUNTRIES]! & this.countryBit[i]!) === 0
         ? 0
-        : data[row + PLACES]! & (1 << (p.place[i]! & 31))
+        : data[row + PLACES + (placeBit >> 5)]! & (1 << (placeBit & 31))
           ? 1
           : 0.5;
     const missing = data[row + MISSING]!;
