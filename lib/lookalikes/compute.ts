@@ -15,15 +15,15 @@
  * (the import's completion and the full recompute job, lib/lookalikes/recompute.ts; the bench).
  */
 import * as scoring from './scoring';
+import * as sectionIndex from './section-index';
 import type { SectionIndex } from './section-index';
-import { LEVEL_ACTIVITY as LEVELS_ACTIVITY } from './section-index';
 import * as treeLayout from './tree';
 import type { Tree } from './tree';
 
 // Bound once: where modules are CommonJS (tsx, jest), each use of an imported name is a call of the
 // module's export getter, and in the search's loops those calls took a third of the time.
 const { closeness, scoreOf } = scoring;
-const LEVEL_ACTIVITY = LEVELS_ACTIVITY;
+const { LEVEL_ACTIVITY } = sectionIndex;
 const { M_ASSETS, M_COUNTRY, M_EMPLOYEES, M_FINER, M_HEALTH, M_PLACE, M_YEAR, MEMBER_ROW } = treeLayout;
 
 export { compareCompanies } from './section-index';
@@ -136,7 +136,8 @@ function topOf(index: SectionIndex, subject: number, top: TopK, frontier: MaxHea
       continue;
     }
     // The leaf's members, scored from the tree's rows: PreparedFeatures.score's parts, written out
-    // over the rows, with the level's activity (a unit test holds both equal).
+    // over the rows, with the level's activity (test/unit/lookalikes-exact.test.ts holds the lists,
+    // scores included, equal to brute force with PreparedFeatures.score).
     const { rows, order } = tree;
     const activity = LEVEL_ACTIVITY[level]!;
     for (let at = tree.start(node), end = tree.end(node); at < end; at++) {

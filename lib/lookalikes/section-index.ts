@@ -5,8 +5,8 @@
  * Per NACE level — the 5-digit code, the 4-, 3- and 2-digit prefix, the section — the members of each
  * group (the companies sharing that code or prefix) are kept in a k-d tree: each node covers a run of
  * members and knows, per figure (employees and assets on the log scale, founding year, health), the
- * range of the known values and whether one is missing, and which countries and places (a 32-bit mask,
- * place id mod 32) its members have. A node is split at the median of the figure along which its
+ * range of the known values and whether one is missing, and which countries and places (a 256-bit mask,
+ * place id mod 256) its members have. A node is split at the median of the figure along which its
  * members differ most in score (the spread times the figure's weight), or by country, until it holds
  * LEAF members or fewer. So the tree follows the data: where companies are dense its nodes are small.
  *

@@ -36,7 +36,7 @@ export const MEMBER_ROW = 8;
  * One group of a level as a k-d tree; node 0 is the root, children come after their parent. A node's
  * fields are one row of `data` (see the constants above): its members order[start .. end), its
  * children (-1 for a leaf), per axis the range of the known figures and a bit for "a member lacks this
- * figure", and a bit per country (section-local id) and per place id mod 32.
+ * figure", and a bit per country (section-local id) and per place id mod 32 × PLACE_WORDS.
  */
 export class Tree {
   /** Member indices; node n covers order[start(n) .. end(n)). */
