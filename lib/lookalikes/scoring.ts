@@ -1,7 +1,7 @@
 /**
  * How alike two companies are (contract §6.3), a buyer's view: "more customers like this one".
  *
- *   score = 0.35 × activity + 0.35 × size + 0.15 × place + 0.15 × profile, rounded to 4 decimals
+ *   score = 0.35 × activity + 0.4 × size + 0.15 × place + 0.1 × profile, rounded to 4 decimals
  *
  * - activity: the same NACE code 1; else a shared 4-digit prefix 0.75, 3-digit 0.5, 2-digit 0.25; the
  *   same NACE section only 0.1; nothing shared 0;
@@ -12,11 +12,15 @@
  *
  * A figure both companies lack counts as equal (1), a figure only one of them has as unlike (0), so
  * two companies equal on every feature score exactly 1. Every part is symmetric, so the score is too.
+ *
+ * Size weighs a little more than activity and profile least: with 0.35 / 0.35 / 0.15 / 0.15, among a
+ * million companies a same-code company of another age and health was often out-ranked by strangers of
+ * the right age (`npm run bench:lookalikes` planted families found in the top 5: 97.5 %; now 99.9 %).
  */
 import type { LookalikeFeatures } from './features';
 import { naceSection } from './nace';
 
-export const WEIGHTS = { activity: 0.35, size: 0.35, place: 0.15, profile: 0.15 } as const;
+export const WEIGHTS = { activity: 0.35, size: 0.4, place: 0.15, profile: 0.1 } as const;
 
 /**
  * Companies' features as numbers, in typed arrays, computed once: comparing two is a few arithmetic

@@ -773,14 +773,14 @@ export interface operations {
            *             "country": "FR",
            *             "companyNumber": "652431172"
            *           },
-           *           "score": 0.4503
+           *           "score": 0.448
            *         },
            *         {
            *           "companyId": {
            *             "country": "FR",
            *             "companyNumber": "376693388"
            *           },
-           *           "score": 0.3535
+           *           "score": 0.3445
            *         }
            *       ],
            *       "pagination": {
@@ -1259,14 +1259,14 @@ export interface operations {
            *               "country": "FR",
            *               "companyNumber": "652431172"
            *             },
-           *             "score": 0.4503
+           *             "score": 0.448
            *           },
            *           {
            *             "companyId": {
            *               "country": "FR",
            *               "companyNumber": "376693388"
            *             },
-           *             "score": 0.3535
+           *             "score": 0.3445
            *           }
            *         ],
            *         "message": null
@@ -1284,14 +1284,14 @@ export interface operations {
            *               "country": "FR",
            *               "companyNumber": "907542807"
            *             },
-           *             "score": 0.8242
+           *             "score": 0.8285
            *           },
            *           {
            *             "companyId": {
            *               "country": "FR",
            *               "companyNumber": "598183697"
            *             },
-           *             "score": 0.6799
+           *             "score": 0.6672
            *           }
            *         ],
            *         "message": null
