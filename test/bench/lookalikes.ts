@@ -25,11 +25,11 @@ import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import type { Country } from '../../lib/companies/identifiers';
 import { compareCompanies, computeLists, KEPT } from '../../lib/lookalikes/compute';
-import { blockOf, sectionOf, type LookalikeFeatures } from '../../lib/lookalikes/features';
+import { blockOf } from '../../lib/lookalikes/features';
 import { SectionIndex } from '../../lib/lookalikes/section-index';
 import { PreparedFeatures } from '../../lib/lookalikes/scoring';
+import { GeneratedCompanies, rng } from './lookalike-companies';
 import { benchDynamoDb } from './local-dynamodb';
 
 /** Full recompute budgets in seconds by size (2 cores); sizes not listed are not judged on time. */
@@ -43,100 +43,15 @@ const BUDGET = {
   changeSeconds: 1,
   sampled: 1_000,
 } as const;
-/** The chance that a drawn company founds a family of 2 to 5 (about 10 % of the companies are in one). */
-const FAMILY_CHANCE = 0.03;
-const COUNTRIES: Country[] = ['BE', 'NL', 'FR'];
-
-interface Generated {
-  companies: LookalikeFeatures[];
-  /** Family number of each company, -1 for noise. */
-  family: Int32Array;
-}
-
-/** mulberry32: small, fast, seeded. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-export function generate(count: number, seed = 7): Generated {
-  const random = rng(seed);
-  const int = (min: number, max: number) => min + Math.floor(random() * (max - min + 1));
-  // 40 divisions, the biggest about 14 % of the companies (like wholesale in the demo data).
-  const divisions = Array.from({ length: 40 }, (_, i) => String(10 + i * 2));
-  const weights = divisions.map((_, i) => 1 / (i + 1));
-  const totalWeight = weights.reduce((a, b) => a + b, 0);
-  const pickDivision = () => {
-    let r = random() * totalWeight;
-    for (let i = 0; i < divisions.length; i++) if ((r -= weights[i]!) <= 0) return divisions[i]!;
-    return divisions[0]!;
-  };
-  const companies: LookalikeFeatures[] = [];
-  const family = new Int32Array(count).fill(-1);
-  const serials = { BE: 0, NL: 0, FR: 0 };
-  const numberFor = (country: Country) => {
-    const serial = ++serials[country];
-    // Unique, well-formed enough for the tie order (numbers are not validated here).
-    return country === 'BE'
-      ? `0${String(serial).padStart(9, '0')}`
-      : country === 'NL'
-        ? String(10_000_000 + serial)
-        : String(100_000_000 + serial);
-  };
-  const noise = (): Omit<LookalikeFeatures, 'country' | 'companyNumber' | 'name'> & { country: Country } => {
-    const country = COUNTRIES[int(0, 2)]!;
-    const employees = Math.floor(10 ** (random() * 3.7)) - 1;
-    return {
-      country,
-      place: `${country}-place-${int(0, 199)}`,
-      activity: `${pickDivision()}${int(1, 9)}${int(0, 9)}${int(0, 1)}`,
-      employees,
-      totalAssets: Math.round((employees + 1) * 60_000 * 10 ** (random() * 1.6 - 0.8)),
-      foundedYear: int(1950, 2024),
-      healthIndicator: int(0, 10),
-    };
-  };
-  let families = 0;
-  while (companies.length < count) {
-    const base = noise();
-    const members = random() < FAMILY_CHANCE ? int(2, 5) : 1;
-    const id = members > 1 ? families++ : -1;
-    for (let m = 0; m < members && companies.length < count; m++) {
-      const jitter = () => 0.85 + random() * 0.3;
-      family[companies.length] = id;
-      companies.push({
-        ...base,
-        companyNumber: numberFor(base.country),
-        name: `Company ${companies.length}`,
-        ...(members > 1
-          ? {
-              employees: Math.round((base.employees ?? 0) * jitter()),
-              totalAssets: Math.round((base.totalAssets ?? 0) * jitter()),
-              foundedYear: int(1950, 2024),
-              healthIndicator: int(0, 10),
-            }
-          : {}),
-      });
-    }
-  }
-  return { companies, family };
-}
-
 /** The companies of each section (lib/lookalikes/features.ts), as indices into `companies`. */
-function sectionsOf(companies: LookalikeFeatures[]): Map<string, number[]> {
+function sectionsOf(companies: GeneratedCompanies): Map<string, number[]> {
   const sections = new Map<string, number[]>();
-  companies.forEach((c, i) => {
-    const section = sectionOf(c);
+  for (let i = 0; i < companies.length; i++) {
+    const section = companies.sectionOf(i);
     const members = sections.get(section) ?? [];
     members.push(i);
     sections.set(section, members);
-  });
+  }
   return sections;
 }
 
@@ -144,11 +59,8 @@ function sectionsOf(companies: LookalikeFeatures[]): Map<string, number[]> {
  * The full recompute in memory, section by section, keeping each family member's top 5 and the whole
  * list of the sampled companies the exactness check compares with brute force.
  */
-function recomputeInMemory(
-  { companies, family }: Generated,
-  sampled: Set<number>,
-  shard = { index: 0, of: 1 },
-) {
+function recomputeInMemory(companies: GeneratedCompanies, sampled: Set<number>, shard = { index: 0, of: 1 }) {
+  const { family } = companies;
   const sections = sectionsOf(companies);
   const top5 = new Map<number, number[]>();
   const kept = new Map<number, Array<[number, number]>>();
@@ -158,7 +70,8 @@ function recomputeInMemory(
   const started = performance.now();
   for (const members of sections.values()) {
     const indexStarted = performance.now();
-    const index = new SectionIndex(members.map((i) => companies[i]!));
+    // The section's companies as objects only while its index is built (see lookalike-companies.ts).
+    const index = new SectionIndex(members.map((i) => companies.at(i)));
     indexSeconds += (performance.now() - indexStarted) / 1000;
     // This worker's shard of the section's subjects: every `of`-th, so the shards are alike in cost.
     const subjects =
@@ -210,18 +123,18 @@ function recomputeInMemory(
  * section (the contract's order: score descending, then country, company number), against the kept list.
  * Returns how many differ, with the first difference.
  */
-function bruteForceCheck(companies: LookalikeFeatures[], kept: Map<number, Array<[number, number]>>) {
+function bruteForceCheck(companies: GeneratedCompanies, kept: Map<number, Array<[number, number]>>) {
   const sections = sectionsOf(companies);
   let differing = 0;
   let first = '';
   let pairs = 0;
   const prepared = new Map<string, PreparedFeatures>();
   for (const [company, list] of kept) {
-    const section = sectionOf(companies[company]!);
+    const section = companies.sectionOf(company);
     const members = sections.get(section)!;
     let features = prepared.get(section);
     if (!features)
-      prepared.set(section, (features = new PreparedFeatures(members.map((i) => companies[i]!))));
+      prepared.set(section, (features = new PreparedFeatures(members.map((i) => companies.at(i)))));
     const self = members.indexOf(company);
     // Every pair scored; only those at or above the KEPT-th best score (found by counting) are sorted.
     const scores = new Int32Array(members.length);
@@ -232,7 +145,7 @@ function bruteForceCheck(companies: LookalikeFeatures[], kept: Map<number, Array
     for (let seen = counts[threshold]!; seen < KEPT && threshold > 0;) seen += counts[--threshold]!;
     const scored: Array<[number, number]> = [];
     members.forEach((other, k) => k !== self && scores[k]! >= threshold && scored.push([other, scores[k]!]));
-    scored.sort((a, b) => b[1] - a[1] || compareCompanies(companies[a[0]]!, companies[b[0]]!));
+    scored.sort((a, b) => b[1] - a[1] || compareCompanies(companies.at(a[0]), companies.at(b[0])));
     const expected = scored.slice(0, KEPT);
     const same =
       expected.length === list.length &&
@@ -262,7 +175,7 @@ async function onDynamoDb(endpoint: string, size: number) {
     const { batchPut } = await import('../../lib/storage/batch');
     const { featuresItem, recordChange } = await import('../../lib/lookalikes/block-store');
     const { recomputeAll, recomputeMarked } = await import('../../lib/lookalikes/recompute');
-    const { companies } = generate(size);
+    const companies = new GeneratedCompanies(size).all();
     progress(`DynamoDB Local: storing the features of ${size} companies`);
     await batchPut(
       table,
@@ -359,13 +272,13 @@ async function main(): Promise<void> {
     // One size (one shard of its subjects), in memory, in a process of its own so that its peak
     // memory is its own.
     const [index, of] = (values.shard ?? '0/1').split('/').map(Number) as [number, number];
-    const generated = generate(Number(values.child));
+    const generated = new GeneratedCompanies(Number(values.child));
     // Each worker keeps the lists it computes of the sampled companies: together, every sampled one.
-    const sampled = sample(generated.companies.length, BUDGET.sampled);
+    const sampled = sample(generated.length, BUDGET.sampled);
     const { kept, ...result } = recomputeInMemory(generated, sampled, { index, of });
     const maxRssMb = process.resourceUsage().maxRSS / 1024;
     const checkStarted = performance.now();
-    const exactness = bruteForceCheck(generated.companies, kept);
+    const exactness = bruteForceCheck(generated, kept);
     const checkSeconds = (performance.now() - checkStarted) / 1000;
     process.stdout.write(`${JSON.stringify({ ...result, maxRssMb, exactness, checkSeconds })}\n`);
     return;
