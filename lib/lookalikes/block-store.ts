@@ -1,7 +1,12 @@
 /**
  * The storage of the lookalike computation (never on a request path): each company's features in the
- * partition of its block (NACE division), with its floor (its 100th score), and the marks of companies
- * whose lookalikes must be recomputed. Key patterns in lib/storage/keys.ts.
+ * partition of its block (NACE division), beside them its floor (its 100th score), and the marks of
+ * companies whose lookalikes must be recomputed. Key patterns in lib/storage/keys.ts.
+ *
+ * Features and floor are two items because two writers own them: the import writes features (and
+ * drops the floor, unknown until the completion computes it), the recompute writes floors. A recompute
+ * whose snapshot of a section is older than an import's change (a fan-out shard, the weekly job) writes
+ * its floors and lists, never the features it read: the change stays stored, and its mark recomputes it.
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
@@ -10,7 +15,7 @@ import type { FinancialPeriod } from '../companies/schemas';
 import type { DerivedWrites } from '../import/change';
 import { batchDelete, batchPut, projection, queryAll, queryPartitions } from '../storage/batch';
 import { dynamodb, send, tableName } from '../storage/client';
-import { companyOfKey, keys, LOOKALIKE_MARK_SHARDS, type Key } from '../storage/keys';
+import { companyOfKey, keys, LOOKALIKE_FLOOR, LOOKALIKE_MARK_SHARDS, type Key } from '../storage/keys';
 import { blockOf, featuresOf, packFeatures, unpackFeatures, type LookalikeFeatures } from './features';
 import { lookalikesItem } from './store';
 
@@ -40,13 +45,16 @@ export interface Mark {
 /** The changed companies a mark item holds, at most this many characters: an item holds 400 KB. */
 const MARK_CHARS = 300_000;
 
-export function featuresItem(features: LookalikeFeatures, floor: number): Item {
+export function featuresItem(features: LookalikeFeatures): Item {
   return {
     ...keys.lookalikeFeatures(blockOf(features), features),
     entity: 'LookalikeFeatures',
     f: packFeatures(features),
-    floor,
   };
+}
+
+function floorItem(ref: LookalikeFeatures, floor: number): Item {
+  return { ...keys.lookalikeFloor(blockOf(ref), ref), entity: 'LookalikeFloor', floor };
 }
 
 /**
@@ -73,7 +81,9 @@ export function changeWrites(
   const parts: string[][] = [[]];
   let chars = 0;
   for (const { before, after } of changes) {
-    puts.push(featuresItem(after, 0));
+    puts.push(featuresItem(after));
+    // Its floor is unknown until the completion computes its list (0 until then: reached by anyone).
+    if (before !== null) deletes.push(keys.lookalikeFloor(blockOf(before), before));
     if (before !== null && blockOf(before) !== blockOf(after))
       deletes.push(keys.lookalikeFeatures(blockOf(before), before));
     const line = `${companyKey(after)}\t${blockOf(after)}\t${before ? packFeatures(before) : ''}`;
@@ -103,7 +113,11 @@ export async function recordChange(
   await Promise.all([batchPut(tableName(), puts), batchDelete(tableName(), deletes)]);
 }
 
-/** Every company of a block with its features and floor: one Query (paged beyond 1 MB). */
+/**
+ * Every company of a block with its features and floor: one Query (paged beyond 1 MB). A floor without
+ * features (its company left the block while a recompute wrote it) is no member. Features items of
+ * tables written before floors had items of their own still carry their floor.
+ */
 export async function getBlock(block: string): Promise<BlockMember[]> {
   const items = await queryAll({
     TableName: tableName(),
@@ -111,10 +125,18 @@ export async function getBlock(block: string): Promise<BlockMember[]> {
     ExpressionAttributeValues: { ':pk': keys.lookalikeBlock(block) },
     ...projection(['sk', 'f', 'floor']),
   });
-  return items.map((item) => ({
-    features: unpackFeatures(companyOfKey(item['sk'] as string), item['f'] as string),
-    floor: (item['floor'] as number | undefined) ?? 0,
-  }));
+  const floors = new Map<string, number>();
+  for (const item of items) {
+    const sk = item['sk'] as string;
+    if (sk.startsWith(LOOKALIKE_FLOOR)) floors.set(companyKey(companyOfKey(sk)), item['floor'] as number);
+  }
+  return items.flatMap((item) => {
+    const sk = item['sk'] as string;
+    if (sk.startsWith(LOOKALIKE_FLOOR)) return [];
+    const ref = companyOfKey(sk);
+    const floor = floors.get(companyKey(ref)) ?? (item['floor'] as number | undefined) ?? 0;
+    return [{ features: unpackFeatures(ref, item['f'] as string), floor }];
+  });
 }
 
 /** Every mark: one Query per shard, all at once. */
@@ -144,7 +166,7 @@ export interface ComputedList {
   features: LookalikeFeatures;
   packed: string;
   floor: number;
-  /** The floor stored until now: the features item is rewritten only when it moves. */
+  /** The floor stored until now: the floor item is written only when it moves. */
   previousFloor: number;
 }
 
@@ -152,7 +174,7 @@ export interface ComputedList {
 export function putLists(lists: ComputedList[]): Promise<void> {
   return batchPut(tableName(), [
     ...lists.map((l) => lookalikesItem(l.features, l.packed)),
-    ...lists.filter((l) => l.floor !== l.previousFloor).map((l) => featuresItem(l.features, l.floor)),
+    ...lists.filter((l) => l.floor !== l.previousFloor).map((l) => floorItem(l.features, l.floor)),
   ]);
 }
 
@@ -205,7 +227,6 @@ export async function rebuildFeatures(): Promise<number> {
               activities: (item['activities'] as string[] | undefined) ?? [],
               financials: JSON.parse((item['periods'] as string | undefined) ?? '[]') as FinancialPeriod[],
             }),
-            0,
           ),
         );
         await batchPut(table, items);

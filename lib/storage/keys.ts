@@ -39,6 +39,9 @@ export type Key = {
 
 const [GSI1] = tableDefinition.indexes;
 
+/** The sort key prefix of a lookalike floor item in its block (`keys.lookalikeFloor`). */
+export const LOOKALIKE_FLOOR = 'FLOOR#';
+
 export const keys = {
   company: (ref: CompanyRef): Key => ({ pk: `COMPANY#${ref.country}#${ref.companyNumber}`, sk: 'COMPANY' }),
   relationships: (ref: CompanyRef): Key => ({
@@ -59,6 +62,14 @@ export const keys = {
   lookalikeFeatures: (block: string, ref: CompanyRef): Key => ({
     pk: `LOOKALIKE_BLOCK#${block}`,
     sk: `COMPANY#${ref.country}#${ref.companyNumber}`,
+  }),
+  /**
+   * A company's floor (its 100th score) beside its features, in an item of its own: the recompute writes
+   * floors, the import features, so neither can write back the other's older value.
+   */
+  lookalikeFloor: (block: string, ref: CompanyRef): Key => ({
+    pk: `LOOKALIKE_BLOCK#${block}`,
+    sk: `${LOOKALIKE_FLOOR}${ref.country}#${ref.companyNumber}`,
   }),
   /** The partition of one shard of lookalike marks (spread over 16, so a big import has no hot partition). */
   lookalikeMarks: (shard: number): string => `LOOKALIKE_DIRTY#${shard}`,

@@ -179,7 +179,7 @@ async function onDynamoDb(endpoint: string, size: number) {
     progress(`DynamoDB Local: storing the features of ${size} companies`);
     await batchPut(
       table,
-      companies.map((c) => featuresItem(c, 0)),
+      companies.map((c) => featuresItem(c)),
       16,
     );
 

@@ -11,8 +11,9 @@ import { asImportWorkers } from '../support/import-access';
 import { blockOf, featuresOf } from '../../lib/lookalikes/features';
 import { getCompanyRecords } from '../../lib/companies/store';
 import { keys } from '../../lib/storage/keys';
-import { recomputeAll, recomputeMarked } from '../../lib/lookalikes/recompute';
-import { deleteMarks, getMarks, recordChange } from '../../lib/lookalikes/block-store';
+import { recomputeAll, recomputeMarked, writeLists } from '../../lib/lookalikes/recompute';
+import { deleteMarks, getBlock, getMarks, recordChange } from '../../lib/lookalikes/block-store';
+import { SectionIndex } from '../../lib/lookalikes/section-index';
 import { similarity } from '../../lib/lookalikes/scoring';
 import { getLookalikesOf, unpackLookalikes } from '../../lib/lookalikes/store';
 import { parseCompanyRecord } from '../../lib/companies/record';
@@ -253,6 +254,31 @@ describe('lookalikes derived by the import', () => {
     const incremental = await allLists();
     await recomputeAll();
     expect(await allLists()).toEqual(incremental);
+  });
+
+  it('keeps a change an import stored while a recompute that read the section before it writes its lists', async () => {
+    // A recompute (a fan-out shard, the weekly job) read division 62 before any floor was known …
+    const read = (await getBlock('62')).map((member) => ({ ...member, floor: 0 }));
+    const twenty = read.findIndex((m) => m.features.companyNumber === '30000020');
+    expect(read[twenty]!.features.employees).toBe(shapeOf(20).employees);
+    // … an import changes company 20 and completes …
+    const grown = company(20, { ...shapeOf(20), employees: 3000 });
+    expect((await importRecords([grown])).changed).toBe(1);
+    // … and the recompute then writes its lists and floors, computed from what it read.
+    await writeLists(
+      read,
+      new SectionIndex(read.map((m) => m.features)),
+      read.map((_, i) => i),
+    );
+
+    const stored = (await getBlock('62')).find((m) => m.features.companyNumber === '30000020')!;
+    expect(stored.features).toEqual(featuresOfRecord(grown));
+    expect(stored.floor).toBeGreaterThan(0);
+    // The next full recompute (the weekly job) scores company 20 as it is now.
+    await recomputeAll();
+    const { data } = await lookalikesOf(20);
+    const first = COMPANIES[Number(data[0]!.companyId.companyNumber) - 30_000_000]!;
+    expect(data[0]!.score).toBe(similarity(featuresOfRecord(grown), featuresOfRecord(first)));
   });
 
   it('unpacks a page of a stored list', () => {
