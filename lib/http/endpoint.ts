@@ -208,7 +208,7 @@ export function json(
   };
 }
 
-/** A body that is not JSON (route.mediaType), sent as the handler gave it. */
+/** A body that is not JSON (route.mediaType), sent as the handler gave it, never stored either. */
 function text(
   status: number,
   body: string,
@@ -218,7 +218,12 @@ function text(
 ): APIGatewayProxyResult {
   return {
     statusCode: status,
-    headers: { 'Content-Type': mediaType, 'x-request-id': requestId, ...headers },
+    headers: {
+      'Content-Type': mediaType,
+      'Cache-Control': ANSWER_HEADERS['Cache-Control'],
+      'x-request-id': requestId,
+      ...headers,
+    },
     body,
   };
 }
