@@ -201,7 +201,8 @@ const TYPE_RULES: Record<string, string> = {
 };
 
 function ruleOf(issue: v.BaseIssue<unknown>): string {
-  // valibot reports a missing key as an issue of its object with the key last on the path.
+  // valibot reports a missing key as an issue of its object with the key last on the path (a key given
+  // as undefined, which only code can do, reads the same).
   if (issue.path?.at(-1)?.origin === 'key' || (issue.path && issue.input === undefined)) return 'is required';
   if (!VALIBOT_DEFAULT.test(issue.message)) return issue.message;
   return TYPE_RULES[issue.type] ?? `must be ${issue.expected ?? 'valid'}`;
