@@ -8,15 +8,16 @@
  *                   default: the local stage, on $DYNAMODB_ENDPOINT or the DynamoDB Local `npm start`
  *                   runs on $DYNAMODB_LOCAL_PORT (8000)
  *
- * A progress bar on a terminal (a line per 10 % of the file read, with the companies imported, otherwise), one `line N: reason` on stderr per rejected
- * line, then the summary. Exit code 0, or 1 when a line was rejected, 2 when the import could not run.
+ * A progress bar on a terminal (at most a line per 10 % of the file read otherwise), one `line N: reason`
+ * on stderr per rejected line, then the summary. Exit code 0, or 1 when a line was rejected, 2 when the
+ * import could not run (a file that cannot be read says so, and only that).
  */
-import { createReadStream, statSync } from 'node:fs';
+import { constants, accessSync, createReadStream, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { SingleBar } from 'cli-progress';
 import { isCalendarDate } from '../../lib/http/schemas';
 import { fileLines } from '../../lib/import/lines';
+import { progressReporter } from './import-progress';
 import { useStage } from './stage';
 
 let stageInUse = '';
@@ -37,6 +38,8 @@ async function main(): Promise<number> {
   const asOf = values['as-of'] ?? new Date().toISOString().slice(0, 10);
   if (!/^\d{4}-\d{2}-\d{2}$/.test(asOf) || !isCalendarDate(asOf))
     return fail(`--as-of takes a date, YYYY-MM-DD (got ${asOf})`);
+  const size = file === '-' ? null : fileSize(file);
+  if (typeof size === 'string') return fail(size);
   const stage = useStage(values.table);
   stageInUse = stage;
 
@@ -45,12 +48,12 @@ async function main(): Promise<number> {
   const { formatCapacity, formatWrites, writesSince } = await import('../../lib/import/writes');
   const { capacitySoFar, countWrites, writesSoFar } = await import('../../lib/storage/client');
 
-  const size = file === '-' ? null : statSync(file).size;
+  // The heading first: a bar started before it would be written over by it.
+  console.error(`importing ${file === '-' ? 'standard input' : file} into ${stage}, as of ${asOf}`);
   const raw: Readable = file === '-' ? process.stdin : createReadStream(file);
-  const progress = progressReporter(size);
+  const progress = progressReporter(size, process.stderr);
   const { lines } = await fileLines(raw, progress.advance);
 
-  console.error(`importing ${file === '-' ? 'standard input' : file} into ${stage}, as of ${asOf}`);
   let summary;
   countWrites();
   const writesBefore = writesSoFar();
@@ -69,63 +72,22 @@ async function main(): Promise<number> {
   return summary.rejected > 0 ? 1 : 0;
 }
 
-interface Progress {
-  advance(bytes: number): void;
-  /** Companies imported so far (after each batch). */
-  imported(companies: number): void;
-  log(line: string): void;
-  stop(): void;
-}
-
 /**
- * A bar on a terminal; otherwise a line per 10 % of the file read, printed when the next batch is
- * written, with the companies imported by then (`70% of the file read, 612 companies imported`).
- * Nothing for stdin of unknown size.
+ * The size of a file the import can read, or what is wrong with it in a sentence: checked before
+ * anything else, so that a mistyped name is not reported as a failed import to resume.
  */
-function progressReporter(total: number | null): Progress {
-  let done = 0;
-  let imported = 0;
-  if (process.stderr.isTTY && total) {
-    const bar = new SingleBar({
-      format:
-        '{bar} {percentage}% | {value}/{total} MB | {imported} companies imported | ETA {eta_formatted}',
-      hideCursor: true,
-      stream: process.stderr,
-      formatValue: (value, _options, type) =>
-        type === 'value' || type === 'total' ? (value / 1e6).toFixed(1) : String(value),
-    });
-    bar.start(total, 0, { imported });
-    return {
-      advance: (bytes) => bar.update((done += bytes), { imported }),
-      imported: (companies) => bar.update(done, { imported: (imported = companies) }),
-      log: (line) => {
-        // Clear the bar's line, print, and let the bar redraw below.
-        process.stderr.write(`\r\x1b[K${line}\n`);
-        bar.render();
-      },
-      stop: () => bar.stop(),
-    };
+function fileSize(file: string): number | string {
+  try {
+    const stat = statSync(file);
+    if (stat.isDirectory()) return `cannot read ${file}: it is a directory`;
+    accessSync(file, constants.R_OK);
+    return stat.size;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return `cannot read ${file}: no such file`;
+    if (code === 'EACCES' || code === 'EPERM') return `cannot read ${file}: permission denied`;
+    return `cannot read ${file}: ${(error as Error).message}`;
   }
-  // Reading runs ahead of writing (batches in flight, stream buffers): a tenth read is reported with
-  // the companies imported once the next batch is written, so each line says how far the writes are.
-  let readTenths = 0;
-  let reportedTenths = 0;
-  const report = () => {
-    for (; reportedTenths < readTenths; reportedTenths++)
-      console.error(`${(reportedTenths + 1) * 10}% of the file read, ${imported} companies imported`);
-  };
-  return {
-    advance: (bytes) => {
-      done += bytes;
-      while (total && readTenths < 10 && done >= (total * (readTenths + 1)) / 10) readTenths++;
-    },
-    imported: (companies) => {
-      imported = companies;
-      report();
-    },
-    log: (line) => console.error(line),
-    stop: report,
-  };
 }
 
 function fail(message: string): number {

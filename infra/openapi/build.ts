@@ -3,8 +3,8 @@
  * test compares it with what is committed:
  *   docs/openapi.json       the OpenAPI 3.1 document (served by GET /v1/openapi.json)
  *   test/smoke/openapi.ts   its TypeScript types (openapi-typescript), which the smoke client is typed by
- * Its success examples come from docs/examples.json: real answers on the demo data, which
- * test/e2e/openapi-examples.test.ts records (UPDATE_EXAMPLES=1) and checks.
+ * Its examples come from docs/examples.json: each operation's request and the local stage's answer,
+ * which test/e2e/openapi-examples.test.ts records (`npm run openapi:examples`) and replays.
  * The reference page (docs/reference.json, served by GET /v1/docs) is rendered from the document by
  * Redoc through Redocly's CLI; it names the sha-256 of the document it was rendered from.
  */
@@ -12,30 +12,24 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { routesByDomain } from '../../lib/routes';
-import { generateDemoData } from '../../test/fixtures/demo-data/companies';
-import { openApiDocument, type Examples, type OpenApiDocument } from './document';
+import { openApiDocument, type OpenApiDocument } from './document';
+import type { Example } from './examples';
 
 export const ROOT = path.join(__dirname, '..', '..');
 export const DOCUMENT_FILE = 'docs/openapi.json';
 export const TYPES_FILE = 'test/smoke/openapi.ts';
 export const PAGE_FILE = 'docs/reference.json';
-/** Real answers of the JSON routes on the demo data (test/e2e/openapi-examples.test.ts keeps it true). */
+/** Each operation's example request and the local stage's answer (test/e2e/openapi-examples.test.ts keeps it true). */
 export const EXAMPLES_FILE = 'docs/examples.json';
 
-/** Parameter and body examples by name, from the first company of the demo data and the demo lists. */
-export function demoExamples(): Examples {
-  const [company] = generateDemoData({ companies: 1 });
-  return { countryCode: company!.country, companyNumber: company!.companyNumber, id: 1 };
-}
-
-/** The success answer of each route, by route id, as the demo data answers it (`EXAMPLES_FILE`). */
-export function answerExamples(): Record<string, unknown> {
+/** The recorded examples, by route id (none before the first recording). */
+export function storedExamples(): Record<string, Example> {
   const file = path.join(ROOT, EXAMPLES_FILE);
-  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, Example>) : {};
 }
 
 export function buildDocument(): OpenApiDocument {
-  return openApiDocument(routesByDomain, demoExamples(), answerExamples());
+  return openApiDocument(routesByDomain, storedExamples());
 }
 
 async function formatted(text: string, file: string): Promise<string> {

@@ -14,6 +14,7 @@ import { errorSchema } from '../../lib/http/schemas';
 import type { Route } from '../../lib/http/route';
 import { SCOPES } from '../../lib/tokens/scopes';
 import { BODYLESS, conflictResponse, ERRORS, errorStatusesOf, type ErrorStatus } from './error-statuses';
+import { parameterValues, type Example } from './examples';
 import { jsonSchemaOf } from './schema';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -24,20 +25,16 @@ export type RoutesByDomain = Record<string, Record<string, Route>>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type OpenApiDocument = Record<string, any>;
 
-/** Example values for parameters and body fields, by name, taken from the demo data (test/fixtures/demo-data). */
-export type Examples = Record<string, unknown>;
-
 export function openApiDocument(
   routesByDomain: RoutesByDomain,
-  examples: Examples = {},
-  /** Each route's success answer on the demo data, by route id (docs/examples.json). */
-  answers: Record<string, unknown> = {},
+  /** Each route's example request and the local stage's answer to it, by route id (docs/examples.json). */
+  examples: Record<string, Example> = {},
 ): OpenApiDocument {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [domain, domainRoutes] of Object.entries(routesByDomain)) {
     for (const [routeId, route] of Object.entries(domainRoutes)) {
       const methods = (paths[route.path] ??= {});
-      methods[route.method.toLowerCase()] = operation(routeId, route, domain, examples, answers[routeId]);
+      methods[route.method.toLowerCase()] = operation(routeId, route, domain, examples[routeId]);
     }
   }
   const version = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string })
@@ -50,8 +47,14 @@ export function openApiDocument(
       summary:
         'Business data about companies registered in Belgium, the Netherlands and France, and lists of them.',
       description: infoDescription(),
+      license: {
+        name: 'Proprietary: used under the customer contract',
+        identifier: 'LicenseRef-Proprietary',
+      },
     },
-    servers: [{ url: 'http://localhost:3000', description: 'The local stage (npm start)' }],
+    // Relative to where the document is served (`<stage>/v1/openapi.json`): the stage that serves it,
+    // whichever it is (`npm start` on any PORT, a deployed stage under its stage name).
+    servers: [{ url: '..', description: 'The stage that serves this document' }],
     tags: Object.keys(routesByDomain).map((domain) => ({
       name: domain,
       description: `The ${domain} endpoints.`,
@@ -105,14 +108,15 @@ function operation(
   routeId: string,
   route: Route,
   domain: string,
-  examples: Examples,
-  answer: unknown,
+  example: Example | undefined,
 ): Record<string, unknown> {
   const { params, query, body } = route.request;
   const takesBody = body !== undefined && !BODYLESS.has(route.method);
+  const values = example ? parameterValues(route, example.request) : {};
+  const header = (name: string) => example?.request.headers?.[name];
   const parameters = [
-    ...parametersOf(params, 'path', examples),
-    ...parametersOf(query, 'query', examples),
+    ...parametersOf(params, 'path', values),
+    ...parametersOf(query, 'query', values),
     ...(route.translated
       ? [
           {
@@ -122,7 +126,7 @@ function operation(
             description:
               '`EN`, `NL` or `FR` (any case), or standard syntax (`nl-BE`, `fr;q=0.9,en;q=0.8`); missing or unsupported is `EN`. Never an error.',
             schema: { type: 'string' },
-            example: 'nl-BE',
+            ...withExample(header('Accept-Language')),
           },
         ]
       : []),
@@ -135,7 +139,7 @@ function operation(
             description:
               'Repeated within 24 hours with the same body, the first answer is returned and nothing changes; with another body, 409 `IDEMPOTENCY_KEY_REUSED`. Scoped to the account and the user; a repeat for a list the caller may not see is 404, like a first request.',
             schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
-            example: 'b7e9c1f2-add-companies-1',
+            ...withExample(header('Idempotency-Key')),
           },
         ]
       : []),
@@ -160,12 +164,17 @@ function operation(
       ? {
           requestBody: {
             required: true,
-            content: { 'application/json': withExample(jsonSchemaOf(body, 'request'), examples) },
+            content: {
+              'application/json': {
+                schema: jsonSchemaOf(body, 'request'),
+                ...withExample(example?.request.body),
+              },
+            },
           },
         }
       : {}),
     responses: {
-      [String(route.status ?? 200)]: successResponse(route, answer),
+      [String(route.status ?? 200)]: successResponse(route, example?.response),
       ...Object.fromEntries(
         errorStatusesOf(route).map((e) => [
           e.status,
@@ -203,7 +212,11 @@ function successResponse(route: Route, answer: unknown): Record<string, unknown>
   };
 }
 
-function parametersOf(schema: v.GenericSchema | undefined, where: 'path' | 'query', examples: Examples) {
+function parametersOf(
+  schema: v.GenericSchema | undefined,
+  where: 'path' | 'query',
+  values: Record<string, string>,
+) {
   if (!schema) return [];
   const object = jsonSchemaOf(schema, 'request');
   const required = new Set(object.required ?? []);
@@ -215,35 +228,18 @@ function parametersOf(schema: v.GenericSchema | undefined, where: 'path' | 'quer
       required: where === 'path' || required.has(name),
       ...(description ? { description } : {}),
       schema: propertySchema,
-      ...(examples[name] !== undefined ? { example: String(examples[name]) } : {}),
+      // A query's text as the value its schema documents (`limit=2` is the integer 2).
+      ...withExample(
+        values[name] !== undefined && ['integer', 'number'].includes(propertySchema.type as string)
+          ? Number(values[name])
+          : values[name],
+      ),
     };
   });
 }
 
-/** A body's example, from the example values by field name, where every required field has one. */
-function withExample(schema: JsonSchema, examples: Examples): Record<string, unknown> {
-  const example = exampleOf(schema, examples);
-  return example === undefined ? { schema } : { schema, example };
-}
-
-function exampleOf(schema: JsonSchema, examples: Examples, name?: string): unknown {
-  if (name !== undefined && examples[name] !== undefined) return examples[name];
-  if (schema.type === 'object' && schema.properties) {
-    const entries: Array<[string, unknown]> = [];
-    for (const [key, property] of Object.entries(schema.properties)) {
-      const value = exampleOf(property as JsonSchema, examples, key);
-      if (value === undefined && schema.required?.includes(key)) return undefined;
-      if (value !== undefined) entries.push([key, value]);
-    }
-    return Object.fromEntries(entries);
-  }
-  if (schema.type === 'array' && schema.items && typeof schema.items === 'object') {
-    const item = exampleOf(schema.items as JsonSchema, examples);
-    return item === undefined ? undefined : [item];
-  }
-  if (schema.default !== undefined) return schema.default;
-  return undefined;
-}
+/** `example`, where the recorded exchange has one. */
+const withExample = (value: unknown) => (value === undefined ? {} : { example: value });
 
 /**
  * The document's introduction, and the API decisions page (docs/decisions.md) in full, its headings

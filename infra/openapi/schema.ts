@@ -3,7 +3,8 @@
  * schemas that validate requests and type answers. @valibot/to-json-schema does the work; this module
  * only teaches it the project's few building blocks that it cannot read on its own:
  *   - `jsonObject()` (lib/http/schemas.ts): a `custom` object check piped into an `object` schema;
- *   - a `custom` check alone (a hand-checked entry): its JSON type is found by probing it;
+ *   - a `custom` check alone (a hand-checked entry): its JSON type is found by probing it, unless it
+ *     says what to document instead (`documentedAs`);
  *   - `integerQuery()`: query text turned into a bounded integer, documented as that integer;
  *   - refinements JSON Schema has no word for (`check`, `rawCheck`, `finite`) are left to the
  *     descriptions; anything else it cannot convert fails the build, so nothing is silently dropped.
@@ -69,11 +70,17 @@ function prepare(schema: AnySchema): AnySchema {
   return copy;
 }
 
+const documentedAsOf = (item: PipeItem) =>
+  (item as unknown as { metadata?: { documentedAs?: unknown } }).metadata?.documentedAs;
+
 function isSchema(value: unknown): value is AnySchema {
   return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'schema';
 }
 
 function preparePipe(node: Node, pipe: PipeItem[]): AnySchema {
+  // A hand-checked value that says what to document instead (`documentedAs`, lib/http/schemas.ts).
+  const documented = pipe.find((item) => item.type === 'metadata' && isSchema(documentedAsOf(item)));
+  if (documented) return prepare(documentedAsOf(documented) as AnySchema);
   const [first, ...rest] = pipe;
   // jsonObject(): the custom check only says "an object"; the object schema after it says the rest.
   if (first?.type === 'custom' && rest[0]?.kind === 'schema') {

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import { isoDate } from '../http/schemas';
-import { parseCompanyNumber, parseCountry, type CompanyRef, type Country } from './identifiers';
+import { frenchVatKey, parseCompanyNumber, parseCountry, type CompanyRef, type Country } from './identifiers';
 import { financialPeriodSchema, type FinancialPeriod } from './schemas';
 import { byCodePoint } from '../order';
 
@@ -83,6 +83,7 @@ export const companyRecordSchema = v.object(
     shareholders: sectionOf(shareholderSchema, RECORD_LIMITS.shareholders, 'shareholders'),
     contacts: sectionOf(contactSchema, RECORD_LIMITS.contacts, 'contacts'),
   },
+  // A missing key is reported by `ruleOf` ("name is required"), not by this message.
   'must be a JSON object',
 );
 
@@ -127,20 +128,25 @@ export interface CompanyRecord extends CompanyProfile {
 
 export type ParsedRecord = { ok: true; record: CompanyRecord } | { ok: false; reason: string };
 
-/** Validates one parsed JSON value as a company record (contract §11.1). */
+/**
+ * Validates one parsed JSON value as a company record (contract §11.1). A rejection names the field
+ * and the rule it breaks (`financials[0].people is required`, `vatNumber FR12552100554 has a wrong
+ * check key`): it is what the person fixing the file reads, so it must say what to fix.
+ */
 export function parseCompanyRecord(input: unknown): ParsedRecord {
+  // valibot takes an array for an object (and would then ask for its `country`).
+  if (Array.isArray(input)) return { ok: false, reason: 'record must be a JSON object' };
   const result = v.safeParse(companyRecordSchema, input, { abortPipeEarly: true });
-  if (!result.success) {
-    const issue = result.issues[0];
-    return { ok: false, reason: `${pathOf(issue)}${issue.message}` };
-  }
+  if (!result.success) return { ok: false, reason: reasonOf(result.issues[0]) };
   const raw = result.output;
   const country = parseCountry(raw.country);
-  if (!country) return { ok: false, reason: 'country: Invalid country code' };
+  if (!country) return { ok: false, reason: `country ${shown(raw.country)} is not BE, NL or FR` };
   const companyNumber = parseCompanyNumber(country, raw.companyNumber);
-  if (!companyNumber) return { ok: false, reason: 'companyNumber: Invalid company number' };
+  if (!companyNumber)
+    return { ok: false, reason: invalidNumber('companyNumber', country, raw.companyNumber) };
 
   const problem =
+    vatProblem(raw.vatNumber) ??
     periodsProblem(raw.financials) ??
     shareholdersProblem(raw.shareholders, { country, companyNumber }) ??
     contactsProblem(raw.contacts);
@@ -168,13 +174,61 @@ export function recordHash(record: CompanyRecord): string {
   return createHash('sha256').update(JSON.stringify(record)).digest('base64url');
 }
 
+/** `financials[0].people is required`: the field's path, then the rule it breaks. */
+function reasonOf(issue: v.BaseIssue<unknown>): string {
+  const path = pathOf(issue);
+  return `${path || 'record'} ${ruleOf(issue)}`;
+}
+
 function pathOf(issue: v.BaseIssue<unknown>): string {
   let path = '';
   for (const item of issue.path ?? []) {
     const key = item.key as string | number;
     path += typeof key === 'number' ? `[${key}]` : path ? `.${key}` : key;
   }
-  return path ? `${path}: ` : '';
+  return path;
+}
+
+/** Messages valibot writes itself start so (`Invalid type: Expected Object but received "x"`). */
+const VALIBOT_DEFAULT = /^Invalid \w+: /;
+
+const TYPE_RULES: Record<string, string> = {
+  object: 'must be an object',
+  array: 'must be an array',
+  string: 'must be a string',
+  number: 'must be a number',
+  boolean: 'must be true or false',
+};
+
+function ruleOf(issue: v.BaseIssue<unknown>): string {
+  // valibot reports a missing key as an issue of its object with the key last on the path (a key given
+  // as undefined, which only code can do, reads the same).
+  if (issue.path?.at(-1)?.origin === 'key' || (issue.path && issue.input === undefined)) return 'is required';
+  if (!VALIBOT_DEFAULT.test(issue.message)) return issue.message;
+  return TYPE_RULES[issue.type] ?? `must be ${issue.expected ?? 'valid'}`;
+}
+
+/** A value as a message shows it: a long one cut short, so that a rejection stays one readable line. */
+function shown(value: string): string {
+  const trimmed = value.trim();
+  if (!trimmed) return '""';
+  return trimmed.length > 40 ? `${trimmed.slice(0, 40)}…` : trimmed;
+}
+
+const invalidNumber = (path: string, country: Country, input: string) =>
+  `${path} ${shown(input)} is not a valid ${country} company number (its format or check digits)`;
+
+/**
+ * A French VAT number's two digits after `FR` are a check key over the SIREN,
+ * (12 + 3 × (SIREN mod 97)) mod 97; a wrong key is a mistyped number. Letter keys (rare) carry no
+ * checkable key, and other countries' VAT numbers are kept as given.
+ */
+function vatProblem(vatNumber: string | null): string | null {
+  if (vatNumber === null) return null;
+  const french = /^FR(\d{2})(\d{9})$/.exec(vatNumber.replace(/[\s.]/g, '').toUpperCase());
+  if (french && Number(french[1]) !== frenchVatKey(french[2]!))
+    return `vatNumber ${shown(vatNumber)} has a wrong check key`;
+  return null;
 }
 
 type RawShareholder = v.InferOutput<typeof shareholderSchema>;
@@ -237,7 +291,7 @@ export function periodProblem(p: FinancialPeriod): string | null {
 function periodsProblem(periods: FinancialPeriod[]): string | null {
   const seen = new Set<string>();
   for (const [i, period] of periods.entries()) {
-    if (seen.has(period.endDate)) return `financials[${i}].endDate: ${period.endDate} appears twice`;
+    if (seen.has(period.endDate)) return `financials[${i}].endDate ${period.endDate} appears twice`;
     seen.add(period.endDate);
     const problem = periodProblem(period);
     if (problem) return `financials[${i}]: ${problem}`;
@@ -250,23 +304,24 @@ function shareholdersProblem(holders: RawShareholder[], self: CompanyRef): strin
   for (const [i, holder] of holders.entries()) {
     total += holder.percentage;
     if (holder.companyNumber === null) continue; // A person: no company of ours.
-    if (holder.country === null) return `shareholders[${i}].country: is required with companyNumber`;
+    if (holder.country === null) return `shareholders[${i}].country is required with companyNumber`;
     const country = parseCountry(holder.country);
     if (!country) continue; // A foreign entity: it never resolves to a company of ours.
     const companyNumber = parseCompanyNumber(country, holder.companyNumber);
-    if (!companyNumber) return `shareholders[${i}].companyNumber: Invalid company number`;
+    if (!companyNumber)
+      return invalidNumber(`shareholders[${i}].companyNumber`, country, holder.companyNumber);
     if (country === self.country && companyNumber === self.companyNumber)
-      return `shareholders[${i}]: a company cannot hold its own shares`;
+      return `shareholders[${i}] is the company itself: a company cannot hold its own shares`;
   }
   // Only floating-point error is forgiven (0.7 + 0.2 + 0.1 is 1.0000000000000002).
-  if (total > 1 + 1e-6) return `shareholders: percentages add up to ${round4(total)}, more than 1`;
+  if (total > 1 + 1e-6) return `shareholders' percentages add up to ${round4(total)}, more than 1`;
   return null;
 }
 
 function contactsProblem(contacts: Contact[]): string | null {
   const seen = new Set<number>();
   for (const [i, contact] of contacts.entries()) {
-    if (seen.has(contact.contactId)) return `contacts[${i}].contactId: ${contact.contactId} appears twice`;
+    if (seen.has(contact.contactId)) return `contacts[${i}].contactId ${contact.contactId} appears twice`;
     seen.add(contact.contactId);
   }
   return null;

@@ -2,7 +2,8 @@
  * The published contract (contract §10): the OpenAPI 3.1 document and a reference page rendered from it.
  * Both are generated at build time by `npm run openapi` (docs/) from the route table; the functions
  * only hand the generated files out, so they cost nothing to compute and add nothing to other
- * functions' bundles.
+ * functions' bundles. Their answers carry the headers every answer does (`no-store`, `x-request-id`):
+ * a cache keeping them could serve a stage the document of another deployment.
  */
 import * as v from 'valibot';
 import type { Route } from '../http/route';
@@ -13,9 +14,6 @@ export const openApiDocumentSchema = v.looseObject({
   info: v.looseObject({ title: v.string(), version: v.string() }),
   paths: v.record(v.string(), v.unknown()),
 });
-
-/** Public documents change only with a deployment: caches may keep them a few minutes. */
-export const DOCS_CACHE_CONTROL = 'public, max-age=300';
 
 /**
  * The reference page runs only what it carries: its inline scripts and styles. Nothing is loaded or

@@ -1,8 +1,8 @@
 /**
  * The one middleware stack every handler runs in:
- *   normalise headers and event → check the route's scope → body (size, media type, UTF-8, JSON,
- *   nesting depth) → validate params, query and body against the route's schemas → run the use
- *   case → serialise,
+ *   normalise headers and event → check the route's scope → body (size, media type, UTF-8, JSON by
+ *   @middy/http-json-body-parser, nesting depth: lib/http/json-body.ts) → validate params, query and
+ *   body against the route's schemas → run the use case → serialise,
  * with the error responder registered last so it sees every error first.
  * Each request logs one line (route, status, duration, DynamoDB round trips) and nothing secret.
  *
@@ -18,31 +18,20 @@ import { callerFrom, type Caller } from '../tokens/caller';
 import {
   asApiError,
   ForbiddenError,
-  InvalidJsonError,
   isExpected,
-  PayloadTooLargeError,
   toErrorBody,
   UnauthorizedError,
   UnavailableError,
-  UnsupportedMediaTypeError,
   ValidationError,
 } from './errors';
+import { jsonBody } from './json-body';
 import { parseAcceptLanguage, type Language } from './language';
 import { RawJson } from './raw-json';
 import type { RequestSchemas, Route } from './route';
 import { validate } from './validation';
 
-export const MAX_BODY_BYTES = 1024 * 1024;
-/**
- * Arrays and objects nested deeper than this make the body a 400 VALIDATION_ERROR. No request body
- * of the contract nests more than a few levels; the bound keeps every later step (validation,
- * echoing a value as sent, serialising) far from the stack limit.
- */
-export const MAX_BODY_DEPTH = 32;
 /** Methods whose body has no defined meaning (RFC 9110 §9.3): it is ignored, never judged. */
 const BODYLESS_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
-/** Contract §1: `application/json`, parameters allowed; anything else (even `+json` types) is 415. */
-const JSON_MEDIA_TYPE = /^application\/json\s*(?:;.*)?$/i;
 
 type Output<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
 
@@ -86,7 +75,7 @@ export function endpoint<R extends Route>(
   })
     .use({ before: ({ event }) => void normalizeEvent(event) })
     .use({ before: ({ event }) => void requireScope(route, event) })
-    .use(route.request.body && !BODYLESS_METHODS.has(route.method) ? [jsonBody()] : [ignoreBody()])
+    .use(route.request.body && !BODYLESS_METHODS.has(route.method) ? jsonBody() : [ignoreBody()])
     .use({ onError: (request) => void (request.response = errorResponse(request.error, request.event)) })
     .handler(async (event) => {
       const request = {
@@ -179,65 +168,6 @@ function ignoreBody(): middy.MiddlewareObj<APIGatewayProxyEvent> {
   };
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-/**
- * 413, 415 and 400 INVALID_JSON are decided here, in that order. The size is the bytes received:
- * a base64 body (the local gateway sends invalid UTF-8 that way, so no byte is re-encoded) counts
- * its decoded bytes, a text body its UTF-8 bytes. Bodies must be UTF-8 (contract §1): anything
- * else is INVALID_JSON. Then the nesting depth is bounded (MAX_BODY_DEPTH).
- */
-function jsonBody(): middy.MiddlewareObj<APIGatewayProxyEvent> {
-  return {
-    before: (request) => {
-      // The parsed body replaces the text in the event, as middy's body parsers do.
-      const event = request.event as unknown as { body: unknown };
-      const { body, isBase64Encoded, headers } = request.event;
-      if (body === null || body === undefined || body === '') {
-        event.body = undefined;
-        return;
-      }
-      const bytes = isBase64Encoded ? Buffer.from(body, 'base64') : null;
-      if ((bytes ? bytes.length : Buffer.byteLength(body, 'utf8')) > MAX_BODY_BYTES) {
-        throw new PayloadTooLargeError();
-      }
-      // RFC 9110: media types are case-insensitive; parameters (charset) allowed.
-      if (!JSON_MEDIA_TYPE.test(headers['content-type'] ?? '')) throw new UnsupportedMediaTypeError();
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(bytes ? utf8.decode(bytes) : body);
-      } catch {
-        throw new InvalidJsonError();
-      }
-      if (depthOf(parsed, MAX_BODY_DEPTH) > MAX_BODY_DEPTH) {
-        const detail = `must not nest arrays and objects more than ${MAX_BODY_DEPTH} levels deep`;
-        throw ValidationError.field(`body ${detail}`, 'body', detail);
-      }
-      event.body = parsed;
-    },
-  };
-}
-
-/**
- * How deeply arrays and objects nest in a parsed JSON value (a scalar is 0, `[]` is 1), counted
- * without recursion (JSON.parse accepts any depth; a recursive walk would overflow the stack), and
- * only up to `limit + 1`.
- */
-function depthOf(value: unknown, limit: number): number {
-  let deepest = 0;
-  const pending: Array<[unknown, number]> = [[value, 1]];
-  while (pending.length > 0) {
-    const [node, depth] = pending.pop()!;
-    if (node === null || typeof node !== 'object') continue;
-    deepest = Math.max(deepest, depth);
-    if (depth > limit) return deepest;
-    for (const child of Object.values(node)) {
-      if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
-    }
-  }
-  return deepest;
-}
-
 function errorResponse(error: unknown, event: APIGatewayProxyEvent): APIGatewayProxyResult {
   const apiError = asApiError(error);
   if (!isExpected(error)) {
@@ -278,7 +208,7 @@ export function json(
   };
 }
 
-/** A body that is not JSON (route.mediaType), sent as the handler gave it. */
+/** A body that is not JSON (route.mediaType), sent as the handler gave it, never stored either. */
 function text(
   status: number,
   body: string,
@@ -288,7 +218,12 @@ function text(
 ): APIGatewayProxyResult {
   return {
     statusCode: status,
-    headers: { 'Content-Type': mediaType, 'x-request-id': requestId, ...headers },
+    headers: {
+      'Content-Type': mediaType,
+      'Cache-Control': ANSWER_HEADERS['Cache-Control'],
+      'x-request-id': requestId,
+      ...headers,
+    },
     body,
   };
 }

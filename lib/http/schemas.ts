@@ -93,3 +93,12 @@ export function isCalendarDate(date: string): boolean {
   const time = Date.parse(`${date}T00:00:00Z`);
   return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 10) === date;
 }
+
+/**
+ * For a value checked by hand (a `custom` check and a `rawCheck`, to keep an entry exactly as sent):
+ * the object schema the OpenAPI document shows for it, with every property the check reads named.
+ * Validation never runs it; infra/openapi/schema.ts documents it in place of the hand check.
+ */
+export function documentedAs<T>(schema: v.GenericSchema) {
+  return v.metadata<T, { readonly documentedAs: v.GenericSchema }>({ documentedAs: schema });
+}

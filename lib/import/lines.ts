@@ -62,7 +62,7 @@ export interface LineSketch {
  * The rules a line is judged by, in the fingerprint: when they change (a field becomes stricter), bump
  * this so that every line is parsed and judged by the new rules once.
  */
-const RULES_VERSION = 'record-rules-1';
+const RULES_VERSION = 'record-rules-2';
 
 /** The first `"country": "…"` and `"companyNumber": "…"` of the text (without escapes). */
 const COUNTRY = /"country"\s*:\s*"([^"\\]*)"/;

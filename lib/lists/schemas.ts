@@ -4,7 +4,7 @@
  */
 import * as v from 'valibot';
 import { identifierSchema } from '../companies/schemas';
-import { jsonObject, paginationQuery, paginationSchema } from '../http/schemas';
+import { documentedAs, jsonObject, paginationQuery, paginationSchema } from '../http/schemas';
 import { filtersSchema } from './filters';
 
 /** A list id in a path: a positive integer (anything else is 400; an unknown id is 404). */
@@ -67,6 +67,19 @@ const oneToHundred = <T extends v.GenericSchema>(entry: T) =>
  */
 const entrySchema = v.pipe(
   anObject,
+  documentedAs<Record<string, unknown>>(
+    v.pipe(
+      v.object(
+        Object.fromEntries(
+          ENTRY_PROPERTIES.map((key) => [
+            key,
+            v.optional(v.pipe(v.string(), v.maxLength(MAX_PROPERTY_LENGTH))),
+          ]),
+        ),
+      ),
+      v.description(`At least one of ${ENTRY_PROPERTIES.join(', ')}; the entry is echoed as sent.`),
+    ),
+  ),
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
     const entry = dataset.value;
@@ -178,6 +191,16 @@ export const deleteListRequest = { params: listPathParams };
  */
 const moveEntry = v.pipe(
   anObject,
+  documentedAs<Record<string, unknown>>(
+    v.pipe(
+      v.object({
+        country: v.optional(v.string()),
+        companyNumber: v.optional(v.string()),
+        state: v.picklist(['SAVED', 'ARCHIVED']),
+      }),
+      v.description('`country` and `companyNumber` are judged per entry (`failed`), echoed as sent.'),
+    ),
+  ),
   v.rawTransform(({ dataset, addIssue, NEVER }) => {
     const state = dataset.value['state'];
     if (state !== 'SAVED' && state !== 'ARCHIVED') {

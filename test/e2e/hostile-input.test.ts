@@ -14,6 +14,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { createGateway } from '../../infra/local/gateway';
 import { handler as financialsHandler } from '../../functions/get-company-financials';
 import { handler as healthHandler } from '../../functions/get-health';
+import { routes } from '../../lib/routes';
 import { SCOPES } from '../../lib/tokens/scopes';
 import { createToken } from '../../lib/tokens/tokens';
 import { lambdaContext, proxyEvent } from '../support/events';
@@ -334,6 +335,54 @@ describe('body size counts the bytes received', () => {
 
   test('still refuses invalid UTF-8 over 1 MiB with 413', async () => {
     expectError(await post(BULK, Buffer.alloc(MiB + 1, 0xff)), 413, 'PAYLOAD_TOO_LARGE');
+  });
+});
+
+/**
+ * Every route that takes a body parses it with @middy/http-json-body-parser between the project's guards
+ * (lib/http/json-body.ts): the parser's own answers (415 for a type it refuses and for a body that is
+ * not JSON alike) must come out as the contract's, on every such route.
+ */
+describe('the JSON body parser, on every route that takes a body', () => {
+  const bodyRoutes = Object.entries(routes)
+    .filter(([, route]) => 'body' in route.request && ['POST', 'PUT', 'PATCH'].includes(route.method))
+    .map(([id, route]) => [id, route.method, route.path.replace(/\{[^}]+\}/g, '1')] as const);
+
+  test('covers the routes with a body', () => {
+    expect(bodyRoutes.map(([id]) => id)).toEqual(expect.arrayContaining(['createList', 'addListCompanies']));
+  });
+
+  test.each(bodyRoutes)('%s: not JSON is 400 INVALID_JSON, another type 415', async (_id, method, path) => {
+    const json = { 'Content-Type': 'application/json' };
+    for (const body of ['{"companies": [', '\ufeff{}', "{'a': 1}", 'NaN']) {
+      expectError(await send(method, path, { body, headers: json }), 400, 'INVALID_JSON');
+    }
+    for (const type of ['text/plain', 'application/vnd.api+json', 'application/jsonp', 'json']) {
+      expectError(
+        await send(method, path, { body: '{}', headers: { 'Content-Type': type } }),
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+      );
+    }
+  });
+
+  test.each([
+    'APPLICATION/JSON',
+    'application/json;',
+    'application/json ; charset=UTF-8',
+    'Application/Json;charset=utf-8',
+  ])('takes %s as JSON, as the contract reads media types', async (type) => {
+    const body = `{"companies":[{"countryCode":"BE","companyNumber":"${UNKNOWN_BE}"}]}`;
+    const response = await send('POST', BULK, { body, headers: { 'Content-Type': type } });
+
+    expect(response.status).toBe(200);
+    expect(response.body[0].message).toBe('Company not found');
+  });
+
+  test("a JSON value that is not an object is the schema's 400 VALIDATION_ERROR, not INVALID_JSON", async () => {
+    for (const body of ['"companies"', '[]', 'null', '42']) {
+      expectError(await post(BULK, body), 400, 'VALIDATION_ERROR');
+    }
   });
 });
 

@@ -1,104 +1,107 @@
 /**
- * The success examples of the OpenAPI document are real answers: each route called over HTTP on the
- * demo data (the local gateway, the real handlers), cut to two entries per array and with the
- * moments of list activity written as one fixed time. They are kept in docs/examples.json, which
- * `npm run openapi` puts into the document; this test fails when the routes answer otherwise.
+ * Every example of the OpenAPI document is a real exchange with the local stage: a stage loaded as
+ * `npm start` loads it (the 3,000 demo companies, older snapshot first, the demo tokens and lists)
+ * behind the local gateway, the real handlers. The requests are derived from the route table
+ * (infra/openapi/examples.ts); each is sent in turn and its answer compared with docs/examples.json,
+ * so an example can never drift from what the API answers. A new route is one more example here, and
+ * the test fails until the examples are recorded again:
  *
- *   UPDATE_EXAMPLES=1 npx jest test/e2e/openapi-examples.test.ts --selectProjects storage
- *   npm run openapi
+ *   npm run openapi:examples      (UPDATE_EXAMPLES=1 on this file, then `npm run openapi`)
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { createGateway } from '../../infra/local/gateway';
+import { loadDemo } from '../../infra/local/demo';
 import { loadDemoLists } from '../../infra/local/demo-lists';
 import { EXAMPLES_FILE } from '../../infra/openapi/build';
+import {
+  answersWithExample,
+  exampleRequests,
+  stableAnswer,
+  type DemoCompany,
+  type Example,
+} from '../../infra/openapi/examples';
 import type { Route } from '../../lib/http/route';
-import { routes, type RouteId } from '../../lib/routes';
+import { routes } from '../../lib/routes';
+import { generateDemoData } from '../fixtures/demo-data/companies';
 import { legalEntityIdsOf } from '../fuzz/requests';
-import { useApi, type Exchange } from './http';
+import { useFreshTable } from '../support/table';
+import { TOKENS } from './http';
 
-const api = useApi();
 const ROOT = path.join(__dirname, '..', '..');
+const UPDATE = Boolean(process.env['UPDATE_EXAMPLES']);
+// Importing the 3,000 demo companies takes about a minute on an idle machine, several under load.
+jest.setTimeout(20 * 60_000);
 
-/** Every array cut to its first two entries (an example, not the data), recursively. */
-function cut(value: unknown): unknown {
-  if (Array.isArray(value)) return value.slice(0, 2).map(cut);
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, cut(member)]));
-  }
-  // A list's createdAt, updatedAt and matchedSince are the moment the demo ran: one fixed moment instead.
-  if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(value)) {
-    return value >= '2026-11-22' ? '2026-11-21T09:30:00.000Z' : value;
-  }
-  return value;
-}
+useFreshTable();
+const records = generateDemoData();
+let server: http.Server;
+let baseUrl = '';
+let listIds: number[] = [];
 
-it('docs/examples.json holds what every JSON route answers on the demo data', async () => {
-  const listIds = await loadDemoLists(api.records);
-  expect(listIds).toEqual([1, 2, 3, 4, 5, 6, 7]);
-  const [first, second] = api.records.filter((r) => r.country === 'BE');
-  const company = `/v1/companies/${first!.country}/${first!.companyNumber}`;
-  const companies = [first!, second!].map((r) => ({
-    countryCode: r.country,
-    companyNumber: r.companyNumber,
-  }));
-  const [entity] = legalEntityIdsOf([first!]);
-  const json = (method: string, url: string, body: unknown) =>
-    api.send(method, url, { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+beforeAll(async () => {
+  await loadDemo(records);
+  listIds = await loadDemoLists(records);
+  server = createGateway();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
 
-  // One call per route that answers JSON (the documents answer themselves; DELETE answers nothing).
-  const calls: Partial<Record<RouteId, () => Promise<Exchange>>> = {
-    getHealth: () => api.get('/v1/health'),
-    getCompanyFinancials: () => api.get(`${company}/financials?limit=2`),
-    getCompanyLegalEntities: () => api.get(`${company}/legal-entities`),
-    getCompanyLookalikes: () => api.get(`${company}/lookalikes?limit=2`),
-    getCompanyRelationships: () => api.get(`${company}/relationships`),
-    getCompanyFinancialsBulk: () => json('POST', '/v1/companies/financials', { companies, limit: 2 }),
-    getCompanyLookalikesBulk: () => json('POST', '/v1/companies/lookalikes', { companies, limit: 2 }),
-    getCompanyRelationshipsBulk: () => json('POST', '/v1/companies/relationships', { companies }),
-    getLegalEntityUpdates: () => api.get(`/v1/legal-entities/${entity}/updates?limit=2`),
-    getLegalEntityUpdatesBulk: () =>
-      json('POST', '/v1/legal-entities/updates', { legalEntities: [{ legalEntityId: entity }], limit: 2 }),
-    getLists: () => api.get('/v1/lists?limit=2'),
-    getList: () => api.get('/v1/lists/4'),
-    getListCompanies: () => api.get('/v1/lists/4/companies?limit=2'),
-    getListContacts: () => api.get('/v1/lists/1/contacts?limit=2'),
-    addListCompanies: () => json('PUT', '/v1/lists/2/companies', { companies: [{ VAT: first!.vatNumber }] }),
-    moveListCompanies: () =>
-      json('PATCH', '/v1/lists/2/companies', {
-        companies: [{ country: first!.country, companyNumber: first!.companyNumber, state: 'ARCHIVED' }],
-      }),
-    createList: () =>
-      json('POST', '/v1/lists', {
-        name: 'Software in Belgium',
-        type: 'SMART',
-        filters: { countries: ['BE'], activities: ['62'] },
-      }),
-    updateList: () => json('PATCH', '/v1/lists/1', { name: 'Prospects Q1', columns: ['country', 'place'] }),
-  };
-  const answers: Record<string, unknown> = {};
-  for (const [routeId, call] of Object.entries(calls)) {
-    const answer = await call();
-    expect({ routeId, status: answer.status }).toEqual({
-      routeId,
-      status: (routes[routeId as RouteId] as Route).status ?? 200,
+afterAll(async () => {
+  if (!server) return;
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+it('docs/examples.json holds every operation: its request and what the local stage answers', async () => {
+  const [first, second] = records.filter((r) => r.country === 'BE');
+  const company = (r: typeof first): DemoCompany => ({
+    country: r!.country,
+    companyNumber: r!.companyNumber,
+    name: r!.name,
+    vatNumber: r!.vatNumber,
+    website: r!.website,
+  });
+  const requests = exampleRequests(routes as Record<string, Route>, {
+    companies: [company(first), company(second)],
+    legalEntityId: legalEntityIdsOf([first!])[0]!,
+    lists: { ids: listIds, next: Math.max(...listIds) + 1 },
+  });
+
+  const recorded: Record<string, Example> = {};
+  for (const [routeId, request] of requests) {
+    const route = routes[routeId as keyof typeof routes] as Route;
+    const response = await fetch(`${baseUrl}${request.path}`, {
+      method: request.method,
+      headers: {
+        ...(route.scope ? { Authorization: `Bearer ${TOKENS.alice}` } : {}),
+        ...(request.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+        ...request.headers,
+      },
+      ...(request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),
     });
-    // The overview's order (latest change first) depends on the milliseconds between the demo's writes: by id.
-    const body =
-      routeId === 'getLists'
-        ? {
-            ...answer.body,
-            data: [...answer.body.data].sort((a: { id: number }, b: { id: number }) => a.id - b.id),
-          }
-        : answer.body;
-    answers[routeId] = cut(body);
+    const text = await response.text();
+    // Every example is a success, as the route declares it.
+    expect({ routeId, status: response.status }).toEqual({ routeId, status: route.status ?? 200 });
+    const json = answersWithExample(route) && response.status !== 204;
+    recorded[routeId] = {
+      request,
+      status: response.status,
+      ...(json ? { response: stableAnswer(routeId, JSON.parse(text)) } : {}),
+    };
   }
-  const jsonRoutes = (Object.entries(routes) as Array<[string, Route]>)
-    .filter(([, route]) => route.response && !route.mediaType && route.path !== '/v1/openapi.json')
-    .map(([id]) => id);
-  expect(Object.keys(answers).sort()).toEqual(jsonRoutes.sort());
+  // Every operation of the route table has its example.
+  expect(Object.keys(recorded).sort()).toEqual(Object.keys(routes).sort());
 
-  const text = `${JSON.stringify(answers, null, 2)}\n`;
   const file = path.join(ROOT, EXAMPLES_FILE);
-  if (process.env['UPDATE_EXAMPLES']) writeFileSync(file, text);
-  expect(readFileSync(file, 'utf8')).toBe(text);
+  const text = `${JSON.stringify(recorded, null, 2)}\n`;
+  if (UPDATE) writeFileSync(file, text);
+  const stored = JSON.parse(readFileSync(file, 'utf8')) as Record<string, Example>;
+  // Route by route, so that a failure names the example that drifted.
+  for (const [routeId, example] of Object.entries(recorded)) {
+    expect({ routeId, example: stored[routeId] }).toEqual({ routeId, example });
+  }
+  expect(Object.keys(stored).sort()).toEqual(Object.keys(recorded).sort());
 });

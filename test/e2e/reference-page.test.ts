@@ -71,3 +71,20 @@ describe('the reference page (GET /v1/docs)', () => {
     }
   });
 });
+
+/**
+ * The README's header promises hold for the documents too: never stored on the way (`no-store`), and
+ * `x-request-id` on every answer. They carry no `Content-Language`: they are English only, not
+ * translated text (only translated answers carry it).
+ */
+describe('the documents carry the headers of every answer', () => {
+  it.each(['/v1/docs', '/v1/openapi.json'])('%s: no-store and x-request-id', async (path) => {
+    const response = await fetch(`${baseUrl}${path}`);
+    await response.arrayBuffer();
+
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(response.headers.get('x-request-id')).toBeTruthy();
+    expect(response.headers.get('content-language')).toBeNull();
+  });
+});

@@ -117,7 +117,7 @@ describe('npm run import', () => {
     const result = await importCli(['-', '--table', table], { stdin: gzipSync(lines.join('\n')) });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('line 3: not valid JSON\n');
-    expect(result.stderr).toContain('line 4: country: Invalid country code\n');
+    expect(result.stderr).toContain('line 4: country DE is not BE, NL or FR\n');
     expect(result.stdout).toContain('read 3, imported 1 (new 1, changed 0, unchanged 0), rejected 2');
   });
 

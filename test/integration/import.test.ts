@@ -153,7 +153,7 @@ describe('import', () => {
     ]);
     expect(rejected).toEqual([
       [3, 'not valid JSON'],
-      [4, 'companyNumber: Invalid company number'],
+      [4, 'companyNumber 0403170702 is not a valid BE company number (its format or check digits)'],
       [6, `BE ${beNumber(8)} already appeared on line 1`],
       [8, expect.stringMatching(/^record is 25[78] KB, more than 256 KB$/)],
     ]);

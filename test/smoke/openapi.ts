@@ -467,6 +467,7 @@ export interface operations {
   getCompanyFinancials: {
     parameters: {
       query?: {
+        /** @example 2 */
         limit?: number;
         offset?: number;
       };
@@ -659,6 +660,7 @@ export interface operations {
   getCompanyLegalEntities: {
     parameters: {
       query?: {
+        /** @example 2 */
         limit?: number;
         offset?: number;
       };
@@ -697,7 +699,7 @@ export interface operations {
            *         }
            *       ],
            *       "pagination": {
-           *         "limit": 4,
+           *         "limit": 2,
            *         "offset": 0,
            *         "total": 1
            *       }
@@ -738,6 +740,7 @@ export interface operations {
   getCompanyLookalikes: {
     parameters: {
       query?: {
+        /** @example 2 */
         limit?: number;
         offset?: number;
       };
@@ -770,23 +773,23 @@ export interface operations {
            *       "data": [
            *         {
            *           "companyId": {
-           *             "country": "FR",
-           *             "companyNumber": "652431172"
+           *             "country": "BE",
+           *             "companyNumber": "0353083760"
            *           },
-           *           "score": 0.448
+           *           "score": 0.8347
            *         },
            *         {
            *           "companyId": {
-           *             "country": "FR",
-           *             "companyNumber": "376693388"
+           *             "country": "BE",
+           *             "companyNumber": "0322772151"
            *           },
-           *           "score": 0.3445
+           *           "score": 0.8343
            *         }
            *       ],
            *       "pagination": {
            *         "limit": 2,
            *         "offset": 0,
-           *         "total": 11
+           *         "total": 100
            *       }
            *     }
            */
@@ -935,10 +938,13 @@ export interface operations {
          *         {
          *           "countryCode": "BE",
          *           "companyNumber": "0352431187"
+         *         },
+         *         {
+         *           "countryCode": "BE",
+         *           "companyNumber": "1026261285"
          *         }
          *       ],
-         *       "limit": 4,
-         *       "offset": 0
+         *       "limit": 2
          *     }
          */
         'application/json': {
@@ -1220,9 +1226,13 @@ export interface operations {
          *         {
          *           "countryCode": "BE",
          *           "companyNumber": "0352431187"
+         *         },
+         *         {
+         *           "countryCode": "BE",
+         *           "companyNumber": "1026261285"
          *         }
          *       ],
-         *       "limit": 10
+         *       "limit": 2
          *     }
          */
         'application/json': {
@@ -1256,17 +1266,17 @@ export interface operations {
            *         "data": [
            *           {
            *             "companyId": {
-           *               "country": "FR",
-           *               "companyNumber": "652431172"
+           *               "country": "BE",
+           *               "companyNumber": "0353083760"
            *             },
-           *             "score": 0.448
+           *             "score": 0.8347
            *           },
            *           {
            *             "companyId": {
-           *               "country": "FR",
-           *               "companyNumber": "376693388"
+           *               "country": "BE",
+           *               "companyNumber": "0322772151"
            *             },
-           *             "score": 0.3445
+           *             "score": 0.8343
            *           }
            *         ],
            *         "message": null
@@ -1281,17 +1291,17 @@ export interface operations {
            *         "data": [
            *           {
            *             "companyId": {
-           *               "country": "FR",
-           *               "companyNumber": "907542807"
+           *               "country": "BE",
+           *               "companyNumber": "0326228915"
            *             },
-           *             "score": 0.8285
+           *             "score": 0.956
            *           },
            *           {
            *             "companyId": {
-           *               "country": "FR",
-           *               "companyNumber": "598183697"
+           *               "country": "BE",
+           *               "companyNumber": "0463160152"
            *             },
-           *             "score": 0.6672
+           *             "score": 0.8871
            *           }
            *         ],
            *         "message": null
@@ -1353,6 +1363,10 @@ export interface operations {
          *         {
          *           "countryCode": "BE",
          *           "companyNumber": "0352431187"
+         *         },
+         *         {
+         *           "countryCode": "BE",
+         *           "companyNumber": "1026261285"
          *         }
          *       ]
          *     }
@@ -1539,6 +1553,7 @@ export interface operations {
   getLegalEntityUpdates: {
     parameters: {
       query?: {
+        /** @example 2 */
         limit?: number;
         offset?: number;
       };
@@ -1550,6 +1565,7 @@ export interface operations {
         'Accept-Language'?: string;
       };
       path: {
+        /** @example 709106295772 */
         legalEntityId: string;
       };
       cookie?: never;
@@ -1578,7 +1594,7 @@ export interface operations {
            *           {
            *             "id": "4726438800788022234",
            *             "type": "PUBLISHED_FINANCIALS",
-           *             "title": "Financials were published for 2025",
+           *             "title": "Jaarrekening gepubliceerd voor 2025",
            *             "time": "2026-05-12",
            *             "sourceUrl": null,
            *             "sourceType": null,
@@ -1587,7 +1603,7 @@ export interface operations {
            *           {
            *             "id": "7551669299949078946",
            *             "type": "PUBLISHED_FINANCIALS",
-           *             "title": "Financials were published for 2024",
+           *             "title": "Jaarrekening gepubliceerd voor 2024",
            *             "time": "2025-04-15",
            *             "sourceUrl": null,
            *             "sourceType": null,
@@ -1655,6 +1671,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "legalEntities": [
+         *         {
+         *           "legalEntityId": "709106295772"
+         *         }
+         *       ],
+         *       "limit": 2
+         *     }
+         */
         'application/json': {
           legalEntities: {
             legalEntityId: string;
@@ -1690,7 +1716,7 @@ export interface operations {
            *             {
            *               "id": "4726438800788022234",
            *               "type": "PUBLISHED_FINANCIALS",
-           *               "title": "Financials were published for 2025",
+           *               "title": "Jaarrekening gepubliceerd voor 2025",
            *               "time": "2026-05-12",
            *               "sourceUrl": null,
            *               "sourceType": null,
@@ -1699,7 +1725,7 @@ export interface operations {
            *             {
            *               "id": "7551669299949078946",
            *               "type": "PUBLISHED_FINANCIALS",
-           *               "title": "Financials were published for 2024",
+           *               "title": "Jaarrekening gepubliceerd voor 2024",
            *               "time": "2025-04-15",
            *               "sourceUrl": null,
            *               "sourceType": null,
@@ -1770,6 +1796,7 @@ export interface operations {
     parameters: {
       query?: {
         type?: 'OVERVIEW' | 'STATIC' | 'SMART';
+        /** @example 2 */
         limit?: number;
         offset?: number;
       };
@@ -1795,7 +1822,8 @@ export interface operations {
            *           "type": "STATIC",
            *           "columns": [
            *             "country",
-           *             "vatNumber"
+           *             "vatNumber",
+           *             "activities"
            *           ],
            *           "shared": true,
            *           "notifications": {
@@ -1813,14 +1841,15 @@ export interface operations {
            *           "type": "SMART",
            *           "columns": [
            *             "activities",
-           *             "place"
+           *             "place",
+           *             "employees"
            *           ],
            *           "shared": true,
            *           "notifications": {
            *             "enabled": false
            *           },
-           *           "amountOfCompanies": 3,
-           *           "newResults": 1,
+           *           "amountOfCompanies": 179,
+           *           "newResults": 177,
            *           "updatedAt": "2026-11-21T09:30:00.000Z",
            *           "createdAt": "2026-11-21T09:30:00.000Z",
            *           "createdBy": "alice@acme.example"
@@ -1886,6 +1915,20 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Software in Belgium",
+         *       "type": "SMART",
+         *       "filters": {
+         *         "countries": [
+         *           "BE"
+         *         ],
+         *         "activities": [
+         *           "62"
+         *         ]
+         *       }
+         *     }
+         */
         'application/json': {
           name: string;
           /** @enum {string} */
@@ -1943,14 +1986,15 @@ export interface operations {
            *       "type": "SMART",
            *       "columns": [
            *         "country",
-           *         "vatNumber"
+           *         "vatNumber",
+           *         "activities"
            *       ],
            *       "shared": false,
            *       "notifications": {
            *         "enabled": false
            *       },
-           *       "amountOfCompanies": 2,
-           *       "newResults": 2,
+           *       "amountOfCompanies": 65,
+           *       "newResults": 65,
            *       "updatedAt": "2026-11-21T09:30:00.000Z",
            *       "createdAt": "2026-11-21T09:30:00.000Z",
            *       "createdBy": "alice@acme.example"
@@ -2013,7 +2057,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @example 1 */
+        /** @example 4 */
         id: string;
       };
       cookie?: never;
@@ -2034,14 +2078,15 @@ export interface operations {
            *       "type": "SMART",
            *       "columns": [
            *         "activities",
-           *         "place"
+           *         "place",
+           *         "employees"
            *       ],
            *       "shared": true,
            *       "notifications": {
            *         "enabled": false
            *       },
-           *       "amountOfCompanies": 3,
-           *       "newResults": 1,
+           *       "amountOfCompanies": 179,
+           *       "newResults": 177,
            *       "updatedAt": "2026-11-21T09:30:00.000Z",
            *       "createdAt": "2026-11-21T09:30:00.000Z",
            *       "createdBy": "alice@acme.example"
@@ -2090,7 +2135,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @example 1 */
+        /** @example 8 */
         id: string;
       };
       cookie?: never;
@@ -2128,11 +2173,11 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "filters": {
-         *         "employees": {},
-         *         "totalAssets": {},
-         *         "healthIndicator": {}
-         *       }
+         *       "name": "Prospects Q1",
+         *       "columns": [
+         *         "country",
+         *         "place"
+         *       ]
          *     }
          */
         'application/json': {
@@ -2259,12 +2304,13 @@ export interface operations {
     parameters: {
       query?: {
         type?: 'ALL' | 'SAVED' | 'ARCHIVED' | 'NEW';
+        /** @example 2 */
         limit?: number;
         offset?: number;
       };
       header?: never;
       path: {
-        /** @example 1 */
+        /** @example 4 */
         id: string;
       };
       cookie?: never;
@@ -2284,18 +2330,18 @@ export interface operations {
            *         {
            *           "identifier": {
            *             "country": "BE",
-           *             "companyNumber": "0350523455",
-           *             "name": "Verbeke Participaties BV",
-           *             "place": "Antwerpen"
+           *             "companyNumber": "0209744583",
+           *             "name": "Sadis IT Solutions BV",
+           *             "place": "Leuven"
            *           },
            *           "matchedSince": "2026-11-21T09:30:00.000Z"
            *         },
            *         {
            *           "identifier": {
            *             "country": "BE",
-           *             "companyNumber": "0524353591",
-           *             "name": "Beheer Dewulf BV",
-           *             "place": "Genk"
+           *             "companyNumber": "0217228332",
+           *             "name": "Beheer Van de Velde BV",
+           *             "place": "Antwerpen"
            *           },
            *           "matchedSince": "2026-11-21T09:30:00.000Z"
            *         }
@@ -2303,7 +2349,7 @@ export interface operations {
            *       "pagination": {
            *         "limit": 2,
            *         "offset": 0,
-           *         "total": 4
+           *         "total": 180
            *       }
            *     }
            */
@@ -2346,16 +2392,33 @@ export interface operations {
         'Idempotency-Key'?: string;
       };
       path: {
-        /** @example 1 */
+        /** @example 2 */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "companies": [
+         *         {
+         *           "VAT": "BE0352431187"
+         *         },
+         *         {
+         *           "name": "Gilson Réceptions SRL",
+         *           "website": "https://www.gilson-receptions.be"
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': {
           companies: {
-            [key: string]: unknown;
+            companyNumber?: string;
+            country?: string;
+            name?: string;
+            website?: string;
+            VAT?: string;
           }[];
         };
       };
@@ -2371,7 +2434,7 @@ export interface operations {
           /**
            * @example {
            *       "success": true,
-           *       "message": "Successfully added 1 company to the list",
+           *       "message": "Successfully added 2 companies to the list",
            *       "failed": []
            *     }
            */
@@ -2416,16 +2479,30 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @example 1 */
+        /** @example 2 */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "companies": [
+         *         {
+         *           "country": "BE",
+         *           "companyNumber": "0352431187",
+         *           "state": "ARCHIVED"
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': {
           companies: {
-            [key: string]: unknown;
+            country?: string;
+            companyNumber?: string;
+            /** @enum {string} */
+            state: 'SAVED' | 'ARCHIVED';
           }[];
         };
       };
@@ -2469,6 +2546,7 @@ export interface operations {
   getListContacts: {
     parameters: {
       query?: {
+        /** @example 2 */
         limit?: number;
         offset?: number;
       };

@@ -60,25 +60,36 @@ describe('parseCompanyRecord', () => {
   });
 
   it.each([
-    ['not an object', [], 'must be a JSON object'],
-    ['no name', companyRecord({ name: undefined as never }), 'name: '],
-    ['a bad country', companyRecord({ country: 'DE' }), 'country: Invalid country code'],
-    ['a bad number', companyRecord({ companyNumber: '0403170702' }), 'companyNumber: Invalid company number'],
-    ['a bad date', companyRecord({ foundedOn: '1998-02-30' }), 'foundedOn: must be a date'],
+    ['not an object', [], 'record must be a JSON object'],
+    ['no name', companyRecord({ name: undefined as never }), 'name is required'],
+    ['an empty name', companyRecord({ name: ' ' }), 'name must not be empty'],
+    ['a name that is a number', companyRecord({ name: 7 as never }), 'name must be a string'],
+    ['a bad country', companyRecord({ country: 'DE' }), 'country DE is not BE, NL or FR'],
+    [
+      'a bad number',
+      companyRecord({ companyNumber: '0403170702' }),
+      'companyNumber 0403170702 is not a valid BE company number (its format or check digits)',
+    ],
+    [
+      'an FR VAT number with a wrong check key',
+      companyRecord({ vatNumber: 'FR12552100554' }),
+      'vatNumber FR12552100554 has a wrong check key',
+    ],
+    ['a bad date', companyRecord({ foundedOn: '1998-02-30' }), 'foundedOn must be a date that exists'],
     [
       'a bad NACE code',
       companyRecord({ activities: ['6'] }),
-      'activities[0]: must be a NACE code of 2 to 5 digits',
+      'activities[0] must be a NACE code of 2 to 5 digits',
     ],
     [
       'two periods with one end date',
       companyRecord({ financials: [period(2023), period(2023)] }),
-      'financials[1].endDate: 2023-12-31 appears twice',
+      'financials[1].endDate 2023-12-31 appears twice',
     ],
     [
       'a percentage over 1',
       companyRecord({ shareholders: [{ name: 'X', percentage: 1.5 }] }),
-      'shareholders[0].percentage: must be ≤ 1',
+      'shareholders[0].percentage must be ≤ 1',
     ],
     [
       'percentages adding up over 1',
@@ -88,19 +99,19 @@ describe('parseCompanyRecord', () => {
           { name: 'Y', percentage: 0.4 },
         ],
       }),
-      'shareholders: percentages add up to 1.1, more than 1',
+      "shareholders' percentages add up to 1.1, more than 1",
     ],
     [
       'a shareholder with a bad number',
       companyRecord({ shareholders: [{ country: 'FR', companyNumber: '123', name: 'X', percentage: 0.5 }] }),
-      'shareholders[0].companyNumber: Invalid company number',
+      'shareholders[0].companyNumber 123 is not a valid FR company number (its format or check digits)',
     ],
     [
       'a company holding itself',
       companyRecord({
         shareholders: [{ country: 'BE', companyNumber: '0403170701', name: 'X', percentage: 0.5 }],
       }),
-      'shareholders[0]: a company cannot hold its own shares',
+      'shareholders[0] is the company itself: a company cannot hold its own shares',
     ],
     [
       'a contact id twice',
@@ -110,20 +121,28 @@ describe('parseCompanyRecord', () => {
           { contactId: 1, firstName: 'C', lastName: 'D' },
         ],
       }),
-      'contacts[1].contactId: 1 appears twice',
+      'contacts[1].contactId 1 appears twice',
     ],
     [
       'a contact id of 0',
       companyRecord({ contacts: [{ contactId: 0, firstName: 'A', lastName: 'B' }] }),
-      'contacts[0].contactId: must be a positive integer',
+      'contacts[0].contactId must be a positive integer',
     ],
     [
       '51 periods',
       companyRecord({ financials: Array.from({ length: 51 }, (_, i) => period(1970 + i)) }),
-      'financials: must hold at most 50 periods',
+      'financials must hold at most 50 periods',
     ],
   ])('rejects %s', (_what, input, expected) => {
-    expect(reason(input)).toContain(expected);
+    expect(reason(input)).toBe(expected);
+  });
+
+  it('checks the key of a French VAT number, and only where there is a numeric key', () => {
+    for (const vatNumber of ['FR96552100554', 'fr 96 552 100 554', 'FRAB552100554', 'NL001234567B01', null])
+      accepted(companyRecord({ vatNumber }));
+    expect(reason(companyRecord({ vatNumber: 'FR 97 552 100 554' }))).toBe(
+      'vatNumber FR 97 552 100 554 has a wrong check key',
+    );
   });
 
   describe('rejects figures that do not hang together', () => {
@@ -166,17 +185,27 @@ describe('parseCompanyRecord', () => {
       [
         'three decimals in an amount',
         (p: ReturnType<typeof period>) => void (p.profitability.netProfit = 1.005),
-        'financials[0].profitability.netProfit: must have at most 2 decimals',
+        'financials[0].profitability.netProfit must have at most 2 decimals',
       ],
       [
         'a negative revenue',
         (p: ReturnType<typeof period>) => void (p.profitability.revenue = -1),
-        'financials[0].profitability.revenue: must be ≥ 0',
+        'financials[0].profitability.revenue must be ≥ 0',
+      ],
+      [
+        'a left-out section',
+        (p: ReturnType<typeof period>) => void delete (p as Partial<typeof p>).people,
+        'financials[0].people is required',
+      ],
+      [
+        'a section of the wrong type',
+        (p: ReturnType<typeof period>) => void ((p as Record<string, unknown>).people = 'many'),
+        'financials[0].people must be an object',
       ],
       [
         'a left-out figure',
         (p: ReturnType<typeof period>) => void delete (p.solvency as Partial<typeof p.solvency>).capital,
-        'financials[0].solvency.capital',
+        'financials[0].solvency.capital is required',
       ],
     ])('%s', (_what, change, expected) => {
       expect(reason(withPeriod(change))).toContain(expected);
