@@ -774,16 +774,16 @@ export interface operations {
            *         {
            *           "companyId": {
            *             "country": "BE",
-           *             "companyNumber": "0353083760"
+           *             "companyNumber": "0322772151"
            *           },
-           *           "score": 0.8347
+           *           "score": 0.8526
            *         },
            *         {
            *           "companyId": {
            *             "country": "BE",
-           *             "companyNumber": "0322772151"
+           *             "companyNumber": "0353083760"
            *           },
-           *           "score": 0.8343
+           *           "score": 0.8485
            *         }
            *       ],
            *       "pagination": {
@@ -1267,16 +1267,16 @@ export interface operations {
            *           {
            *             "companyId": {
            *               "country": "BE",
-           *               "companyNumber": "0353083760"
+           *               "companyNumber": "0322772151"
            *             },
-           *             "score": 0.8347
+           *             "score": 0.8526
            *           },
            *           {
            *             "companyId": {
            *               "country": "BE",
-           *               "companyNumber": "0322772151"
+           *               "companyNumber": "0353083760"
            *             },
-           *             "score": 0.8343
+           *             "score": 0.8485
            *           }
            *         ],
            *         "message": null
@@ -1294,14 +1294,14 @@ export interface operations {
            *               "country": "BE",
            *               "companyNumber": "0326228915"
            *             },
-           *             "score": 0.956
+           *             "score": 0.9595
            *           },
            *           {
            *             "companyId": {
            *               "country": "BE",
            *               "companyNumber": "0463160152"
            *             },
-           *             "score": 0.8871
+           *             "score": 0.8942
            *           }
            *         ],
            *         "message": null
