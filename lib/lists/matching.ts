@@ -31,7 +31,7 @@ import {
   parseVat,
   websiteHost,
   type ParsedVat,
-} from './normalise';
+} from '../matching/normalise';
 import type { EntryProperty } from './schemas';
 import type { MatchKey } from './store/match-indexes';
 import { matchIndexText } from '../storage/keys';

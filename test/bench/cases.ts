@@ -132,6 +132,26 @@ export const BENCH_CASES = {
     budget: 'bulk',
     events: ({ companies }) => bulkPosts('getCompanyFinancialsBulk', companies, { limit: 4 }),
   },
+  // (ext) §6.5: the company item with its periods and contacts (one GetItem / one BatchGetItem); the
+  // floors read the same item with the periods.
+  getCompany: {
+    label: 'company details single GET',
+    floor: 'getCompany',
+    budget: 'single',
+    events: ({ companies }) => singleGets('getCompany', companies),
+  },
+  getCompanyBulk: {
+    label: `company details bulk POST (${BULK_SIZE} companies)`,
+    floor: 'batchGetCompanies',
+    budget: 'bulk',
+    events: ({ companies }) => bulkPosts('getCompanyBulk', companies),
+  },
+  getCompanyContacts: {
+    label: 'company contacts single GET',
+    floor: 'getCompany',
+    budget: 'single',
+    events: ({ companies }) => singleGets('getCompanyContacts', companies),
+  },
   // Each reads its own item family (one GetItem / one BatchGetItem); its floor reads the same items.
   getCompanyLookalikes: {
     label: 'lookalikes single GET',
