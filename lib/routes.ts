@@ -10,6 +10,7 @@ import { healthRoutes } from './health/routes';
 import { legalEntityRoutes } from './legal-entities/routes';
 import { listRoutes } from './lists/routes';
 import { lookalikeRoutes } from './lookalikes/routes';
+import { searchRoutes } from './search/routes';
 import { updateRoutes } from './updates/routes';
 import type { Route } from './http/route';
 import { importCompleteStorage, importPartitionStorage } from './import/storage-access';
@@ -22,6 +23,7 @@ import { authorizerStorage } from './tokens/authorize';
 export const routesByDomain = {
   health: healthRoutes,
   companies: companyRoutes,
+  search: searchRoutes,
   'legal-entities': legalEntityRoutes,
   lookalikes: lookalikeRoutes,
   lists: listRoutes,
@@ -32,6 +34,7 @@ export const routesByDomain = {
 export const routes = {
   ...healthRoutes,
   ...companyRoutes,
+  ...searchRoutes,
   ...legalEntityRoutes,
   ...lookalikeRoutes,
   ...listRoutes,

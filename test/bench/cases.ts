@@ -40,6 +40,7 @@ import { proxyEvent, type EventSpec } from '../support/events';
 import type { Country } from '../../lib/companies/identifiers';
 import { legalEntityIdCandidate, stageIdScheme } from '../../lib/legal-entities/ids';
 import type { FloorKind } from './runners';
+import { generateDemoData } from '../fixtures/demo-data/companies';
 
 export type FunctionId = RouteId | 'authorizer';
 export type BenchEvent = APIGatewayProxyEvent | APIGatewayTokenAuthorizerEvent;
@@ -151,6 +152,18 @@ export const BENCH_CASES = {
     floor: 'getCompany',
     budget: 'single',
     events: ({ companies }) => singleGets('getCompanyContacts', companies),
+  },
+  // (ext) §6.5 search: a name's first word and the start of its second, as a user types them, over
+  // the bench's demo companies: one Query per country (3) of the search index; the floor makes one Query.
+  searchCompanies: {
+    label: 'company search GET (3 countries)',
+    floor: 'accountLists',
+    budget: null,
+    events: () =>
+      generateDemoData({ companies: 50 }).map(({ name }) => {
+        const [first = '', second = ''] = name.split(' ');
+        return request('searchCompanies', { query: { q: `${first} ${second.slice(0, 2)}`.trim() } });
+      }),
   },
   // Each reads its own item family (one GetItem / one BatchGetItem); its floor reads the same items.
   getCompanyLookalikes: {
