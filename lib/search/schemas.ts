@@ -11,9 +11,9 @@ export const searchCompaniesRequest = {
     {
       q: v.pipe(
         v.string('is required'),
-        v.trim(),
-        v.minLength(QUERY_LENGTH.min, `must be at least ${QUERY_LENGTH.min} characters`),
-        v.maxLength(QUERY_LENGTH.max, `must be at most ${QUERY_LENGTH.max} characters`),
+        v.transform((q) => q.trim()),
+        v.minLength(QUERY_LENGTH.min, `must be ${QUERY_LENGTH.min} to ${QUERY_LENGTH.max} characters after trimming`),
+        v.maxLength(QUERY_LENGTH.max, `must be ${QUERY_LENGTH.min} to ${QUERY_LENGTH.max} characters after trimming`),
       ),
       countryCode: v.optional(
         v.pipe(
