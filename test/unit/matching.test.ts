@@ -2,7 +2,7 @@
 import { belgianCheckDigits, companyKey, frenchVatKey } from '../../lib/companies/identifiers';
 import type { CompanyProfile } from '../../lib/companies/record';
 import { matchKeysOf, registeredDomain } from '../../lib/lists/match-index';
-import { decide, lookupsOf, planEntry, type Found, type MatchEntry } from '../../lib/lists/matching';
+import { decide, lookupsOf, planEntry, type Found, type MatchEntry } from '../../lib/matching/decide';
 import { domainCandidates, normaliseName, parseVat, websiteHost } from '../../lib/matching/normalise';
 import { keys, listOrderOfKey } from '../../lib/storage/keys';
 

@@ -31,9 +31,9 @@ import {
   parseVat,
   websiteHost,
   type ParsedVat,
-} from '../matching/normalise';
-import type { EntryProperty } from './schemas';
-import type { MatchKey } from './store/match-indexes';
+} from './normalise';
+import type { EntryProperty } from '../lists/schemas';
+import type { MatchKey } from '../lists/store/match-indexes';
 import { matchIndexText } from '../storage/keys';
 
 export const MATCH_MESSAGES = {
