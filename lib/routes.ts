@@ -10,6 +10,7 @@ import { healthRoutes } from './health/routes';
 import { legalEntityRoutes } from './legal-entities/routes';
 import { listRoutes } from './lists/routes';
 import { lookalikeRoutes } from './lookalikes/routes';
+import { matchingRoutes } from './matching/routes';
 import { searchRoutes } from './search/routes';
 import { updateRoutes } from './updates/routes';
 import type { Route } from './http/route';
@@ -24,6 +25,7 @@ export const routesByDomain = {
   health: healthRoutes,
   companies: companyRoutes,
   search: searchRoutes,
+  matching: matchingRoutes,
   'legal-entities': legalEntityRoutes,
   lookalikes: lookalikeRoutes,
   lists: listRoutes,
@@ -35,6 +37,7 @@ export const routes = {
   ...healthRoutes,
   ...companyRoutes,
   ...searchRoutes,
+  ...matchingRoutes,
   ...legalEntityRoutes,
   ...lookalikeRoutes,
   ...listRoutes,

@@ -98,8 +98,10 @@ export function candidatesOf(plan: MatchPlan, sources: MatchSources): string[] {
   }
   for (const domain of Array.isArray(put.domains) ? put.domains : [])
     for (const c of sources.indexed(matchIndexText('DOMAIN', domain))) found.add(c);
-  for (const name of put.names ?? []) for (const c of sources.indexed(matchIndexText('NAME', name))) found.add(c);
-  for (const { country, prefix } of plan.probes) for (const c of sources.byPrefix(country, prefix)) found.add(c);
+  for (const name of put.names ?? [])
+    for (const c of sources.indexed(matchIndexText('NAME', name))) found.add(c);
+  for (const { country, prefix } of plan.probes)
+    for (const c of sources.byPrefix(country, prefix)) found.add(c);
   return [...found];
 }
 
@@ -115,7 +117,8 @@ export function matchEntry(plan: MatchPlan, sources: MatchSources): Match {
   const candidates = scored
     .map(({ company, features, probability }) => {
       const share = probability / Math.max(1, total);
-      const confidence = decision.ok && decision.company === company ? 0.9 + 0.1 * share : Math.min(share, 0.8999);
+      const confidence =
+        decision.ok && decision.company === company ? 0.9 + 0.1 * share : Math.min(share, 0.8999);
       return { company, confidence: Math.round(confidence * 10_000) / 10_000, matchedOn: agreeing(features) };
     })
     .sort((a, b) => b.confidence - a.confidence || (a.company < b.company ? -1 : 1))
@@ -140,7 +143,9 @@ export function featuresFor(plan: MatchPlan, company: string, sources: MatchSour
       : null,
     website: put.domains ? Array.isArray(put.domains) && inSet('DOMAIN', put.domains) : null,
     name: similarity,
-    exactName: (put.names ?? []).some((name) => sources.indexed(matchIndexText('NAME', name)).includes(company)),
+    exactName: (put.names ?? []).some((name) =>
+      sources.indexed(matchIndexText('NAME', name)).includes(company),
+    ),
     place: plan.place === null ? null : places.some((p) => samePlace(p, plan.place!)),
   };
 }

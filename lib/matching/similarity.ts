@@ -50,4 +50,5 @@ function editDistance(a: string, b: string): number {
 }
 
 /** `Sint-Niklaas` and `sint niklaas`, `Liège` and `LIEGE` are one place. */
-export const samePlace = (a: string, b: string): boolean => foldedWords(a).join(' ') === foldedWords(b).join(' ');
+export const samePlace = (a: string, b: string): boolean =>
+  foldedWords(a).join(' ') === foldedWords(b).join(' ');

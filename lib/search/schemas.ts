@@ -12,8 +12,14 @@ export const searchCompaniesRequest = {
       q: v.pipe(
         v.string('is required'),
         v.transform((q) => q.trim()),
-        v.minLength(QUERY_LENGTH.min, `must be ${QUERY_LENGTH.min} to ${QUERY_LENGTH.max} characters after trimming`),
-        v.maxLength(QUERY_LENGTH.max, `must be ${QUERY_LENGTH.min} to ${QUERY_LENGTH.max} characters after trimming`),
+        v.minLength(
+          QUERY_LENGTH.min,
+          `must be ${QUERY_LENGTH.min} to ${QUERY_LENGTH.max} characters after trimming`,
+        ),
+        v.maxLength(
+          QUERY_LENGTH.max,
+          `must be ${QUERY_LENGTH.min} to ${QUERY_LENGTH.max} characters after trimming`,
+        ),
       ),
       countryCode: v.optional(
         v.pipe(

@@ -14,7 +14,13 @@
  * (there may be more), one BatchGetItem of the companies named exactly like `q` from the match index,
  * so an exact name is never lost to the bound. No Scan.
  */
-import { companyKey, COUNTRIES, parseCompanyNumber, type CompanyRef, type Country } from '../companies/identifiers';
+import {
+  companyKey,
+  COUNTRIES,
+  parseCompanyNumber,
+  type CompanyRef,
+  type Country,
+} from '../companies/identifiers';
 import type { Identifier } from '../companies/schemas';
 import { getMatchIndexes } from '../lists/store/match-indexes';
 import { foldedWords, isLegalForm, nameIndexValue, parseVat } from '../matching/normalise';
@@ -96,10 +102,14 @@ async function exactNames(words: string[], countries: Country[]): Promise<Indexe
   const index = await getMatchIndexes(keys);
   const refs = keys.flatMap((key) => (index.get(matchIndexText(key.kind, key.value)) ?? []).map(refOf));
   // Same words as the query, so their words are the query's (the order is checked by the rank).
-  return (await getIdentifiers(refs)).map((identifier) => ({ identifier, words: foldedNameWords(identifier) }));
+  return (await getIdentifiers(refs)).map((identifier) => ({
+    identifier,
+    words: foldedNameWords(identifier),
+  }));
 }
 
-const foldedNameWords = (identifier: Identifier) => foldedWords(identifier.name).filter((w) => !isLegalForm(w));
+const foldedNameWords = (identifier: Identifier) =>
+  foldedWords(identifier.name).filter((w) => !isLegalForm(w));
 
 /**
  * 0: the name's words are the query's; 1: each query word starts a name word, in the query's order;

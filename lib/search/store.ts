@@ -47,7 +47,13 @@ export async function findByWordPrefix(
     {
       TableName: tableName(),
       KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-      ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk', '#name': 'name', '#place': 'place', '#words': 'words' },
+      ExpressionAttributeNames: {
+        '#pk': 'pk',
+        '#sk': 'sk',
+        '#name': 'name',
+        '#place': 'place',
+        '#words': 'words',
+      },
       ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
       ProjectionExpression: '#pk, #sk, #name, #place, #words',
       Limit: max,

@@ -165,6 +165,24 @@ export const BENCH_CASES = {
         return request('searchCompanies', { query: { q: `${first} ${second.slice(0, 2)}`.trim() } });
       }),
   },
+  // (ext) §6.5 match: 100 entries of a name and a place each (the commonest CRM export), so every entry
+  // takes the search-index probes; the floor reads 100 company items.
+  matchCompanies: {
+    label: `company match POST (${BULK_SIZE} entries, name and place)`,
+    floor: 'batchGetCompanies',
+    budget: null,
+    events: () => {
+      const entries = generateDemoData({ companies: 3 * BULK_SIZE }).map(({ name, place }) => ({
+        name,
+        place,
+      }));
+      return [0, 1, 2].map((set) =>
+        request('matchCompanies', {
+          body: { companies: entries.slice(set * BULK_SIZE, (set + 1) * BULK_SIZE) },
+        }),
+      );
+    },
+  },
   // Each reads its own item family (one GetItem / one BatchGetItem); its floor reads the same items.
   getCompanyLookalikes: {
     label: 'lookalikes single GET',

@@ -80,7 +80,11 @@ export function noisyEntries(
     const label = (what: string) => `${what}${rightPlace ? '' : ' (wrong place)'}`;
     set.push({ entry: { name: typo(r.name), place }, meant, combination: label('typo+place') });
     set.push({ entry: { name: tradeName(r), place }, meant, combination: label('trade name+place') });
-    set.push({ entry: { name: r.name, country: r.country, place }, meant, combination: label('name+country+place') });
+    set.push({
+      entry: { name: r.name, country: r.country, place },
+      meant,
+      combination: label('name+country+place'),
+    });
     if (r.website) {
       set.push({
         entry: { name: typo(r.name), website: `http://${new URL(r.website).hostname}` },
@@ -96,7 +100,11 @@ export function noisyEntries(
   }
   // Unknown companies: the name of no company, with a place.
   for (const r of records.slice(0, Math.floor(records.length / 5))) {
-    set.push({ entry: { name: `${r.name.split(' ')[0]} Zyxqua`, place: r.place }, meant: null, combination: 'unknown name' });
+    set.push({
+      entry: { name: `${r.name.split(' ')[0]} Zyxqua`, place: r.place },
+      meant: null,
+      combination: 'unknown name',
+    });
   }
   void byKey;
   return set;
@@ -131,7 +139,9 @@ export function reportMatch(set: MatchLabelled[], sources: MatchSources, fit: bo
       band.sum += c.confidence;
       if (right) band.right++;
     }
-    const usable = (['companyNumber', 'VAT', 'website', 'name'] as const).filter((p) => entry[p] !== undefined);
+    const usable = (['companyNumber', 'VAT', 'website', 'name'] as const).filter(
+      (p) => entry[p] !== undefined,
+    );
     if (meant && usable.length >= 2) {
       topEntries++;
       if (candidates[0]?.company === meant) topRight++;
@@ -141,17 +151,28 @@ export function reportMatch(set: MatchLabelled[], sources: MatchSources, fit: bo
   console.log(
     `\nMatch (§6.5): ${set.length} labelled entries, ${bands.reduce((n, b) => n + b.candidates, 0)} candidates shown`,
   );
-  console.log(`${'confidence'.padEnd(14)}${'candidates'.padStart(11)}${'mean'.padStart(9)}${'correct'.padStart(11)}`);
+  console.log(
+    `${'confidence'.padEnd(14)}${'candidates'.padStart(11)}${'mean'.padStart(9)}${'correct'.padStart(11)}`,
+  );
   bands.forEach((b, i) => {
     const label = `${(i / 10).toFixed(1)}–${((i + 1) / 10).toFixed(1)}`;
     const mean = b.candidates ? (b.sum / b.candidates).toFixed(3) : '—';
-    console.log(`${label.padEnd(14)}${String(b.candidates).padStart(11)}${mean.padStart(9)}${pct(b.right, b.candidates).padStart(11)}`);
+    console.log(
+      `${label.padEnd(14)}${String(b.candidates).padStart(11)}${mean.padStart(9)}${pct(b.right, b.candidates).padStart(11)}`,
+    );
   });
   const precision = above === 0 ? 1 : aboveRight / above;
   const top = topEntries === 0 ? 1 : topRight / topEntries;
-  console.log(`${precision >= 0.99 ? 'PASS' : 'OVER'}  precision at confidence ≥ 0.9: ${pct(aboveRight, above)} of ${above} (≥ 99 %)`);
-  console.log(`${top >= 0.97 ? 'PASS' : 'OVER'}  top-1 with ≥ 2 properties: ${pct(topRight, topEntries)} of ${topEntries} (≥ 97 %)`);
-  if (fit) console.log(`\nFitted weights for lib/matching/confidence.ts:\n${JSON.stringify(fitWeights(samples), null, 2)}`);
+  console.log(
+    `${precision >= 0.99 ? 'PASS' : 'OVER'}  precision at confidence ≥ 0.9: ${pct(aboveRight, above)} of ${above} (≥ 99 %)`,
+  );
+  console.log(
+    `${top >= 0.97 ? 'PASS' : 'OVER'}  top-1 with ≥ 2 properties: ${pct(topRight, topEntries)} of ${topEntries} (≥ 97 %)`,
+  );
+  if (fit)
+    console.log(
+      `\nFitted weights for lib/matching/confidence.ts:\n${JSON.stringify(fitWeights(samples), null, 2)}`,
+    );
 }
 
 /** Logistic regression by batch gradient descent with a little L2 (the weights stay readable). */

@@ -134,9 +134,17 @@ describe('POST /v1/companies', () => {
       { identifier: identifierOf(a!), data: expectedDetails(a!), message: null },
       { identifier: identifierOf(b!), data: expectedDetails(b!), message: null },
       { identifier: identifierOf(a!), data: expectedDetails(a!), message: null },
-      { identifier: { country: 'BE', companyNumber: '0403170701' }, data: null, message: 'Company not found' },
+      {
+        identifier: { country: 'BE', companyNumber: '0403170701' },
+        data: null,
+        message: 'Company not found',
+      },
       { identifier: { country: 'BE', companyNumber: '123' }, data: null, message: 'Invalid company number' },
-      { identifier: { country: 'XX', companyNumber: '0403170701' }, data: null, message: 'Invalid country code' },
+      {
+        identifier: { country: 'XX', companyNumber: '0403170701' },
+        data: null,
+        message: 'Invalid country code',
+      },
     ]);
   });
 
