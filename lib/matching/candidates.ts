@@ -121,6 +121,8 @@ export function matchEntry(plan: MatchPlan, sources: MatchSources): Match {
         decision.ok && decision.company === company ? 0.9 + 0.1 * share : Math.min(share, 0.8999);
       return { company, confidence: Math.round(confidence * 10_000) / 10_000, matchedOn: agreeing(features) };
     })
+    // A company on which nothing the entry says agrees is no candidate, however it was found.
+    .filter((candidate) => candidate.matchedOn.length > 0)
     .sort((a, b) => b.confidence - a.confidence || (a.company < b.company ? -1 : 1))
     .slice(0, MAX_CANDIDATES);
   return { decision, candidates };

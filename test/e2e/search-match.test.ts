@@ -155,3 +155,104 @@ describe('the import keeps the index', () => {
     }
   });
 });
+
+describe('POST /v1/companies/match', () => {
+  const match = (companies: unknown[]) => api.post('/v1/companies/match', { companies });
+
+  test('answers each entry in order: parameters as sent, up to 5 candidates, confidence descending', async () => {
+    const [a, b] = api.records as [DemoRecord, DemoRecord];
+    const entries = [
+      { name: a.name, companyNumber: a.companyNumber, extra: 'ignored' },
+      { place: b.place, name: b.name.toUpperCase() },
+      { name: 'Zyxqua Qwortel' },
+      { country: 'BE', place: 'Gent' },
+      { country: 'BE', companyNumber: '123' },
+    ];
+
+    const response = await match(entries);
+
+    expectOk(response);
+    expect(response.body).toHaveLength(5);
+    expect(response.body.map((item: { parameters: unknown }) => item.parameters)).toEqual([
+      { name: a.name, companyNumber: a.companyNumber },
+      { place: b.place, name: b.name.toUpperCase() },
+      { name: 'Zyxqua Qwortel' },
+      { country: 'BE', place: 'Gent' },
+      { country: 'BE', companyNumber: '123' },
+    ]);
+    expect(Object.keys(response.body[0].parameters)).toEqual(['name', 'companyNumber']);
+    const [first, second, unknown, unusable, invalid] = response.body;
+    expect(first.data[0]).toEqual({
+      identifier: identifierOf(a),
+      confidence: expect.any(Number),
+      matchedOn: ['companyNumber', 'name'],
+    });
+    expect(first.data[0].confidence).toBeGreaterThanOrEqual(0.9);
+    expect(second.data[0].identifier).toEqual(identifierOf(b));
+    expect(second.data[0].matchedOn).toEqual(['name', 'place']);
+    for (const item of [first, second]) {
+      expect(item.message).toBeNull();
+      expect(item.data.length).toBeLessThanOrEqual(5);
+      const confidences = item.data.map((c: { confidence: number }) => c.confidence);
+      expect(confidences).toEqual([...confidences].sort((x, y) => y - x));
+      for (const c of confidences) expect(Number(c.toFixed(4))).toBe(c);
+    }
+    expect(unknown).toEqual({ parameters: { name: 'Zyxqua Qwortel' }, data: [], message: null });
+    expect(unusable).toEqual({
+      parameters: { country: 'BE', place: 'Gent' },
+      data: null,
+      message: 'At least one of companyNumber, VAT, website or name is required',
+    });
+    expect(invalid.message).toBe('Invalid company number');
+  });
+
+  test('agrees with PUT: what PUT adds is the top candidate ≥ 0.9, what PUT fails has none ≥ 0.9', async () => {
+    const records = api.records.slice(0, 24);
+    const entries = records.flatMap((r, i) => [
+      { name: r.name, country: r.country },
+      { VAT: r.vatNumber.toLowerCase(), name: records[(i + 1) % records.length]!.name },
+      ...(r.website ? [{ website: `http://${new URL(r.website).hostname}/contact` }] : []),
+      { companyNumber: r.companyNumber, country: r.country === 'NL' ? 'FR' : 'NL' },
+    ]);
+    const list = await api.post('/v1/lists', { name: 'Match agreement', type: 'STATIC' });
+    expect(list.status).toBe(201);
+
+    const put = await api.send('PUT', `/v1/lists/${list.body.id}/companies`, {
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ companies: entries }),
+    });
+    const matched = await match(entries);
+
+    expectOk(matched);
+    const failed = new Set(put.body.failed.map((f: { parameters: unknown }) => JSON.stringify(f.parameters)));
+    const added = await api.get(`/v1/lists/${list.body.id}/companies?limit=500`);
+    const inList = new Set(added.body.data.map((c: { identifier: DemoRecord }) => companyKey(c.identifier)));
+    const sure = new Set<string>();
+    entries.forEach((entry, i) => {
+      const candidates = (matched.body[i].data ?? []) as Array<{ identifier: DemoRecord; confidence: number }>;
+      const [top, ...rest] = candidates;
+      if (failed.has(JSON.stringify(entry))) {
+        expect(top?.confidence ?? 0).toBeLessThan(0.9);
+      } else {
+        expect(top!.confidence).toBeGreaterThanOrEqual(0.9);
+        expect(inList.has(companyKey(top!.identifier))).toBe(true);
+        sure.add(companyKey(top!.identifier));
+      }
+      for (const other of rest) expect(other.confidence).toBeLessThan(0.9);
+    });
+    expect(sure).toEqual(inList);
+    expect(failed.size).toBeGreaterThan(0);
+    expect(sure.size).toBeGreaterThan(0);
+  });
+
+  test('bad requests are a 400 naming the field; nothing is written', async () => {
+    const entry = { name: 'Acme' };
+    expectValidationError(await match(Array.from({ length: 101 }, () => entry)), ['companies']);
+    expectValidationError(await match([]), ['companies']);
+    expectValidationError(await match([{ name: 42 }]), ['companies[0].name']);
+    expectValidationError(await match([{ place: 'x'.repeat(201) }]), ['companies[0].place']);
+    expectValidationError(await match(['Acme']), ['companies[0]']);
+  });
+});
+
+const companyKey = (c: { country: string; companyNumber: string }) => `${c.country}#${c.companyNumber}`;
