@@ -175,7 +175,7 @@ export function reportMatch(set: MatchLabelled[], sources: MatchSources, fit: bo
     );
 }
 
-/** Logistic regression by batch gradient descent with a little L2 (the weights stay readable). */
+/** Logistic regression by projected batch gradient descent with a little L2 (the weights stay readable). */
 function fitWeights(samples: Sample[]): FeatureVector {
   const w: FeatureVector = { ...WEIGHTS };
   const keys = Object.keys(w) as (keyof FeatureVector)[];
@@ -187,7 +187,9 @@ function fitWeights(samples: Sample[]): FeatureVector {
       const error = 1 / (1 + Math.exp(-z)) - (right ? 1 : 0);
       for (const k of keys) grad[k] += error * x[k];
     }
-    for (const k of keys) w[k] -= (0.5 * (grad[k] / samples.length + 0.001 * w[k])) / 1;
+    for (const k of keys) w[k] -= 0.5 * (grad[k] / samples.length + 0.001 * w[k]);
+    // A property that disagrees is never evidence for a company, whatever the set's mix suggests.
+    for (const k of keys) if (k.endsWith('Differs')) w[k] = Math.min(0, w[k]);
   }
   for (const k of keys) w[k] = Math.round(w[k] * 100) / 100;
   void confidenceOf;
