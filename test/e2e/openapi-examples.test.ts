@@ -48,6 +48,22 @@ it('docs/examples.json holds what every JSON route answers on the demo data', as
   // One call per route that answers JSON (the documents answer themselves; DELETE answers nothing).
   const calls: Partial<Record<RouteId, () => Promise<Exchange>>> = {
     getHealth: () => api.get('/v1/health'),
+    getCompany: () => api.get(company),
+    getCompanyBulk: () => json('POST', '/v1/companies', { companies }),
+    // A company with people to show (the first one has none).
+    getCompanyContacts: () => {
+      const staffed = api.records.find((r) => r.contacts.length >= 2)!;
+      return api.get(`/v1/companies/${staffed.country}/${staffed.companyNumber}/contacts?limit=2`);
+    },
+    searchCompanies: () =>
+      api.get(`/v1/companies?q=${encodeURIComponent(first!.name.split(' ')[0]!)}&limit=2`),
+    matchCompanies: () =>
+      json('POST', '/v1/companies/match', {
+        companies: [
+          { name: first!.name, place: first!.place },
+          { VAT: second!.vatNumber, country: 'BE' },
+        ],
+      }),
     getCompanyFinancials: () => api.get(`${company}/financials?limit=2`),
     getCompanyLegalEntities: () => api.get(`${company}/legal-entities`),
     getCompanyLookalikes: () => api.get(`${company}/lookalikes?limit=2`),
