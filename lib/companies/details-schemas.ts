@@ -34,7 +34,10 @@ export const companyDetailsDataSchema = v.object({
 });
 export type CompanyDetailsData = v.InferOutput<typeof companyDetailsDataSchema>;
 
-export const companyDetailsSchema = v.object({ identifier: identifierSchema, data: companyDetailsDataSchema });
+export const companyDetailsSchema = v.object({
+  identifier: identifierSchema,
+  data: companyDetailsDataSchema,
+});
 export type CompanyDetails = v.InferOutput<typeof companyDetailsSchema>;
 
 export const bulkDetailsItemSchema = v.union([

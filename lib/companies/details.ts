@@ -36,7 +36,11 @@ export async function getDetailsInBulk(
   today = todayUtc(),
 ): Promise<BulkDetailsItem[]> {
   return answerEach<StoredDetails, BulkDetailsItem>(companies, getCompanyDetailsItems, {
-    found: (found) => ({ identifier: toIdentifier(found.company), data: detailsOf(found, today), message: null }),
+    found: (found) => ({
+      identifier: toIdentifier(found.company),
+      data: detailsOf(found, today),
+      message: null,
+    }),
     failed: (identifier, message) => ({ identifier, data: null, message }),
   });
 }
@@ -59,7 +63,10 @@ export async function getCompanyContacts(path: CompanyPath, page: PageRequest): 
 }
 
 /** The fields of §6.5 from the stored record, in the contract's order. */
-export function detailsOf({ company, periodsJson, contactsJson }: StoredDetails, today: string): CompanyDetailsData {
+export function detailsOf(
+  { company, periodsJson, contactsJson }: StoredDetails,
+  today: string,
+): CompanyDetailsData {
   const newest = newestPeriod(periodsJson);
   const address = company.address;
   return {
@@ -88,7 +95,9 @@ export function detailsOf({ company, periodsJson, contactsJson }: StoredDetails,
 
 /** The newest period (stored first), parsed alone; null for a company without periods. */
 function newestPeriod(periodsJson: string): FinancialPeriod | null {
-  const [first] = JSON.parse(pageOfPeriods(periodsJson, { limit: 1, offset: 0 }).data.text) as FinancialPeriod[];
+  const [first] = JSON.parse(
+    pageOfPeriods(periodsJson, { limit: 1, offset: 0 }).data.text,
+  ) as FinancialPeriod[];
   return first ?? null;
 }
 

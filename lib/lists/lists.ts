@@ -16,7 +16,7 @@ import { paginate, type PageRequest } from '../http/pagination';
 import type { CompanyType, ListAnswer, ListCompaniesPage, ListContactsPage, OverviewType } from './schemas';
 import { getAccountLists, getList } from './store/lists';
 import { MEMBER_STATES, type StoredList } from './store/model';
-import { getContactSlice, getListedCompanies, getOrderSlice} from './store/pages';
+import { getContactSlice, getListedCompanies, getOrderSlice } from './store/pages';
 import { byContactName } from '../companies/contact-order';
 
 /**

@@ -229,7 +229,10 @@ describe('POST /v1/companies/match', () => {
     const inList = new Set(added.body.data.map((c: { identifier: DemoRecord }) => companyKey(c.identifier)));
     const sure = new Set<string>();
     entries.forEach((entry, i) => {
-      const candidates = (matched.body[i].data ?? []) as Array<{ identifier: DemoRecord; confidence: number }>;
+      const candidates = (matched.body[i].data ?? []) as Array<{
+        identifier: DemoRecord;
+        confidence: number;
+      }>;
       const [top, ...rest] = candidates;
       if (failed.has(JSON.stringify(entry))) {
         expect(top?.confidence ?? 0).toBeLessThan(0.9);
