@@ -68,9 +68,6 @@ export function foldedWords(text: string): string[] {
   return folded ? folded.split(' ') : [];
 }
 
-/** Whether a folded word is a legal form (`nv`, `sarl`, `gmbh`, …). */
-export const isLegalForm = (word: string): boolean => LEGAL_FORMS.has(word);
-
 /**
  * `Bakkerij Peeters B.V.` and `PEETERS, bakkerij` → `bakkerij peeters`: the name's words sorted (word
  * order is the commonest way two spellings of one name differ). Empty when nothing but a legal form is left.

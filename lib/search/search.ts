@@ -2,17 +2,17 @@
  * `GET /v1/companies?q=` (contract §6.5): companies by name, company number or VAT number, best first.
  *
  * A number finds its company: `q` is read as a company number of each country asked for (any input
- * form of §3) and as a VAT number; the companies they name are read by key. A name matches when every
- * word of `q` starts a word of the company's name (lib/matching/normalise.ts `nameWords`: case, accents,
- * punctuation and legal-form words ignored). The search index (lib/search/store.ts) is looked up by the
+ * form of §3) and as a VAT number; the companies they name are read by key, and answered alone. A
+ * name matches when every word of `q` starts a word of the company's name (lib/matching/normalise.ts
+ * `nameWords`: case, accents, punctuation and legal-form words ignored). The search index (lib/search/store.ts) is looked up by the
  * longest word of `q` (the most selective guess), the other words are checked on what that finds.
  *
- * DynamoDB requests per search, at most 6, made at once unless said: one Query per country asked for
- * (3 without `countryCode`), each reading at most MAX_ENTRIES index entries; one BatchGetItem for the
- * company items a number names and the VAT index entry of an NL VAT number; then, only when that
- * entry names companies, one BatchGetItem of them; and, only when a Query read MAX_ENTRIES entries
- * (there may be more), one BatchGetItem of the companies named exactly like `q` from the match index,
- * so an exact name is never lost to the bound. No Scan.
+ * DynamoDB requests per search, at most 5, no Scan. A `q` that is a valid company or VAT number of
+ * the countries asked for: one BatchGetItem of the companies it names, in parallel with one of the VAT
+ * index entry of an NL VAT number, then one BatchGetItem of the companies that entry names (3). A
+ * name: one Query per country asked for (3 without `countryCode`), each reading at most MAX_ENTRIES
+ * index entries; only when a Query read MAX_ENTRIES (there may be more), the companies named exactly
+ * like `q` from the match index, then their names (2 more), so an exact name is never lost to the bound.
  */
 import {
   companyKey,
@@ -23,7 +23,7 @@ import {
 } from '../companies/identifiers';
 import type { Identifier } from '../companies/schemas';
 import { getMatchIndexes } from '../lists/store/match-indexes';
-import { foldedWords, isLegalForm, nameIndexValue, parseVat } from '../matching/normalise';
+import { nameIndexValue, nameWords, parseVat } from '../matching/normalise';
 import { matchIndexText } from '../storage/keys';
 import { byCodePoint } from '../order';
 import { findByWordPrefix, getIdentifiers, type IndexedName } from './store';
@@ -39,22 +39,22 @@ export interface SearchRequest {
 
 export async function searchCompanies({ q, countryCode, limit }: SearchRequest): Promise<Identifier[]> {
   const countries = countryCode ? [countryCode] : [...COUNTRIES];
-  const words = foldedWords(q);
   // Legal-form words are optional on both sides; a query of nothing else names no company by name.
-  const nameWordsOfQuery = words.filter((word) => !isLegalForm(word));
-  const [byNumber, byName] = await Promise.all([
-    findByNumber(q, countries),
-    nameWordsOfQuery.length > 0 ? findByName(nameWordsOfQuery, countries) : [],
-  ]);
-  const seen = new Set(byNumber.map(companyKey));
-  return [...byNumber.sort(byCompany), ...byName.filter((found) => !seen.has(companyKey(found)))].slice(
-    0,
-    limit,
-  );
+  const nameWordsOfQuery = nameWords(q);
+  // A number names its company: a name made of one valid number is not worth a name search.
+  const number = numberIn(q, countries);
+  if (number) return (await findByNumber(number)).sort(byCompany).slice(0, limit);
+  return nameWordsOfQuery.length > 0 ? (await findByName(nameWordsOfQuery, countries)).slice(0, limit) : [];
 }
 
-/** The companies `q` names as a company number (any country asked for) or a VAT number. */
-async function findByNumber(q: string, countries: Country[]): Promise<Identifier[]> {
+interface NumberQuery {
+  refs: Map<string, CompanyRef>;
+  /** An NL VAT number does not contain the company number: the VAT index says whose it is. */
+  nlVat: string | null;
+}
+
+/** What `q` names as a company number (of any country asked for) or a VAT number; null when nothing. */
+function numberIn(q: string, countries: Country[]): NumberQuery | null {
   const refs = new Map<string, CompanyRef>();
   for (const country of countries) {
     const companyNumber = parseCompanyNumber(country, q);
@@ -62,8 +62,12 @@ async function findByNumber(q: string, countries: Country[]): Promise<Identifier
   }
   const vat = parseVat(q, countries.length === 1 ? countries[0]! : null);
   if (vat?.ref && countries.includes(vat.ref.country)) refs.set(companyKey(vat.ref), vat.ref);
-  // An NL VAT number does not contain the company number: the VAT index says whose it is.
   const nlVat = vat && !vat.ref && countries.includes('NL') ? vat.vat : null;
+  return refs.size > 0 || nlVat ? { refs, nlVat } : null;
+}
+
+/** The companies a number or VAT number names that exist. */
+async function findByNumber({ refs, nlVat }: NumberQuery): Promise<Identifier[]> {
   const [identifiers, index] = await Promise.all([
     getIdentifiers([...refs.values()]),
     nlVat ? getMatchIndexes([{ kind: 'VAT', value: nlVat }]) : new Map<string, string[]>(),
@@ -104,12 +108,9 @@ async function exactNames(words: string[], countries: Country[]): Promise<Indexe
   // Same words as the query, so their words are the query's (the order is checked by the rank).
   return (await getIdentifiers(refs)).map((identifier) => ({
     identifier,
-    words: foldedNameWords(identifier),
+    words: nameWords(identifier.name),
   }));
 }
-
-const foldedNameWords = (identifier: Identifier) =>
-  foldedWords(identifier.name).filter((w) => !isLegalForm(w));
 
 /**
  * 0: the name's words are the query's; 1: each query word starts a name word, in the query's order;
