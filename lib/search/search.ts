@@ -37,14 +37,19 @@ export interface SearchRequest {
   limit: number;
 }
 
-export async function searchCompanies({ q, countryCode, limit }: SearchRequest): Promise<Identifier[]> {
+/** `maxEntries`: the bound of one Query (MAX_ENTRIES; tests shrink it to reach the bound with a few companies). */
+export async function searchCompanies(
+  { q, countryCode, limit }: SearchRequest,
+  maxEntries = MAX_ENTRIES,
+): Promise<Identifier[]> {
   const countries = countryCode ? [countryCode] : [...COUNTRIES];
   // Legal-form words are optional on both sides; a query of nothing else names no company by name.
   const nameWordsOfQuery = nameWords(q);
   // A number names its company: a name made of one valid number is not worth a name search.
   const number = numberIn(q, countries);
   if (number) return (await findByNumber(number)).sort(byCompany).slice(0, limit);
-  return nameWordsOfQuery.length > 0 ? (await findByName(nameWordsOfQuery, countries)).slice(0, limit) : [];
+  if (nameWordsOfQuery.length === 0) return [];
+  return (await findByName(nameWordsOfQuery, countries, maxEntries)).slice(0, limit);
 }
 
 interface NumberQuery {
@@ -80,9 +85,9 @@ async function findByNumber({ refs, nlVat }: NumberQuery): Promise<Identifier[]>
  * Names whose words the query's words start, ranked: the exact name first, then names whose words
  * match in the query's order, then the rest; ties by country and number.
  */
-async function findByName(words: string[], countries: Country[]): Promise<Identifier[]> {
+async function findByName(words: string[], countries: Country[], maxEntries: number): Promise<Identifier[]> {
   const probe = words.reduce((longest, word) => (word.length > longest.length ? word : longest));
-  const found = await Promise.all(countries.map((country) => findByWordPrefix(country, probe, MAX_ENTRIES)));
+  const found = await Promise.all(countries.map((country) => findByWordPrefix(country, probe, maxEntries)));
   const names = new Map<string, IndexedName>();
   for (const { names: entries } of found) {
     for (const entry of entries) names.set(companyKey(entry.identifier), entry);
