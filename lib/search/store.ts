@@ -70,7 +70,7 @@ export async function findByWordPrefix(
   return { names, truncated: items.length >= max };
 }
 
-/** The identifiers of the companies that exist among `refs`, keyed by `country#number`. */
+/** The identifiers of the companies among `refs` that exist (one BatchGetItem per 100). */
 export async function getIdentifiers(refs: CompanyRef[]): Promise<Identifier[]> {
   if (refs.length === 0) return [];
   const items = await batchGet(tableName(), refs.map(keys.company), {

@@ -13,8 +13,8 @@ import {
   type MatchSources,
   type Profile,
 } from '../../lib/matching/candidates';
-import { confidenceOf, vectorOf, WEIGHTS, type FeatureVector } from '../../lib/matching/confidence';
-import type { Found, MatchEntry } from '../../lib/matching/decide';
+import { vectorOf, WEIGHTS, type FeatureVector } from '../../lib/matching/confidence';
+import type { Found } from '../../lib/matching/decide';
 import { nameWords } from '../../lib/matching/normalise';
 import type { DemoRecord } from '../fixtures/demo-data/records';
 
@@ -46,11 +46,7 @@ export function sourcesOf(records: DemoRecord[], found: Found): MatchSources {
 }
 
 /** Noise customers add: a typo, a trade name (a word dropped or added), the place, right or wrong. */
-export function noisyEntries(
-  records: DemoRecord[],
-  random: () => number,
-  byKey: Map<string, DemoRecord>,
-): MatchLabelled[] {
+export function noisyEntries(records: DemoRecord[], random: () => number): MatchLabelled[] {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const places = [...new Set(records.map((r) => r.place))];
   const typo = (name: string) => {
@@ -106,7 +102,6 @@ export function noisyEntries(
       combination: 'unknown name',
     });
   }
-  void byKey;
   return set;
 }
 
@@ -192,8 +187,5 @@ function fitWeights(samples: Sample[]): FeatureVector {
     for (const k of keys) if (k.endsWith('Differs')) w[k] = Math.min(0, w[k]);
   }
   for (const k of keys) w[k] = Math.round(w[k] * 100) / 100;
-  void confidenceOf;
   return w;
 }
-
-export type { MatchEntry };

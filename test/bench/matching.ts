@@ -312,8 +312,4 @@ budget('name only, with country', tallies.get('name only, with country'), 0.995,
 
 // ---- The match endpoint (§6.5): candidates and their confidence ------------------------------------
 
-reportMatch(
-  [...set, ...noisyEntries(records, random, new Map(records.map((r) => [companyKey(r), r])))],
-  sourcesOf(records, found),
-  values.fit ?? false,
-);
+reportMatch([...set, ...noisyEntries(records, random)], sourcesOf(records, found), values.fit ?? false);
