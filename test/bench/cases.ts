@@ -182,6 +182,8 @@ export const BENCH_CASES = {
         }),
       );
     },
+    // Its entries name no company by number: the floor reads 100 companies of its own.
+    floorEvents: ({ companies }) => bulkPosts('getCompanyFinancialsBulk', companies),
   },
   // Each reads its own item family (one GetItem / one BatchGetItem); its floor reads the same items.
   getCompanyLookalikes: {
