@@ -6,9 +6,9 @@
  * - every other candidate, and every candidate of an entry PUT fails, stays below 0.9.
  *
  * Candidates: the companies the entry's number, VAT number, website domain or exact normalised name
- * find (the match indexes), and, for an entry with a name but neither number nor VAT, the companies
- * with a name word starting like the entry's longest words (the search index: typos after the third
- * letter, trade names sharing a word). Each is scored on which properties agree (`matchedOn`), how
+ * find (the match indexes), and, for an entry with a name but neither number nor VAT that the match
+ * indexes find nothing for, the companies with a name word starting like the entry's longest words
+ * (the search index: typos after the third letter, trade names sharing a word). Each is scored on which properties agree (`matchedOn`), how
  * alike the names are, and the place; confidence.ts turns that into a probability.
  */
 import { companyKey, COUNTRIES, type Country } from '../companies/identifiers';
@@ -100,9 +100,24 @@ export function candidatesOf(plan: MatchPlan, sources: MatchSources): string[] {
     for (const c of sources.indexed(matchIndexText('DOMAIN', domain))) found.add(c);
   for (const name of put.names ?? [])
     for (const c of sources.indexed(matchIndexText('NAME', name))) found.add(c);
+  if (found.size > 0 || !needsProbes(plan, sources)) return [...found];
   for (const { country, prefix } of plan.probes)
     for (const c of sources.byPrefix(country, prefix)) found.add(c);
   return [...found];
+}
+
+/**
+ * Whether the search index must be read for the entry: only when it has probes and the match indexes
+ * found nothing for it (no exact name, website or number), so a name spelled as registered costs no Query.
+ */
+export function needsProbes(plan: MatchPlan, sources: Found): boolean {
+  if (plan.probes.length === 0) return false;
+  const { put } = plan;
+  const indexed = [
+    ...(Array.isArray(put.domains) ? put.domains.map((d) => matchIndexText('DOMAIN', d)) : []),
+    ...(put.names ?? []).map((name) => matchIndexText('NAME', name)),
+  ];
+  return indexed.every((key) => sources.indexed(key).length === 0);
 }
 
 export function matchEntry(plan: MatchPlan, sources: MatchSources): Match {

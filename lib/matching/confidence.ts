@@ -23,17 +23,17 @@ export interface Features {
  * exact name adds little to a name similarity of 1 and often names several companies.
  */
 export const WEIGHTS = {
-  bias: -2.4,
-  numberAgrees: 1.3,
-  numberDiffers: -3.82,
-  vatAgrees: 1.48,
-  vatDiffers: -3.74,
-  websiteAgrees: 1.39,
-  websiteDiffers: -1.29,
-  name: 6.28,
-  nameGiven: -3.59,
-  exactName: -0.78,
-  placeAgrees: 1.59,
+  bias: -2.28,
+  numberAgrees: 0.78,
+  numberDiffers: -3.48,
+  vatAgrees: 0.96,
+  vatDiffers: -3.41,
+  websiteAgrees: 1.06,
+  websiteDiffers: -1.07,
+  name: 6.32,
+  nameGiven: -3.53,
+  exactName: -1.18,
+  placeAgrees: 1.46,
   placeDiffers: 0,
 };
 

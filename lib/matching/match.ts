@@ -4,11 +4,12 @@
  *
  * DynamoDB requests for 100 entries, in two rounds; nothing is written. Round 1, at once: one
  * BatchGetItem of the company items the numbers name (up to 300 keys for numbers valid in several
- * countries: 3 requests), the match-index entries of the VAT numbers, domains and names (up to 800
- * keys: 8 requests), and for entries with a name but neither number nor VAT one Query per probe of the
- * search index (2 word prefixes × the countries asked for, at most PROBE_ENTRIES entries each, 16 in
- * flight; the same probe is read once per call). Round 2: the name and place of the candidates the
- * indexes named (BatchGetItem, 100 keys a request).
+ * countries: 3 requests) and of the match-index entries of the VAT numbers, domains and names (up to
+ * 800 keys: 8 requests). Round 2, at once: the name and place of the candidates the indexes named
+ * (BatchGetItem, 100 keys a request), and, only for entries with a name but neither number nor VAT that
+ * the match indexes found nothing for (a typo, a trade name), one Query per search probe (2 word
+ * prefixes × the countries asked for, at most PROBE_ENTRIES entries each, 16 in flight; a probe
+ * shared by entries is read once).
  */
 import { companyKey, type CompanyRef, type Country } from '../companies/identifiers';
 import { forEachLimited } from '../concurrency';
@@ -22,6 +23,7 @@ import {
   isUsable,
   matchEntry,
   MATCH_PROPERTIES,
+  needsProbes,
   planMatch,
   type CandidateEntry,
   type MatchPlan,
@@ -42,38 +44,40 @@ export async function matchCompanies(entries: Record<string, unknown>[]): Promis
   const plans = given.map((entry) => (isUsable(entry) ? planMatch(entry) : null));
   const active = plans.filter((plan): plan is MatchPlan => plan !== null);
   const { refs, matchKeys } = lookupsOf(active.map((plan) => plan.put));
-  const probes = new Map(active.flatMap((p) => p.probes).map((probe) => [probeKey(probe), probe]));
 
   const profiles = new Map<string, Profile>();
   const prefixes = new Map<string, string[]>();
-  const [companies, index] = await Promise.all([
-    readProfiles(refs, profiles),
-    getMatchIndexes(matchKeys),
-    forEachLimited([...probes.values()], QUERIES_IN_FLIGHT, async (probe) => {
-      const { names } = await findByWordPrefix(probe.country, probe.prefix, PROBE_ENTRIES);
-      prefixes.set(
-        probeKey(probe),
-        names.map(({ identifier }) => {
-          profiles.set(companyKey(identifier), {
-            name: identifier.name,
-            place: identifier.place,
-            addressPlace: null,
-          });
-          return companyKey(identifier);
-        }),
-      );
-    }),
-  ]);
+  const [companies, index] = await Promise.all([readProfiles(refs, profiles), getMatchIndexes(matchKeys)]);
   const sources: MatchSources = {
     exists: (company) => companies.has(company),
     indexed: (key) => index.get(key) ?? [],
     byPrefix: (country, prefix) => prefixes.get(probeKey({ country, prefix })) ?? [],
     profile: (company) => profiles.get(company),
   };
+  // Round 2: the search index for the entries the match indexes found nothing for, and the profiles
+  // of the companies they did find.
+  const probes = new Map(
+    active
+      .filter((plan) => needsProbes(plan, sources))
+      .flatMap((plan) => plan.probes.map((p) => [probeKey(p), p])),
+  );
   const unread = new Set(
     active.flatMap((plan) => candidatesOf(plan, sources)).filter((c) => !profiles.has(c)),
   );
-  await readProfiles([...unread].map(refOf), profiles);
+  await Promise.all([
+    readProfiles([...unread].map(refOf), profiles),
+    forEachLimited([...probes.values()], QUERIES_IN_FLIGHT, async (probe) => {
+      const { names } = await findByWordPrefix(probe.country, probe.prefix, PROBE_ENTRIES);
+      prefixes.set(
+        probeKey(probe),
+        names.map(({ identifier }) => {
+          const company = companyKey(identifier);
+          profiles.set(company, { name: identifier.name, place: identifier.place, addressPlace: null });
+          return company;
+        }),
+      );
+    }),
+  ]);
 
   return plans.map((plan, i) => {
     const parameters = given[i]! as Record<string, string>;
