@@ -1861,7 +1861,7 @@ export interface operations {
            *               "name": "Orvio Engineering CommV",
            *               "place": "Genk"
            *             },
-           *             "confidence": 0.975,
+           *             "confidence": 0.9688,
            *             "matchedOn": [
            *               "name",
            *               "place"
@@ -1883,7 +1883,7 @@ export interface operations {
            *               "name": "Gilson Réceptions SRL",
            *               "place": "Bruxelles"
            *             },
-           *             "confidence": 0.9285,
+           *             "confidence": 0.9211,
            *             "matchedOn": [
            *               "VAT"
            *             ]
