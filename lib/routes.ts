@@ -10,6 +10,8 @@ import { healthRoutes } from './health/routes';
 import { legalEntityRoutes } from './legal-entities/routes';
 import { listRoutes } from './lists/routes';
 import { lookalikeRoutes } from './lookalikes/routes';
+import { matchingRoutes } from './matching/routes';
+import { searchRoutes } from './search/routes';
 import { updateRoutes } from './updates/routes';
 import type { Route } from './http/route';
 import { importCompleteStorage, importPartitionStorage } from './import/storage-access';
@@ -22,6 +24,8 @@ import { authorizerStorage } from './tokens/authorize';
 export const routesByDomain = {
   health: healthRoutes,
   companies: companyRoutes,
+  search: searchRoutes,
+  matching: matchingRoutes,
   'legal-entities': legalEntityRoutes,
   lookalikes: lookalikeRoutes,
   lists: listRoutes,
@@ -32,6 +36,8 @@ export const routesByDomain = {
 export const routes = {
   ...healthRoutes,
   ...companyRoutes,
+  ...searchRoutes,
+  ...matchingRoutes,
   ...legalEntityRoutes,
   ...lookalikeRoutes,
   ...listRoutes,

@@ -55,7 +55,7 @@ function financialsOf({ company, periodsJson }: StoredFinancials, page: PageRequ
 const PERIOD_START = '{"startDate":';
 
 /** The page of the stored periods, cut from their JSON text, and the pagination with the exact total. */
-function pageOfPeriods(
+export function pageOfPeriods(
   periodsJson: string,
   { limit, offset }: PageRequest,
 ): { data: RawJson<FinancialPeriod[]>; pagination: Pagination } {

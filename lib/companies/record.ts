@@ -59,6 +59,21 @@ const contactSchema = v.object({
   jobTitle: optionalText,
 });
 
+/** (ext) A postal address: each part optional (contract §11.1); `place` defaults to the record's own. */
+const addressSchema = v.nullish(
+  v.object(
+    {
+      street: optionalText,
+      number: optionalText,
+      box: optionalText,
+      postalCode: optionalText,
+      place: optionalText,
+    },
+    'must be an object',
+  ),
+  null,
+);
+
 const sectionOf = <T extends v.GenericSchema>(item: T, max: number, what: string) =>
   v.nullish(
     v.pipe(
@@ -78,6 +93,8 @@ export const companyRecordSchema = v.object(
     website: optionalText,
     legalForm: optionalText,
     foundedOn: v.nullish(isoDate, null),
+    stoppedOn: v.nullish(isoDate, null),
+    address: addressSchema,
     activities: sectionOf(naceCode, RECORD_LIMITS.activities, 'NACE codes'),
     financials: sectionOf(financialPeriodSchema, RECORD_LIMITS.financials, 'periods'),
     shareholders: sectionOf(shareholderSchema, RECORD_LIMITS.shareholders, 'shareholders'),
@@ -107,6 +124,15 @@ export interface Contact {
   jobTitle: string | null;
 }
 
+/** (ext) A postal address as imported: every part a string or null, in the contract's order. */
+export interface Address {
+  street: string | null;
+  number: string | null;
+  box: string | null;
+  postalCode: string | null;
+  place: string | null;
+}
+
 /** Everything known about a company but its sections: what answers show about it. */
 export interface CompanyProfile extends CompanyRef {
   name: string;
@@ -115,6 +141,10 @@ export interface CompanyProfile extends CompanyRef {
   website: string | null;
   legalForm: string | null;
   foundedOn: string | null;
+  /** (ext) The day the company stopped (`YYYY-MM-DD`); null while it is active. */
+  stoppedOn: string | null;
+  /** (ext) Its postal address; null when the record gives none. */
+  address: Address | null;
   /** NACE codes, digits only, the main one first. */
   activities: string[];
 }
@@ -161,6 +191,9 @@ export function parseCompanyRecord(input: unknown): ParsedRecord {
     website: raw.website,
     legalForm: raw.legalForm,
     foundedOn: raw.foundedOn,
+    stoppedOn: raw.stoppedOn,
+    // An address without a single part says nothing: kept as none, so both forms hash alike.
+    address: raw.address && Object.values(raw.address).some((part) => part !== null) ? raw.address : null,
     activities: raw.activities,
     financials: [...raw.financials].sort((a, b) => b.endDate.localeCompare(a.endDate)),
     shareholders: raw.shareholders.map(toShareholder).sort(compareShareholders),

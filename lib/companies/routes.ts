@@ -3,6 +3,14 @@ import * as v from 'valibot';
 import type { Route } from '../http/route';
 import { partitions } from '../storage/keys';
 import {
+  bulkDetailsItemSchema,
+  companyContactsSchema,
+  companyDetailsSchema,
+  getCompanyBulkRequest,
+  getCompanyContactsRequest,
+  getCompanyRequest,
+} from './details-schemas';
+import {
   bulkFinancialsItemSchema,
   bulkRelationshipsItemSchema,
   companyFinancialsSchema,
@@ -14,6 +22,34 @@ import {
 } from './schemas';
 
 export const companyRoutes = {
+  // (ext) §6.5: what the record says about a company, and its contacts.
+  getCompany: {
+    method: 'GET',
+    path: '/v1/companies/{countryCode}/{companyNumber}',
+    summary: "A company's details: VAT number, status, legal form, address, website, activities, size",
+    scope: 'companies:read',
+    storage: { GetItem: [partitions.company] },
+    request: getCompanyRequest,
+    response: companyDetailsSchema,
+  },
+  getCompanyBulk: {
+    method: 'POST',
+    path: '/v1/companies',
+    summary: 'Details of up to 100 companies, one result item per requested company',
+    scope: 'companies:read',
+    storage: { BatchGetItem: [partitions.company] },
+    request: getCompanyBulkRequest,
+    response: v.array(bulkDetailsItemSchema),
+  },
+  getCompanyContacts: {
+    method: 'GET',
+    path: '/v1/companies/{countryCode}/{companyNumber}/contacts',
+    summary: "A company's contacts, by last name",
+    scope: 'companies:read',
+    storage: { GetItem: [partitions.company] },
+    request: getCompanyContactsRequest,
+    response: companyContactsSchema,
+  },
   getCompanyFinancials: {
     method: 'GET',
     path: '/v1/companies/{countryCode}/{companyNumber}/financials',

@@ -136,7 +136,7 @@ export function companyItem(record: CompanyRecord, state: CompanyState): Item {
   };
 }
 
-const keyOf = (item: Item) => companyKey(companyOfKey(item['pk'] as string));
+export const keyOf = (item: Item) => companyKey(companyOfKey(item['pk'] as string));
 
 function toFinancials(item: Item): StoredFinancials {
   const periods = item['periods'];
@@ -147,7 +147,7 @@ function parseJson<T>(json: unknown): T[] {
   return typeof json === 'string' ? (JSON.parse(json) as T[]) : [];
 }
 
-function toProfile(item: Item): CompanyProfile {
+export function toProfile(item: Item): CompanyProfile {
   const text = (name: string) => (item[name] as string | undefined) ?? null;
   return {
     country: item['country'] as CompanyProfile['country'],
@@ -158,6 +158,8 @@ function toProfile(item: Item): CompanyProfile {
     website: text('website'),
     legalForm: text('legalForm'),
     foundedOn: text('foundedOn'),
+    stoppedOn: text('stoppedOn'),
+    address: (item['address'] as CompanyProfile['address'] | undefined) ?? null,
     activities: (item['activities'] as string[] | undefined) ?? [],
   };
 }

@@ -1,8 +1,8 @@
 /**
  * The derivation point (contract §11.2): the one place where what follows from a company's change is
  * computed — updates (§8.2), holdings in both directions (§6.2), legal entities (§6.4), smart-list
- * results (§7.6) and the lookalikes to recompute (§6.3). Each is a `Derivation` in the list below; the
- * import calls `deriveBatch` once per batch of changed companies (derivations that read and write the
+ * results (§7.6), the lookalikes to recompute (§6.3) and the search index (§6.5). Each is a
+ * `Derivation` in the list below; the import calls `deriveBatch` once per batch of changed companies (derivations that read and write the
  * items of several companies together: the holdings) and `deriveChange` once per changed company, never
  * for an unchanged one, after the companies are written and before their batch's journal is removed
  * (so a cut-off run derives again, and every derivation must be idempotent for the same change).
@@ -19,6 +19,7 @@ import { batchAdd, batchSetChanges, type Addition, type SetChange } from '../sto
 import { applyContactChanges, deriveLists } from '../lists/derive';
 import { applySmartListFlips, deriveSmartLists } from '../lists/smart';
 import { deriveLookalikes, recomputeMarked } from '../lookalikes/recompute';
+import { deriveSearchIndex } from '../search/derive';
 import { deriveCompanyUpdates } from '../updates/derivation';
 import type {
   BatchDerivation,
@@ -30,7 +31,7 @@ import type {
 } from './change';
 
 /** What each batch of changes derives together, in order, before each change's own derivations. */
-const batchDerivations: BatchDerivation[] = [deriveHoldings, deriveLookalikes];
+const batchDerivations: BatchDerivation[] = [deriveHoldings, deriveLookalikes, deriveSearchIndex];
 
 export async function deriveBatch(changes: CompanyChange[]): Promise<Derived> {
   const all: Derived = { updates: 0, writes: { puts: [], deletes: [] } };

@@ -10,8 +10,9 @@ import { partitions } from '../storage/keys';
  * items updated by the holdings derivation), the journal of each batch (written, read back and deleted
  * on resume) and the mark of a run that ended whole (written at its end, read by later runs), contact id claims, legal entity id claims (read, then conditional puts in transactions),
  * lookalike features and marks, the match indexes (set updates in transactions), a note for each
- * company whose number of contacts changed, and for smart lists: the company's filter profile and one
- * item naming every smart list (all read in one Query) whose match it changes.
+ * company whose number of contacts changed, the search index's words (§6.5), and for smart lists:
+ * the company's filter profile and one item naming every smart list (all read in one Query) whose
+ * match it changes.
  */
 export const importPartitionStorage = {
   BatchGetItem: [
@@ -31,6 +32,7 @@ export const importPartitionStorage = {
     partitions.filterProfiles,
     partitions.smartListFlips,
     partitions.contactsChanged,
+    partitions.searchWords,
   ],
 } as const satisfies StorageAccess;
 

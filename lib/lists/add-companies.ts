@@ -16,7 +16,7 @@ import type { Caller } from '../tokens/caller';
 import { ListNotStatic } from '../errors';
 import { withIdempotency } from '../idempotency/idempotency';
 import { visibleList } from './lists';
-import { decide, lookupsOf, MATCH_MESSAGES, planEntry, type MatchEntry } from './matching';
+import { decide, lookupsOf, MATCH_MESSAGES, planEntry, type MatchEntry } from '../matching/decide';
 import { ENTRY_PROPERTIES, type AddListCompaniesResult, type EntryProperty } from './schemas';
 import { getMatchIndexes } from './store/match-indexes';
 import { addMembers } from './store/members';

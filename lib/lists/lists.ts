@@ -16,8 +16,8 @@ import { paginate, type PageRequest } from '../http/pagination';
 import type { CompanyType, ListAnswer, ListCompaniesPage, ListContactsPage, OverviewType } from './schemas';
 import { getAccountLists, getList } from './store/lists';
 import { MEMBER_STATES, type StoredList } from './store/model';
-import { getContactSlice, getListedCompanies, getOrderSlice, type StoredContact } from './store/pages';
-import { byCodePoint } from '../order';
+import { getContactSlice, getListedCompanies, getOrderSlice } from './store/pages';
+import { byContactName } from '../companies/contact-order';
 
 /**
  * Contract §7.1: own account (by the key), and shared or created by the caller. A pending list (a
@@ -113,7 +113,7 @@ export async function getListContacts(
   const contacts = covering.flatMap((entry) => {
     const company = companies.get(companyKey(entry.ref));
     if (!company) return [];
-    return [...company.contacts].sort(byName).map((contact) => ({
+    return [...company.contacts].sort(byContactName).map((contact) => ({
       jobTitle: contact.jobTitle ?? null,
       identifier: { contactId: contact.contactId, firstName: contact.firstName, lastName: contact.lastName },
       company: toIdentifier(company),
@@ -121,10 +121,4 @@ export async function getListContacts(
   });
   const data = contacts.slice(Math.max(0, query.offset - first), query.offset + query.limit - first);
   return { data, pagination: { limit: query.limit, offset: query.offset, total: list.contacts } };
-}
-
-function byName(a: StoredContact, b: StoredContact): number {
-  return (
-    byCodePoint(a.lastName, b.lastName) || byCodePoint(a.firstName, b.firstName) || a.contactId - b.contactId
-  );
 }

@@ -15,16 +15,15 @@ import type { CompanyProfile } from '../companies/record';
 import type { CompanyChange, Derived } from '../import/change';
 import { getDomain } from 'tldts';
 import { matchIndexText } from '../storage/keys';
-import { nameIndexValue, normaliseName, parseVat, websiteHost } from './normalise';
+import { canonicalVat, nameIndexValue, normaliseName, websiteHost } from '../matching/normalise';
 import { matchIndexChange, type MatchKey } from './store/match-indexes';
 
 /** The index keys a company is found under. */
-export function matchKeysOf(company: CompanyProfile): MatchKey[] {
+export function matchKeysOf(
+  company: Pick<CompanyProfile, 'country' | 'companyNumber' | 'name' | 'vatNumber' | 'website'>,
+): MatchKey[] {
   const found: MatchKey[] = [];
-  if (company.vatNumber) {
-    const vat = parseVat(company.vatNumber, company.country);
-    found.push({ kind: 'VAT', value: vat ? vat.vat : company.vatNumber.replace(/\s+/g, '').toUpperCase() });
-  }
+  if (company.vatNumber) found.push({ kind: 'VAT', value: canonicalVat(company.vatNumber, company.country) });
   const domain = company.website ? registeredDomain(company.website) : null;
   if (domain) found.push({ kind: 'DOMAIN', value: domain });
   const name = normaliseName(company.name);

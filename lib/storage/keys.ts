@@ -24,6 +24,7 @@
  * | List member        | ACCOUNT#<account>#LIST#<id>         | COMPANY#<country>#<number> | LISTED#<country>#<number> | ACCOUNT#<account>#LIST#<id> | a company in a list: state, matchedSince, contact count; "add only if absent" by a conditional put; gsi1 = the lists a company is in (import keeps contact counts) |
  * | List order         | ACCOUNT#<account>#LIST#<id>#<state> | <999…−ms(matchedSince)>#<country>#<number> | ACCOUNT#<account>#LIST#<id>#ALL | = sk | a list's companies in the contract's order (matchedSince desc, country, number): of one state in the table, of every state in gsi1; a page is one Query from the nearer end (at most min(offset + limit, total − offset) items) |
  * | Match index        | MATCH#VAT#<vat> / MATCH#DOMAIN#<domain> / MATCH#NAME#<country>#<name> | MATCH | |      | the companies (string set `BE#0403170701`) with this VAT, website domain or normalised name: one BatchGet for 100 PUT entries (§7.5), kept by the import |
+ * | Search word        | SEARCH#<country>#<first character of the word> | <word>#<number> |  |              | one word of a company's normalised name, with the name, place and all its words (§6.5 search): the companies with a word starting with a prefix in one Query (`begins_with`), kept by the import |
  *
  * Account-owned items carry the account in their partition key, so every lookup is scoped to the
  * caller by construction.
@@ -166,6 +167,16 @@ export const keys = {
   /** The gsi1 partition of a list's order items of every state. */
   listOrderAllPartition: (accountId: string, listId: number): string =>
     `ACCOUNT#${accountId}#LIST#${listId}#ALL`,
+  /** `word`: one word of a normalised name (lib/matching/normalise.ts `nameWords`), never empty. */
+  searchWord: (ref: CompanyRef, word: string): Key => ({
+    pk: `SEARCH#${ref.country}#${word.charAt(0)}`,
+    sk: `${word}#${ref.companyNumber}`,
+  }),
+  /** The partition a word prefix is looked up in, and the sort key prefix of its words. */
+  searchWords: (country: string, prefix: string) => ({
+    pk: `SEARCH#${country}#${prefix.charAt(0)}`,
+    skPrefix: prefix,
+  }),
   matchIndex: (kind: MatchKind, value: string): Key => ({
     pk: `MATCH#${matchIndexText(kind, value)}`,
     sk: 'MATCH',
@@ -217,6 +228,7 @@ export const partitions = {
   /** The lists a company is in, across accounts (import only). */
   listMemberships: { index: GSI1.name, pattern: keys.listedCompany(anyCompany) },
   matchIndex: { pattern: keys.matchIndex(ANY as 'VAT', ANY).pk },
+  searchWords: { pattern: keys.searchWords(ANY, ANY).pk },
 } as const satisfies Record<string, Partition>;
 
 export const tokenIndex = { name: GSI1.name, partitionKey: GSI1.partitionKey, partitionValue: 'TOKENS' };
@@ -293,6 +305,15 @@ function shardOfText(text: string, shards: number): number {
 export function filterProfileOfKey(key: { pk: string; sk: string }): CompanyRef {
   const [, country] = key.pk.split('#');
   return { country: country as CompanyRef['country'], companyNumber: key.sk };
+}
+
+/** `searchWord`'s keys → the company. */
+export function companyOfSearchWord(key: { pk: string; sk: string }): CompanyRef {
+  const [, country] = key.pk.split('#');
+  return {
+    country: country as CompanyRef['country'],
+    companyNumber: key.sk.slice(key.sk.lastIndexOf('#') + 1),
+  };
 }
 
 /** The company a company item belongs to: `COMPANY#BE#0403170701` → `{ country: 'BE', … }`. */

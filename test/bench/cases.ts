@@ -40,6 +40,7 @@ import { proxyEvent, type EventSpec } from '../support/events';
 import type { Country } from '../../lib/companies/identifiers';
 import { legalEntityIdCandidate, stageIdScheme } from '../../lib/legal-entities/ids';
 import type { FloorKind } from './runners';
+import { generateDemoData } from '../fixtures/demo-data/companies';
 
 export type FunctionId = RouteId | 'authorizer';
 export type BenchEvent = APIGatewayProxyEvent | APIGatewayTokenAuthorizerEvent;
@@ -131,6 +132,58 @@ export const BENCH_CASES = {
     floor: 'batchGetCompanies',
     budget: 'bulk',
     events: ({ companies }) => bulkPosts('getCompanyFinancialsBulk', companies, { limit: 4 }),
+  },
+  // (ext) §6.5: the company item with its periods and contacts (one GetItem / one BatchGetItem); the
+  // floors read the same item with the periods.
+  getCompany: {
+    label: 'company details single GET',
+    floor: 'getCompany',
+    budget: 'single',
+    events: ({ companies }) => singleGets('getCompany', companies),
+  },
+  getCompanyBulk: {
+    label: `company details bulk POST (${BULK_SIZE} companies)`,
+    floor: 'batchGetCompanies',
+    budget: 'bulk',
+    events: ({ companies }) => bulkPosts('getCompanyBulk', companies),
+  },
+  getCompanyContacts: {
+    label: 'company contacts single GET',
+    floor: 'getCompany',
+    budget: 'single',
+    events: ({ companies }) => singleGets('getCompanyContacts', companies),
+  },
+  // (ext) §6.5 search: a name's first word and the start of its second, as a user types them, over
+  // the bench's demo companies: one Query per country (3) of the search index; the floor makes one Query.
+  searchCompanies: {
+    label: 'company search GET (3 countries)',
+    floor: 'accountLists',
+    budget: null,
+    events: () =>
+      generateDemoData({ companies: 50 }).map(({ name }) => {
+        const [first = '', second = ''] = name.split(' ');
+        return request('searchCompanies', { query: { q: `${first} ${second.slice(0, 2)}`.trim() } });
+      }),
+  },
+  // (ext) §6.5 match: 100 entries of a name and a place each (the commonest CRM export), so every entry
+  // takes the search-index probes; the floor reads 100 company items.
+  matchCompanies: {
+    label: `company match POST (${BULK_SIZE} entries, name and place)`,
+    floor: 'batchGetCompanies',
+    budget: null,
+    events: () => {
+      const entries = generateDemoData({ companies: 3 * BULK_SIZE }).map(({ name, place }) => ({
+        name,
+        place,
+      }));
+      return [0, 1, 2].map((set) =>
+        request('matchCompanies', {
+          body: { companies: entries.slice(set * BULK_SIZE, (set + 1) * BULK_SIZE) },
+        }),
+      );
+    },
+    // Its entries name no company by number: the floor reads 100 companies of its own.
+    floorEvents: ({ companies }) => bulkPosts('getCompanyFinancialsBulk', companies),
   },
   // Each reads its own item family (one GetItem / one BatchGetItem); its floor reads the same items.
   getCompanyLookalikes: {

@@ -12,15 +12,23 @@
  * overall and per property combination, and the budgets: precision ≥ 99.5 % and recall ≥ 97 % on
  * entries with ≥ 2 properties, precision ≥ 99.5 % on name-only entries with country.
  *
- *   npm run bench:matching [-- --companies 3000 --seed 7]
+ * Then the match endpoint's engine (contract §6.5, lib/matching/candidates.ts) over the same entries
+ * and noisier ones (typos, trade names, a place given, right or wrong, one name in two places): the
+ * precision of candidates with confidence ≥ 0.9 (goal ≥ 99 %), the share of entries with ≥ 2
+ * properties whose company is the top candidate (goal ≥ 97 %), and a reliability table (confidence
+ * band → share correct). `--fit` fits the confidence model's weights on this set and prints them for
+ * lib/matching/confidence.ts.
+ *
+ *   npm run bench:matching [-- --companies 3000 --seed 7] [-- --fit]
  */
 import { parseArgs } from 'node:util';
 import { generateDemoData } from '../fixtures/demo-data/companies';
 import type { DemoRecord } from '../fixtures/demo-data/records';
 import { companyKey } from '../../lib/companies/identifiers';
 import { matchKeysOf } from '../../lib/lists/match-index';
-import { decide, planEntry, type Found, type MatchEntry } from '../../lib/lists/matching';
+import { decide, planEntry, type Found, type MatchEntry } from '../../lib/matching/decide';
 import { matchIndexText } from '../../lib/storage/keys';
+import { noisyEntries, reportMatch, sourcesOf } from './match-confidence';
 
 type Property = 'companyNumber' | 'VAT' | 'website' | 'name';
 
@@ -28,10 +36,14 @@ interface Labelled {
   entry: MatchEntry;
   /** The company the entry must find, or null when it must fail. */
   expected: string | null;
+  /** The company the entry was written from (what a candidate must be to be right); null for none. */
+  meant: string | null;
   combination: string;
 }
 
-const { values } = parseArgs({ options: { companies: { type: 'string' }, seed: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { companies: { type: 'string' }, seed: { type: 'string' }, fit: { type: 'boolean' } },
+});
 const records = generateDemoData({ companies: Number(values.companies ?? 3000) });
 let state = Number(values.seed ?? 7) >>> 0 || 7;
 const random = () => {
@@ -173,7 +185,12 @@ function labelledSet(): Labelled[] {
         hostStems.get(hostStem(r))! > 1;
       const ambiguous = (onlyName && nameShared) || (onlyWebsite && websiteShared) || nameAndWebsiteShared;
       const label = `${properties.join('+')}${withCountry ? '+country' : ''}`;
-      set.push({ entry, expected: ambiguous ? null : companyKey(r), combination: label });
+      set.push({
+        entry,
+        expected: ambiguous ? null : companyKey(r),
+        meant: companyKey(r),
+        combination: label,
+      });
     }
   }
   // Must fail: unknown numbers, and properties of two different companies.
@@ -186,6 +203,7 @@ function labelledSet(): Labelled[] {
       set.push({
         entry: { companyNumber: numberForm(a), country: a.country, name: nameForm(c) },
         expected: null,
+        meant: null,
         combination: 'fail: number ≠ name, same country',
       });
     }
@@ -194,6 +212,7 @@ function labelledSet(): Labelled[] {
       set.push({
         entry: { companyNumber: unknown, country: 'NL', name: nameForm(a) },
         expected: null,
+        meant: null,
         combination: 'fail: unknown number',
       });
     }
@@ -201,12 +220,14 @@ function labelledSet(): Labelled[] {
       set.push({
         entry: { companyNumber: numberForm(a), country: a.country, VAT: vatForm(b) },
         expected: null,
+        meant: null,
         combination: 'fail: number ≠ VAT',
       });
       if (stem(a) !== stem(b)) {
         set.push({
           entry: { VAT: vatForm(a), name: b.name },
           expected: null,
+          meant: null,
           combination: 'fail: VAT ≠ name',
         });
       }
@@ -288,3 +309,7 @@ const budget = (what: string, t: Tally | undefined, precision: number, recall: n
 console.log('\nBudgets');
 budget('entries with ≥ 2 properties', tallies.get('≥ 2 properties'), 0.995, 0.97);
 budget('name only, with country', tallies.get('name only, with country'), 0.995, null);
+
+// ---- The match endpoint (§6.5): candidates and their confidence ------------------------------------
+
+reportMatch([...set, ...noisyEntries(records, random)], sourcesOf(records, found), values.fit ?? false);

@@ -151,8 +151,9 @@ describe('routing', () => {
   test.each([
     '/',
     '/v2/health',
-    '/v1/companies',
-    '/v1/companies/BE/0403170701',
+    // `/v1/companies` and `/v1/companies/{countryCode}/{companyNumber}` are routes (contract §6.5).
+    '/v1/companies/BE',
+    '/v1/companies/BE/0403170701/x',
     '/v1/companies/BE/0403170701/financials/x',
   ])('answers 404 NOT_FOUND for %s', async (path) => {
     const response = await api.get(path, { token: null });

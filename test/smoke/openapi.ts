@@ -3,6 +3,70 @@
  * The smoke client (test/smoke/smoke.ts) is typed by it, so a breaking change to a schema breaks its typecheck.
  */
 export interface paths {
+  '/v1/companies': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Companies by name (a prefix of each word is enough), company number or VAT number, best first
+     * @description Needs a token with the scope `companies:read`.
+     */
+    get: operations['searchCompanies'];
+    put?: never;
+    /**
+     * Details of up to 100 companies, one result item per requested company
+     * @description Needs a token with the scope `companies:read`.
+     */
+    post: operations['getCompanyBulk'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/companies/{countryCode}/{companyNumber}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A company's details: VAT number, status, legal form, address, website, activities, size
+     * @description Needs a token with the scope `companies:read`.
+     */
+    get: operations['getCompany'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/companies/{countryCode}/{companyNumber}/contacts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A company's contacts, by last name
+     * @description Needs a token with the scope `companies:read`.
+     */
+    get: operations['getCompanyContacts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/companies/{countryCode}/{companyNumber}/financials': {
     parameters: {
       query?: never;
@@ -117,6 +181,26 @@ export interface paths {
      * @description Needs a token with the scope `companies:read`.
      */
     post: operations['getCompanyLookalikesBulk'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/companies/match': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Up to 5 candidate companies per entry (number, VAT, website, name, place), with a confidence
+     * @description Needs a token with the scope `companies:read`.
+     */
+    post: operations['matchCompanies'];
     delete?: never;
     options?: never;
     head?: never;
@@ -464,6 +548,406 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+  searchCompanies: {
+    parameters: {
+      query: {
+        q: string;
+        /** @example BE */
+        countryCode?: string;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "country": "BE",
+           *         "companyNumber": "0352431187",
+           *         "name": "Orvio Engineering CommV",
+           *         "place": "Genk"
+           *       }
+           *     ]
+           */
+          'application/json': {
+            /** @enum {string} */
+            country: 'BE' | 'NL' | 'FR';
+            companyNumber: string;
+            name: string;
+            place: string | null;
+          }[];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getCompanyBulk: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "companies": [
+         *         {
+         *           "countryCode": "BE",
+         *           "companyNumber": "0352431187"
+         *         }
+         *       ]
+         *     }
+         */
+        'application/json': {
+          companies: {
+            countryCode?: unknown;
+            country?: unknown;
+            companyNumber?: unknown;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "identifier": {
+           *           "country": "BE",
+           *           "companyNumber": "0352431187",
+           *           "name": "Orvio Engineering CommV",
+           *           "place": "Genk"
+           *         },
+           *         "data": {
+           *           "vatNumber": "BE0352431187",
+           *           "status": "ACTIVE",
+           *           "establishedSince": "2014-06-14T00:00:00.000Z",
+           *           "stoppedSince": null,
+           *           "companyTypeCode": "CommV",
+           *           "name": "Orvio Engineering CommV",
+           *           "address": {
+           *             "country": "BE",
+           *             "street": "Stationsstraat",
+           *             "number": "5",
+           *             "box": null,
+           *             "postalCode": "3600",
+           *             "place": "Genk"
+           *           },
+           *           "website": [
+           *             "https://www.orvio-engineering.be"
+           *           ],
+           *           "activities": [
+           *             "28990"
+           *           ],
+           *           "employees": 0,
+           *           "healthIndicator": 2,
+           *           "contacts": 0
+           *         },
+           *         "message": null
+           *       },
+           *       {
+           *         "identifier": {
+           *           "country": "BE",
+           *           "companyNumber": "1026261285",
+           *           "name": "Gilson Réceptions SRL",
+           *           "place": "Bruxelles"
+           *         },
+           *         "data": {
+           *           "vatNumber": "BE1026261285",
+           *           "status": "ACTIVE",
+           *           "establishedSince": "2024-02-11T00:00:00.000Z",
+           *           "stoppedSince": null,
+           *           "companyTypeCode": "SRL",
+           *           "name": "Gilson Réceptions SRL",
+           *           "address": {
+           *             "country": "BE",
+           *             "street": "Rue du Moulin",
+           *             "number": "61",
+           *             "box": null,
+           *             "postalCode": "1000",
+           *             "place": "Bruxelles"
+           *           },
+           *           "website": [
+           *             "https://www.gilson-receptions.be"
+           *           ],
+           *           "activities": [
+           *             "56210"
+           *           ],
+           *           "employees": 6,
+           *           "healthIndicator": 9,
+           *           "contacts": 1
+           *         },
+           *         "message": null
+           *       }
+           *     ]
+           */
+          'application/json': (
+            | {
+                identifier: {
+                  /** @enum {string} */
+                  country: 'BE' | 'NL' | 'FR';
+                  companyNumber: string;
+                  name: string;
+                  place: string | null;
+                };
+                data: {
+                  vatNumber: string | null;
+                  /** @enum {string} */
+                  status: 'ACTIVE' | 'INACTIVE';
+                  establishedSince: string | null;
+                  stoppedSince: string | null;
+                  companyTypeCode: string | null;
+                  name: string;
+                  address: {
+                    /** @enum {string} */
+                    country: 'BE' | 'NL' | 'FR';
+                    street: string | null;
+                    number: string | null;
+                    box: string | null;
+                    postalCode: string | null;
+                    place: string | null;
+                  };
+                  website: string[];
+                  activities: string[];
+                  employees: number | null;
+                  healthIndicator: number | null;
+                  contacts: number;
+                };
+                message: null;
+              }
+            | {
+                identifier: {
+                  country: unknown;
+                  companyNumber: unknown;
+                };
+                data: null;
+                message: string;
+              }
+          )[];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getCompany: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example BE */
+        countryCode: string;
+        /** @example 0352431187 */
+        companyNumber: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "identifier": {
+           *         "country": "BE",
+           *         "companyNumber": "0352431187",
+           *         "name": "Orvio Engineering CommV",
+           *         "place": "Genk"
+           *       },
+           *       "data": {
+           *         "vatNumber": "BE0352431187",
+           *         "status": "ACTIVE",
+           *         "establishedSince": "2014-06-14T00:00:00.000Z",
+           *         "stoppedSince": null,
+           *         "companyTypeCode": "CommV",
+           *         "name": "Orvio Engineering CommV",
+           *         "address": {
+           *           "country": "BE",
+           *           "street": "Stationsstraat",
+           *           "number": "5",
+           *           "box": null,
+           *           "postalCode": "3600",
+           *           "place": "Genk"
+           *         },
+           *         "website": [
+           *           "https://www.orvio-engineering.be"
+           *         ],
+           *         "activities": [
+           *           "28990"
+           *         ],
+           *         "employees": 0,
+           *         "healthIndicator": 2,
+           *         "contacts": 0
+           *       }
+           *     }
+           */
+          'application/json': {
+            identifier: {
+              /** @enum {string} */
+              country: 'BE' | 'NL' | 'FR';
+              companyNumber: string;
+              name: string;
+              place: string | null;
+            };
+            data: {
+              vatNumber: string | null;
+              /** @enum {string} */
+              status: 'ACTIVE' | 'INACTIVE';
+              establishedSince: string | null;
+              stoppedSince: string | null;
+              companyTypeCode: string | null;
+              name: string;
+              address: {
+                /** @enum {string} */
+                country: 'BE' | 'NL' | 'FR';
+                street: string | null;
+                number: string | null;
+                box: string | null;
+                postalCode: string | null;
+                place: string | null;
+              };
+              website: string[];
+              activities: string[];
+              employees: number | null;
+              healthIndicator: number | null;
+              contacts: number;
+            };
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getCompanyContacts: {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+      };
+      header?: never;
+      path: {
+        /** @example BE */
+        countryCode: string;
+        /** @example 0352431187 */
+        companyNumber: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "identifier": {
+           *         "country": "FR",
+           *         "companyNumber": "426261210",
+           *         "name": "Entreprise du Port SAS",
+           *         "place": "Toulon"
+           *       },
+           *       "data": [
+           *         {
+           *           "jobTitle": "Responsable RH",
+           *           "identifier": {
+           *             "contactId": 52,
+           *             "firstName": "Laurent",
+           *             "lastName": "Lambert"
+           *           }
+           *         },
+           *         {
+           *           "jobTitle": "Directeur général",
+           *           "identifier": {
+           *             "contactId": 51,
+           *             "firstName": "Thomas",
+           *             "lastName": "Morel"
+           *           }
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "limit": 2,
+           *         "offset": 0,
+           *         "total": 2
+           *       }
+           *     }
+           */
+          'application/json': {
+            identifier: {
+              /** @enum {string} */
+              country: 'BE' | 'NL' | 'FR';
+              companyNumber: string;
+              name: string;
+              place: string | null;
+            };
+            data: {
+              jobTitle: string | null;
+              identifier: {
+                contactId: number;
+                firstName: string;
+                lastName: string;
+              };
+            }[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+            };
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
   getCompanyFinancials: {
     parameters: {
       query?: {
@@ -1336,6 +1820,108 @@ export interface operations {
                 message: string;
               }
           )[];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  matchCompanies: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          companies: {
+            [key: string]: unknown;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "parameters": {
+           *           "name": "Orvio Engineering CommV",
+           *           "place": "Genk"
+           *         },
+           *         "data": [
+           *           {
+           *             "identifier": {
+           *               "country": "BE",
+           *               "companyNumber": "0352431187",
+           *               "name": "Orvio Engineering CommV",
+           *               "place": "Genk"
+           *             },
+           *             "confidence": 0.9688,
+           *             "matchedOn": [
+           *               "name",
+           *               "place"
+           *             ]
+           *           }
+           *         ],
+           *         "message": null
+           *       },
+           *       {
+           *         "parameters": {
+           *           "VAT": "BE1026261285",
+           *           "country": "BE"
+           *         },
+           *         "data": [
+           *           {
+           *             "identifier": {
+           *               "country": "BE",
+           *               "companyNumber": "1026261285",
+           *               "name": "Gilson Réceptions SRL",
+           *               "place": "Bruxelles"
+           *             },
+           *             "confidence": 0.9211,
+           *             "matchedOn": [
+           *               "VAT"
+           *             ]
+           *           }
+           *         ],
+           *         "message": null
+           *       }
+           *     ]
+           */
+          'application/json': {
+            parameters: {
+              [key: string]: string;
+            };
+            data:
+              | {
+                  identifier: {
+                    /** @enum {string} */
+                    country: 'BE' | 'NL' | 'FR';
+                    companyNumber: string;
+                    name: string;
+                    place: string | null;
+                  };
+                  confidence: number;
+                  matchedOn: ('companyNumber' | 'VAT' | 'website' | 'name' | 'place')[];
+                }[]
+              | null;
+            message: string | null;
+          }[];
         };
       };
       400: components['responses']['BadRequest'];

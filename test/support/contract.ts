@@ -48,6 +48,8 @@ export const RECORD_KEYS = [
   'website',
   'legalForm',
   'foundedOn',
+  'stoppedOn',
+  'address',
   'activities',
   'financials',
   'shareholders',

@@ -2,8 +2,8 @@
 import { belgianCheckDigits, companyKey, frenchVatKey } from '../../lib/companies/identifiers';
 import type { CompanyProfile } from '../../lib/companies/record';
 import { matchKeysOf, registeredDomain } from '../../lib/lists/match-index';
-import { decide, lookupsOf, planEntry, type Found, type MatchEntry } from '../../lib/lists/matching';
-import { domainCandidates, normaliseName, parseVat, websiteHost } from '../../lib/lists/normalise';
+import { decide, lookupsOf, planEntry, type Found, type MatchEntry } from '../../lib/matching/decide';
+import { domainCandidates, normaliseName, parseVat, websiteHost } from '../../lib/matching/normalise';
 import { keys, listOrderOfKey } from '../../lib/storage/keys';
 
 describe('normalisation', () => {
@@ -103,6 +103,8 @@ function profile(country: 'BE' | 'NL' | 'FR', companyNumber: string, name: strin
     website,
     legalForm: null,
     foundedOn: null,
+    stoppedOn: null,
+    address: null,
     activities: [],
   } satisfies CompanyProfile;
 }

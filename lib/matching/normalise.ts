@@ -49,22 +49,31 @@ const LEGAL_FORMS = new Set([
 ]);
 
 /**
- * `Bakkerij Peeters B.V.` and `PEETERS, bakkerij` → `bakkerij peeters`: accents, case, punctuation and
- * legal-form words removed, words sorted (word order is the commonest way two spellings of one name
- * differ). Empty when nothing but a legal form is left.
+ * `Bakkerij Peeters B.V.` → `bakkerij`, `peeters`: the words of a name in their order, with accents,
+ * case, punctuation and legal-form words removed. Empty when nothing but a legal form is left.
  */
-export function normaliseName(name: string): string {
-  const words = name
+export function nameWords(name: string): string[] {
+  return foldedWords(name).filter((word) => !LEGAL_FORMS.has(word));
+}
+
+/** Accents and case gone, dots inside abbreviations dropped (N.V. → nv), every other non-alphanumeric a separator. */
+export function foldedWords(text: string): string[] {
+  const folded = text
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
-    // Dots inside abbreviations go (N.V. → nv); every other non-alphanumeric separates words.
     .replace(/\./g, '')
     .replace(/[^a-z0-9]+/g, ' ')
-    .trim()
-    .split(' ')
-    .filter((word) => word.length > 0 && !LEGAL_FORMS.has(word));
-  return words.sort().join(' ');
+    .trim();
+  return folded ? folded.split(' ') : [];
+}
+
+/**
+ * `Bakkerij Peeters B.V.` and `PEETERS, bakkerij` → `bakkerij peeters`: the name's words sorted (word
+ * order is the commonest way two spellings of one name differ). Empty when nothing but a legal form is left.
+ */
+export function normaliseName(name: string): string {
+  return nameWords(name).sort().join(' ');
 }
 
 export interface ParsedVat {
@@ -97,6 +106,14 @@ export function parseVat(input: string, country: Country | null = null): ParsedV
     default:
       return null;
   }
+}
+
+/**
+ * A stored VAT number as answers show it and the index keys it: canonical when it is a valid BE, NL or
+ * FR VAT number, else as imported in upper case without spaces, dots or dashes.
+ */
+export function canonicalVat(vatNumber: string, country: Country): string {
+  return parseVat(vatNumber, country)?.vat ?? vatNumber.replace(/[\s.\-/]+/g, '').toUpperCase();
 }
 
 /**

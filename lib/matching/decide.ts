@@ -32,8 +32,8 @@ import {
   websiteHost,
   type ParsedVat,
 } from './normalise';
-import type { EntryProperty } from './schemas';
-import type { MatchKey } from './store/match-indexes';
+import type { EntryProperty } from '../lists/schemas';
+import type { MatchKey } from '../lists/store/match-indexes';
 import { matchIndexText } from '../storage/keys';
 
 export const MATCH_MESSAGES = {

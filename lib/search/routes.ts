@@ -1,0 +1,19 @@
+/** (ext) Finding companies (contract §6.5): by name, number or VAT number. */
+import type { Route } from '../http/route';
+import { partitions } from '../storage/keys';
+import { searchAnswerSchema, searchCompaniesRequest } from './schemas';
+
+export const searchRoutes = {
+  searchCompanies: {
+    method: 'GET',
+    path: '/v1/companies',
+    summary: 'Companies by name (a prefix of each word is enough), company number or VAT number, best first',
+    scope: 'companies:read',
+    storage: {
+      Query: [partitions.searchWords],
+      BatchGetItem: [partitions.company, partitions.matchIndex],
+    },
+    request: searchCompaniesRequest,
+    response: searchAnswerSchema,
+  },
+} as const satisfies Record<string, Route>;

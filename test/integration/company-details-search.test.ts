@@ -1,0 +1,107 @@
+/**
+ * Company details and search against DynamoDB Local, through the import (contract §6.5, §11): what a
+ * sparse record shows, and that an exact name survives the search's bound on the entries it reads.
+ */
+import { handler as getCompany } from '../../functions/get-company';
+import { handler as searchHandler } from '../../functions/search-companies';
+import { belgianCheckDigits } from '../../lib/companies/identifiers';
+import type { CompanyRecordInput } from '../../lib/companies/record';
+import { importCompanies } from '../../lib/import/import';
+import { searchRoutes } from '../../lib/search/routes';
+import { searchCompanies } from '../../lib/search/search';
+import { withDeclaredAccess } from '../../lib/storage/access';
+import { call } from '../support/events';
+import { asImportWorkers } from '../support/import-access';
+import { companyRecord } from '../support/records';
+import { useFreshTable } from '../support/table';
+
+useFreshTable();
+
+const beNumber = (n: number) => {
+  const firstEight = `07${String(n).padStart(6, '0')}`;
+  return firstEight + belgianCheckDigits(firstEight);
+};
+const company = (n: number, name: string, overrides: Partial<CompanyRecordInput> = {}) =>
+  companyRecord({
+    companyNumber: beNumber(n),
+    name,
+    vatNumber: null,
+    shareholders: [],
+    contacts: [],
+    ...overrides,
+  });
+
+const NAMES = [
+  'Bouw Zuid NV',
+  'Bouwwerken Noord BV',
+  'Bouwcenter Oost',
+  'Gent Bouw',
+  'Bouw NV',
+  'Acme Bouw NV',
+];
+
+beforeAll(async () => {
+  const records = [
+    ...NAMES.map((name, i) => company(i + 1, name)),
+    company(7, 'Lege Schelp', {
+      financials: [],
+      website: null,
+      legalForm: null,
+      foundedOn: null,
+      place: 'Gent',
+    }),
+  ];
+  async function* lines() {
+    for (const record of records) yield JSON.stringify(record);
+  }
+  const rejected: string[] = [];
+  await asImportWorkers(() =>
+    importCompanies(lines(), {
+      asOf: '2026-11-21',
+      onRejected: (line, reason) => rejected.push(`${line}: ${reason}`),
+    }),
+  );
+  expect(rejected).toEqual([]);
+});
+
+const numbers = (answer: Array<{ companyNumber: string }>) =>
+  answer.map((c) => Number(c.companyNumber.slice(2, 8)));
+
+test('a sparse record: no periods, address, website or dates shows nulls, the place and no contacts', async () => {
+  const response = await call(getCompany, {
+    resource: '/v1/companies/{countryCode}/{companyNumber}',
+    pathParameters: { countryCode: 'BE', companyNumber: beNumber(7) },
+  });
+
+  expect(response.status).toBe(200);
+  expect((response.body as { data: unknown }).data).toEqual({
+    vatNumber: null,
+    status: 'ACTIVE',
+    establishedSince: null,
+    stoppedSince: null,
+    companyTypeCode: null,
+    name: 'Lege Schelp',
+    address: { country: 'BE', street: null, number: null, box: null, postalCode: null, place: 'Gent' },
+    website: [],
+    activities: ['41201', '4399'],
+    employees: null,
+    healthIndicator: null,
+    contacts: 0,
+  });
+});
+
+test('search ranks the exact name first, then by country and number', async () => {
+  const response = await call(searchHandler, { resource: '/v1/companies', query: { q: 'BOUW' } });
+
+  expect(response.status).toBe(200);
+  expect(numbers(response.body as Array<{ companyNumber: string }>)).toEqual([5, 1, 2, 3, 4, 6]);
+});
+
+test('an exact name is found even when the word read reaches the bound of entries', async () => {
+  // 2 entries a Query: `bouw#…` of companies 1 and 4 are read, not 5's or 6's.
+  const answer = await withDeclaredAccess(searchRoutes.searchCompanies.storage, () =>
+    searchCompanies({ q: 'bouw', limit: 10 }, 2),
+  );
+
+  expect(numbers(answer)).toEqual([5, 1, 4]);
+});
