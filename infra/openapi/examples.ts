@@ -77,6 +77,8 @@ function bodyValues(facts: DemoFacts): Record<string, unknown> {
 
 interface Override {
   params?: Record<string, string>;
+  /** Query values besides `limit=2` (a required one has no default to fall back on). */
+  query?: Record<string, string>;
   body?: unknown;
 }
 
@@ -107,9 +109,25 @@ function overrides(facts: DemoFacts): Record<string, Override> {
       },
     },
     updateList: { body: { name: 'Prospects Q1', columns: ['country', 'place'] } },
+    // A name's first word whole and the next one's start: a prefix of each word is enough (§6.5).
+    searchCompanies: { query: { q: searchTerms(first.name) } },
+    // One entry by name and website, one by VAT number written with spaces, as customers have them.
+    matchCompanies: {
+      body: {
+        companies: [
+          { name: first.name, website: first.website },
+          { VAT: second.vatNumber?.replace(/^(..)(\d{4})(\d{3})/, '$1 $2.$3.') },
+        ],
+      },
+    },
     // The list the createList example made: deleting a demo list would change the other examples.
     deleteList: { params: { id: String(facts.lists.next) } },
   };
+}
+
+function searchTerms(name: string): string {
+  const [word, next] = name.split(' ');
+  return next ? `${word} ${next.slice(0, 2)}` : word!;
 }
 
 /**
@@ -139,7 +157,10 @@ function exampleRequest(routeId: string, route: Route, facts: DemoFacts, overrid
     return encodeURIComponent(value);
   });
   const query = route.request.query ? jsonSchemaOf(route.request.query, 'request') : null;
-  const search = query?.properties && 'limit' in query.properties ? '?limit=2' : '';
+  const search = new URLSearchParams({
+    ...override.query,
+    ...(query?.properties && 'limit' in query.properties ? { limit: '2' } : {}),
+  }).toString();
   const headers: Record<string, string> = {};
   if (route.translated) headers['Accept-Language'] = 'nl-BE';
   if (route.idempotent) headers['Idempotency-Key'] = IDEMPOTENCY_KEY;
@@ -149,7 +170,7 @@ function exampleRequest(routeId: string, route: Route, facts: DemoFacts, overrid
     : undefined;
   return {
     method: route.method,
-    path: path + search,
+    path: search ? `${path}?${search}` : path,
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
     ...(body !== undefined ? { body } : {}),
   };

@@ -551,9 +551,10 @@ export interface operations {
   searchCompanies: {
     parameters: {
       query: {
+        /** @example Orvio En */
         q: string;
-        /** @example BE */
         countryCode?: string;
+        /** @example 2 */
         limit?: number;
       };
       header?: never;
@@ -611,6 +612,10 @@ export interface operations {
          *         {
          *           "countryCode": "BE",
          *           "companyNumber": "0352431187"
+         *         },
+         *         {
+         *           "countryCode": "BE",
+         *           "companyNumber": "1026261285"
          *         }
          *       ]
          *     }
@@ -861,6 +866,7 @@ export interface operations {
   getCompanyContacts: {
     parameters: {
       query?: {
+        /** @example 2 */
         limit?: number;
         offset?: number;
       };
@@ -885,33 +891,16 @@ export interface operations {
           /**
            * @example {
            *       "identifier": {
-           *         "country": "FR",
-           *         "companyNumber": "426261210",
-           *         "name": "Entreprise du Port SAS",
-           *         "place": "Toulon"
+           *         "country": "BE",
+           *         "companyNumber": "0352431187",
+           *         "name": "Orvio Engineering CommV",
+           *         "place": "Genk"
            *       },
-           *       "data": [
-           *         {
-           *           "jobTitle": "Responsable RH",
-           *           "identifier": {
-           *             "contactId": 52,
-           *             "firstName": "Laurent",
-           *             "lastName": "Lambert"
-           *           }
-           *         },
-           *         {
-           *           "jobTitle": "Directeur général",
-           *           "identifier": {
-           *             "contactId": 51,
-           *             "firstName": "Thomas",
-           *             "lastName": "Morel"
-           *           }
-           *         }
-           *       ],
+           *       "data": [],
            *       "pagination": {
            *         "limit": 2,
            *         "offset": 0,
-           *         "total": 2
+           *         "total": 0
            *       }
            *     }
            */
@@ -1841,6 +1830,19 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "companies": [
+         *         {
+         *           "name": "Orvio Engineering CommV",
+         *           "website": "https://www.orvio-engineering.be"
+         *         },
+         *         {
+         *           "VAT": "BE 1026.261.285"
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': {
           companies: {
             [key: string]: unknown;
@@ -1861,7 +1863,7 @@ export interface operations {
            *       {
            *         "parameters": {
            *           "name": "Orvio Engineering CommV",
-           *           "place": "Genk"
+           *           "website": "https://www.orvio-engineering.be"
            *         },
            *         "data": [
            *           {
@@ -1871,10 +1873,10 @@ export interface operations {
            *               "name": "Orvio Engineering CommV",
            *               "place": "Genk"
            *             },
-           *             "confidence": 0.9688,
+           *             "confidence": 0.9596,
            *             "matchedOn": [
-           *               "name",
-           *               "place"
+           *               "website",
+           *               "name"
            *             ]
            *           }
            *         ],
@@ -1882,8 +1884,7 @@ export interface operations {
            *       },
            *       {
            *         "parameters": {
-           *           "VAT": "BE1026261285",
-           *           "country": "BE"
+           *           "VAT": "BE 1026.261.285"
            *         },
            *         "data": [
            *           {
