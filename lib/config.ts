@@ -12,6 +12,7 @@
  * | LEGAL_ENTITY_SECRET_ARN           | the stack                                | LEGAL_ENTITY_SECRET (lib/legal-entities/ids.ts) |
  * | LEGAL_ENTITY_SECRET               | a developer, the tests                   | the local constant on a DYNAMODB_ENDPOINT, else fails |
  * | AWS_ENDPOINT_URL_S3               | the local import (s3rver)                | S3 with virtual-hosted URLs              |
+ * | USAGE_METER                       | the stack (usage function): `api-gateway` | the local gateway's counts (lib/usage)  |
  */
 
 /** Set to `true` where IAM enforces each function's declared storage access (lib/storage/access.ts). */
@@ -50,4 +51,6 @@ export const config = {
   legalEntitySecret: (): string | undefined => process.env['LEGAL_ENTITY_SECRET'],
   /** An S3 endpoint of its own (s3rver) takes path-style URLs. */
   s3PathStyle: (): boolean => Boolean(process.env['AWS_ENDPOINT_URL_S3']),
+  /** Where `GET /v1/usage` reads today's count: API Gateway's usage plans on a deployed stage. */
+  usageFromApiGateway: (): boolean => process.env['USAGE_METER'] === 'api-gateway',
 };

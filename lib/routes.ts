@@ -11,6 +11,7 @@ import { legalEntityRoutes } from './legal-entities/routes';
 import { listRoutes } from './lists/routes';
 import { lookalikeRoutes } from './lookalikes/routes';
 import { updateRoutes } from './updates/routes';
+import { usageRoutes } from './usage/routes';
 import type { Route } from './http/route';
 import { importCompleteStorage, importPartitionStorage } from './import/storage-access';
 import { cleanUpListsStorage } from './lists/store/clean-up';
@@ -27,6 +28,7 @@ export const routesByDomain = {
   lists: listRoutes,
   updates: updateRoutes,
   docs: docsRoutes,
+  usage: usageRoutes,
 } as const satisfies Record<string, Record<string, Route>>;
 
 export const routes = {
@@ -37,6 +39,7 @@ export const routes = {
   ...listRoutes,
   ...updateRoutes,
   ...docsRoutes,
+  ...usageRoutes,
 } as const satisfies Record<string, Route>;
 
 export type RouteId = keyof typeof routes;
@@ -46,7 +49,12 @@ export const authorizer = {
   entry: 'functions/authorize.ts',
   /** Token items by hash, nothing else (lib/tokens/authorize.ts). */
   storage: authorizerStorage,
-  cacheTtlSeconds: 300,
+  /**
+   * How long a gateway reuses the authorizer's answer for a token (AWS and the local gateway alike): short,
+   * so a revoked token stops working within 5 seconds (contract §13) without a flush of the cache; a busy
+   * token costs one authorizer call every 4 seconds.
+   */
+  cacheTtlSeconds: 4,
 } as const;
 
 /** Background workers: functions in `functions/` that no route calls, each with its storage declaration. */

@@ -296,6 +296,14 @@ export const BENCH_CASES = {
         }),
       ),
   },
+  // The account's plan item (one GetItem); today's count is the gateway's, in memory locally.
+  getUsage: {
+    label: 'usage GET',
+    floor: 'getCompany',
+    budget: null,
+    events: () => [request('getUsage')],
+    floorEvents: companyFloorEvents,
+  },
   authorizer: {
     label: 'authorizer (TOKEN)',
     floor: 'getToken',

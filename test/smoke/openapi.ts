@@ -343,6 +343,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/usage': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The caller's plan and today's use of it
+     * @description Needs a valid token, whatever its scopes.
+     */
+    get: operations['getUsage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2594,6 +2614,42 @@ export interface operations {
       };
       429: components['responses']['Throttled'];
       500: components['responses']['Internal'];
+    };
+  };
+  getUsage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            plan: {
+              rate: number;
+              burst: number;
+              dailyQuota: number;
+            };
+            today: {
+              requests: number;
+              remaining: number;
+            };
+          };
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
     };
   };
 }
