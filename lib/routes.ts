@@ -14,6 +14,7 @@ import { updateRoutes } from './updates/routes';
 import { usageRoutes } from './usage/routes';
 import type { Route } from './http/route';
 import { importCompleteStorage, importPartitionStorage } from './import/storage-access';
+import { evaluateSmartListsStorage } from './lists/smart-background';
 import { cleanUpListsStorage } from './lists/store/clean-up';
 import { lookalikeFinishStorage, lookalikePlanStorage, lookalikeShardStorage } from './lookalikes/fan-out';
 import type { StorageAccess } from './storage/access';
@@ -100,6 +101,15 @@ export const workers = {
     storage: lookalikeFinishStorage,
     timeoutMinutes: 5,
     memoryMb: 512,
+  },
+  /** The rest of the smart lists whose filter matched more than a request evaluates (contract §7.6). */
+  evaluateSmartLists: {
+    entry: 'functions/evaluate-smart-lists.ts',
+    storage: evaluateSmartListsStorage,
+    timeoutMinutes: 15,
+    memoryMb: 1769,
+    schedule: { minute: '*' },
+    localEveryMs: 1000,
   },
   /** Deletes what deleted lists leave (contract §7.6: their members and order items). */
   cleanUpLists: {
