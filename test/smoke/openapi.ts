@@ -1958,7 +1958,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "id": 8,
+           *       "id": 412785093,
            *       "name": "Software in Belgium",
            *       "type": "SMART",
            *       "columns": [
@@ -2008,7 +2008,7 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
-      /** @description The request conflicts with stored data: `LIST_NAME_TAKEN` (a list name the account already uses). */
+      /** @description The request conflicts with stored data: `LIST_NAME_TAKEN` (a list name the account already uses); `LIMIT_REACHED` (the account already has as many as its limit allows (200 lists)). */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId'];
@@ -2017,7 +2017,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            code?: 'LIST_NAME_TAKEN';
+            code?: 'LIST_NAME_TAKEN' | 'LIMIT_REACHED';
           };
         };
       };
@@ -2632,6 +2632,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "plan": {
+           *         "rate": 25,
+           *         "burst": 50,
+           *         "dailyQuota": 100000
+           *       },
+           *       "today": {
+           *         "requests": 0,
+           *         "remaining": 100000
+           *       }
+           *     }
+           */
           'application/json': {
             plan: {
               rate: number;
