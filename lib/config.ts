@@ -13,6 +13,7 @@
  * | LEGAL_ENTITY_SECRET               | a developer, the tests                   | the local constant on a DYNAMODB_ENDPOINT, else fails |
  * | AWS_ENDPOINT_URL_S3               | the local import (s3rver)                | S3 with virtual-hosted URLs              |
  * | USAGE_METER                       | the stack (usage function): `api-gateway` | the local gateway's counts (lib/usage)  |
+ * | AWS_ENDPOINT_URL_API_GATEWAY      | a test (a stand-in for API Gateway)      | the region's API Gateway endpoint        |
  */
 
 /** Set to `true` where IAM enforces each function's declared storage access (lib/storage/access.ts). */
@@ -53,4 +54,6 @@ export const config = {
   s3PathStyle: (): boolean => Boolean(process.env['AWS_ENDPOINT_URL_S3']),
   /** Where `GET /v1/usage` reads today's count: API Gateway's usage plans on a deployed stage. */
   usageFromApiGateway: (): boolean => process.env['USAGE_METER'] === 'api-gateway',
+  /** Another endpoint for API Gateway's own API (the SDK's variable for it). */
+  apiGatewayEndpoint: (): string | undefined => process.env['AWS_ENDPOINT_URL_API_GATEWAY'] || undefined,
 };

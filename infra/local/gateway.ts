@@ -2,8 +2,8 @@
  * The local gateway: serves the route table over HTTP the way API Gateway does. It matches the
  * route (unknown path → 404, known path with another method → 405), applies the authorizer's
  * header pattern, runs the TOKEN authorizer with a per-token cache, counts the request against its
- * account's plan (429 over it), builds the same REST proxy
- * event (version 1.0) AWS sends, and calls the very handler module that gets deployed.
+ * account's plan (429 over it), builds the same REST proxy event (version 1.0) AWS sends, and calls
+ * the very handler module that gets deployed.
  *
  * Hostile input gets a 4xx in the contract's error shape, never a 5xx: names in the request
  * (`?__proto__=1`) land in objects without a prototype; a target that does not parse, a doubled

@@ -7,22 +7,13 @@ import { companyKey, parseCompanyNumber, parseCountry, type CompanyRef } from '.
 import { COMPANY_MESSAGES } from '../companies/requested-companies';
 import { answer } from '../http/endpoint';
 import type { Caller } from '../tokens/caller';
-import { InvalidInput, ListBusy, ListLimitReached, ListNameTaken, NotListCreator } from '../errors';
+import { InvalidInput, ListBusy, ListNameTaken, NotListCreator } from '../errors';
 import type { Filters } from './filters';
 import { toListAnswer, visibleList } from './lists';
 import type { CreateListBody, ListAnswer, MoveListCompaniesResult, UpdateListBody } from './schemas';
 import { candidatesForList, evaluateSmartLists, forgetSmartLists, type Candidate } from './smart';
-import { boundedCandidates, deferEvaluation } from './smart-background';
-import { MAX_LISTS_PER_ACCOUNT } from './store/list-ids';
-import {
-  createList,
-  deleteList,
-  getList,
-  ListLimitError,
-  NameTakenError,
-  updateList,
-  type ListChanges,
-} from './store/lists';
+import { boundedCandidates, deferEvaluation } from './smart-bounds';
+import { createList, deleteList, getList, NameTakenError, updateList, type ListChanges } from './store/lists';
 import { getAllMembers, getMembers } from './store/members';
 import { ListChangedError, type MemberState, type StoredList } from './store/model';
 import { moveMembers, type Move } from './store/moves';
@@ -89,7 +80,6 @@ export async function createOneList(
     );
   } catch (error) {
     if (error instanceof NameTakenError) throw new ListNameTaken();
-    if (error instanceof ListLimitError) throw new ListLimitReached(MAX_LISTS_PER_ACCOUNT);
     throw error;
   }
   if (list.type === 'SMART') {

@@ -9,56 +9,15 @@
  * list deleted meanwhile is dropped, a pending list (still being created) waits for the next run.
  * Scheduled in the stack every minute; the local stage runs it every second.
  */
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type { StorageAccess } from '../storage/access';
 import { queryAll } from '../storage/batch';
 import { dynamodb, isConditionFailed, send, tableName } from '../storage/client';
 import { keys, listOfKey, partitions } from '../storage/keys';
-import { matchesFilters, type Filters } from './filters';
-import { candidatesForList, evaluateSmartLists, type Candidate } from './smart';
+import { candidatesForList, evaluateSmartLists } from './smart';
+import { boundedCandidates } from './smart-bounds';
 import { getList } from './store/lists';
 import { getAllMembers } from './store/members';
-
-/** At most this many companies enter a smart list per request or per run of the worker. */
-export const EVALUATE_AT_ONCE = 10_000;
-
-/**
- * The candidates to evaluate now: every one that may be in the list already (it may leave), and the
- * first EVALUATE_AT_ONCE that match and are not in it; `deferred` counts the matching ones left over.
- */
-export function boundedCandidates(
-  filters: Filters,
-  candidates: Candidate[],
-): { now: Candidate[]; deferred: number } {
-  const now: Candidate[] = [];
-  let entering = 0;
-  let deferred = 0;
-  for (const candidate of candidates) {
-    if (candidate.listed !== false) now.push(candidate);
-    else if (!matchesFilters(filters, candidate.profile)) continue;
-    else if (entering < EVALUATE_AT_ONCE) {
-      entering++;
-      now.push(candidate);
-    } else deferred++;
-  }
-  return { now, deferred };
-}
-
-/** Notes that a list's evaluation goes on in the background (its filters as the job's version). */
-export async function deferEvaluation(accountId: string, listId: number, filters: Filters): Promise<void> {
-  await send(() =>
-    dynamodb().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...keys.smartListEvaluation(accountId, listId),
-          entity: 'SmartListEvaluation',
-          filters: JSON.stringify(filters),
-        },
-      }),
-    ),
-  );
-}
 
 /** What the worker touches: its jobs, the lists, the filter profiles, and what an evaluation writes. */
 export const evaluateSmartListsStorage = {

