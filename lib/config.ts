@@ -52,8 +52,12 @@ export const config = {
   legalEntitySecret: (): string | undefined => process.env['LEGAL_ENTITY_SECRET'],
   /** An S3 endpoint of its own (s3rver) takes path-style URLs. */
   s3PathStyle: (): boolean => Boolean(process.env['AWS_ENDPOINT_URL_S3']),
-  /** Where `GET /v1/usage` reads today's count: API Gateway's usage plans on a deployed stage. */
-  usageFromApiGateway: (): boolean => process.env['USAGE_METER'] === 'api-gateway',
+};
+
+/** What `GET /v1/usage` alone reads: apart from `config`, so no other function bundles it. */
+export const usageConfig = {
+  /** Where today's count comes from: API Gateway's usage plans on a deployed stage. */
+  fromApiGateway: (): boolean => process.env['USAGE_METER'] === 'api-gateway',
   /** Another endpoint for API Gateway's own API (the SDK's variable for it). */
   apiGatewayEndpoint: (): string | undefined => process.env['AWS_ENDPOINT_URL_API_GATEWAY'] || undefined,
 };

@@ -38,7 +38,7 @@ export interface GatewayOptions {
   authorizerCacheTtlMs?: number;
   /**
    * Whether each account's plan is enforced (contract §13: rate, burst, daily quota; 429 THROTTLED over
-   * it), as API Gateway's usage plans do on AWS. Default true.
+   * it), as API Gateway's usage plans do on AWS. Default true; when false, requests are still counted.
    */
   fairUse?: boolean;
   /**
@@ -57,7 +57,7 @@ export function createGateway(options: GatewayOptions = {}): http.Server {
   const compiled = Object.entries(routes).map(([routeId, route]) => compile(routeId, route));
   const handlers = new Map<string, Promise<ProxyHandler>>();
   const runAuthorizer = cachedAuthorizer(cacheTtlMs);
-  const admit = options.fairUse === false ? null : planGate();
+  const admit = planGate(options.fairUse !== false);
 
   async function handle(req: http.IncomingMessage, requestId: string): Promise<APIGatewayProxyResult> {
     const url = requestTarget(req.url ?? '/');
@@ -79,7 +79,7 @@ export function createGateway(options: GatewayOptions = {}): http.Server {
       const result = await runAuthorizer(header, methodArn);
       authorizerContext = { ...result.context, principalId: result.principalId };
       // As API Gateway: the usage plan of the key the authorizer named is checked before any function runs.
-      if (admit) await admit(String(result.context?.['accountId']));
+      await admit(String(result.context?.['accountId']));
     }
 
     const body = await readBody(req);

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '../storage/batch';
 import { dynamodb, send, tableName } from '../storage/client';
-import { keys } from '../storage/keys';
+import { operatorKeys } from '../storage/keys';
 
 /** How long an audit record is kept. */
 export const AUDIT_RETENTION_DAYS = 366;
@@ -32,7 +32,7 @@ export async function recordAudit(record: Omit<AuditRecord, 'at'>, now = new Dat
     dynamodb().send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...keys.audit(full.at, randomUUID()), entity: 'Audit', ...full, ttl },
+        Item: { ...operatorKeys.audit(full.at, randomUUID()), entity: 'Audit', ...full, ttl },
         // A random sort key never meets another record; the condition says so, should it ever.
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
@@ -46,7 +46,7 @@ export async function auditRecords(month: string): Promise<AuditRecord[]> {
   const items = await queryAll({
     TableName: tableName(),
     KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': keys.auditMonth(month) },
+    ExpressionAttributeValues: { ':pk': operatorKeys.auditMonth(month) },
   });
   return items.map((item) => {
     const { at, action, actor, accountId, tokenId, detail } = item as unknown as AuditRecord;

@@ -96,11 +96,6 @@ export const keys = {
     sk: `ACCOUNT#${accountId}#LIST#${listId}`,
   }),
   smartListEvaluations: (): string => 'SMART_EVAL',
-  accountPlan: (accountId: string): Key => ({ pk: `PLAN#${accountId}`, sk: 'PLAN' }),
-  /** `at`: ISO time; `id`: random, so two records of one millisecond never overwrite each other. */
-  audit: (at: string, id: string): Key => ({ pk: keys.auditMonth(at.slice(0, 7)), sk: `${at}#${id}` }),
-  /** The partition of a month's audit records (`2026-11`). */
-  auditMonth: (month: string): string => `AUDIT#${month}`,
   /** `nameKey`: the trimmed name in lower case (lib/lists/manage.ts `nameKeyOf`). */
   listName: (accountId: string, nameKey: string): Key => ({
     pk: `ACCOUNT#${accountId}`,
@@ -178,6 +173,24 @@ export const keys = {
   }),
 };
 
+/**
+ * The keys of what the operator and the fair-use gate keep (account plans, audit records), apart from
+ * `keys` so the functions that never touch them do not bundle them.
+ */
+export const operatorKeys = {
+  accountPlan: (accountId: string): Key => ({ pk: `PLAN#${accountId}`, sk: 'PLAN' }),
+  /** The partition of a month's audit records (`2026-11`). */
+  auditMonth: (month: string): string => `AUDIT#${month}`,
+  /** `at`: ISO time; `id`: random, so two records of one millisecond never overwrite each other. */
+  audit: (at: string, id: string): Key => ({ pk: `AUDIT#${at.slice(0, 7)}`, sk: `${at}#${id}` }),
+};
+
+/** The partitions of `operatorKeys`, as `partitions` below names the others. */
+export const operatorPartitions = {
+  accountPlan: { pattern: operatorKeys.accountPlan('*').pk },
+  audit: { pattern: operatorKeys.auditMonth('*') },
+} as const satisfies Record<string, Partition>;
+
 export type MatchKind = 'VAT' | 'DOMAIN' | 'NAME';
 /** A match-index entry's text (`VAT#BE0403170701`): its key without the prefix, and how matching names it. */
 export const matchIndexText = (kind: MatchKind, value: string): string => `${kind}#${value}`;
@@ -210,8 +223,6 @@ export const partitions = {
   listSequence: { pattern: keys.listSequence().pk },
   listIdClaims: { pattern: keys.listIdClaim(anyNumber).pk },
   smartListEvaluations: { pattern: keys.smartListEvaluations() },
-  accountPlan: { pattern: keys.accountPlan(ANY).pk },
-  audit: { pattern: keys.auditMonth(ANY) },
   listMembers: { pattern: keys.listMember(ANY, anyNumber, anyCompany).pk },
   listOrder: { pattern: keys.listOrderPartition(ANY, anyNumber, ANY) },
   /** A list's order items of every state, in gsi1 (type ALL). */

@@ -12,7 +12,7 @@ import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { SourceData } from '@smithy/types';
 import { fromEnv } from '@aws-sdk/credential-provider-env';
-import { config } from '../config';
+import { config, usageConfig } from '../config';
 import { utcDay } from './plans';
 import type { UsageMeter } from './meter';
 
@@ -54,7 +54,9 @@ export const apiGatewayMeter: UsageMeter = {
       sha256: Sha256,
     });
     http ??= new NodeHttpHandler({ requestTimeout: 2000, connectionTimeout: 1000 });
-    const endpoint = new URL(config.apiGatewayEndpoint() ?? `https://apigateway.${region}.amazonaws.com`);
+    const endpoint = new URL(
+      usageConfig.apiGatewayEndpoint() ?? `https://apigateway.${region}.amazonaws.com`,
+    );
     const { hostname, protocol } = endpoint;
     const port = endpoint.port ? Number(endpoint.port) : undefined;
     const request = await signer.sign({

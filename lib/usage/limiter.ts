@@ -32,6 +32,15 @@ export class PlanLimiter {
     return { allowed: true };
   }
 
+  /** Counts a request of the account without judging it (a gateway that enforces no plan still counts). */
+  count(accountId: string, now = new Date()): void {
+    const day = utcDay(now);
+    const state = this.accounts.get(accountId);
+    if (!state) this.accounts.set(accountId, { tokens: 0, refilledAt: now.getTime(), day, requests: 1 });
+    else if (state.day !== day) Object.assign(state, { day, requests: 1 });
+    else state.requests += 1;
+  }
+
   /** Requests the account made today (UTC) that were let through. */
   requestsToday(accountId: string, now = new Date()): number {
     const state = this.accounts.get(accountId);

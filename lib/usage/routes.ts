@@ -1,7 +1,7 @@
 /** `GET /v1/usage` (contract §10, §13): the caller's plan and today's use. */
 import * as v from 'valibot';
 import type { Route } from '../http/route';
-import { partitions } from '../storage/keys';
+import { operatorPartitions } from '../storage/keys';
 import { ANY_SCOPE } from '../tokens/scopes';
 
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
@@ -19,7 +19,7 @@ export const usageRoutes = {
     summary: "The caller's plan and today's use of it",
     scope: ANY_SCOPE,
     // The account's plan item; today's count is the gateway's (API Gateway's usage plan, or the local gateway's).
-    storage: { GetItem: [partitions.accountPlan] },
+    storage: { GetItem: [operatorPartitions.accountPlan] },
     request: {},
     response: usageSchema,
   },

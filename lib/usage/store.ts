@@ -2,7 +2,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { getItem } from '../storage/batch';
 import { dynamodb, send, tableName } from '../storage/client';
-import { keys } from '../storage/keys';
+import { operatorKeys } from '../storage/keys';
 import { DEFAULT_TIER, isPlanTier, type PlanTier } from './plans';
 
 export interface AccountPlan {
@@ -17,7 +17,7 @@ export interface AccountPlan {
 
 /** The account's plan; an account nobody put on a tier is on the default one. */
 export async function getAccountPlan(accountId: string): Promise<AccountPlan> {
-  const item = await getItem(tableName(), keys.accountPlan(accountId));
+  const item = await getItem(tableName(), operatorKeys.accountPlan(accountId));
   const tier = typeof item?.['tier'] === 'string' && isPlanTier(item['tier']) ? item['tier'] : DEFAULT_TIER;
   return {
     tier,
@@ -33,7 +33,7 @@ export async function putAccountPlan(accountId: string, plan: AccountPlan): Prom
       new PutCommand({
         TableName: tableName(),
         Item: {
-          ...keys.accountPlan(accountId),
+          ...operatorKeys.accountPlan(accountId),
           entity: 'AccountPlan',
           accountId,
           tier: plan.tier,

@@ -4,7 +4,7 @@
  * AWS (api-gateway-meter.ts), the local gateway's limiter on the local stage — so the answer agrees
  * with what the gateway enforces.
  */
-import { config } from '../config';
+import { usageConfig } from '../config';
 import type { Caller } from '../tokens/caller';
 import { localLimiter } from './limiter';
 import { PLAN_TIERS } from './plans';
@@ -18,7 +18,7 @@ const localMeter: UsageMeter = {
 
 /** On a deployed stage API Gateway counts (USAGE_METER); on the local stage, the local gateway. */
 async function meter(): Promise<UsageMeter> {
-  if (!config.usageFromApiGateway()) return localMeter;
+  if (!usageConfig.fromApiGateway()) return localMeter;
   return (await import('./api-gateway-meter')).apiGatewayMeter;
 }
 

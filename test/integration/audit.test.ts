@@ -7,7 +7,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { auditRecords, AUDIT_RETENTION_DAYS } from '../../lib/audit/audit';
 import { dynamodb, tableName } from '../../lib/storage/client';
-import { keys } from '../../lib/storage/keys';
+import { operatorKeys } from '../../lib/storage/keys';
 import { getAccountPlan } from '../../lib/usage/store';
 import { runCli } from '../support/cli';
 import { useFreshTable } from '../support/table';
@@ -67,7 +67,7 @@ it('records token create, revoke and plan changes with who and when, never the t
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.auditMonth(month) },
+      ExpressionAttributeValues: { ':pk': operatorKeys.auditMonth(month) },
     }),
   );
   expect(Items).toHaveLength(3);

@@ -41,6 +41,15 @@ it('refuses over the daily quota until the next UTC day, and counts that day afr
   expect(limiter.requestsToday('a', at('2026-11-26T00:00:01.000Z'))).toBe(1);
 });
 
+it('counts without judging for a gateway that enforces no plan, a new day afresh', () => {
+  const limiter = new PlanLimiter();
+  const t0 = at('2026-11-25T10:00:00.000Z');
+  for (let i = 0; i < 10; i++) limiter.count('a', t0);
+  expect(limiter.requestsToday('a', t0)).toBe(10);
+  limiter.count('a', at('2026-11-26T00:00:00.000Z'));
+  expect(limiter.requestsToday('a', at('2026-11-26T00:00:00.000Z'))).toBe(1);
+});
+
 it('waits whole seconds to the next UTC midnight', () => {
   expect(secondsUntilNextUtcDay(at('2026-11-25T23:59:59.500Z'))).toBe(1);
   expect(secondsUntilNextUtcDay(at('2026-11-25T00:00:00.000Z'))).toBe(86_400);
