@@ -2640,8 +2640,8 @@ export interface operations {
            *         "dailyQuota": 100000
            *       },
            *       "today": {
-           *         "requests": 0,
-           *         "remaining": 100000
+           *         "requests": 18,
+           *         "remaining": 99982
            *       }
            *     }
            */
