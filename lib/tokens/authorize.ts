@@ -44,8 +44,16 @@ export async function authorizeToken(
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeApi(methodArn) }],
     },
     context: { ...toAuthorizerContext(caller) },
-    usageIdentifierKey: usageKeyOf(tableName(), caller.accountId),
+    usageIdentifierKey: usageKeyFor(caller.accountId),
   };
+}
+
+/** An account's usage key, hashed once per process and account (the authorizer runs on every uncached call). */
+const usageKeys = new Map<string, string>();
+function usageKeyFor(accountId: string): string {
+  let key = usageKeys.get(accountId);
+  if (key === undefined) usageKeys.set(accountId, (key = usageKeyOf(tableName(), accountId)));
+  return key;
 }
 
 /** arn:aws:execute-api:region:account:api/stage/GET/v1/… → arn:aws:execute-api:region:account:api/stage/* */
