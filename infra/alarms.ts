@@ -1,7 +1,10 @@
 /**
  * What an operator is told about, per stage: one SNS topic, and alarms on what callers feel (the API's
  * 5xx rate and p99 latency), on the functions (errors, throttles), on the table (throttled requests,
- * system errors) and on the import at scale (failed runs, files whose event started none). Subscribe to the topic (`StageAlarmsTopic` output) to receive them.
+ * system errors), on the import at scale (failed runs, files whose event started none), and on abuse: a
+ * spike of 401/403 answers (token guessing, a leaked token tried everywhere) and of contacts handed out
+ * (bulk collection of names and job titles), both counted from the access log. `-c alarmEmail=` subscribes
+ * an address to the topic (`AlarmTopicArn` output); a production stage needs one.
  */
 import { CfnOutput, Duration, Validations } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
@@ -16,6 +19,8 @@ import {
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { FilterPattern, MetricFilter, type ILogGroup } from 'aws-cdk-lib/aws-logs';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -30,6 +35,10 @@ export const ALARM_THRESHOLDS = {
   p99LatencyMs: 1500,
   /** Any Lambda error or throttle, any DynamoDB throttle or system error, in 5 minutes. */
   count: 1,
+  /** 401 and 403 answers in 5 minutes: far more than clients with a wrong scope or an expired token make. */
+  authFailures: 100,
+  /** Pages of list contacts answered in 5 minutes (up to 500 contacts each): a bulk collection. */
+  contactPages: 300,
 } as const;
 
 /** DynamoDB publishes SystemErrors per operation: these are the ones the functions make. */
@@ -51,6 +60,10 @@ export interface StageAlarmsProps {
   api: RestApi;
   table: TableV2;
   functions: Record<string, IFunction>;
+  /** The API's access log (one JSON line per request, infra/api.ts): the abuse metrics are counted from it. */
+  accessLogs: ILogGroup;
+  /** An address subscribed to the topic. */
+  alarmEmail?: string;
   /** The import at scale: a run that failed, and a file whose event never started one. */
   imports: { stateMachine: IStateMachine; undeliveredEvents: IQueue };
 }
@@ -71,6 +84,15 @@ export class StageAlarms extends Construct {
         'CloudWatch cannot publish to a topic under the AWS-managed SNS key, and a customer key per stage ' +
         'would cost more than what it protects.',
     });
+    if (props.alarmEmail) {
+      this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+      Validations.of(this.topic).acknowledge({
+        id: 'Serverless-SNSRedrivePolicy',
+        reason:
+          'The one subscription is an operator e-mail address for alarm state changes: an undelivered e-mail ' +
+          'would sit in a dead-letter queue nobody reads, while the alarm itself stays visible in CloudWatch.',
+      });
+    }
     const action = new SnsAction(this.topic);
     const alarm = (name: string, metric: IMetric, threshold: number, periods = 1, description = name) => {
       const created = new Alarm(this, name, {
@@ -137,6 +159,36 @@ export class StageAlarms extends Construct {
         period: PERIOD,
       }),
       ALARM_THRESHOLDS.count,
+    );
+
+    // The abuse metrics, counted from the access log's JSON lines.
+    const namespace = `CompanyData/${props.stage}`;
+    const accessLogMetric = (name: string, metricName: string, pattern: string) =>
+      new MetricFilter(this, name, {
+        logGroup: props.accessLogs,
+        metricNamespace: namespace,
+        metricName,
+        filterPattern: FilterPattern.literal(pattern),
+        metricValue: '1',
+        defaultValue: 0,
+      }).metric({ statistic: 'Sum', period: PERIOD });
+    alarm(
+      'AuthFailures',
+      accessLogMetric('AuthFailuresFilter', 'AuthFailures', '{ ($.status = "401") || ($.status = "403") }'),
+      ALARM_THRESHOLDS.authFailures,
+      1,
+      `${ALARM_THRESHOLDS.authFailures} or more 401/403 answers in 5 minutes (token guessing or a leaked token)`,
+    );
+    alarm(
+      'ContactPages',
+      accessLogMetric(
+        'ContactPagesFilter',
+        'ContactPages',
+        '{ ($.resource = "/v1/lists/{id}/contacts") && ($.status = "200") }',
+      ),
+      ALARM_THRESHOLDS.contactPages,
+      1,
+      `${ALARM_THRESHOLDS.contactPages} or more pages of contacts in 5 minutes (bulk collection of contact data)`,
     );
 
     const { stateMachine, undeliveredEvents } = props.imports;

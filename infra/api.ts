@@ -1,41 +1,47 @@
 /**
  * The stage's REST API: access logs, throttling, the token authorizer, one Lambda integration per route of
- * the route table, and on production stages a per-IP rate rule (WAF). The gateway's own answers are in
- * gateway-responses.ts.
+ * the route table, and a usage plan per plan tier (contract §13). Its web ACL is in waf.ts, the gateway's
+ * own answers in gateway-responses.ts.
  */
-import { Duration, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
+import { Duration, Fn, RemovalPolicy, Size, Stack as CdkStack, Validations } from 'aws-cdk-lib';
 import type { Stack } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
+  ApiKeySourceType,
   AuthorizationType,
   EndpointType,
   IdentitySource,
   LambdaIntegration,
   LogGroupLogDestination,
   MethodLoggingLevel,
+  Period,
   RestApi,
   TokenAuthorizer,
+  type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { MIN_COMPRESSION_BYTES } from '../lib/http/endpoint';
 import { handlerEntry, type HttpMethod, type Route } from '../lib/http/route';
 import { authorizer, routes } from '../lib/routes';
 import { BEARER_HEADER_PATTERN } from '../lib/tokens/token-format';
+import { PLAN_TIERS, type PlanTier } from '../lib/usage/plans';
 import { ApiFunction } from './function';
 import { acknowledgePublicMethod, addGatewayResponses, addMethodNotAllowed } from './gateway-responses';
 
 const API_GATEWAY_LOGS_POLICY_ARN =
   'arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs';
-export const DEFAULT_THROTTLE_RATE = 50;
-export const DEFAULT_THROTTLE_BURST = 100;
+/**
+ * The stage's ceiling over every account together: each account is held to its own plan by the usage
+ * plans below, so this only keeps the whole stage within what its functions and table take.
+ */
+export const DEFAULT_THROTTLE_RATE = 500;
+export const DEFAULT_THROTTLE_BURST = 1000;
 /** Routes without a token (health): limits of their own, so anonymous traffic cannot eat the stage's. */
 const PUBLIC_THROTTLE_RATE = 5;
 const PUBLIC_THROTTLE_BURST = 10;
-/** Requests one IP may make in 5 minutes on a production stage before WAF answers 429 (20 a second). */
-export const DEFAULT_WAF_RATE_LIMIT = 6000;
 /** Kept for the authorizer alone: a flood on the routes cannot starve the check every call needs first. */
 export const DEFAULT_AUTHORIZER_CONCURRENCY = 10;
 
@@ -67,7 +73,7 @@ const ACCESS_LOG_FIELDS = {
   xrayTraceId: '$context.xrayTraceId',
 };
 
-/** The REST API of a stage, its access logs and the gateway's own answers. */
+/** The REST API of a stage, its access logs (returned, for the alarms' metrics) and the gateway's own answers. */
 export function createStageApi(
   scope: Stack,
   {
@@ -76,7 +82,7 @@ export function createStageApi(
     throttleRate,
     throttleBurst,
   }: { stage: string; removalPolicy: RemovalPolicy; throttleRate: number; throttleBurst: number },
-): RestApi {
+): { api: RestApi; accessLogs: LogGroup } {
   const accessLogs = new LogGroup(scope, 'AccessLogs', {
     retention: RetentionDays.ONE_MONTH,
     removalPolicy,
@@ -87,6 +93,9 @@ export function createStageApi(
     description: `Company data and lists API (${stage})`,
     // Consumers are server-side integrations; a regional endpoint avoids an extra CloudFront hop.
     endpointConfiguration: { types: [EndpointType.REGIONAL] },
+    // The account's API key comes from the authorizer (usageIdentifierKey), never from a caller's header:
+    // it only says whose usage plan a request counts against.
+    apiKeySourceType: ApiKeySourceType.AUTHORIZER,
     // Answers of 1 KB or more are compressed for callers that accept gzip or deflate.
     minCompressionSize: Size.bytes(MIN_COMPRESSION_BYTES),
     // The contract's paths already start with /v1, so the API Gateway stage is named after the CDK stage.
@@ -116,10 +125,10 @@ export function createStageApi(
   // RestApi adds an `Endpoint` output of its own; ApiUrl below is the one documented.
   api.node.tryRemoveChild('Endpoint');
   addGatewayResponses(api);
-  return api;
+  return { api, accessLogs };
 }
 
-/** The TOKEN authorizer and its function; API Gateway caches its answer per token for 5 minutes. */
+/** The TOKEN authorizer and its function; API Gateway caches its answer per token for `authorizer.cacheTtlSeconds`. */
 export function addTokenAuthorizer(
   scope: Stack,
   {
@@ -143,7 +152,8 @@ export function addTokenAuthorizer(
     handler: authorizerFunction.function,
     identitySource: IdentitySource.header('Authorization'),
     validationRegex: BEARER_HEADER_PATTERN,
-    resultsCacheTtl: Duration.seconds(300),
+    // Short, so a revoked token stops working within 5 seconds (contract §13; lib/routes.ts says why).
+    resultsCacheTtl: Duration.seconds(authorizer.cacheTtlSeconds),
   });
   return { authorizerFunction: authorizerFunction.function, tokenAuthorizer };
 }
@@ -180,7 +190,12 @@ export function addRoutes(
     const authorization =
       route.scope === null
         ? { authorizationType: AuthorizationType.NONE }
-        : { authorizationType: AuthorizationType.CUSTOM, authorizer: tokenAuthorizer };
+        : {
+            authorizationType: AuthorizationType.CUSTOM,
+            authorizer: tokenAuthorizer,
+            // Counted against the usage plan of the account's key, which the authorizer names.
+            apiKeyRequired: true,
+          };
     const resource = api.root.resourceForPath(route.path);
     const method = resource.addMethod(route.method, new LambdaIntegration(handler), authorization);
     if (route.scope === null) {
@@ -198,15 +213,8 @@ export function addMethodsNotAllowed(api: RestApi, methodsByPath: Map<string, Ht
   }
 }
 
-/**
- * The API's cdk-nag findings that are choices, with their reasons; on a production stage (a `wafRateLimit`)
- * the per-IP rate rule, on the others the reason it is left out.
- */
-export function protectApi(
-  scope: Stack,
-  api: RestApi,
-  { wafRateLimit }: { wafRateLimit: number | null },
-): void {
+/** The API's cdk-nag findings that are choices, with their reasons (its web ACL is in waf.ts). */
+export function protectApi(api: RestApi): void {
   Validations.of(api).acknowledge({
     id: 'AwsSolutions-COG4',
     reason:
@@ -227,41 +235,44 @@ export function protectApi(
       'This is the account-wide role API Gateway uses to write execution logs for every REST API in the ' +
       'region; AWS maintains this policy for exactly that, and a narrower one would break the other APIs.',
   });
-  if (wafRateLimit !== null) {
-    addRateLimit(scope, api, wafRateLimit);
-  } else {
-    Validations.of(api.deploymentStage).acknowledge({
-      id: 'AwsSolutions-APIG3',
-      reason:
-        'Not a production stage: no web ACL (it costs per month and per rule). Every non-public route ' +
-        'needs a valid bearer token and the stage is throttled; production stages get the per-IP rate rule.',
-    });
-  }
 }
 
-/** A regional web ACL on the stage with one rule: an IP over `limit` requests in 5 minutes is refused (429). */
-function addRateLimit(scope: Stack, api: RestApi, limit: number): void {
-  const visibility = (metricName: string) => ({
-    cloudWatchMetricsEnabled: true,
-    metricName,
-    sampledRequestsEnabled: true,
-  });
-  const acl = new CfnWebACL(scope, 'WebAcl', {
-    scope: 'REGIONAL',
-    defaultAction: { allow: {} },
-    visibilityConfig: visibility(`company-data-${api.deploymentStage.stageName}`),
-    rules: [
-      {
-        name: 'RatePerIp',
-        priority: 0,
-        action: { block: {} },
-        statement: { rateBasedStatement: { aggregateKeyType: 'IP', limit, evaluationWindowSec: 300 } },
-        visibilityConfig: visibility('RatePerIp'),
-      },
+/**
+ * One usage plan per plan tier (contract §13: rate, burst, daily quota), on the stage. An account's API
+ * key is filed under its tier's plan by the operator CLIs (infra/cli/usage-plans.ts), which find the plans
+ * by name: `<table name>:<tier>`. `GET /v1/usage` reads today's count from them.
+ */
+export function addUsagePlans(
+  scope: CdkStack,
+  api: RestApi,
+  { table, usageFunction }: { table: TableV2; usageFunction: IFunction },
+): Record<PlanTier, UsagePlan> {
+  const plans = {} as Record<PlanTier, UsagePlan>;
+  for (const [tier, plan] of Object.entries(PLAN_TIERS) as [PlanTier, (typeof PLAN_TIERS)[PlanTier]][]) {
+    plans[tier] = api.addUsagePlan(`UsagePlan${tier[0]!.toUpperCase()}${tier.slice(1)}`, {
+      name: Fn.join(':', [table.tableName, tier]),
+      description: `Plan tier ${tier}: ${plan.rate}/s, burst ${plan.burst}, ${plan.dailyQuota} requests a UTC day`,
+      throttle: { rateLimit: plan.rate, burstLimit: plan.burst },
+      quota: { limit: plan.dailyQuota, period: Period.DAY },
+      apiStages: [{ api, stage: api.deploymentStage }],
+    });
+  }
+  // Today's usage of a key, per plan (GetUsage): read only, these plans only. A policy of its own, not the
+  // role's default one: the function must not wait for the plans, which wait for the stage and so for the
+  // function's own method (a cycle). The plan and key ids come from the account's plan item (the CLIs).
+  const usage = usageFunction as IFunction & { addEnvironment(key: string, value: string): void };
+  usage.addEnvironment('USAGE_METER', 'api-gateway');
+  new Policy(scope, 'UsageFunctionReadsUsagePlans', {
+    roles: [usageFunction.role!],
+    statements: [
+      new PolicyStatement({
+        actions: ['apigateway:GET'],
+        resources: Object.values(plans).map(
+          (plan) =>
+            `arn:${scope.partition}:apigateway:${scope.region}::/usageplans/${plan.usagePlanId}/usage`,
+        ),
+      }),
     ],
   });
-  new CfnWebACLAssociation(scope, 'WebAclAssociation', {
-    resourceArn: api.deploymentStage.stageArn,
-    webAclArn: acl.attrArn,
-  });
+  return plans;
 }

@@ -14,9 +14,10 @@ import {
   DEFAULT_AUTHORIZER_CONCURRENCY,
   DEFAULT_THROTTLE_BURST,
   DEFAULT_THROTTLE_RATE,
-  DEFAULT_WAF_RATE_LIMIT,
+  addUsagePlans,
   protectApi,
 } from './api';
+import { DEFAULT_WAF_ANONYMOUS_RATE_LIMIT, DEFAULT_WAF_RATE_LIMIT, StageWaf } from './waf';
 import { ImportEngine } from './import-engine';
 import { addWorkers } from './workers';
 
@@ -29,8 +30,8 @@ export interface CompanyDataStackProps extends StackProps {
    */
   disposable?: boolean;
   /**
-   * A stage that serves customers (`prod`, or `-c production=true`): it has a per-IP rate-based WAF rule
-   * and refuses to synthesise without an explicit account and region.
+   * A stage that serves customers (`prod`, or `-c production=true`): it refuses to synthesise without an
+   * explicit account and region, and without an address its alarms reach (`-c alarmEmail=`).
    */
   production?: boolean;
 }
@@ -46,6 +47,15 @@ export class CompanyDataStack extends Stack {
       throw new Error(
         `Stage ${stage} is a production stage: give its account and region explicitly ` +
           '(-c account=123456789012 -c region=eu-west-1), so it never lands where the shell happens to point',
+      );
+    }
+    const alarmEmail: unknown = this.node.tryGetContext('alarmEmail');
+    if (alarmEmail !== undefined && (typeof alarmEmail !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(alarmEmail)))
+      throw new Error(`Context alarmEmail must be an e-mail address, got ${JSON.stringify(alarmEmail)}`);
+    if (production && alarmEmail === undefined) {
+      throw new Error(
+        `Stage ${stage} is a production stage: give the address its alarms go to ` +
+          '(-c alarmEmail=ops@example.com), so an alarm reaches someone',
       );
     }
     // Data and logs outlive the stack unless the stage says it is disposable.
@@ -67,7 +77,7 @@ export class CompanyDataStack extends Stack {
       removalPolicy,
     });
 
-    const api = createStageApi(this, {
+    const { api, accessLogs } = createStageApi(this, {
       stage,
       removalPolicy,
       throttleRate: this.numberFromContext('throttleRate', DEFAULT_THROTTLE_RATE),
@@ -132,8 +142,14 @@ export class CompanyDataStack extends Stack {
     // The 405 methods come after the route methods: the API deployment's logical id hashes the methods in
     // the order they are added.
     addMethodsNotAllowed(api, methodsByPath);
-    protectApi(this, api, {
-      wafRateLimit: production ? this.numberFromContext('wafRateLimit', DEFAULT_WAF_RATE_LIMIT) : null,
+    addUsagePlans(this, api, { table, usageFunction: functions['getUsage']! });
+    protectApi(api);
+    // Every deployed stage, production or not: its URL is public either way.
+    new StageWaf(this, 'Waf', {
+      api,
+      rateLimit: this.numberFromContext('wafRateLimit', DEFAULT_WAF_RATE_LIMIT),
+      anonymousRateLimit: this.numberFromContext('wafAnonymousRateLimit', DEFAULT_WAF_ANONYMOUS_RATE_LIMIT),
+      removalPolicy,
     });
 
     new StageAlarms(this, 'Alarms', {
@@ -141,6 +157,8 @@ export class CompanyDataStack extends Stack {
       api,
       table,
       functions,
+      accessLogs,
+      ...(typeof alarmEmail === 'string' ? { alarmEmail } : {}),
       imports: { stateMachine: importEngine.stateMachine, undeliveredEvents: importEngine.undeliveredEvents },
     });
 

@@ -12,6 +12,8 @@
  * | LEGAL_ENTITY_SECRET_ARN           | the stack                                | LEGAL_ENTITY_SECRET (lib/legal-entities/ids.ts) |
  * | LEGAL_ENTITY_SECRET               | a developer, the tests                   | the local constant on a DYNAMODB_ENDPOINT, else fails |
  * | AWS_ENDPOINT_URL_S3               | the local import (s3rver)                | S3 with virtual-hosted URLs              |
+ * | USAGE_METER                       | the stack (usage function): `api-gateway` | the local gateway's counts (lib/usage)  |
+ * | AWS_ENDPOINT_URL_API_GATEWAY      | a test (a stand-in for API Gateway)      | the region's API Gateway endpoint        |
  */
 
 /** Set to `true` where IAM enforces each function's declared storage access (lib/storage/access.ts). */
@@ -50,4 +52,12 @@ export const config = {
   legalEntitySecret: (): string | undefined => process.env['LEGAL_ENTITY_SECRET'],
   /** An S3 endpoint of its own (s3rver) takes path-style URLs. */
   s3PathStyle: (): boolean => Boolean(process.env['AWS_ENDPOINT_URL_S3']),
+};
+
+/** What `GET /v1/usage` alone reads: apart from `config`, so no other function bundles it. */
+export const usageConfig = {
+  /** Where today's count comes from: API Gateway's usage plans on a deployed stage. */
+  fromApiGateway: (): boolean => process.env['USAGE_METER'] === 'api-gateway',
+  /** Another endpoint for API Gateway's own API (the SDK's variable for it). */
+  apiGatewayEndpoint: (): string | undefined => process.env['AWS_ENDPOINT_URL_API_GATEWAY'] || undefined,
 };

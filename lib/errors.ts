@@ -92,6 +92,14 @@ export class IdempotencyKeyReused extends DomainError {
   }
 }
 
+/** §2.1: an account's lists are capped (its 201st is refused). */
+export class ListLimitReached extends DomainError {
+  readonly refused = 'limit';
+  constructor(limit: number) {
+    super(`An account can have at most ${limit} lists`);
+  }
+}
+
 /** A list kept changing under every retry: nothing half-done, the same request may be sent again. */
 export class ListBusy extends DomainError {
   readonly refused = 'busy';
@@ -110,4 +118,5 @@ export type Refused =
   | ListNameTaken
   | ListNotStatic
   | IdempotencyKeyReused
+  | ListLimitReached
   | ListBusy;

@@ -13,8 +13,10 @@ import { lookalikeRoutes } from './lookalikes/routes';
 import { matchingRoutes } from './matching/routes';
 import { searchRoutes } from './search/routes';
 import { updateRoutes } from './updates/routes';
+import { usageRoutes } from './usage/routes';
 import type { Route } from './http/route';
 import { importCompleteStorage, importPartitionStorage } from './import/storage-access';
+import { evaluateSmartListsStorage } from './lists/smart-background';
 import { cleanUpListsStorage } from './lists/store/clean-up';
 import { lookalikeFinishStorage, lookalikePlanStorage, lookalikeShardStorage } from './lookalikes/fan-out';
 import type { StorageAccess } from './storage/access';
@@ -31,6 +33,7 @@ export const routesByDomain = {
   lists: listRoutes,
   updates: updateRoutes,
   docs: docsRoutes,
+  usage: usageRoutes,
 } as const satisfies Record<string, Record<string, Route>>;
 
 export const routes = {
@@ -43,6 +46,7 @@ export const routes = {
   ...listRoutes,
   ...updateRoutes,
   ...docsRoutes,
+  ...usageRoutes,
 } as const satisfies Record<string, Route>;
 
 export type RouteId = keyof typeof routes;
@@ -52,7 +56,12 @@ export const authorizer = {
   entry: 'functions/authorize.ts',
   /** Token items by hash, nothing else (lib/tokens/authorize.ts). */
   storage: authorizerStorage,
-  cacheTtlSeconds: 300,
+  /**
+   * How long a gateway reuses the authorizer's answer for a token (AWS and the local gateway alike): short,
+   * so a revoked token stops working within 5 seconds (contract §13) without a flush of the cache; a busy
+   * token costs one authorizer call every 4 seconds.
+   */
+  cacheTtlSeconds: 4,
 } as const;
 
 /** Background workers: functions in `functions/` that no route calls, each with its storage declaration. */
@@ -98,6 +107,15 @@ export const workers = {
     storage: lookalikeFinishStorage,
     timeoutMinutes: 5,
     memoryMb: 512,
+  },
+  /** The rest of the smart lists whose filter matched more than a request evaluates (contract §7.6). */
+  evaluateSmartLists: {
+    entry: 'functions/evaluate-smart-lists.ts',
+    storage: evaluateSmartListsStorage,
+    timeoutMinutes: 15,
+    memoryMb: 1769,
+    schedule: { minute: '*' },
+    localEveryMs: 1000,
   },
   /** Deletes what deleted lists leave (contract §7.6: their members and order items). */
   cleanUpLists: {

@@ -6,8 +6,12 @@
  *   npm run token -- revoke <tokenId>
  *   printf %s "$TOKEN" | npm run token -- revoke -      (a token itself: from standard input, never argv)
  *
- * On a deployed stage a token expires after 90 days unless --expires-in or --no-expiry says otherwise;
- * on the local stage it never expires unless --expires-in says so.
+ * On a deployed stage a token expires after 90 days unless --expires-in says otherwise, and never later
+ * than a year (--no-expiry is refused there); on the local stage it never expires unless --expires-in
+ * says so. Creating and revoking write an audit record: who (`--actor`, else $AUDIT_ACTOR, else
+ * user@host), when, the token id (`npm run account -- audit`). On a deployed stage in AWS, an account's
+ * first token also files the account's API key under its plan's usage plan (infra/cli/usage-plans.ts).
+ * A revoked token stops working within 5 seconds (the gateways keep the authorizer's answer 4 s).
  *
  * Local stage (default): table company-data-local on http://127.0.0.1:${DYNAMODB_LOCAL_PORT:-8000}
  * (while `npm start` runs). Deployed stage: `--table <TableName output of the stack>` with AWS
@@ -16,16 +20,14 @@
  */
 import { parseArgs } from 'node:util';
 import { LOCAL_TABLE_NAME } from '../../lib/storage/table';
+import { actorOf, isDeployedTable, isInAws } from './operator';
 import { useStage } from './stage';
 
-const USAGE = `usage: npm run token -- create --account ID --email EMAIL --scopes a,b [--expires-in DAYS | --no-expiry]
+const USAGE = `usage: npm run token -- create --account ID --email EMAIL --scopes a,b [--expires-in DAYS | --no-expiry (local stage)]
        npm run token -- list
        npm run token -- revoke TOKEN_ID          (or: revoke - , the token on standard input)
 options: --table NAME (default $TABLE_NAME or ${LOCAL_TABLE_NAME}), --endpoint URL (default $DYNAMODB_ENDPOINT;
-         http://127.0.0.1:$DYNAMODB_LOCAL_PORT (8000) for the local table)`;
-
-/** A deployed stage's tokens expire after this many days unless told otherwise. */
-export const DEPLOYED_TOKEN_DAYS = 90;
+         http://127.0.0.1:$DYNAMODB_LOCAL_PORT (8000) for the local table), --actor WHO (for the audit record)`;
 /** A token id as `list` shows it: the first 12 hex characters of the token's hash. */
 const TOKEN_ID = /^[0-9a-f]{12}$/;
 
@@ -43,6 +45,7 @@ async function main(): Promise<number> {
       scopes: { type: 'string' },
       'expires-in': { type: 'string' },
       'no-expiry': { type: 'boolean' },
+      actor: { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -50,11 +53,20 @@ async function main(): Promise<number> {
   if (values.help || !command) return fail(USAGE);
 
   if (values.endpoint) process.env['DYNAMODB_ENDPOINT'] = values.endpoint;
+  const inAws = isInAws(values.table);
   stageInUse = useStage(values.table);
+  const actor = actorOf(values.actor);
 
   // Loaded after the environment is set: the storage client reads it when first imported.
-  const { ACCOUNT_ID, createToken, InvalidAccountIdError, listTokenInfo, revoke } =
-    await import('../../lib/tokens/tokens');
+  const {
+    ACCOUNT_ID,
+    createToken,
+    InvalidAccountIdError,
+    InvalidExpiryError,
+    listTokenInfo,
+    revoke,
+    tokenExpiry,
+  } = await import('../../lib/tokens/tokens');
   const { isScope } = await import('../../lib/tokens/scopes');
 
   switch (command) {
@@ -70,22 +82,30 @@ async function main(): Promise<number> {
       if (!ACCOUNT_ID.test(values.account)) return fail(new InvalidAccountIdError(values.account).message);
       if (values['no-expiry'] && values['expires-in'] !== undefined)
         return fail('--expires-in and --no-expiry exclude each other');
-      const deployed = (values.table ?? process.env['TABLE_NAME'] ?? LOCAL_TABLE_NAME) !== LOCAL_TABLE_NAME;
-      const days =
-        values['expires-in'] !== undefined
-          ? Number(values['expires-in'])
-          : deployed && !values['no-expiry']
-            ? DEPLOYED_TOKEN_DAYS
-            : null;
-      if (days !== null && !(Number.isInteger(days) && days > 0))
-        return fail('--expires-in takes a whole number of days');
-      const expiresAt = days === null ? null : new Date(Date.now() + days * 86_400_000).toISOString();
-      const { token, info } = await createToken({
-        accountId: values.account,
-        userEmail: values.email,
-        scopes: scopes.filter(isScope),
-        expiresAt,
-      });
+      let expiresAt: string | null;
+      try {
+        const days = values['no-expiry']
+          ? null
+          : values['expires-in'] !== undefined
+            ? Number(values['expires-in'])
+            : undefined;
+        expiresAt = tokenExpiry(days, isDeployedTable(values.table));
+      } catch (error) {
+        if (error instanceof InvalidExpiryError) return fail(error.message);
+        throw error;
+      }
+      if (inAws) {
+        // The account's requests count against its plan's usage plan: without its key there, the stage refuses them.
+        const { ensureAccountKey } = await import('../../lib/usage/accounts');
+        const { fileAccountKey } = await import('./usage-plans');
+        const table = process.env['TABLE_NAME']!;
+        await ensureAccountKey(values.account, (accountId, tier) => fileAccountKey(table, accountId, tier));
+      }
+      const { token, info } = await createToken(
+        { accountId: values.account, userEmail: values.email, scopes: scopes.filter(isScope), expiresAt },
+        undefined,
+        actor,
+      );
       console.log(
         `token ${info.tokenId} created for ${info.userEmail} (${info.accountId}): ${info.scopes.join(' ')}`,
       );
@@ -125,9 +145,9 @@ async function main(): Promise<number> {
       }
       const given = target === '-' ? (await readStdin()).trim() : target;
       if (!given) return fail('no token on standard input');
-      if (!(await revoke(given))) return fail(target === '-' ? 'no such token' : `no token ${target}`);
+      if (!(await revoke(given, actor))) return fail(target === '-' ? 'no such token' : `no token ${target}`);
       console.log(
-        `revoked ${target === '-' ? 'the given token' : target} (gateways may honour a cached answer for up to 5 minutes)`,
+        `revoked ${target === '-' ? 'the given token' : target} (it stops working within 5 seconds)`,
       );
       return 0;
     }

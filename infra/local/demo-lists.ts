@@ -134,7 +134,10 @@ export function demoLists(records: readonly DemoRecord[]): DemoList[] {
   ];
 }
 
-/** Stores the demo lists (into the table named by TABLE_NAME); returns their ids in order. */
+/**
+ * Stores the demo lists (into the table named by TABLE_NAME); returns their ids in order: 1 to 7, fixed,
+ * so the docs and tests can name them (lists created through the API get ids drawn at random).
+ */
 export async function loadDemoLists(records: readonly DemoRecord[]): Promise<number[]> {
   // Imported late: the storage client reads the environment when first used.
   const { createList } = await import('../../lib/lists/store/lists');
@@ -145,13 +148,17 @@ export async function loadDemoLists(records: readonly DemoRecord[]): Promise<num
   for (const [n, list] of demoLists(records).entries()) {
     if (list.type === 'SMART') {
       const caller = { accountId: list.accountId, userEmail: list.createdBy, scopes: [...SCOPES] };
-      const created = await createOneList(caller, {
-        name: list.name,
-        type: 'SMART',
-        columns: list.columns as never,
-        shared: list.shared,
-        filters: list.filters!,
-      });
+      const created = await createOneList(
+        caller,
+        {
+          name: list.name,
+          type: 'SMART',
+          columns: list.columns as never,
+          shared: list.shared,
+          filters: list.filters!,
+        },
+        { listId: n + 1 },
+      );
       ids.push(created.body.id);
       for (const group of list.groups) {
         if (group.state === 'NEW' || group.companies.length === 0) continue;
@@ -164,17 +171,20 @@ export async function loadDemoLists(records: readonly DemoRecord[]): Promise<num
       continue;
     }
     const createdAt = new Date(CREATED_AT + n * HOUR);
-    const stored = await createList({
-      accountId: list.accountId,
-      name: list.name,
-      type: list.type,
-      columns: list.columns,
-      shared: list.shared,
-      notificationsEnabled: list.shared,
-      createdBy: list.createdBy,
-      createdAt: createdAt.toISOString(),
-      filters: null,
-    });
+    const stored = await createList(
+      {
+        accountId: list.accountId,
+        name: list.name,
+        type: list.type,
+        columns: list.columns,
+        shared: list.shared,
+        notificationsEnabled: list.shared,
+        createdBy: list.createdBy,
+        createdAt: createdAt.toISOString(),
+        filters: null,
+      },
+      { id: n + 1 },
+    );
     ids.push(stored.id);
     for (const [g, group] of list.groups.entries()) {
       const members = group.companies.map((record) => ({

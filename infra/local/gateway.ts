@@ -1,8 +1,9 @@
 /**
  * The local gateway: serves the route table over HTTP the way API Gateway does. It matches the
  * route (unknown path → 404, known path with another method → 405), applies the authorizer's
- * header pattern, runs the TOKEN authorizer with a per-token cache, builds the same REST proxy
- * event (version 1.0) AWS sends, and calls the very handler module that gets deployed.
+ * header pattern, runs the TOKEN authorizer with a per-token cache, counts the request against its
+ * account's plan (429 over it), builds the same REST proxy event (version 1.0) AWS sends, and calls
+ * the very handler module that gets deployed.
  *
  * Hostile input gets a 4xx in the contract's error shape, never a 5xx: names in the request
  * (`?__proto__=1`) land in objects without a prototype; a target that does not parse, a doubled
@@ -12,7 +13,8 @@
  * as text when they are valid UTF-8, base64-encoded otherwise. Only storage trouble is a 503.
  *
  * Here the server and the way of a request; the request's reading in requests.ts, the event and context
- * in proxy-event.ts, the authorizer's cache in authorizer-cache.ts, the answers in answers.ts.
+ * in proxy-event.ts, the authorizer's cache in authorizer-cache.ts, the accounts' plans in plan-gate.ts,
+ * the answers in answers.ts.
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -24,6 +26,7 @@ import { authorizer, routes } from '../../lib/routes';
 import { bearerToken } from '../../lib/tokens/token-format';
 import { compressed, errorResult, flatHeaders } from './answers';
 import { cachedAuthorizer } from './authorizer-cache';
+import { planGate } from './plan-gate';
 import { compile, lambdaContext, loadHandler, proxyEvent } from './proxy-event';
 import { answerClientError, readBody, requestHeaders, requestTarget } from './requests';
 import { runScheduledWorkers } from './scheduled-workers';
@@ -31,8 +34,13 @@ import { runScheduledWorkers } from './scheduled-workers';
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 export interface GatewayOptions {
-  /** How long an authorizer answer is reused for the same Authorization header (API Gateway: 300 s). */
+  /** How long an authorizer answer is reused for the same Authorization header (as the stage: `authorizer.cacheTtlSeconds`). */
   authorizerCacheTtlMs?: number;
+  /**
+   * Whether each account's plan is enforced (contract §13: rate, burst, daily quota; 429 THROTTLED over
+   * it), as API Gateway's usage plans do on AWS. Default true; when false, requests are still counted.
+   */
+  fairUse?: boolean;
   /**
    * Whether the workers that declare `localEveryMs` (the list clean-up) run in this process that often,
    * as the stack's schedules run their Lambdas (a deleted list's companies are gone a moment after the
@@ -49,6 +57,7 @@ export function createGateway(options: GatewayOptions = {}): http.Server {
   const compiled = Object.entries(routes).map(([routeId, route]) => compile(routeId, route));
   const handlers = new Map<string, Promise<ProxyHandler>>();
   const runAuthorizer = cachedAuthorizer(cacheTtlMs);
+  const admit = planGate(options.fairUse !== false);
 
   async function handle(req: http.IncomingMessage, requestId: string): Promise<APIGatewayProxyResult> {
     const url = requestTarget(req.url ?? '/');
@@ -69,6 +78,8 @@ export function createGateway(options: GatewayOptions = {}): http.Server {
       const methodArn = `arn:aws:execute-api:local:000000000000:local/local/${method}${url.pathname}`;
       const result = await runAuthorizer(header, methodArn);
       authorizerContext = { ...result.context, principalId: result.principalId };
+      // As API Gateway: the usage plan of the key the authorizer named is checked before any function runs.
+      await admit(String(result.context?.['accountId']));
     }
 
     const body = await readBody(req);

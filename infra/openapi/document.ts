@@ -12,7 +12,7 @@ import type { JsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { errorSchema } from '../../lib/http/schemas';
 import type { Route } from '../../lib/http/route';
-import { SCOPES } from '../../lib/tokens/scopes';
+import { ANY_SCOPE, SCOPES } from '../../lib/tokens/scopes';
 import { BODYLESS, conflictResponse, ERRORS, errorStatusesOf, type ErrorStatus } from './error-statuses';
 import { parameterValues, type Example } from './examples';
 import { jsonSchemaOf } from './schema';
@@ -145,7 +145,11 @@ function operation(
       : []),
   ];
   const description = [
-    route.scope === null ? 'No token needed.' : `Needs a token with the scope \`${route.scope}\`.`,
+    route.scope === null
+      ? 'No token needed.'
+      : route.scope === ANY_SCOPE
+        ? 'Needs a valid token, whatever its scopes.'
+        : `Needs a token with the scope \`${route.scope}\`.`,
     route.idempotent ? 'Honours `Idempotency-Key`.' : '',
     route.translated
       ? 'Translated text follows `Accept-Language`; the answer says which in `Content-Language`.'

@@ -46,8 +46,8 @@ export interface DemoFacts {
   companies: [DemoCompany, DemoCompany];
   /** The legal entity of the first company. */
   legalEntityId: string;
-  /** The demo lists' ids (infra/local/demo-lists.ts), and the id the next list created gets. */
-  lists: { ids: number[]; next: number };
+  /** The demo lists' ids (infra/local/demo-lists.ts). */
+  lists: { ids: number[] };
 }
 
 /** Routes whose answer is not an example (the document itself, its page). */
@@ -121,9 +121,16 @@ function overrides(facts: DemoFacts): Record<string, Override> {
       },
     },
     // The list the createList example made: deleting a demo list would change the other examples.
-    deleteList: { params: { id: String(facts.lists.next) } },
+    // Its id is drawn when it is created: the example shows CREATED_LIST_ID, the recording sends the real one.
+    deleteList: { params: { id: String(CREATED_LIST_ID) } },
   };
 }
+
+/**
+ * The id a created list shows in the examples: ids are drawn at random (§7.2), so the createList answer
+ * and the deleteList path show this one, and the recording sends the id the stage drew.
+ */
+export const CREATED_LIST_ID = 412_785_093;
 
 function searchTerms(name: string): string {
   const [word, next] = name.split(' ');
@@ -201,6 +208,7 @@ function bodyOf(
  */
 export function stableAnswer(routeId: string, body: unknown): unknown {
   const fixed = fixMoments(body);
+  if (routeId === 'createList' && isRecord(fixed)) return { ...fixed, id: CREATED_LIST_ID };
   if (routeId !== 'getLists' || !isRecord(fixed) || !Array.isArray(fixed['data'])) return fixed;
   const data = [...(fixed['data'] as Array<{ id: number }>)].sort((a, b) => a.id - b.id);
   return { ...fixed, data };

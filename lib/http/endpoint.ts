@@ -15,6 +15,7 @@ import type * as v from 'valibot';
 import { withoutRequestMetrics, withRequestMetrics } from '../metrics';
 import { touchesTable, withDeclaredAccess } from '../storage/access';
 import { callerFrom, type Caller } from '../tokens/caller';
+import { ANY_SCOPE } from '../tokens/scopes';
 import {
   asApiError,
   ForbiddenError,
@@ -134,7 +135,8 @@ function requireScope(route: Route, event: APIGatewayProxyEvent): void {
   if (route.scope === null) return;
   const caller = callerFrom(event.requestContext.authorizer);
   if (!caller) throw new UnauthorizedError();
-  if (!caller.scopes.includes(route.scope)) throw new ForbiddenError(route.scope);
+  if (route.scope !== ANY_SCOPE && !caller.scopes.includes(route.scope))
+    throw new ForbiddenError(route.scope);
 }
 
 /**

@@ -98,7 +98,7 @@ export class MethodNotAllowedError extends ApiError {
   }
 }
 
-export type ConflictCode = 'LIST_NOT_STATIC' | 'LIST_NAME_TAKEN' | 'IDEMPOTENCY_KEY_REUSED';
+export type ConflictCode = 'LIST_NOT_STATIC' | 'LIST_NAME_TAKEN' | 'IDEMPOTENCY_KEY_REUSED' | 'LIMIT_REACHED';
 
 export class ConflictError extends ApiError {
   readonly status = 409;
@@ -198,6 +198,8 @@ function fromDomainError(error: Refused): ApiError {
       return new ConflictError('LIST_NOT_STATIC', message);
     case 'key-reused':
       return new ConflictError('IDEMPOTENCY_KEY_REUSED', message);
+    case 'limit':
+      return new ConflictError('LIMIT_REACHED', message);
     case 'busy':
       // Retried and still changing: nothing was half-done, the same request may come again.
       return new UnavailableError();

@@ -6,7 +6,7 @@
 import type { GenericSchema } from 'valibot';
 import type { StorageAccess } from '../storage/access';
 import type { ConflictCode } from './errors';
-import type { Scope } from '../tokens/scopes';
+import type { RouteScope } from '../tokens/scopes';
 
 /** Schemas of the request parts, each an object schema. */
 export interface RequestSchemas {
@@ -22,8 +22,8 @@ export interface Route {
   /** API Gateway path template, `{name}` for a path parameter. */
   path: string;
   summary: string;
-  /** The scope the caller's token needs; `null` = public (no token). */
-  scope: Scope | null;
+  /** The scope the caller's token needs; `any` = any valid token; `null` = public (no token). */
+  scope: RouteScope | null;
   /**
    * Least privilege by key: the DynamoDB actions the route's function makes and, for each, the
    * partitions it touches, named from the key module (`partitions` in lib/storage/keys.ts):

@@ -93,16 +93,21 @@ export const listRoutes = {
     // profiles it matches, written while it is hidden, then revealed with its counters.
     storage: {
       GetItem: [partitions.accountLists],
-      Query: [partitions.filterProfiles],
-      UpdateItem: [partitions.listSequence, partitions.accountLists],
-      PutItem: [partitions.accountLists, partitions.smartLists, partitions.listCleanups],
+      Query: [partitions.filterProfiles, partitions.accountLists],
+      UpdateItem: [partitions.accountLists, partitions.smartListEvaluations],
+      PutItem: [
+        partitions.accountLists,
+        partitions.listIdClaims,
+        partitions.smartLists,
+        partitions.listCleanups,
+      ],
       BatchWriteItem: [partitions.listMembers, partitions.listOrder],
       DeleteItem: [partitions.accountLists, partitions.smartLists],
     },
     request: createListRequest,
     status: 201,
     response: listSchema,
-    conflicts: ['LIST_NAME_TAKEN'],
+    conflicts: ['LIST_NAME_TAKEN', 'LIMIT_REACHED'],
   },
   updateList: {
     method: 'PATCH',
@@ -116,7 +121,7 @@ export const listRoutes = {
       GetItem: [partitions.accountLists],
       BatchGetItem: [partitions.accountLists, partitions.listMembers],
       Query: [partitions.listMembers, partitions.filterProfiles],
-      UpdateItem: [partitions.accountLists],
+      UpdateItem: [partitions.accountLists, partitions.smartListEvaluations],
       PutItem: [partitions.accountLists, partitions.smartLists, partitions.listMembers, partitions.listOrder],
       DeleteItem: [partitions.accountLists, partitions.listMembers, partitions.listOrder],
       BatchWriteItem: [partitions.listMembers, partitions.listOrder],
@@ -131,8 +136,11 @@ export const listRoutes = {
     summary: 'Deletes a list and its companies (its creator only)',
     scope: 'lists:write',
     // The list, its name and smart-list entry go at once; a clean-up entry leaves its members to the worker.
+    // The account's count of lists moves down in the same transaction (counted first if it predates it).
     storage: {
       GetItem: [partitions.accountLists],
+      Query: [partitions.accountLists],
+      UpdateItem: [partitions.accountLists],
       DeleteItem: [partitions.accountLists, partitions.smartLists],
       PutItem: [partitions.listCleanups],
     },

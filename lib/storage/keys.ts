@@ -20,7 +20,12 @@
  * | Filter profile     | FILTER_PROFILES#<country>#<0..7>    | <number>      |        |                       | what smart-list filters read of a company (activities, place, latest employees, assets, health), kept by the import: evaluating a new filter reads these partitions (only the filter's countries) in parallel, never the company items |
  * | Smart-list flip    | SMART_FLIP#<0..15>                  | ACCOUNT#<account>#LIST#<id>#COMPANY#<country>#<number>#<change> | | | a changed company that enters or leaves a smart list, written by the import's derivation (batched) and applied per list by its completion |
  * | List clean-up      | LIST_CLEANUP                        | ACCOUNT#<account>#LIST#<id> |  |               | a deleted list whose members and order items the clean-up worker still has to delete |
- * | List id sequence   | SEQUENCE#LIST                       | SEQUENCE      |        |                       | the last list id handed out (UpdateItem ADD: ids unique across the service) |
+ * | List id sequence   | SEQUENCE#LIST                       | SEQUENCE      |        |                       | the last list id of the former sequential scheme (no longer written; ids below it were handed out in order) |
+ * | List id claim      | LIST_ID#<id>                        | LIST_ID       |        |                       | a random list id taken (a conditional put in the create's transaction: unique across the service, revealing nothing) |
+ * | List count         | ACCOUNT#<account>                   | LIST_COUNT    |        |                       | how many lists the account has (§2.1: at most 200), moved in the create's and delete's transactions |
+ * | Smart evaluation   | SMART_EVAL                          | ACCOUNT#<account>#LIST#<id> | |               | a smart list whose filter matched more than one request evaluates: the rest, left to the background worker (§7.6) |
+ * | Account plan       | PLAN#<account>                      | PLAN          |        |                       | the account's fair-use tier (§13) and, on a deployed stage, the id of its API Gateway key |
+ * | Audit record       | AUDIT#<yyyy-mm>                     | <at>#<random> |        |                       | who created or revoked a token or changed a plan, and when (never the token), kept a year (ttl) |
  * | List member        | ACCOUNT#<account>#LIST#<id>         | COMPANY#<country>#<number> | LISTED#<country>#<number> | ACCOUNT#<account>#LIST#<id> | a company in a list: state, matchedSince, contact count; "add only if absent" by a conditional put; gsi1 = the lists a company is in (import keeps contact counts) |
  * | List order         | ACCOUNT#<account>#LIST#<id>#<state> | <999…−ms(matchedSince)>#<country>#<number> | ACCOUNT#<account>#LIST#<id>#ALL | = sk | a list's companies in the contract's order (matchedSince desc, country, number): of one state in the table, of every state in gsi1; a page is one Query from the nearer end (at most min(offset + limit, total − offset) items) |
  * | Match index        | MATCH#VAT#<vat> / MATCH#DOMAIN#<domain> / MATCH#NAME#<country>#<name> | MATCH | |      | the companies (string set `BE#0403170701`) with this VAT, website domain or normalised name: one BatchGet for 100 PUT entries (§7.5), kept by the import |
@@ -96,6 +101,13 @@ export const keys = {
   /** The partition of an account's lists and the sk prefix of a list (the overview's Query). */
   accountLists: (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: 'LIST#' }),
   listSequence: (): Key => ({ pk: 'SEQUENCE#LIST', sk: 'SEQUENCE' }),
+  listIdClaim: (listId: number): Key => ({ pk: `LIST_ID#${listId}`, sk: 'LIST_ID' }),
+  listCount: (accountId: string): Key => ({ pk: `ACCOUNT#${accountId}`, sk: 'LIST_COUNT' }),
+  smartListEvaluation: (accountId: string, listId: number): Key => ({
+    pk: 'SMART_EVAL',
+    sk: `ACCOUNT#${accountId}#LIST#${listId}`,
+  }),
+  smartListEvaluations: (): string => 'SMART_EVAL',
   /** `nameKey`: the trimmed name in lower case (lib/lists/manage.ts `nameKeyOf`). */
   listName: (accountId: string, nameKey: string): Key => ({
     pk: `ACCOUNT#${accountId}`,
@@ -183,6 +195,24 @@ export const keys = {
   }),
 };
 
+/**
+ * The keys of what the operator and the fair-use gate keep (account plans, audit records), apart from
+ * `keys` so the functions that never touch them do not bundle them.
+ */
+export const operatorKeys = {
+  accountPlan: (accountId: string): Key => ({ pk: `PLAN#${accountId}`, sk: 'PLAN' }),
+  /** The partition of a month's audit records (`2026-11`). */
+  auditMonth: (month: string): string => `AUDIT#${month}`,
+  /** `at`: ISO time; `id`: random, so two records of one millisecond never overwrite each other. */
+  audit: (at: string, id: string): Key => ({ pk: `AUDIT#${at.slice(0, 7)}`, sk: `${at}#${id}` }),
+};
+
+/** The partitions of `operatorKeys`, as `partitions` below names the others. */
+export const operatorPartitions = {
+  accountPlan: { pattern: operatorKeys.accountPlan('*').pk },
+  audit: { pattern: operatorKeys.auditMonth('*') },
+} as const satisfies Record<string, Partition>;
+
 export type MatchKind = 'VAT' | 'DOMAIN' | 'NAME';
 /** A match-index entry's text (`VAT#BE0403170701`): its key without the prefix, and how matching names it. */
 export const matchIndexText = (kind: MatchKind, value: string): string => `${kind}#${value}`;
@@ -213,6 +243,8 @@ export const partitions = {
   /** An account's lists and the names they hold (nothing else is keyed `ACCOUNT#<account>` alone). */
   accountLists: { pattern: keys.list(ANY, anyNumber).pk },
   listSequence: { pattern: keys.listSequence().pk },
+  listIdClaims: { pattern: keys.listIdClaim(anyNumber).pk },
+  smartListEvaluations: { pattern: keys.smartListEvaluations() },
   listMembers: { pattern: keys.listMember(ANY, anyNumber, anyCompany).pk },
   listOrder: { pattern: keys.listOrderPartition(ANY, anyNumber, ANY) },
   /** A list's order items of every state, in gsi1 (type ALL). */

@@ -1,12 +1,16 @@
 /**
  * The TOKEN authorizer's rule: a well-formed, known, unrevoked, unexpired bearer token gets a policy
  * that allows the whole API (the gateway caches it per token and reuses it on every route; each
- * handler checks its route's scope). Anything else is `Unauthorized`, which API Gateway turns into 401.
+ * handler checks its route's scope) and names the account's API key (`usageIdentifierKey`), whose
+ * usage plan API Gateway counts the request against (contract §13). Anything else is `Unauthorized`,
+ * which API Gateway turns into 401.
  */
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { toAuthorizerContext } from './caller';
 import type { StorageAccess } from '../storage/access';
+import { tableName } from '../storage/client';
 import { partitions } from '../storage/keys';
+import { usageKeyOf } from '../usage/plans';
 import { bearerToken } from './token-format';
 import { callerForToken } from './tokens';
 
@@ -40,7 +44,16 @@ export async function authorizeToken(
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeApi(methodArn) }],
     },
     context: { ...toAuthorizerContext(caller) },
+    usageIdentifierKey: usageKeyFor(caller.accountId),
   };
+}
+
+/** An account's usage key, hashed once per process and account (the authorizer runs on every uncached call). */
+const usageKeys = new Map<string, string>();
+function usageKeyFor(accountId: string): string {
+  let key = usageKeys.get(accountId);
+  if (key === undefined) usageKeys.set(accountId, (key = usageKeyOf(tableName(), accountId)));
+  return key;
 }
 
 /** arn:aws:execute-api:region:account:api/stage/GET/v1/… → arn:aws:execute-api:region:account:api/stage/* */

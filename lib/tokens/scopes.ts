@@ -5,3 +5,7 @@ export type Scope = (typeof SCOPES)[number];
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);
 }
+
+/** A route any valid token may call, whatever its scopes (`GET /v1/usage`). */
+export const ANY_SCOPE = 'any';
+export type RouteScope = Scope | typeof ANY_SCOPE;

@@ -17,8 +17,12 @@ export interface StoredToken {
   revokedAt: string | null;
 }
 
+/**
+ * A strongly consistent read: a revoke that has returned is seen by the very next check (contract §13:
+ * a revoked token stops working within 5 seconds, and the gateways' caches use up most of those).
+ */
 export async function getToken(hash: string): Promise<StoredToken | null> {
-  const item = await getItem(tableName(), keys.token(hash));
+  const item = await getItem(tableName(), keys.token(hash), { consistent: true });
   return item ? toToken(item) : null;
 }
 

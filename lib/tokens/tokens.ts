@@ -3,6 +3,7 @@
  * account, the user's e-mail, the scopes, an optional expiry and a revocation time.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { recordAudit } from '../audit/audit';
 import { getToken, listTokens, putToken, revokeToken, type StoredToken } from './store';
 import type { Caller } from './caller';
 import type { Scope } from './scopes';
@@ -34,8 +35,48 @@ export class InvalidAccountIdError extends Error {
   }
 }
 
-/** Creates a token and returns it in clear: the only time it is ever seen. */
-export async function createToken(spec: NewToken, token = `cd_${randomBytes(32).toString('base64url')}`) {
+/** A deployed stage's tokens live at most this long (a leaked token cannot outlive a year). */
+export const MAX_TOKEN_DAYS = 365;
+/** A deployed stage's tokens expire after this many days unless told otherwise. */
+export const DEPLOYED_TOKEN_DAYS = 90;
+
+/** Why a token cannot be created with this expiry. */
+export class InvalidExpiryError extends Error {
+  override readonly name = 'InvalidExpiryError';
+}
+
+/**
+ * When a new token expires: `days` from now, or never (`null`). A deployed stage refuses tokens that never
+ * expire or live longer than MAX_TOKEN_DAYS, and gives DEPLOYED_TOKEN_DAYS when nothing is said; the local
+ * stage's tokens never expire unless told.
+ */
+export function tokenExpiry(
+  days: number | null | undefined,
+  deployed: boolean,
+  now = new Date(),
+): string | null {
+  if (days === undefined) days = deployed ? DEPLOYED_TOKEN_DAYS : null;
+  if (days === null) {
+    if (deployed)
+      throw new InvalidExpiryError(`a deployed stage's tokens expire within ${MAX_TOKEN_DAYS} days`);
+    return null;
+  }
+  if (!Number.isInteger(days) || days <= 0)
+    throw new InvalidExpiryError('expiry takes a whole number of days');
+  if (deployed && days > MAX_TOKEN_DAYS)
+    throw new InvalidExpiryError(`a deployed stage's tokens expire within ${MAX_TOKEN_DAYS} days`);
+  return new Date(now.getTime() + days * 86_400_000).toISOString();
+}
+
+/**
+ * Creates a token and returns it in clear: the only time it is ever seen. With an `actor` (the operator
+ * creating it), an audit record names who, when and the token's id.
+ */
+export async function createToken(
+  spec: NewToken,
+  token = `cd_${randomBytes(32).toString('base64url')}`,
+  actor?: string,
+) {
   if (!ACCOUNT_ID.test(spec.accountId)) throw new InvalidAccountIdError(spec.accountId);
   const hash = hashToken(token);
   const stored: StoredToken = {
@@ -46,6 +87,15 @@ export async function createToken(spec: NewToken, token = `cd_${randomBytes(32).
     revokedAt: null,
   };
   await putToken(stored);
+  if (actor !== undefined) {
+    await recordAudit({
+      action: 'token.create',
+      actor,
+      accountId: stored.accountId,
+      tokenId: stored.tokenId,
+      detail: `${stored.userEmail}: ${stored.scopes.join(' ')}; expires ${stored.expiresAt ?? 'never'}`,
+    });
+  }
   return { token, info: withoutHash(stored) };
 }
 
@@ -53,13 +103,21 @@ export async function listTokenInfo(): Promise<TokenInfo[]> {
   return (await listTokens()).map(withoutHash);
 }
 
-/** Revokes by token id (as listed) or by the token itself; false when no such token exists. */
-export async function revoke(tokenIdOrToken: string): Promise<boolean> {
+/**
+ * Revokes by token id (as listed) or by the token itself; false when no such token exists. With an
+ * `actor` (the operator revoking it), an audit record names who, when and the token's id. The authorizer
+ * reads the token consistently and the gateways keep its answer at most `authorizer.cacheTtlSeconds`
+ * (lib/routes.ts), so the token stops working within that.
+ */
+export async function revoke(tokenIdOrToken: string, actor?: string): Promise<boolean> {
   const all = await listTokens();
   const hash = hashToken(tokenIdOrToken);
   const match = all.find((t) => t.tokenId === tokenIdOrToken || t.hash === hash);
   if (!match) return false;
   await revokeToken(match.hash, new Date().toISOString());
+  if (actor !== undefined) {
+    await recordAudit({ action: 'token.revoke', actor, accountId: match.accountId, tokenId: match.tokenId });
+  }
   return true;
 }
 

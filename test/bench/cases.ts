@@ -39,6 +39,7 @@ import { routes, type RouteId } from '../../lib/routes';
 import { proxyEvent, type EventSpec } from '../support/events';
 import type { Country } from '../../lib/companies/identifiers';
 import { legalEntityIdCandidate, stageIdScheme } from '../../lib/legal-entities/ids';
+import { SCOPES } from '../../lib/tokens/scopes';
 import type { FloorKind } from './runners';
 import { generateDemoData } from '../fixtures/demo-data/companies';
 
@@ -70,6 +71,9 @@ export interface BenchCase {
 
 export const COMPANIES = 300;
 export const BULK_SIZE = 100;
+
+/** Alice, every scope: the caller of the API events unless a case says otherwise. */
+const benchCaller = { accountId: 'acme', userEmail: 'alice@acme.example', scopes: [...SCOPES] };
 
 /** A request to a route, as API Gateway hands it over (caller: Alice, unless the spec says otherwise). */
 const request = (id: RouteId, spec: Omit<EventSpec, 'method' | 'resource'> = {}) =>
@@ -264,13 +268,23 @@ export const BENCH_CASES = {
     events: () => [request('getList', { pathParameters: { id: '1' } })],
     floorEvents: companyFloorEvents,
   },
-  // A new name every call: a list name is unique in its account.
+  // A new name every call, each in an account of its own: an account holds at most 200 lists. The
+  // accounts' list counts exist before the run, as an account's do after its first list.
   createList: {
     label: 'list POST (static)',
     floor: 'getCompany',
     budget: null,
-    events: () => [request('createList', { body: { name: 'Bench list {{seq}}', type: 'STATIC' } })],
+    events: () => [
+      request('createList', {
+        body: { name: 'Bench list {{seq}}', type: 'STATIC' },
+        caller: { ...benchCaller, accountId: 'bench-{{seq}}' },
+      }),
+    ],
     floorEvents: companyFloorEvents,
+    setup: async ({ callsPerFunction }) => {
+      const { ensureListCount } = await import('../../lib/lists/store/list-ids');
+      for (let seq = 0; seq < 2 * callsPerFunction + 10; seq++) await ensureListCount(`bench-${seq}`);
+    },
   },
   // Two column sets in turn, so every call changes the list.
   updateList: {
@@ -283,29 +297,40 @@ export const BENCH_CASES = {
       ),
     floorEvents: companyFloorEvents,
   },
-  // A list of its own each call, from the pool the setup made.
+  // A list of its own each call, from the pool the setup made, each in an account named after its id (an
+  // account holds at most 200 lists).
   deleteList: {
     label: 'list DELETE',
     floor: 'getCompany',
     budget: null,
-    events: () => [request('deleteList', { pathParameters: { id: '{{pooled}}' } })],
+    events: () => [
+      request('deleteList', {
+        pathParameters: { id: '{{pooled}}' },
+        caller: { ...benchCaller, accountId: 'pool-{{pooled}}' },
+      }),
+    ],
     floorEvents: companyFloorEvents,
     setup: async ({ callsPerFunction }) => {
       const { createList } = await import('../../lib/lists/store/lists');
+      const { drawListId } = await import('../../lib/lists/store/list-ids');
       const pool: number[] = [];
       // '{{seq}}' counts every templated call of the run (creates too): one list per possible value.
       for (let i = 0; i < 2 * callsPerFunction + 10; i++) {
-        const list = await createList({
-          accountId: 'acme',
-          name: `Bench pool ${i}`,
-          type: 'STATIC',
-          columns: [],
-          shared: false,
-          notificationsEnabled: false,
-          createdBy: 'alice@acme.example',
-          createdAt: new Date().toISOString(),
-          filters: null,
-        });
+        const id = drawListId();
+        const list = await createList(
+          {
+            accountId: `pool-${id}`,
+            name: `Bench pool ${i}`,
+            type: 'STATIC',
+            columns: [],
+            shared: false,
+            notificationsEnabled: false,
+            createdBy: 'alice@acme.example',
+            createdAt: new Date().toISOString(),
+            filters: null,
+          },
+          { id },
+        );
         pool.push(list.id);
       }
       writeFileSync(process.env['BENCH_POOL_FILE']!, JSON.stringify(pool));
@@ -348,6 +373,14 @@ export const BENCH_CASES = {
           body: { legalEntities: set.map((c) => ({ legalEntityId: legalEntityIdOf(c) })), limit: 5 },
         }),
       ),
+  },
+  // The account's plan item (one GetItem); today's count is the gateway's, in memory locally.
+  getUsage: {
+    label: 'usage GET',
+    floor: 'getCompany',
+    budget: null,
+    events: () => [request('getUsage')],
+    floorEvents: companyFloorEvents,
   },
   authorizer: {
     label: 'authorizer (TOKEN)',

@@ -18,6 +18,7 @@ import { loadDemoLists } from '../../infra/local/demo-lists';
 import { EXAMPLES_FILE } from '../../infra/openapi/build';
 import {
   answersWithExample,
+  CREATED_LIST_ID,
   exampleRequests,
   stableAnswer,
   type DemoCompany,
@@ -67,13 +68,17 @@ it('docs/examples.json holds every operation: its request and what the local sta
   const requests = exampleRequests(routes as Record<string, Route>, {
     companies: [company(first), company(second)],
     legalEntityId: legalEntityIdsOf([first!])[0]!,
-    lists: { ids: listIds, next: Math.max(...listIds) + 1 },
+    lists: { ids: listIds },
   });
 
   const recorded: Record<string, Example> = {};
+  let createdId = CREATED_LIST_ID;
   for (const [routeId, request] of requests) {
     const route = routes[routeId as keyof typeof routes] as Route;
-    const response = await fetch(`${baseUrl}${request.path}`, {
+    // The list the createList example made, by the id the stage drew for it.
+    const sentPath =
+      routeId === 'deleteList' ? request.path.replace(String(CREATED_LIST_ID), String(createdId)) : request.path;
+    const response = await fetch(`${baseUrl}${sentPath}`, {
       method: request.method,
       headers: {
         ...(route.scope ? { Authorization: `Bearer ${TOKENS.alice}` } : {}),
@@ -86,6 +91,7 @@ it('docs/examples.json holds every operation: its request and what the local sta
     // Every example is a success, as the route declares it.
     expect({ routeId, status: response.status }).toEqual({ routeId, status: route.status ?? 200 });
     const json = answersWithExample(route) && response.status !== 204;
+    if (routeId === 'createList') createdId = (JSON.parse(text) as { id: number }).id;
     recorded[routeId] = {
       request,
       status: response.status,

@@ -2,6 +2,13 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { ALARM_THRESHOLDS } from '../../infra/alarms';
+import { DEFAULT_THROTTLE_BURST, DEFAULT_THROTTLE_RATE } from '../../infra/api';
+import {
+  DEFAULT_WAF_ANONYMOUS_RATE_LIMIT,
+  DEFAULT_WAF_RATE_LIMIT,
+  MANAGED_RULE_GROUPS,
+} from '../../infra/waf';
+import { PLAN_TIERS } from '../../lib/usage/plans';
 import { CompanyDataStack, type CompanyDataStackProps } from '../../infra/stack';
 import { MIN_COMPRESSION_BYTES } from '../../lib/http/endpoint';
 import type { Route } from '../../lib/http/route';
@@ -14,7 +21,7 @@ import {
 import { deniedPartitions } from '../../lib/storage/access-check';
 import { partitions } from '../../lib/storage/keys';
 import { REQUEST_PATH_TIMEOUTS, storageBudgetMs, TIMEOUT_VARIABLES } from '../../lib/storage/client';
-import { routes, workers, type Worker } from '../../lib/routes';
+import { authorizer, routes, workers, type Worker } from '../../lib/routes';
 import { tableDefinition } from '../../lib/storage/table';
 import { BEARER_HEADER_PATTERN } from '../../lib/tokens/token-format';
 
@@ -39,6 +46,8 @@ function synthStack(
 }
 
 const PROD_ENV = { env: { account: '123456789012', region: 'eu-west-1' } };
+/** A production stage needs an address its alarms go to. */
+const PROD_CONTEXT = { alarmEmail: 'ops@example.com' };
 
 /** Both cdk-nag packs, as `npm run synth` runs them: every finding that is not acknowledged. */
 function nagFindings(stack: CompanyDataStack): string[] {
@@ -228,14 +237,16 @@ describe('CompanyDataStack (dev)', () => {
   });
 
   describe('token authorizer', () => {
-    it('reads the Authorization header, pre-checks its shape and caches answers for 5 minutes', () => {
+    it('reads the Authorization header, pre-checks its shape and caches answers under 5 seconds', () => {
       template.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
       template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
         Type: 'TOKEN',
         IdentitySource: 'method.request.header.Authorization',
         IdentityValidationExpression: BEARER_HEADER_PATTERN,
-        AuthorizerResultTtlInSeconds: 300,
+        AuthorizerResultTtlInSeconds: authorizer.cacheTtlSeconds,
       });
+      // Contract §13: a revoked token stops working within 5 seconds.
+      expect(authorizer.cacheTtlSeconds).toBeLessThan(5);
     });
 
     it('has concurrency reserved for it alone, so the routes cannot starve it', () => {
@@ -448,8 +459,8 @@ describe('CompanyDataStack (dev)', () => {
             ResourcePath: '/*',
             LoggingLevel: 'ERROR',
             MetricsEnabled: true,
-            ThrottlingRateLimit: 50,
-            ThrottlingBurstLimit: 100,
+            ThrottlingRateLimit: DEFAULT_THROTTLE_RATE,
+            ThrottlingBurstLimit: DEFAULT_THROTTLE_BURST,
           }),
         ]),
       });
@@ -493,10 +504,6 @@ describe('CompanyDataStack (dev)', () => {
       for (const [, fn] of resourcesOfType(template, 'AWS::Lambda::Function')) {
         expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
       }
-    });
-
-    it('has no web ACL on a stage that is not production', () => {
-      template.resourceCountIs('AWS::WAFv2::WebACL', 0);
     });
 
     it('takes its throttling limits from -c throttleRate / throttleBurst', () => {
@@ -927,7 +934,7 @@ describe('CompanyDataStack (dev)', () => {
   it('runs each worker on its schedule and outputs its name for an operator', () => {
     const scheduled = Object.entries(workers as Record<string, Worker>).filter(([, w]) => w.schedule);
     // The full lookalike job is a state machine on its schedule (the import engine's tests above).
-    expect(scheduled.map(([id]) => id)).toEqual(['cleanUpLists']);
+    expect(scheduled.map(([id]) => id)).toEqual(['evaluateSmartLists', 'cleanUpLists']);
     for (const [workerId, worker] of scheduled) {
       const { weekDay, hour, minute } = worker.schedule!;
       // EventBridge cron: minute hour day-of-month month day-of-week year ('?' in one of the day fields).
@@ -946,34 +953,31 @@ describe('CompanyDataStack (dev)', () => {
 });
 
 describe('CompanyDataStack (prod)', () => {
-  const { stack } = synthStack('prod', {}, PROD_ENV);
+  const { stack } = synthStack('prod', PROD_CONTEXT, PROD_ENV);
   const template = Template.fromStack(stack);
 
   it('refuses to synthesise without an explicit account and region', () => {
-    expect(() => synthStack('prod')).toThrow(/account and region explicitly/);
-    expect(() => synthStack('live', {}, { production: true })).toThrow(/account and region explicitly/);
-    expect(() => synthStack('prod', {}, { ...PROD_ENV, disposable: true })).toThrow(/cannot be disposable/);
+    expect(() => synthStack('prod', PROD_CONTEXT)).toThrow(/account and region explicitly/);
+    expect(() => synthStack('live', PROD_CONTEXT, { production: true })).toThrow(
+      /account and region explicitly/,
+    );
+    expect(() => synthStack('prod', PROD_CONTEXT, { ...PROD_ENV, disposable: true })).toThrow(
+      /cannot be disposable/,
+    );
   });
 
-  it('refuses each IP more than its rate on the stage with a WAF rule (answered 429)', () => {
-    template.resourceCountIs('AWS::WAFv2::WebACL', 1);
-    template.hasResourceProperties('AWS::WAFv2::WebACL', {
-      Scope: 'REGIONAL',
-      DefaultAction: { Allow: {} },
-      Rules: [
-        Match.objectLike({
-          Action: { Block: {} },
-          Statement: {
-            RateBasedStatement: { AggregateKeyType: 'IP', Limit: 6000, EvaluationWindowSec: 300 },
-          },
-        }),
-      ],
+  it('refuses to synthesise without an address for its alarms, saying how to give one', () => {
+    expect(() => synthStack('prod', {}, PROD_ENV)).toThrow(/production stage: .*-c alarmEmail=/);
+    expect(() => synthStack('prod', { alarmEmail: 'nobody' }, PROD_ENV)).toThrow(
+      /alarmEmail must be an e-mail/,
+    );
+  });
+
+  it('subscribes the address to the alarm topic', () => {
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
     });
-    const [[stageId]] = resourcesOfType(template, 'AWS::ApiGateway::Stage') as [[string, CfnResource]];
-    const [[, association]] = resourcesOfType(template, 'AWS::WAFv2::WebACLAssociation') as [
-      [string, CfnResource],
-    ];
-    expect(JSON.stringify(association.Properties.ResourceArn)).toContain(stageId);
   });
 
   it('keeps the table and protects it from deletion', () => {
@@ -1003,5 +1007,137 @@ describe('CompanyDataStack (prod)', () => {
 
   it('passes the cdk-nag AwsSolutions and Serverless checks with no unacknowledged finding', () => {
     expect(nagFindings(stack)).toEqual([]);
+  });
+});
+
+describe('CompanyDataStack: fair use and edge protection (contract §13)', () => {
+  const { stack } = synthStack();
+  const template = Template.fromStack(stack);
+
+  it("takes each request's API key from the authorizer, never from the caller", () => {
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
+  });
+
+  it('counts every route that needs a token against a usage plan, and no public route', () => {
+    for (const route of allRoutes) {
+      expect([route.path, routeMethod(template, route).Properties.ApiKeyRequired ?? false]).toEqual([
+        route.path,
+        route.scope !== null,
+      ]);
+    }
+  });
+
+  it('has one usage plan per tier on the stage, with its rate, burst and daily quota', () => {
+    const plans = resourcesOfType(template, 'AWS::ApiGateway::UsagePlan').map(([, plan]) => plan.Properties);
+    expect(plans).toHaveLength(Object.keys(PLAN_TIERS).length);
+    for (const [tier, figures] of Object.entries(PLAN_TIERS)) {
+      // Named `<table name>:<tier>` (a join of the table's Ref and the tier).
+      const plan = plans.find((p) => JSON.stringify(p.UsagePlanName).includes(`"${tier}"`));
+      expect(plan).toMatchObject({
+        Throttle: { RateLimit: figures.rate, BurstLimit: figures.burst },
+        Quota: { Limit: figures.dailyQuota, Period: 'DAY' },
+        ApiStages: [expect.objectContaining({ Stage: expect.anything() })],
+      });
+    }
+    expect(PLAN_TIERS.standard).toEqual({ rate: 25, burst: 50, dailyQuota: 100_000 });
+  });
+
+  it("lets GET /v1/usage read its plans' usage and nothing else of API Gateway", () => {
+    const id = routeFunctionId(template, routes.getUsage);
+    const fn = template.findResources('AWS::Lambda::Function')[id] as CfnResource;
+    const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(variables['USAGE_METER']).toBe('api-gateway');
+    const statements = Object.values(template.findResources('AWS::IAM::Policy'))
+      .flatMap((policy) => (policy as CfnResource).Properties.PolicyDocument as { Statement: unknown[] })
+      .flatMap((document) => document.Statement as { Action: unknown; Resource: unknown }[])
+      .filter((statement) => JSON.stringify(statement.Action).includes('apigateway'));
+    expect(statements).toHaveLength(1);
+    expect(statements[0]!.Action).toBe('apigateway:GET');
+    expect(statements[0]!.Resource).toHaveLength(Object.keys(PLAN_TIERS).length);
+    expect(JSON.stringify(statements[0]!.Resource)).toMatch(/\/usageplans\/.*\/usage/);
+  });
+
+  it('puts a web ACL on every stage: rate rules first, then the managed rule groups for a JSON API', () => {
+    template.resourceCountIs('AWS::WAFv2::WebACL', 1);
+    const [[, acl]] = resourcesOfType(template, 'AWS::WAFv2::WebACL') as [[string, CfnResource]];
+    const rules = acl.Properties.Rules as {
+      Name: string;
+      Priority: number;
+      Statement: Record<string, Record<string, unknown>>;
+    }[];
+    expect(rules.map((r) => r.Name)).toEqual(['RatePerIpAnonymous', 'RatePerIp', ...MANAGED_RULE_GROUPS]);
+    expect(rules.map((r) => r.Priority)).toEqual([0, 1, 2, 3, 4]);
+    expect(rules[0]!.Statement['RateBasedStatement']).toMatchObject({
+      AggregateKeyType: 'IP',
+      Limit: DEFAULT_WAF_ANONYMOUS_RATE_LIMIT,
+      EvaluationWindowSec: 300,
+      ScopeDownStatement: {
+        NotStatement: {
+          Statement: {
+            SizeConstraintStatement: expect.objectContaining({
+              FieldToMatch: { SingleHeader: { Name: 'authorization' } },
+              ComparisonOperator: 'GT',
+              Size: 0,
+            }),
+          },
+        },
+      },
+    });
+    expect(rules[1]!.Statement['RateBasedStatement']).toEqual({
+      AggregateKeyType: 'IP',
+      Limit: DEFAULT_WAF_RATE_LIMIT,
+      EvaluationWindowSec: 300,
+    });
+    for (const rule of rules.slice(2)) {
+      expect(rule.Statement['ManagedRuleGroupStatement']).toMatchObject({
+        VendorName: 'AWS',
+        Name: rule.Name,
+      });
+    }
+    const [[stageId]] = resourcesOfType(template, 'AWS::ApiGateway::Stage') as [[string, CfnResource]];
+    const [[, association]] = resourcesOfType(template, 'AWS::WAFv2::WebACLAssociation') as [
+      [string, CfnResource],
+    ];
+    expect(JSON.stringify(association.Properties.ResourceArn)).toContain(stageId);
+  });
+
+  it('logs what WAF sees to a log group WAF accepts, kept a year, without the Authorization header', () => {
+    template.hasResourceProperties('AWS::Logs::LogGroup', {
+      LogGroupName: Match.stringLikeRegexp('^aws-waf-logs-'),
+      RetentionInDays: 365,
+    });
+    template.hasResourceProperties('AWS::WAFv2::LoggingConfiguration', {
+      RedactedFields: [{ SingleHeader: { Name: 'authorization' } }],
+    });
+  });
+
+  it('raises alarms on spikes of 401/403 answers and of contact pages, counted from the access log', () => {
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      FilterPattern: '{ ($.status = "401") || ($.status = "403") }',
+      MetricTransformations: [Match.objectLike({ MetricName: 'AuthFailures', MetricValue: '1' })],
+    });
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      FilterPattern: Match.stringLikeRegexp('/v1/lists/\\{id\\}/contacts'),
+      MetricTransformations: [Match.objectLike({ MetricName: 'ContactPages' })],
+    });
+    for (const [metricName, threshold] of [
+      ['AuthFailures', ALARM_THRESHOLDS.authFailures],
+      ['ContactPages', ALARM_THRESHOLDS.contactPages],
+    ] as const) {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        MetricName: metricName,
+        Threshold: threshold,
+        AlarmActions: [Match.anyValue()],
+      });
+    }
+  });
+
+  it('subscribes no address unless given one (a development stage may go without)', () => {
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+    const { stack: told } = synthStack('dev', { alarmEmail: 'dev@example.com' });
+    Template.fromStack(told).hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'dev@example.com',
+    });
   });
 });

@@ -1,32 +1,15 @@
 /**
  * `npm run token` against a deployed-stage table (any table but the local stage's) on DynamoDB Local:
- * tokens expire after 90 days unless told otherwise, and a token itself is revoked from standard input,
- * never from the command line.
+ * tokens expire after 90 days unless told otherwise and within a year at most (never-expiring tokens are
+ * refused), and a token itself is revoked from standard input, never from the command line.
  */
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { callerForToken, createToken, InvalidAccountIdError } from '../../lib/tokens/tokens';
+import { runCli } from '../support/cli';
 import { useFreshTable } from '../support/table';
 
-const ROOT = path.join(__dirname, '..', '..');
 const table = useFreshTable();
 
-function token(args: string[], stdin = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', path.join(ROOT, 'infra/cli/token.ts'), ...args, '--table', table.name],
-      { cwd: ROOT, env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
+const token = (args: string[], stdin = '') => runCli('infra/cli/token.ts', args, table.name, stdin);
 
 const created = (stdout: string) => ({
   token: /\n\s+(cd_\S+)\n/.exec(stdout)![1]!,
@@ -35,7 +18,7 @@ const created = (stdout: string) => ({
 });
 const create = ['create', '--account', 'acme', '--email', 'ops@acme.example', '--scopes', 'companies:read'];
 
-it('gives a deployed stage token 90 days by default, none with --no-expiry', async () => {
+it('gives a deployed stage token 90 days by default, at most 365, and refuses --no-expiry', async () => {
   const before = Date.now();
   const plain = await token(create);
   expect(plain.code).toBe(0);
@@ -43,9 +26,16 @@ it('gives a deployed stage token 90 days by default, none with --no-expiry', asy
   expect(expires - before).toBeGreaterThanOrEqual(90 * 86_400_000);
   expect(expires - before).toBeLessThan(91 * 86_400_000);
 
-  const forever = await token([...create, '--no-expiry']);
-  expect(created(forever.stdout).expires).toBe('never');
-  expect((await token([...create, '--no-expiry', '--expires-in', '5'])).code).toBe(2);
+  const year = await token([...create, '--expires-in', '365']);
+  expect(year.code).toBe(0);
+  expect(Date.parse(created(year.stdout).expires) - before).toBeLessThan(366 * 86_400_000);
+
+  for (const refused of [['--no-expiry'], ['--expires-in', '366'], ['--no-expiry', '--expires-in', '5']]) {
+    const answer = await token([...create, ...refused]);
+    expect(answer.code).toBe(2);
+    expect(answer.stdout).not.toMatch(/cd_/);
+  }
+  expect((await token([...create, '--no-expiry'])).stderr).toContain('expire within 365 days');
 });
 
 it('revokes by token id, or by the token read from standard input, never from argv', async () => {

@@ -427,6 +427,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/usage': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The caller's plan and today's use of it
+     * @description Needs a valid token, whatever its scopes.
+     */
+    get: operations['getUsage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2568,7 +2588,7 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "id": 8,
+           *       "id": 412785093,
            *       "name": "Software in Belgium",
            *       "type": "SMART",
            *       "columns": [
@@ -2619,7 +2639,7 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
-      /** @description The request conflicts with stored data: `LIST_NAME_TAKEN` (a list name the account already uses). */
+      /** @description The request conflicts with stored data: `LIST_NAME_TAKEN` (a list name the account already uses); `LIMIT_REACHED` (the account already has as many as its limit allows (200 lists)). */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId'];
@@ -2628,7 +2648,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            code?: 'LIST_NAME_TAKEN';
+            code?: 'LIST_NAME_TAKEN' | 'LIMIT_REACHED';
           };
         };
       };
@@ -3259,6 +3279,55 @@ export interface operations {
       };
       429: components['responses']['Throttled'];
       500: components['responses']['Internal'];
+    };
+  };
+  getUsage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "plan": {
+           *         "rate": 25,
+           *         "burst": 50,
+           *         "dailyQuota": 100000
+           *       },
+           *       "today": {
+           *         "requests": 18,
+           *         "remaining": 99982
+           *       }
+           *     }
+           */
+          'application/json': {
+            plan: {
+              rate: number;
+              burst: number;
+              dailyQuota: number;
+            };
+            today: {
+              requests: number;
+              remaining: number;
+            };
+          };
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
     };
   };
 }

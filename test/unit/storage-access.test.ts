@@ -3,6 +3,7 @@ import type { CompanyRef } from '../../lib/companies/identifiers';
 import {
   UndeclaredStorageAccessError,
   withDeclaredAccess,
+  type Partition,
   type StorageAccess,
 } from '../../lib/storage/access';
 import {
@@ -12,7 +13,7 @@ import {
   globMatches,
   touchesOf,
 } from '../../lib/storage/access-check';
-import { keys, partitions } from '../../lib/storage/keys';
+import { keys, operatorPartitions, partitions } from '../../lib/storage/keys';
 import { authorizer, routes, workers } from '../../lib/routes';
 
 const acme: CompanyRef = { country: 'BE', companyNumber: '0403170701' };
@@ -229,7 +230,7 @@ describe('declarations', () => {
   ];
 
   it.each(all)('%s names only partitions of the key module', (_, storage) => {
-    const known = new Set(Object.values(partitions));
+    const known = new Set<Partition>([...Object.values(partitions), ...Object.values(operatorPartitions)]);
     for (const list of Object.values(storage)) for (const p of list ?? []) expect(known.has(p)).toBe(true);
   });
 

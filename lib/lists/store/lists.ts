@@ -3,16 +3,19 @@
  * (and, for a new SMART list, its hidden first members and its reveal), changing its settings,
  * deleting it. Its members' items are left to the clean-up worker (clean-up.ts).
  */
-import {
-  GetCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { AGAIN, batchPut, getItem, queryAll, retrying } from '../../storage/batch';
 import { cancellationReasons, dynamodb, send, tableName } from '../../storage/client';
 import { keys } from '../../storage/keys';
+import { ListLimitReached } from '../../errors';
 import type { Filters } from '../filters';
+import {
+  drawListId,
+  ensureListCount,
+  LIST_COUNT_ATTRIBUTE,
+  listIdClaimItem,
+  MAX_LISTS_PER_ACCOUNT,
+} from './list-ids';
 import {
   CONFLICT_RETRIES,
   ListChangedError,
@@ -46,22 +49,6 @@ export async function getAccountLists(accountId: string): Promise<StoredList[]> 
   return items.map(toList);
 }
 
-/** The next list id, unique across the service (an atomic counter). */
-async function allocateListId(): Promise<number> {
-  const { Attributes } = await send(() =>
-    dynamodb().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.listSequence(),
-        UpdateExpression: 'ADD lastId :one SET entity = :entity',
-        ExpressionAttributeValues: { ':one': 1, ':entity': 'ListSequence' },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    ),
-  );
-  return Number(Attributes!['lastId']);
-}
-
 export type ListDraft = Omit<
   StoredList,
   'id' | 'counts' | 'contacts' | 'contactCounts' | 'updatedAt' | 'pending'
@@ -79,15 +66,20 @@ export class NameTakenError extends Error {
 const ABANDONED_AFTER_MS = 15 * 60_000;
 
 /**
- * Stores a new list under a fresh id, with its name claimed in the same transaction (so of two
- * creates with one name exactly one succeeds) and, for a SMART list, its entry among the smart lists.
- * With `pending` the list is invisible until `revealList` (its first members are written first).
+ * Stores a new list under a fresh id drawn at random (or the given one: the demo's fixed ids), with in
+ * the same transaction its id and name claimed (so of two creates with one name exactly one succeeds),
+ * the account's count of lists moved (refused at MAX_LISTS_PER_ACCOUNT: ListLimitReached) and, for a
+ * SMART list, its entry among the smart lists. With `pending` the list is invisible until `revealList`
+ * (its first members are written first).
  */
-export async function createList(draft: ListDraft, { pending = false } = {}): Promise<StoredList> {
-  const id = await allocateListId();
+export async function createList(
+  draft: ListDraft,
+  { pending = false, id }: { pending?: boolean; id?: number } = {},
+): Promise<StoredList> {
+  await ensureListCount(draft.accountId);
   const list: StoredList = {
     ...draft,
-    id,
+    id: id ?? drawListId(),
     updatedAt: draft.createdAt,
     counts: { NEW: 0, SAVED: 0, ARCHIVED: 0 },
     contacts: 0,
@@ -95,23 +87,26 @@ export async function createList(draft: ListDraft, { pending = false } = {}): Pr
     pending,
   };
   const nameKey = nameKeyOf(list.name);
+  const put = (Item: Item) => ({
+    Put: { TableName: tableName(), Item, ConditionExpression: 'attribute_not_exists(pk)' },
+  });
+  // Cancellation reasons come in this order: list, name, id claim, count, smart-list entry.
   const write = () =>
     send(() =>
       dynamodb().send(
         new TransactWriteCommand({
           TransactItems: [
+            put(listItem(list)),
+            put(nameItem(list.accountId, nameKey, list.id)),
+            put(listIdClaimItem(list.id)),
             {
-              Put: {
+              Update: {
                 TableName: tableName(),
-                Item: listItem(list),
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-            {
-              Put: {
-                TableName: tableName(),
-                Item: nameItem(list.accountId, nameKey, id),
-                ConditionExpression: 'attribute_not_exists(pk)',
+                Key: keys.listCount(list.accountId),
+                UpdateExpression: 'ADD #n :one',
+                ConditionExpression: '#n < :max',
+                ExpressionAttributeNames: { '#n': LIST_COUNT_ATTRIBUTE },
+                ExpressionAttributeValues: { ':one': 1, ':max': MAX_LISTS_PER_ACCOUNT },
               },
             },
             ...(list.type === 'SMART'
@@ -127,12 +122,19 @@ export async function createList(draft: ListDraft, { pending = false } = {}): Pr
       return true;
     } catch (error) {
       const reasons = cancellationReasons(error);
-      if (reasons?.[1] !== 'ConditionalCheckFailed') {
-        if (reasons && !reasons.includes('ConditionalCheckFailed')) return AGAIN;
-        throw error;
+      const failed = (i: number) => reasons?.[i] === 'ConditionalCheckFailed';
+      if (failed(1)) {
+        if (attempt === 0 && (await releaseAbandonedName(list.accountId, nameKey))) return AGAIN;
+        throw new NameTakenError();
       }
-      if (attempt === 0 && (await releaseAbandonedName(list.accountId, nameKey))) return AGAIN;
-      throw new NameTakenError();
+      if (failed(3)) throw new ListLimitReached(MAX_LISTS_PER_ACCOUNT);
+      // Another list drew the same id (one chance in about two billion per list): draw again.
+      if ((failed(0) || failed(2)) && id === undefined) {
+        list.id = drawListId();
+        return AGAIN;
+      }
+      if (reasons && !reasons.includes('ConditionalCheckFailed')) return AGAIN;
+      throw error;
     }
   }, CONFLICT_RETRIES);
   return list;
@@ -301,6 +303,8 @@ export async function updateList(list: StoredList, changes: ListChanges, now: Da
  * list's creator.
  */
 export async function deleteList(list: StoredList, createdBy?: string): Promise<void> {
+  // A list older than the account's count is counted before the count moves down.
+  await ensureListCount(list.accountId);
   try {
     await send(() =>
       dynamodb().send(
@@ -330,6 +334,16 @@ export async function deleteList(list: StoredList, createdBy?: string): Promise<
               Put: {
                 TableName: tableName(),
                 Item: { ...keys.listCleanup(list.accountId, list.id), entity: 'ListCleanup' },
+              },
+            },
+            // The account may have one more list again. Its id stays claimed: ids are never reused.
+            {
+              Update: {
+                TableName: tableName(),
+                Key: keys.listCount(list.accountId),
+                UpdateExpression: 'ADD #n :minusOne',
+                ExpressionAttributeNames: { '#n': LIST_COUNT_ATTRIBUTE },
+                ExpressionAttributeValues: { ':minusOne': -1 },
               },
             },
           ],

@@ -1,0 +1,26 @@
+/** `GET /v1/usage` (contract §10, §13): the caller's plan and today's use. */
+import * as v from 'valibot';
+import type { Route } from '../http/route';
+import { operatorPartitions } from '../storage/keys';
+import { ANY_SCOPE } from '../tokens/scopes';
+
+const count = v.pipe(v.number(), v.integer(), v.minValue(0));
+
+export const usageSchema = v.object({
+  plan: v.object({ rate: count, burst: count, dailyQuota: count }),
+  today: v.object({ requests: count, remaining: count }),
+});
+export type Usage = v.InferOutput<typeof usageSchema>;
+
+export const usageRoutes = {
+  getUsage: {
+    method: 'GET',
+    path: '/v1/usage',
+    summary: "The caller's plan and today's use of it",
+    scope: ANY_SCOPE,
+    // The account's plan item; today's count is the gateway's (API Gateway's usage plan, or the local gateway's).
+    storage: { GetItem: [operatorPartitions.accountPlan] },
+    request: {},
+    response: usageSchema,
+  },
+} as const satisfies Record<string, Route>;
