@@ -77,7 +77,9 @@ it('docs/examples.json holds every operation: its request and what the local sta
     const route = routes[routeId as keyof typeof routes] as Route;
     // The list the createList example made, by the id the stage drew for it.
     const sentPath =
-      routeId === 'deleteList' ? request.path.replace(String(CREATED_LIST_ID), String(createdId)) : request.path;
+      routeId === 'deleteList'
+        ? request.path.replace(String(CREATED_LIST_ID), String(createdId))
+        : request.path;
     const response = await fetch(`${baseUrl}${sentPath}`, {
       method: request.method,
       headers: {

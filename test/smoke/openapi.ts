@@ -2742,7 +2742,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @example 8 */
+        /** @example 412785093 */
         id: string;
       };
       cookie?: never;
@@ -3305,8 +3305,8 @@ export interface operations {
            *         "dailyQuota": 100000
            *       },
            *       "today": {
-           *         "requests": 18,
-           *         "remaining": 99982
+           *         "requests": 19,
+           *         "remaining": 99981
            *       }
            *     }
            */
