@@ -6,6 +6,7 @@
  */
 import { companyRoutes } from './companies/routes';
 import { docsRoutes } from './docs/routes';
+import { eventRoutes } from './events/routes';
 import { healthRoutes } from './health/routes';
 import { legalEntityRoutes } from './legal-entities/routes';
 import { listRoutes } from './lists/routes';
@@ -26,6 +27,7 @@ export const routesByDomain = {
   lookalikes: lookalikeRoutes,
   lists: listRoutes,
   updates: updateRoutes,
+  events: eventRoutes,
   docs: docsRoutes,
 } as const satisfies Record<string, Record<string, Route>>;
 
@@ -36,6 +38,7 @@ export const routes = {
   ...lookalikeRoutes,
   ...listRoutes,
   ...updateRoutes,
+  ...eventRoutes,
   ...docsRoutes,
 } as const satisfies Record<string, Route>;
 

@@ -98,7 +98,7 @@ export class MethodNotAllowedError extends ApiError {
   }
 }
 
-export type ConflictCode = 'LIST_NOT_STATIC' | 'LIST_NAME_TAKEN' | 'IDEMPOTENCY_KEY_REUSED';
+export type ConflictCode = 'LIST_NOT_STATIC' | 'LIST_NAME_TAKEN' | 'IDEMPOTENCY_KEY_REUSED' | 'LIMIT_REACHED';
 
 export class ConflictError extends ApiError {
   readonly status = 409;
@@ -108,6 +108,12 @@ export class ConflictError extends ApiError {
   ) {
     super(message);
   }
+}
+
+/** §12: what the request points at is gone for good (an events cursor past the 30 days kept). */
+export class GoneError extends ApiError {
+  readonly status = 410;
+  readonly code = 'CURSOR_EXPIRED';
 }
 
 export class PayloadTooLargeError extends ApiError {
@@ -189,7 +195,12 @@ function fromDomainError(error: Refused): ApiError {
     case 'company':
     case 'legal-entity':
     case 'list':
+    case 'webhook':
       return new NotFoundError(message);
+    case 'cursor-expired':
+      return new GoneError(message);
+    case 'limit':
+      return new ConflictError('LIMIT_REACHED', message);
     case 'not-creator':
       return ForbiddenError.because(message);
     case 'name-taken':

@@ -54,6 +54,8 @@ export interface Route {
    * `IDEMPOTENCY_KEY_REUSED`. The OpenAPI document lists 409 only for these routes, with these codes.
    */
   conflicts?: readonly ConflictCode[];
+  /** Takes a cursor that can expire (contract §12, the events feed): it may answer 410 `CURSOR_EXPIRED`. */
+  cursorExpires?: true;
 }
 
 /**

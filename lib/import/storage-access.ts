@@ -11,7 +11,9 @@ import { partitions } from '../storage/keys';
  * on resume) and the mark of a run that ended whole (written at its end, read by later runs), contact id claims, legal entity id claims (read, then conditional puts in transactions),
  * lookalike features and marks, the match indexes (set updates in transactions), a note for each
  * company whose number of contacts changed, and for smart lists: the company's filter profile and one
- * item naming every smart list (all read in one Query) whose match it changes.
+ * item naming every smart list (all read in one Query) whose match it changes. For events (§12): the
+ * lists of each company with updates (gsi1) and those lists' items, and per account its event numbering
+ * (read, then one transaction) and its events.
  */
 export const importPartitionStorage = {
   BatchGetItem: [
@@ -19,10 +21,12 @@ export const importPartitionStorage = {
     partitions.importChange,
     partitions.contactClaims,
     partitions.legalEntity,
+    partitions.accountLists,
+    partitions.eventLog,
   ],
-  Query: [partitions.importChange, partitions.smartLists],
-  PutItem: [partitions.legalEntity],
-  UpdateItem: [partitions.company, partitions.contactClaims, partitions.matchIndex],
+  Query: [partitions.importChange, partitions.smartLists, partitions.listMemberships],
+  PutItem: [partitions.legalEntity, partitions.eventLog],
+  UpdateItem: [partitions.company, partitions.contactClaims, partitions.matchIndex, partitions.eventLog],
   BatchWriteItem: [
     partitions.company,
     partitions.importChange,
@@ -31,6 +35,8 @@ export const importPartitionStorage = {
     partitions.filterProfiles,
     partitions.smartListFlips,
     partitions.contactsChanged,
+    partitions.events,
+    partitions.eventLog,
   ],
 } as const satisfies StorageAccess;
 

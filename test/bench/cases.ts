@@ -296,6 +296,12 @@ export const BENCH_CASES = {
         }),
       ),
   },
+  getEvents: {
+    label: 'events GET (the feed of an account without events)',
+    floor: 'empty',
+    budget: null,
+    events: () => [request('getEvents', { query: { limit: '100' } })],
+  },
   authorizer: {
     label: 'authorizer (TOKEN)',
     floor: 'getToken',
