@@ -163,6 +163,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's events (updates of companies in its watched lists), oldest first, after a cursor
+     * @description Needs a token with the scope `events:read`.
+     */
+    get: operations['getEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/health': {
     parameters: {
       query?: never;
@@ -391,6 +411,16 @@ export interface components {
     };
     /** @description `NOT_FOUND`: what the path names does not exist, or the caller may not see it (never 403, so ids cannot be probed). */
     NotFound: {
+      headers: {
+        'x-request-id': components['headers']['RequestId'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
+    /** @description `CURSOR_EXPIRED`: the cursor is older than the 30 days events are kept. */
+    CursorExpired: {
       headers: {
         'x-request-id': components['headers']['RequestId'];
         [name: string]: unknown;
@@ -1503,6 +1533,67 @@ export interface operations {
       };
       429: components['responses']['Throttled'];
       500: components['responses']['Internal'];
+    };
+  };
+  getEvents: {
+    parameters: {
+      query?: {
+        after?: string;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              id: string;
+              /** @constant */
+              type: 'company.update';
+              createdAt: string;
+              data: {
+                company: {
+                  /** @enum {string} */
+                  country: 'BE' | 'NL' | 'FR';
+                  companyNumber: string;
+                  name: string;
+                  place: string | null;
+                };
+                legalEntityId: string;
+                lists: number[];
+                update: {
+                  id: string;
+                  /** @enum {string} */
+                  type: 'PUBLISHED_FINANCIALS' | 'GROSS_MARGIN_GROWTH' | 'HEALTHDROP' | 'PEOPLE_LEFT';
+                  title: string;
+                  time: string;
+                  sourceUrl: null;
+                  sourceType: null;
+                  /** @constant */
+                  status: 'ACTIVE';
+                };
+              };
+            }[];
+            next: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      410: components['responses']['CursorExpired'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
     };
   };
   getHealth: {
