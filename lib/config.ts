@@ -12,6 +12,10 @@
  * | LEGAL_ENTITY_SECRET_ARN           | the stack                                | LEGAL_ENTITY_SECRET (lib/legal-entities/ids.ts) |
  * | LEGAL_ENTITY_SECRET               | a developer, the tests                   | the local constant on a DYNAMODB_ENDPOINT, else fails |
  * | AWS_ENDPOINT_URL_S3               | the local import (s3rver)                | S3 with virtual-hosted URLs              |
+ * | WEBHOOK_KMS_KEY_ID                | the stack (webhook functions)            | the local key on a DYNAMODB_ENDPOINT, else fails |
+ * | WEBHOOK_LOCAL_KEY                 | a developer (base64 of 32 bytes)         | a fixed development key (local stage only) |
+ * | WEBHOOK_RETRY_SCALE               | the tests (e.g. 0.001: 5 min → 0.3 s)    | 1: the contract's retry schedule          |
+ * | WEBHOOK_QUEUE_URL                 | the stack (functions that enqueue deliveries) | deliveries wait in the table for the local poller |
  */
 
 /** Set to `true` where IAM enforces each function's declared storage access (lib/storage/access.ts). */
@@ -50,4 +54,9 @@ export const config = {
   legalEntitySecret: (): string | undefined => process.env['LEGAL_ENTITY_SECRET'],
   /** An S3 endpoint of its own (s3rver) takes path-style URLs. */
   s3PathStyle: (): boolean => Boolean(process.env['AWS_ENDPOINT_URL_S3']),
+  webhookKmsKeyId: (): string | undefined => process.env['WEBHOOK_KMS_KEY_ID'] || undefined,
+  webhookLocalKey: (): string | undefined => process.env['WEBHOOK_LOCAL_KEY'] || undefined,
+  /** Multiplies every wait of the retry schedule (tests compress it; never below 0). */
+  webhookRetryScale: (): number => positiveNumber('WEBHOOK_RETRY_SCALE') ?? 1,
+  webhookQueueUrl: (): string | undefined => process.env['WEBHOOK_QUEUE_URL'] || undefined,
 };

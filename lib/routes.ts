@@ -12,6 +12,7 @@ import { legalEntityRoutes } from './legal-entities/routes';
 import { listRoutes } from './lists/routes';
 import { lookalikeRoutes } from './lookalikes/routes';
 import { updateRoutes } from './updates/routes';
+import { webhookRoutes } from './webhooks/routes';
 import type { Route } from './http/route';
 import { importCompleteStorage, importPartitionStorage } from './import/storage-access';
 import { cleanUpListsStorage } from './lists/store/clean-up';
@@ -28,6 +29,7 @@ export const routesByDomain = {
   lists: listRoutes,
   updates: updateRoutes,
   events: eventRoutes,
+  webhooks: webhookRoutes,
   docs: docsRoutes,
 } as const satisfies Record<string, Record<string, Route>>;
 
@@ -39,6 +41,7 @@ export const routes = {
   ...listRoutes,
   ...updateRoutes,
   ...eventRoutes,
+  ...webhookRoutes,
   ...docsRoutes,
 } as const satisfies Record<string, Route>;
 

@@ -188,7 +188,7 @@ function successResponse(route: Route, answer: unknown): Record<string, unknown>
   if (status === 201) {
     headers['Location'] = { description: 'The path of the created resource.', schema: { type: 'string' } };
   }
-  const description = { 200: 'OK', 201: 'Created', 204: 'No content' }[status];
+  const description = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No content' }[status];
   if (status === 204 || !route.response) return { description, headers };
   const mediaType = route.mediaType ?? 'application/json';
   return {

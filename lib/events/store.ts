@@ -187,8 +187,7 @@ export async function readEvents(
   limit: number,
   nowMs: number,
 ): Promise<EventsRead> {
-  const sequence = await getItem(tableName(), keys.eventSequence(accountId), { consistent: true });
-  const last = Number(sequence?.['last'] ?? 0);
+  const last = await lastEventNumber(accountId);
   if (last <= after) return { events: [], readTo: after, complete: true };
   const pending = await queryAll({
     TableName: tableName(),
@@ -229,4 +228,10 @@ export async function readEvents(
   }));
   const full = events.length === limit;
   return { events, readTo: full ? events[events.length - 1]!.sequence : bound, complete: !full };
+}
+
+/** The number handed out last in the account's feed (0 before its first event). */
+export async function lastEventNumber(accountId: string): Promise<number> {
+  const sequence = await getItem(tableName(), keys.eventSequence(accountId), { consistent: true });
+  return Number(sequence?.['last'] ?? 0);
 }

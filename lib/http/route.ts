@@ -36,8 +36,8 @@ export interface Route {
    */
   storage: StorageAccess;
   request: RequestSchemas;
-  /** The success status: 200 unless the route says otherwise (201 created, 204 no content). */
-  status?: 200 | 201 | 204;
+  /** The success status: 200 unless the route says otherwise (201 created, 202 accepted, 204 no content). */
+  status?: 200 | 201 | 202 | 204;
   /** The success body; absent for 204. */
   response?: GenericSchema;
   /**

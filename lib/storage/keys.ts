@@ -26,7 +26,9 @@
  * | Match index        | MATCH#VAT#<vat> / MATCH#DOMAIN#<domain> / MATCH#NAME#<country>#<name> | MATCH | |      | the companies (string set `BE#0403170701`) with this VAT, website domain or normalised name: one BatchGet for 100 PUT entries (§7.5), kept by the import |
  * | Event              | ACCOUNT#<account>#EVENTS            | <sequence, 16 digits> |  |               | an account's events (§12) in the feed's order, the event's JSON as sent: a page is one Query after the cursor; 30-day TTL |
  * | Event log          | ACCOUNT#<account>#EVENT_LOG         | SEQUENCE / CHANGE#<changeId> / PENDING#<first, 16 digits> | | | the account's last event number, each import batch's block of numbers (a resumed batch reuses it), and the blocks still being written (the feed stops before them) |
- * | Webhook endpoint   | ACCOUNT#<account>#WEBHOOKS          | WEBHOOK#<id>  |        |                       | an account's webhook endpoints (§12), their encrypted secrets and feed cursors: one Query for all (≤ 5) |
+ * | Webhook endpoint   | ACCOUNT#<account>#WEBHOOKS          | WEBHOOK#<id> / COUNT |  |                      | an account's webhook endpoints (§12), their sealed secrets and the feed position delivered from, and their number (≤ 5, moved in the same transaction): one Query for all |
+ * | Webhook listing    | WEBHOOK_ENDPOINTS                   | ACCOUNT#<account>#WEBHOOK#<id> | |                 | every endpoint of the service, for the delivery fan-out (one Query; never on a request path) |
+ * | Delivery due       | WEBHOOK_DUE#<0..3>                  | <due ms, 15 digits>#<account>#<id>#<eventId> | |    | a delivery attempt waiting for its time (the local stage's queue; SQS on AWS), with the event's body |
  * | Webhook delivery   | ACCOUNT#<account>#WEBHOOK#<id>#DELIVERIES | <newest first: 999…−ms>#<eventId>#<attempt> | | | each delivery attempt, newest first: the deliveries log is one Query; 30-day TTL |
  *
  * Account-owned items carry the account in their partition key, so every lookup is scoped to the
@@ -184,6 +186,17 @@ export const keys = {
     pk: `ACCOUNT#${accountId}#WEBHOOKS`,
     sk: `WEBHOOK#${webhookId}`,
   }),
+  webhookCount: (accountId: string): Key => ({ pk: `ACCOUNT#${accountId}#WEBHOOKS`, sk: 'COUNT' }),
+  webhookListings: (): string => 'WEBHOOK_ENDPOINTS',
+  webhookListing: (accountId: string, webhookId: string): Key => ({
+    pk: 'WEBHOOK_ENDPOINTS',
+    sk: `ACCOUNT#${accountId}#WEBHOOK#${webhookId}`,
+  }),
+  deliveriesDue: (shard: number): string => `WEBHOOK_DUE#${shard}`,
+  deliveryDue: (dueMs: number, accountId: string, webhookId: string, eventId: string): Key => ({
+    pk: `WEBHOOK_DUE#${shardOfText(`${webhookId}#${eventId}`, DELIVERY_DUE_SHARDS)}`,
+    sk: `${String(dueMs).padStart(15, '0')}#${accountId}#${webhookId}#${eventId}`,
+  }),
   webhookDeliveries: (accountId: string, webhookId: string): string =>
     `ACCOUNT#${accountId}#WEBHOOK#${webhookId}#DELIVERIES`,
   webhookDelivery: (
@@ -201,6 +214,8 @@ export const keys = {
 /** Event numbers as sort keys: 16 digits, so their text order is their numeric order. */
 export const eventSequenceKey = (sequence: number): string => String(sequence).padStart(16, '0');
 export const PENDING_EVENT_BLOCK_PREFIX = 'PENDING#';
+/** Deliveries due are spread over this many partitions, read in parallel. */
+export const DELIVERY_DUE_SHARDS = 4;
 
 export type MatchKind = 'VAT' | 'DOMAIN' | 'NAME';
 /** A match-index entry's text (`VAT#BE0403170701`): its key without the prefix, and how matching names it. */
@@ -251,6 +266,8 @@ export const partitions = {
   eventLog: { pattern: keys.eventLog(ANY) },
   webhooks: { pattern: keys.webhooks(ANY) },
   webhookDeliveries: { pattern: keys.webhookDeliveries(ANY, ANY) },
+  webhookListings: { pattern: keys.webhookListings() },
+  deliveriesDue: { pattern: keys.deliveriesDue(anyNumber) },
 } as const satisfies Record<string, Partition>;
 
 export const tokenIndex = { name: GSI1.name, partitionKey: GSI1.partitionKey, partitionValue: 'TOKENS' };
