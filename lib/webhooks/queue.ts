@@ -10,20 +10,7 @@ import { dynamodb, isConditionFailed, send, tableName } from '../storage/client'
 import { DELIVERY_DUE_SHARDS, keys } from '../storage/keys';
 import { config } from '../config';
 
-export interface DeliveryJob {
-  accountId: string;
-  webhookId: string;
-  eventId: string;
-  /** The attempt this job is (1 for the first). */
-  attempt: number;
-  /** The event's JSON, sent as it is. */
-  body: string;
-}
-
-export interface DueJob {
-  job: DeliveryJob;
-  dueMs: number;
-}
+import type { DueJob } from './job';
 
 /** Queues jobs for their time: the stage's SQS queue, else the table. */
 export async function enqueueDeliveries(jobs: DueJob[]): Promise<void> {

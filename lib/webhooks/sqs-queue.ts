@@ -7,7 +7,7 @@
  */
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { chunk } from '../storage/batch';
-import type { DueJob } from './queue';
+import type { DueJob } from './job';
 
 /** SQS's longest delay. */
 export const MAX_DELAY_SECONDS = 900;
