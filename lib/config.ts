@@ -15,6 +15,7 @@
  * | WEBHOOK_KMS_KEY_ID                | the stack (webhook functions)            | the local key on a DYNAMODB_ENDPOINT, else fails |
  * | WEBHOOK_LOCAL_KEY                 | a developer (base64 of 32 bytes)         | a fixed development key (local stage only) |
  * | WEBHOOK_RETRY_SCALE               | the tests (e.g. 0.001: 5 min → 0.3 s)    | 1: the contract's retry schedule          |
+ * | WEBHOOK_TIMEOUT_MS                | the tests (a receiver that never answers) | 10,000: the contract's 10 s            |
  * | WEBHOOK_QUEUE_URL                 | the stack (functions that enqueue deliveries) | deliveries wait in the table for the local poller |
  */
 
@@ -58,5 +59,6 @@ export const config = {
   webhookLocalKey: (): string | undefined => process.env['WEBHOOK_LOCAL_KEY'] || undefined,
   /** Multiplies every wait of the retry schedule (tests compress it; never below 0). */
   webhookRetryScale: (): number => positiveNumber('WEBHOOK_RETRY_SCALE') ?? 1,
+  webhookTimeoutMs: (): number => positiveNumber('WEBHOOK_TIMEOUT_MS') ?? 10_000,
   webhookQueueUrl: (): string | undefined => process.env['WEBHOOK_QUEUE_URL'] || undefined,
 };

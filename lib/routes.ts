@@ -19,6 +19,7 @@ import { cleanUpListsStorage } from './lists/store/clean-up';
 import { lookalikeFinishStorage, lookalikePlanStorage, lookalikeShardStorage } from './lookalikes/fan-out';
 import type { StorageAccess } from './storage/access';
 import { authorizerStorage } from './tokens/authorize';
+import { deliveryStorage, fanOutStorage } from './webhooks/deliver';
 
 /** Each domain's routes, by the folder of `lib/` that owns them. */
 export const routesByDomain = {
@@ -106,6 +107,26 @@ export const workers = {
     timeoutMinutes: 5,
     memoryMb: 512,
     schedule: { minute: '*' },
+    localEveryMs: 1000,
+  },
+  /** Queues each webhook endpoint's new events (contract §12); on AWS into SQS (infra/webhooks.ts). */
+  fanOutWebhookEvents: {
+    entry: 'functions/fan-out-webhook-events.ts',
+    storage: fanOutStorage,
+    timeoutMinutes: 1,
+    memoryMb: 512,
+    schedule: { minute: '*' },
+    localEveryMs: 1000,
+  },
+  /**
+   * Webhook delivery attempts (contract §12): the SQS queue's consumer on AWS (infra/webhooks.ts), the
+   * table's jobs due every second on the local stage. 10 s per attempt at most, 10 jobs a batch at once.
+   */
+  deliverWebhooks: {
+    entry: 'functions/deliver-webhooks.ts',
+    storage: deliveryStorage,
+    timeoutMinutes: 1,
+    memoryMb: 512,
     localEveryMs: 1000,
   },
 } as const satisfies Record<string, Worker>;

@@ -10,6 +10,7 @@
  */
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { config } from '../config';
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -18,6 +19,12 @@ export type Resolver = (host: string) => Promise<string[]>;
 
 export const systemResolver: Resolver = async (host) =>
   (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+
+/** The URL rules of this stage (the local stage accepts its own machine); tests pass their own resolver. */
+export const stageUrlRules = (): UrlRules => ({
+  resolve: systemResolver,
+  allowLocal: config.dynamodbEndpoint() !== undefined,
+});
 
 /** Why a URL is refused: the detail of a 400 on `url`, or the reason a delivery was not attempted. */
 export class RefusedUrl extends Error {

@@ -8,7 +8,6 @@
  * feed starts at the feed's end (the events before are in the feed, `GET /v1/events`).
  */
 import { randomBytes } from 'node:crypto';
-import { config } from '../config';
 import { InvalidInput, LimitReached, WebhookNotFound } from '../errors';
 import { lastEventNumber } from '../events/store';
 import { answer } from '../http/endpoint';
@@ -28,16 +27,10 @@ import {
   type SealedSecret,
   type StoredWebhook,
 } from './store';
-import { checkUrl, RefusedUrl, systemResolver, type UrlRules } from './url';
+import { checkUrl, RefusedUrl, stageUrlRules, type UrlRules } from './url';
 
 /** §12: a rotated-out secret keeps signing this long. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
-
-/** The URL rules of this stage; tests pass their own resolver. */
-export const stageUrlRules = (): UrlRules => ({
-  resolve: systemResolver,
-  allowLocal: config.dynamodbEndpoint() !== undefined,
-});
 
 const toAnswer = (w: StoredWebhook): WebhookAnswer => ({
   id: w.id,
