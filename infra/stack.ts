@@ -18,6 +18,7 @@ import {
   protectApi,
 } from './api';
 import { ImportEngine } from './import-engine';
+import { WebhookDelivery } from './webhooks';
 import { addWorkers } from './workers';
 
 export interface CompanyDataStackProps extends StackProps {
@@ -136,12 +137,20 @@ export class CompanyDataStack extends Stack {
       wafRateLimit: production ? this.numberFromContext('wafRateLimit', DEFAULT_WAF_RATE_LIMIT) : null,
     });
 
-    new StageAlarms(this, 'Alarms', {
+    const alarms = new StageAlarms(this, 'Alarms', {
       stage,
       api,
       table,
       functions,
       imports: { stateMachine: importEngine.stateMachine, undeliveredEvents: importEngine.undeliveredEvents },
+    });
+    new WebhookDelivery(this, 'Webhooks', {
+      stage,
+      deliver: workerFunctions.deliverWebhooks,
+      producers: [workerFunctions.fanOutWebhookEvents, functions['testWebhook']!],
+      sealers: [functions['createWebhook']!, functions['rotateWebhookSecret']!],
+      alarmTopic: alarms.topic,
+      removalPolicy,
     });
 
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Stage base URL; paths start with v1/' });

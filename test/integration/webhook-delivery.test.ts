@@ -13,6 +13,7 @@ import { Webhook } from 'standardwebhooks';
 import { forEachLimited } from '../../lib/concurrency';
 import type { CompanyRecordInput } from '../../lib/companies/record';
 import { getEvents } from '../../lib/events/feed';
+import { lastEventNumber } from '../../lib/events/store';
 import { importCompanies } from '../../lib/import/import';
 import { addCompanies } from '../../lib/lists/add-companies';
 import { createOneList } from '../../lib/lists/manage';
@@ -90,12 +91,12 @@ async function receiver() {
   return { url: `http://127.0.0.1:${port}/hook`, received, script, server };
 }
 
-/** Runs the fan-out, then every job as it comes due, until none is left. */
+/** Runs the fan-out and every job as it comes due, as the local stage's workers do, until none is left. */
 async function drain(): Promise<void> {
-  await queueNewEvents();
   for (let idle = 0; idle < 40;) {
+    const queued = await queueNewEvents();
     const due = await takeDueDeliveries(Date.now());
-    if (due.length === 0) {
+    if (queued === 0 && due.length === 0) {
       idle++;
       await new Promise((resolve) => setTimeout(resolve, 50));
       continue;
@@ -160,6 +161,7 @@ describe('delivery to a healthy receiver', () => {
     const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL);
 
     await eventsFor(caller, 1000);
+    expect(await lastEventNumber(caller.accountId)).toBe(1000);
     await drain();
 
     const feed = JSON.parse((await getEvents(caller, { limit: 500 })).text) as {
