@@ -18,6 +18,7 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -77,18 +78,26 @@ export class WebhookDelivery extends Construct {
       removalPolicy: props.removalPolicy,
     });
 
-    props.deliver.addEventSource(
-      new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }),
-    );
+    const source = new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true });
+    props.deliver.addEventSource(source);
+    Validations.of(props.deliver).acknowledge({
+      id: 'Serverless-LambdaEventSourceMappingDestination',
+      reason:
+        "An SQS source's failures stay in the queue and go to its dead-letter queue after 5 receives " +
+        '(the redrive policy above, alarmed): an on-failure destination applies to stream sources only.',
+    });
     for (const fn of [props.deliver, ...props.producers]) {
       this.queue.grantSendMessages(fn);
       (fn as NodejsFunction).addEnvironment('WEBHOOK_QUEUE_URL', this.queue.queueUrl);
     }
+    // Exactly the one action each needs (grantEncrypt would add ReEncrypt* and GenerateDataKey*).
     for (const fn of props.sealers) {
-      this.key.grantEncrypt(fn);
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['kms:Encrypt'], resources: [this.key.keyArn] }));
       (fn as NodejsFunction).addEnvironment('WEBHOOK_KMS_KEY_ID', this.key.keyArn);
     }
-    this.key.grantDecrypt(props.deliver);
+    props.deliver.addToRolePolicy(
+      new PolicyStatement({ actions: ['kms:Decrypt'], resources: [this.key.keyArn] }),
+    );
     props.deliver.addEnvironment('WEBHOOK_KMS_KEY_ID', this.key.keyArn);
 
     const action = new SnsAction(props.alarmTopic);
