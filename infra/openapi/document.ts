@@ -275,13 +275,16 @@ function webhookDeliveries(): Record<string, unknown> {
   return {
     event: {
       post: {
+        operationId: 'receiveEvent',
         summary: 'An event of the account: an update of a watched company, or a test',
+        // The receiver verifies the signature (the headers below); the API sends no token.
+        security: [],
         description:
           'Sent to every enabled endpoint of the account, at least once: deduplicate on `webhook-id`. ' +
           'A failed attempt (another status than 2xx, a timeout of 10 s, a refused or reset connection, a ' +
           'redirect, never followed) is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h ' +
           '(± 20 %); after the eighth the delivery is `failed`. Verify the signature with any Standard ' +
-          'Webhooks library and the endpoint\'s secret.',
+          "Webhooks library and the endpoint's secret.",
         parameters: [
           { in: 'header', name: 'webhook-id', ...header('The event id, the same on every attempt.') },
           { in: 'header', name: 'webhook-timestamp', ...header('Unix seconds of this attempt.') },

@@ -92,7 +92,8 @@ it('docs/examples.json holds what every JSON route answers on the demo data', as
       }),
     updateList: () => json('PATCH', '/v1/lists/1', { name: 'Prospects Q1', columns: ['country', 'place'] }),
     getEvents: () => api.get('/v1/events?limit=2'),
-    createWebhook: () => json('POST', '/v1/webhooks', { url: 'http://127.0.0.1:4000/hook', description: 'CRM' }),
+    createWebhook: () =>
+      json('POST', '/v1/webhooks', { url: 'http://127.0.0.1:4000/hook', description: 'CRM' }),
     getWebhooks: () => api.get('/v1/webhooks'),
     getWebhook: () => api.get(`/v1/webhooks/${webhookId()}`),
     updateWebhook: () => json('PATCH', `/v1/webhooks/${webhookId()}`, { description: 'CRM sync' }),

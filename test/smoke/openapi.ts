@@ -363,8 +363,141 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/webhooks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's webhook endpoints, oldest first (without their secrets)
+     * @description Needs a token with the scope `webhooks:write`.
+     */
+    get: operations['getWebhooks'];
+    put?: never;
+    /**
+     * Adds a webhook endpoint (at most 5 per account); its signing secret is shown only here
+     * @description Needs a token with the scope `webhooks:write`.
+     */
+    post: operations['createWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhooks/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One webhook endpoint (without its secret)
+     * @description Needs a token with the scope `webhooks:write`.
+     */
+    get: operations['getWebhook'];
+    put?: never;
+    post?: never;
+    /**
+     * Deletes a webhook endpoint; its pending deliveries are dropped
+     * @description Needs a token with the scope `webhooks:write`.
+     */
+    delete: operations['deleteWebhook'];
+    options?: never;
+    head?: never;
+    /**
+     * Changes a webhook endpoint's URL, description or whether it is enabled
+     * @description Needs a token with the scope `webhooks:write`.
+     */
+    patch: operations['updateWebhook'];
+    trace?: never;
+  };
+  '/v1/webhooks/{id}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An endpoint's delivery attempts, newest first
+     * @description Needs a token with the scope `webhooks:write`.
+     */
+    get: operations['getWebhookDeliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhooks/{id}/rotate-secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A new signing secret, shown only here; the old one keeps signing beside it for 24 hours
+     * @description Needs a token with the scope `webhooks:write`.
+     */
+    post: operations['rotateWebhookSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhooks/{id}/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sends a webhook.test event to the endpoint
+     * @description Needs a token with the scope `webhooks:write`.
+     */
+    post: operations['testWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  event: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An event of the account: an update of a watched company, or a test
+     * @description Sent to every enabled endpoint of the account, at least once: deduplicate on `webhook-id`. A failed attempt (another status than 2xx, a timeout of 10 s, a refused or reset connection, a redirect, never followed) is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (± 20 %); after the eighth the delivery is `failed`. Verify the signature with any Standard Webhooks library and the endpoint's secret.
+     */
+    post: operations['receiveEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
 export interface components {
   schemas: {
     /** @description The error body (contract §2.1). */
@@ -1554,6 +1687,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [],
+           *       "next": "ZTEuMC4xNzY0MDAwMDAwMDAwLjAxMjM0NTY3ODlhYmNkZWY"
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -2685,6 +2824,459 @@ export interface operations {
       };
       429: components['responses']['Throttled'];
       500: components['responses']['Internal'];
+    };
+  };
+  getWebhooks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "wh_4f1c2a9e8b7d6c5a4b3e",
+           *           "url": "http://127.0.0.1:4000/hook",
+           *           "description": "CRM",
+           *           "enabled": true,
+           *           "createdAt": "2026-11-21T09:30:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            data: {
+              id: string;
+              url: string;
+              description: string | null;
+              enabled: boolean;
+              createdAt: string;
+            }[];
+          };
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  createWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          url: string;
+          /** @default must be a string or null */
+          description?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          /** @description The path of the created resource. */
+          Location?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "wh_4f1c2a9e8b7d6c5a4b3e",
+           *       "url": "http://127.0.0.1:4000/hook",
+           *       "description": "CRM",
+           *       "enabled": true,
+           *       "createdAt": "2026-11-21T09:30:00.000Z",
+           *       "secret": "whsec_MfKQ9r8GKYqoNv3UFbzCJ0SuyuDLiwNcKjaE2a8oEbM="
+           *     }
+           */
+          'application/json': {
+            id: string;
+            url: string;
+            description: string | null;
+            enabled: boolean;
+            createdAt: string;
+            secret: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      /** @description The request conflicts with stored data: `LIMIT_REACHED` (the account already has as many as it may (5 webhook endpoints)). */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            code?: 'LIMIT_REACHED';
+          };
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "wh_4f1c2a9e8b7d6c5a4b3e",
+           *       "url": "http://127.0.0.1:4000/hook",
+           *       "description": "CRM",
+           *       "enabled": true,
+           *       "createdAt": "2026-11-21T09:30:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            url: string;
+            description: string | null;
+            enabled: boolean;
+            createdAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  deleteWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No content */
+      204: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  updateWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "description": "must be a string or null"
+         *     }
+         */
+        'application/json': {
+          enabled?: boolean;
+          /** @default must be a string or null */
+          description?: string | null;
+          url?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "wh_4f1c2a9e8b7d6c5a4b3e",
+           *       "url": "http://127.0.0.1:4000/hook",
+           *       "description": "CRM sync",
+           *       "enabled": true,
+           *       "createdAt": "2026-11-21T09:30:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            url: string;
+            description: string | null;
+            enabled: boolean;
+            createdAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getWebhookDeliveries: {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+      };
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [],
+           *       "pagination": {
+           *         "limit": 2,
+           *         "offset": 0,
+           *         "total": 0
+           *       }
+           *     }
+           */
+          'application/json': {
+            data: {
+              eventId: string;
+              attempt: number;
+              at: string;
+              /** @enum {string} */
+              status: 'delivered' | 'failed' | 'pending';
+              responseStatus: number | null;
+              durationMs: number | null;
+              nextAttemptAt: string | null;
+            }[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+            };
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  rotateWebhookSecret: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "secret": "whsec_MfKQ9r8GKYqoNv3UFbzCJ0SuyuDLiwNcKjaE2a8oEbM="
+           *     }
+           */
+          'application/json': {
+            secret: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  testWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Accepted */
+      202: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "eventId": "evt_9b2e4c6a8d0f1e3a5c7b9d1f"
+           *     }
+           */
+          'application/json': {
+            eventId: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  receiveEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id, the same on every attempt. */
+        'webhook-id': string;
+        /** @description Unix seconds of this attempt. */
+        'webhook-timestamp': string;
+        /** @description `v1,<base64 of HMAC-SHA256 over "id.timestamp.body">`, space-separated, one per valid secret (two for 24 hours after a rotation). */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json':
+          | {
+              id: string;
+              /** @constant */
+              type: 'company.update';
+              createdAt: string;
+              data: {
+                company: {
+                  /** @enum {string} */
+                  country: 'BE' | 'NL' | 'FR';
+                  companyNumber: string;
+                  name: string;
+                  place: string | null;
+                };
+                legalEntityId: string;
+                lists: number[];
+                update: {
+                  id: string;
+                  /** @enum {string} */
+                  type: 'PUBLISHED_FINANCIALS' | 'GROSS_MARGIN_GROWTH' | 'HEALTHDROP' | 'PEOPLE_LEFT';
+                  title: string;
+                  time: string;
+                  sourceUrl: null;
+                  sourceType: null;
+                  /** @constant */
+                  status: 'ACTIVE';
+                };
+              };
+            }
+          | {
+              id: string;
+              /** @constant */
+              type: 'webhook.test';
+              createdAt: string;
+              data: Record<string, never>;
+            };
+      };
+    };
+    responses: {
+      /** @description Delivered. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
     };
   };
 }
