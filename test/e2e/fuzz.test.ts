@@ -47,6 +47,14 @@ const operations = inFuzzOrder(operationsOf(contract));
 
 beforeAll(async () => {
   context.listIds = (await loadDemoLists(api.records)).map(String);
+  // Two endpoints of Alice's account for the webhook routes' ids (creations may add three more).
+  const { createWebhook } = await import('../../lib/webhooks/webhooks');
+  const alice = { accountId: 'acme', userEmail: 'alice@acme.example', scopes: [] };
+  context.webhookIds = await Promise.all(
+    ['http://127.0.0.1:9/a', 'http://127.0.0.1:9/b'].map(
+      async (url) => (await createWebhook(alice, { url })).body.id,
+    ),
+  );
 });
 
 const scanner = localClient(process.env['DYNAMODB_ENDPOINT']!);
