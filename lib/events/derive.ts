@@ -10,17 +10,17 @@
  * - **Never twice**: an event's id is its account's and its update's (lib/events/event.ts); a batch
  *   derived again (a resumed import) finds its block of numbers by its change id and writes the same
  *   events under the same numbers (lib/events/store.ts).
- * - **Cost**: nothing at all for a change that derives no update; for one that does, one keys-only
- *   Query of the lists it is in (gsi1), then per batch one BatchGetItem of those lists, and per account
- *   with events one reservation (a read and a three-item transaction) and its events in BatchWriteItem
- *   requests of 25.
+ * - **Cost**: per batch one Query of the watched lists (`WATCHED_LISTS`, written with the lists): when
+ *   there are none, nothing more. Else, for each change that derives updates, one keys-only Query of
+ *   the lists it is in (gsi1), and per account with events one reservation (a read and a three-item
+ *   transaction) and its events in BatchWriteItem requests of 25.
  */
 import { getRelationshipsOf } from '../companies/holdings-store';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
 import { forEachLimited } from '../concurrency';
 import type { CompanyChange, Derived } from '../import/change';
 import { getMemberships, type Membership } from '../lists/store/contact-counts';
-import { batchGet } from '../storage/batch';
+import { queryAll } from '../storage/batch';
 import { tableName } from '../storage/client';
 import { keys } from '../storage/keys';
 import { deriveUpdates, type Update } from '../updates/derive';
@@ -115,21 +115,14 @@ export async function deriveAndWriteEvents(
  * account: the lists of each company (gsi1, keys only), then the lists themselves, each read once.
  */
 async function watchedBy(changes: Array<{ change: CompanyChange; updates: Update[] }>): Promise<Watched[]> {
+  if (changes.length === 0) return [];
+  const notifying = await watchedLists();
+  if (notifying.size === 0) return [];
   const memberships = new Map<CompanyChange, Membership[]>();
   await forEachLimited(changes, QUERIES_IN_FLIGHT, async ({ change }) => {
     const lists = await getMemberships(change.after);
     if (lists.length > 0) memberships.set(change, lists);
   });
-  if (memberships.size === 0) return [];
-  const listKeys = [...memberships.values()].flat().map((m) => keys.list(m.accountId, m.listId));
-  const items = await batchGet(tableName(), listKeys, {
-    projection: ['accountId', 'id', 'type', 'notificationsEnabled', 'pending'],
-  });
-  const notifying = new Set(
-    items
-      .filter((i) => i['type'] === 'STATIC' && i['notificationsEnabled'] === true && i['pending'] !== true)
-      .map((i) => `${String(i['accountId'])}#${String(i['id'])}`),
-  );
   const watched: Watched[] = [];
   for (const { change, updates } of changes) {
     const lists = new Map<string, number[]>();
@@ -140,6 +133,17 @@ async function watchedBy(changes: Array<{ change: CompanyChange; updates: Update
     if (lists.size > 0) watched.push({ change, updates, lists });
   }
   return watched;
+}
+
+/** The STATIC lists with notifications enabled now, as `account#listId` (one strongly consistent Query). */
+async function watchedLists(): Promise<Set<string>> {
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.watchedLists() },
+    ConsistentRead: true,
+  });
+  return new Set(items.map((i) => `${String(i['accountId'])}#${String(i['listId'])}`));
 }
 
 /** Each change's legal entity id: the import's, else the one the holdings derivation stored just before. */

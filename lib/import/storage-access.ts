@@ -12,7 +12,7 @@ import { partitions } from '../storage/keys';
  * lookalike features and marks, the match indexes (set updates in transactions), a note for each
  * company whose number of contacts changed, and for smart lists: the company's filter profile and one
  * item naming every smart list (all read in one Query) whose match it changes. For events (§12): the
- * lists of each company with updates (gsi1) and those lists' items, and per account its event numbering
+ * watched lists (one partition), the lists of each company with updates (gsi1), and per account its event numbering
  * (read, then one transaction) and its events.
  */
 export const importPartitionStorage = {
@@ -21,10 +21,14 @@ export const importPartitionStorage = {
     partitions.importChange,
     partitions.contactClaims,
     partitions.legalEntity,
-    partitions.accountLists,
     partitions.eventLog,
   ],
-  Query: [partitions.importChange, partitions.smartLists, partitions.listMemberships],
+  Query: [
+    partitions.importChange,
+    partitions.smartLists,
+    partitions.listMemberships,
+    partitions.watchedLists,
+  ],
   PutItem: [partitions.legalEntity, partitions.eventLog],
   UpdateItem: [partitions.company, partitions.contactClaims, partitions.matchIndex, partitions.eventLog],
   BatchWriteItem: [

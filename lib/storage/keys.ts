@@ -27,6 +27,7 @@
  * | Event              | ACCOUNT#<account>#EVENTS            | <sequence, 16 digits> |  |               | an account's events (§12) in the feed's order, the event's JSON as sent: a page is one Query after the cursor; 30-day TTL |
  * | Event log          | ACCOUNT#<account>#EVENT_LOG         | SEQUENCE / CHANGE#<changeId> / PENDING#<first, 16 digits> | | | the account's last event number, each import batch's block of numbers (a resumed batch reuses it), and the blocks still being written (the feed stops before them) |
  * | Webhook endpoint   | ACCOUNT#<account>#WEBHOOKS          | WEBHOOK#<id> / COUNT |  |                      | an account's webhook endpoints (§12), their sealed secrets and the feed position delivered from, and their number (≤ 5, moved in the same transaction): one Query for all |
+ * | Watched list       | WATCHED_LISTS                       | ACCOUNT#<account>#LIST#<id> |  |                | a STATIC list with notifications enabled (§12), written with the list: the import reads this one partition per batch and looks up no company's lists when it is empty |
  * | Webhook listing    | WEBHOOK_ENDPOINTS                   | ACCOUNT#<account>#WEBHOOK#<id> | |                 | every endpoint of the service, for the delivery fan-out (one Query; never on a request path) |
  * | Delivery due       | WEBHOOK_DUE#<0..3>                  | <due ms, 15 digits>#<account>#<id>#<eventId> | |    | a delivery attempt waiting for its time (the local stage's queue; SQS on AWS), with the event's body |
  * | Webhook delivery   | ACCOUNT#<account>#WEBHOOK#<id>#DELIVERIES | <newest first: 999…−ms>#<eventId>#<attempt> | | | each delivery attempt, newest first: the deliveries log is one Query; 30-day TTL |
@@ -181,6 +182,11 @@ export const keys = {
     pk: `ACCOUNT#${accountId}#EVENT_LOG`,
     sk: `${PENDING_EVENT_BLOCK_PREFIX}${eventSequenceKey(first)}`,
   }),
+  watchedLists: (): string => 'WATCHED_LISTS',
+  watchedList: (accountId: string, listId: number): Key => ({
+    pk: 'WATCHED_LISTS',
+    sk: `ACCOUNT#${accountId}#LIST#${listId}`,
+  }),
   webhooks: (accountId: string): string => `ACCOUNT#${accountId}#WEBHOOKS`,
   webhook: (accountId: string, webhookId: string): Key => ({
     pk: `ACCOUNT#${accountId}#WEBHOOKS`,
@@ -267,6 +273,7 @@ export const partitions = {
   webhooks: { pattern: keys.webhooks(ANY) },
   webhookDeliveries: { pattern: keys.webhookDeliveries(ANY, ANY) },
   webhookListings: { pattern: keys.webhookListings() },
+  watchedLists: { pattern: keys.watchedLists() },
   deliveriesDue: { pattern: keys.deliveriesDue(anyNumber) },
 } as const satisfies Record<string, Partition>;
 

@@ -120,7 +120,7 @@ async function main(): Promise<void> {
     }
     const watched = await run(
       'new period, every company in one of 50 watched lists',
-      version([2020, 2021, 2022]),
+      version([2020, 2021, 2022, 2023]),
     );
     let events = 0;
     for (const accountId of accounts) events += await lastEventNumber(accountId);
