@@ -12,6 +12,7 @@
  *   npm run bench:events -- --companies 2000
  */
 import { parseArgs } from 'node:util';
+import type { CompanyChange } from '../../lib/import/change';
 import { benchDynamoDb } from './local-dynamodb';
 
 async function main(): Promise<void> {
@@ -48,9 +49,8 @@ async function main(): Promise<void> {
       base.map((r) => ({ ...r, financials: years.map((year) => period(year)) }));
     const { deriveHoldings } = await import('../../lib/companies/holdings');
     const { deriveLookalikes } = await import('../../lib/lookalikes/recompute');
-    const { deriveBatch } = await import('../../lib/import/derive');
     // The batch derivations without the events one: the import before notifications.
-    const withoutEvents = async (changes: Parameters<typeof deriveBatch>[0]) => {
+    const withoutEvents = async (changes: CompanyChange[]) => {
       const holdings = await deriveHoldings(changes);
       const lookalikes = await deriveLookalikes(changes);
       return {
