@@ -11,9 +11,12 @@
  *   derived again (a resumed import) finds its block of numbers by its change id and writes the same
  *   events under the same numbers (lib/events/store.ts).
  * - **Cost**: per batch one Query of the watched lists (`WATCHED_LISTS`, written with the lists): when
- *   there are none, nothing more. Else, for each change that derives updates, one keys-only Query of
- *   the lists it is in (gsi1), and per account with events one reservation (a read and a three-item
- *   transaction) and its events in BatchWriteItem requests of 25.
+ *   there are none, nothing more. Else the companies of every watched list, read keys only and kept in
+ *   memory for `MEMBERS_FRESH_MS` (read again at once when the watched lists change), so a big import
+ *   reads them a few times, not once per company; past `MAX_CACHED_MEMBERS` memberships, each company
+ *   with updates looks its lists up instead (a keys-only gsi1 Query). Per account with events, one
+ *   reservation (a read and a three-item transaction) and its events in BatchWriteItem requests of 25.
+ *   Membership is thus as of at most a few seconds before the derivation.
  */
 import { getRelationshipsOf } from '../companies/holdings-store';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
@@ -29,6 +32,13 @@ import { reserveBlock, writeBlock } from './store';
 
 /** Companies whose lists are looked up at once (a Query each). */
 const QUERIES_IN_FLIGHT = 16;
+/** How long the watched lists' companies read are used before they are read again. */
+export const MEMBERS_FRESH_MS = 5000;
+/** Past this many memberships of watched lists, companies look their lists up one by one instead. */
+const MAX_CACHED_MEMBERS = 500_000;
+
+/** The companies of the watched lists as last read: companyKey → the lists (`account#listId`) holding it. */
+let cached: { watched: string; readAt: number; lists: Map<string, Membership[]> | null } | null = null;
 
 interface Watched {
   change: CompanyChange;
@@ -119,8 +129,11 @@ async function watchedBy(changes: Array<{ change: CompanyChange; updates: Update
   const notifying = await watchedLists();
   if (notifying.size === 0) return [];
   const memberships = new Map<CompanyChange, Membership[]>();
+  const members = await membersOf(notifying);
   await forEachLimited(changes, QUERIES_IN_FLIGHT, async ({ change }) => {
-    const lists = await getMemberships(change.after);
+    const lists = members
+      ? (members.get(companyKey(change.after)) ?? [])
+      : await getMemberships(change.after);
     if (lists.length > 0) memberships.set(change, lists);
   });
   const watched: Watched[] = [];
@@ -144,6 +157,42 @@ async function watchedLists(): Promise<Set<string>> {
     ConsistentRead: true,
   });
   return new Set(items.map((i) => `${String(i['accountId'])}#${String(i['listId'])}`));
+}
+
+/**
+ * Each company of the watched lists and the watched lists holding it (see `cached`), or null when
+ * they hold too many to keep in memory (then each company's lists are looked up).
+ */
+async function membersOf(watched: Set<string>): Promise<Map<string, Membership[]> | null> {
+  const key = [...watched].sort().join(' ');
+  if (cached && cached.watched === key && Date.now() - cached.readAt < MEMBERS_FRESH_MS) return cached.lists;
+  const readAt = Date.now();
+  const lists = new Map<string, Membership[]>();
+  let total = 0;
+  for (const list of watched) {
+    const at = list.lastIndexOf('#');
+    const membership = { accountId: list.slice(0, at), listId: Number(list.slice(at + 1)) };
+    const items = await queryAll({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: {
+        ':pk': keys.listMember(membership.accountId, membership.listId, { country: 'BE', companyNumber: '' })
+          .pk,
+      },
+      ProjectionExpression: 'sk',
+    });
+    total += items.length;
+    if (total > MAX_CACHED_MEMBERS) {
+      cached = { watched: key, readAt, lists: null };
+      return null;
+    }
+    for (const item of items) {
+      const company = String(item['sk']).slice('COMPANY#'.length);
+      lists.set(company, [...(lists.get(company) ?? []), membership]);
+    }
+  }
+  cached = { watched: key, readAt, lists };
+  return lists;
 }
 
 /** Each change's legal entity id: the import's, else the one the holdings derivation stored just before. */
