@@ -19,6 +19,7 @@ import {
 } from './api';
 import { DEFAULT_WAF_ANONYMOUS_RATE_LIMIT, DEFAULT_WAF_RATE_LIMIT, StageWaf } from './waf';
 import { ImportEngine } from './import-engine';
+import { WebhookDelivery } from './webhooks';
 import { addWorkers } from './workers';
 
 export interface CompanyDataStackProps extends StackProps {
@@ -152,7 +153,7 @@ export class CompanyDataStack extends Stack {
       removalPolicy,
     });
 
-    new StageAlarms(this, 'Alarms', {
+    const alarms = new StageAlarms(this, 'Alarms', {
       stage,
       api,
       table,
@@ -160,6 +161,14 @@ export class CompanyDataStack extends Stack {
       accessLogs,
       ...(typeof alarmEmail === 'string' ? { alarmEmail } : {}),
       imports: { stateMachine: importEngine.stateMachine, undeliveredEvents: importEngine.undeliveredEvents },
+    });
+    new WebhookDelivery(this, 'Webhooks', {
+      stage,
+      deliver: workerFunctions.deliverWebhooks,
+      producers: [workerFunctions.fanOutWebhookEvents, functions['testWebhook']!],
+      sealers: [functions['createWebhook']!, functions['rotateWebhookSecret']!],
+      alarmTopic: alarms.topic,
+      removalPolicy,
     });
 
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Stage base URL; paths start with v1/' });

@@ -14,6 +14,11 @@
  * | AWS_ENDPOINT_URL_S3               | the local import (s3rver)                | S3 with virtual-hosted URLs              |
  * | USAGE_METER                       | the stack (usage function): `api-gateway` | the local gateway's counts (lib/usage)  |
  * | AWS_ENDPOINT_URL_API_GATEWAY      | a test (a stand-in for API Gateway)      | the region's API Gateway endpoint        |
+ * | WEBHOOK_KMS_KEY_ID                | the stack (webhook functions)            | the local key on a DYNAMODB_ENDPOINT, else fails |
+ * | WEBHOOK_LOCAL_KEY                 | a developer (base64 of 32 bytes)         | a fixed development key (local stage only) |
+ * | WEBHOOK_RETRY_SCALE               | the tests (e.g. 0.001: 5 min → 0.3 s)    | 1: the contract's retry schedule          |
+ * | WEBHOOK_TIMEOUT_MS                | the tests (a receiver that never answers) | 10,000: the contract's 10 s            |
+ * | WEBHOOK_QUEUE_URL                 | the stack (functions that enqueue deliveries) | deliveries wait in the table for the local poller |
  */
 
 /** Set to `true` where IAM enforces each function's declared storage access (lib/storage/access.ts). */
@@ -52,6 +57,12 @@ export const config = {
   legalEntitySecret: (): string | undefined => process.env['LEGAL_ENTITY_SECRET'],
   /** An S3 endpoint of its own (s3rver) takes path-style URLs. */
   s3PathStyle: (): boolean => Boolean(process.env['AWS_ENDPOINT_URL_S3']),
+  webhookKmsKeyId: (): string | undefined => process.env['WEBHOOK_KMS_KEY_ID'] || undefined,
+  webhookLocalKey: (): string | undefined => process.env['WEBHOOK_LOCAL_KEY'] || undefined,
+  /** Multiplies every wait of the retry schedule (tests compress it; never below 0). */
+  webhookRetryScale: (): number => positiveNumber('WEBHOOK_RETRY_SCALE') ?? 1,
+  webhookTimeoutMs: (): number => positiveNumber('WEBHOOK_TIMEOUT_MS') ?? 10_000,
+  webhookQueueUrl: (): string | undefined => process.env['WEBHOOK_QUEUE_URL'] || undefined,
 };
 
 /** What `GET /v1/usage` alone reads: apart from `config`, so no other function bundles it. */

@@ -108,6 +108,27 @@ export class ListBusy extends DomainError {
   }
 }
 
+/** §12: an events cursor from before the 30 days events are kept. */
+export class CursorExpired extends DomainError {
+  readonly refused = 'cursor-expired';
+  constructor() {
+    super('This cursor is older than the 30 days events are kept; start again without after');
+  }
+}
+
+/** §12: another account's webhook endpoint, or none. */
+export class WebhookNotFound extends DomainError {
+  readonly refused = 'webhook';
+  constructor() {
+    super('Webhook not found');
+  }
+}
+
+/** §2.1: an account's limit of a kind of thing (webhook endpoints); the message names it. */
+export class LimitReached extends DomainError {
+  readonly refused = 'limit';
+}
+
 /** Every domain error, told apart by `refused`. */
 export type Refused =
   | InvalidInput
@@ -119,4 +140,7 @@ export type Refused =
   | ListNotStatic
   | IdempotencyKeyReused
   | ListLimitReached
-  | ListBusy;
+  | ListBusy
+  | CursorExpired
+  | WebhookNotFound
+  | LimitReached;

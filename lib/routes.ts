@@ -6,6 +6,7 @@
  */
 import { companyRoutes } from './companies/routes';
 import { docsRoutes } from './docs/routes';
+import { eventRoutes } from './events/routes';
 import { healthRoutes } from './health/routes';
 import { legalEntityRoutes } from './legal-entities/routes';
 import { listRoutes } from './lists/routes';
@@ -14,6 +15,7 @@ import { matchingRoutes } from './matching/routes';
 import { searchRoutes } from './search/routes';
 import { updateRoutes } from './updates/routes';
 import { usageRoutes } from './usage/routes';
+import { webhookRoutes } from './webhooks/routes';
 import type { Route } from './http/route';
 import { importCompleteStorage, importPartitionStorage } from './import/storage-access';
 import { evaluateSmartListsStorage } from './lists/smart-background';
@@ -21,6 +23,7 @@ import { cleanUpListsStorage } from './lists/store/clean-up';
 import { lookalikeFinishStorage, lookalikePlanStorage, lookalikeShardStorage } from './lookalikes/fan-out';
 import type { StorageAccess } from './storage/access';
 import { authorizerStorage } from './tokens/authorize';
+import { deliveryStorage, fanOutStorage } from './webhooks/deliver';
 
 /** Each domain's routes, by the folder of `lib/` that owns them. */
 export const routesByDomain = {
@@ -32,6 +35,8 @@ export const routesByDomain = {
   lookalikes: lookalikeRoutes,
   lists: listRoutes,
   updates: updateRoutes,
+  events: eventRoutes,
+  webhooks: webhookRoutes,
   docs: docsRoutes,
   usage: usageRoutes,
 } as const satisfies Record<string, Record<string, Route>>;
@@ -45,6 +50,8 @@ export const routes = {
   ...lookalikeRoutes,
   ...listRoutes,
   ...updateRoutes,
+  ...eventRoutes,
+  ...webhookRoutes,
   ...docsRoutes,
   ...usageRoutes,
 } as const satisfies Record<string, Route>;
@@ -124,6 +131,26 @@ export const workers = {
     timeoutMinutes: 5,
     memoryMb: 512,
     schedule: { minute: '*' },
+    localEveryMs: 1000,
+  },
+  /** Queues each webhook endpoint's new events (contract §12); on AWS into SQS (infra/webhooks.ts). */
+  fanOutWebhookEvents: {
+    entry: 'functions/fan-out-webhook-events.ts',
+    storage: fanOutStorage,
+    timeoutMinutes: 1,
+    memoryMb: 512,
+    schedule: { minute: '*' },
+    localEveryMs: 1000,
+  },
+  /**
+   * Webhook delivery attempts (contract §12): the SQS queue's consumer on AWS (infra/webhooks.ts), the
+   * table's jobs due every second on the local stage. 10 s per attempt at most, 10 jobs a batch at once.
+   */
+  deliverWebhooks: {
+    entry: 'functions/deliver-webhooks.ts',
+    storage: deliveryStorage,
+    timeoutMinutes: 1,
+    memoryMb: 512,
     localEveryMs: 1000,
   },
 } as const satisfies Record<string, Worker>;

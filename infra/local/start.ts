@@ -209,6 +209,11 @@ async function main(): Promise<void> {
           ]
         : []),
       '',
+      'Webhooks: register a receiver, then run it with the secret the answer shows (it verifies and prints each event):',
+      `  curl -H 'Authorization: Bearer ${token.token}' -H 'Content-Type: application/json' \\`,
+      `       -d '{"url":"http://127.0.0.1:4000/hook"}' ${base}/v1/webhooks`,
+      '  WEBHOOK_SECRET=whsec_… npm run webhook-receiver -- --port 4000',
+      '',
       'Ctrl-C stops the API and DynamoDB Local.',
     ].join('\n'),
   );

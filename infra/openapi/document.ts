@@ -12,6 +12,7 @@ import type { JsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { errorSchema } from '../../lib/http/schemas';
 import type { Route } from '../../lib/http/route';
+import { eventSchema } from '../../lib/events/schemas';
 import { ANY_SCOPE, SCOPES } from '../../lib/tokens/scopes';
 import { BODYLESS, conflictResponse, ERRORS, errorStatusesOf, type ErrorStatus } from './error-statuses';
 import { parameterValues, type Example } from './examples';
@@ -60,6 +61,7 @@ export function openApiDocument(
       description: `The ${domain} endpoints.`,
     })),
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b, 'en'))),
+    webhooks: webhookDeliveries(),
     components: {
       securitySchemes: {
         bearerAuth: {
@@ -201,7 +203,7 @@ function successResponse(route: Route, answer: unknown): Record<string, unknown>
   if (status === 201) {
     headers['Location'] = { description: 'The path of the created resource.', schema: { type: 'string' } };
   }
-  const description = { 200: 'OK', 201: 'Created', 204: 'No content' }[status];
+  const description = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No content' }[status];
   if (status === 204 || !route.response) return { description, headers };
   const mediaType = route.mediaType ?? 'application/json';
   return {
@@ -262,4 +264,45 @@ function infoDescription(): string {
   ]
     .filter(Boolean)
     .join('\n\n');
+}
+
+/**
+ * What the API sends to a webhook endpoint (contract §12), as OpenAPI 3.1's `webhooks` describe it:
+ * the event, signed per Standard Webhooks 1.0; a 2xx answer within 10 s delivers it.
+ */
+function webhookDeliveries(): Record<string, unknown> {
+  const header = (description: string) => ({ required: true, schema: { type: 'string' }, description });
+  return {
+    event: {
+      post: {
+        operationId: 'receiveEvent',
+        summary: 'An event of the account: an update of a watched company, or a test',
+        // The receiver verifies the signature (the headers below); the API sends no token.
+        security: [],
+        description:
+          'Sent to every enabled endpoint of the account, at least once: deduplicate on `webhook-id`. ' +
+          'A failed attempt (another status than 2xx, a timeout of 10 s, a refused or reset connection, a ' +
+          'redirect, never followed) is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h ' +
+          '(± 20 %); after the eighth the delivery is `failed`. Verify the signature with any Standard ' +
+          "Webhooks library and the endpoint's secret.",
+        parameters: [
+          { in: 'header', name: 'webhook-id', ...header('The event id, the same on every attempt.') },
+          { in: 'header', name: 'webhook-timestamp', ...header('Unix seconds of this attempt.') },
+          {
+            in: 'header',
+            name: 'webhook-signature',
+            ...header(
+              '`v1,<base64 of HMAC-SHA256 over "id.timestamp.body">`, space-separated, one per valid secret ' +
+                '(two for 24 hours after a rotation).',
+            ),
+          },
+        ],
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: jsonSchemaOf(eventSchema, 'response') } },
+        },
+        responses: { '2XX': { description: 'Delivered.' } },
+      },
+    },
+  };
 }

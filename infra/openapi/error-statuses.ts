@@ -9,6 +9,7 @@
  *   | a body schema (not on GET/DELETE)     | 400 INVALID_JSON, 413 PAYLOAD_TOO_LARGE, 415           |
  *   | a path parameter                      | 404 NOT_FOUND (the named resource, or not the caller's)|
  *   | `conflicts`, or `idempotent`          | 409 with exactly those codes (IDEMPOTENCY_KEY_REUSED)  |
+ *   | `cursorExpires`                       | 410 CURSOR_EXPIRED                                     |
  *   | `storage` touching the table          | 503 UNAVAILABLE                                        |
  *   | every route                           | 429 THROTTLED (the gateway), 500 INTERNAL              |
  */
@@ -59,6 +60,11 @@ export const ERRORS = {
     // Written per route, with the route's own codes (`conflictResponse`).
     description: 'The request conflicts with stored data.',
   },
+  cursorExpired: {
+    status: '410',
+    name: 'CursorExpired',
+    description: '`CURSOR_EXPIRED`: the cursor is older than the 30 days events are kept.',
+  },
   payloadTooLarge: {
     status: '413',
     name: 'PayloadTooLarge',
@@ -98,6 +104,7 @@ export function errorStatusesOf(route: Route): ErrorStatus[] {
   if (route.scope !== null) statuses.push(ERRORS.unauthorized, ERRORS.forbidden);
   if (pathParameters(route.path).length > 0) statuses.push(ERRORS.notFound);
   if (conflictCodesOf(route).length > 0) statuses.push(ERRORS.conflict);
+  if (route.cursorExpires) statuses.push(ERRORS.cursorExpired);
   if (takesBody) statuses.push(ERRORS.payloadTooLarge, ERRORS.unsupportedMediaType);
   statuses.push(ERRORS.throttled, ERRORS.internal);
   if (touchesTable(route.storage)) statuses.push(ERRORS.unavailable);
@@ -114,7 +121,7 @@ const CONFLICTS: Record<ConflictCode, string> = {
   LIST_NAME_TAKEN: 'a list name the account already uses',
   IDEMPOTENCY_KEY_REUSED:
     'the same `Idempotency-Key` with another body, or while the first request still runs',
-  LIMIT_REACHED: 'the account already has as many as its limit allows (200 lists)',
+  LIMIT_REACHED: 'the account already has as many as its limit allows (200 lists, 5 webhook endpoints)',
 };
 
 /** A route's 409: the contract error body, its `code` one of the route's conflict codes. */

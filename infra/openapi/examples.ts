@@ -123,6 +123,14 @@ function overrides(facts: DemoFacts): Record<string, Override> {
     // The list the createList example made: deleting a demo list would change the other examples.
     // Its id is drawn when it is created: the example shows CREATED_LIST_ID, the recording sends the real one.
     deleteList: { params: { id: String(CREATED_LIST_ID) } },
+    // The webhook endpoint the createWebhook example made (WEBHOOK_ID in the examples), in turn.
+    createWebhook: { body: { url: 'http://127.0.0.1:4000/hook', description: 'CRM' } },
+    updateWebhook: { params: { id: WEBHOOK_ID }, body: { description: 'CRM sync' } },
+    ...Object.fromEntries(
+      ['getWebhook', 'deleteWebhook', 'rotateWebhookSecret', 'testWebhook', 'getWebhookDeliveries'].map(
+        (id) => [id, { params: { id: WEBHOOK_ID } }],
+      ),
+    ),
   };
 }
 
@@ -131,6 +139,24 @@ function overrides(facts: DemoFacts): Record<string, Override> {
  * and the deleteList path show this one, and the recording sends the id the stage drew.
  */
 export const CREATED_LIST_ID = 412_785_093;
+
+/** The id a created webhook endpoint shows in the examples (ids are random); the recording sends the real one. */
+export const WEBHOOK_ID = 'wh_4f1c2a9e8b7d6c5a4b3e';
+
+/**
+ * Webhook ids, secrets, test event ids and feed cursors are random or name the moment: fixed ones in
+ * the examples instead, in the shapes the API gives them.
+ */
+function fixedTokens(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(fixedTokens);
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fixedTokens(v)]));
+  if (typeof value !== 'string') return value;
+  if (/^wh_[0-9a-f]{20}$/.test(value)) return WEBHOOK_ID;
+  if (value.startsWith('whsec_')) return 'whsec_MfKQ9r8GKYqoNv3UFbzCJ0SuyuDLiwNcKjaE2a8oEbM=';
+  if (/^evt_[0-9a-f]{24}$/.test(value)) return 'evt_9b2e4c6a8d0f1e3a5c7b9d1f';
+  if (/^ZTEu[A-Za-z0-9_-]+$/.test(value)) return 'ZTEuMC4xNzY0MDAwMDAwMDAwLjAxMjM0NTY3ODlhYmNkZWY';
+  return value;
+}
 
 function searchTerms(name: string): string {
   const [word, next] = name.split(' ');
@@ -209,7 +235,7 @@ function bodyOf(
 export function stableAnswer(routeId: string, body: unknown): unknown {
   const fixed = fixMoments(body);
   if (routeId === 'createList' && isRecord(fixed)) return { ...fixed, id: CREATED_LIST_ID };
-  if (routeId !== 'getLists' || !isRecord(fixed) || !Array.isArray(fixed['data'])) return fixed;
+  if (routeId !== 'getLists' || !isRecord(fixed) || !Array.isArray(fixed['data'])) return fixedTokens(fixed);
   const data = [...(fixed['data'] as Array<{ id: number }>)].sort((a, b) => a.id - b.id);
   return { ...fixed, data };
 }

@@ -110,6 +110,12 @@ export class ConflictError extends ApiError {
   }
 }
 
+/** §12: what the request points at is gone for good (an events cursor past the 30 days kept). */
+export class GoneError extends ApiError {
+  readonly status = 410;
+  readonly code = 'CURSOR_EXPIRED';
+}
+
 export class PayloadTooLargeError extends ApiError {
   readonly status = 413;
   readonly code = 'PAYLOAD_TOO_LARGE';
@@ -189,7 +195,12 @@ function fromDomainError(error: Refused): ApiError {
     case 'company':
     case 'legal-entity':
     case 'list':
+    case 'webhook':
       return new NotFoundError(message);
+    case 'cursor-expired':
+      return new GoneError(message);
+    case 'limit':
+      return new ConflictError('LIMIT_REACHED', message);
     case 'not-creator':
       return ForbiddenError.because(message);
     case 'name-taken':

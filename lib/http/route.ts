@@ -36,8 +36,8 @@ export interface Route {
    */
   storage: StorageAccess;
   request: RequestSchemas;
-  /** The success status: 200 unless the route says otherwise (201 created, 204 no content). */
-  status?: 200 | 201 | 204;
+  /** The success status: 200 unless the route says otherwise (201 created, 202 accepted, 204 no content). */
+  status?: 200 | 201 | 202 | 204;
   /** The success body; absent for 204. */
   response?: GenericSchema;
   /**
@@ -54,6 +54,8 @@ export interface Route {
    * `IDEMPOTENCY_KEY_REUSED`. The OpenAPI document lists 409 only for these routes, with these codes.
    */
   conflicts?: readonly ConflictCode[];
+  /** Takes a cursor that can expire (contract §12, the events feed): it may answer 410 `CURSOR_EXPIRED`. */
+  cursorExpires?: true;
 }
 
 /**

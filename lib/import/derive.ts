@@ -13,6 +13,7 @@
  * completion leaves that work for the next run's.
  */
 import { deriveHoldings } from '../companies/holdings';
+import { deriveEvents } from '../events/derive';
 import { batchDelete, batchPut } from '../storage/batch';
 import { tableName } from '../storage/client';
 import { batchAdd, batchSetChanges, type Addition, type SetChange } from '../storage/transactions';
@@ -30,8 +31,11 @@ import type {
   DerivedWrites,
 } from './change';
 
-/** What each batch of changes derives together, in order, before each change's own derivations. */
-const batchDerivations: BatchDerivation[] = [deriveHoldings, deriveLookalikes, deriveSearchIndex];
+/**
+ * What each batch of changes derives together, in order, before each change's own derivations. The
+ * events (§12) after the holdings, which store the legal entity ids the events name.
+ */
+const batchDerivations: BatchDerivation[] = [deriveHoldings, deriveLookalikes, deriveSearchIndex, deriveEvents];
 
 export async function deriveBatch(changes: CompanyChange[]): Promise<Derived> {
   const all: Derived = { updates: 0, writes: { puts: [], deletes: [] } };

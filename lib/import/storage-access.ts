@@ -12,7 +12,8 @@ import { partitions } from '../storage/keys';
  * lookalike features and marks, the match indexes (set updates in transactions), a note for each
  * company whose number of contacts changed, the search index's words (§6.5), and for smart lists:
  * the company's filter profile and one item naming every smart list (all read in one Query) whose
- * match it changes.
+ * match it changes. For events (§12): the watched lists (one partition), the lists of each company
+ * with updates (gsi1), and per account its event numbering (read, then one transaction) and its events.
  */
 export const importPartitionStorage = {
   BatchGetItem: [
@@ -20,10 +21,16 @@ export const importPartitionStorage = {
     partitions.importChange,
     partitions.contactClaims,
     partitions.legalEntity,
+    partitions.eventLog,
   ],
-  Query: [partitions.importChange, partitions.smartLists],
-  PutItem: [partitions.legalEntity],
-  UpdateItem: [partitions.company, partitions.contactClaims, partitions.matchIndex],
+  Query: [
+    partitions.importChange,
+    partitions.smartLists,
+    partitions.listMemberships,
+    partitions.watchedLists,
+  ],
+  PutItem: [partitions.legalEntity, partitions.eventLog],
+  UpdateItem: [partitions.company, partitions.contactClaims, partitions.matchIndex, partitions.eventLog],
   BatchWriteItem: [
     partitions.company,
     partitions.importChange,
@@ -33,6 +40,8 @@ export const importPartitionStorage = {
     partitions.smartListFlips,
     partitions.contactsChanged,
     partitions.searchWords,
+    partitions.events,
+    partitions.eventLog,
   ],
 } as const satisfies StorageAccess;
 

@@ -36,7 +36,7 @@
 import { writeFileSync } from 'node:fs';
 import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { routes, type RouteId } from '../../lib/routes';
-import { proxyEvent, type EventSpec } from '../support/events';
+import { ALICE, proxyEvent, type EventSpec } from '../support/events';
 import type { Country } from '../../lib/companies/identifiers';
 import { legalEntityIdCandidate, stageIdScheme } from '../../lib/legal-entities/ids';
 import { SCOPES } from '../../lib/tokens/scopes';
@@ -74,6 +74,38 @@ export const BULK_SIZE = 100;
 
 /** Alice, every scope: the caller of the API events unless a case says otherwise. */
 const benchCaller = { accountId: 'acme', userEmail: 'alice@acme.example', scopes: [...SCOPES] };
+/** The webhook endpoint the webhook cases call (Alice's account), made by their setup. */
+const BENCH_WEBHOOK = 'wh_0000000000000000beef';
+
+async function benchWebhook(accountId: string): Promise<void> {
+  const { putNewWebhook } = await import('../../lib/webhooks/store');
+  await putNewWebhook({
+    accountId,
+    id: BENCH_WEBHOOK,
+    url: 'http://127.0.0.1:9/hook',
+    description: null,
+    enabled: true,
+    createdAt: new Date().toISOString(),
+    secrets: [],
+    cursor: 0,
+  }).catch(() => undefined);
+}
+
+/** A call on Alice's bench endpoint; its setup makes the endpoint once (a second put is refused). */
+function webhookCase(id: RouteId, label: string, body?: Record<string, unknown>): BenchCase {
+  return {
+    label,
+    floor: 'empty',
+    budget: null,
+    events: () => [
+      request(id, {
+        ...(id === 'getWebhooks' ? {} : { pathParameters: { id: BENCH_WEBHOOK } }),
+        ...(body ? { body } : {}),
+      }),
+    ],
+    setup: () => benchWebhook(ALICE.accountId),
+  };
+}
 
 /** A request to a route, as API Gateway hands it over (caller: Alice, unless the spec says otherwise). */
 const request = (id: RouteId, spec: Omit<EventSpec, 'method' | 'resource'> = {}) =>
@@ -381,6 +413,44 @@ export const BENCH_CASES = {
     budget: null,
     events: () => [request('getUsage')],
     floorEvents: companyFloorEvents,
+  },
+  getEvents: {
+    label: 'events GET (the feed of an account without events)',
+    floor: 'empty',
+    budget: null,
+    events: () => [request('getEvents', { query: { limit: '100' } })],
+  },
+  createWebhook: {
+    label: 'webhook POST (an account of its own per call: at most 5 each)',
+    floor: 'empty',
+    budget: null,
+    events: () => [
+      request('createWebhook', {
+        body: { url: 'http://127.0.0.1:9/hook' },
+        caller: { ...ALICE, accountId: 'bench-new-{{seq}}' },
+      }),
+    ],
+  },
+  getWebhooks: webhookCase('getWebhooks', 'webhooks GET'),
+  getWebhook: webhookCase('getWebhook', 'webhook GET'),
+  updateWebhook: webhookCase('updateWebhook', 'webhook PATCH (description)', { description: 'Bench' }),
+  rotateWebhookSecret: webhookCase('rotateWebhookSecret', 'webhook POST rotate-secret'),
+  testWebhook: webhookCase('testWebhook', 'webhook POST test'),
+  getWebhookDeliveries: webhookCase('getWebhookDeliveries', 'webhook deliveries GET'),
+  deleteWebhook: {
+    label: 'webhook DELETE (an account of its own per call)',
+    floor: 'empty',
+    budget: null,
+    events: () => [
+      request('deleteWebhook', {
+        pathParameters: { id: BENCH_WEBHOOK },
+        caller: { ...ALICE, accountId: 'bench-del-{{seq}}' },
+      }),
+    ],
+    setup: async ({ callsPerFunction }) => {
+      // '{{seq}}' counts every templated call of the run: one endpoint for each value it can take.
+      for (let i = 0; i < 2 * callsPerFunction + 10; i++) await benchWebhook(`bench-del-${i}`);
+    },
   },
   authorizer: {
     label: 'authorizer (TOKEN)',

@@ -20,6 +20,7 @@ import {
   answersWithExample,
   CREATED_LIST_ID,
   exampleRequests,
+  WEBHOOK_ID,
   stableAnswer,
   type DemoCompany,
   type Example,
@@ -73,13 +74,14 @@ it('docs/examples.json holds every operation: its request and what the local sta
 
   const recorded: Record<string, Example> = {};
   let createdId = CREATED_LIST_ID;
+  let webhookId = WEBHOOK_ID;
   for (const [routeId, request] of requests) {
     const route = routes[routeId as keyof typeof routes] as Route;
-    // The list the createList example made, by the id the stage drew for it.
+    // The list the createList example made, by the id the stage drew for it; the same for the webhook.
     const sentPath =
       routeId === 'deleteList'
         ? request.path.replace(String(CREATED_LIST_ID), String(createdId))
-        : request.path;
+        : request.path.replace(WEBHOOK_ID, webhookId);
     const response = await fetch(`${baseUrl}${sentPath}`, {
       method: request.method,
       headers: {
@@ -94,6 +96,7 @@ it('docs/examples.json holds every operation: its request and what the local sta
     expect({ routeId, status: response.status }).toEqual({ routeId, status: route.status ?? 200 });
     const json = answersWithExample(route) && response.status !== 204;
     if (routeId === 'createList') createdId = (JSON.parse(text) as { id: number }).id;
+    if (routeId === 'createWebhook') webhookId = (JSON.parse(text) as { id: string }).id;
     recorded[routeId] = {
       request,
       status: response.status,

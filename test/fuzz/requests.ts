@@ -43,6 +43,8 @@ export interface FuzzRequest {
 export interface FuzzContext {
   companies: Array<{ country: string; companyNumber: string }>;
   listIds: string[];
+  /** Webhook endpoints of the token's account (the path `id` of /v1/webhooks/{id} is drawn from both). */
+  webhookIds?: string[];
   /** The legal entity ids of `companies` (their own entities). */
   legalEntityIds: string[];
   /** A token with every scope; the others are tokens with fewer scopes (403s). */
@@ -98,12 +100,18 @@ function hints(context: FuzzContext): Record<string, fc.Arbitrary<unknown>> {
       { weight: 1, arbitrary: fc.constantFrom('0403.170.701', 'BE0403170701', '403170701', '123', '') },
     ),
     id: fc.oneof(
-      { weight: 4, arbitrary: fc.constantFrom(...context.listIds) },
+      { weight: 4, arbitrary: fc.constantFrom(...context.listIds, ...(context.webhookIds ?? [])) },
       fc.constantFrom('999999', '0'),
     ),
     legalEntityId: fc.oneof(
       { weight: 4, arbitrary: fc.constantFrom(...context.legalEntityIds) },
       { weight: 1, arbitrary: fc.stringMatching(/^\d{10,12}$/) },
+    ),
+    // A webhook URL: the local stage's own machine (accepted), or one the rules refuse without resolving a
+    // name (no fuzzed request makes a DNS lookup or a connection).
+    url: fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom('http://127.0.0.1:9/hook', 'http://localhost:9/in') },
+      fc.constantFrom('https://10.0.0.1/x', 'https://169.254.169.254/', 'ftp://localhost/', 'http://[::1]/'),
     ),
     // A state move (PATCH /v1/lists/{id}/companies), checked by hand: its fields come from here.
     state: fc.constantFrom('SAVED', 'ARCHIVED', 'NEW'),

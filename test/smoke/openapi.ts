@@ -3,70 +3,6 @@
  * The smoke client (test/smoke/smoke.ts) is typed by it, so a breaking change to a schema breaks its typecheck.
  */
 export interface paths {
-  '/v1/companies': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Companies by name (a prefix of each word is enough), company number or VAT number, best first
-     * @description Needs a token with the scope `companies:read`.
-     */
-    get: operations['searchCompanies'];
-    put?: never;
-    /**
-     * Details of up to 100 companies, one result item per requested company
-     * @description Needs a token with the scope `companies:read`.
-     */
-    post: operations['getCompanyBulk'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/companies/{countryCode}/{companyNumber}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A company's details: VAT number, status, legal form, address, website, activities, size
-     * @description Needs a token with the scope `companies:read`.
-     */
-    get: operations['getCompany'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/companies/{countryCode}/{companyNumber}/contacts': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A company's contacts, by last name
-     * @description Needs a token with the scope `companies:read`.
-     */
-    get: operations['getCompanyContacts'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/v1/companies/{countryCode}/{companyNumber}/financials': {
     parameters: {
       query?: never;
@@ -187,26 +123,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/v1/companies/match': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Up to 5 candidate companies per entry (number, VAT, website, name, place), with a confidence
-     * @description Needs a token with the scope `companies:read`.
-     */
-    post: operations['matchCompanies'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/v1/companies/relationships': {
     parameters: {
       query?: never;
@@ -239,6 +155,26 @@ export interface paths {
      * @description No token needed.
      */
     get: operations['getDocs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's events (updates of companies in its watched lists), oldest first, after a cursor
+     * @description Needs a token with the scope `events:read`.
+     */
+    get: operations['getEvents'];
     put?: never;
     post?: never;
     delete?: never;
@@ -427,7 +363,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/v1/usage': {
+  '/v1/webhooks': {
     parameters: {
       query?: never;
       header?: never;
@@ -435,10 +371,62 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * The caller's plan and today's use of it
-     * @description Needs a valid token, whatever its scopes.
+     * The account's webhook endpoints, oldest first (without their secrets)
+     * @description Needs a token with the scope `webhooks:write`.
      */
-    get: operations['getUsage'];
+    get: operations['getWebhooks'];
+    put?: never;
+    /**
+     * Adds a webhook endpoint (at most 5 per account); its signing secret is shown only here
+     * @description Needs a token with the scope `webhooks:write`.
+     */
+    post: operations['createWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhooks/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One webhook endpoint (without its secret)
+     * @description Needs a token with the scope `webhooks:write`.
+     */
+    get: operations['getWebhook'];
+    put?: never;
+    post?: never;
+    /**
+     * Deletes a webhook endpoint; its pending deliveries are dropped
+     * @description Needs a token with the scope `webhooks:write`.
+     */
+    delete: operations['deleteWebhook'];
+    options?: never;
+    head?: never;
+    /**
+     * Changes a webhook endpoint's URL, description or whether it is enabled
+     * @description Needs a token with the scope `webhooks:write`.
+     */
+    patch: operations['updateWebhook'];
+    trace?: never;
+  };
+  '/v1/webhooks/{id}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An endpoint's delivery attempts, newest first
+     * @description Needs a token with the scope `webhooks:write`.
+     */
+    get: operations['getWebhookDeliveries'];
     put?: never;
     post?: never;
     delete?: never;
@@ -447,8 +435,69 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/webhooks/{id}/rotate-secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A new signing secret, shown only here; the old one keeps signing beside it for 24 hours
+     * @description Needs a token with the scope `webhooks:write`.
+     */
+    post: operations['rotateWebhookSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhooks/{id}/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sends a webhook.test event to the endpoint
+     * @description Needs a token with the scope `webhooks:write`.
+     */
+    post: operations['testWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  event: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An event of the account: an update of a watched company, or a test
+     * @description Sent to every enabled endpoint of the account, at least once: deduplicate on `webhook-id`. A failed attempt (another status than 2xx, a timeout of 10 s, a refused or reset connection, a redirect, never followed) is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (± 20 %); after the eighth the delivery is `failed`. Verify the signature with any Standard Webhooks library and the endpoint's secret.
+     */
+    post: operations['receiveEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
 export interface components {
   schemas: {
     /** @description The error body (contract §2.1). */
@@ -495,6 +544,16 @@ export interface components {
     };
     /** @description `NOT_FOUND`: what the path names does not exist, or the caller may not see it (never 403, so ids cannot be probed). */
     NotFound: {
+      headers: {
+        'x-request-id': components['headers']['RequestId'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
+    /** @description `CURSOR_EXPIRED`: the cursor is older than the 30 days events are kept. */
+    CursorExpired: {
       headers: {
         'x-request-id': components['headers']['RequestId'];
         [name: string]: unknown;
@@ -568,399 +627,9 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-  searchCompanies: {
-    parameters: {
-      query: {
-        /** @example Orvio En */
-        q: string;
-        countryCode?: string;
-        /** @example 2 */
-        limit?: number;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example [
-           *       {
-           *         "country": "BE",
-           *         "companyNumber": "0352431187",
-           *         "name": "Orvio Engineering CommV",
-           *         "place": "Genk"
-           *       }
-           *     ]
-           */
-          'application/json': {
-            /** @enum {string} */
-            country: 'BE' | 'NL' | 'FR';
-            companyNumber: string;
-            name: string;
-            place: string | null;
-          }[];
-        };
-      };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      429: components['responses']['Throttled'];
-      500: components['responses']['Internal'];
-      503: components['responses']['Unavailable'];
-    };
-  };
-  getCompanyBulk: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "companies": [
-         *         {
-         *           "countryCode": "BE",
-         *           "companyNumber": "0352431187"
-         *         },
-         *         {
-         *           "countryCode": "BE",
-         *           "companyNumber": "1026261285"
-         *         }
-         *       ]
-         *     }
-         */
-        'application/json': {
-          companies: {
-            countryCode?: unknown;
-            country?: unknown;
-            companyNumber?: unknown;
-          }[];
-        };
-      };
-    };
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example [
-           *       {
-           *         "identifier": {
-           *           "country": "BE",
-           *           "companyNumber": "0352431187",
-           *           "name": "Orvio Engineering CommV",
-           *           "place": "Genk"
-           *         },
-           *         "data": {
-           *           "vatNumber": "BE0352431187",
-           *           "status": "ACTIVE",
-           *           "establishedSince": "2014-06-14T00:00:00.000Z",
-           *           "stoppedSince": null,
-           *           "companyTypeCode": "CommV",
-           *           "name": "Orvio Engineering CommV",
-           *           "address": {
-           *             "country": "BE",
-           *             "street": "Stationsstraat",
-           *             "number": "5",
-           *             "box": null,
-           *             "postalCode": "3600",
-           *             "place": "Genk"
-           *           },
-           *           "website": [
-           *             "https://www.orvio-engineering.be"
-           *           ],
-           *           "activities": [
-           *             "28990"
-           *           ],
-           *           "employees": 0,
-           *           "healthIndicator": 2,
-           *           "contacts": 0
-           *         },
-           *         "message": null
-           *       },
-           *       {
-           *         "identifier": {
-           *           "country": "BE",
-           *           "companyNumber": "1026261285",
-           *           "name": "Gilson Réceptions SRL",
-           *           "place": "Bruxelles"
-           *         },
-           *         "data": {
-           *           "vatNumber": "BE1026261285",
-           *           "status": "ACTIVE",
-           *           "establishedSince": "2024-02-11T00:00:00.000Z",
-           *           "stoppedSince": null,
-           *           "companyTypeCode": "SRL",
-           *           "name": "Gilson Réceptions SRL",
-           *           "address": {
-           *             "country": "BE",
-           *             "street": "Rue du Moulin",
-           *             "number": "61",
-           *             "box": null,
-           *             "postalCode": "1000",
-           *             "place": "Bruxelles"
-           *           },
-           *           "website": [
-           *             "https://www.gilson-receptions.be"
-           *           ],
-           *           "activities": [
-           *             "56210"
-           *           ],
-           *           "employees": 6,
-           *           "healthIndicator": 9,
-           *           "contacts": 1
-           *         },
-           *         "message": null
-           *       }
-           *     ]
-           */
-          'application/json': (
-            | {
-                identifier: {
-                  /** @enum {string} */
-                  country: 'BE' | 'NL' | 'FR';
-                  companyNumber: string;
-                  name: string;
-                  place: string | null;
-                };
-                data: {
-                  vatNumber: string | null;
-                  /** @enum {string} */
-                  status: 'ACTIVE' | 'INACTIVE';
-                  establishedSince: string | null;
-                  stoppedSince: string | null;
-                  companyTypeCode: string | null;
-                  name: string;
-                  address: {
-                    /** @enum {string} */
-                    country: 'BE' | 'NL' | 'FR';
-                    street: string | null;
-                    number: string | null;
-                    box: string | null;
-                    postalCode: string | null;
-                    place: string | null;
-                  };
-                  website: string[];
-                  activities: string[];
-                  employees: number | null;
-                  healthIndicator: number | null;
-                  contacts: number;
-                };
-                message: null;
-              }
-            | {
-                identifier: {
-                  country: unknown;
-                  companyNumber: unknown;
-                };
-                data: null;
-                message: string;
-              }
-          )[];
-        };
-      };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      413: components['responses']['PayloadTooLarge'];
-      415: components['responses']['UnsupportedMediaType'];
-      429: components['responses']['Throttled'];
-      500: components['responses']['Internal'];
-      503: components['responses']['Unavailable'];
-    };
-  };
-  getCompany: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @example BE */
-        countryCode: string;
-        /** @example 0352431187 */
-        companyNumber: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "identifier": {
-           *         "country": "BE",
-           *         "companyNumber": "0352431187",
-           *         "name": "Orvio Engineering CommV",
-           *         "place": "Genk"
-           *       },
-           *       "data": {
-           *         "vatNumber": "BE0352431187",
-           *         "status": "ACTIVE",
-           *         "establishedSince": "2014-06-14T00:00:00.000Z",
-           *         "stoppedSince": null,
-           *         "companyTypeCode": "CommV",
-           *         "name": "Orvio Engineering CommV",
-           *         "address": {
-           *           "country": "BE",
-           *           "street": "Stationsstraat",
-           *           "number": "5",
-           *           "box": null,
-           *           "postalCode": "3600",
-           *           "place": "Genk"
-           *         },
-           *         "website": [
-           *           "https://www.orvio-engineering.be"
-           *         ],
-           *         "activities": [
-           *           "28990"
-           *         ],
-           *         "employees": 0,
-           *         "healthIndicator": 2,
-           *         "contacts": 0
-           *       }
-           *     }
-           */
-          'application/json': {
-            identifier: {
-              /** @enum {string} */
-              country: 'BE' | 'NL' | 'FR';
-              companyNumber: string;
-              name: string;
-              place: string | null;
-            };
-            data: {
-              vatNumber: string | null;
-              /** @enum {string} */
-              status: 'ACTIVE' | 'INACTIVE';
-              establishedSince: string | null;
-              stoppedSince: string | null;
-              companyTypeCode: string | null;
-              name: string;
-              address: {
-                /** @enum {string} */
-                country: 'BE' | 'NL' | 'FR';
-                street: string | null;
-                number: string | null;
-                box: string | null;
-                postalCode: string | null;
-                place: string | null;
-              };
-              website: string[];
-              activities: string[];
-              employees: number | null;
-              healthIndicator: number | null;
-              contacts: number;
-            };
-          };
-        };
-      };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      429: components['responses']['Throttled'];
-      500: components['responses']['Internal'];
-      503: components['responses']['Unavailable'];
-    };
-  };
-  getCompanyContacts: {
-    parameters: {
-      query?: {
-        /** @example 2 */
-        limit?: number;
-        offset?: number;
-      };
-      header?: never;
-      path: {
-        /** @example BE */
-        countryCode: string;
-        /** @example 0352431187 */
-        companyNumber: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "identifier": {
-           *         "country": "BE",
-           *         "companyNumber": "0352431187",
-           *         "name": "Orvio Engineering CommV",
-           *         "place": "Genk"
-           *       },
-           *       "data": [],
-           *       "pagination": {
-           *         "limit": 2,
-           *         "offset": 0,
-           *         "total": 0
-           *       }
-           *     }
-           */
-          'application/json': {
-            identifier: {
-              /** @enum {string} */
-              country: 'BE' | 'NL' | 'FR';
-              companyNumber: string;
-              name: string;
-              place: string | null;
-            };
-            data: {
-              jobTitle: string | null;
-              identifier: {
-                contactId: number;
-                firstName: string;
-                lastName: string;
-              };
-            }[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-            };
-          };
-        };
-      };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      429: components['responses']['Throttled'];
-      500: components['responses']['Internal'];
-      503: components['responses']['Unavailable'];
-    };
-  };
   getCompanyFinancials: {
     parameters: {
       query?: {
-        /** @example 2 */
         limit?: number;
         offset?: number;
       };
@@ -1153,7 +822,6 @@ export interface operations {
   getCompanyLegalEntities: {
     parameters: {
       query?: {
-        /** @example 2 */
         limit?: number;
         offset?: number;
       };
@@ -1192,7 +860,7 @@ export interface operations {
            *         }
            *       ],
            *       "pagination": {
-           *         "limit": 2,
+           *         "limit": 4,
            *         "offset": 0,
            *         "total": 1
            *       }
@@ -1233,7 +901,6 @@ export interface operations {
   getCompanyLookalikes: {
     parameters: {
       query?: {
-        /** @example 2 */
         limit?: number;
         offset?: number;
       };
@@ -1266,23 +933,23 @@ export interface operations {
            *       "data": [
            *         {
            *           "companyId": {
-           *             "country": "BE",
-           *             "companyNumber": "0322772151"
+           *             "country": "FR",
+           *             "companyNumber": "652431172"
            *           },
-           *           "score": 0.8526
+           *           "score": 0.4503
            *         },
            *         {
            *           "companyId": {
-           *             "country": "BE",
-           *             "companyNumber": "0353083760"
+           *             "country": "FR",
+           *             "companyNumber": "376693388"
            *           },
-           *           "score": 0.8485
+           *           "score": 0.3535
            *         }
            *       ],
            *       "pagination": {
            *         "limit": 2,
            *         "offset": 0,
-           *         "total": 100
+           *         "total": 11
            *       }
            *     }
            */
@@ -1431,13 +1098,10 @@ export interface operations {
          *         {
          *           "countryCode": "BE",
          *           "companyNumber": "0352431187"
-         *         },
-         *         {
-         *           "countryCode": "BE",
-         *           "companyNumber": "1026261285"
          *         }
          *       ],
-         *       "limit": 2
+         *       "limit": 4,
+         *       "offset": 0
          *     }
          */
         'application/json': {
@@ -1719,13 +1383,9 @@ export interface operations {
          *         {
          *           "countryCode": "BE",
          *           "companyNumber": "0352431187"
-         *         },
-         *         {
-         *           "countryCode": "BE",
-         *           "companyNumber": "1026261285"
          *         }
          *       ],
-         *       "limit": 2
+         *       "limit": 10
          *     }
          */
         'application/json': {
@@ -1759,17 +1419,17 @@ export interface operations {
            *         "data": [
            *           {
            *             "companyId": {
-           *               "country": "BE",
-           *               "companyNumber": "0322772151"
+           *               "country": "FR",
+           *               "companyNumber": "652431172"
            *             },
-           *             "score": 0.8526
+           *             "score": 0.4503
            *           },
            *           {
            *             "companyId": {
-           *               "country": "BE",
-           *               "companyNumber": "0353083760"
+           *               "country": "FR",
+           *               "companyNumber": "376693388"
            *             },
-           *             "score": 0.8485
+           *             "score": 0.3535
            *           }
            *         ],
            *         "message": null
@@ -1784,17 +1444,17 @@ export interface operations {
            *         "data": [
            *           {
            *             "companyId": {
-           *               "country": "BE",
-           *               "companyNumber": "0326228915"
+           *               "country": "FR",
+           *               "companyNumber": "907542807"
            *             },
-           *             "score": 0.9595
+           *             "score": 0.8242
            *           },
            *           {
            *             "companyId": {
-           *               "country": "BE",
-           *               "companyNumber": "0463160152"
+           *               "country": "FR",
+           *               "companyNumber": "598183697"
            *             },
-           *             "score": 0.8942
+           *             "score": 0.6799
            *           }
            *         ],
            *         "message": null
@@ -1841,120 +1501,6 @@ export interface operations {
       503: components['responses']['Unavailable'];
     };
   };
-  matchCompanies: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "companies": [
-         *         {
-         *           "name": "Orvio Engineering CommV",
-         *           "website": "https://www.orvio-engineering.be"
-         *         },
-         *         {
-         *           "VAT": "BE 1026.261.285"
-         *         }
-         *       ]
-         *     }
-         */
-        'application/json': {
-          companies: {
-            [key: string]: unknown;
-          }[];
-        };
-      };
-    };
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example [
-           *       {
-           *         "parameters": {
-           *           "name": "Orvio Engineering CommV",
-           *           "website": "https://www.orvio-engineering.be"
-           *         },
-           *         "data": [
-           *           {
-           *             "identifier": {
-           *               "country": "BE",
-           *               "companyNumber": "0352431187",
-           *               "name": "Orvio Engineering CommV",
-           *               "place": "Genk"
-           *             },
-           *             "confidence": 0.9596,
-           *             "matchedOn": [
-           *               "website",
-           *               "name"
-           *             ]
-           *           }
-           *         ],
-           *         "message": null
-           *       },
-           *       {
-           *         "parameters": {
-           *           "VAT": "BE 1026.261.285"
-           *         },
-           *         "data": [
-           *           {
-           *             "identifier": {
-           *               "country": "BE",
-           *               "companyNumber": "1026261285",
-           *               "name": "Gilson Réceptions SRL",
-           *               "place": "Bruxelles"
-           *             },
-           *             "confidence": 0.9211,
-           *             "matchedOn": [
-           *               "VAT"
-           *             ]
-           *           }
-           *         ],
-           *         "message": null
-           *       }
-           *     ]
-           */
-          'application/json': {
-            parameters: {
-              [key: string]: string;
-            };
-            data:
-              | {
-                  identifier: {
-                    /** @enum {string} */
-                    country: 'BE' | 'NL' | 'FR';
-                    companyNumber: string;
-                    name: string;
-                    place: string | null;
-                  };
-                  confidence: number;
-                  matchedOn: ('companyNumber' | 'VAT' | 'website' | 'name' | 'place')[];
-                }[]
-              | null;
-            message: string | null;
-          }[];
-        };
-      };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      413: components['responses']['PayloadTooLarge'];
-      415: components['responses']['UnsupportedMediaType'];
-      429: components['responses']['Throttled'];
-      500: components['responses']['Internal'];
-      503: components['responses']['Unavailable'];
-    };
-  };
   getCompanyRelationshipsBulk: {
     parameters: {
       query?: never;
@@ -1970,10 +1516,6 @@ export interface operations {
          *         {
          *           "countryCode": "BE",
          *           "companyNumber": "0352431187"
-         *         },
-         *         {
-         *           "countryCode": "BE",
-         *           "companyNumber": "1026261285"
          *         }
          *       ]
          *     }
@@ -2126,6 +1668,73 @@ export interface operations {
       500: components['responses']['Internal'];
     };
   };
+  getEvents: {
+    parameters: {
+      query?: {
+        after?: string;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [],
+           *       "next": "ZTEuMC4xNzY0MDAwMDAwMDAwLjAxMjM0NTY3ODlhYmNkZWY"
+           *     }
+           */
+          'application/json': {
+            data: {
+              id: string;
+              /** @constant */
+              type: 'company.update';
+              createdAt: string;
+              data: {
+                company: {
+                  /** @enum {string} */
+                  country: 'BE' | 'NL' | 'FR';
+                  companyNumber: string;
+                  name: string;
+                  place: string | null;
+                };
+                legalEntityId: string;
+                lists: number[];
+                update: {
+                  id: string;
+                  /** @enum {string} */
+                  type: 'PUBLISHED_FINANCIALS' | 'GROSS_MARGIN_GROWTH' | 'HEALTHDROP' | 'PEOPLE_LEFT';
+                  title: string;
+                  time: string;
+                  sourceUrl: null;
+                  sourceType: null;
+                  /** @constant */
+                  status: 'ACTIVE';
+                };
+              };
+            }[];
+            next: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      410: components['responses']['CursorExpired'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
   getHealth: {
     parameters: {
       query?: never;
@@ -2160,7 +1769,6 @@ export interface operations {
   getLegalEntityUpdates: {
     parameters: {
       query?: {
-        /** @example 2 */
         limit?: number;
         offset?: number;
       };
@@ -2172,7 +1780,6 @@ export interface operations {
         'Accept-Language'?: string;
       };
       path: {
-        /** @example 709106295772 */
         legalEntityId: string;
       };
       cookie?: never;
@@ -2201,7 +1808,7 @@ export interface operations {
            *           {
            *             "id": "4726438800788022234",
            *             "type": "PUBLISHED_FINANCIALS",
-           *             "title": "Jaarrekening gepubliceerd voor 2025",
+           *             "title": "Financials were published for 2025",
            *             "time": "2026-05-12",
            *             "sourceUrl": null,
            *             "sourceType": null,
@@ -2210,7 +1817,7 @@ export interface operations {
            *           {
            *             "id": "7551669299949078946",
            *             "type": "PUBLISHED_FINANCIALS",
-           *             "title": "Jaarrekening gepubliceerd voor 2024",
+           *             "title": "Financials were published for 2024",
            *             "time": "2025-04-15",
            *             "sourceUrl": null,
            *             "sourceType": null,
@@ -2278,16 +1885,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "legalEntities": [
-         *         {
-         *           "legalEntityId": "709106295772"
-         *         }
-         *       ],
-         *       "limit": 2
-         *     }
-         */
         'application/json': {
           legalEntities: {
             legalEntityId: string;
@@ -2323,7 +1920,7 @@ export interface operations {
            *             {
            *               "id": "4726438800788022234",
            *               "type": "PUBLISHED_FINANCIALS",
-           *               "title": "Jaarrekening gepubliceerd voor 2025",
+           *               "title": "Financials were published for 2025",
            *               "time": "2026-05-12",
            *               "sourceUrl": null,
            *               "sourceType": null,
@@ -2332,7 +1929,7 @@ export interface operations {
            *             {
            *               "id": "7551669299949078946",
            *               "type": "PUBLISHED_FINANCIALS",
-           *               "title": "Jaarrekening gepubliceerd voor 2024",
+           *               "title": "Financials were published for 2024",
            *               "time": "2025-04-15",
            *               "sourceUrl": null,
            *               "sourceType": null,
@@ -2403,7 +2000,6 @@ export interface operations {
     parameters: {
       query?: {
         type?: 'OVERVIEW' | 'STATIC' | 'SMART';
-        /** @example 2 */
         limit?: number;
         offset?: number;
       };
@@ -2429,8 +2025,7 @@ export interface operations {
            *           "type": "STATIC",
            *           "columns": [
            *             "country",
-           *             "vatNumber",
-           *             "activities"
+           *             "vatNumber"
            *           ],
            *           "shared": true,
            *           "notifications": {
@@ -2448,15 +2043,14 @@ export interface operations {
            *           "type": "SMART",
            *           "columns": [
            *             "activities",
-           *             "place",
-           *             "employees"
+           *             "place"
            *           ],
            *           "shared": true,
            *           "notifications": {
            *             "enabled": false
            *           },
-           *           "amountOfCompanies": 179,
-           *           "newResults": 177,
+           *           "amountOfCompanies": 3,
+           *           "newResults": 1,
            *           "updatedAt": "2026-11-21T09:30:00.000Z",
            *           "createdAt": "2026-11-21T09:30:00.000Z",
            *           "createdBy": "alice@acme.example"
@@ -2522,20 +2116,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "name": "Software in Belgium",
-         *       "type": "SMART",
-         *       "filters": {
-         *         "countries": [
-         *           "BE"
-         *         ],
-         *         "activities": [
-         *           "62"
-         *         ]
-         *       }
-         *     }
-         */
         'application/json': {
           name: string;
           /** @enum {string} */
@@ -2588,20 +2168,19 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "id": 412785093,
+           *       "id": 8,
            *       "name": "Software in Belgium",
            *       "type": "SMART",
            *       "columns": [
            *         "country",
-           *         "vatNumber",
-           *         "activities"
+           *         "vatNumber"
            *       ],
            *       "shared": false,
            *       "notifications": {
            *         "enabled": false
            *       },
-           *       "amountOfCompanies": 65,
-           *       "newResults": 65,
+           *       "amountOfCompanies": 2,
+           *       "newResults": 2,
            *       "updatedAt": "2026-11-21T09:30:00.000Z",
            *       "createdAt": "2026-11-21T09:30:00.000Z",
            *       "createdBy": "alice@acme.example"
@@ -2639,7 +2218,7 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
-      /** @description The request conflicts with stored data: `LIST_NAME_TAKEN` (a list name the account already uses); `LIMIT_REACHED` (the account already has as many as its limit allows (200 lists)). */
+      /** @description The request conflicts with stored data: `LIST_NAME_TAKEN` (a list name the account already uses). */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId'];
@@ -2648,7 +2227,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            code?: 'LIST_NAME_TAKEN' | 'LIMIT_REACHED';
+            code?: 'LIST_NAME_TAKEN';
           };
         };
       };
@@ -2664,7 +2243,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @example 4 */
+        /** @example 1 */
         id: string;
       };
       cookie?: never;
@@ -2685,15 +2264,14 @@ export interface operations {
            *       "type": "SMART",
            *       "columns": [
            *         "activities",
-           *         "place",
-           *         "employees"
+           *         "place"
            *       ],
            *       "shared": true,
            *       "notifications": {
            *         "enabled": false
            *       },
-           *       "amountOfCompanies": 179,
-           *       "newResults": 177,
+           *       "amountOfCompanies": 3,
+           *       "newResults": 1,
            *       "updatedAt": "2026-11-21T09:30:00.000Z",
            *       "createdAt": "2026-11-21T09:30:00.000Z",
            *       "createdBy": "alice@acme.example"
@@ -2742,7 +2320,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @example 412785093 */
+        /** @example 1 */
         id: string;
       };
       cookie?: never;
@@ -2780,11 +2358,11 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "name": "Prospects Q1",
-         *       "columns": [
-         *         "country",
-         *         "place"
-         *       ]
+         *       "filters": {
+         *         "employees": {},
+         *         "totalAssets": {},
+         *         "healthIndicator": {}
+         *       }
          *     }
          */
         'application/json': {
@@ -2911,13 +2489,12 @@ export interface operations {
     parameters: {
       query?: {
         type?: 'ALL' | 'SAVED' | 'ARCHIVED' | 'NEW';
-        /** @example 2 */
         limit?: number;
         offset?: number;
       };
       header?: never;
       path: {
-        /** @example 4 */
+        /** @example 1 */
         id: string;
       };
       cookie?: never;
@@ -2937,18 +2514,18 @@ export interface operations {
            *         {
            *           "identifier": {
            *             "country": "BE",
-           *             "companyNumber": "0209744583",
-           *             "name": "Sadis IT Solutions BV",
-           *             "place": "Leuven"
+           *             "companyNumber": "0350523455",
+           *             "name": "Verbeke Participaties BV",
+           *             "place": "Antwerpen"
            *           },
            *           "matchedSince": "2026-11-21T09:30:00.000Z"
            *         },
            *         {
            *           "identifier": {
            *             "country": "BE",
-           *             "companyNumber": "0217228332",
-           *             "name": "Beheer Van de Velde BV",
-           *             "place": "Antwerpen"
+           *             "companyNumber": "0524353591",
+           *             "name": "Beheer Dewulf BV",
+           *             "place": "Genk"
            *           },
            *           "matchedSince": "2026-11-21T09:30:00.000Z"
            *         }
@@ -2956,7 +2533,7 @@ export interface operations {
            *       "pagination": {
            *         "limit": 2,
            *         "offset": 0,
-           *         "total": 180
+           *         "total": 4
            *       }
            *     }
            */
@@ -2999,33 +2576,16 @@ export interface operations {
         'Idempotency-Key'?: string;
       };
       path: {
-        /** @example 2 */
+        /** @example 1 */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "companies": [
-         *         {
-         *           "VAT": "BE0352431187"
-         *         },
-         *         {
-         *           "name": "Gilson Réceptions SRL",
-         *           "website": "https://www.gilson-receptions.be"
-         *         }
-         *       ]
-         *     }
-         */
         'application/json': {
           companies: {
-            companyNumber?: string;
-            country?: string;
-            name?: string;
-            website?: string;
-            VAT?: string;
+            [key: string]: unknown;
           }[];
         };
       };
@@ -3041,7 +2601,7 @@ export interface operations {
           /**
            * @example {
            *       "success": true,
-           *       "message": "Successfully added 2 companies to the list",
+           *       "message": "Successfully added 1 company to the list",
            *       "failed": []
            *     }
            */
@@ -3086,30 +2646,16 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @example 2 */
+        /** @example 1 */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "companies": [
-         *         {
-         *           "country": "BE",
-         *           "companyNumber": "0352431187",
-         *           "state": "ARCHIVED"
-         *         }
-         *       ]
-         *     }
-         */
         'application/json': {
           companies: {
-            country?: string;
-            companyNumber?: string;
-            /** @enum {string} */
-            state: 'SAVED' | 'ARCHIVED';
+            [key: string]: unknown;
           }[];
         };
       };
@@ -3153,7 +2699,6 @@ export interface operations {
   getListContacts: {
     parameters: {
       query?: {
-        /** @example 2 */
         limit?: number;
         offset?: number;
       };
@@ -3281,7 +2826,7 @@ export interface operations {
       500: components['responses']['Internal'];
     };
   };
-  getUsage: {
+  getWebhooks: {
     parameters: {
       query?: never;
       header?: never;
@@ -3299,27 +2844,25 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "plan": {
-           *         "rate": 25,
-           *         "burst": 50,
-           *         "dailyQuota": 100000
-           *       },
-           *       "today": {
-           *         "requests": 19,
-           *         "remaining": 99981
-           *       }
+           *       "data": [
+           *         {
+           *           "id": "wh_4f1c2a9e8b7d6c5a4b3e",
+           *           "url": "http://127.0.0.1:4000/hook",
+           *           "description": "CRM",
+           *           "enabled": true,
+           *           "createdAt": "2026-11-21T09:30:00.000Z"
+           *         }
+           *       ]
            *     }
            */
           'application/json': {
-            plan: {
-              rate: number;
-              burst: number;
-              dailyQuota: number;
-            };
-            today: {
-              requests: number;
-              remaining: number;
-            };
+            data: {
+              id: string;
+              url: string;
+              description: string | null;
+              enabled: boolean;
+              createdAt: string;
+            }[];
           };
         };
       };
@@ -3328,6 +2871,412 @@ export interface operations {
       429: components['responses']['Throttled'];
       500: components['responses']['Internal'];
       503: components['responses']['Unavailable'];
+    };
+  };
+  createWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          url: string;
+          /** @default must be a string or null */
+          description?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          /** @description The path of the created resource. */
+          Location?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "wh_4f1c2a9e8b7d6c5a4b3e",
+           *       "url": "http://127.0.0.1:4000/hook",
+           *       "description": "CRM",
+           *       "enabled": true,
+           *       "createdAt": "2026-11-21T09:30:00.000Z",
+           *       "secret": "whsec_MfKQ9r8GKYqoNv3UFbzCJ0SuyuDLiwNcKjaE2a8oEbM="
+           *     }
+           */
+          'application/json': {
+            id: string;
+            url: string;
+            description: string | null;
+            enabled: boolean;
+            createdAt: string;
+            secret: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      /** @description The request conflicts with stored data: `LIMIT_REACHED` (the account already has as many as it may (5 webhook endpoints)). */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            code?: 'LIMIT_REACHED';
+          };
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "wh_4f1c2a9e8b7d6c5a4b3e",
+           *       "url": "http://127.0.0.1:4000/hook",
+           *       "description": "CRM",
+           *       "enabled": true,
+           *       "createdAt": "2026-11-21T09:30:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            url: string;
+            description: string | null;
+            enabled: boolean;
+            createdAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  deleteWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No content */
+      204: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  updateWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "description": "must be a string or null"
+         *     }
+         */
+        'application/json': {
+          enabled?: boolean;
+          /** @default must be a string or null */
+          description?: string | null;
+          url?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "wh_4f1c2a9e8b7d6c5a4b3e",
+           *       "url": "http://127.0.0.1:4000/hook",
+           *       "description": "CRM sync",
+           *       "enabled": true,
+           *       "createdAt": "2026-11-21T09:30:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            url: string;
+            description: string | null;
+            enabled: boolean;
+            createdAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getWebhookDeliveries: {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+      };
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [],
+           *       "pagination": {
+           *         "limit": 2,
+           *         "offset": 0,
+           *         "total": 0
+           *       }
+           *     }
+           */
+          'application/json': {
+            data: {
+              eventId: string;
+              attempt: number;
+              at: string;
+              /** @enum {string} */
+              status: 'delivered' | 'failed' | 'pending';
+              responseStatus: number | null;
+              durationMs: number | null;
+              nextAttemptAt: string | null;
+            }[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+            };
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  rotateWebhookSecret: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "secret": "whsec_MfKQ9r8GKYqoNv3UFbzCJ0SuyuDLiwNcKjaE2a8oEbM="
+           *     }
+           */
+          'application/json': {
+            secret: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  testWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example 1 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Accepted */
+      202: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "eventId": "evt_9b2e4c6a8d0f1e3a5c7b9d1f"
+           *     }
+           */
+          'application/json': {
+            eventId: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  receiveEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id, the same on every attempt. */
+        'webhook-id': string;
+        /** @description Unix seconds of this attempt. */
+        'webhook-timestamp': string;
+        /** @description `v1,<base64 of HMAC-SHA256 over "id.timestamp.body">`, space-separated, one per valid secret (two for 24 hours after a rotation). */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json':
+          | {
+              id: string;
+              /** @constant */
+              type: 'company.update';
+              createdAt: string;
+              data: {
+                company: {
+                  /** @enum {string} */
+                  country: 'BE' | 'NL' | 'FR';
+                  companyNumber: string;
+                  name: string;
+                  place: string | null;
+                };
+                legalEntityId: string;
+                lists: number[];
+                update: {
+                  id: string;
+                  /** @enum {string} */
+                  type: 'PUBLISHED_FINANCIALS' | 'GROSS_MARGIN_GROWTH' | 'HEALTHDROP' | 'PEOPLE_LEFT';
+                  title: string;
+                  time: string;
+                  sourceUrl: null;
+                  sourceType: null;
+                  /** @constant */
+                  status: 'ACTIVE';
+                };
+              };
+            }
+          | {
+              id: string;
+              /** @constant */
+              type: 'webhook.test';
+              createdAt: string;
+              data: Record<string, never>;
+            };
+      };
+    };
+    responses: {
+      /** @description Delivered. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
     };
   };
 }

@@ -179,6 +179,10 @@ describe('families a declared pattern also matches', () => {
       partitions.idempotency,
       partitions.listMembers,
       partitions.listOrder,
+      partitions.events,
+      partitions.eventLog,
+      partitions.webhooks,
+      partitions.webhookDeliveries,
     ]);
   });
 

@@ -112,6 +112,7 @@ export async function createList(
             ...(list.type === 'SMART'
               ? [{ Put: { TableName: tableName(), Item: smartListItem(list) } }]
               : []),
+            ...(list.type === 'STATIC' && list.notificationsEnabled ? [watchedPut(list)] : []),
           ],
         }),
       ),
@@ -138,6 +139,21 @@ export async function createList(
     }
   }, CONFLICT_RETRIES);
   return list;
+}
+
+/** A STATIC list with notifications enabled, filed where the import finds it (lib/events/derive.ts). */
+function watchedPut(list: StoredList) {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...keys.watchedList(list.accountId, list.id),
+        entity: 'WatchedList',
+        accountId: list.accountId,
+        listId: list.id,
+      },
+    },
+  };
 }
 
 /**
@@ -284,6 +300,14 @@ export async function updateList(list: StoredList, changes: ListChanges, now: Da
     ...(changes.filters !== undefined && list.type === 'SMART'
       ? [{ Put: { TableName: tableName(), Item: smartListItem(next) } }]
       : []),
+    // The import's index of watched lists (§12) follows the flag.
+    ...(changes.notificationsEnabled !== undefined && list.type === 'STATIC'
+      ? [
+          changes.notificationsEnabled
+            ? watchedPut(next)
+            : { Delete: { TableName: tableName(), Key: keys.watchedList(list.accountId, list.id) } },
+        ]
+      : []),
   ];
   try {
     await send(() => dynamodb().send(new TransactWriteCommand({ TransactItems: items })));
@@ -330,6 +354,7 @@ export async function deleteList(list: StoredList, createdBy?: string): Promise<
               },
             },
             { Delete: { TableName: tableName(), Key: keys.smartList(list.accountId, list.id) } },
+            { Delete: { TableName: tableName(), Key: keys.watchedList(list.accountId, list.id) } },
             {
               Put: {
                 TableName: tableName(),

@@ -1,0 +1,141 @@
+/**
+ * Webhook delivery on AWS (contract §12): an SQS queue of delivery jobs with a dead-letter queue, the
+ * delivery function as its consumer, the fan-out and the test endpoint as its producers, a KMS key that
+ * seals the endpoints' secrets (only the functions that create, rotate or send may use it), and alarms
+ * on the dead-letter queue and on the share of failed attempts.
+ *
+ * Retries survive crashes and deployments: a job waits in the queue (SQS delays 15 minutes at most, so
+ * a later retry is sent on until its time: lib/webhooks/sqs-queue.ts), a function that dies mid-batch
+ * leaves its jobs to come back after the visibility timeout, and after 5 receives a job goes to the
+ * dead-letter queue and the alarm fires.
+ */
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import {
+  Alarm,
+  ComparisonOperator,
+  MathExpression,
+  Metric,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { DELIVERY_METRICS } from '../lib/webhooks/metrics';
+
+export interface WebhookDeliveryProps {
+  stage: string;
+  /** The SQS consumer (lib/routes.ts workers.deliverWebhooks). */
+  deliver: NodejsFunction;
+  /** Queue jobs: the fan-out, the test endpoint. */
+  producers: IFunction[];
+  /** Seal secrets: creating an endpoint, rotating its secret. */
+  sealers: IFunction[];
+  alarmTopic: ITopic;
+  removalPolicy: RemovalPolicy;
+}
+
+/** Share of failed attempts over 15 minutes at which the alarm fires (receivers down, or our side). */
+export const FAILED_ATTEMPTS_ALARM_RATE = 0.5;
+const PERIOD = Duration.minutes(15);
+
+export class WebhookDelivery extends Construct {
+  readonly queue: Queue;
+  readonly deadLetters: Queue;
+  readonly key: Key;
+
+  constructor(scope: Construct, id: string, props: WebhookDeliveryProps) {
+    super(scope, id);
+    this.key = new Key(this, 'SecretsKey', {
+      description: `company-data ${props.stage}: seals webhook signing secrets`,
+      enableKeyRotation: true,
+      removalPolicy: props.removalPolicy,
+    });
+    this.deadLetters = new Queue(this, 'DeadLetters', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+      removalPolicy: props.removalPolicy,
+    });
+    for (const ruleId of ['AwsSolutions-SQS3', 'Serverless-SQSRedrivePolicy']) {
+      Validations.of(this.deadLetters).acknowledge({
+        id: ruleId,
+        reason: 'It is the dead-letter queue of the delivery queue (an alarm fires on its first message).',
+      });
+    }
+    this.queue = new Queue(this, 'Deliveries', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // Six times the function's timeout, as AWS advises for a Lambda consumer.
+      visibilityTimeout: Duration.minutes(6),
+      retentionPeriod: Duration.days(4),
+      deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: 5 },
+      removalPolicy: props.removalPolicy,
+    });
+
+    const source = new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true });
+    props.deliver.addEventSource(source);
+    Validations.of(props.deliver).acknowledge({
+      id: 'Serverless-LambdaEventSourceMappingDestination',
+      reason:
+        "An SQS source's failures stay in the queue and go to its dead-letter queue after 5 receives " +
+        '(the redrive policy above, alarmed): an on-failure destination applies to stream sources only.',
+    });
+    for (const fn of [props.deliver, ...props.producers]) {
+      this.queue.grantSendMessages(fn);
+      (fn as NodejsFunction).addEnvironment('WEBHOOK_QUEUE_URL', this.queue.queueUrl);
+    }
+    // Exactly the one action each needs (grantEncrypt would add ReEncrypt* and GenerateDataKey*).
+    for (const fn of props.sealers) {
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['kms:Encrypt'], resources: [this.key.keyArn] }));
+      (fn as NodejsFunction).addEnvironment('WEBHOOK_KMS_KEY_ID', this.key.keyArn);
+    }
+    props.deliver.addToRolePolicy(
+      new PolicyStatement({ actions: ['kms:Decrypt'], resources: [this.key.keyArn] }),
+    );
+    props.deliver.addEnvironment('WEBHOOK_KMS_KEY_ID', this.key.keyArn);
+
+    const action = new SnsAction(props.alarmTopic);
+    const alarm = (name: string, description: string, metric: Metric | MathExpression, threshold: number) => {
+      const created = new Alarm(this, name, {
+        alarmDescription: `${props.stage}: ${description}`,
+        metric,
+        threshold,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+      created.addAlarmAction(action);
+      created.addOkAction(action);
+    };
+    alarm(
+      'DeliveriesDeadLettered',
+      'a webhook delivery job failed 5 receives and is in the dead-letter queue',
+      this.deadLetters.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: PERIOD }),
+      1,
+    );
+    const metric = (name: string) =>
+      new Metric({
+        namespace: DELIVERY_METRICS.namespace,
+        metricName: name,
+        statistic: 'Sum',
+        period: PERIOD,
+      });
+    alarm(
+      'DeliveryFailureRate',
+      `at least ${FAILED_ATTEMPTS_ALARM_RATE * 100} % of webhook delivery attempts failed in 15 minutes`,
+      new MathExpression({
+        expression: 'IF(a > 0, f / a, 0)',
+        usingMetrics: { f: metric(DELIVERY_METRICS.failed), a: metric(DELIVERY_METRICS.attempts) },
+        label: 'share of failed delivery attempts',
+        period: PERIOD,
+      }),
+      FAILED_ATTEMPTS_ALARM_RATE,
+    );
+  }
+}

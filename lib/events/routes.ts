@@ -1,0 +1,18 @@
+/** The events feed (contract §12). */
+import type { Route } from '../http/route';
+import { partitions } from '../storage/keys';
+import { eventsPageSchema, getEventsRequest } from './schemas';
+
+export const eventRoutes = {
+  getEvents: {
+    method: 'GET',
+    path: '/v1/events',
+    summary: "The account's events (updates of companies in its watched lists), oldest first, after a cursor",
+    scope: 'events:read',
+    // The account's last event number (GetItem), its blocks still being written and its events (Query).
+    storage: { GetItem: [partitions.eventLog], Query: [partitions.eventLog, partitions.events] },
+    request: getEventsRequest,
+    response: eventsPageSchema,
+    cursorExpires: true,
+  },
+} as const satisfies Record<string, Route>;

@@ -1,0 +1,107 @@
+/** The webhook endpoints (contract §12), scope `webhooks:write`. */
+import type { Route } from '../http/route';
+import type { StorageAccess } from '../storage/access';
+import { partitions } from '../storage/keys';
+import {
+  createdWebhookSchema,
+  createWebhookRequest,
+  deliveriesPageSchema,
+  getWebhookDeliveriesRequest,
+  getWebhookRequest,
+  getWebhooksRequest,
+  secretSchema,
+  testDeliverySchema,
+  updateWebhookRequest,
+  webhookSchema,
+  webhooksSchema,
+} from './schemas';
+
+/** Reading the caller's endpoint by id. */
+const ownEndpoint = { GetItem: [partitions.webhooks] } as const satisfies StorageAccess;
+
+export const webhookRoutes = {
+  createWebhook: {
+    method: 'POST',
+    path: '/v1/webhooks',
+    summary: 'Adds a webhook endpoint (at most 5 per account); its signing secret is shown only here',
+    scope: 'webhooks:write',
+    // The feed's last number (where deliveries start), then the endpoint, its count and listing in one transaction.
+    storage: {
+      GetItem: [partitions.eventLog],
+      UpdateItem: [partitions.webhooks],
+      PutItem: [partitions.webhooks, partitions.webhookListings],
+    },
+    request: createWebhookRequest,
+    status: 201,
+    response: createdWebhookSchema,
+    conflicts: ['LIMIT_REACHED'],
+  },
+  getWebhooks: {
+    method: 'GET',
+    path: '/v1/webhooks',
+    summary: "The account's webhook endpoints, oldest first (without their secrets)",
+    scope: 'webhooks:write',
+    storage: { Query: [partitions.webhooks] },
+    request: getWebhooksRequest,
+    response: webhooksSchema,
+  },
+  getWebhook: {
+    method: 'GET',
+    path: '/v1/webhooks/{id}',
+    summary: 'One webhook endpoint (without its secret)',
+    scope: 'webhooks:write',
+    storage: ownEndpoint,
+    request: getWebhookRequest,
+    response: webhookSchema,
+  },
+  updateWebhook: {
+    method: 'PATCH',
+    path: '/v1/webhooks/{id}',
+    summary: "Changes a webhook endpoint's URL, description or whether it is enabled",
+    scope: 'webhooks:write',
+    storage: { GetItem: [partitions.webhooks, partitions.eventLog], UpdateItem: [partitions.webhooks] },
+    request: updateWebhookRequest,
+    response: webhookSchema,
+  },
+  deleteWebhook: {
+    method: 'DELETE',
+    path: '/v1/webhooks/{id}',
+    summary: 'Deletes a webhook endpoint; its pending deliveries are dropped',
+    scope: 'webhooks:write',
+    storage: {
+      GetItem: [partitions.webhooks],
+      DeleteItem: [partitions.webhooks, partitions.webhookListings],
+      UpdateItem: [partitions.webhooks],
+    },
+    request: getWebhookRequest,
+    status: 204,
+  },
+  rotateWebhookSecret: {
+    method: 'POST',
+    path: '/v1/webhooks/{id}/rotate-secret',
+    summary: 'A new signing secret, shown only here; the old one keeps signing beside it for 24 hours',
+    scope: 'webhooks:write',
+    storage: { GetItem: [partitions.webhooks], UpdateItem: [partitions.webhooks] },
+    request: getWebhookRequest,
+    response: secretSchema,
+  },
+  testWebhook: {
+    method: 'POST',
+    path: '/v1/webhooks/{id}/test',
+    summary: 'Sends a webhook.test event to the endpoint',
+    scope: 'webhooks:write',
+    storage: { GetItem: [partitions.webhooks], BatchWriteItem: [partitions.deliveriesDue] },
+    request: getWebhookRequest,
+    status: 202,
+    response: testDeliverySchema,
+  },
+  getWebhookDeliveries: {
+    method: 'GET',
+    path: '/v1/webhooks/{id}/deliveries',
+    summary: "An endpoint's delivery attempts, newest first",
+    scope: 'webhooks:write',
+    storage: { GetItem: [partitions.webhooks], Query: [partitions.webhookDeliveries] },
+    request: getWebhookDeliveriesRequest,
+    response: deliveriesPageSchema,
+  },
+} as const satisfies Record<string, Route>;

@@ -1,0 +1,39 @@
+/**
+ * The AWS side of the delivery queue (lib/webhooks/queue.ts): jobs go to the stage's SQS queue with a
+ * delay until they are due. SQS delays a message 15 minutes at most, so a job due later (the retries
+ * after 30 min, 2 h, …) is sent with the longest delay and carries its due time; the delivery function
+ * sends it on again until its time comes (`dueLater`). A message the function fails on comes back after
+ * the queue's visibility timeout and, after a few receives, goes to the dead-letter queue.
+ */
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { chunk } from '../storage/batch';
+import type { DueJob } from './job';
+
+/** SQS's longest delay. */
+export const MAX_DELAY_SECONDS = 900;
+const SEND_BATCH = 10;
+
+let client: SQSClient | undefined;
+const sqs = () => (client ??= new SQSClient({}));
+
+export async function sendToQueue(queueUrl: string, jobs: DueJob[], nowMs = Date.now()): Promise<void> {
+  for (const part of chunk(jobs, SEND_BATCH)) {
+    let pending = part.map((due, i) => ({
+      Id: String(i),
+      MessageBody: JSON.stringify(due),
+      DelaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((due.dueMs - nowMs) / 1000))),
+    }));
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt === 5) throw new Error('SQS kept refusing delivery jobs');
+      const result = await sqs().send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: pending }));
+      const failed = new Set((result.Failed ?? []).map((f) => f.Id));
+      pending = pending.filter((entry) => failed.has(entry.Id));
+    }
+  }
+}
+
+/** A received message's job, and whether it must wait longer (sent on by the caller). */
+export function dueLater(message: string, nowMs = Date.now()): { due: DueJob; later: boolean } {
+  const due = JSON.parse(message) as DueJob;
+  return { due, later: due.dueMs > nowMs + 1000 };
+}

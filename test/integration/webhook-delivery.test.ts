@@ -1,0 +1,318 @@
+/**
+ * Webhook delivery (contract §12) on DynamoDB Local to a real HTTP receiver on 127.0.0.1 that verifies
+ * signatures with the `standardwebhooks` package: events of an import reach it exactly once per
+ * `webhook-id`; a receiver that answers 500, never answers, resets the connection or redirects gets the
+ * retries of the schedule (compressed by WEBHOOK_RETRY_SCALE, every attempt made) and the log shows
+ * each; one down for the whole schedule leaves the delivery `failed` and the event in the feed; a
+ * rotated secret signs beside the new one; a name that resolves to a private address at delivery time
+ * is refused before any connection.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { forEachLimited } from '../../lib/concurrency';
+import type { CompanyRecordInput } from '../../lib/companies/record';
+import { getEvents } from '../../lib/events/feed';
+import { lastEventNumber } from '../../lib/events/store';
+import { importCompanies } from '../../lib/import/import';
+import { addCompanies } from '../../lib/lists/add-companies';
+import { createOneList } from '../../lib/lists/manage';
+import type { Caller } from '../../lib/tokens/caller';
+import { SCOPES } from '../../lib/tokens/scopes';
+import { getDeliveries } from '../../lib/webhooks/deliveries';
+import { deliver, queueNewEvents } from '../../lib/webhooks/deliver';
+import { takeDueDeliveries } from '../../lib/webhooks/queue';
+import { MAX_ATTEMPTS } from '../../lib/webhooks/schedule';
+import { createWebhook, rotateSecret, sendTestEvent, updateOneWebhook } from '../../lib/webhooks/webhooks';
+import type { UrlRules } from '../../lib/webhooks/url';
+import { companyRecord, period } from '../support/records';
+import { useFreshTable } from '../support/table';
+
+useFreshTable();
+jest.setTimeout(120_000);
+
+// The schedule at 1/20,000: 5 s → 0.25 ms, 10 h → 1.8 s; the whole of it in about 5 s. A receiver that
+// never answers is given up on after 500 ms instead of 10 s (its own test), 5 s otherwise: a loaded
+// machine must not turn a slow answer into a redelivery here.
+process.env['WEBHOOK_RETRY_SCALE'] = '0.00005';
+process.env['WEBHOOK_TIMEOUT_MS'] = '5000';
+
+const servers: http.Server[] = [];
+afterAll(async () => {
+  for (const server of servers) {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
+
+const LOCAL: UrlRules = {
+  allowLocal: true,
+  resolve: async () => {
+    throw new Error('no name is resolved in this test but through its own stub');
+  },
+};
+
+type Mode = 'ok' | '500' | 'timeout' | 'reset' | 'redirect';
+
+interface Received {
+  path: string;
+  id: string;
+  timestamp: string;
+  signature: string;
+  body: string;
+}
+
+/** A receiver on 127.0.0.1 that answers each request by the next mode of its script, then `ok`. */
+async function receiver() {
+  const received: Received[] = [];
+  const script: Mode[] = [];
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (c: Buffer) => chunks.push(c));
+    request.on('end', () => {
+      received.push({
+        path: request.url ?? '',
+        id: String(request.headers['webhook-id']),
+        timestamp: String(request.headers['webhook-timestamp']),
+        signature: String(request.headers['webhook-signature']),
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
+      const mode = script.shift() ?? 'ok';
+      if (mode === 'ok') response.writeHead(204).end();
+      else if (mode === '500') response.writeHead(500).end('{}');
+      else if (mode === 'redirect') response.writeHead(302, { Location: '/elsewhere' }).end();
+      else if (mode === 'reset') request.socket.destroy();
+      // 'timeout': no answer at all.
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  servers.push(server);
+  return { url: `http://127.0.0.1:${port}/hook`, received, script, server };
+}
+
+/** Runs the fan-out and every job as it comes due, as the local stage's workers do, until none is left. */
+async function drain(): Promise<void> {
+  for (let idle = 0; idle < 40;) {
+    const queued = await queueNewEvents();
+    const due = await takeDueDeliveries(Date.now());
+    if (queued === 0 && due.length === 0) {
+      idle++;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      continue;
+    }
+    idle = 0;
+    await forEachLimited(due, 16, (job) => deliver(job, { rules: LOCAL }).then(() => undefined));
+  }
+}
+
+const account = (name: string): Caller => ({
+  accountId: name,
+  userEmail: `x@${name}.example`,
+  scopes: [...SCOPES],
+});
+
+let number = 72_000_000;
+/** Companies in a watched list of the account, then a new period each: one event per company. */
+async function eventsFor(caller: Caller, companies: number): Promise<void> {
+  const records = Array.from({ length: companies }, () =>
+    companyRecord({
+      country: 'NL',
+      companyNumber: String(number++),
+      vatNumber: null,
+      website: null,
+      shareholders: [],
+      contacts: [],
+      financials: [period(2021)],
+    }),
+  );
+  await load(records);
+  const { id } = (
+    await createOneList(caller, {
+      name: `Watched ${number}`,
+      type: 'STATIC',
+      notifications: { enabled: true },
+    })
+  ).body;
+  for (let i = 0; i < records.length; i += 100) {
+    await addCompanies(
+      caller,
+      id,
+      records.slice(i, i + 100).map((r) => ({ country: 'NL', companyNumber: r.companyNumber })),
+    );
+  }
+  await load(records.map((r) => ({ ...r, financials: [...r.financials!, period(2022)] })));
+}
+
+async function load(records: CompanyRecordInput[]) {
+  async function* lines() {
+    for (const record of records) yield JSON.stringify(record);
+  }
+  return importCompanies(lines(), { asOf: '2026-11-21', batchSize: 50 });
+}
+
+const log = (caller: Caller, webhookId: string) =>
+  getDeliveries(caller.accountId, webhookId, { limit: 100, offset: 0 });
+
+describe('delivery to a healthy receiver', () => {
+  it('delivers every event of a 1,000-update import exactly once per webhook-id, validly signed', async () => {
+    const caller = account('healthy');
+    const hook = await receiver();
+    const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL);
+
+    await eventsFor(caller, 1000);
+    expect(await lastEventNumber(caller.accountId)).toBe(1000);
+    await drain();
+
+    const feed = JSON.parse((await getEvents(caller, { limit: 500 })).text) as {
+      data: Array<{ id: string }>;
+    };
+    expect(feed.data.length).toBeGreaterThan(0);
+    const ids = hook.received.map((r) => r.id);
+    expect(ids).toHaveLength(1000);
+    expect(new Set(ids).size).toBe(1000);
+    const verifier = new Webhook(endpoint.secret);
+    for (const request of hook.received) {
+      const event = verifier.verify(request.body, {
+        'webhook-id': request.id,
+        'webhook-timestamp': request.timestamp,
+        'webhook-signature': request.signature,
+      }) as { id: string; type: string };
+      expect(event).toMatchObject({ id: request.id, type: 'company.update' });
+    }
+    const attempts = await getDeliveries(caller.accountId, endpoint.id, { limit: 1, offset: 0 });
+    expect(attempts.pagination.total).toBe(1000);
+    expect(attempts.data[0]).toMatchObject({
+      attempt: 1,
+      status: 'delivered',
+      responseStatus: 204,
+      nextAttemptAt: null,
+    });
+  });
+});
+
+describe('failed attempts', () => {
+  it.each<[string, Mode, number | null]>([
+    ['answers 500', '500', 500],
+    ['never answers', 'timeout', null],
+    ['resets the connection', 'reset', null],
+    ['redirects (never followed)', 'redirect', 302],
+  ])(
+    'retries a receiver that %s, with the same webhook-id, and logs each attempt',
+    async (_, mode, status) => {
+      const caller = account(`failing-${mode}`);
+      const hook = await receiver();
+      const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL);
+      hook.script.push(mode, mode);
+
+      const { eventId } = await sendTestEvent(caller, endpoint.id);
+      await drain();
+
+      expect(hook.received.map((r) => [r.path, r.id])).toEqual([
+        ['/hook', eventId],
+        ['/hook', eventId],
+        ['/hook', eventId],
+      ]);
+      const { data } = await log(caller, endpoint.id);
+      expect(data.map((d) => [d.attempt, d.status, d.responseStatus])).toEqual([
+        [3, 'delivered', 204],
+        [2, 'pending', status],
+        [1, 'pending', status],
+      ]);
+      expect(Date.parse(data[2]!.nextAttemptAt!)).toBeGreaterThanOrEqual(Date.parse(data[2]!.at));
+    },
+  );
+
+  it('gives up after the eighth attempt on a receiver down for the whole schedule; the event stays in the feed', async () => {
+    const caller = account('down');
+    const hook = await receiver();
+    const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL);
+    await new Promise<void>((resolve) => hook.server.close(() => resolve()));
+
+    await eventsFor(caller, 1);
+    await drain();
+
+    const { data } = await log(caller, endpoint.id);
+    expect(data.map((d) => [d.attempt, d.status, d.responseStatus])).toEqual(
+      Array.from({ length: MAX_ATTEMPTS }, (_, i) => [
+        MAX_ATTEMPTS - i,
+        i === 0 ? 'failed' : 'pending',
+        null,
+      ]),
+    );
+    expect(data[0]!.nextAttemptAt).toBeNull();
+    const feed = JSON.parse((await getEvents(caller, { limit: 10 })).text) as { data: Array<{ id: string }> };
+    expect(feed.data.map((e) => e.id)).toEqual([data[0]!.eventId]);
+  });
+});
+
+describe('secrets and endpoints', () => {
+  it('signs with the new and the rotated-out secret for 24 hours', async () => {
+    const caller = account('rotated');
+    const hook = await receiver();
+    const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL);
+    const { secret } = await rotateSecret(caller, endpoint.id);
+
+    await sendTestEvent(caller, endpoint.id);
+    await drain();
+
+    const [request] = hook.received;
+    const signatures = request!.signature.split(' ');
+    expect(signatures).toHaveLength(2);
+    const pairs: Array<[string, string]> = [
+      [secret, signatures[0]!],
+      [endpoint.secret, signatures[1]!],
+    ];
+    for (const [key, signature] of pairs) {
+      expect(
+        new Webhook(key).verify(request!.body, {
+          'webhook-id': request!.id,
+          'webhook-timestamp': request!.timestamp,
+          'webhook-signature': signature,
+        }),
+      ).toMatchObject({ type: 'webhook.test', data: {} });
+    }
+  });
+
+  it('drops the pending deliveries of a disabled endpoint', async () => {
+    const caller = account('disabled');
+    const hook = await receiver();
+    const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL);
+    await sendTestEvent(caller, endpoint.id);
+    await updateOneWebhook(caller, endpoint.id, { enabled: false }, LOCAL);
+
+    await drain();
+
+    expect(hook.received).toEqual([]);
+    expect((await log(caller, endpoint.id)).data).toEqual([]);
+  });
+
+  it('refuses, before any connection, a name that resolves to a private address at delivery time', async () => {
+    const caller = account('rebound');
+    const asked: string[] = [];
+    let answer = '93.184.216.34';
+    const rules: UrlRules = {
+      allowLocal: false,
+      resolve: async (host) => {
+        asked.push(host);
+        return [answer];
+      },
+    };
+    const { body: endpoint } = await createWebhook(
+      caller,
+      { url: 'https://hooks.rebound.example/in' },
+      rules,
+    );
+    const { eventId } = await sendTestEvent(caller, endpoint.id);
+    answer = '10.0.0.9';
+
+    const [job] = await takeDueDeliveries(Date.now());
+    const outcome = await deliver(job!, { rules, enqueue: async () => undefined });
+
+    expect(job!.job.eventId).toBe(eventId);
+    expect(outcome).toBe('pending');
+    expect(asked).toEqual(['hooks.rebound.example', 'hooks.rebound.example']);
+    const { data } = await log(caller, endpoint.id);
+    expect(data).toMatchObject([{ attempt: 1, status: 'pending', responseStatus: null }]);
+  });
+});
