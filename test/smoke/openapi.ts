@@ -3,6 +3,70 @@
  * The smoke client (test/smoke/smoke.ts) is typed by it, so a breaking change to a schema breaks its typecheck.
  */
 export interface paths {
+  '/v1/companies': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Companies by name (a prefix of each word is enough), company number or VAT number, best first
+     * @description Needs a token with the scope `companies:read`.
+     */
+    get: operations['searchCompanies'];
+    put?: never;
+    /**
+     * Details of up to 100 companies, one result item per requested company
+     * @description Needs a token with the scope `companies:read`.
+     */
+    post: operations['getCompanyBulk'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/companies/{countryCode}/{companyNumber}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A company's details: VAT number, status, legal form, address, website, activities, size
+     * @description Needs a token with the scope `companies:read`.
+     */
+    get: operations['getCompany'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/companies/{countryCode}/{companyNumber}/contacts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A company's contacts, by last name
+     * @description Needs a token with the scope `companies:read`.
+     */
+    get: operations['getCompanyContacts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/companies/{countryCode}/{companyNumber}/financials': {
     parameters: {
       query?: never;
@@ -117,6 +181,26 @@ export interface paths {
      * @description Needs a token with the scope `companies:read`.
      */
     post: operations['getCompanyLookalikesBulk'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/companies/match': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Up to 5 candidate companies per entry (number, VAT, website, name, place), with a confidence
+     * @description Needs a token with the scope `companies:read`.
+     */
+    post: operations['matchCompanies'];
     delete?: never;
     options?: never;
     head?: never;
@@ -355,6 +439,26 @@ export interface paths {
      * @description No token needed.
      */
     get: operations['getOpenApi'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/usage': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The caller's plan and today's use of it
+     * @description Needs a valid token, whatever its scopes.
+     */
+    get: operations['getUsage'];
     put?: never;
     post?: never;
     delete?: never;
@@ -627,9 +731,399 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+  searchCompanies: {
+    parameters: {
+      query: {
+        /** @example Orvio En */
+        q: string;
+        countryCode?: string;
+        /** @example 2 */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "country": "BE",
+           *         "companyNumber": "0352431187",
+           *         "name": "Orvio Engineering CommV",
+           *         "place": "Genk"
+           *       }
+           *     ]
+           */
+          'application/json': {
+            /** @enum {string} */
+            country: 'BE' | 'NL' | 'FR';
+            companyNumber: string;
+            name: string;
+            place: string | null;
+          }[];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getCompanyBulk: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "companies": [
+         *         {
+         *           "countryCode": "BE",
+         *           "companyNumber": "0352431187"
+         *         },
+         *         {
+         *           "countryCode": "BE",
+         *           "companyNumber": "1026261285"
+         *         }
+         *       ]
+         *     }
+         */
+        'application/json': {
+          companies: {
+            countryCode?: unknown;
+            country?: unknown;
+            companyNumber?: unknown;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "identifier": {
+           *           "country": "BE",
+           *           "companyNumber": "0352431187",
+           *           "name": "Orvio Engineering CommV",
+           *           "place": "Genk"
+           *         },
+           *         "data": {
+           *           "vatNumber": "BE0352431187",
+           *           "status": "ACTIVE",
+           *           "establishedSince": "2014-06-14T00:00:00.000Z",
+           *           "stoppedSince": null,
+           *           "companyTypeCode": "CommV",
+           *           "name": "Orvio Engineering CommV",
+           *           "address": {
+           *             "country": "BE",
+           *             "street": "Stationsstraat",
+           *             "number": "5",
+           *             "box": null,
+           *             "postalCode": "3600",
+           *             "place": "Genk"
+           *           },
+           *           "website": [
+           *             "https://www.orvio-engineering.be"
+           *           ],
+           *           "activities": [
+           *             "28990"
+           *           ],
+           *           "employees": 0,
+           *           "healthIndicator": 2,
+           *           "contacts": 0
+           *         },
+           *         "message": null
+           *       },
+           *       {
+           *         "identifier": {
+           *           "country": "BE",
+           *           "companyNumber": "1026261285",
+           *           "name": "Gilson Réceptions SRL",
+           *           "place": "Bruxelles"
+           *         },
+           *         "data": {
+           *           "vatNumber": "BE1026261285",
+           *           "status": "ACTIVE",
+           *           "establishedSince": "2024-02-11T00:00:00.000Z",
+           *           "stoppedSince": null,
+           *           "companyTypeCode": "SRL",
+           *           "name": "Gilson Réceptions SRL",
+           *           "address": {
+           *             "country": "BE",
+           *             "street": "Rue du Moulin",
+           *             "number": "61",
+           *             "box": null,
+           *             "postalCode": "1000",
+           *             "place": "Bruxelles"
+           *           },
+           *           "website": [
+           *             "https://www.gilson-receptions.be"
+           *           ],
+           *           "activities": [
+           *             "56210"
+           *           ],
+           *           "employees": 6,
+           *           "healthIndicator": 9,
+           *           "contacts": 1
+           *         },
+           *         "message": null
+           *       }
+           *     ]
+           */
+          'application/json': (
+            | {
+                identifier: {
+                  /** @enum {string} */
+                  country: 'BE' | 'NL' | 'FR';
+                  companyNumber: string;
+                  name: string;
+                  place: string | null;
+                };
+                data: {
+                  vatNumber: string | null;
+                  /** @enum {string} */
+                  status: 'ACTIVE' | 'INACTIVE';
+                  establishedSince: string | null;
+                  stoppedSince: string | null;
+                  companyTypeCode: string | null;
+                  name: string;
+                  address: {
+                    /** @enum {string} */
+                    country: 'BE' | 'NL' | 'FR';
+                    street: string | null;
+                    number: string | null;
+                    box: string | null;
+                    postalCode: string | null;
+                    place: string | null;
+                  };
+                  website: string[];
+                  activities: string[];
+                  employees: number | null;
+                  healthIndicator: number | null;
+                  contacts: number;
+                };
+                message: null;
+              }
+            | {
+                identifier: {
+                  country: unknown;
+                  companyNumber: unknown;
+                };
+                data: null;
+                message: string;
+              }
+          )[];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getCompany: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example BE */
+        countryCode: string;
+        /** @example 0352431187 */
+        companyNumber: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "identifier": {
+           *         "country": "BE",
+           *         "companyNumber": "0352431187",
+           *         "name": "Orvio Engineering CommV",
+           *         "place": "Genk"
+           *       },
+           *       "data": {
+           *         "vatNumber": "BE0352431187",
+           *         "status": "ACTIVE",
+           *         "establishedSince": "2014-06-14T00:00:00.000Z",
+           *         "stoppedSince": null,
+           *         "companyTypeCode": "CommV",
+           *         "name": "Orvio Engineering CommV",
+           *         "address": {
+           *           "country": "BE",
+           *           "street": "Stationsstraat",
+           *           "number": "5",
+           *           "box": null,
+           *           "postalCode": "3600",
+           *           "place": "Genk"
+           *         },
+           *         "website": [
+           *           "https://www.orvio-engineering.be"
+           *         ],
+           *         "activities": [
+           *           "28990"
+           *         ],
+           *         "employees": 0,
+           *         "healthIndicator": 2,
+           *         "contacts": 0
+           *       }
+           *     }
+           */
+          'application/json': {
+            identifier: {
+              /** @enum {string} */
+              country: 'BE' | 'NL' | 'FR';
+              companyNumber: string;
+              name: string;
+              place: string | null;
+            };
+            data: {
+              vatNumber: string | null;
+              /** @enum {string} */
+              status: 'ACTIVE' | 'INACTIVE';
+              establishedSince: string | null;
+              stoppedSince: string | null;
+              companyTypeCode: string | null;
+              name: string;
+              address: {
+                /** @enum {string} */
+                country: 'BE' | 'NL' | 'FR';
+                street: string | null;
+                number: string | null;
+                box: string | null;
+                postalCode: string | null;
+                place: string | null;
+              };
+              website: string[];
+              activities: string[];
+              employees: number | null;
+              healthIndicator: number | null;
+              contacts: number;
+            };
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getCompanyContacts: {
+    parameters: {
+      query?: {
+        /** @example 2 */
+        limit?: number;
+        offset?: number;
+      };
+      header?: never;
+      path: {
+        /** @example BE */
+        countryCode: string;
+        /** @example 0352431187 */
+        companyNumber: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "identifier": {
+           *         "country": "BE",
+           *         "companyNumber": "0352431187",
+           *         "name": "Orvio Engineering CommV",
+           *         "place": "Genk"
+           *       },
+           *       "data": [],
+           *       "pagination": {
+           *         "limit": 2,
+           *         "offset": 0,
+           *         "total": 0
+           *       }
+           *     }
+           */
+          'application/json': {
+            identifier: {
+              /** @enum {string} */
+              country: 'BE' | 'NL' | 'FR';
+              companyNumber: string;
+              name: string;
+              place: string | null;
+            };
+            data: {
+              jobTitle: string | null;
+              identifier: {
+                contactId: number;
+                firstName: string;
+                lastName: string;
+              };
+            }[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+            };
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
   getCompanyFinancials: {
     parameters: {
       query?: {
+        /** @example 2 */
         limit?: number;
         offset?: number;
       };
@@ -822,6 +1316,7 @@ export interface operations {
   getCompanyLegalEntities: {
     parameters: {
       query?: {
+        /** @example 2 */
         limit?: number;
         offset?: number;
       };
@@ -860,7 +1355,7 @@ export interface operations {
            *         }
            *       ],
            *       "pagination": {
-           *         "limit": 4,
+           *         "limit": 2,
            *         "offset": 0,
            *         "total": 1
            *       }
@@ -901,6 +1396,7 @@ export interface operations {
   getCompanyLookalikes: {
     parameters: {
       query?: {
+        /** @example 2 */
         limit?: number;
         offset?: number;
       };
@@ -933,23 +1429,23 @@ export interface operations {
            *       "data": [
            *         {
            *           "companyId": {
-           *             "country": "FR",
-           *             "companyNumber": "652431172"
+           *             "country": "BE",
+           *             "companyNumber": "0322772151"
            *           },
-           *           "score": 0.4503
+           *           "score": 0.8526
            *         },
            *         {
            *           "companyId": {
-           *             "country": "FR",
-           *             "companyNumber": "376693388"
+           *             "country": "BE",
+           *             "companyNumber": "0353083760"
            *           },
-           *           "score": 0.3535
+           *           "score": 0.8485
            *         }
            *       ],
            *       "pagination": {
            *         "limit": 2,
            *         "offset": 0,
-           *         "total": 11
+           *         "total": 100
            *       }
            *     }
            */
@@ -1098,10 +1594,13 @@ export interface operations {
          *         {
          *           "countryCode": "BE",
          *           "companyNumber": "0352431187"
+         *         },
+         *         {
+         *           "countryCode": "BE",
+         *           "companyNumber": "1026261285"
          *         }
          *       ],
-         *       "limit": 4,
-         *       "offset": 0
+         *       "limit": 2
          *     }
          */
         'application/json': {
@@ -1383,9 +1882,13 @@ export interface operations {
          *         {
          *           "countryCode": "BE",
          *           "companyNumber": "0352431187"
+         *         },
+         *         {
+         *           "countryCode": "BE",
+         *           "companyNumber": "1026261285"
          *         }
          *       ],
-         *       "limit": 10
+         *       "limit": 2
          *     }
          */
         'application/json': {
@@ -1419,17 +1922,17 @@ export interface operations {
            *         "data": [
            *           {
            *             "companyId": {
-           *               "country": "FR",
-           *               "companyNumber": "652431172"
+           *               "country": "BE",
+           *               "companyNumber": "0322772151"
            *             },
-           *             "score": 0.4503
+           *             "score": 0.8526
            *           },
            *           {
            *             "companyId": {
-           *               "country": "FR",
-           *               "companyNumber": "376693388"
+           *               "country": "BE",
+           *               "companyNumber": "0353083760"
            *             },
-           *             "score": 0.3535
+           *             "score": 0.8485
            *           }
            *         ],
            *         "message": null
@@ -1444,17 +1947,17 @@ export interface operations {
            *         "data": [
            *           {
            *             "companyId": {
-           *               "country": "FR",
-           *               "companyNumber": "907542807"
+           *               "country": "BE",
+           *               "companyNumber": "0326228915"
            *             },
-           *             "score": 0.8242
+           *             "score": 0.9595
            *           },
            *           {
            *             "companyId": {
-           *               "country": "FR",
-           *               "companyNumber": "598183697"
+           *               "country": "BE",
+           *               "companyNumber": "0463160152"
            *             },
-           *             "score": 0.6799
+           *             "score": 0.8942
            *           }
            *         ],
            *         "message": null
@@ -1501,6 +2004,120 @@ export interface operations {
       503: components['responses']['Unavailable'];
     };
   };
+  matchCompanies: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "companies": [
+         *         {
+         *           "name": "Orvio Engineering CommV",
+         *           "website": "https://www.orvio-engineering.be"
+         *         },
+         *         {
+         *           "VAT": "BE 1026.261.285"
+         *         }
+         *       ]
+         *     }
+         */
+        'application/json': {
+          companies: {
+            [key: string]: unknown;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "parameters": {
+           *           "name": "Orvio Engineering CommV",
+           *           "website": "https://www.orvio-engineering.be"
+           *         },
+           *         "data": [
+           *           {
+           *             "identifier": {
+           *               "country": "BE",
+           *               "companyNumber": "0352431187",
+           *               "name": "Orvio Engineering CommV",
+           *               "place": "Genk"
+           *             },
+           *             "confidence": 0.9596,
+           *             "matchedOn": [
+           *               "website",
+           *               "name"
+           *             ]
+           *           }
+           *         ],
+           *         "message": null
+           *       },
+           *       {
+           *         "parameters": {
+           *           "VAT": "BE 1026.261.285"
+           *         },
+           *         "data": [
+           *           {
+           *             "identifier": {
+           *               "country": "BE",
+           *               "companyNumber": "1026261285",
+           *               "name": "Gilson Réceptions SRL",
+           *               "place": "Bruxelles"
+           *             },
+           *             "confidence": 0.9211,
+           *             "matchedOn": [
+           *               "VAT"
+           *             ]
+           *           }
+           *         ],
+           *         "message": null
+           *       }
+           *     ]
+           */
+          'application/json': {
+            parameters: {
+              [key: string]: string;
+            };
+            data:
+              | {
+                  identifier: {
+                    /** @enum {string} */
+                    country: 'BE' | 'NL' | 'FR';
+                    companyNumber: string;
+                    name: string;
+                    place: string | null;
+                  };
+                  confidence: number;
+                  matchedOn: ('companyNumber' | 'VAT' | 'website' | 'name' | 'place')[];
+                }[]
+              | null;
+            message: string | null;
+          }[];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
   getCompanyRelationshipsBulk: {
     parameters: {
       query?: never;
@@ -1516,6 +2133,10 @@ export interface operations {
          *         {
          *           "countryCode": "BE",
          *           "companyNumber": "0352431187"
+         *         },
+         *         {
+         *           "countryCode": "BE",
+         *           "companyNumber": "1026261285"
          *         }
          *       ]
          *     }
@@ -1672,6 +2293,7 @@ export interface operations {
     parameters: {
       query?: {
         after?: string;
+        /** @example 2 */
         limit?: number;
       };
       header?: never;
@@ -1769,6 +2391,7 @@ export interface operations {
   getLegalEntityUpdates: {
     parameters: {
       query?: {
+        /** @example 2 */
         limit?: number;
         offset?: number;
       };
@@ -1780,6 +2403,7 @@ export interface operations {
         'Accept-Language'?: string;
       };
       path: {
+        /** @example 709106295772 */
         legalEntityId: string;
       };
       cookie?: never;
@@ -1808,7 +2432,7 @@ export interface operations {
            *           {
            *             "id": "4726438800788022234",
            *             "type": "PUBLISHED_FINANCIALS",
-           *             "title": "Financials were published for 2025",
+           *             "title": "Jaarrekening gepubliceerd voor 2025",
            *             "time": "2026-05-12",
            *             "sourceUrl": null,
            *             "sourceType": null,
@@ -1817,7 +2441,7 @@ export interface operations {
            *           {
            *             "id": "7551669299949078946",
            *             "type": "PUBLISHED_FINANCIALS",
-           *             "title": "Financials were published for 2024",
+           *             "title": "Jaarrekening gepubliceerd voor 2024",
            *             "time": "2025-04-15",
            *             "sourceUrl": null,
            *             "sourceType": null,
@@ -1885,6 +2509,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "legalEntities": [
+         *         {
+         *           "legalEntityId": "709106295772"
+         *         }
+         *       ],
+         *       "limit": 2
+         *     }
+         */
         'application/json': {
           legalEntities: {
             legalEntityId: string;
@@ -1920,7 +2554,7 @@ export interface operations {
            *             {
            *               "id": "4726438800788022234",
            *               "type": "PUBLISHED_FINANCIALS",
-           *               "title": "Financials were published for 2025",
+           *               "title": "Jaarrekening gepubliceerd voor 2025",
            *               "time": "2026-05-12",
            *               "sourceUrl": null,
            *               "sourceType": null,
@@ -1929,7 +2563,7 @@ export interface operations {
            *             {
            *               "id": "7551669299949078946",
            *               "type": "PUBLISHED_FINANCIALS",
-           *               "title": "Financials were published for 2024",
+           *               "title": "Jaarrekening gepubliceerd voor 2024",
            *               "time": "2025-04-15",
            *               "sourceUrl": null,
            *               "sourceType": null,
@@ -2000,6 +2634,7 @@ export interface operations {
     parameters: {
       query?: {
         type?: 'OVERVIEW' | 'STATIC' | 'SMART';
+        /** @example 2 */
         limit?: number;
         offset?: number;
       };
@@ -2025,7 +2660,8 @@ export interface operations {
            *           "type": "STATIC",
            *           "columns": [
            *             "country",
-           *             "vatNumber"
+           *             "vatNumber",
+           *             "activities"
            *           ],
            *           "shared": true,
            *           "notifications": {
@@ -2043,14 +2679,15 @@ export interface operations {
            *           "type": "SMART",
            *           "columns": [
            *             "activities",
-           *             "place"
+           *             "place",
+           *             "employees"
            *           ],
            *           "shared": true,
            *           "notifications": {
            *             "enabled": false
            *           },
-           *           "amountOfCompanies": 3,
-           *           "newResults": 1,
+           *           "amountOfCompanies": 179,
+           *           "newResults": 177,
            *           "updatedAt": "2026-11-21T09:30:00.000Z",
            *           "createdAt": "2026-11-21T09:30:00.000Z",
            *           "createdBy": "alice@acme.example"
@@ -2116,6 +2753,20 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Software in Belgium",
+         *       "type": "SMART",
+         *       "filters": {
+         *         "countries": [
+         *           "BE"
+         *         ],
+         *         "activities": [
+         *           "62"
+         *         ]
+         *       }
+         *     }
+         */
         'application/json': {
           name: string;
           /** @enum {string} */
@@ -2168,19 +2819,20 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "id": 8,
+           *       "id": 412785093,
            *       "name": "Software in Belgium",
            *       "type": "SMART",
            *       "columns": [
            *         "country",
-           *         "vatNumber"
+           *         "vatNumber",
+           *         "activities"
            *       ],
            *       "shared": false,
            *       "notifications": {
            *         "enabled": false
            *       },
-           *       "amountOfCompanies": 2,
-           *       "newResults": 2,
+           *       "amountOfCompanies": 65,
+           *       "newResults": 65,
            *       "updatedAt": "2026-11-21T09:30:00.000Z",
            *       "createdAt": "2026-11-21T09:30:00.000Z",
            *       "createdBy": "alice@acme.example"
@@ -2218,7 +2870,7 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
-      /** @description The request conflicts with stored data: `LIST_NAME_TAKEN` (a list name the account already uses). */
+      /** @description The request conflicts with stored data: `LIST_NAME_TAKEN` (a list name the account already uses); `LIMIT_REACHED` (the account already has as many as its limit allows (200 lists, 5 webhook endpoints)). */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId'];
@@ -2227,7 +2879,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            code?: 'LIST_NAME_TAKEN';
+            code?: 'LIST_NAME_TAKEN' | 'LIMIT_REACHED';
           };
         };
       };
@@ -2243,7 +2895,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @example 1 */
+        /** @example 4 */
         id: string;
       };
       cookie?: never;
@@ -2264,14 +2916,15 @@ export interface operations {
            *       "type": "SMART",
            *       "columns": [
            *         "activities",
-           *         "place"
+           *         "place",
+           *         "employees"
            *       ],
            *       "shared": true,
            *       "notifications": {
            *         "enabled": false
            *       },
-           *       "amountOfCompanies": 3,
-           *       "newResults": 1,
+           *       "amountOfCompanies": 179,
+           *       "newResults": 177,
            *       "updatedAt": "2026-11-21T09:30:00.000Z",
            *       "createdAt": "2026-11-21T09:30:00.000Z",
            *       "createdBy": "alice@acme.example"
@@ -2320,7 +2973,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @example 1 */
+        /** @example 412785093 */
         id: string;
       };
       cookie?: never;
@@ -2358,11 +3011,11 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "filters": {
-         *         "employees": {},
-         *         "totalAssets": {},
-         *         "healthIndicator": {}
-         *       }
+         *       "name": "Prospects Q1",
+         *       "columns": [
+         *         "country",
+         *         "place"
+         *       ]
          *     }
          */
         'application/json': {
@@ -2489,12 +3142,13 @@ export interface operations {
     parameters: {
       query?: {
         type?: 'ALL' | 'SAVED' | 'ARCHIVED' | 'NEW';
+        /** @example 2 */
         limit?: number;
         offset?: number;
       };
       header?: never;
       path: {
-        /** @example 1 */
+        /** @example 4 */
         id: string;
       };
       cookie?: never;
@@ -2514,18 +3168,18 @@ export interface operations {
            *         {
            *           "identifier": {
            *             "country": "BE",
-           *             "companyNumber": "0350523455",
-           *             "name": "Verbeke Participaties BV",
-           *             "place": "Antwerpen"
+           *             "companyNumber": "0209744583",
+           *             "name": "Sadis IT Solutions BV",
+           *             "place": "Leuven"
            *           },
            *           "matchedSince": "2026-11-21T09:30:00.000Z"
            *         },
            *         {
            *           "identifier": {
            *             "country": "BE",
-           *             "companyNumber": "0524353591",
-           *             "name": "Beheer Dewulf BV",
-           *             "place": "Genk"
+           *             "companyNumber": "0217228332",
+           *             "name": "Beheer Van de Velde BV",
+           *             "place": "Antwerpen"
            *           },
            *           "matchedSince": "2026-11-21T09:30:00.000Z"
            *         }
@@ -2533,7 +3187,7 @@ export interface operations {
            *       "pagination": {
            *         "limit": 2,
            *         "offset": 0,
-           *         "total": 4
+           *         "total": 180
            *       }
            *     }
            */
@@ -2576,16 +3230,33 @@ export interface operations {
         'Idempotency-Key'?: string;
       };
       path: {
-        /** @example 1 */
+        /** @example 2 */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "companies": [
+         *         {
+         *           "VAT": "BE0352431187"
+         *         },
+         *         {
+         *           "name": "Gilson Réceptions SRL",
+         *           "website": "https://www.gilson-receptions.be"
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': {
           companies: {
-            [key: string]: unknown;
+            companyNumber?: string;
+            country?: string;
+            name?: string;
+            website?: string;
+            VAT?: string;
           }[];
         };
       };
@@ -2601,7 +3272,7 @@ export interface operations {
           /**
            * @example {
            *       "success": true,
-           *       "message": "Successfully added 1 company to the list",
+           *       "message": "Successfully added 2 companies to the list",
            *       "failed": []
            *     }
            */
@@ -2646,16 +3317,30 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @example 1 */
+        /** @example 2 */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "companies": [
+         *         {
+         *           "country": "BE",
+         *           "companyNumber": "0352431187",
+         *           "state": "ARCHIVED"
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': {
           companies: {
-            [key: string]: unknown;
+            country?: string;
+            companyNumber?: string;
+            /** @enum {string} */
+            state: 'SAVED' | 'ARCHIVED';
           }[];
         };
       };
@@ -2699,6 +3384,7 @@ export interface operations {
   getListContacts: {
     parameters: {
       query?: {
+        /** @example 2 */
         limit?: number;
         offset?: number;
       };
@@ -2826,6 +3512,55 @@ export interface operations {
       500: components['responses']['Internal'];
     };
   };
+  getUsage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "plan": {
+           *         "rate": 25,
+           *         "burst": 50,
+           *         "dailyQuota": 100000
+           *       },
+           *       "today": {
+           *         "requests": 20,
+           *         "remaining": 99980
+           *       }
+           *     }
+           */
+          'application/json': {
+            plan: {
+              rate: number;
+              burst: number;
+              dailyQuota: number;
+            };
+            today: {
+              requests: number;
+              remaining: number;
+            };
+          };
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['Throttled'];
+      500: components['responses']['Internal'];
+      503: components['responses']['Unavailable'];
+    };
+  };
   getWebhooks: {
     parameters: {
       query?: never;
@@ -2882,6 +3617,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "url": "http://127.0.0.1:4000/hook",
+         *       "description": "CRM"
+         *     }
+         */
         'application/json': {
           url: string;
           /** @default must be a string or null */
@@ -2922,7 +3663,7 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
-      /** @description The request conflicts with stored data: `LIMIT_REACHED` (the account already has as many as it may (5 webhook endpoints)). */
+      /** @description The request conflicts with stored data: `LIMIT_REACHED` (the account already has as many as its limit allows (200 lists, 5 webhook endpoints)). */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId'];
@@ -2947,7 +3688,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @example 1 */
+        /** @example wh_4f1c2a9e8b7d6c5a4b3e */
         id: string;
       };
       cookie?: never;
@@ -2993,7 +3734,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @example 1 */
+        /** @example wh_4f1c2a9e8b7d6c5a4b3e */
         id: string;
       };
       cookie?: never;
@@ -3022,7 +3763,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @example 1 */
+        /** @example wh_4f1c2a9e8b7d6c5a4b3e */
         id: string;
       };
       cookie?: never;
@@ -3031,7 +3772,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "description": "must be a string or null"
+         *       "description": "CRM sync"
          *     }
          */
         'application/json': {
@@ -3082,12 +3823,13 @@ export interface operations {
   getWebhookDeliveries: {
     parameters: {
       query?: {
+        /** @example 2 */
         limit?: number;
         offset?: number;
       };
       header?: never;
       path: {
-        /** @example 1 */
+        /** @example wh_4f1c2a9e8b7d6c5a4b3e */
         id: string;
       };
       cookie?: never;
@@ -3144,7 +3886,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @example 1 */
+        /** @example wh_4f1c2a9e8b7d6c5a4b3e */
         id: string;
       };
       cookie?: never;
@@ -3182,7 +3924,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @example 1 */
+        /** @example wh_4f1c2a9e8b7d6c5a4b3e */
         id: string;
       };
       cookie?: never;
