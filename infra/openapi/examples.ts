@@ -53,7 +53,8 @@ export interface DemoFacts {
 /** Routes whose answer is not an example (the document itself, its page). */
 const DOCUMENT_ROUTES = new Set(['/v1/openapi.json', '/v1/docs']);
 
-export const answersWithExample = (route: Route) => !DOCUMENT_ROUTES.has(route.path);
+export const answersWithExample = (route: Route) =>
+  route.response !== undefined && !DOCUMENT_ROUTES.has(route.path);
 
 const IDEMPOTENCY_KEY = 'b7e9c1f2-add-companies-1';
 

@@ -93,7 +93,9 @@ export function endpoint<R extends Route>(
       const headers: Record<string, string> = result instanceof Answer ? { ...result.headers } : {};
       if (route.translated) headers['Content-Language'] = request.language;
       const status = route.status ?? 200;
-      if (status === 204) return noContent(request.requestId, headers);
+      // 204, and a route whose answer has no body (202 accepted: what was accepted is all it says).
+      if (status === 204 || route.response === undefined)
+        return noContent(status, request.requestId, headers);
       if (route.mediaType) return text(status, String(body), route.mediaType, request.requestId, headers);
       return json(status, body, request.requestId, headers);
     });
@@ -230,9 +232,13 @@ function text(
   };
 }
 
-function noContent(requestId: string, headers: Record<string, string>): APIGatewayProxyResult {
+function noContent(
+  status: number,
+  requestId: string,
+  headers: Record<string, string>,
+): APIGatewayProxyResult {
   return {
-    statusCode: 204,
+    statusCode: status,
     headers: { 'Cache-Control': ANSWER_HEADERS['Cache-Control'], 'x-request-id': requestId, ...headers },
     body: '',
   };

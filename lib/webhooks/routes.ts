@@ -10,7 +10,6 @@ import {
   getWebhookRequest,
   getWebhooksRequest,
   secretSchema,
-  testDeliverySchema,
   updateWebhookRequest,
   webhookSchema,
   webhooksSchema,
@@ -92,8 +91,8 @@ export const webhookRoutes = {
     scope: 'webhooks:write',
     storage: { GetItem: [partitions.webhooks], BatchWriteItem: [partitions.deliveriesDue] },
     request: getWebhookRequest,
+    // §12: 202 and nothing more; the event's id shows in the deliveries log and the delivery's webhook-id.
     status: 202,
-    response: testDeliverySchema,
   },
   getWebhookDeliveries: {
     method: 'GET',

@@ -54,8 +54,6 @@ export const webhooksSchema = v.object({ data: v.array(webhookSchema) });
 
 export const secretSchema = v.object({ secret: v.string() });
 
-export const testDeliverySchema = v.object({ eventId: v.string() });
-
 export const DELIVERY_STATUSES = ['delivered', 'failed', 'pending'] as const;
 
 export const deliverySchema = v.object({

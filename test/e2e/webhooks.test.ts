@@ -117,10 +117,10 @@ it('signs with the new and the rotated-out secret after a rotation', async () =>
   const rotated = await json('POST', `/v1/webhooks/${endpoint.id}/rotate-secret`, {});
   expect(rotated.status).toBe(200);
   const test = await json('POST', `/v1/webhooks/${endpoint.id}/test`, {});
-  expect(test.status).toBe(202);
+  expect([test.status, test.raw]).toEqual([202, '']);
 
   const delivery = await until(
-    () => received.find((d) => d.headers['webhook-id'] === test.body.eventId),
+    () => received.find((d) => d.body.includes('"type":"webhook.test"')),
     'the test delivery',
   );
   const [current, previous] = delivery.headers['webhook-signature']!.split(' ');

@@ -211,9 +211,7 @@ describe('changing, rotating, testing', () => {
     const caller = { ...ALICE, accountId: 'testing' };
     const { id } = (await post('http://localhost:4300/hook', caller)).body as Endpoint;
     const answer = await byId(sendTest, webhookRoutes.testWebhook, id, caller);
-    expect(answer.status).toBe(202);
-    const { eventId } = answer.body as { eventId: string };
-    expect(eventId).toMatch(/^evt_[0-9a-f]{24}$/);
+    expect([answer.status, answer.body]).toEqual([202, null]);
     const due = (
       await Promise.all(
         [0, 1, 2, 3].map((shard) =>
@@ -225,9 +223,9 @@ describe('changing, rotating, testing', () => {
         ),
       )
     ).flat();
-    const job = due.find((d) => d['eventId'] === eventId)!;
+    const job = due.find((d) => JSON.parse(d['body'] as string).type === 'webhook.test')!;
     expect(JSON.parse(job['body'] as string)).toEqual({
-      id: eventId,
+      id: expect.stringMatching(/^evt_[0-9a-f]{24}$/),
       type: 'webhook.test',
       createdAt: expect.any(String),
       data: {},

@@ -3937,16 +3937,7 @@ export interface operations {
           'x-request-id': components['headers']['RequestId'];
           [name: string]: unknown;
         };
-        content: {
-          /**
-           * @example {
-           *       "eventId": "evt_9b2e4c6a8d0f1e3a5c7b9d1f"
-           *     }
-           */
-          'application/json': {
-            eventId: string;
-          };
-        };
+        content?: never;
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
