@@ -197,7 +197,10 @@ export function addRoutes(
             apiKeyRequired: true,
           };
     const resource = api.root.resourceForPath(route.path);
-    const method = resource.addMethod(route.method, new LambdaIntegration(handler), authorization);
+    // No console test-invoke permission: one Lambda permission per method instead of two (a stack holds
+    // at most 500 resources), and no way in that skips the authorizer.
+    const integration = new LambdaIntegration(handler, { allowTestInvoke: false });
+    const method = resource.addMethod(route.method, integration, authorization);
     if (route.scope === null) {
       acknowledgePublicMethod(method, `${route.method} ${route.path} is public (contract §1)`);
     }
