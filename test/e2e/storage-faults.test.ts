@@ -24,8 +24,9 @@ beforeAll(async () => {
   process.env[TIMEOUT_VARIABLES.connectionMs] = String(REQUEST_PATH_TIMEOUTS.connectionMs);
   process.env[TIMEOUT_VARIABLES.requestMs] = String(REQUEST_PATH_TIMEOUTS.requestMs);
 });
-// Only request paths here: the background list clean-up would meet the faults too, and log them.
-const api: Api = useApi({ runWorkers: false });
+// Only request paths here: the background list clean-up would meet the faults too, and log them. The
+// authorizer's answer is kept for the whole file (the stage keeps it 4 s): the faults meet the handlers.
+const api: Api = useApi({ runWorkers: false, authorizerCacheTtlMs: 60 * 60_000 });
 afterAll(() => proxy.close());
 afterEach(() => proxy.set('pass'));
 
