@@ -92,9 +92,13 @@ export class IdempotencyKeyReused extends DomainError {
   }
 }
 
-/** §2.1: an account's lists are capped (its 201st is refused). */
-export class ListLimitReached extends DomainError {
+/** §2.1: an account's limit of a kind of thing (lists, webhook endpoints); the message names it. */
+export class LimitReached extends DomainError {
   readonly refused = 'limit';
+}
+
+/** §2.1: an account's lists are capped (its 201st is refused). */
+export class ListLimitReached extends LimitReached {
   constructor(limit: number) {
     super(`An account can have at most ${limit} lists`);
   }
@@ -124,11 +128,6 @@ export class WebhookNotFound extends DomainError {
   }
 }
 
-/** §2.1: an account's limit of a kind of thing (webhook endpoints); the message names it. */
-export class LimitReached extends DomainError {
-  readonly refused = 'limit';
-}
-
 /** Every domain error, told apart by `refused`. */
 export type Refused =
   | InvalidInput
@@ -139,7 +138,6 @@ export type Refused =
   | ListNameTaken
   | ListNotStatic
   | IdempotencyKeyReused
-  | ListLimitReached
   | ListBusy
   | CursorExpired
   | WebhookNotFound

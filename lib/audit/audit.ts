@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '../storage/batch';
 import { dynamodb, send, tableName } from '../storage/client';
-import { operatorKeys } from '../storage/keys';
+import { operatorKeys } from '../storage/operator-keys';
 
 /** How long an audit record is kept. */
 export const AUDIT_RETENTION_DAYS = 366;

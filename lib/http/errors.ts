@@ -209,8 +209,6 @@ function fromDomainError(error: Refused): ApiError {
       return new ConflictError('LIST_NOT_STATIC', message);
     case 'key-reused':
       return new ConflictError('IDEMPOTENCY_KEY_REUSED', message);
-    case 'limit':
-      return new ConflictError('LIMIT_REACHED', message);
     case 'busy':
       // Retried and still changing: nothing was half-done, the same request may come again.
       return new UnavailableError();

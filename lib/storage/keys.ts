@@ -251,23 +251,6 @@ export const keys = {
   }),
 };
 
-/**
- * The keys of what the operator and the fair-use gate keep (account plans, audit records), apart from
- * `keys` so the functions that never touch them do not bundle them.
- */
-export const operatorKeys = {
-  accountPlan: (accountId: string): Key => ({ pk: `PLAN#${accountId}`, sk: 'PLAN' }),
-  /** The partition of a month's audit records (`2026-11`). */
-  auditMonth: (month: string): string => `AUDIT#${month}`,
-  /** `at`: ISO time; `id`: random, so two records of one millisecond never overwrite each other. */
-  audit: (at: string, id: string): Key => ({ pk: `AUDIT#${at.slice(0, 7)}`, sk: `${at}#${id}` }),
-};
-
-/** The partitions of `operatorKeys`, as `partitions` below names the others. */
-export const operatorPartitions = {
-  accountPlan: { pattern: operatorKeys.accountPlan('*').pk },
-  audit: { pattern: operatorKeys.auditMonth('*') },
-} as const satisfies Record<string, Partition>;
 /** Event numbers as sort keys: 16 digits, so their text order is their numeric order. */
 export const eventSequenceKey = (sequence: number): string => String(sequence).padStart(16, '0');
 export const PENDING_EVENT_BLOCK_PREFIX = 'PENDING#';
@@ -376,16 +359,6 @@ export const CONTACTS_CHANGED_SHARDS = 16;
 /** Filter profiles of a country are spread over this many partitions, read in parallel. */
 export const FILTER_PROFILE_SHARDS = 8;
 
-/**
- * `ACCOUNT#<account>#LIST#<id>` (a smart list's or a clean-up's sort key, a member's partition) → the
- * account and list id.
- */
-export function listOfKey(sk: string): { accountId: string; listId: number } {
-  const at = sk.lastIndexOf('#LIST#');
-  const [listId] = sk.slice(at + '#LIST#'.length).split('#');
-  return { accountId: sk.slice('ACCOUNT#'.length, at), listId: Number(listId) };
-}
-
 /** Lookalike marks are spread over this many partitions. */
 export const LOOKALIKE_MARK_SHARDS = 16;
 
@@ -401,23 +374,4 @@ function shardOfText(text: string, shards: number): number {
   return sum % shards;
 }
 
-/** `filterProfile`'s key → the company. */
-export function filterProfileOfKey(key: { pk: string; sk: string }): CompanyRef {
-  const [, country] = key.pk.split('#');
-  return { country: country as CompanyRef['country'], companyNumber: key.sk };
-}
-
-/** `searchWord`'s keys → the company. */
-export function companyOfSearchWord(key: { pk: string; sk: string }): CompanyRef {
-  const [, country] = key.pk.split('#');
-  return {
-    country: country as CompanyRef['country'],
-    companyNumber: key.sk.slice(key.sk.lastIndexOf('#') + 1),
-  };
-}
-
-/** The company a company item belongs to: `COMPANY#BE#0403170701` → `{ country: 'BE', … }`. */
-export function companyOfKey(pk: string): CompanyRef {
-  const [, country, companyNumber] = pk.split('#');
-  return { country: country as CompanyRef['country'], companyNumber: companyNumber! };
-}
+export { companyOfKey, companyOfSearchWord, filterProfileOfKey, listOfKey } from './key-parsing';

@@ -1,7 +1,7 @@
 /** `GET /v1/usage` (contract §10, §13): the caller's plan and today's use. */
 import * as v from 'valibot';
 import type { Route } from '../http/route';
-import { operatorPartitions } from '../storage/keys';
+import { operatorPartitions } from '../storage/operator-keys';
 import { ANY_SCOPE } from '../tokens/scopes';
 
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));

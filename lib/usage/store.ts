@@ -2,7 +2,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { getItem } from '../storage/batch';
 import { dynamodb, send, tableName } from '../storage/client';
-import { operatorKeys } from '../storage/keys';
+import { operatorKeys } from '../storage/operator-keys';
 import { DEFAULT_TIER, isPlanTier, type PlanTier } from './plans';
 
 export interface AccountPlan {

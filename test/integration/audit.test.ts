@@ -7,7 +7,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { auditRecords, AUDIT_RETENTION_DAYS } from '../../lib/audit/audit';
 import { dynamodb, tableName } from '../../lib/storage/client';
-import { operatorKeys } from '../../lib/storage/keys';
+import { operatorKeys } from '../../lib/storage/operator-keys';
 import { getAccountPlan } from '../../lib/usage/store';
 import { runCli } from '../support/cli';
 import { useFreshTable } from '../support/table';

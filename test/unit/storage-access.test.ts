@@ -13,7 +13,8 @@ import {
   globMatches,
   touchesOf,
 } from '../../lib/storage/access-check';
-import { keys, operatorPartitions, partitions } from '../../lib/storage/keys';
+import { keys, partitions } from '../../lib/storage/keys';
+import { operatorPartitions } from '../../lib/storage/operator-keys';
 import { authorizer, routes, workers } from '../../lib/routes';
 
 const acme: CompanyRef = { country: 'BE', companyNumber: '0403170701' };
