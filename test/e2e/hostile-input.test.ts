@@ -47,7 +47,8 @@ beforeAll(async () => {
     { accountId: 'acme', userEmail: 'mallory@acme.example', scopes: [...SCOPES], expiresAt: null },
     TOKEN,
   );
-  server = createGateway();
+  // Plans counted, not enforced: this file sends hundreds of requests at once (fair-use.test.ts tests plans).
+  server = createGateway({ fairUse: false });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
 });
