@@ -35,7 +35,12 @@ import type {
  * What each batch of changes derives together, in order, before each change's own derivations. The
  * events (§12) after the holdings, which store the legal entity ids the events name.
  */
-const batchDerivations: BatchDerivation[] = [deriveHoldings, deriveLookalikes, deriveSearchIndex, deriveEvents];
+const batchDerivations: BatchDerivation[] = [
+  deriveHoldings,
+  deriveLookalikes,
+  deriveSearchIndex,
+  deriveEvents,
+];
 
 export async function deriveBatch(changes: CompanyChange[]): Promise<Derived> {
   const all: Derived = { updates: 0, writes: { puts: [], deletes: [] } };

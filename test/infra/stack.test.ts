@@ -934,7 +934,11 @@ describe('CompanyDataStack (dev)', () => {
   it('runs each worker on its schedule and outputs its name for an operator', () => {
     const scheduled = Object.entries(workers as Record<string, Worker>).filter(([, w]) => w.schedule);
     // The full lookalike job is a state machine on its schedule (the import engine's tests above).
-    expect(scheduled.map(([id]) => id)).toEqual(['evaluateSmartLists', 'cleanUpLists', 'fanOutWebhookEvents']);
+    expect(scheduled.map(([id]) => id)).toEqual([
+      'evaluateSmartLists',
+      'cleanUpLists',
+      'fanOutWebhookEvents',
+    ]);
     for (const [workerId, worker] of scheduled) {
       const { weekDay, hour, minute } = worker.schedule!;
       // EventBridge cron: minute hour day-of-month month day-of-week year ('?' in one of the day fields).
