@@ -1,9 +1,13 @@
 /**
- * `npm run fuzz -- --runs N [--base-url URL] [--token TOKEN] [--seed S] [--write]`: the fuzz tests'
+ * `npm run fuzz -- --runs N [--base-url URL] [--token TOKEN] [--seed S] [--write] [--rate R]`: the fuzz tests'
  * generators, longer, against a running stage (default: the local one `npm start` serves, with its demo
  * tokens and companies). Each run sends 20 requests per route; every answer must be a status the
  * document lists, in the contract's shape, never a 5xx, without internals. Write routes are fuzzed only
  * with --write (they change data). Exit code 0 when every answer holds.
+ *
+ * It sends at most R requests a second (default 200), under the plan of the account it calls (§13: a
+ * bulk plan takes 250; put the demo accounts on it with `npm run account -- plan`): over the plan, most
+ * answers would be 429 and the routes behind the gate would go untested.
  */
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
@@ -20,12 +24,21 @@ const { values } = parseArgs({
     token: { type: 'string', default: DEMO_TOKENS[0].token },
     seed: { type: 'string' },
     write: { type: 'boolean', default: false },
+    rate: { type: 'string', default: '200' },
   },
 });
 const baseUrl = values['base-url']!.replace(/\/+$/, '');
 const runs = Number(values.runs);
 const seed = values.seed !== undefined ? Number(values.seed) : Date.now() % 2 ** 31;
 const BATCH = 20;
+/** The time a batch takes at the rate asked for: the next batch leaves no sooner. */
+const batchMs = (1000 * BATCH) / Number(values.rate);
+let nextBatchAt = 0;
+async function paced(): Promise<void> {
+  const wait = nextBatchAt - performance.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  nextBatchAt = Math.max(nextBatchAt, performance.now()) + batchMs;
+}
 
 const context: FuzzContext = {
   companies: generateDemoData({ companies: 30 }).map((r) => ({
@@ -53,6 +66,7 @@ async function main(): Promise<void> {
       fc.asyncProperty(
         fc.array(requestsFor(operation, context), { minLength: BATCH, maxLength: BATCH }),
         async (batch) => {
+          await paced();
           const answers = await Promise.all(batch.map((request) => sendFuzzRequest(baseUrl, request)));
           answers.forEach((answer, i) => {
             sent++;
