@@ -48,8 +48,12 @@ it("asks for today's usage of the account's key, signed, and answers its used co
     startDate: '2026-11-25',
     endDate: '2026-11-25',
   });
+  // Signed when sent, so its credential names the day it ran (not the usage day asked for).
+  const signedOn = new Date().toISOString().slice(0, 10).replaceAll('-', '');
   expect(request!.headers['authorization']).toMatch(
-    /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/20261125\/eu-west-1\/apigateway\/aws4_request, SignedHeaders=.*host.*, Signature=[0-9a-f]{64}$/,
+    new RegExp(
+      `^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/${signedOn}/eu-west-1/apigateway/aws4_request, SignedHeaders=.*host.*, Signature=[0-9a-f]{64}$`,
+    ),
   );
 });
 
