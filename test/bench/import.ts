@@ -9,18 +9,29 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeDemoFile } from './cli-runs';
 import { benchDynamoDb } from './local-dynamodb';
+import {
+  companiesPerSecondCeiling,
+  dynamoDbCpuMs,
+  importWriteSplit,
+  IN_FLIGHT,
+  ITEMS_PER_REQUEST,
+  measureWriteFloor,
+  type WriteFloor,
+} from './write-floor';
 
 const ROOT = path.join(__dirname, '..', '..');
 const BUDGET_PER_SECOND = 1000;
 
 interface Run {
   summary: string;
+  /** The import's `writes:` line: items per changed company through each kind of request. */
+  writes: string;
   /** CPU of the import process and of DynamoDB Local per company (ms): what the machine's load does not change much. */
   nodeMsPerCompany: number;
   javaMsPerCompany: number;
@@ -51,6 +62,7 @@ async function main(): Promise<void> {
   );
 
   const rows: string[][] = [];
+  let floor: WriteFloor | undefined;
   try {
     // DynamoDB Local is a JVM: warm it up first, or the first file measured pays for its JIT.
     const warmUp = await writeDemoFile(workDir, 2000);
@@ -58,6 +70,8 @@ async function main(): Promise<void> {
     await ensureTable(endpoint, warmTable);
     console.error('warming up DynamoDB Local (2,000 companies)');
     await importFile(warmUp, warmTable, endpoint, preload);
+    console.error('measuring what DynamoDB Local itself can write (the floor)');
+    floor = await measureWriteFloor(endpoint);
     for (const size of sizes) {
       const file = await writeDemoFile(workDir, size);
       const table = `import-bench-${randomUUID()}`;
@@ -66,6 +80,7 @@ async function main(): Promise<void> {
       console.error(`importing ${size} companies (${mb} MB)`);
       const first = await importFile(file, table, endpoint, preload);
       const again = await importFile(file, table, endpoint, preload);
+      const ceiling = companiesPerSecondCeiling(floor, importWriteSplit(first.writes));
       for (const [label, run] of [
         ['first', first],
         ['again', again],
@@ -77,6 +92,8 @@ async function main(): Promise<void> {
           run.maxRssMb.toFixed(0),
           run.nodeMsPerCompany.toFixed(2),
           run.javaMsPerCompany.toFixed(2),
+          label === 'first' ? String(Math.round(ceiling)) : '–',
+          label === 'first' ? `${Math.round((100 * run.rate) / ceiling)} %` : '–',
           label === 'first' ? (run.rate >= BUDGET_PER_SECOND ? 'PASS' : 'UNDER') : '–',
           run.load.toFixed(1),
         ]);
@@ -94,6 +111,8 @@ async function main(): Promise<void> {
     'peak RSS MB',
     'Node ms/co',
     'Java ms/co',
+    'ceiling/s',
+    'of ceiling',
     `≥ ${BUDGET_PER_SECOND}/s`,
     'load',
   ];
@@ -107,29 +126,21 @@ async function main(): Promise<void> {
       line(header),
       line(widths.map((w) => '-'.repeat(w))),
       ...rows.map(line),
+      '',
+      ...floorLines(floor!),
     ].join('\n'),
   );
 }
 
-function dynamoDbCpuMs(endpoint: string): number {
-  const port = new URL(endpoint).port;
-  try {
-    for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-      let cmdline = '';
-      try {
-        cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      } catch {
-        continue;
-      }
-      if (!cmdline.includes('DynamoDBLocal') || !cmdline.includes(`-port\0${port}\0`)) continue;
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-    }
-  } catch {
-    // Not Linux: no figure.
-  }
-  return 0;
+/** What DynamoDB Local alone wrote in this run, and what the ceiling column means. */
+function floorLines(floor: WriteFloor): string[] {
+  const rate = (r: { itemsPerSecond: number; javaMsPerItem: number }) =>
+    `${Math.round(r.itemsPerSecond)} items/s (${r.javaMsPerItem.toFixed(3)} ms of its CPU an item)`;
+  return [
+    `DynamoDB Local alone, this run (${ITEMS_PER_REQUEST} items a request, ${IN_FLIGHT} in flight): BatchWriteItem ${rate(floor.batch)}, TransactWriteItems ${rate(floor.transaction)}.`,
+    "ceiling/s: the companies a second DynamoDB Local could take for the first import's items per company (its `writes:` line,",
+    'split by request kind) if the import itself cost nothing; of ceiling: how near the import comes to it.',
+  ];
 }
 
 function importFile(file: string, table: string, endpoint: string, preload: string): Promise<Run> {
@@ -167,6 +178,7 @@ function importFile(file: string, table: string, endpoint: string, preload: stri
       }
       resolve({
         summary: `${summary}\n  ${writes}`,
+        writes,
         seconds: Number(match[1]),
         rate: Number(match[2]),
         maxRssMb: Number(rss[1]) / 1024,

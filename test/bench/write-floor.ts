@@ -1,0 +1,145 @@
+/**
+ * What DynamoDB Local itself can write on this machine, measured in the same run as the import it
+ * judges: small items (the size of most derived items) in BatchWriteItem and in TransactWriteItems
+ * requests of 25, 8 requests in flight, into a table made like the service's (its indexes included).
+ * Nothing of the project's code runs here but the table definition: this is the floor no import can
+ * beat, whatever it does between its writes.
+ *
+ * The import prints how many of its items went through each kind of request; with the floor's rates
+ * that gives the most companies a second DynamoDB Local could take if the import cost nothing, so the
+ * bench can say how near the import comes to it, and why a budget above it cannot be met here.
+ */
+import { BatchWriteItemCommand, DynamoDBClient, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Items a second and DynamoDB Local's own CPU (ms) an item, for one kind of write request. */
+export interface WriteRate {
+  itemsPerSecond: number;
+  javaMsPerItem: number;
+}
+
+export interface WriteFloor {
+  batch: WriteRate;
+  transaction: WriteRate;
+}
+
+export const ITEMS_PER_REQUEST = 25;
+export const IN_FLIGHT = 8;
+
+/** Measures both kinds of request, each after a warm-up round, on a table of its own. */
+export async function measureWriteFloor(endpoint: string, items = 10_000): Promise<WriteFloor> {
+  const { ensureTable } = await import('../../infra/local/dynamodb');
+  const table = `write-floor-${randomUUID()}`;
+  await ensureTable(endpoint, table);
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  try {
+    const round = (kind: 'batch' | 'transaction', from: number) =>
+      writeRound(client, endpoint, table, kind, from, items);
+    await round('batch', 0);
+    const batch = await round('batch', items);
+    await round('transaction', 2 * items);
+    const transaction = await round('transaction', 3 * items);
+    return { batch, transaction };
+  } finally {
+    client.destroy();
+  }
+}
+
+/**
+ * The most companies a second DynamoDB Local takes for writes split like the import's (items per
+ * company through BatchWriteItem and through TransactWriteItems), if nothing else used the machine.
+ */
+export function companiesPerSecondCeiling(
+  floor: WriteFloor,
+  perCompany: { batchItems: number; transactionItems: number },
+): number {
+  const secondsPerCompany =
+    perCompany.batchItems / floor.batch.itemsPerSecond +
+    perCompany.transactionItems / floor.transaction.itemsPerSecond;
+  return secondsPerCompany > 0 ? 1 / secondsPerCompany : Infinity;
+}
+
+/** The import's `writes:` line → items per changed company through each kind of request. */
+export function importWriteSplit(writesLine: string): { batchItems: number; transactionItems: number } {
+  const figure = (request: string) => Number(new RegExp(`${request} ([\\d.]+) /`).exec(writesLine)?.[1] ?? 0);
+  return { batchItems: figure('BatchWriteItem'), transactionItems: figure('TransactWriteItems') };
+}
+
+async function writeRound(
+  client: DynamoDBClient,
+  endpoint: string,
+  table: string,
+  kind: 'batch' | 'transaction',
+  from: number,
+  count: number,
+): Promise<WriteRate> {
+  const javaBefore = dynamoDbCpuMs(endpoint);
+  const started = process.hrtime.bigint();
+  let next = from;
+  const end = from + count;
+  const worker = async () => {
+    while (next < end) {
+      const first = next;
+      next += ITEMS_PER_REQUEST;
+      const items = Array.from({ length: Math.min(ITEMS_PER_REQUEST, end - first) }, (_, i) =>
+        floorItem(first + i),
+      );
+      if (kind === 'batch') {
+        const answer = await client.send(
+          new BatchWriteItemCommand({
+            RequestItems: { [table]: items.map((Item) => ({ PutRequest: { Item } })) },
+          }),
+        );
+        // DynamoDB Local does not throttle; a partial answer would make the floor flatter than it is.
+        if (Object.keys(answer.UnprocessedItems ?? {}).length)
+          throw new Error('write floor: unprocessed items');
+      } else {
+        await client.send(
+          new TransactWriteItemsCommand({
+            TransactItems: items.map((Item) => ({ Put: { TableName: table, Item } })),
+          }),
+        );
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  return { itemsPerSecond: count / seconds, javaMsPerItem: (dynamoDbCpuMs(endpoint) - javaBefore) / count };
+}
+
+/** About 170 bytes, like a match-index, search or lookalike-features item: most of what an import writes. */
+function floorItem(i: number) {
+  return {
+    pk: { S: `FLOOR#${i % 1009}` },
+    sk: { S: `ITEM#${String(i).padStart(9, '0')}` },
+    entity: { S: 'FLOOR' },
+    data: { S: `${i}:`.padEnd(90, 'x') },
+  };
+}
+
+/** CPU time (ms) of the DynamoDB Local serving `endpoint` so far: 0 where /proc cannot tell. */
+export function dynamoDbCpuMs(endpoint: string): number {
+  const port = new URL(endpoint).port;
+  try {
+    for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+      let cmdline = '';
+      try {
+        cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      } catch {
+        continue;
+      }
+      if (!cmdline.includes('DynamoDBLocal') || !cmdline.includes(`-port\0${port}\0`)) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    }
+  } catch {
+    // Not Linux: no figure.
+  }
+  return 0;
+}
