@@ -9,7 +9,12 @@
  * that gives the most companies a second DynamoDB Local could take if the import cost nothing, so the
  * bench can say how near the import comes to it, and why a budget above it cannot be met here.
  */
-import { BatchWriteItemCommand, DynamoDBClient, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetItemCommand,
+  BatchWriteItemCommand,
+  DynamoDBClient,
+  TransactWriteItemsCommand,
+} from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 
@@ -22,6 +27,8 @@ export interface WriteRate {
 export interface WriteFloor {
   batch: WriteRate;
   transaction: WriteRate;
+  /** Reads by key in BatchGetItem requests of 100 (items/s, ms an item): what an unchanged re-import does per company. */
+  read: WriteRate;
 }
 
 export const ITEMS_PER_REQUEST = 25;
@@ -44,7 +51,10 @@ export async function measureWriteFloor(endpoint: string, items = 10_000): Promi
     const batch = await round('batch', items);
     await round('transaction', 2 * items);
     const transaction = await round('transaction', 3 * items);
-    return { batch, transaction };
+    // The batch rounds' items, read back by key.
+    await readRound(client, endpoint, table, 0, items);
+    const read = await readRound(client, endpoint, table, items, items);
+    return { batch, transaction, read };
   } finally {
     client.destroy();
   }
@@ -105,6 +115,36 @@ async function writeRound(
           }),
         );
       }
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  return { itemsPerSecond: count / seconds, javaMsPerItem: (dynamoDbCpuMs(endpoint) - javaBefore) / count };
+}
+
+const KEYS_PER_READ = 100;
+
+async function readRound(
+  client: DynamoDBClient,
+  endpoint: string,
+  table: string,
+  from: number,
+  count: number,
+): Promise<WriteRate> {
+  const javaBefore = dynamoDbCpuMs(endpoint);
+  const started = process.hrtime.bigint();
+  let next = from;
+  const end = from + count;
+  const worker = async () => {
+    while (next < end) {
+      const first = next;
+      next += KEYS_PER_READ;
+      const Keys = Array.from({ length: Math.min(KEYS_PER_READ, end - first) }, (_, i) => {
+        const { pk, sk } = floorItem(first + i);
+        return { pk, sk };
+      });
+      const answer = await client.send(new BatchGetItemCommand({ RequestItems: { [table]: { Keys } } }));
+      if (Object.keys(answer.UnprocessedKeys ?? {}).length) throw new Error('read floor: unprocessed keys');
     }
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
