@@ -12,7 +12,7 @@ import { searchCompanies } from '../../lib/search/search';
 import { withDeclaredAccess } from '../../lib/storage/access';
 import { call } from '../support/events';
 import { asImportWorkers } from '../support/import-access';
-import { companyRecord } from '../support/records';
+import { companyRecord, period } from '../support/records';
 import { useFreshTable } from '../support/table';
 
 useFreshTable();
@@ -49,6 +49,13 @@ beforeAll(async () => {
       legalForm: null,
       foundedOn: null,
       place: 'Gent',
+    }),
+    // The newest period discloses no employees; the older one does: the details show the newest's.
+    company(8, 'Twee Jaren', {
+      financials: [
+        period(2022, { healthIndicator: 9 }),
+        { ...period(2023, { healthIndicator: 2 }), people: { ...period(2023).people, employees: null } },
+      ],
     }),
   ];
   async function* lines() {
@@ -88,6 +95,16 @@ test('a sparse record: no periods, address, website or dates shows nulls, the pl
     healthIndicator: null,
     contacts: 0,
   });
+});
+
+test("employees and health indicator are the newest period's, a null among them included", async () => {
+  const response = await call(getCompany, {
+    resource: '/v1/companies/{countryCode}/{companyNumber}',
+    pathParameters: { countryCode: 'BE', companyNumber: beNumber(8) },
+  });
+
+  expect(response.status).toBe(200);
+  expect((response.body as { data: unknown }).data).toMatchObject({ employees: null, healthIndicator: 2 });
 });
 
 test('search ranks the exact name first, then by country and number', async () => {
