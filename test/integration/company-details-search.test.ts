@@ -122,3 +122,28 @@ test('an exact name is found even when the word read reaches the bound of entrie
 
   expect(numbers(answer)).toEqual([5, 1, 4]);
 });
+
+test('the other words of a search are checked where they start the name and where they follow a space', async () => {
+  // `zuid` and `bouw` are as long: `zuid` is looked up, `bouw` checked (first word of `Bouw Zuid NV`);
+  // `oo` starts the second word of `Bouwcenter Oost`; `wer` starts no word (it is inside `Bouwwerken`).
+  const search = async (q: string) =>
+    numbers(
+      (await call(searchHandler, { resource: '/v1/companies', query: { q } })).body as Array<{
+        companyNumber: string;
+      }>,
+    );
+
+  expect(await search('zuid bouw')).toEqual([1]);
+  expect(await search('bouw oo')).toEqual([3]);
+  expect(await search('bouw wer')).toEqual([]);
+});
+
+test('the bound counts the entries read, not the ones the other words keep', async () => {
+  // 2 entries read for `bouw`: companies 1 (`Bouw Zuid NV`) and 4 (`Gent Bouw`), of which `gent` keeps 4;
+  // the bound was reached, so the exact name `Gent Bouw` is looked up too (the same company, once).
+  const answer = await withDeclaredAccess(searchRoutes.searchCompanies.storage, () =>
+    searchCompanies({ q: 'bouw gent', limit: 10 }, 2),
+  );
+
+  expect(numbers(answer)).toEqual([4]);
+});
