@@ -48,6 +48,24 @@ async function main(): Promise<void> {
     const { batchPut } = await import('../../lib/storage/batch');
     const { routes } = await import('../../lib/routes');
     const { handler } = await import('../../functions/search-companies');
+    const { dynamodb } = await import('../../lib/storage/client');
+    // Index entries each Query read (ScannedCount) and sent back (Count): what a search costs DynamoDB
+    // and what this process parses, whatever the machine's load.
+    const entries = { queries: 0, read: 0, sent: 0, maxRead: 0 };
+    dynamodb().middlewareStack.add(
+      (next, context) => async (args) => {
+        const result = await next(args);
+        if (context.commandName === 'QueryCommand') {
+          const { Count = 0, ScannedCount = 0 } = result.output as { Count?: number; ScannedCount?: number };
+          entries.queries++;
+          entries.read += ScannedCount;
+          entries.sent += Count;
+          entries.maxRead = Math.max(entries.maxRead, ScannedCount);
+        }
+        return result;
+      },
+      { step: 'initialize', name: 'searchBenchEntries' },
+    );
 
     let written = 0;
     let batch: Parameters<typeof deriveSearchIndex>[0] = [];
@@ -88,6 +106,7 @@ async function main(): Promise<void> {
       if (parsed?.message === 'request' && parsed.dynamodb) calls.push(parsed.dynamodb.calls);
     };
     let empty = 0;
+    Object.assign(entries, { queries: 0, read: 0, sent: 0, maxRead: 0 });
     const inProcess = await timed(events, async (event) => {
       const answer = await handler(event, context);
       if (answer.statusCode !== 200) throw new Error(`search answered ${answer.statusCode}: ${answer.body}`);
@@ -123,7 +142,9 @@ async function main(): Promise<void> {
     const searches = `search over ${companies} companies, ${queries} warm calls (3 Queries each, one per country)`;
     console.log(
       `${searches}, handler in process: ${inProcess.summary}; ${empty} empty answers; ` +
-        `DynamoDB requests per search: at most ${Math.max(...calls)}`,
+        `DynamoDB requests per search: at most ${Math.max(...calls)}; index entries a Query read ` +
+        `${(entries.read / entries.queries).toFixed(0)} on average (at most ${entries.maxRead}) and sent back ` +
+        `${(entries.sent / entries.queries).toFixed(1)}`,
     );
     console.log(
       `${searches}, over HTTP through the local gateway (demo token, authorizer and plan as \`npm start\`, ` +
