@@ -15,11 +15,6 @@ import {
 } from '../../lib/matching/candidates';
 import { vectorOf, WEIGHTS, type FeatureVector } from '../../lib/matching/confidence';
 
-/**
- * A calibration that keeps the order and nearly the value (one block from 0 at 0, rising by a tenth to
- * 0.09 at 0.9): --fit reads the confidence without calibration back as ten times it.
- */
-const UNCALIBRATED = [[0, 0]] as const;
 import type { Found } from '../../lib/matching/decide';
 import { nameWords } from '../../lib/matching/normalise';
 import type { DemoRecord } from '../fixtures/demo-data/records';
@@ -187,12 +182,12 @@ export function reportMatch(set: MatchLabelled[], sources: MatchSources, fit: bo
  * are kept under 0.89 and lifted by a hair with the confidence, so they rise strictly and stay below 0.9.
  */
 function fitCalibration(set: MatchLabelled[], sources: MatchSources): [number, number][] {
-  // Confidence without calibration (to 3 decimals, so equal ones pool) → [candidates, right].
+  // Confidence before calibration → [candidates, right].
   const byShare = new Map<number, [number, number]>();
   for (const { entry, meant } of set) {
-    for (const c of matchEntry(planMatch(entry), sources, UNCALIBRATED).candidates) {
+    for (const c of matchEntry(planMatch(entry), sources).candidates) {
       if (c.confidence >= 0.9) continue;
-      const share = Math.floor(((c.confidence * 10 * 0.9) / 0.8999) * 1000) / 1000;
+      const share = Math.min(c.share, 0.8999);
       const tally = byShare.get(share) ?? [0, 0];
       tally[0]++;
       if (c.company === meant) tally[1]++;
@@ -212,7 +207,8 @@ function fitCalibration(set: MatchLabelled[], sources: MatchSources): [number, n
   }
   const points: [number, number][] = [];
   for (const [i, { n, from, right }] of blocks.entries()) {
-    const x = i === 0 ? 0 : from;
+    // Floored, so the least confidence of the block stays in it.
+    const x = i === 0 ? 0 : Math.floor(from * 1e6) / 1e6;
     const y = Math.round((Math.min(right / n, 0.89) + 0.005 * x) * 10_000) / 10_000;
     const last = points[points.length - 1];
     if (!last || (x > last[0] && y > last[1])) points.push([x, y]);
