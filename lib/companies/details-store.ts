@@ -35,6 +35,8 @@ export interface StoredDetails {
 }
 
 export const DETAILS_PROJECTION = [...PROFILE, 'periods', 'contacts'];
+/** A constant, so its ProjectionExpression is built once (lib/storage/batch.ts keeps it by the array). */
+const CONTACTS_PROJECTION = [...PROFILE, 'contacts'];
 
 export async function getCompanyDetailsItem(ref: CompanyRef): Promise<StoredDetails | null> {
   const item = await getItem(tableName(), keys.company(ref), { projection: DETAILS_PROJECTION });
@@ -49,7 +51,7 @@ export async function getCompanyDetailsItems(refs: CompanyRef[]): Promise<Map<st
 
 /** A company's profile and its contacts' JSON text, or null when it is unknown. */
 export async function getCompanyContactsItem(ref: CompanyRef): Promise<StoredDetails | null> {
-  const item = await getItem(tableName(), keys.company(ref), { projection: [...PROFILE, 'contacts'] });
+  const item = await getItem(tableName(), keys.company(ref), { projection: CONTACTS_PROJECTION });
   return item ? toDetails(item) : null;
 }
 

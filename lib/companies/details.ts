@@ -2,9 +2,10 @@
  * (ext) Company details and company contacts (contract §6.5): what the imported record (§11.1) says
  * about a company, in the fields of the service this contract extends, and the people to call there.
  *
- * One read per company (lib/companies/details-store.ts). The newest period is cut from the stored
- * periods' text and parsed alone, and the contacts are counted in their text without parsing it, so a
- * bulk call of 100 companies parses 100 periods, not every company's history.
+ * One read per company (lib/companies/details-store.ts). The two figures of the newest period and the
+ * number of contacts are read from the stored JSON text without parsing it: a details answer needs
+ * three numbers, and parsing the newest period (or cutting it from every period) was most of what a
+ * details call did besides its one read.
  */
 import { CompanyNotFound } from '../errors';
 import { paginate, type PageRequest } from '../http/pagination';
@@ -18,10 +19,8 @@ import {
   getCompanyDetailsItems,
   type StoredDetails,
 } from './details-store';
-import { pageOfPeriods } from './financials';
 import type { Contact } from './record';
 import { answerEach, companyRefFromPath, type BulkCompanyEntry } from './requested-companies';
-import type { FinancialPeriod } from './schemas';
 
 type CompanyPath = { countryCode: string; companyNumber: string };
 
@@ -67,7 +66,6 @@ export function detailsOf(
   { company, periodsJson, contactsJson }: StoredDetails,
   today: string,
 ): CompanyDetailsData {
-  const newest = newestPeriod(periodsJson);
   const address = company.address;
   return {
     vatNumber: company.vatNumber === null ? null : canonicalVat(company.vatNumber, company.country),
@@ -87,18 +85,27 @@ export function detailsOf(
     },
     website: company.website === null ? [] : [company.website],
     activities: company.activities,
-    employees: newest?.people.employees ?? null,
-    healthIndicator: newest?.healthIndicator ?? null,
+    employees: newestFigure(periodsJson, '"employees":'),
+    healthIndicator: newestFigure(periodsJson, '"healthIndicator":'),
     contacts: countContacts(contactsJson),
   };
 }
 
-/** The newest period (stored first), parsed alone; null for a company without periods. */
-function newestPeriod(periodsJson: string): FinancialPeriod | null {
-  const [first] = JSON.parse(
-    pageOfPeriods(periodsJson, { limit: 1, offset: 0 }).data.text,
-  ) as FinancialPeriod[];
-  return first ?? null;
+/**
+ * A figure of the newest period (stored first) read from the periods' JSON text, or null for a company
+ * without periods. Every period holds each key of the period schema exactly once (`healthIndicator` at
+ * its top, `employees` under `people`, no other key of either name), and inside a string every `"` is
+ * escaped: so the first `"<key>":` of the text is the newest period's, and its value, an integer or
+ * `null` as JSON.stringify wrote it, runs to the next `,` or `}`.
+ */
+function newestFigure(periodsJson: string, key: '"employees":' | '"healthIndicator":'): number | null {
+  const at = periodsJson.indexOf(key);
+  if (at === -1) return null;
+  const from = at + key.length;
+  let to = from;
+  while (to < periodsJson.length && periodsJson[to] !== ',' && periodsJson[to] !== '}') to++;
+  const value = periodsJson.slice(from, to);
+  return value === 'null' ? null : Number(value);
 }
 
 /**

@@ -13,7 +13,7 @@
  */
 import { companyKey, COUNTRIES, type Country } from '../companies/identifiers';
 import { matchIndexText } from '../storage/keys';
-import { confidenceOf, type Features } from './confidence';
+import { calibrated, confidenceOf, type Features } from './confidence';
 import { decide, planEntry, type Decision, type Found, type MatchEntry, type Plan } from './decide';
 import { nameWords } from './normalise';
 import { nameSimilarity, samePlace } from './similarity';
@@ -60,6 +60,8 @@ export interface Candidate {
   company: string;
   confidence: number;
   matchedOn: AgreeingProperty[];
+  /** Its probability shared between rivals, before calibration: what the bench fits the calibration on. */
+  share: number;
 }
 
 export interface Match {
@@ -133,8 +135,13 @@ export function matchEntry(plan: MatchPlan, sources: MatchSources): Match {
     .map(({ company, features, probability }) => {
       const share = probability / Math.max(1, total);
       const confidence =
-        decision.ok && decision.company === company ? 0.9 + 0.1 * share : Math.min(share, 0.8999);
-      return { company, confidence: Math.round(confidence * 10_000) / 10_000, matchedOn: agreeing(features) };
+        decision.ok && decision.company === company ? 0.9 + 0.1 * share : calibrated(Math.min(share, 0.8999));
+      return {
+        company,
+        confidence: Math.round(confidence * 10_000) / 10_000,
+        matchedOn: agreeing(features),
+        share,
+      };
     })
     // A company on which nothing the entry says agrees is no candidate, however it was found.
     .filter((candidate) => candidate.matchedOn.length > 0)

@@ -3,7 +3,9 @@
  * its weights fitted on the labelled noisy set that `npm run bench:matching -- --fit` builds from the
  * demo data (typos, legal forms dropped or added, trade names, website and VAT variants, wrong places,
  * one name in two places), so that of the candidates given probability p, about p are right.
- * candidates.ts then shares it between rival candidates and keeps it in line with PUT's decision.
+ * candidates.ts then shares it between rival candidates and keeps it in line with PUT's decision, and
+ * `calibrated` below maps what that gives a candidate PUT did not add onto the share of such
+ * candidates that were right on the same set.
  */
 
 /** Each property: agrees (true), disagrees (false) or was not given (null); `name` is a similarity. */
@@ -63,4 +65,54 @@ export function confidenceOf(f: Features, weights: FeatureVector = WEIGHTS): num
   let z = 0;
   for (const key of Object.keys(weights) as (keyof FeatureVector)[]) z += weights[key] * x[key];
   return 1 / (1 + Math.exp(-z));
+}
+
+/**
+ * Blocks (the least confidence after sharing in the block → share of its candidates right), fitted by
+ * `npm run bench:matching -- --fit` (isotonic regression over the candidates PUT does not add), the
+ * first from 0. Sharing holds back a right candidate whose rivals look almost as good, and the model's
+ * few features cannot tell a noisy spelling from a rival of the same name: without this map, candidates
+ * given 0.4–0.5 were right 95 % of the time.
+ */
+export const CALIBRATION: ReadonlyArray<readonly [number, number]> = [
+  [0, 0],
+  [0.008162, 0.0008],
+  [0.169383, 0.0309],
+  [0.199999, 0.0874],
+  [0.2, 0.0892],
+  [0.222188, 0.1471],
+  [0.227525, 0.2511],
+  [0.227936, 0.2659],
+  [0.284262, 0.307],
+  [0.289285, 0.3348],
+  [0.291235, 0.3598],
+  [0.309511, 0.3896],
+  [0.315752, 0.4391],
+  [0.319323, 0.5107],
+  [0.339477, 0.716],
+  [0.340927, 0.7766],
+  [0.369669, 0.815],
+  [0.500388, 0.8925],
+  [0.670512, 0.8934],
+];
+
+/** Below 0.9, always: only PUT's decision is worth 0.9 or more (contract §6.5). */
+const BELOW_DECISION = 0.8999;
+
+/**
+ * A shared confidence (below 0.9) read through `blocks`: the share right of the block it falls in, rising
+ * within the block by a tenth of the step to the next one (so candidates keep their order; the last
+ * block steps up to 0.8999 at 0.9).
+ */
+export function calibrated(
+  share: number,
+  blocks: ReadonlyArray<readonly [number, number]> = CALIBRATION,
+): number {
+  const starts = [...blocks, [0.9, BELOW_DECISION] as const];
+  for (let i = 1; i < starts.length; i++) {
+    const [x0, y0] = starts[i - 1]!;
+    const [x1, y1] = starts[i]!;
+    if (share < x1) return y0 + (0.1 * (Math.max(share, x0) - x0) * (y1 - y0)) / (x1 - x0);
+  }
+  return BELOW_DECISION;
 }

@@ -5,7 +5,8 @@
  * form of §3) and as a VAT number; the companies they name are read by key, and answered alone. A
  * name matches when every word of `q` starts a word of the company's name (lib/matching/normalise.ts
  * `nameWords`: case, accents, punctuation and legal-form words ignored). The search index (lib/search/store.ts) is looked up by the
- * longest word of `q` (the most selective guess), the other words are checked on what that finds.
+ * longest word of `q` (the most selective guess); DynamoDB sends back only the entries whose name has the
+ * other words too, and the rank checks every word again.
  *
  * DynamoDB requests per search, at most 5, no Scan. A `q` that is a valid company or VAT number of
  * the countries asked for: one BatchGetItem of the companies it names, in parallel with one of the VAT
@@ -87,7 +88,11 @@ async function findByNumber({ refs, nlVat }: NumberQuery): Promise<Identifier[]>
  */
 async function findByName(words: string[], countries: Country[], maxEntries: number): Promise<Identifier[]> {
   const probe = words.reduce((longest, word) => (word.length > longest.length ? word : longest));
-  const found = await Promise.all(countries.map((country) => findByWordPrefix(country, probe, maxEntries)));
+  // The other words are checked by DynamoDB (only entries with them come back), and again in rankOf.
+  const others = [...new Set(words.filter((word) => word !== probe))];
+  const found = await Promise.all(
+    countries.map((country) => findByWordPrefix(country, probe, maxEntries, others)),
+  );
   const names = new Map<string, IndexedName>();
   for (const { names: entries } of found) {
     for (const entry of entries) names.set(companyKey(entry.identifier), entry);

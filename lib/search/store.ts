@@ -5,8 +5,9 @@
  * place) and every word of the name, so a search reads nothing else. Kept by the import
  * (lib/search/derive.ts).
  */
-import { batchGet, queryAll } from '../storage/batch';
-import { tableName } from '../storage/client';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGet } from '../storage/batch';
+import { dynamodb, send, tableName } from '../storage/client';
 import { companyOfKey, companyOfSearchWord, keys } from '../storage/keys';
 import type { CompanyRef } from '../companies/identifiers';
 import type { Identifier } from '../companies/schemas';
@@ -33,41 +34,57 @@ export function searchWordItem(
 }
 
 /**
- * The companies of one country with a name word starting with `prefix`, at most `max` index entries
- * (one page: the items are small, so `max` entries stay far below the 1 MB a page may hold), in word
- * order, then number. `truncated` says there may be more.
+ * The companies of one country with a name word starting with `prefix` and, when `alsoStarting` is
+ * given, a name word starting with each of those too, in word order, then number: one Query of one page
+ * that reads at most `max` index entries (the items are small, so `max` entries stay far below the 1 MB
+ * a page may hold). `truncated` says there may be more entries for `prefix` than were read.
+ *
+ * The other words are checked by DynamoDB (a filter on the entry's `words`, the name's words joined by
+ * single spaces: a word starts the name, or follows a space), so only the entries that match come back.
+ * The entries read and the read units are the same as without the filter; what a common first word no
+ * longer costs is up to `max` entries a country sent, parsed and dropped here.
  */
 export async function findByWordPrefix(
   country: string,
   prefix: string,
   max: number,
+  alsoStarting: string[] = [],
 ): Promise<{ names: IndexedName[]; truncated: boolean }> {
   const { pk, skPrefix } = keys.searchWords(country, prefix);
-  const items = await queryAll(
-    {
-      TableName: tableName(),
-      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-      ExpressionAttributeNames: {
-        '#pk': 'pk',
-        '#sk': 'sk',
-        '#name': 'name',
-        '#place': 'place',
-        '#words': 'words',
-      },
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
-      ProjectionExpression: '#pk, #sk, #name, #place, #words',
-      Limit: max,
-    },
-    { limit: max },
+  const values: Record<string, string> = { ':pk': pk, ':prefix': skPrefix };
+  const filter = alsoStarting.map((word, i) => {
+    values[`:w${i}`] = word;
+    values[`:sw${i}`] = ` ${word}`;
+    return `(begins_with(#words, :w${i}) OR contains(#words, :sw${i}))`;
+  });
+  const page = await send(() =>
+    dynamodb().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+        ...(filter.length > 0 ? { FilterExpression: filter.join(' AND ') } : {}),
+        ExpressionAttributeNames: {
+          '#pk': 'pk',
+          '#sk': 'sk',
+          '#name': 'name',
+          '#place': 'place',
+          '#words': 'words',
+        },
+        ExpressionAttributeValues: values,
+        ProjectionExpression: '#pk, #sk, #name, #place, #words',
+        // Entries read, before the filter: the bound holds whatever the filter keeps.
+        Limit: max,
+      }),
+    ),
   );
-  const names = items.map((item) => {
+  const names = (page.Items ?? []).map((item) => {
     const ref = companyOfSearchWord({ pk: item['pk'] as string, sk: item['sk'] as string });
     return {
       identifier: identifierOf(ref, item),
       words: String(item['words'] ?? '').split(' '),
     };
   });
-  return { names, truncated: items.length >= max };
+  return { names, truncated: page.LastEvaluatedKey !== undefined };
 }
 
 /** The identifiers of the companies among `refs` that exist (one BatchGetItem per 100). */

@@ -14,6 +14,7 @@ import {
   type Profile,
 } from '../../lib/matching/candidates';
 import { vectorOf, WEIGHTS, type FeatureVector } from '../../lib/matching/confidence';
+
 import type { Found } from '../../lib/matching/decide';
 import { nameWords } from '../../lib/matching/normalise';
 import type { DemoRecord } from '../fixtures/demo-data/records';
@@ -164,10 +165,55 @@ export function reportMatch(set: MatchLabelled[], sources: MatchSources, fit: bo
   console.log(
     `${top >= 0.97 ? 'PASS' : 'OVER'}  top-1 with ≥ 2 properties: ${pct(topRight, topEntries)} of ${topEntries} (≥ 97 %)`,
   );
-  if (fit)
+  if (fit) {
     console.log(
       `\nFitted weights for lib/matching/confidence.ts:\n${JSON.stringify(fitWeights(samples), null, 2)}`,
     );
+    console.log(
+      `\nFitted CALIBRATION for lib/matching/confidence.ts (with the weights in force):\n${JSON.stringify(fitCalibration(set, sources))}`,
+    );
+  }
+}
+
+/**
+ * The blocks of `calibrated` (lib/matching/confidence.ts): the candidates PUT does not add, by their
+ * confidence without calibration, pooled into blocks whose share right increases (isotonic regression,
+ * pool adjacent violators), each block its least confidence (the first 0) and its share right. Shares
+ * are kept under 0.89 and lifted by a hair with the confidence, so they rise strictly and stay below 0.9.
+ */
+function fitCalibration(set: MatchLabelled[], sources: MatchSources): [number, number][] {
+  // Confidence before calibration → [candidates, right].
+  const byShare = new Map<number, [number, number]>();
+  for (const { entry, meant } of set) {
+    for (const c of matchEntry(planMatch(entry), sources).candidates) {
+      if (c.confidence >= 0.9) continue;
+      const share = Math.min(c.share, 0.8999);
+      const tally = byShare.get(share) ?? [0, 0];
+      tally[0]++;
+      if (c.company === meant) tally[1]++;
+      byShare.set(share, tally);
+    }
+  }
+  const blocks: { n: number; from: number; right: number }[] = [];
+  for (const [share, [n, right]] of [...byShare].sort(([a], [b]) => a - b)) {
+    blocks.push({ n, from: share, right });
+    // Pool while a block is right no more often than the one before it.
+    while (blocks.length > 1) {
+      const last = blocks[blocks.length - 1]!;
+      const before = blocks[blocks.length - 2]!;
+      if (before.right / before.n < last.right / last.n) break;
+      blocks.splice(-2, 2, { n: before.n + last.n, from: before.from, right: before.right + last.right });
+    }
+  }
+  const points: [number, number][] = [];
+  for (const [i, { n, from, right }] of blocks.entries()) {
+    // Floored, so the least confidence of the block stays in it.
+    const x = i === 0 ? 0 : Math.floor(from * 1e6) / 1e6;
+    const y = Math.round((Math.min(right / n, 0.89) + 0.005 * x) * 10_000) / 10_000;
+    const last = points[points.length - 1];
+    if (!last || (x > last[0] && y > last[1])) points.push([x, y]);
+  }
+  return points;
 }
 
 /** Logistic regression by projected batch gradient descent with a little L2 (the weights stay readable). */

@@ -2,18 +2,31 @@
  * `npm run bench:search`: company search (contract §6.5) at scale, warm, in process: the search index of
  * N demo companies (100,000 by default) written by the import's own derivation (lib/search/derive.ts,
  * BatchWriteItem as the import sends it; the rest of the import is not needed for a name search), then
- * the search function's handler called the way a user types: the first word of a demo name and the
- * first two letters of the next, over all three countries. Prints p50/p95/p99 of the handler's wall
- * time per call, how many answers were empty and the most DynamoDB requests one search made. Figures only: a loaded machine gives larger times.
+ * the same searches timed twice, warm, the way a user types (the first word of a demo name and the first
+ * two letters of the next, over all three countries):
+ * - in process: the search function's handler called directly (what the function itself costs);
+ * - over HTTP, as a user pays it: the local gateway of `npm start` (infra/local/gateway.ts: routing,
+ *   the real TOKEN authorizer with its 4-second cache, the account's plan enforced, the same handler
+ *   module) listening on a free port, called with `fetch` and a demo token, one search at a time,
+ *   PACE_PER_SECOND a second (under the standard plan's 25 a second, as a person typing stays), each
+ *   timed from the request sent to the last byte of the answer read.
+ * Prints p50/p95/p99 of each, how many answers were empty and the most DynamoDB requests one search
+ * made. Figures only: a loaded machine gives larger times.
  *
  *   npm run bench:search [-- --companies 100000 --queries 300]
  */
 import { randomUUID } from 'node:crypto';
+import type http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { proxyEvent } from '../support/events';
 import { demoRecords } from '../fixtures/demo-data/companies';
 import { benchDynamoDb } from './local-dynamodb';
+
+/** Searches a second over HTTP: a person typing, and under the standard plan's rate (25, contract §13). */
+const PACE_PER_SECOND = 20;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { companies: { type: 'string' }, queries: { type: 'string' } } });
@@ -35,6 +48,24 @@ async function main(): Promise<void> {
     const { batchPut } = await import('../../lib/storage/batch');
     const { routes } = await import('../../lib/routes');
     const { handler } = await import('../../functions/search-companies');
+    const { dynamodb } = await import('../../lib/storage/client');
+    // Index entries each Query read (ScannedCount) and sent back (Count): what a search costs DynamoDB
+    // and what this process parses, whatever the machine's load.
+    const entries = { queries: 0, read: 0, sent: 0, maxRead: 0 };
+    dynamodb().middlewareStack.add(
+      (next, context) => async (args) => {
+        const result = await next(args);
+        if (context.commandName === 'QueryCommand') {
+          const { Count = 0, ScannedCount = 0 } = result.output as { Count?: number; ScannedCount?: number };
+          entries.queries++;
+          entries.read += ScannedCount;
+          entries.sent += Count;
+          entries.maxRead = Math.max(entries.maxRead, ScannedCount);
+        }
+        return result;
+      },
+      { step: 'initialize', name: 'searchBenchEntries' },
+    );
 
     let written = 0;
     let batch: Parameters<typeof deriveSearchIndex>[0] = [];
@@ -69,25 +100,55 @@ async function main(): Promise<void> {
     // The handler logs one line a request, with its DynamoDB calls: counted here instead of printed.
     const calls: number[] = [];
     const print = console.log;
-    console.log = (line: string) =>
-      calls.push((JSON.parse(line) as { dynamodb: { calls: number } }).dynamodb.calls);
-    for (const event of events.slice(0, 30)) await handler(event, context);
-    const times: number[] = [];
+    // (The gateway's scheduled list clean-up logs its own lines, read and dropped the same way.)
+    console.log = (line: unknown) => {
+      const parsed = parseJson(line) as { message?: string; dynamodb?: { calls: number } } | null;
+      if (parsed?.message === 'request' && parsed.dynamodb) calls.push(parsed.dynamodb.calls);
+    };
     let empty = 0;
-    for (const event of events) {
-      const t0 = performance.now();
+    Object.assign(entries, { queries: 0, read: 0, sent: 0, maxRead: 0 });
+    const inProcess = await timed(events, async (event) => {
       const answer = await handler(event, context);
-      times.push(performance.now() - t0);
       if (answer.statusCode !== 200) throw new Error(`search answered ${answer.statusCode}: ${answer.body}`);
       if (answer.body === '[]') empty++;
+    });
+
+    // The same searches through the local stage's gateway, with a demo token the authorizer checks.
+    const { createDemoTokens, DEMO_TOKENS } = await import('../../infra/local/demo');
+    const { createGateway } = await import('../../infra/local/gateway');
+    await createDemoTokens();
+    const server = createGateway();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const headers = { authorization: `Bearer ${DEMO_TOKENS[0].token}` };
+    let httpEmpty = 0;
+    let overHttp: Times;
+    try {
+      overHttp = await timed(
+        events,
+        async (event) => {
+          const url = `${base}${routes.searchCompanies.path}?q=${encodeURIComponent(event.queryStringParameters!['q']!)}`;
+          const answer = await fetch(url, { headers });
+          const body = await answer.text();
+          if (answer.status !== 200) throw new Error(`search answered ${answer.status}: ${body}`);
+          if (body === '[]') httpEmpty++;
+        },
+        1000 / PACE_PER_SECOND,
+      );
+    } finally {
+      await closeServer(server);
     }
     console.log = print;
-    times.sort((a, b) => a - b);
-    const at = (p: number) => times[Math.min(times.length - 1, Math.ceil(p * times.length) - 1)]!.toFixed(1);
+    const searches = `search over ${companies} companies, ${queries} warm calls (3 Queries each, one per country)`;
     console.log(
-      `search over ${companies} companies, ${queries} warm calls (3 Queries each, one per country): ` +
-        `p50 ${at(0.5)} ms, p95 ${at(0.95)} ms, p99 ${at(0.99)} ms; ${empty} empty answers; ` +
-        `DynamoDB requests per search: at most ${Math.max(...calls)}`,
+      `${searches}, handler in process: ${inProcess.summary}; ${empty} empty answers; ` +
+        `DynamoDB requests per search: at most ${Math.max(...calls)}; index entries a Query read ` +
+        `${(entries.read / entries.queries).toFixed(0)} on average (at most ${entries.maxRead}) and sent back ` +
+        `${(entries.sent / entries.queries).toFixed(1)}`,
+    );
+    console.log(
+      `${searches}, over HTTP through the local gateway (demo token, authorizer and plan as \`npm start\`, ` +
+        `${PACE_PER_SECOND} a second): ${overHttp.summary}; ${httpEmpty} empty answers`,
     );
   } finally {
     if (shared) {
@@ -96,6 +157,45 @@ async function main(): Promise<void> {
     }
     stop();
   }
+}
+
+interface Times {
+  summary: string;
+}
+
+/**
+ * Runs `call` on each event after 30 warm-up calls (the first events again) and gives the wall time per
+ * call as p50/p95/p99. With `everyMs`, a call starts no sooner than `everyMs` after the one before.
+ */
+async function timed(
+  events: APIGatewayProxyEvent[],
+  call: (event: APIGatewayProxyEvent) => Promise<void>,
+  everyMs = 0,
+): Promise<Times> {
+  const times: number[] = [];
+  for (const [i, event] of [...events.slice(0, 30), ...events].entries()) {
+    const t0 = performance.now();
+    await call(event);
+    const ms = performance.now() - t0;
+    if (i >= 30) times.push(ms);
+    if (everyMs > ms) await sleep(everyMs - ms);
+  }
+  times.sort((a, b) => a - b);
+  const at = (p: number) => times[Math.min(times.length - 1, Math.ceil(p * times.length) - 1)]!.toFixed(1);
+  return { summary: `p50 ${at(0.5)} ms, p95 ${at(0.95)} ms, p99 ${at(0.99)} ms` };
+}
+
+function parseJson(line: unknown): unknown {
+  try {
+    return JSON.parse(String(line));
+  } catch {
+    return null;
+  }
+}
+
+function closeServer(server: http.Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
 }
 
 main().catch((error: unknown) => {

@@ -12,7 +12,7 @@ import { searchCompanies } from '../../lib/search/search';
 import { withDeclaredAccess } from '../../lib/storage/access';
 import { call } from '../support/events';
 import { asImportWorkers } from '../support/import-access';
-import { companyRecord } from '../support/records';
+import { companyRecord, period } from '../support/records';
 import { useFreshTable } from '../support/table';
 
 useFreshTable();
@@ -49,6 +49,13 @@ beforeAll(async () => {
       legalForm: null,
       foundedOn: null,
       place: 'Gent',
+    }),
+    // The newest period discloses no employees; the older one does: the details show the newest's.
+    company(8, 'Twee Jaren', {
+      financials: [
+        period(2022, { healthIndicator: 9 }),
+        { ...period(2023, { healthIndicator: 2 }), people: { ...period(2023).people, employees: null } },
+      ],
     }),
   ];
   async function* lines() {
@@ -90,6 +97,16 @@ test('a sparse record: no periods, address, website or dates shows nulls, the pl
   });
 });
 
+test("employees and health indicator are the newest period's, a null among them included", async () => {
+  const response = await call(getCompany, {
+    resource: '/v1/companies/{countryCode}/{companyNumber}',
+    pathParameters: { countryCode: 'BE', companyNumber: beNumber(8) },
+  });
+
+  expect(response.status).toBe(200);
+  expect((response.body as { data: unknown }).data).toMatchObject({ employees: null, healthIndicator: 2 });
+});
+
 test('search ranks the exact name first, then by country and number', async () => {
   const response = await call(searchHandler, { resource: '/v1/companies', query: { q: 'BOUW' } });
 
@@ -104,4 +121,29 @@ test('an exact name is found even when the word read reaches the bound of entrie
   );
 
   expect(numbers(answer)).toEqual([5, 1, 4]);
+});
+
+test('the other words of a search are checked where they start the name and where they follow a space', async () => {
+  // `zuid` and `bouw` are as long: `zuid` is looked up, `bouw` checked (first word of `Bouw Zuid NV`);
+  // `oo` starts the second word of `Bouwcenter Oost`; `wer` starts no word (it is inside `Bouwwerken`).
+  const search = async (q: string) =>
+    numbers(
+      (await call(searchHandler, { resource: '/v1/companies', query: { q } })).body as Array<{
+        companyNumber: string;
+      }>,
+    );
+
+  expect(await search('zuid bouw')).toEqual([1]);
+  expect(await search('bouw oo')).toEqual([3]);
+  expect(await search('bouw wer')).toEqual([]);
+});
+
+test('the bound counts the entries read, not the ones the other words keep', async () => {
+  // 2 entries read for `bouw`: companies 1 (`Bouw Zuid NV`) and 4 (`Gent Bouw`), of which `gent` keeps 4;
+  // the bound was reached, so the exact name `Gent Bouw` is looked up too (the same company, once).
+  const answer = await withDeclaredAccess(searchRoutes.searchCompanies.storage, () =>
+    searchCompanies({ q: 'bouw gent', limit: 10 }, 2),
+  );
+
+  expect(numbers(answer)).toEqual([4]);
 });

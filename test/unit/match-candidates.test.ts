@@ -4,6 +4,7 @@
  */
 import { companyKey } from '../../lib/companies/identifiers';
 import { matchEntry, planMatch, type CandidateEntry } from '../../lib/matching/candidates';
+import { calibrated, CALIBRATION } from '../../lib/matching/confidence';
 import type { Found } from '../../lib/matching/decide';
 import { nameWords } from '../../lib/matching/normalise';
 import { nameSimilarity, samePlace } from '../../lib/matching/similarity';
@@ -11,6 +12,19 @@ import { matchKeysOf } from '../../lib/lists/match-index';
 import { matchIndexText } from '../../lib/storage/keys';
 import { generateDemoData } from '../fixtures/demo-data/companies';
 import { sourcesOf } from '../bench/match-confidence';
+
+describe('calibrated', () => {
+  test('passes through its points, rises strictly (candidates keep their order) and stays below 0.9', () => {
+    for (const [x, y] of CALIBRATION) expect(calibrated(x)).toBeCloseTo(y, 6);
+    let before = -1;
+    for (let share = 0; share <= 0.8999; share += 0.0005) {
+      const c = calibrated(share);
+      expect(c).toBeGreaterThan(before);
+      expect(c).toBeLessThan(0.9);
+      before = c;
+    }
+  });
+});
 
 describe('nameSimilarity', () => {
   const sim = (a: string, b: string) => nameSimilarity(nameWords(a), nameWords(b));
