@@ -1,42 +1,41 @@
 /**
  * Where events are kept (contract §12; key patterns in lib/storage/keys.ts): per account, numbered in
- * the order they were derived, so the feed is one Query after the cursor's number.
+ * the order they were written, so the feed is one Query after the cursor's number.
  *
- * Numbers are handed out a block per import batch and account (`reserveBlock`): one transaction moves
- * the account's last number (`SEQUENCE`, conditional on the value read), records the block under the
- * batch's change id (`CHANGE#…`, so a resumed batch writes the same events under the same numbers,
- * never twice) and marks it pending (`PENDING#<first>`). The batch then puts its events and removes the
- * pending mark. A reader stops before the first pending block (`readEvents`), so events that land
- * later under lower numbers are never skipped:
+ * An event gets its number in the very transaction that writes it (`writeEvents`): the account's last
+ * number (`SEQUENCE`, conditional on the value read) moves by the number of events the transaction
+ * puts, beside a record of their ids under the import batch's change id (`CHANGE#<changeId>#<part>`).
+ * So there is never a number handed out whose event is still to come: a reader that has passed a
+ * number has passed its event, however late a resumed batch writes the rest of its events — they take
+ * new numbers, after every reader. A resumed batch reads its records and writes only the events none
+ * of them names: the same ids, never twice.
  *
- * 1. read the last number handed out, L (GetItem, consistent: it sees whole transactions, so every
- *    block up to L is marked pending or already fully written);
- * 2. read the pending marks (Query, consistent): the feed stops before the lowest one at or under L;
- * 3. read the events after the cursor up to that bound (Query, consistent).
- *
- * A block whose batch died stays pending until the batch is resumed; past `PENDING_HORIZON_MS` a
- * reader no longer waits for it (the import that wrote it is gone for good, or it is resumed and its
- * events appear under their old numbers, behind readers that moved on).
+ * The reader (`readEvents`) reads the last number (GetItem, consistent), then the events up to it
+ * (Query, consistent). DynamoDB applies a transaction item by item, and a Query may read in between;
+ * so a page also stops before a missing number whose neighbours are recent (a transaction landing
+ * that instant), while a number missing among old events is one TTL removed.
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { batchDelete, batchGet, batchPut, getItem, queryAll, retrying, AGAIN } from '../storage/batch';
+import { getItem, queryAll, retrying, AGAIN, chunk } from '../storage/batch';
 import { cancellationReasons, dynamodb, send, tableName } from '../storage/client';
-import { eventSequenceKey, keys, PENDING_EVENT_BLOCK_PREFIX } from '../storage/keys';
+import { eventBlocksOf, eventSequenceKey, keys } from '../storage/keys';
 import { EVENT_RETENTION_MS } from './event';
 
-/** A reader waits this long at most for a block an import is writing (a Lambda lives 15 minutes). */
-export const PENDING_HORIZON_MS = 15 * 60 * 1000;
+/** A transaction holds at most 100 items: the account's number, the record of the ids, 98 events. */
+export const EVENTS_PER_TRANSACTION = 98;
+/**
+ * A missing number next to an event written this recently is a transaction being applied (a few
+ * milliseconds): the page stops before it. Any older, it is an expired event that TTL removed.
+ */
+export const LANDING_MS = 60_000;
 
-export interface EventBlock {
-  first: number;
-  count: number;
-  /** The block's event ids in number order: a resumed batch puts each event under its first number. */
-  ids: string[];
-  /** When the block was handed out: its events' `createdAt`. */
-  createdAt: string;
+/** An event to write: its id (stable for the same update) and its body, the JSON text sent as it is. */
+export interface NewEvent {
+  id: string;
+  body: string;
 }
 
-/** An event as stored: its number and its body, the JSON text sent as it is. */
+/** An event as stored: its number and its body. */
 export interface StoredEvent {
   sequence: number;
   id: string;
@@ -46,192 +45,183 @@ export interface StoredEvent {
 
 const ttlOf = (createdAtMs: number) => Math.ceil((createdAtMs + EVENT_RETENTION_MS) / 1000);
 
+/** The account's last number as this process last wrote or read it: a guess the condition checks. */
+const lastKnown = new Map<string, number>();
+
 /**
- * The block of numbers of one import batch's events (`ids`, in order) for an account: the one handed
- * out before when the batch is derived again, else a new one after the account's last number.
+ * Writes an import batch's events of one account (`changeId`: the batch's), each numbered in the
+ * transaction that puts it, skipping those this batch already wrote (a resumed batch). Answers how
+ * many it wrote now.
  */
-export async function reserveBlock(
+export async function writeEvents(
   accountId: string,
   changeId: string,
-  ids: string[],
+  events: NewEvent[],
   now: () => Date = () => new Date(),
-): Promise<EventBlock> {
-  const blockKey = keys.eventBlock(accountId, changeId);
-  const sequenceKey = keys.eventSequence(accountId);
-  return retrying(
-    async () => {
-      const items = await batchGet(tableName(), [blockKey, sequenceKey], { consistent: true });
-      const block = items.find((i) => i['sk'] === blockKey.sk);
-      if (block) return toBlock(block);
-      const last = Number(items.find((i) => i['sk'] === sequenceKey.sk)?.['last'] ?? 0);
-      const createdAt = now();
-      const count = ids.length;
-      const reserved: EventBlock = { first: last + 1, count, ids, createdAt: createdAt.toISOString() };
-      const ttl = ttlOf(createdAt.getTime());
-      try {
-        await send(() =>
-          dynamodb().send(
-            new TransactWriteCommand({
-              TransactItems: [
-                {
-                  Update: {
-                    TableName: tableName(),
-                    Key: sequenceKey,
-                    UpdateExpression: 'SET #last = :next, entity = :entity',
-                    ConditionExpression: last === 0 ? 'attribute_not_exists(#last)' : '#last = :last',
-                    ExpressionAttributeNames: { '#last': 'last' },
-                    ExpressionAttributeValues: {
-                      ':next': last + count,
-                      ':entity': 'EventSequence',
-                      ...(last === 0 ? {} : { ':last': last }),
-                    },
-                  },
-                },
-                {
-                  Put: {
-                    TableName: tableName(),
-                    Item: {
-                      ...blockKey,
-                      entity: 'EventBlock',
-                      first: reserved.first,
-                      count,
-                      createdAt: reserved.createdAt,
-                      // About 25 bytes an event: a batch of 100 companies' updates fits the item easily.
-                      ids: ids.join(' '),
-                      ttl,
-                    },
-                    ConditionExpression: 'attribute_not_exists(pk)',
-                  },
-                },
-                {
-                  Put: {
-                    TableName: tableName(),
-                    Item: {
-                      ...keys.pendingEventBlock(accountId, reserved.first),
-                      entity: 'PendingEventBlock',
-                      changeId,
-                      createdAtMs: createdAt.getTime(),
-                      ttl,
-                    },
-                  },
-                },
-              ],
-            }),
-          ),
-        );
-        return reserved;
-      } catch (error) {
-        // Another batch took numbers meanwhile, or this batch's block was just recorded: read again.
-        if (cancellationReasons(error)) return AGAIN;
-        throw error;
+): Promise<number> {
+  // First try as a batch derived for the first time; a refused condition says what to read.
+  let written: { ids: Set<string>; parts: number } = { ids: new Set(), parts: 0 };
+  let total = 0;
+  await retrying(
+    async (attempt) => {
+      if (attempt > 0 || !lastKnown.has(accountId)) {
+        [written] = await Promise.all([writtenBy(accountId, changeId), readLast(accountId)]);
       }
+      const rest = events.filter((e) => !written.ids.has(e.id));
+      for (const part of chunk(rest, EVENTS_PER_TRANSACTION)) {
+        const result = await writePart(accountId, changeId, written.parts, part, now());
+        if (result === AGAIN) return AGAIN;
+        for (const e of part) written.ids.add(e.id);
+        written.parts++;
+        total += part.length;
+      }
+      return true;
     },
     { maxAttempts: 20, baseMs: 10, maxMs: 500 },
   );
+  return total;
 }
 
-function toBlock(item: Record<string, unknown>): EventBlock {
-  return {
-    first: Number(item['first']),
-    count: Number(item['count']),
-    ids: String(item['ids'] ?? '')
-      .split(' ')
-      .filter((id) => id !== ''),
-    createdAt: String(item['createdAt']),
-  };
-}
-
-/**
- * Puts a block's events, each under its number in the block (an event the block does not name — a list
- * enabled since the batch was first derived — is not written: the block's moment is the derivation's),
- * batched, and then lifts its pending mark: only once every event is there may readers move past them.
- */
-export async function writeBlock(
+/** One transaction: the numbers after the last known one, the record of the ids, the events. */
+async function writePart(
   accountId: string,
-  block: EventBlock,
-  events: Array<{ id: string; body: string }>,
-): Promise<void> {
-  const createdAtMs = Date.parse(block.createdAt);
+  changeId: string,
+  part: number,
+  events: NewEvent[],
+  at: Date,
+): Promise<true | typeof AGAIN> {
+  const last = lastKnown.get(accountId) ?? 0;
+  const createdAtMs = at.getTime();
   const ttl = ttlOf(createdAtMs);
-  const numbers = new Map(block.ids.map((id, i) => [id, block.first + i]));
-  await batchPut(
-    tableName(),
-    events.flatMap(({ id, body }) => {
-      const sequence = numbers.get(id);
-      return sequence === undefined
-        ? []
-        : [{ ...keys.event(accountId, sequence), entity: 'Event', id, createdAtMs, body, ttl }];
-    }),
-  );
-  await batchDelete(tableName(), [keys.pendingEventBlock(accountId, block.first)]);
+  try {
+    await send(() =>
+      dynamodb().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: tableName(),
+                Key: keys.eventSequence(accountId),
+                UpdateExpression: 'SET #last = :next, entity = :entity, lastAtMs = :at',
+                ConditionExpression: last === 0 ? 'attribute_not_exists(#last)' : '#last = :last',
+                ExpressionAttributeNames: { '#last': 'last' },
+                ExpressionAttributeValues: {
+                  ':next': last + events.length,
+                  ':entity': 'EventSequence',
+                  ':at': createdAtMs,
+                  ...(last === 0 ? {} : { ':last': last }),
+                },
+              },
+            },
+            {
+              Put: {
+                TableName: tableName(),
+                // About 25 bytes an id: 98 of them make an item of under 3 KB.
+                Item: {
+                  ...keys.eventBlock(accountId, changeId, part),
+                  entity: 'EventBlock',
+                  ids: events.map((e) => e.id).join(' '),
+                  ttl,
+                },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            ...events.map(({ id, body }, i) => ({
+              Put: {
+                TableName: tableName(),
+                Item: { ...keys.event(accountId, last + 1 + i), entity: 'Event', id, createdAtMs, body, ttl },
+              },
+            })),
+          ],
+        }),
+      ),
+    );
+  } catch (error) {
+    // Another batch took numbers meanwhile, or this part was written by an earlier run: read again.
+    if (cancellationReasons(error)) return AGAIN;
+    throw error;
+  }
+  lastKnown.set(accountId, last + events.length);
+  return true;
+}
+
+/** The ids an import batch already wrote for the account, and into how many parts. */
+async function writtenBy(accountId: string, changeId: string): Promise<{ ids: Set<string>; parts: number }> {
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :change)',
+    ExpressionAttributeValues: { ':pk': keys.eventLog(accountId), ':change': eventBlocksOf(changeId) },
+    ProjectionExpression: 'ids',
+    ConsistentRead: true,
+  });
+  const ids = new Set(items.flatMap((i) => String(i['ids'] ?? '').split(' ')).filter((id) => id !== ''));
+  return { ids, parts: items.length };
+}
+
+async function readLast(accountId: string): Promise<void> {
+  lastKnown.set(accountId, (await readSequence(accountId)).last);
 }
 
 export interface EventsRead {
   events: StoredEvent[];
-  /**
-   * The number the page read up to: its last event's when it is full, else the bound it stopped at
-   * (numbers of a resumed batch's events that are no longer derived are never written: gaps).
-   */
+  /** The number the page read up to: where the next page starts. */
   readTo: number;
-  /** Whether the page stopped at the bound (nothing more to read now). */
+  /** Whether the page read every event there was (nothing more to read now). */
   complete: boolean;
 }
 
-/**
- * Up to `limit` events of the account after number `after`, oldest first, never past a block still
- * being written (see the module comment).
- */
+/** Up to `limit` events of the account after number `after`, oldest first (see the module comment). */
 export async function readEvents(
   accountId: string,
   after: number,
   limit: number,
   nowMs: number,
 ): Promise<EventsRead> {
-  const last = await lastEventNumber(accountId);
+  const { last, lastAtMs } = await readSequence(accountId);
   if (last <= after) return { events: [], readTo: after, complete: true };
-  const pending = await queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :pending)',
-    ExpressionAttributeValues: { ':pk': keys.eventLog(accountId), ':pending': PENDING_EVENT_BLOCK_PREFIX },
-    ConsistentRead: true,
-  });
-  let bound = last;
-  for (const mark of pending) {
-    const first = Number(String(mark['sk']).slice(PENDING_EVENT_BLOCK_PREFIX.length));
-    const fresh = Number(mark['createdAtMs']) > nowMs - PENDING_HORIZON_MS;
-    if (fresh && first <= bound) bound = first - 1;
-  }
-  if (bound <= after) return { events: [], readTo: after, complete: true };
   const items = await queryAll(
     {
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      // Expired events DynamoDB has not removed yet are not served (its TTL deletes within days).
-      FilterExpression: '#ttl > :now',
-      ExpressionAttributeNames: { '#ttl': 'ttl' },
       ExpressionAttributeValues: {
         ':pk': keys.events(accountId),
         ':from': eventSequenceKey(after + 1),
-        ':to': eventSequenceKey(bound),
-        ':now': Math.floor(nowMs / 1000),
+        ':to': eventSequenceKey(last),
       },
       ConsistentRead: true,
-      Limit: limit,
     },
     { limit },
   );
-  const events = items.map((item) => ({
-    sequence: Number(item['sk']),
-    id: String(item['id']),
-    createdAtMs: Number(item['createdAtMs']),
-    body: String(item['body']),
-  }));
-  const full = events.length === limit;
-  return { events, readTo: full ? events[events.length - 1]!.sequence : bound, complete: !full };
+  const recent = (ms: number) => ms > nowMs - LANDING_MS;
+  const events: StoredEvent[] = [];
+  let readTo = after;
+  for (const item of items) {
+    const event = {
+      sequence: Number(item['sk']),
+      id: String(item['id']),
+      createdAtMs: Number(item['createdAtMs']),
+      body: String(item['body']),
+    };
+    // A number missing before a recent event is one being written: stop before it.
+    if (event.sequence > readTo + 1 && recent(event.createdAtMs)) {
+      return { events, readTo, complete: false };
+    }
+    readTo = event.sequence;
+    // Expired events DynamoDB has not removed yet are not served (its TTL deletes within days).
+    if (Number(item['ttl']) > nowMs / 1000) events.push(event);
+  }
+  if (items.length === limit) return { events, readTo, complete: false };
+  // Numbers missing at the end: being written if the last number moved recently, else long gone.
+  if (readTo < last && recent(lastAtMs)) return { events, readTo, complete: false };
+  return { events, readTo: last, complete: true };
 }
 
 /** The number handed out last in the account's feed (0 before its first event). */
 export async function lastEventNumber(accountId: string): Promise<number> {
+  return (await readSequence(accountId)).last;
+}
+
+async function readSequence(accountId: string): Promise<{ last: number; lastAtMs: number }> {
   const sequence = await getItem(tableName(), keys.eventSequence(accountId), { consistent: true });
-  return Number(sequence?.['last'] ?? 0);
+  return { last: Number(sequence?.['last'] ?? 0), lastAtMs: Number(sequence?.['lastAtMs'] ?? 0) };
 }

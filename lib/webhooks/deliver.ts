@@ -26,11 +26,11 @@ import { getAllWebhookListings, getWebhook, updateWebhook, type StoredWebhook } 
 import type { UrlRules } from './url';
 
 /**
- * The fan-out: every endpoint's listing and item, the account's feed (its last number, pending blocks
- * and events), the endpoint's position moved; jobs into the table's queue on the local stage.
+ * The fan-out: every endpoint's listing and item, the account's feed (its last number and events), the
+ * endpoint's position moved; jobs into the table's queue on the local stage.
  */
 export const fanOutStorage = {
-  Query: [partitions.webhookListings, partitions.eventLog, partitions.events],
+  Query: [partitions.webhookListings, partitions.events],
   GetItem: [partitions.webhooks, partitions.eventLog],
   UpdateItem: [partitions.webhooks],
   BatchWriteItem: [partitions.deliveriesDue],
