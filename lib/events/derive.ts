@@ -21,7 +21,7 @@ import { getRelationshipsOf } from '../companies/holdings-store';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
 import type { CompanyChange, Derived } from '../import/change';
 import { deriveUpdates, type Update } from '../updates/derive';
-import { companyUpdateEvent, eventId } from './event';
+import { companyUpdateEvent } from './event';
 import { writeEvents } from './store';
 import { watchedLists, watchedListsOf } from './watched';
 

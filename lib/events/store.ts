@@ -4,25 +4,28 @@
  *
  * An event gets its number in the very transaction that writes it (`writeEvents`): the account's last
  * number (`SEQUENCE`, conditional on the value read) moves by the number of events the transaction
- * puts, beside a record of their ids under the import batch's change id (`CHANGE#<changeId>#<part>`).
- * So there is never a number handed out whose event is still to come: a reader that has passed a
- * number has passed its event, however late a resumed batch writes the rest of its events — they take
- * new numbers, after every reader. A resumed batch reads its records and writes only the events none
- * of them names: the same ids, never twice.
+ * writes, beside a record of their ids under the import batch's change id (`CHANGE#<changeId>#<part>`)
+ * and one item holding the events themselves (a page, keyed by its last number: an import batch's
+ * events of one account cost three items, not one each). So there is never a number handed out whose
+ * event is still to come: a reader that has passed a number has passed its event, however late a
+ * resumed batch writes the rest of its events — they take new numbers, after every reader. A resumed
+ * batch reads its records and writes only the events none of them names: the same ids, never twice.
  *
- * The reader (`readEvents`) reads the last number (GetItem, consistent), then the events up to it
- * (Query, consistent). DynamoDB applies a transaction item by item, and a Query may read in between;
- * so a page also stops before a missing number whose neighbours are recent (a transaction landing
- * that instant), while a number missing among old events is one TTL removed.
+ * The reader (`readEvents`) reads the last number (GetItem, consistent), then the pages up to it
+ * (Query, consistent, from the page holding the number after the cursor). DynamoDB applies a
+ * transaction item by item, and a Query may read in between; so a page of the feed also stops before
+ * missing numbers next to events written a moment ago (a transaction landing), while numbers missing
+ * among old events are a page TTL removed.
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { getItem, queryAll, retrying, AGAIN, chunk } from '../storage/batch';
+import { getItem, queryAll, retrying, AGAIN } from '../storage/batch';
 import { cancellationReasons, dynamodb, send, tableName } from '../storage/client';
 import { eventBlocksOf, eventSequenceKey, keys } from '../storage/keys';
 import { EVENT_RETENTION_MS } from './event';
 
-/** A transaction holds at most 100 items: the account's number, the record of the ids, 98 events. */
-export const EVENTS_PER_TRANSACTION = 98;
+/** Events in one page item: about 1 KB each, well under DynamoDB's 400 KB an item. */
+export const EVENTS_PER_PAGE = 100;
+const PAGE_BYTES = 300_000;
 /**
  * A missing number next to an event written this recently is a transaction being applied (a few
  * milliseconds): the page stops before it. Any older, it is an expired event that TTL removed.
@@ -68,7 +71,7 @@ export async function writeEvents(
         [written] = await Promise.all([writtenBy(accountId, changeId), readLast(accountId)]);
       }
       const rest = events.filter((e) => !written.ids.has(e.id));
-      for (const part of chunk(rest, EVENTS_PER_TRANSACTION)) {
+      for (const part of pages(rest)) {
         const result = await writePart(accountId, changeId, written.parts, part, now());
         if (result === AGAIN) return AGAIN;
         for (const e of part) written.ids.add(e.id);
@@ -126,12 +129,21 @@ async function writePart(
                 ConditionExpression: 'attribute_not_exists(pk)',
               },
             },
-            ...events.map(({ id, body }, i) => ({
+            {
               Put: {
                 TableName: tableName(),
-                Item: { ...keys.event(accountId, last + 1 + i), entity: 'Event', id, createdAtMs, body, ttl },
+                Item: {
+                  ...keys.event(accountId, last + events.length),
+                  entity: 'EventPage',
+                  first: last + 1,
+                  createdAtMs,
+                  // The events' JSON texts in number order, as they are sent.
+                  bodies: events.map((e) => e.body),
+                  ids: events.map((e) => e.id),
+                  ttl,
+                },
               },
-            })),
+            },
           ],
         }),
       ),
@@ -143,6 +155,23 @@ async function writePart(
   }
   lastKnown.set(accountId, last + events.length);
   return true;
+}
+
+/** The events in pages of at most `EVENTS_PER_PAGE` and `PAGE_BYTES`. */
+function pages(events: NewEvent[]): NewEvent[][] {
+  const parts: NewEvent[][] = [];
+  let bytes = 0;
+  for (const event of events) {
+    const last = parts[parts.length - 1];
+    if (!last || last.length === EVENTS_PER_PAGE || bytes + event.body.length > PAGE_BYTES) {
+      parts.push([event]);
+      bytes = event.body.length;
+    } else {
+      last.push(event);
+      bytes += event.body.length;
+    }
+  }
+  return parts;
 }
 
 /** The ids an import batch already wrote for the account, and into how many parts. */
@@ -179,7 +208,31 @@ export async function readEvents(
 ): Promise<EventsRead> {
   const { last, lastAtMs } = await readSequence(accountId);
   if (last <= after) return { events: [], readTo: after, complete: true };
-  const items = await queryAll(
+  const recent = (ms: number) => ms > nowMs - LANDING_MS;
+  const events: StoredEvent[] = [];
+  let readTo = after;
+  let stopped = false;
+  /** Takes the pages read so far into `events`; true once the feed's page is full or must stop. */
+  const take = (items: Record<string, unknown>[]): boolean => {
+    for (const item of items.splice(0)) {
+      const first = Number(item['first']);
+      const createdAtMs = Number(item['createdAtMs']);
+      // Numbers missing before a page written a moment ago are being written: stop before them.
+      if (first > readTo + 1 && recent(createdAtMs)) return (stopped = true);
+      const bodies = item['bodies'] as string[];
+      const ids = item['ids'] as string[];
+      const live = Number(item['ttl']) > nowMs / 1000;
+      for (let i = Math.max(0, readTo + 1 - first); i < bodies.length; i++) {
+        // Expired events DynamoDB has not removed yet are not served (its TTL deletes within days).
+        if (live) events.push({ sequence: first + i, id: ids[i]!, createdAtMs, body: bodies[i]! });
+        readTo = first + i;
+        if (events.length === limit) return (stopped = true);
+      }
+    }
+    return false;
+  };
+  // A page is keyed by its last number: the first page at or after `after + 1` holds it.
+  const rest = await queryAll(
     {
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
@@ -189,29 +242,13 @@ export async function readEvents(
         ':to': eventSequenceKey(last),
       },
       ConsistentRead: true,
+      Limit: 10,
     },
-    { limit },
+    { until: take },
   );
-  const recent = (ms: number) => ms > nowMs - LANDING_MS;
-  const events: StoredEvent[] = [];
-  let readTo = after;
-  for (const item of items) {
-    const event = {
-      sequence: Number(item['sk']),
-      id: String(item['id']),
-      createdAtMs: Number(item['createdAtMs']),
-      body: String(item['body']),
-    };
-    // A number missing before a recent event is one being written: stop before it.
-    if (event.sequence > readTo + 1 && recent(event.createdAtMs)) {
-      return { events, readTo, complete: false };
-    }
-    readTo = event.sequence;
-    // Expired events DynamoDB has not removed yet are not served (its TTL deletes within days).
-    if (Number(item['ttl']) > nowMs / 1000) events.push(event);
-  }
-  if (items.length === limit) return { events, readTo, complete: false };
-  // Numbers missing at the end: being written if the last number moved recently, else long gone.
+  if (!stopped) take(rest);
+  if (stopped) return { events, readTo, complete: false };
+  // Numbers missing at the end: being written if the last number moved a moment ago, else long gone.
   if (readTo < last && recent(lastAtMs)) return { events, readTo, complete: false };
   return { events, readTo: last, complete: true };
 }

@@ -30,7 +30,7 @@
  * | List order         | ACCOUNT#<account>#LIST#<id>#<state> | <999…−ms(matchedSince)>#<country>#<number> | ACCOUNT#<account>#LIST#<id>#ALL | = sk | a list's companies in the contract's order (matchedSince desc, country, number): of one state in the table, of every state in gsi1; a page is one Query from the nearer end (at most min(offset + limit, total − offset) items) |
  * | Match index        | MATCH#VAT#<vat> / MATCH#DOMAIN#<domain> / MATCH#NAME#<country>#<name> | MATCH | |      | the companies (string set `BE#0403170701`) with this VAT, website domain or normalised name: one BatchGet for 100 PUT entries (§7.5), kept by the import |
  * | Search word        | SEARCH#<country>#<first character of the word> | <word>#<number> |  |              | one word of a company's normalised name, with the name, place and all its words (§6.5 search): the companies with a word starting with a prefix in one Query (`begins_with`), kept by the import |
- * | Event              | ACCOUNT#<account>#EVENTS            | <sequence, 16 digits> |  |               | an account's events (§12) in the feed's order, the event's JSON as sent: a page is one Query after the cursor; 30-day TTL |
+ * | Event page         | ACCOUNT#<account>#EVENTS            | <last sequence, 16 digits> |  |          | an account's events (§12) in the feed's order, one item for those one transaction wrote (their numbers, ids and JSON as sent): a page of the feed is one Query from the item holding the number after the cursor; 30-day TTL |
  * | Event log          | ACCOUNT#<account>#EVENT_LOG         | SEQUENCE / CHANGE#<changeId>#<part, 4 digits> | | | the account's last event number (moved in the transaction that writes the events it numbers) and the event ids each import batch wrote, per transaction (a resumed batch writes only the others) |
  * | Webhook endpoint   | ACCOUNT#<account>#WEBHOOKS          | WEBHOOK#<id> / COUNT |  |                      | an account's webhook endpoints (§12), their sealed secrets and the feed position delivered from, and their number (≤ 5, moved in the same transaction): one Query for all |
  * | Watched list       | WATCHED_LISTS                       | ACCOUNT#<account>#LIST#<id> |  |                | a STATIC list with notifications enabled (§12), written with the list: the import reads this one partition per batch and looks up no company's lists when it is empty; `BACKFILL` records the last run of the backfill of lists older than this index |
@@ -199,7 +199,7 @@ export const keys = {
   matchIndex: (kind: MatchKind, value: string): Key => ({
     pk: `MATCH#${matchIndexText(kind, value)}`,
     sk: 'MATCH',
-  }) /** The partition of an account's events (§12); `event` is one of them by its number. */,
+  }) /** The partition of an account's events (§12); `event` is the page item whose last number is `sequence`. */,
   events: (accountId: string): string => `ACCOUNT#${accountId}#EVENTS`,
   event: (accountId: string, sequence: number): Key => ({
     pk: `ACCOUNT#${accountId}#EVENTS`,

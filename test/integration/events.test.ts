@@ -238,7 +238,7 @@ describe('the feed while events are written', () => {
 
   it('stops before a number whose event is landing, and passes one TTL removed long ago', async () => {
     const account = 'landing';
-    await writeEvents(account, 'run.1', [body('evt_a'), body('evt_b'), body('evt_c')]);
+    for (const id of ['evt_a', 'evt_b', 'evt_c']) await writeEvents(account, `run.${id}`, [body(id)]);
     const now = Date.now();
     // Event 2 not there (yet): as if read half-way through a transaction being applied item by item.
     await dynamodb().send(new DeleteCommand({ TableName: tableName(), Key: keys.event(account, 2) }));
