@@ -14,15 +14,15 @@
  *   batch, strongly consistent; a list's companies are read again only when the list's members moved
  *   (lib/events/watched.ts).
  * - **Cost**: per batch one Query of the watched lists (`WATCHED_LISTS`): when there are none, nothing
- *   more. Else one BatchGetItem of the watched lists' items, and per account with events one
- *   transaction of up to 98 events.
+ *   more. Else one BatchGetItem of the watched lists' items, and one transaction for the events of up
+ *   to 33 accounts (three items each: the account's number, the ids written, a page of events).
  */
 import { getRelationshipsOf } from '../companies/holdings-store';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
 import type { CompanyChange, Derived } from '../import/change';
 import { deriveUpdates, type Update } from '../updates/derive';
 import { companyUpdateEvent } from './event';
-import { writeEvents } from './store';
+import { writeBatchEvents, type NewEvent } from './store';
 import { watchedLists, watchedListsOf } from './watched';
 
 interface Watched {
@@ -67,35 +67,34 @@ export async function deriveAndWriteEvents(
       byAccount.set(accountId, events);
     }
   }
-  const written = new Map<string, number>();
   const changeId = changes[0]!.changeId;
   const createdAt = now().toISOString();
-  await Promise.all(
-    [...byAccount].map(async ([accountId, pending]) => {
-      pending.sort(
-        (a, b) =>
-          compareText(companyKey(a.ref), companyKey(b.ref)) ||
-          a.update.id.length - b.update.id.length ||
-          compareText(a.update.id, b.update.id),
-      );
-      const events = pending.map(({ ref, update, lists, w }) => {
-        const event = companyUpdateEvent(accountId, {
-          company: {
-            country: ref.country,
-            companyNumber: ref.companyNumber,
-            name: w.change.after.name,
-            place: w.change.after.place,
-          },
-          legalEntityId: legalEntityIds.get(companyKey(ref))!,
-          lists,
-          update,
-          createdAt,
-        });
-        return { id: event.id, body: JSON.stringify(event) };
+  const toWrite = new Map<string, NewEvent[]>();
+  for (const [accountId, pending] of byAccount) {
+    pending.sort(
+      (a, b) =>
+        compareText(companyKey(a.ref), companyKey(b.ref)) ||
+        a.update.id.length - b.update.id.length ||
+        compareText(a.update.id, b.update.id),
+    );
+    const events = pending.map(({ ref, update, lists, w }) => {
+      const event = companyUpdateEvent(accountId, {
+        company: {
+          country: ref.country,
+          companyNumber: ref.companyNumber,
+          name: w.change.after.name,
+          place: w.change.after.place,
+        },
+        legalEntityId: legalEntityIds.get(companyKey(ref))!,
+        lists,
+        update,
+        createdAt,
       });
-      written.set(accountId, await writeEvents(accountId, changeId, events, now));
-    }),
-  );
+      return { id: event.id, body: JSON.stringify(event) };
+    });
+    toWrite.set(accountId, events);
+  }
+  const written = await writeBatchEvents(changeId, toWrite, now);
   return { events: written };
 }
 

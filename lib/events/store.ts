@@ -18,7 +18,8 @@
  * among old events are a page TTL removed.
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { getItem, queryAll, retrying, AGAIN } from '../storage/batch';
+import { forEachLimited } from '../concurrency';
+import { chunk, getItem, queryAll, retrying, AGAIN } from '../storage/batch';
 import { cancellationReasons, dynamodb, send, tableName } from '../storage/client';
 import { eventBlocksOf, eventSequenceKey, keys } from '../storage/keys';
 import { EVENT_RETENTION_MS } from './event';
@@ -51,110 +52,160 @@ const ttlOf = (createdAtMs: number) => Math.ceil((createdAtMs + EVENT_RETENTION_
 /** The account's last number as this process last wrote or read it: a guess the condition checks. */
 const lastKnown = new Map<string, number>();
 
-/**
- * Writes an import batch's events of one account (`changeId`: the batch's), each numbered in the
- * transaction that puts it, skipping those this batch already wrote (a resumed batch). Answers how
- * many it wrote now.
- */
+/** One page of each account goes into a transaction, three items each: 33 accounts fill its 100. */
+const ACCOUNTS_PER_TRANSACTION = 33;
+
+/** What a batch wrote for an account so far: the ids, in how many pages. */
+interface Written {
+  ids: Set<string>;
+  parts: number;
+}
+
+/** `writeBatchEvents` for one account: how many events it wrote now. */
 export async function writeEvents(
   accountId: string,
   changeId: string,
   events: NewEvent[],
   now: () => Date = () => new Date(),
 ): Promise<number> {
-  // First try as a batch derived for the first time; a refused condition says what to read.
-  let written: { ids: Set<string>; parts: number } = { ids: new Set(), parts: 0 };
-  let total = 0;
+  return (await writeBatchEvents(changeId, new Map([[accountId, events]]), now)).get(accountId) ?? 0;
+}
+
+/**
+ * Writes an import batch's events (`changeId`: the batch's) of every account, each page numbered in
+ * the transaction that writes it (one page per account in a transaction, up to 33 accounts),
+ * skipping those this batch already wrote (a resumed batch). Answers how many it wrote now, per
+ * account. A first try takes the batch for a new one and the numbers this process last saw; an
+ * account whose condition is refused (another writer took numbers, or this batch was written
+ * before) is read again and the transaction tried again.
+ */
+export async function writeBatchEvents(
+  changeId: string,
+  byAccount: Map<string, NewEvent[]>,
+  now: () => Date = () => new Date(),
+): Promise<Map<string, number>> {
+  const written = new Map<string, Written>();
+  const counts = new Map([...byAccount.keys()].map((accountId) => [accountId, 0]));
+  const stale = new Set([...byAccount.keys()].filter((accountId) => !lastKnown.has(accountId)));
   await retrying(
-    async (attempt) => {
-      if (attempt > 0 || !lastKnown.has(accountId)) {
-        [written] = await Promise.all([writtenBy(accountId, changeId), readLast(accountId)]);
+    async () => {
+      await forEachLimited([...stale], READS_IN_FLIGHT, async (accountId) => {
+        const [done] = await Promise.all([writtenBy(accountId, changeId), readLast(accountId)]);
+        written.set(accountId, done);
+      });
+      stale.clear();
+      for (;;) {
+        const round: Page[] = [];
+        for (const [accountId, events] of byAccount) {
+          const done = written.get(accountId) ?? { ids: new Set<string>(), parts: 0 };
+          const rest = events.filter((e) => !done.ids.has(e.id));
+          if (rest.length > 0) round.push({ accountId, part: done.parts, events: pages(rest)[0]! });
+        }
+        if (round.length === 0) return true;
+        for (const group of chunk(round, ACCOUNTS_PER_TRANSACTION)) {
+          const refused = await writePages(changeId, group, now());
+          if (refused) {
+            for (const accountId of refused) stale.add(accountId);
+            return AGAIN;
+          }
+          for (const { accountId, events } of group) {
+            const done = written.get(accountId) ?? { ids: new Set<string>(), parts: 0 };
+            for (const e of events) done.ids.add(e.id);
+            done.parts++;
+            written.set(accountId, done);
+            counts.set(accountId, (counts.get(accountId) ?? 0) + events.length);
+          }
+        }
       }
-      const rest = events.filter((e) => !written.ids.has(e.id));
-      for (const part of pages(rest)) {
-        const result = await writePart(accountId, changeId, written.parts, part, now());
-        if (result === AGAIN) return AGAIN;
-        for (const e of part) written.ids.add(e.id);
-        written.parts++;
-        total += part.length;
-      }
-      return true;
     },
     { maxAttempts: 20, baseMs: 10, maxMs: 500 },
   );
-  return total;
+  return counts;
 }
 
-/** One transaction: the numbers after the last known one, the record of the ids, the events. */
-async function writePart(
-  accountId: string,
-  changeId: string,
-  part: number,
-  events: NewEvent[],
-  at: Date,
-): Promise<true | typeof AGAIN> {
-  const last = lastKnown.get(accountId) ?? 0;
+const READS_IN_FLIGHT = 8;
+
+/** One account's page: its events numbered after the account's last known number. */
+interface Page {
+  accountId: string;
+  part: number;
+  events: NewEvent[];
+}
+
+/**
+ * One transaction: per page, the account's numbers after its last known one, the record of the ids
+ * and the page. Answers null when written, else the accounts to read again (none: only try again).
+ */
+async function writePages(changeId: string, group: Page[], at: Date): Promise<string[] | null> {
   const createdAtMs = at.getTime();
   const ttl = ttlOf(createdAtMs);
+  const lasts = group.map(({ accountId }) => lastKnown.get(accountId) ?? 0);
   try {
     await send(() =>
       dynamodb().send(
         new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: tableName(),
-                Key: keys.eventSequence(accountId),
-                UpdateExpression: 'SET #last = :next, entity = :entity, lastAtMs = :at',
-                ConditionExpression: last === 0 ? 'attribute_not_exists(#last)' : '#last = :last',
-                ExpressionAttributeNames: { '#last': 'last' },
-                ExpressionAttributeValues: {
-                  ':next': last + events.length,
-                  ':entity': 'EventSequence',
-                  ':at': createdAtMs,
-                  ...(last === 0 ? {} : { ':last': last }),
+          TransactItems: group.flatMap(({ accountId, part, events }, i) => {
+            const last = lasts[i]!;
+            return [
+              {
+                Update: {
+                  TableName: tableName(),
+                  Key: keys.eventSequence(accountId),
+                  UpdateExpression: 'SET #last = :next, entity = :entity, lastAtMs = :at',
+                  ConditionExpression: last === 0 ? 'attribute_not_exists(#last)' : '#last = :last',
+                  ExpressionAttributeNames: { '#last': 'last' },
+                  ExpressionAttributeValues: {
+                    ':next': last + events.length,
+                    ':entity': 'EventSequence',
+                    ':at': createdAtMs,
+                    ...(last === 0 ? {} : { ':last': last }),
+                  },
                 },
               },
-            },
-            {
-              Put: {
-                TableName: tableName(),
-                // About 25 bytes an id: 98 of them make an item of under 3 KB.
-                Item: {
-                  ...keys.eventBlock(accountId, changeId, part),
-                  entity: 'EventBlock',
-                  ids: events.map((e) => e.id).join(' '),
-                  ttl,
-                },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-            {
-              Put: {
-                TableName: tableName(),
-                Item: {
-                  ...keys.event(accountId, last + events.length),
-                  entity: 'EventPage',
-                  first: last + 1,
-                  createdAtMs,
-                  // The events' JSON texts in number order, as they are sent.
-                  bodies: events.map((e) => e.body),
-                  ids: events.map((e) => e.id),
-                  ttl,
+              {
+                Put: {
+                  TableName: tableName(),
+                  // About 25 bytes an id: a page's make an item of under 3 KB.
+                  Item: {
+                    ...keys.eventBlock(accountId, changeId, part),
+                    entity: 'EventBlock',
+                    ids: events.map((e) => e.id).join(' '),
+                    ttl,
+                  },
+                  ConditionExpression: 'attribute_not_exists(pk)',
                 },
               },
-            },
-          ],
+              {
+                Put: {
+                  TableName: tableName(),
+                  Item: {
+                    ...keys.event(accountId, last + events.length),
+                    entity: 'EventPage',
+                    first: last + 1,
+                    createdAtMs,
+                    // The events' JSON texts in number order, as they are sent.
+                    bodies: events.map((e) => e.body),
+                    ids: events.map((e) => e.id),
+                    ttl,
+                  },
+                },
+              },
+            ];
+          }),
         }),
       ),
     );
   } catch (error) {
-    // Another batch took numbers meanwhile, or this part was written by an earlier run: read again.
-    if (cancellationReasons(error)) return AGAIN;
-    throw error;
+    const reasons = cancellationReasons(error);
+    if (!reasons) throw error;
+    // Another batch took an account's numbers meanwhile, or this page was written by an earlier run:
+    // those accounts are read again. Any other refusal (a conflict): only tried again.
+    return group
+      .filter((_, i) => [reasons[3 * i], reasons[3 * i + 1]].includes('ConditionalCheckFailed'))
+      .map((page) => page.accountId);
   }
-  lastKnown.set(accountId, last + events.length);
-  return true;
+  group.forEach(({ accountId, events }, i) => lastKnown.set(accountId, lasts[i]! + events.length));
+  return null;
 }
 
 /** The events in pages of at most `EVENTS_PER_PAGE` and `PAGE_BYTES`. */

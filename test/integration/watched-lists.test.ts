@@ -11,7 +11,11 @@ import type { CompanyRecordInput } from '../../lib/companies/record';
 import { backfillRan, backfillWatchedLists } from '../../lib/events/backfill';
 import { getEvents } from '../../lib/events/feed';
 import { watchedLists } from '../../lib/events/watched';
+import type { BatchDerivation } from '../../lib/import/change';
+import { deriveBatch } from '../../lib/import/derive';
 import { importCompanies } from '../../lib/import/import';
+import { importPartitionStorage } from '../../lib/import/storage-access';
+import { withDeclaredAccess } from '../../lib/storage/access';
 import { addCompanies } from '../../lib/lists/add-companies';
 import { createOneList, deleteOneList, updateOneList } from '../../lib/lists/manage';
 import { createList } from '../../lib/lists/store/lists';
@@ -51,11 +55,11 @@ const records = (n: number) =>
   );
 const withPeriod = (rs: CompanyRecordInput[], year: number) =>
   rs.map((r) => ({ ...r, financials: [...r.financials!, period(year)] }));
-async function load(rs: CompanyRecordInput[]) {
+async function load(rs: CompanyRecordInput[], derive?: BatchDerivation) {
   async function* lines() {
     for (const record of rs) yield JSON.stringify(record);
   }
-  return importCompanies(lines(), { asOf: '2026-11-21' });
+  return importCompanies(lines(), { asOf: '2026-11-21', ...(derive ? { deriveBatch: derive } : {}) });
 }
 const refOf = (r: CompanyRecordInput) => ({ country: 'NL', companyNumber: r.companyNumber });
 async function feed(who: Caller, after?: string) {
@@ -155,7 +159,10 @@ describe('a company added to a list already watched', () => {
     await load(withPeriod([first!], 2022));
 
     await addCompanies(cy, id, [refOf(second!)]);
-    await load(withPeriod([second!], 2022));
+    // The batch derivations under the import's storage declaration (its IAM policy on AWS).
+    await load(withPeriod([second!], 2022), (changes) =>
+      withDeclaredAccess(importPartitionStorage, () => deriveBatch(changes)),
+    );
 
     const { data } = await feed(cy, start.next);
     expect(data.map((e) => e.data.company.companyNumber)).toEqual([
