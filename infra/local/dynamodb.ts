@@ -210,7 +210,7 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
     await client.send(new CreateTableCommand(createTableInput(tableName)));
     // No list of a new table predates the watched lists' index: nothing to backfill (lib/events/backfill.ts).
     await client.send(
-      new PutItemCommand({ TableName: tableName, Item: marshall(backfillRecord(new Date(), 0, 0)) }),
+      new PutItemCommand({ TableName: tableName, Item: marshall(backfillRecord(null, 0, 0)) }),
     );
     return true;
   } catch (error) {

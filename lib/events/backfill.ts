@@ -52,12 +52,15 @@ export async function backfillRan(): Promise<boolean> {
   return (await watchedLists()).backfilled;
 }
 
-/** The record of a backfill's run (a new table writes one with no list: infra/local/dynamodb.ts). */
-export function backfillRecord(at: Date, watched: number, added: number) {
+/**
+ * The record of a backfill's run; `at: null` is a new table's (infra/local/dynamodb.ts), which has no
+ * list to file: the same item whenever a table is made, so that two tables filled alike are alike.
+ */
+export function backfillRecord(at: Date | null, watched: number, added: number) {
   return {
     ...keys.watchedListsBackfill(),
     entity: 'WatchedListsBackfill',
-    at: at.toISOString(),
+    at: at === null ? 'created with the table' : at.toISOString(),
     watched,
     added,
   };
