@@ -2,7 +2,7 @@
  * Where events are kept (contract §12; key patterns in lib/storage/keys.ts): per account, numbered in
  * the order they were written, so the feed is one Query after the cursor's number.
  *
- * An event gets its number in the very transaction that writes it (`writeEvents`): the account's last
+ * An event gets its number in the very transaction that writes it (`writeBatchEvents`): the account's last
  * number (`SEQUENCE`, conditional on the value read) moves by the number of events the transaction
  * writes, beside a record of their ids under the import batch's change id (`CHANGE#<changeId>#<part>`)
  * and one item holding the events themselves (a page, keyed by its last number: an import batch's
@@ -19,7 +19,7 @@
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { forEachLimited } from '../concurrency';
-import { chunk, getItem, queryAll, retrying, AGAIN } from '../storage/batch';
+import { getItem, queryAll, retrying, AGAIN } from '../storage/batch';
 import { cancellationReasons, dynamodb, send, tableName } from '../storage/client';
 import { eventBlocksOf, eventSequenceKey, keys } from '../storage/keys';
 import { EVENT_RETENTION_MS } from './event';
@@ -54,6 +54,8 @@ const lastKnown = new Map<string, number>();
 
 /** One page of each account goes into a transaction, three items each: 33 accounts fill its 100. */
 const ACCOUNTS_PER_TRANSACTION = 33;
+/** And a transaction carries at most 4 MB: its pages stay under this. */
+const TRANSACTION_BYTES = 3_000_000;
 
 /** What a batch wrote for an account so far: the ids, in how many pages. */
 interface Written {
@@ -102,7 +104,7 @@ export async function writeBatchEvents(
           if (rest.length > 0) round.push({ accountId, part: done.parts, events: pages(rest)[0]! });
         }
         if (round.length === 0) return true;
-        for (const group of chunk(round, ACCOUNTS_PER_TRANSACTION)) {
+        for (const group of transactions(round)) {
           const refused = await writePages(changeId, group, now());
           if (refused) {
             for (const accountId of refused) stale.add(accountId);
@@ -124,6 +126,24 @@ export async function writeBatchEvents(
 }
 
 const READS_IN_FLIGHT = 8;
+
+/** The pages in groups of at most `ACCOUNTS_PER_TRANSACTION` and `TRANSACTION_BYTES`. */
+function transactions(round: Page[]): Page[][] {
+  const groups: Page[][] = [];
+  let bytes = 0;
+  for (const page of round) {
+    const size = page.events.reduce((sum, e) => sum + e.body.length, 0);
+    const last = groups[groups.length - 1];
+    if (!last || last.length === ACCOUNTS_PER_TRANSACTION || bytes + size > TRANSACTION_BYTES) {
+      groups.push([page]);
+      bytes = size;
+    } else {
+      last.push(page);
+      bytes += size;
+    }
+  }
+  return groups;
+}
 
 /** One account's page: its events numbered after the account's last known number. */
 interface Page {
