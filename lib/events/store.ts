@@ -286,12 +286,14 @@ export async function readEvents(
   /** Takes the pages read so far into `events`; true once the feed's page is full or must stop. */
   const take = (items: Record<string, unknown>[]): boolean => {
     for (const item of items.splice(0)) {
-      const first = Number(item['first']);
+      // An event written one to an item, before pages (kept 30 days): a page of one.
+      const single = typeof item['body'] === 'string';
+      const first = single ? Number(item['sk']) : Number(item['first']);
       const createdAtMs = Number(item['createdAtMs']);
       // Numbers missing before a page written a moment ago are being written: stop before them.
       if (first > readTo + 1 && recent(createdAtMs)) return (stopped = true);
-      const bodies = item['bodies'] as string[];
-      const ids = item['ids'] as string[];
+      const bodies = single ? [String(item['body'])] : (item['bodies'] as string[]);
+      const ids = single ? [String(item['id'])] : (item['ids'] as string[]);
       const live = Number(item['ttl']) > nowMs / 1000;
       for (let i = Math.max(0, readTo + 1 - first); i < bodies.length; i++) {
         // Expired events DynamoDB has not removed yet are not served (its TTL deletes within days).

@@ -236,6 +236,41 @@ describe('the feed while events are written', () => {
     ]);
   });
 
+  it('reads events written one to an item before pages, then pages', async () => {
+    const account = 'single-items';
+    const ttl = Math.ceil(Date.now() / 1000) + 3600;
+    const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
+    for (const [sequence, id] of [
+      [1, 'evt_old1'],
+      [2, 'evt_old2'],
+    ] as const) {
+      await dynamodb().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: {
+            ...keys.event(account, sequence),
+            entity: 'Event',
+            id,
+            createdAtMs: 1,
+            body: `{"id":"${id}"}`,
+            ttl,
+          },
+        }),
+      );
+    }
+    await dynamodb().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.eventSequence(account), last: 2, lastAtMs: 1 },
+      }),
+    );
+    await writeEvents(account, 'run.1', [body('evt_new')]);
+
+    const read = await readEvents(account, 1, 10, Date.now());
+    expect(ids(read)).toEqual(['evt_old2', 'evt_new']);
+    expect(read).toMatchObject({ readTo: 3, complete: true });
+  });
+
   it('stops before a number whose event is landing, and passes one TTL removed long ago', async () => {
     const account = 'landing';
     for (const id of ['evt_a', 'evt_b', 'evt_c']) await writeEvents(account, `run.${id}`, [body(id)]);
