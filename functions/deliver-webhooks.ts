@@ -2,7 +2,7 @@
  * Background worker: webhook delivery attempts (contract §12). On AWS the stage's SQS queue invokes it
  * with a batch of jobs (a job due later than SQS could delay it is sent on; a job that throws is
  * reported failed, comes back after the visibility timeout and, after 5 receives, goes to the
- * dead-letter queue). On the local stage it runs every second and takes the jobs due from the table.
+ * dead-letter queue). On the local stage it runs every second and takes every job due from the table.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { forEachLimited } from '../lib/concurrency';
@@ -38,7 +38,14 @@ export const handler = async (event?: SQSEvent): Promise<SQSBatchResponse | { de
       report(outcomes);
       return { batchItemFailures: failures };
     }
-    await forEachLimited(await takeDueDeliveries(Date.now()), ATTEMPTS_IN_FLIGHT, attempt);
+    // Every job due, 100 at a time, until none is left: a burst of events does not wait a tick per 100.
+    for (
+      let due = await takeDueDeliveries(Date.now());
+      due.length > 0;
+      due = await takeDueDeliveries(Date.now())
+    ) {
+      await forEachLimited(due, ATTEMPTS_IN_FLIGHT, attempt);
+    }
     report(outcomes);
     return { delivered: outcomes.filter((o) => o === 'delivered').length };
   });

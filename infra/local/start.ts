@@ -118,6 +118,14 @@ async function main(): Promise<void> {
 
   let since = Date.now();
   const created = await ensureTable(endpoint, tableName);
+  if (!created) {
+    // Data kept from an earlier start may hold watched lists older than their index (docs/operations.md).
+    const { backfillWatchedLists, backfillRan } = await import('../../lib/events/backfill');
+    if (!(await backfillRan())) {
+      const { added } = await backfillWatchedLists();
+      console.log(`  watched lists backfilled: ${added} filed for the import's events derivation`);
+    }
+  }
   phases.push(['table', Date.now() - since]);
   since = Date.now();
   const { records, olderRecords, modules, ms: preparedMs } = await prepared;

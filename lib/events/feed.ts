@@ -1,8 +1,8 @@
 /**
  * The events feed (contract §12): `GET /v1/events?after&limit` → the account's events oldest first,
  * strictly after the cursor, and the cursor to read on from. Reading from it later returns exactly the
- * events derived since, none skipped and none repeated, also while an import writes (the store stops
- * before blocks still being written: lib/events/store.ts).
+ * events written since, none skipped and none repeated, also while an import writes (an event is
+ * numbered in the transaction that writes it: lib/events/store.ts).
  */
 import { CursorExpired, InvalidInput } from '../errors';
 import { RawJson, toRawJson } from '../http/raw-json';
@@ -14,7 +14,13 @@ import {
   type CompanyUpdateEvent,
   type Cursor,
 } from './event';
-import { PENDING_HORIZON_MS, readEvents } from './store';
+import { readEvents } from './store';
+
+/**
+ * How much earlier than a reader's clock an event written after it may say it was created: another
+ * function's clock, and the moments between taking the time and the write landing (retries included).
+ */
+const CLOCK_MARGIN_MS = 15 * 60 * 1000;
 
 export interface EventsPage {
   data: CompanyUpdateEvent[];
@@ -38,11 +44,13 @@ export async function getEvents(
   if (from && from.sinceMs < nowMs - EVENT_RETENTION_MS) throw new CursorExpired();
   const after = from?.sequence ?? 0;
   const { events, readTo, complete } = await readEvents(caller.accountId, after, query.limit, nowMs);
-  // Read to the end: what comes next is derived from now on (or in a block written right now). Else the
-  // next event is no older than the last one read.
-  const next: Cursor = complete
-    ? { sequence: readTo, sinceMs: nowMs - PENDING_HORIZON_MS }
-    : { sequence: readTo, sinceMs: events[events.length - 1]!.createdAtMs };
+  // Read to the end: what comes next is written from now on. Else the next event is no older than the
+  // last one read (less the margin: numbers and clocks of concurrent writers need not agree).
+  const newest = events[events.length - 1];
+  const next: Cursor = {
+    sequence: readTo,
+    sinceMs: (complete || !newest ? nowMs : newest.createdAtMs) - CLOCK_MARGIN_MS,
+  };
   return toRawJson<EventsPage>({
     data: events.map((e) => new RawJson<CompanyUpdateEvent>(e.body)),
     next: encodeCursor(caller.accountId, next),

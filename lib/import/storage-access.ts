@@ -12,8 +12,9 @@ import { partitions } from '../storage/keys';
  * lookalike features and marks, the match indexes (set updates in transactions), a note for each
  * company whose number of contacts changed, the search index's words (§6.5), and for smart lists:
  * the company's filter profile and one item naming every smart list (all read in one Query) whose
- * match it changes. For events (§12): the watched lists (one partition), the lists of each company
- * with updates (gsi1), and per account its event numbering (read, then one transaction) and its events.
+ * match it changes. For events (§12): the watched lists (one partition), their list items (revision)
+ * and companies, or the lists of each company with updates (gsi1), and per account its last event
+ * number and what the batch wrote (read), then its events and their numbers (one transaction).
  */
 export const importPartitionStorage = {
   BatchGetItem: [
@@ -21,15 +22,18 @@ export const importPartitionStorage = {
     partitions.importChange,
     partitions.contactClaims,
     partitions.legalEntity,
-    partitions.eventLog,
+    partitions.accountLists,
   ],
+  GetItem: [partitions.eventLog],
   Query: [
     partitions.importChange,
     partitions.smartLists,
     partitions.listMemberships,
     partitions.watchedLists,
+    partitions.listMembers,
+    partitions.eventLog,
   ],
-  PutItem: [partitions.legalEntity, partitions.eventLog],
+  PutItem: [partitions.legalEntity, partitions.eventLog, partitions.events],
   UpdateItem: [partitions.company, partitions.contactClaims, partitions.matchIndex, partitions.eventLog],
   BatchWriteItem: [
     partitions.company,
@@ -40,8 +44,6 @@ export const importPartitionStorage = {
     partitions.smartListFlips,
     partitions.contactsChanged,
     partitions.searchWords,
-    partitions.events,
-    partitions.eventLog,
   ],
 } as const satisfies StorageAccess;
 

@@ -30,10 +30,10 @@
  * | List order         | ACCOUNT#<account>#LIST#<id>#<state> | <999…−ms(matchedSince)>#<country>#<number> | ACCOUNT#<account>#LIST#<id>#ALL | = sk | a list's companies in the contract's order (matchedSince desc, country, number): of one state in the table, of every state in gsi1; a page is one Query from the nearer end (at most min(offset + limit, total − offset) items) |
  * | Match index        | MATCH#VAT#<vat> / MATCH#DOMAIN#<domain> / MATCH#NAME#<country>#<name> | MATCH | |      | the companies (string set `BE#0403170701`) with this VAT, website domain or normalised name: one BatchGet for 100 PUT entries (§7.5), kept by the import |
  * | Search word        | SEARCH#<country>#<first character of the word> | <word>#<number> |  |              | one word of a company's normalised name, with the name, place and all its words (§6.5 search): the companies with a word starting with a prefix in one Query (`begins_with`), kept by the import |
- * | Event              | ACCOUNT#<account>#EVENTS            | <sequence, 16 digits> |  |               | an account's events (§12) in the feed's order, the event's JSON as sent: a page is one Query after the cursor; 30-day TTL |
- * | Event log          | ACCOUNT#<account>#EVENT_LOG         | SEQUENCE / CHANGE#<changeId> / PENDING#<first, 16 digits> | | | the account's last event number, each import batch's block of numbers (a resumed batch reuses it), and the blocks still being written (the feed stops before them) |
+ * | Event page         | ACCOUNT#<account>#EVENTS            | <last sequence, 16 digits> |  |          | an account's events (§12) in the feed's order, one item for those one transaction wrote (their numbers, ids and JSON as sent): a page of the feed is one Query from the item holding the number after the cursor; 30-day TTL |
+ * | Event log          | ACCOUNT#<account>#EVENT_LOG         | SEQUENCE / CHANGE#<changeId>#<part, 4 digits> | | | the account's last event number (moved in the transaction that writes the events it numbers) and the event ids each import batch wrote, per transaction (a resumed batch writes only the others) |
  * | Webhook endpoint   | ACCOUNT#<account>#WEBHOOKS          | WEBHOOK#<id> / COUNT |  |                      | an account's webhook endpoints (§12), their sealed secrets and the feed position delivered from, and their number (≤ 5, moved in the same transaction): one Query for all |
- * | Watched list       | WATCHED_LISTS                       | ACCOUNT#<account>#LIST#<id> |  |                | a STATIC list with notifications enabled (§12), written with the list: the import reads this one partition per batch and looks up no company's lists when it is empty |
+ * | Watched list       | WATCHED_LISTS                       | ACCOUNT#<account>#LIST#<id> |  |                | a STATIC list with notifications enabled (§12), written with the list: the import reads this one partition per batch and looks up no company's lists when it is empty; `BACKFILL` records the last run of the backfill of lists older than this index |
  * | Webhook listing    | WEBHOOK_ENDPOINTS                   | ACCOUNT#<account>#WEBHOOK#<id> | |                 | every endpoint of the service, for the delivery fan-out (one Query; never on a request path) |
  * | Delivery due       | WEBHOOK_DUE#<0..3>                  | <due ms, 15 digits>#<account>#<id>#<eventId> | |    | a delivery attempt waiting for its time (the local stage's queue; SQS on AWS), with the event's body |
  * | Webhook delivery   | ACCOUNT#<account>#WEBHOOK#<id>#DELIVERIES | <newest first: 999…−ms>#<eventId>#<attempt> | | | each delivery attempt, newest first: the deliveries log is one Query; 30-day TTL |
@@ -199,28 +199,27 @@ export const keys = {
   matchIndex: (kind: MatchKind, value: string): Key => ({
     pk: `MATCH#${matchIndexText(kind, value)}`,
     sk: 'MATCH',
-  }) /** The partition of an account's events (§12); `event` is one of them by its number. */,
+  }) /** The partition of an account's events (§12); `event` is the page item whose last number is `sequence`. */,
   events: (accountId: string): string => `ACCOUNT#${accountId}#EVENTS`,
   event: (accountId: string, sequence: number): Key => ({
     pk: `ACCOUNT#${accountId}#EVENTS`,
     sk: eventSequenceKey(sequence),
   }),
-  /** The partition of an account's event numbering: the last number, blocks per batch, blocks pending. */
+  /** The partition of an account's event numbering: the last number and the events each batch wrote. */
   eventLog: (accountId: string): string => `ACCOUNT#${accountId}#EVENT_LOG`,
   eventSequence: (accountId: string): Key => ({ pk: `ACCOUNT#${accountId}#EVENT_LOG`, sk: 'SEQUENCE' }),
-  eventBlock: (accountId: string, changeId: string): Key => ({
+  /** The events part `part` of an import batch wrote; `eventBlocksOf` is the prefix of all its parts. */
+  eventBlock: (accountId: string, changeId: string, part: number): Key => ({
     pk: `ACCOUNT#${accountId}#EVENT_LOG`,
-    sk: `CHANGE#${changeId}`,
-  }),
-  pendingEventBlock: (accountId: string, first: number): Key => ({
-    pk: `ACCOUNT#${accountId}#EVENT_LOG`,
-    sk: `${PENDING_EVENT_BLOCK_PREFIX}${eventSequenceKey(first)}`,
+    sk: `${eventBlocksOf(changeId)}${String(part).padStart(4, '0')}`,
   }),
   watchedLists: (): string => 'WATCHED_LISTS',
   watchedList: (accountId: string, listId: number): Key => ({
     pk: 'WATCHED_LISTS',
     sk: `ACCOUNT#${accountId}#LIST#${listId}`,
   }),
+  /** Beside the watched lists: when the backfill of lists older than this index last ran. */
+  watchedListsBackfill: (): Key => ({ pk: 'WATCHED_LISTS', sk: 'BACKFILL' }),
   webhooks: (accountId: string): string => `ACCOUNT#${accountId}#WEBHOOKS`,
   webhook: (accountId: string, webhookId: string): Key => ({
     pk: `ACCOUNT#${accountId}#WEBHOOKS`,
@@ -253,7 +252,8 @@ export const keys = {
 
 /** Event numbers as sort keys: 16 digits, so their text order is their numeric order. */
 export const eventSequenceKey = (sequence: number): string => String(sequence).padStart(16, '0');
-export const PENDING_EVENT_BLOCK_PREFIX = 'PENDING#';
+/** The sort key prefix of the event blocks of one import batch (`keys.eventBlock`). */
+export const eventBlocksOf = (changeId: string): string => `CHANGE#${changeId}#`;
 /** Deliveries due are spread over this many partitions, read in parallel. */
 export const DELIVERY_DUE_SHARDS = 4;
 

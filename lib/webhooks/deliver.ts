@@ -26,11 +26,11 @@ import { getAllWebhookListings, getWebhook, updateWebhook, type StoredWebhook } 
 import type { UrlRules } from './url';
 
 /**
- * The fan-out: every endpoint's listing and item, the account's feed (its last number, pending blocks
- * and events), the endpoint's position moved; jobs into the table's queue on the local stage.
+ * The fan-out: every endpoint's listing and item, the account's feed (its last number and events), the
+ * endpoint's position moved; jobs into the table's queue on the local stage.
  */
 export const fanOutStorage = {
-  Query: [partitions.webhookListings, partitions.eventLog, partitions.events],
+  Query: [partitions.webhookListings, partitions.events],
   GetItem: [partitions.webhooks, partitions.eventLog],
   UpdateItem: [partitions.webhooks],
   BatchWriteItem: [partitions.deliveriesDue],
@@ -92,14 +92,24 @@ export async function deliver(
 ): Promise<'delivered' | 'pending' | 'failed' | 'dropped'> {
   const now = options.now ?? (() => new Date());
   const webhook = await getWebhook(job.accountId, job.webhookId, { consistent: true });
-  if (!webhook?.enabled) return 'dropped';
+  if (!webhook?.enabled) {
+    // A retry of a disabled endpoint is dropped: its log, which said `pending`, says it ends here
+    // (no request made: no status, no duration). A first attempt dropped has nothing to close.
+    if (webhook && job.attempt > 1) await logAttempts([closed(job, now().getTime())]);
+    return 'dropped';
+  }
   const at = now();
   const secrets = await validSecrets(webhook, at);
   const sent = await sendEvent(
     { url: webhook.url, eventId: job.eventId, body: job.body, secrets, at },
     options.rules,
   );
-  const delay = sent.delivered ? null : retryDelayMs(job.attempt);
+  // §12: deliveries that all failed for 5 days disable the endpoint; this attempt is then its last.
+  const disables =
+    !sent.delivered &&
+    webhook.failingSince !== undefined &&
+    at.getTime() - Date.parse(webhook.failingSince) >= FAILING_DISABLES_AFTER_MS;
+  const delay = sent.delivered || disables ? null : retryDelayMs(job.attempt);
   const status = sent.delivered ? 'delivered' : delay === null ? 'failed' : 'pending';
   const nextAttemptAtMs = delay === null ? null : at.getTime() + delay;
   await logAttempts([
@@ -120,8 +130,23 @@ export async function deliver(
       { job: { ...job, attempt: job.attempt + 1 }, dueMs: nextAttemptAtMs },
     ]);
   }
-  await followHealth(webhook, sent, at);
+  await followHealth(webhook, sent, at, disables);
   return status;
+}
+
+/** The log's last word on a delivery dropped before its attempt: `failed`. */
+function closed(job: DueJob['job'], atMs: number) {
+  return {
+    accountId: job.accountId,
+    webhookId: job.webhookId,
+    eventId: job.eventId,
+    attempt: job.attempt,
+    atMs,
+    status: 'failed' as const,
+    responseStatus: null,
+    durationMs: null,
+    nextAttemptAtMs: null,
+  };
 }
 
 /** The secrets that sign now: the current one, and a rotated-out one for its 24 hours. */
@@ -131,16 +156,13 @@ async function validSecrets(webhook: StoredWebhook, at: Date): Promise<string[]>
   return Promise.all(valid.map((s) => secretBox().open(s.sealed, context)));
 }
 
-/** §12: deliveries that all failed for 5 days disable the endpoint; one delivered clears the count. */
-async function followHealth(webhook: StoredWebhook, sent: Sent, at: Date): Promise<void> {
+/** The endpoint's run of failures: started by a failed attempt, ended by a delivered one or by disabling. */
+async function followHealth(webhook: StoredWebhook, sent: Sent, at: Date, disables: boolean): Promise<void> {
   const { accountId, id } = webhook;
   if (sent.delivered) {
     if (webhook.failingSince) await updateWebhook(accountId, id, { clearFailing: true });
     return;
   }
-  if (!webhook.failingSince) {
-    await updateWebhook(accountId, id, { failingSince: at.toISOString() });
-  } else if (at.getTime() - Date.parse(webhook.failingSince) >= FAILING_DISABLES_AFTER_MS) {
-    await updateWebhook(accountId, id, { enabled: false });
-  }
+  if (disables) await updateWebhook(accountId, id, { enabled: false });
+  else if (!webhook.failingSince) await updateWebhook(accountId, id, { failingSince: at.toISOString() });
 }

@@ -9,7 +9,10 @@ import type { CompanyRecordInput } from '../../lib/companies/record';
 import { encodeCursor, type CompanyUpdateEvent } from '../../lib/events/event';
 import { deriveAndWriteEvents } from '../../lib/events/derive';
 import { getEvents } from '../../lib/events/feed';
-import { readEvents, reserveBlock, writeBlock } from '../../lib/events/store';
+import { LANDING_MS, readEvents, writeEvents } from '../../lib/events/store';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamodb, tableName } from '../../lib/storage/client';
+import { keys } from '../../lib/storage/keys';
 import { eventRoutes } from '../../lib/events/routes';
 import { importCompanies } from '../../lib/import/import';
 import { addCompanies } from '../../lib/lists/add-companies';
@@ -162,7 +165,7 @@ describe('derived with the updates', () => {
     ]);
   });
 
-  it('writes a batch derived again (a resumed import) under the same ids and numbers, never twice', async () => {
+  it('writes nothing twice when a batch is derived again (a resumed import), even long after', async () => {
     const acmeV4 = companyRecord({
       financials: [...acmeV3.financials!, period(2024, { grossMargin: 115_000, healthIndicator: 4 })],
       contacts: [],
@@ -175,10 +178,10 @@ describe('derived with the updates', () => {
     } as unknown as Parameters<typeof deriveAndWriteEvents>[0][number];
 
     const first = await deriveAndWriteEvents([change]);
-    const again = await deriveAndWriteEvents([change]);
+    const again = await deriveAndWriteEvents([change], () => new Date(Date.now() + 20 * 60 * 1000));
 
     expect(first.events.get(ALICE.accountId)).toBe(2);
-    expect(again.events.get(ALICE.accountId)).toBe(2);
+    expect(again.events.get(ALICE.accountId)).toBe(0);
     const { events } = await readAll(ALICE, acmeCursor);
     expect(events.map((e) => e.data.update.title).sort()).toEqual([
       'An Peeters left the company',
@@ -188,36 +191,101 @@ describe('derived with the updates', () => {
 });
 
 describe('the feed while events are written', () => {
-  it('stops before a block still being written, and serves it whole once it lands', async () => {
-    const account = 'interleaved';
-    const early = await reserveBlock(account, 'run.1', ['evt_a', 'evt_b']);
-    const late = await reserveBlock(account, 'run.2', ['evt_c']);
-    await writeBlock(account, late, [{ id: 'evt_c', body: '{"id":"evt_c"}' }]);
+  const body = (id: string) => ({ id, body: JSON.stringify({ id }) });
+  const ids = (read: { events: Array<{ id: string }> }) => read.events.map((e) => e.id);
 
-    const waiting = await readEvents(account, 0, 10, Date.now());
-    expect(waiting.events).toEqual([]);
-    expect(waiting.readTo).toBe(0);
-
-    await writeBlock(account, early, [
-      { id: 'evt_b', body: '{"id":"evt_b"}' },
-      { id: 'evt_a', body: '{"id":"evt_a"}' },
-    ]);
-    const landed = await readEvents(account, waiting.readTo, 10, Date.now());
-    expect(landed.events.map((e) => e.id)).toEqual(['evt_a', 'evt_b', 'evt_c']);
-    // Reserving again for a batch already numbered hands out its block, not a new one.
-    expect(await reserveBlock(account, 'run.1', ['evt_a', 'evt_b'])).toEqual(early);
-  });
-
-  it('no longer waits for a block whose import died long ago', async () => {
-    const account = 'abandoned';
-    const longAgo = new Date(Date.now() - 60 * 60 * 1000);
-    await reserveBlock(account, 'dead.1', ['evt_x'], () => longAgo);
-    const after = await reserveBlock(account, 'live.1', ['evt_y']);
-    await writeBlock(account, after, [{ id: 'evt_y', body: '{"id":"evt_y"}' }]);
+  it('numbers each event in the transaction that writes it, and writes a batch derived again only once', async () => {
+    const account = 'numbered';
+    expect(await writeEvents(account, 'run.1', [body('evt_a'), body('evt_b')])).toBe(2);
+    expect(await writeEvents(account, 'run.2', [body('evt_c')])).toBe(1);
+    expect(await writeEvents(account, 'run.1', [body('evt_a'), body('evt_b')])).toBe(0);
 
     const read = await readEvents(account, 0, 10, Date.now());
+    expect(ids(read)).toEqual(['evt_a', 'evt_b', 'evt_c']);
+    expect(read).toMatchObject({ readTo: 3, complete: true });
+  });
 
-    expect(read.events.map((e) => e.id)).toEqual(['evt_y']);
+  it('files the rest of a batch resumed long after it died after every reader, none skipped or repeated', async () => {
+    const account = 'resumed-late';
+    const start = Date.now();
+    // The first run of batch late.1 wrote its first transaction's events, then died.
+    await writeEvents(account, 'late.1', [body('evt_1'), body('evt_2')], () => new Date(start));
+    await writeEvents(account, 'other.1', [body('evt_3')], () => new Date(start + 1000));
+    // A reader 20 minutes on reads everything there is and holds its position.
+    const twentyMinutes = start + 20 * 60 * 1000;
+    const first = await readEvents(account, 0, 100, twentyMinutes);
+    expect(ids(first)).toEqual(['evt_1', 'evt_2', 'evt_3']);
+
+    // The batch resumed then derives its events again: those written are not written twice, the
+    // rest take numbers after the reader's position.
+    const written = await writeEvents(
+      account,
+      'late.1',
+      [body('evt_1'), body('evt_2'), body('evt_4'), body('evt_5')],
+      () => new Date(twentyMinutes),
+    );
+    expect(written).toBe(2);
+    const next = await readEvents(account, first.readTo, 100, twentyMinutes + 1000);
+    expect(ids(next)).toEqual(['evt_4', 'evt_5']);
+    expect(ids(await readEvents(account, 0, 100, twentyMinutes + 1000))).toEqual([
+      'evt_1',
+      'evt_2',
+      'evt_3',
+      'evt_4',
+      'evt_5',
+    ]);
+  });
+
+  it('reads events written one to an item before pages, then pages', async () => {
+    const account = 'single-items';
+    const ttl = Math.ceil(Date.now() / 1000) + 3600;
+    const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
+    for (const [sequence, id] of [
+      [1, 'evt_old1'],
+      [2, 'evt_old2'],
+    ] as const) {
+      await dynamodb().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: {
+            ...keys.event(account, sequence),
+            entity: 'Event',
+            id,
+            createdAtMs: 1,
+            body: `{"id":"${id}"}`,
+            ttl,
+          },
+        }),
+      );
+    }
+    await dynamodb().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.eventSequence(account), last: 2, lastAtMs: 1 },
+      }),
+    );
+    await writeEvents(account, 'run.1', [body('evt_new')]);
+
+    const read = await readEvents(account, 1, 10, Date.now());
+    expect(ids(read)).toEqual(['evt_old2', 'evt_new']);
+    expect(read).toMatchObject({ readTo: 3, complete: true });
+  });
+
+  it('stops before a number whose event is landing, and passes one TTL removed long ago', async () => {
+    const account = 'landing';
+    for (const id of ['evt_a', 'evt_b', 'evt_c']) await writeEvents(account, `run.${id}`, [body(id)]);
+    const now = Date.now();
+    // Event 2 not there (yet): as if read half-way through a transaction being applied item by item.
+    await dynamodb().send(new DeleteCommand({ TableName: tableName(), Key: keys.event(account, 2) }));
+
+    const landing = await readEvents(account, 0, 10, now);
+    expect(ids(landing)).toEqual(['evt_a']);
+    expect(landing).toMatchObject({ readTo: 1, complete: false });
+
+    // The same gap among events written long ago is an expired event TTL removed: read past it.
+    const later = await readEvents(account, 0, 10, now + LANDING_MS + 1000);
+    expect(ids(later)).toEqual(['evt_a', 'evt_c']);
+    expect(later).toMatchObject({ readTo: 3, complete: true });
   });
 
   it('gives every event of an import exactly once to a reader polling while it runs', async () => {
