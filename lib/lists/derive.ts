@@ -69,10 +69,12 @@ export async function applyContactChanges(): Promise<number> {
   });
   const lists = [...byList.values()];
   const read = new Map(
-    (await readListCounts(lists.map((l) => ({ ...l, refs: l.counts.map((c) => c.ref) })))).map((r) => [
-      `${r.accountId}#${r.listId}`,
-      r,
-    ]),
+    (
+      await readListCounts(
+        lists.map((l) => ({ ...l, refs: l.counts.map((c) => c.ref) })),
+        { partitions: true },
+      )
+    ).map((r) => [`${r.accountId}#${r.listId}`, r]),
   );
   let updated = 0;
   await forEachLimited(lists, LISTS_IN_FLIGHT, async ({ accountId, listId, counts }) => {

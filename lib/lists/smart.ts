@@ -84,7 +84,11 @@ export interface Target {
  * every list are written together (smart-flips.ts `flipLists`: the members in BatchWriteItem requests
  * across lists, each list's counters moved by one update), never a transaction per company.
  */
-export async function evaluateSmartLists(targets: Target[], now: Date): Promise<Evaluated> {
+export async function evaluateSmartLists(
+  targets: Target[],
+  now: Date,
+  read: { partitions?: boolean } = {},
+): Promise<Evaluated> {
   const result: Evaluated = { entered: 0, left: 0 };
   const flips: FlipTarget[] = [];
   for (const { list, candidates } of targets) {
@@ -111,7 +115,7 @@ export async function evaluateSmartLists(targets: Target[], now: Date): Promise<
       });
     }
   }
-  const flipped = await flipLists(flips, now);
+  const flipped = await flipLists(flips, now, read);
   return { entered: result.entered + flipped.entered, left: result.left + flipped.left };
 }
 
@@ -223,7 +227,7 @@ export async function applySmartListFlips(): Promise<Evaluated> {
     });
     targets.set(`${flip.accountId}#${flip.listId}`, target);
   }
-  const result = await evaluateSmartLists([...targets.values()], new Date());
+  const result = await evaluateSmartLists([...targets.values()], new Date(), { partitions: true });
   await batchDelete(tableName(), [...new Map(flips.map((flip) => [flip.key.sk, flip.key])).values()]);
   return result;
 }

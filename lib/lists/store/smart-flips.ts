@@ -54,9 +54,14 @@ export interface FlipTarget {
  * each list is released. A list whose revision moved meanwhile (a user's move, a contact count,
  * another import) is read again in the next round, after a backoff: what is there now decides, so
  * applying the same flips again (a resumed import) changes nothing. A list met with another
- * writer's intent waits for it (taking it over past its lease); a list gone is skipped.
+ * writer's intent waits for it (taking it over past its lease); a list gone is skipped. `read`: the
+ * import's completion lets a small list's members be read by one Query (`readListCounts`).
  */
-export async function flipLists(targets: FlipTarget[], now: Date): Promise<Flipped> {
+export async function flipLists(
+  targets: FlipTarget[],
+  now: Date,
+  read: { partitions?: boolean } = {},
+): Promise<Flipped> {
   const result: Flipped = { entered: 0, left: 0 };
   // Each company once per list: a batch may not write one item twice.
   const unique = <T>(items: T[], ref: (item: T) => CompanyRef) => [
@@ -74,6 +79,7 @@ export async function flipLists(targets: FlipTarget[], now: Date): Promise<Flipp
     const byKey = new Map(pending.map((t) => [`${t.accountId}#${t.listId}`, t]));
     const lists = await readListCounts(
       pending.map((t) => ({ ...t, refs: [...t.entering.map((m) => m.ref), ...t.stopping] })),
+      read,
     );
     const claimed: ListIntent[] = [];
     const again: FlipTarget[] = [];
