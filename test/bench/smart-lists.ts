@@ -401,7 +401,7 @@ function dynamoDbLocalCpu(endpoint: string | null): () => number {
   if (endpoint === null) return () => NaN;
   let pid: string | undefined;
   try {
-    pid = execFileSync('pgrep', ['-f', `-port ${new URL(endpoint).port}`], { encoding: 'utf8' })
+    pid = execFileSync('pgrep', ['-f', '--', `-port ${new URL(endpoint).port}`], { encoding: 'utf8' })
       .trim()
       .split('\n')[0];
   } catch {
