@@ -17,8 +17,8 @@
  * (`filterBuckets`), and a company looks up only its own country × its divisions (plus the lists
  * without a country or activity criterion), before and after the change; only those are evaluated,
  * and only a company whose match flips writes (one note item per company, put with its batch, deleted
- * by the completion). The completion reads the flipping companies' members (by key across lists, or a
- * small list's members by one Query), then per list one UpdateItem that moves its counters for all its
+ * by the completion). The completion reads the flipping companies' members (by key across lists), then
+ * per list one UpdateItem that moves its counters for all its
  * flips and one that releases them, and for every flip its member and order item in BatchWriteItem
  * requests across lists (store/flip-intents.ts): 2 items and 0.08 requests a flip, no transaction. So an import
  * costs O(changed companies × lists filed under their buckets) filter checks in memory and O(flips)
@@ -85,11 +85,7 @@ export interface Target {
  * every list are written together (smart-flips.ts `flipLists`: the members in BatchWriteItem requests
  * across lists, each list's counters moved by one update), never a transaction per company.
  */
-export async function evaluateSmartLists(
-  targets: Target[],
-  now: Date,
-  read: { partitions?: boolean } = {},
-): Promise<Evaluated> {
+export async function evaluateSmartLists(targets: Target[], now: Date): Promise<Evaluated> {
   const result: Evaluated = { entered: 0, left: 0 };
   const flips: FlipTarget[] = [];
   for (const { list, candidates } of targets) {
@@ -116,7 +112,7 @@ export async function evaluateSmartLists(
       });
     }
   }
-  const flipped = await flipLists(flips, now, read);
+  const flipped = await flipLists(flips, now);
   return { entered: result.entered + flipped.entered, left: result.left + flipped.left };
 }
 
@@ -228,7 +224,7 @@ export async function applySmartListFlips(): Promise<Evaluated> {
     });
     targets.set(`${flip.accountId}#${flip.listId}`, target);
   }
-  const result = await evaluateSmartLists([...targets.values()], new Date(), { partitions: true });
+  const result = await evaluateSmartLists([...targets.values()], new Date());
   await batchDelete(tableName(), [...new Map(flips.map((flip) => [flip.key.sk, flip.key])).values()]);
   return result;
 }

@@ -4,9 +4,8 @@
  *
  * Cost of one flip (flip-intents.ts has the protocol): its member and order item, put or deleted in
  * BatchWriteItem requests of 25 items across lists (2 items, 0.08 requests), after one consistent read
- * of its member (a key of a BatchGetItem of 100 across lists, or, for the import's completion, an item
- * of one Query of its list's members when the list holds at most 8 times the companies flipping:
- * contact-counts.ts `readListCounts`). Per list per evaluation, whatever its number of flips up to
+ * of its member (a key of a BatchGetItem of 100 across lists: reading small lists whole by a Query, as
+ * the contact counts do, cost DynamoDB Local more CPU here, measured). Per list per evaluation, whatever its number of flips up to
  * FLIPS_PER_CLAIM: its item read once, one UpdateItem that moves its counters and claims the flips,
  * one that releases them. No transaction.
  */
@@ -56,14 +55,9 @@ export interface FlipTarget {
  * each list is released. A list whose revision moved meanwhile (a user's move, a contact count,
  * another import) is read again in the next round, after a backoff: what is there now decides, so
  * applying the same flips again (a resumed import) changes nothing. A list met with another
- * writer's intent waits for it (taking it over past its lease); a list gone is skipped. `read`: the
- * import's completion lets a small list's members be read by one Query (`readListCounts`).
+ * writer's intent waits for it (taking it over past its lease); a list gone is skipped.
  */
-export async function flipLists(
-  targets: FlipTarget[],
-  now: Date,
-  read: { partitions?: boolean } = {},
-): Promise<Flipped> {
+export async function flipLists(targets: FlipTarget[], now: Date): Promise<Flipped> {
   const result: Flipped = { entered: 0, left: 0 };
   // Each company once per list: a batch may not write one item twice.
   const unique = <T>(items: T[], ref: (item: T) => CompanyRef) => [
@@ -81,7 +75,6 @@ export async function flipLists(
     const byKey = new Map(pending.map((t) => [`${t.accountId}#${t.listId}`, t]));
     const lists = await readListCounts(
       pending.map((t) => ({ ...t, refs: [...t.entering.map((m) => m.ref), ...t.stopping] })),
-      read,
     );
     const claimed: ListIntent[] = [];
     const again: FlipTarget[] = [];
