@@ -52,8 +52,8 @@ export const importPartitionStorage = {
  * and floors, drop the marks), and the smart-list flips noted (read with the smart lists; each list's
  * item and members read, its counters moved by one update, members and order items put or deleted in
  * batches, the update released; the flips dropped), and the contact counts noted (each company's lists read
- * through gsi1 and its number from its filter profile; the lists' items and members read, the new
- * numbers and the list's counter in one update of its item, or member, order item and list item in
+ * through gsi1 and its number from its filter profile; the lists' items and members read, a small
+ * list's members by one Query; the new numbers and the list's counter in one update of its item, or member, order item and list item in
  * transactions; the notes dropped). A refused list write reads the list item to tell gone from changed.
  */
 export const importCompleteStorage = {
@@ -64,6 +64,7 @@ export const importCompleteStorage = {
     partitions.smartLists,
     partitions.contactsChanged,
     partitions.listMemberships,
+    partitions.listMembers,
   ],
   GetItem: [partitions.accountLists],
   BatchGetItem: [partitions.accountLists, partitions.listMembers, partitions.filterProfiles],

@@ -6,10 +6,13 @@
  * new numbers go into the list item's map of counts with `nContacts`, one update per list, so
  * applying a note twice changes nothing the second time.
  *
- * Cost: the notes are batched writes (one item per changed company); the completion reads each noted
- * company's lists (one gsi1 Query a company, keys only) and number (BatchGetItem), then the lists and
- * their noted members (BatchGetItem, 100 keys a request across lists), and writes one UpdateItem per
- * list, whatever the number of memberships.
+ * Cost of one contact-count change: its note (one item put by the derivation in the batch's
+ * BatchWriteItem requests, deleted by the completion; written whether or not any list exists), its
+ * number (one key of a BatchGetItem), one gsi1 Query of the lists it is in (keys only: the one request
+ * per company left, the index being keyed by company), then in each of those lists its member read
+ * (one key of a BatchGetItem, or an item of one Query of the list's members when the list holds at
+ * most 8 times the members wanted: store/contact-counts.ts) and its share of one UpdateItem per list,
+ * whatever the number of its companies.
  */
 import { companyKey } from '../companies/identifiers';
 import { forEachLimited } from '../concurrency';
@@ -69,10 +72,12 @@ export async function applyContactChanges(): Promise<number> {
   });
   const lists = [...byList.values()];
   const read = new Map(
-    (await readListCounts(lists.map((l) => ({ ...l, refs: l.counts.map((c) => c.ref) })))).map((r) => [
-      `${r.accountId}#${r.listId}`,
-      r,
-    ]),
+    (
+      await readListCounts(
+        lists.map((l) => ({ ...l, refs: l.counts.map((c) => c.ref) })),
+        { partitions: true },
+      )
+    ).map((r) => [`${r.accountId}#${r.listId}`, r]),
   );
   let updated = 0;
   await forEachLimited(lists, LISTS_IN_FLIGHT, async ({ accountId, listId, counts }) => {

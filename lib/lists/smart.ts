@@ -16,10 +16,11 @@
  * company could touch in memory: every smart list is filed under its countries × NACE divisions
  * (`filterBuckets`), and a company looks up only its own country × its divisions (plus the lists
  * without a country or activity criterion), before and after the change; only those are evaluated,
- * and only a company whose match flips writes. The completion reads the flipping companies' members
- * (BatchGetItem across lists), then per list one UpdateItem that moves its counters for all its flips
- * and one that releases them, and for every flip its member and order item in BatchWriteItem requests
- * across lists (store/flip-intents.ts): 2 items and 0.08 requests a flip, no transaction. So an import
+ * and only a company whose match flips writes (one note item per company, put with its batch, deleted
+ * by the completion). The completion reads the flipping companies' members (by key across lists), then
+ * per list one UpdateItem that moves its counters for all its
+ * flips and one that releases them, and for every flip its member and order item in BatchWriteItem
+ * requests across lists (store/flip-intents.ts): 2 items and 0.08 requests a flip, no transaction. So an import
  * costs O(changed companies × lists filed under their buckets) filter checks in memory and O(flips)
  * member writes plus O(lists flipped) counter updates, plus one Query of the smart lists per import
  * batch.

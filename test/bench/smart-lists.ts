@@ -14,11 +14,16 @@
  *    (which depend on the machine's load), what the lists add in writes, which does not: items,
  *    write requests and write units of a run with the lists minus one without, per flip. Write units
  *    as DynamoDB bills them for items up to 1 KB: one an item, two in a transaction (DynamoDB Local's
- *    own figure does not double transactions).
+ *    own figure does not double transactions). Also DynamoDB Local's own CPU seconds per run (read
+ *    from /proc, when the bench started it): on this machine it is the resource the import waits for.
+ *    Then one more run of each table, its completion called step by step, prints each step's requests
+ *    and items read and written (and DynamoDB Local's CPU): what a flip and a contact-count change cost.
  *
  * Figures only; it exits 0 whatever they are. DynamoDB Local is started unless DYNAMODB_ENDPOINT is set.
  */
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { benchDynamoDb } from './local-dynamodb';
 
@@ -39,7 +44,8 @@ async function main(): Promise<void> {
   const listCount = Number(values.lists ?? 200);
   process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
   const { ensureTable } = await import('../../infra/local/dynamodb');
-  const { endpoint, stop } = await benchDynamoDb({ log: console.error });
+  const { endpoint, shared, stop } = await benchDynamoDb({ log: console.error });
+  const javaCpu = dynamoDbLocalCpu(shared ? null : endpoint);
   try {
     const newTable = async () => {
       const name = `smart-bench-${randomUUID()}`;
@@ -142,14 +148,17 @@ async function main(): Promise<void> {
         name: `new accounts filed, people left (${contactsChanged} contact counts change)`,
         from: older,
         to: current,
+        contacts: contactsChanged,
       },
-      { name: 'every company moves', from: current, to: moved },
+      { name: 'every company moves', from: current, to: moved, contacts: 0 },
     ];
     const { completeImport } = await import('../../lib/import/derive');
     const { getSmartListFlips } = await import('../../lib/lists/store/smart-flips');
     let completionMs = 0;
     let flips = 0;
-    const { forgetSmartLists } = await import('../../lib/lists/smart');
+    const { applySmartListFlips, forgetSmartLists } = await import('../../lib/lists/smart');
+    const { applyContactChanges } = await import('../../lib/lists/derive');
+    const { recomputeMarked } = await import('../../lib/lookalikes/recompute');
     const { countWrites, writesSoFar } = await import('../../lib/storage/client');
     countWrites();
     /** Items, write requests and write units (items up to 1 KB) this process has written so far. */
@@ -163,7 +172,9 @@ async function main(): Promise<void> {
       };
     };
     let writes = written();
+    const reads = countReads((await import('../../lib/storage/client')).dynamodb());
     const run = async (records: readonly object[]) => {
+      const cpuBefore = javaCpu();
       // The import files the smart lists for 2 s; this process switches tables between runs.
       forgetSmartLists();
       async function* lines() {
@@ -188,7 +199,7 @@ async function main(): Promise<void> {
         requests: writes.requests - before.requests,
         units: writes.units - before.units,
       };
-      return { ms: performance.now() - started, summary, spent };
+      return { ms: performance.now() - started, summary, spent, cpu: javaCpu() - cpuBefore };
     };
     let random = 11;
     const next = () => {
@@ -236,6 +247,10 @@ async function main(): Promise<void> {
       flips: number;
       completion: number;
       members: number;
+      /** DynamoDB Local's CPU seconds a run (medians). */
+      cpu: { without: number; with: number };
+      /** The completion's steps, without and with the lists. */
+      steps: Record<'without' | 'with', string[]>;
       /** Items, write requests and write units a run with the lists wrote beyond one without. */
       added: { items: number; requests: number; units: number };
     }[] = [];
@@ -262,13 +277,20 @@ async function main(): Promise<void> {
       };
       const flipCounts: number[] = [];
       const completions: number[] = [];
+      const cpu: Record<keyof typeof tables, number[]> = { without: [], with: [] };
       for (let round = 0; round < 4; round++) {
         for (const kind of (round % 2 === 0
           ? ['without', 'with']
           : ['with', 'without']) as (keyof typeof tables)[]) {
           process.env['TABLE_NAME'] = tables[kind];
-          const { ms, summary, spent: cost } = await run(round % 2 === 0 ? scenario.to : scenario.from);
+          const {
+            ms,
+            summary,
+            spent: cost,
+            cpu: seconds,
+          } = await run(round % 2 === 0 ? scenario.to : scenario.from);
           spent[kind].push(cost);
+          cpu[kind].push(seconds);
           if (summary.changed !== changedCount)
             throw new Error(`expected ${changedCount} changed, got ${summary.changed}`);
           times[kind].push(ms);
@@ -281,6 +303,37 @@ async function main(): Promise<void> {
           );
         }
       }
+      // One more run each (the rounds ended on `from`), its completion step by step.
+      const steps: Record<keyof typeof tables, string[]> = { without: [], with: [] };
+      for (const kind of ['without', 'with'] as const) {
+        process.env['TABLE_NAME'] = tables[kind];
+        forgetSmartLists();
+        async function* lines() {
+          for (const record of scenario.to) yield JSON.stringify(record);
+        }
+        await importCompanies(lines(), {
+          asOf: '2026-11-21',
+          complete: async () => {
+            const noted = (await getSmartListFlips()).length;
+            for (const [step, work] of [
+              ['lookalikes', () => recomputeMarked()],
+              [`smart-list flips (${noted})`, () => applySmartListFlips()],
+              [`contact counts (${scenario.contacts})`, () => applyContactChanges()],
+            ] as const) {
+              const before = { ...reads.sofar(), ...written(), cpu: javaCpu() };
+              await work();
+              const after = { ...reads.sofar(), ...written(), cpu: javaCpu() };
+              steps[kind].push(
+                `${step}: reads ${after.readRequests - before.readRequests} requests / ${after.readItems - before.readItems} items, ` +
+                  `writes ${after.requests - before.requests} requests / ${after.items - before.items} items` +
+                  (Number.isNaN(after.cpu)
+                    ? ''
+                    : `, DynamoDB Local ${(after.cpu - before.cpu).toFixed(2)} s CPU`),
+              );
+            }
+          },
+        });
+      }
       process.env['TABLE_NAME'] = tables.with;
       const { getAccountLists } = await import('../../lib/lists/store/lists');
       const lists = await getAccountLists('acme');
@@ -291,6 +344,8 @@ async function main(): Promise<void> {
         flips: median(flipCounts),
         completion: median(completions),
         members: lists.reduce((n, l) => n + l.counts.NEW + l.counts.SAVED + l.counts.ARCHIVED, 0),
+        cpu: { without: median(cpu.without), with: median(cpu.with) },
+        steps,
         added: {
           items: median(spent.with.map((c) => c.items)) - median(spent.without.map((c) => c.items)),
           requests: median(spent.with.map((c) => c.requests)) - median(spent.without.map((c) => c.requests)),
@@ -324,10 +379,68 @@ async function main(): Promise<void> {
         `    the lists add ${r.added.items.toLocaleString('en')} items in ${r.added.requests.toLocaleString('en')} write requests (${r.added.units.toFixed(0)} write units): ` +
           `${eachFlip(r.added.items)} items, ${eachFlip(r.added.requests)} requests, ${eachFlip(r.added.units)} write units per flip`,
       );
+      if (!Number.isNaN(r.cpu.with))
+        console.log(
+          `    DynamoDB Local's CPU a run: ${r.cpu.without.toFixed(2)} s → ${r.cpu.with.toFixed(2)} s (+${((r.cpu.with / r.cpu.without - 1) * 100).toFixed(1)} %)`,
+        );
+      for (const kind of ['without', 'with'] as const) {
+        console.log(`    completion step by step, ${kind} the lists:`);
+        for (const line of r.steps[kind]) console.log(`      ${line}`);
+      }
     }
   } finally {
     stop();
   }
+}
+
+/**
+ * DynamoDB Local's CPU seconds so far (user + system, from /proc), or NaN when the bench did not start
+ * it (a shared endpoint) or cannot find it.
+ */
+function dynamoDbLocalCpu(endpoint: string | null): () => number {
+  if (endpoint === null) return () => NaN;
+  let pid: string | undefined;
+  try {
+    pid = execFileSync('pgrep', ['-f', '--', `-port ${new URL(endpoint).port}`], { encoding: 'utf8' })
+      .trim()
+      .split('\n')[0];
+  } catch {
+    return () => NaN;
+  }
+  return () => {
+    try {
+      // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      return NaN;
+    }
+  };
+}
+
+/** Counts the read requests this client sends and the items they return, from now on. */
+function countReads(client: { middlewareStack: { add: (...args: never[]) => void } }) {
+  const counted = { readRequests: 0, readItems: 0 };
+  const READS = new Set(['GetItemCommand', 'BatchGetItemCommand', 'QueryCommand']);
+  const middleware =
+    (
+      next: (args: unknown) => Promise<{ output: Record<string, unknown> }>,
+      context: { commandName?: string },
+    ) =>
+    async (args: unknown) => {
+      const result = await next(args);
+      if (READS.has(context.commandName ?? '')) {
+        const output = result.output;
+        counted.readRequests++;
+        const responses = output['Responses'] as Record<string, unknown[]> | undefined;
+        counted.readItems += responses
+          ? Object.values(responses).reduce((n, items) => n + items.length, 0)
+          : ((output['Items'] as unknown[] | undefined)?.length ?? (output['Item'] ? 1 : 0));
+      }
+      return result;
+    };
+  client.middlewareStack.add(middleware as never, { step: 'initialize', name: 'benchReadCounter' } as never);
+  return { sofar: () => ({ ...counted }) };
 }
 
 function median(values: number[]): number {

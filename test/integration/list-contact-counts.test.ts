@@ -5,7 +5,8 @@
  */
 import { handler as getListContacts } from '../../functions/get-list-contacts';
 import { belgianCheckDigits, companyKey, type CompanyRef } from '../../lib/companies/identifiers';
-import { updateContactCounts } from '../../lib/lists/store/contact-counts';
+import { applyContactChanges } from '../../lib/lists/derive';
+import { contactsChangedItem, updateContactCounts } from '../../lib/lists/store/contact-counts';
 import { createList, getList } from '../../lib/lists/store/lists';
 import { addMembers, getMembers } from '../../lib/lists/store/members';
 import { moveMembers } from '../../lib/lists/store/moves';
@@ -48,7 +49,7 @@ beforeAll(async () => {
   );
 });
 
-async function listWithMembers(): Promise<number> {
+async function listWithMembers(others = 0): Promise<number> {
   const list = await createList({
     accountId: ALICE.accountId,
     name: `Counted ${Math.random()}`,
@@ -63,7 +64,10 @@ async function listWithMembers(): Promise<number> {
   await addMembers(
     ALICE.accountId,
     list.id,
-    refs.map((r, i) => ({ ref: r, contacts: before(i) })),
+    [
+      ...refs.map((r, i) => ({ ref: r, contacts: before(i) })),
+      ...Array.from({ length: others }, (_, i) => ({ ref: ref(1000 + i), contacts: 1 })),
+    ],
     { state: 'SAVED', now: new Date('2026-11-21T10:00:00.000Z') },
   );
   return list.id;
@@ -148,5 +152,58 @@ describe('contact counts in the list item', () => {
       contacts: sum(now),
       counts: { NEW: 0, SAVED: SIZE, ARCHIVED: 0 },
     });
+  });
+
+  it("the import's completion reads a small list's members by one Query and a large one's by key, exact beside a user's move", async () => {
+    const small = await listWithMembers();
+    // 12 changed among 112: cheaper by key (store/contact-counts.ts PARTITION_READ_FACTOR).
+    const large = await listWithMembers(100);
+    const target = ref(0); // 1 contact, 3 now
+    const notes = () =>
+      batchPut(tableName(), [
+        ...refs.map((r) => contactsChangedItem(r, 'change-1')),
+        ...refs.map((r, i) => ({ ...keys.filterProfile(r), c: now(i) })),
+      ]);
+    await notes();
+    const [smallPartition] = keys.listPartitions(ALICE.accountId, small, []);
+    const [largePartition] = keys.listPartitions(ALICE.accountId, large, []);
+    const queried: string[] = [];
+    let moved = false;
+    const name = `move-after-partition-read-${Math.random()}`;
+    // Between the Query of the small list's members and its update, a user archives one of them.
+    dynamodb().middlewareStack.add(
+      (next, context) => async (args) => {
+        const result = await next(args);
+        const input = args.input as { ExpressionAttributeValues?: Record<string, { S?: string }> };
+        const pk = input.ExpressionAttributeValues?.[':pk']?.S;
+        if (context.commandName === 'QueryCommand' && pk) queried.push(pk);
+        if (!moved && context.commandName === 'QueryCommand' && pk === smallPartition) {
+          moved = true;
+          const member = (await getMembers(ALICE.accountId, small, [target])).get(companyKey(target))!;
+          await moveMembers(ALICE.accountId, small, [{ member, to: 'ARCHIVED' }], new Date());
+        }
+        return result;
+      },
+      { step: 'build', name },
+    );
+    try {
+      await applyContactChanges();
+    } finally {
+      dynamodb().middlewareStack.remove(name);
+    }
+    expect(moved).toBe(true);
+    // The small list's members by one Query (read again by key after the move), the large one's by key.
+    expect(queried.filter((pk) => pk === smallPartition)).toHaveLength(1);
+    expect(queried).not.toContain(largePartition);
+    expect(await getList(ALICE.accountId, small)).toMatchObject({
+      contacts: sum(now) - now(0),
+      counts: { NEW: 0, SAVED: SIZE - 1, ARCHIVED: 1 },
+    });
+    expect((await getList(ALICE.accountId, large))!.contacts).toBe(sum(now) + 100);
+    // The same notes again (a run cut off before it deleted them): nothing counted twice.
+    await notes();
+    expect(await applyContactChanges()).toBe(0);
+    expect((await getList(ALICE.accountId, small))!.contacts).toBe(sum(now) - now(0));
+    expect((await getList(ALICE.accountId, large))!.contacts).toBe(sum(now) + 100);
   });
 });

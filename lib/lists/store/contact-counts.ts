@@ -18,7 +18,8 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { companyKey, type CompanyRef } from '../../companies/identifiers';
-import { AGAIN, batchGet, queryAll, queryPartitions, retrying } from '../../storage/batch';
+import { forEachLimited } from '../../concurrency';
+import { AGAIN, batchGet, projection, queryAll, queryPartitions, retrying } from '../../storage/batch';
 import { cancellationReasons, dynamodb, isConditionFailed, send, tableName } from '../../storage/client';
 import {
   companyOfKey,
@@ -31,6 +32,7 @@ import {
   CONFLICT_RETRIES,
   CONTACT_COUNTS,
   contactCountsOf,
+  COUNTER,
   GSI1,
   MEMBER_ATTRIBUTES,
   REVISION,
@@ -89,34 +91,71 @@ export interface ListCounts {
 }
 
 /**
+ * A list's member partition is read whole (one consistent Query, members only) instead of key by key
+ * when it holds at most this many times the members wanted: a key costs DynamoDB a read unit (up to
+ * 4 KB, consistent), a Query one per 4 KB of members (about 50 of 80 bytes), and DynamoDB Local about
+ * 100 µs of CPU a key against about 40 µs an item queried (measured on the 2-core machine, loaded). Only the
+ * import's completion asks for it (`partitions`); a request reads its few companies by key.
+ */
+const PARTITION_READ_FACTOR = 8;
+
+/**
  * Lists and some of their members (strongly consistent), the list items first and the members after
- * them, in BatchGetItem requests of 100 keys across lists: a member written after its list item was
- * read bumped the revision read, so it cannot go unnoticed. A list gone is absent from the answer.
+ * them: a member written after its list item was read bumped the revision read, so it cannot go
+ * unnoticed. Members are read by key (BatchGetItem, 100 keys a request across lists) or, with
+ * `partitions` and where it is cheaper (PARTITION_READ_FACTOR), by a Query of the list's members. A
+ * list gone is absent from the answer.
  */
 export async function readListCounts(
   lists: { accountId: string; listId: number; refs: CompanyRef[] }[],
+  { partitions = false }: { partitions?: boolean } = {},
 ): Promise<ListCounts[]> {
   const listItems = await batchGet(
     tableName(),
     lists.map((l) => keys.list(l.accountId, l.listId)),
-    { projection: ['pk', 'sk', CONTACT_COUNTS, REVISION, 'pending', INTENT], consistent: true },
+    {
+      projection: ['pk', 'sk', CONTACT_COUNTS, REVISION, 'pending', INTENT, ...Object.values(COUNTER)],
+      consistent: true,
+    },
   );
   const byKey = new Map(listItems.map((item) => [`${item['pk'] as string}|${item['sk'] as string}`, item]));
   const found = lists.flatMap((l) => {
     const key = keys.list(l.accountId, l.listId);
     const item = byKey.get(`${key.pk}|${key.sk}`);
-    return item ? [{ ...l, item }] : [];
+    if (!item) return [];
+    const size = Object.values(COUNTER).reduce((n, counter) => n + Number(item[counter] ?? 0), 0);
+    return [{ ...l, item, whole: partitions && size <= PARTITION_READ_FACTOR * l.refs.length }];
   });
-  const memberItems = await batchGet(
-    tableName(),
-    found.flatMap((l) => l.refs.map((ref) => keys.listMember(l.accountId, l.listId, ref))),
-    { projection: ['pk', ...MEMBER_ATTRIBUTES], consistent: true },
-  );
   const membersOf = new Map<string, Item[]>();
-  for (const item of memberItems) {
-    const pk = item['pk'] as string;
-    membersOf.set(pk, [...(membersOf.get(pk) ?? []), item]);
-  }
+  const add = (pk: string, items: Item[]) => membersOf.set(pk, [...(membersOf.get(pk) ?? []), ...items]);
+  const byRef = found.filter((l) => !l.whole);
+  const [memberItems] = await Promise.all([
+    batchGet(
+      tableName(),
+      byRef.flatMap((l) => l.refs.map((ref) => keys.listMember(l.accountId, l.listId, ref))),
+      { projection: ['pk', ...MEMBER_ATTRIBUTES], consistent: true },
+    ),
+    forEachLimited(
+      found.filter((l) => l.whole),
+      PARTITIONS_IN_FLIGHT,
+      async ({ accountId, listId, refs }) => {
+        const [pk] = keys.listPartitions(accountId, listId, []);
+        const wanted = new Set(refs.map(companyKey));
+        const items = await queryAll({
+          TableName: tableName(),
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': pk },
+          ConsistentRead: true,
+          ...projection(['pk', ...MEMBER_ATTRIBUTES]),
+        });
+        add(
+          pk!,
+          items.filter((item) => wanted.has((item['sk'] as string).slice('COMPANY#'.length))),
+        );
+      },
+    ),
+  ]);
+  for (const item of memberItems) add(item['pk'] as string, [item]);
   return found.map(({ accountId, listId, item }) => {
     const contactCounts = contactCountsOf(item);
     const [pk] = keys.listPartitions(accountId, listId, []);
@@ -131,6 +170,9 @@ export async function readListCounts(
     };
   });
 }
+
+/** Member partitions queried at once. */
+const PARTITIONS_IN_FLIGHT = 8;
 
 /** A list's `cc` map past this many entries is folded into its members (about 20 bytes an entry). */
 export const MAP_LIMIT = 500;

@@ -2,11 +2,12 @@
  * What the import's smart-list evaluation stores: lists' flips (companies entering or leaving) at
  * once, the flips the import notes for its completion, and the smart lists it follows (their filters).
  *
- * Cost of a flip now (flip-intents.ts has the protocol): its member and order item, put or deleted in
- * BatchWriteItem requests of 25 items across lists (2 items, 0.08 requests a flip), after one
- * consistent read of its member (BatchGetItem, 100 keys a request across lists). Per list per
- * evaluation, whatever its number of flips up to FLIPS_PER_CLAIM: its item read once, one UpdateItem
- * that moves its counters and claims the flips, one that releases them. No transaction.
+ * Cost of one flip (flip-intents.ts has the protocol): its member and order item, put or deleted in
+ * BatchWriteItem requests of 25 items across lists (2 items, 0.08 requests), after one consistent read
+ * of its member (a key of a BatchGetItem of 100 across lists: reading small lists whole by a Query, as
+ * the contact counts do, cost DynamoDB Local more CPU here, measured). Per list per evaluation, whatever its number of flips up to
+ * FLIPS_PER_CLAIM: its item read once, one UpdateItem that moves its counters and claims the flips,
+ * one that releases them. No transaction.
  */
 import { companyKey, type CompanyRef } from '../../companies/identifiers';
 import { forEachLimited } from '../../concurrency';
