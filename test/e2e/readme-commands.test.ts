@@ -56,6 +56,8 @@ const SKIPPED: Record<string, string> = {
   'npm run bench:smart-lists': 'imports and evaluates 30,000 companies for minutes',
   'npm run bench:lookalikes': 'scores up to 100,000 companies for minutes',
   'npm run bench:matching': 'matches 41,150 entries; a benchmark, not a test',
+  'npm run notifications -- backfill --table <TableName>':
+    "a deployed stage's table, with operator credentials (tested in test/integration/watched-lists.test.ts)",
 };
 
 /** Programs a command may start with (after any `NAME=value` assignments). */
