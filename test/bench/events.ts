@@ -25,6 +25,7 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import { execFileSync, spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import type { CompanyChange } from '../../lib/import/change';
@@ -241,7 +242,7 @@ async function latency(
       `\nwrite → attempt started: p50 ${s(percentile(toAttempt, 50))}, p95 ${s(percentile(toAttempt, 95))}`,
     );
     console.log(
-      `latency, batch written → receiver (the local stage's workers, every second; loaded machine): ` +
+      `latency, batch written → receiver (the local stage's workers, every second; load ${os.loadavg()[0]!.toFixed(1)}): ` +
         `${delays.length} of ${events.length} events arrived; p50 ${s(percentile(delays, 50))}, ` +
         `p95 ${s(percentile(delays, 95))}, max ${s(Math.max(...delays))}; ` +
         `verdict (p95 ≤ 5 s, all arrived): ${delays.length === events.length && percentile(delays, 95) <= LATENCY_P95_MS ? 'PASS' : 'OVER'}`,
