@@ -22,14 +22,14 @@
  *   npm run bench:events                                    10,000 companies, 5 rounds, 1,000 events
  *   npm run bench:events -- --companies 2000 --rounds 3 --events 500
  */
-import { readFileSync } from 'node:fs';
+
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import type { CompanyChange } from '../../lib/import/change';
-import { benchDynamoDb } from './local-dynamodb';
+import { benchDynamoDb, dynamoDbLocalCpuMs } from './local-dynamodb';
 import { median, percentile } from './statistics';
 
 const BUDGET = 1.1;
@@ -54,7 +54,10 @@ async function main(): Promise<void> {
   const { endpoint, stop } = await benchDynamoDb({ log: console.error });
   process.env['DYNAMODB_ENDPOINT'] = endpoint;
   process.env['TABLE_NAME'] = `events-bench-${Date.now()}`;
-  const javaCpu = javaCpuOf(endpoint);
+  // DynamoDB Local's CPU seconds so far (0 when it is not a process of this machine).
+  const javaCpu = () => dynamoDbLocalCpuMs(endpoint) / 1000;
+  if (javaCpu() === 0)
+    console.error(`DynamoDB Local's process at ${endpoint} not found: its CPU counts as 0`);
   try {
     const { ensureTable } = await import('../../infra/local/dynamodb');
     await ensureTable(endpoint, process.env['TABLE_NAME']);
@@ -299,28 +302,6 @@ async function addAll(
       { state: 'SAVED', now: new Date() },
     );
   }
-}
-
-/**
- * The CPU seconds DynamoDB Local's Java process has used so far (utime + stime of /proc/<pid>/stat, in
- * clock ticks of 1/100 s), found by its port; 0 when it cannot be found (a DynamoDB not on this machine).
- */
-function javaCpuOf(endpoint: string): () => number {
-  const port = new URL(endpoint).port;
-  let pid: string | undefined;
-  try {
-    pid = execFileSync('pgrep', ['-f', `DynamoDBLocal.jar.*-port ${port}\\b`], { encoding: 'utf8' })
-      .trim()
-      .split('\n')[0];
-  } catch {
-    pid = undefined;
-  }
-  if (!pid) console.error(`DynamoDB Local's process on port ${port} not found: its CPU counts as 0`);
-  return () => {
-    if (!pid) return 0;
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  };
 }
 
 const pct = (ratio: number) => `${ratio >= 1 ? '+' : ''}${((ratio - 1) * 100).toFixed(1)} %`;

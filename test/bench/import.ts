@@ -14,10 +14,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeDemoFile } from './cli-runs';
-import { benchDynamoDb } from './local-dynamodb';
+import { benchDynamoDb, dynamoDbLocalCpuMs } from './local-dynamodb';
 import {
   companiesPerSecondCeiling,
-  dynamoDbCpuMs,
   importWriteSplit,
   IN_FLIGHT,
   ITEMS_PER_REQUEST,
@@ -146,7 +145,7 @@ function floorLines(floor: WriteFloor): string[] {
 }
 
 function importFile(file: string, table: string, endpoint: string, preload: string): Promise<Run> {
-  const javaBefore = dynamoDbCpuMs(endpoint);
+  const javaBefore = dynamoDbLocalCpuMs(endpoint);
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -185,7 +184,7 @@ function importFile(file: string, table: string, endpoint: string, preload: stri
         rate: Number(match[2]),
         maxRssMb: Number(rss[1]) / 1024,
         nodeMsPerCompany: Number(cpu?.[1] ?? 0) / 1000 / companies,
-        javaMsPerCompany: (dynamoDbCpuMs(endpoint) - javaBefore) / companies,
+        javaMsPerCompany: (dynamoDbLocalCpuMs(endpoint) - javaBefore) / companies,
         load: os.loadavg()[0]!,
       });
     });

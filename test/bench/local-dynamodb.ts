@@ -1,4 +1,5 @@
 /** The benches' DynamoDB: the one DYNAMODB_ENDPOINT names, or a DynamoDB Local started for the run. */
+import { readdirSync, readFileSync } from 'node:fs';
 
 export interface BenchDynamoDb {
   endpoint: string;
@@ -33,4 +34,26 @@ export async function benchDynamoDb(options: {
   }
   process.env['DYNAMODB_ENDPOINT'] = local.endpoint;
   return { endpoint: local.endpoint, shared: false, stop: () => void local.stop() };
+}
+
+/** CPU time (ms) of the DynamoDB Local serving `endpoint` so far: 0 where /proc cannot tell. */
+export function dynamoDbLocalCpuMs(endpoint: string): number {
+  const port = new URL(endpoint).port;
+  try {
+    for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+      let cmdline = '';
+      try {
+        cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      } catch {
+        continue;
+      }
+      if (!cmdline.includes('DynamoDBLocal') || !cmdline.includes(`-port\0${port}\0`)) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    }
+  } catch {
+    // Not Linux: no figure.
+  }
+  return 0;
 }

@@ -21,11 +21,9 @@
  *
  * Figures only; it exits 0 whatever they are. DynamoDB Local is started unless DYNAMODB_ENDPOINT is set.
  */
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { benchDynamoDb } from './local-dynamodb';
+import { benchDynamoDb, dynamoDbLocalCpuMs } from './local-dynamodb';
 
 const CREATE_BUDGET_MS = 3000;
 const IMPORT_BUDGET = 0.2;
@@ -45,7 +43,8 @@ async function main(): Promise<void> {
   process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
   const { ensureTable } = await import('../../infra/local/dynamodb');
   const { endpoint, shared, stop } = await benchDynamoDb({ log: console.error });
-  const javaCpu = dynamoDbLocalCpu(shared ? null : endpoint);
+  // DynamoDB Local's CPU seconds so far; NaN on a shared endpoint (other work's CPU would count).
+  const javaCpu = shared ? () => NaN : () => dynamoDbLocalCpuMs(endpoint) / 1000;
   try {
     const newTable = async () => {
       const name = `smart-bench-${randomUUID()}`;
@@ -391,31 +390,6 @@ async function main(): Promise<void> {
   } finally {
     stop();
   }
-}
-
-/**
- * DynamoDB Local's CPU seconds so far (user + system, from /proc), or NaN when the bench did not start
- * it (a shared endpoint) or cannot find it.
- */
-function dynamoDbLocalCpu(endpoint: string | null): () => number {
-  if (endpoint === null) return () => NaN;
-  let pid: string | undefined;
-  try {
-    pid = execFileSync('pgrep', ['-f', '--', `-port ${new URL(endpoint).port}`], { encoding: 'utf8' })
-      .trim()
-      .split('\n')[0];
-  } catch {
-    return () => NaN;
-  }
-  return () => {
-    try {
-      // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / 100;
-    } catch {
-      return NaN;
-    }
-  };
 }
 
 /** Counts the read requests this client sends and the items they return, from now on. */

@@ -16,7 +16,7 @@ import {
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { dynamoDbLocalCpuMs } from './local-dynamodb';
 
 /** Items a second and DynamoDB Local's own CPU (ms) an item, for one kind of write request. */
 export interface WriteRate {
@@ -80,7 +80,10 @@ export function importWriteSplit(writesLine: string): { batchItems: number; tran
   return { batchItems: figure('BatchWriteItem'), transactionItems: figure('TransactWriteItems') };
 }
 
-async function writeRound(
+const KEYS_PER_READ = 100;
+
+/** Writes `count` floor items from `from` on, in requests of 25 of one kind. */
+function writeRound(
   client: DynamoDBClient,
   endpoint: string,
   table: string,
@@ -88,69 +91,75 @@ async function writeRound(
   from: number,
   count: number,
 ): Promise<WriteRate> {
-  const javaBefore = dynamoDbCpuMs(endpoint);
-  const started = process.hrtime.bigint();
-  let next = from;
-  const end = from + count;
-  const worker = async () => {
-    while (next < end) {
-      const first = next;
-      next += ITEMS_PER_REQUEST;
-      const items = Array.from({ length: Math.min(ITEMS_PER_REQUEST, end - first) }, (_, i) =>
-        floorItem(first + i),
+  return timedRound(endpoint, from, count, ITEMS_PER_REQUEST, async (first, end) => {
+    const items = range(first, end).map(floorItem);
+    if (kind === 'transaction') {
+      await client.send(
+        new TransactWriteItemsCommand({
+          TransactItems: items.map((Item) => ({ Put: { TableName: table, Item } })),
+        }),
       );
-      if (kind === 'batch') {
-        const answer = await client.send(
-          new BatchWriteItemCommand({
-            RequestItems: { [table]: items.map((Item) => ({ PutRequest: { Item } })) },
-          }),
-        );
-        // DynamoDB Local does not throttle; a partial answer would make the floor flatter than it is.
-        if (Object.keys(answer.UnprocessedItems ?? {}).length)
-          throw new Error('write floor: unprocessed items');
-      } else {
-        await client.send(
-          new TransactWriteItemsCommand({
-            TransactItems: items.map((Item) => ({ Put: { TableName: table, Item } })),
-          }),
-        );
-      }
+      return;
     }
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  return { itemsPerSecond: count / seconds, javaMsPerItem: (dynamoDbCpuMs(endpoint) - javaBefore) / count };
+    const answer = await client.send(
+      new BatchWriteItemCommand({
+        RequestItems: { [table]: items.map((Item) => ({ PutRequest: { Item } })) },
+      }),
+    );
+    // DynamoDB Local does not throttle; a partial answer would make the floor flatter than it is.
+    if (Object.keys(answer.UnprocessedItems ?? {}).length) throw new Error('write floor: unprocessed items');
+  });
 }
 
-const KEYS_PER_READ = 100;
-
-async function readRound(
+/** Reads back `count` floor items by key from `from` on, in BatchGetItem requests of 100. */
+function readRound(
   client: DynamoDBClient,
   endpoint: string,
   table: string,
   from: number,
   count: number,
 ): Promise<WriteRate> {
-  const javaBefore = dynamoDbCpuMs(endpoint);
+  return timedRound(endpoint, from, count, KEYS_PER_READ, async (first, end) => {
+    const Keys = range(first, end).map((i) => {
+      const { pk, sk } = floorItem(i);
+      return { pk, sk };
+    });
+    const answer = await client.send(new BatchGetItemCommand({ RequestItems: { [table]: { Keys } } }));
+    if (Object.keys(answer.UnprocessedKeys ?? {}).length) throw new Error('read floor: unprocessed keys');
+  });
+}
+
+/**
+ * Items `from` … `from + count - 1` cut into requests of `perRequest`, IN_FLIGHT at once: the rate and
+ * DynamoDB Local's CPU an item.
+ */
+async function timedRound(
+  endpoint: string,
+  from: number,
+  count: number,
+  perRequest: number,
+  request: (first: number, end: number) => Promise<void>,
+): Promise<WriteRate> {
+  const javaBefore = dynamoDbLocalCpuMs(endpoint);
   const started = process.hrtime.bigint();
   let next = from;
   const end = from + count;
   const worker = async () => {
     while (next < end) {
       const first = next;
-      next += KEYS_PER_READ;
-      const Keys = Array.from({ length: Math.min(KEYS_PER_READ, end - first) }, (_, i) => {
-        const { pk, sk } = floorItem(first + i);
-        return { pk, sk };
-      });
-      const answer = await client.send(new BatchGetItemCommand({ RequestItems: { [table]: { Keys } } }));
-      if (Object.keys(answer.UnprocessedKeys ?? {}).length) throw new Error('read floor: unprocessed keys');
+      next += perRequest;
+      await request(first, Math.min(first + perRequest, end));
     }
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  return { itemsPerSecond: count / seconds, javaMsPerItem: (dynamoDbCpuMs(endpoint) - javaBefore) / count };
+  return {
+    itemsPerSecond: count / seconds,
+    javaMsPerItem: (dynamoDbLocalCpuMs(endpoint) - javaBefore) / count,
+  };
 }
+
+const range = (first: number, end: number) => Array.from({ length: end - first }, (_, i) => first + i);
 
 /** About 170 bytes, like a match-index, search or lookalike-features item: most of what an import writes. */
 function floorItem(i: number) {
@@ -160,26 +169,4 @@ function floorItem(i: number) {
     entity: { S: 'FLOOR' },
     data: { S: `${i}:`.padEnd(90, 'x') },
   };
-}
-
-/** CPU time (ms) of the DynamoDB Local serving `endpoint` so far: 0 where /proc cannot tell. */
-export function dynamoDbCpuMs(endpoint: string): number {
-  const port = new URL(endpoint).port;
-  try {
-    for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-      let cmdline = '';
-      try {
-        cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      } catch {
-        continue;
-      }
-      if (!cmdline.includes('DynamoDBLocal') || !cmdline.includes(`-port\0${port}\0`)) continue;
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-    }
-  } catch {
-    // Not Linux: no figure.
-  }
-  return 0;
 }
