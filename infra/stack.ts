@@ -166,6 +166,8 @@ export class CompanyDataStack extends Stack {
       stage,
       deliver: workerFunctions.deliverWebhooks,
       producers: [workerFunctions.fanOutWebhookEvents, functions['testWebhook']!],
+      fanOut: workerFunctions.fanOutWebhookEvents,
+      announcers: [workerFunctions.importPartition],
       sealers: [functions['createWebhook']!, functions['rotateWebhookSecret']!],
       alarmTopic: alarms.topic,
       removalPolicy,

@@ -1,6 +1,7 @@
 /**
- * Webhook delivery on AWS (contract §12): an SQS queue of delivery jobs with a dead-letter queue, the
- * delivery function as its consumer, the fan-out and the test endpoint as its producers, a KMS key that
+ * Webhook delivery on AWS (contract §12): a FIFO queue announcing new events to the fan-out, an SQS queue
+ * of delivery jobs with a dead-letter queue, the delivery function as its consumer, the fan-out and the
+ * test endpoint as its producers, a KMS key that
  * seals the endpoints' secrets (only the functions that create, rotate or send may use it), and alarms
  * on the dead-letter queue and on the share of failed attempts.
  *
@@ -34,6 +35,10 @@ export interface WebhookDeliveryProps {
   deliver: NodejsFunction;
   /** Queue jobs: the fan-out, the test endpoint. */
   producers: IFunction[];
+  /** The fan-out queue's consumer (lib/routes.ts workers.fanOutWebhookEvents), also its sweep's sender. */
+  fanOut: NodejsFunction;
+  /** Announce new events to the fan-out: the import's partition step. */
+  announcers: IFunction[];
   /** Seal secrets: creating an endpoint, rotating its secret. */
   sealers: IFunction[];
   alarmTopic: ITopic;
@@ -47,6 +52,7 @@ const PERIOD = Duration.minutes(15);
 export class WebhookDelivery extends Construct {
   readonly queue: Queue;
   readonly deadLetters: Queue;
+  readonly fanOutQueue: Queue;
   readonly key: Key;
 
   constructor(scope: Construct, id: string, props: WebhookDeliveryProps) {
@@ -99,6 +105,37 @@ export class WebhookDelivery extends Construct {
       new PolicyStatement({ actions: ['kms:Decrypt'], resources: [this.key.keyArn] }),
     );
     props.deliver.addEnvironment('WEBHOOK_KMS_KEY_ID', this.key.keyArn);
+
+    // Announcements of new events (lib/webhooks/announce.ts): FIFO, grouped by account, so SQS hands one
+    // account's to one fan-out at a time. An import batch announces its accounts; the schedule's sweep
+    // announces every account with an endpoint each minute.
+    this.fanOutQueue = new Queue(this, 'FanOut', {
+      fifo: true,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: Duration.minutes(6),
+      retentionPeriod: Duration.hours(1),
+      removalPolicy: props.removalPolicy,
+    });
+    for (const ruleId of ['AwsSolutions-SQS3', 'Serverless-SQSRedrivePolicy']) {
+      Validations.of(this.fanOutQueue).acknowledge({
+        id: ruleId,
+        reason:
+          'An announcement only says "look now": one that fails is tried again until its hour of ' +
+          "retention ends, and the fan-out's sweep announces every account each minute anyway.",
+      });
+    }
+    props.fanOut.addEventSource(new SqsEventSource(this.fanOutQueue, { batchSize: 10 }));
+    Validations.of(props.fanOut).acknowledge({
+      id: 'Serverless-LambdaEventSourceMappingDestination',
+      reason:
+        "An SQS source's failures stay in the queue (retried until the message's retention ends): an " +
+        'on-failure destination applies to stream sources only.',
+    });
+    for (const fn of [props.fanOut, ...props.announcers]) {
+      this.fanOutQueue.grantSendMessages(fn);
+      (fn as NodejsFunction).addEnvironment('FAN_OUT_QUEUE_URL', this.fanOutQueue.queueUrl);
+    }
 
     const action = new SnsAction(props.alarmTopic);
     const alarm = (name: string, description: string, metric: Metric | MathExpression, threshold: number) => {

@@ -19,6 +19,7 @@
  * | WEBHOOK_RETRY_SCALE               | the tests (e.g. 0.001: 5 min → 0.3 s)    | 1: the contract's retry schedule          |
  * | WEBHOOK_TIMEOUT_MS                | the tests (a receiver that never answers) | 10,000: the contract's 10 s            |
  * | WEBHOOK_QUEUE_URL                 | the stack (functions that enqueue deliveries) | deliveries wait in the table for the local poller |
+ * | FAN_OUT_QUEUE_URL                 | the stack (the import, the fan-out's sweep) | no announcement: the local fan-out polls |
  */
 
 /** Set to `true` where IAM enforces each function's declared storage access (lib/storage/access.ts). */
@@ -63,6 +64,7 @@ export const config = {
   webhookRetryScale: (): number => positiveNumber('WEBHOOK_RETRY_SCALE') ?? 1,
   webhookTimeoutMs: (): number => positiveNumber('WEBHOOK_TIMEOUT_MS') ?? 10_000,
   webhookQueueUrl: (): string | undefined => process.env['WEBHOOK_QUEUE_URL'] || undefined,
+  fanOutQueueUrl: (): string | undefined => process.env['FAN_OUT_QUEUE_URL'] || undefined,
 };
 
 /** What `GET /v1/usage` alone reads: apart from `config`, so no other function bundles it. */

@@ -133,25 +133,29 @@ export const workers = {
     schedule: { minute: '*' },
     localEveryMs: 1000,
   },
-  /** Queues each webhook endpoint's new events (contract §12); on AWS into SQS (infra/webhooks.ts). */
+  /**
+   * Queues each webhook endpoint's new events (contract §12); on AWS into SQS (infra/webhooks.ts), when
+   * an import batch announces them and at the minute's sweep. Locally it sweeps every 250 ms: a
+   * delivery leaves within a second of its batch.
+   */
   fanOutWebhookEvents: {
     entry: 'functions/fan-out-webhook-events.ts',
     storage: fanOutStorage,
     timeoutMinutes: 1,
     memoryMb: 512,
     schedule: { minute: '*' },
-    localEveryMs: 1000,
+    localEveryMs: 250,
   },
   /**
    * Webhook delivery attempts (contract §12): the SQS queue's consumer on AWS (infra/webhooks.ts), the
-   * table's jobs due every second on the local stage. 10 s per attempt at most, 10 jobs a batch at once.
+   * table's jobs due every 250 ms on the local stage. 10 s per attempt at most, 10 jobs a batch at once.
    */
   deliverWebhooks: {
     entry: 'functions/deliver-webhooks.ts',
     storage: deliveryStorage,
     timeoutMinutes: 1,
     memoryMb: 512,
-    localEveryMs: 1000,
+    localEveryMs: 250,
   },
 } as const satisfies Record<string, Worker>;
 

@@ -16,11 +16,14 @@
  * - **Cost**: per batch one Query of the watched lists (`WATCHED_LISTS`): when there are none, nothing
  *   more. Else one BatchGetItem of the watched lists' items, and one transaction for the events of up
  *   to 33 accounts (three items each: the account's number, the ids written, a page of events).
+ * - **Delivered soon**: the batch's accounts are announced to the webhook fan-out (on AWS one SQS
+ *   message per account, lib/webhooks/announce.ts), which queues their deliveries at once.
  */
 import { getRelationshipsOf } from '../companies/holdings-store';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
 import type { CompanyChange, Derived } from '../import/change';
 import { deriveUpdates, type Update } from '../updates/derive';
+import { announceEvents } from '../webhooks/announce';
 import { companyUpdateEvent } from './event';
 import { writeBatchEvents, type NewEvent } from './store';
 import { watchedLists, watchedListsOf } from './watched';
@@ -95,6 +98,9 @@ export async function deriveAndWriteEvents(
     toWrite.set(accountId, events);
   }
   const written = await writeBatchEvents(changeId, toWrite, now);
+  // Every account of the batch, also one whose events a first try wrote (a resumed batch): the
+  // announcement that try was to send may never have left.
+  await announceEvents(toWrite.keys(), changeId);
   return { events: written };
 }
 

@@ -16,13 +16,20 @@ import { forEachLimited } from '../concurrency';
 import type { StorageAccess } from '../storage/access';
 import { partitions } from '../storage/keys';
 import { readEvents } from '../events/store';
-import { logAttempts } from './deliveries';
+import { logAttempts, type Attempt } from './deliveries';
 import type { DueJob } from './job';
 import { enqueueDeliveries } from './queue';
 import { FAILING_DISABLES_AFTER_MS, retryDelayMs } from './schedule';
 import { secretBox } from './secrets';
 import { sendEvent, type Sent } from './send';
-import { getAllWebhookListings, getWebhook, updateWebhook, type StoredWebhook } from './store';
+import {
+  getAllWebhookListings,
+  getWebhook,
+  getWebhooks,
+  updateWebhook,
+  type StoredWebhook,
+  type WebhookChanges,
+} from './store';
 import type { UrlRules } from './url';
 
 /**
@@ -30,7 +37,7 @@ import type { UrlRules } from './url';
  * endpoint's position moved; jobs into the table's queue on the local stage.
  */
 export const fanOutStorage = {
-  Query: [partitions.webhookListings, partitions.events],
+  Query: [partitions.webhookListings, partitions.webhooks, partitions.events],
   GetItem: [partitions.webhooks, partitions.eventLog],
   UpdateItem: [partitions.webhooks],
   BatchWriteItem: [partitions.deliveriesDue],
@@ -48,8 +55,10 @@ export const deliveryStorage = {
   DeleteItem: [partitions.deliveriesDue],
 } as const satisfies StorageAccess;
 
-/** Events queued per endpoint per fan-out (the next fan-out takes the rest). */
-const EVENTS_PER_FAN_OUT = 500;
+/** Events read per endpoint per step of a fan-out (it reads again while a step comes back full). */
+const EVENTS_PER_STEP = 500;
+/** A fan-out run queues at most this many events per endpoint (the next run takes the rest). */
+const EVENTS_PER_FAN_OUT = 10 * EVENTS_PER_STEP;
 const ENDPOINTS_IN_FLIGHT = 8;
 
 export interface DeliveryOptions {
@@ -59,81 +68,194 @@ export interface DeliveryOptions {
   enqueue?: (jobs: DueJob[]) => Promise<void>;
 }
 
+export interface FanOutOptions {
+  /** Only these accounts' endpoints (the accounts an import batch wrote events for); every one else. */
+  accounts?: string[];
+  enqueue?: (jobs: DueJob[]) => Promise<void>;
+  nowMs?: number;
+}
+
 /** Queues the events derived since each enabled endpoint's position; answers how many jobs it queued. */
-export async function queueNewEvents(
-  enqueue: (jobs: DueJob[]) => Promise<void> = enqueueDeliveries,
+export async function queueNewEvents({
+  accounts,
+  enqueue = enqueueDeliveries,
   nowMs = Date.now(),
-): Promise<number> {
-  const listings = await getAllWebhookListings();
+}: FanOutOptions = {}): Promise<number> {
+  const endpoints = accounts
+    ? (await Promise.all(accounts.map((a) => getWebhooks(a, { consistent: true })))).flat()
+    : await allEndpoints();
   let queued = 0;
-  await forEachLimited(listings, ENDPOINTS_IN_FLIGHT, async ({ accountId, webhookId }) => {
-    const webhook = await getWebhook(accountId, webhookId, { consistent: true });
-    if (!webhook?.enabled) return;
-    const { events, readTo } = await readEvents(accountId, webhook.cursor, EVENTS_PER_FAN_OUT, nowMs);
-    if (readTo === webhook.cursor) return;
-    await enqueue(
-      events.map((event) => ({
-        job: { accountId, webhookId, eventId: event.id, attempt: 1, body: event.body },
-        dueMs: nowMs,
-      })),
-    );
-    // Only from where it was read: a fan-out running beside this one moves it once.
-    if (await updateWebhook(accountId, webhookId, { cursor: readTo }, { cursor: webhook.cursor })) {
+  await forEachLimited(endpoints, ENDPOINTS_IN_FLIGHT, async (read) => {
+    for (let webhook: StoredWebhook | null = read, sent = 0; webhook?.enabled && sent < EVENTS_PER_FAN_OUT;) {
+      const { accountId, id: webhookId, cursor } = webhook;
+      const { events, readTo } = await readEvents(accountId, cursor, EVENTS_PER_STEP, nowMs);
+      if (readTo === cursor) return;
+      await enqueue(
+        events.map((event) => ({
+          job: { accountId, webhookId, eventId: event.id, attempt: 1, body: event.body },
+          dueMs: nowMs,
+        })),
+      );
+      // Only from where it was read: of two fan-outs of one endpoint, one moves it (the other's jobs
+      // are redeliveries of the same ids; on AWS one account's fan-outs run one at a time).
+      webhook = await updateWebhook(accountId, webhookId, { cursor: readTo }, { cursor });
+      if (!webhook) return;
       queued += events.length;
+      sent += events.length;
+      if (events.length < EVENTS_PER_STEP) return;
     }
   });
   return queued;
 }
 
-/** One delivery attempt; answers what happened (`dropped`: the endpoint is gone or disabled). */
-export async function deliver(
-  { job }: DueJob,
-  options: DeliveryOptions,
-): Promise<'delivered' | 'pending' | 'failed' | 'dropped'> {
+/** The accounts with an endpoint (the fan-out's sweep on AWS announces each). */
+export async function sweptAccounts(): Promise<string[]> {
+  return [...new Set((await getAllWebhookListings()).map((l) => l.accountId))];
+}
+
+/** Every endpoint of the service, read consistently (the fan-out's sweep on the local stage). */
+async function allEndpoints(): Promise<StoredWebhook[]> {
+  const endpoints: StoredWebhook[] = [];
+  await forEachLimited(
+    await getAllWebhookListings(),
+    ENDPOINTS_IN_FLIGHT,
+    async ({ accountId, webhookId }) => {
+      const webhook = await getWebhook(accountId, webhookId, { consistent: true });
+      if (webhook) endpoints.push(webhook);
+    },
+  );
+  return endpoints;
+}
+
+export type Outcome = 'delivered' | 'pending' | 'failed' | 'dropped';
+
+/** One delivery attempt (`deliverAll` of one job); answers what happened. */
+export async function deliver(due: DueJob, options: DeliveryOptions): Promise<Outcome> {
+  const [outcome] = await deliverAll([due], options);
+  if (outcome instanceof Error) throw outcome;
+  return outcome!;
+}
+
+/** Attempts made at once (each waits on a receiver, up to 10 s). */
+const ATTEMPTS_IN_FLIGHT = 16;
+/** Log rows and retries are written a full BatchWriteItem at a time (and what is left at the end). */
+const WRITE_BATCH = 25;
+
+/**
+ * The attempts of a batch of jobs (a poll of the table's queue, an SQS batch), `ATTEMPTS_IN_FLIGHT` at
+ * once; answers each job's outcome, or the error that kept it from one (the SQS consumer hands those
+ * back to the queue).
+ *
+ * Per endpoint, once a batch: its item is read (consistent) and its secrets opened (a KMS call on AWS),
+ * not once an attempt; its health (the run of failures, disabling) follows each attempt in the order
+ * attempts end, so a batch decides as attempts one by one would. The attempts' log rows and retries are
+ * written `WRITE_BATCH` at a time. A batch lasts seconds: an endpoint disabled or changed meanwhile by its
+ * owner is seen by the next batch.
+ */
+export async function deliverAll(dues: DueJob[], options: DeliveryOptions): Promise<Array<Outcome | Error>> {
   const now = options.now ?? (() => new Date());
-  const webhook = await getWebhook(job.accountId, job.webhookId, { consistent: true });
-  if (!webhook?.enabled) {
+  const endpoints = new Map<string, Promise<Endpoint | null>>();
+  const endpointOf = (job: DueJob['job']) => {
+    const key = `${job.accountId}#${job.webhookId}`;
+    let endpoint = endpoints.get(key);
+    if (!endpoint) endpoints.set(key, (endpoint = readEndpoint(job.accountId, job.webhookId, now)));
+    return endpoint;
+  };
+  const writes = new PendingWrites(options.enqueue ?? enqueueDeliveries);
+  const outcomes: Array<Outcome | Error> = [];
+  await forEachLimited(
+    dues.map((due, index) => ({ due, index })),
+    ATTEMPTS_IN_FLIGHT,
+    async ({ due: { job }, index }) => {
+      try {
+        outcomes[index] = await attempt(job, await endpointOf(job), writes, { ...options, now });
+        await writes.flush(WRITE_BATCH);
+      } catch (error) {
+        outcomes[index] = error instanceof Error ? error : new Error(String(error));
+      }
+    },
+  );
+  await writes.flush(1);
+  return outcomes;
+}
+
+/** An endpoint as a batch sees it: its item (health fields kept current by the batch) and open secrets. */
+interface Endpoint {
+  webhook: StoredWebhook;
+  secrets: string[];
+  /** Its health's updates so far, in order. */
+  health: Promise<unknown>;
+}
+
+async function readEndpoint(accountId: string, webhookId: string, now: () => Date): Promise<Endpoint | null> {
+  const webhook = await getWebhook(accountId, webhookId, { consistent: true });
+  if (!webhook) return null;
+  const secrets = webhook.enabled ? await validSecrets(webhook, now()) : [];
+  return { webhook, secrets, health: Promise.resolve() };
+}
+
+async function attempt(
+  job: DueJob['job'],
+  endpoint: Endpoint | null,
+  writes: PendingWrites,
+  { rules, now }: DeliveryOptions & { now: () => Date },
+): Promise<Outcome> {
+  if (!endpoint?.webhook.enabled) {
     // A retry of a disabled endpoint is dropped: its log, which said `pending`, says it ends here
     // (no request made: no status, no duration). A first attempt dropped has nothing to close.
-    if (webhook && job.attempt > 1) await logAttempts([closed(job, now().getTime())]);
+    if (endpoint && job.attempt > 1) writes.log.push(closed(job, now().getTime()));
     return 'dropped';
   }
+  const { webhook } = endpoint;
   const at = now();
-  const secrets = await validSecrets(webhook, at);
   const sent = await sendEvent(
-    { url: webhook.url, eventId: job.eventId, body: job.body, secrets, at },
-    options.rules,
+    { url: webhook.url, eventId: job.eventId, body: job.body, secrets: endpoint.secrets, at },
+    rules,
   );
+  // From here to the writes below nothing awaits: the endpoint's health moves attempt by attempt.
   // §12: deliveries that all failed for 5 days disable the endpoint; this attempt is then its last.
   const disables =
     !sent.delivered &&
+    webhook.enabled &&
     webhook.failingSince !== undefined &&
     at.getTime() - Date.parse(webhook.failingSince) >= FAILING_DISABLES_AFTER_MS;
   const delay = sent.delivered || disables ? null : retryDelayMs(job.attempt);
   const status = sent.delivered ? 'delivered' : delay === null ? 'failed' : 'pending';
   const nextAttemptAtMs = delay === null ? null : at.getTime() + delay;
-  await logAttempts([
-    {
-      accountId: job.accountId,
-      webhookId: job.webhookId,
-      eventId: job.eventId,
-      attempt: job.attempt,
-      atMs: at.getTime(),
-      status,
-      responseStatus: sent.responseStatus,
-      durationMs: sent.durationMs,
-      nextAttemptAtMs,
-    },
-  ]);
+  writes.log.push({
+    accountId: job.accountId,
+    webhookId: job.webhookId,
+    eventId: job.eventId,
+    attempt: job.attempt,
+    atMs: at.getTime(),
+    status,
+    responseStatus: sent.responseStatus,
+    durationMs: sent.durationMs,
+    nextAttemptAtMs,
+  });
   if (nextAttemptAtMs !== null) {
-    await (options.enqueue ?? enqueueDeliveries)([
-      { job: { ...job, attempt: job.attempt + 1 }, dueMs: nextAttemptAtMs },
-    ]);
+    writes.retries.push({ job: { ...job, attempt: job.attempt + 1 }, dueMs: nextAttemptAtMs });
   }
-  await followHealth(webhook, sent, at, disables);
+  followHealth(endpoint, sent, at, disables);
+  await endpoint.health;
   return status;
 }
 
+/** A batch's log rows and retries, written `WRITE_BATCH` at a time. */
+class PendingWrites {
+  readonly log: Attempt[] = [];
+  readonly retries: DueJob[] = [];
+  constructor(private readonly enqueue: (jobs: DueJob[]) => Promise<void>) {}
+
+  /** Writes while at least `atLeast` of a kind wait (each taken before any await: none written twice). */
+  async flush(atLeast: number): Promise<void> {
+    while (this.log.length >= atLeast || this.retries.length >= atLeast) {
+      const log = this.log.length >= atLeast ? this.log.splice(0, WRITE_BATCH) : [];
+      const retries = this.retries.length >= atLeast ? this.retries.splice(0, WRITE_BATCH) : [];
+      await Promise.all([log.length > 0 && logAttempts(log), retries.length > 0 && this.enqueue(retries)]);
+    }
+  }
+}
 /** The log's last word on a delivery dropped before its attempt: `failed`. */
 function closed(job: DueJob['job'], atMs: number) {
   return {
@@ -156,13 +278,28 @@ async function validSecrets(webhook: StoredWebhook, at: Date): Promise<string[]>
   return Promise.all(valid.map((s) => secretBox().open(s.sealed, context)));
 }
 
-/** The endpoint's run of failures: started by a failed attempt, ended by a delivered one or by disabling. */
-async function followHealth(webhook: StoredWebhook, sent: Sent, at: Date, disables: boolean): Promise<void> {
+/**
+ * The endpoint's run of failures: started by a failed attempt, ended by a delivered one or by disabling.
+ * The batch's copy changes at once (the next attempt to end decides on it); the item's updates run one
+ * after another in that order (`endpoint.health`), so they land as the attempts ended.
+ */
+function followHealth(endpoint: Endpoint, sent: Sent, at: Date, disables: boolean): void {
+  const { webhook } = endpoint;
   const { accountId, id } = webhook;
+  let change: WebhookChanges | undefined;
   if (sent.delivered) {
-    if (webhook.failingSince) await updateWebhook(accountId, id, { clearFailing: true });
-    return;
+    if (webhook.failingSince === undefined) return;
+    delete webhook.failingSince;
+    change = { clearFailing: true };
+  } else if (disables) {
+    webhook.enabled = false;
+    change = { enabled: false };
+  } else if (webhook.failingSince === undefined) {
+    webhook.failingSince = at.toISOString();
+    change = { failingSince: webhook.failingSince };
   }
-  if (disables) await updateWebhook(accountId, id, { enabled: false });
-  else if (!webhook.failingSince) await updateWebhook(accountId, id, { failingSince: at.toISOString() });
+  if (change) {
+    const update = change;
+    endpoint.health = endpoint.health.then(() => updateWebhook(accountId, id, update));
+  }
 }

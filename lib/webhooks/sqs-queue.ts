@@ -3,9 +3,10 @@
  * delay until they are due. SQS delays a message 15 minutes at most, so a job due later (the retries
  * after 30 min, 2 h, …) is sent with the longest delay and carries its due time; the delivery function
  * sends it on again until its time comes (`dueLater`). A message the function fails on comes back after
- * the queue's visibility timeout and, after a few receives, goes to the dead-letter queue.
+ * the queue's visibility timeout and, after a few receives, goes to the dead-letter queue. The fan-out's
+ * announcements (lib/webhooks/announce.ts) go through `sendEntries` too.
  */
-import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand, SQSClient, type SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
 import { chunk } from '../storage/batch';
 import type { DueJob } from './job';
 
@@ -17,14 +18,23 @@ let client: SQSClient | undefined;
 const sqs = () => (client ??= new SQSClient({}));
 
 export async function sendToQueue(queueUrl: string, jobs: DueJob[], nowMs = Date.now()): Promise<void> {
-  for (const part of chunk(jobs, SEND_BATCH)) {
-    let pending = part.map((due, i) => ({
-      Id: String(i),
+  await sendEntries(
+    queueUrl,
+    jobs.map((due) => ({
       MessageBody: JSON.stringify(due),
       DelaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((due.dueMs - nowMs) / 1000))),
-    }));
+    })),
+  );
+}
+
+type Entry = Omit<SendMessageBatchRequestEntry, 'Id'>;
+
+/** Sends messages SEND_BATCH at a time, sending again those SQS refused (5 tries, then it throws). */
+export async function sendEntries(queueUrl: string, entries: Entry[]): Promise<void> {
+  for (const part of chunk(entries, SEND_BATCH)) {
+    let pending = part.map((entry, i) => ({ ...entry, Id: String(i) }));
     for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt === 5) throw new Error('SQS kept refusing delivery jobs');
+      if (attempt === 5) throw new Error('SQS kept refusing messages');
       const result = await sqs().send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: pending }));
       const failed = new Set((result.Failed ?? []).map((f) => f.Id));
       pending = pending.filter((entry) => failed.has(entry.Id));

@@ -111,11 +111,12 @@ export async function getWebhook(
 }
 
 /** The account's endpoints, oldest first (their ids are random: by creation time, then id). */
-export async function getWebhooks(accountId: string): Promise<StoredWebhook[]> {
+export async function getWebhooks(accountId: string, { consistent = false } = {}): Promise<StoredWebhook[]> {
   const items = await queryAll({
     TableName: tableName(),
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :webhook)',
     ExpressionAttributeValues: { ':pk': keys.webhooks(accountId), ':webhook': 'WEBHOOK#' },
+    ...(consistent ? { ConsistentRead: true } : {}),
   });
   return items
     .map(toWebhook)

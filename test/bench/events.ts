@@ -15,7 +15,7 @@
  *
  * **Latency** (§12: "a delivery leaves within 5 s of the import batch that derived it on the local
  * stage", p95): the local stage's scheduled workers running as `npm start` runs them (fan-out and
- * delivery every second), a webhook endpoint of one more account on a receiver on 127.0.0.1, and an
+ * delivery every 250 ms), a webhook endpoint of one more account on a receiver on 127.0.0.1, and an
  * import of a new period for M companies in its watched list: per event, the time from its batch's
  * write (the transaction that numbered it) to its arrival at the receiver. p50, p95 and max.
  *
@@ -234,7 +234,7 @@ async function latency(
       const at = arrivals.get(e.id);
       return at === undefined ? [] : [at - e.createdAtMs];
     });
-    // Split: from the write to the attempt's start (fan-out and queue, each polled every second),
+    // Split: from the write to the attempt's start (fan-out and queue, each polled every 250 ms),
     // and the attempt itself (signing, the request, the receiver).
     const { getDeliveries } = await import('../../lib/webhooks/deliveries');
     const attempts = await getDeliveries(accountId, endpoint.id, { limit: 10_000, offset: 0 });
@@ -245,7 +245,7 @@ async function latency(
       `\nwrite → attempt started: p50 ${s(percentile(toAttempt, 50))}, p95 ${s(percentile(toAttempt, 95))}`,
     );
     console.log(
-      `latency, batch written → receiver (the local stage's workers, every second; load ${os.loadavg()[0]!.toFixed(1)}): ` +
+      `latency, batch written → receiver (the local stage's workers, every 250 ms; load ${os.loadavg()[0]!.toFixed(1)}): ` +
         `${delays.length} of ${events.length} events arrived; p50 ${s(percentile(delays, 50))}, ` +
         `p95 ${s(percentile(delays, 95))}, max ${s(Math.max(...delays))}; ` +
         `verdict (p95 ≤ 5 s, all arrived): ${delays.length === events.length && percentile(delays, 95) <= LATENCY_P95_MS ? 'PASS' : 'OVER'}`,

@@ -905,6 +905,10 @@ describe('CompanyDataStack (dev)', () => {
           's3:ListBucket',
           'secretsmanager:GetSecretValue',
           'secretsmanager:DescribeSecret',
+          // Announcing a batch's events to the webhook fan-out (its FIFO queue).
+          'sqs:SendMessage',
+          'sqs:GetQueueAttributes',
+          'sqs:GetQueueUrl',
         ],
       ],
       ['importComplete', ['s3:GetObject', 's3:DeleteObject', 's3:PutObject', 's3:ListBucket']],
@@ -928,6 +932,58 @@ describe('CompanyDataStack (dev)', () => {
 
     it('outputs the bucket for operators', () => {
       template.hasOutput('ImportBucketName', {});
+    });
+  });
+
+  describe('webhook delivery (contract §12)', () => {
+    const queues = () => resourcesOfType(template, 'AWS::SQS::Queue');
+    const queueId = (prefix: string) => {
+      const found = queues().find(([id]) => id.startsWith(prefix));
+      if (!found) throw new Error(`No queue ${prefix}`);
+      return found[0];
+    };
+    const sourcesOf = (workerId: string) =>
+      resourcesOfType(template, 'AWS::Lambda::EventSourceMapping').filter(
+        ([, mapping]) =>
+          JSON.stringify(mapping.Properties.FunctionName) ===
+          JSON.stringify({ Ref: workerFunctionId(template, workerId) }),
+      );
+
+    it('sends delivery jobs through an encrypted queue to the delivery function, a dead-letter queue after 5 receives', () => {
+      const deliveries = queueId('WebhooksDeliveries');
+      template.hasResourceProperties('AWS::SQS::Queue', {
+        SqsManagedSseEnabled: true,
+        RedrivePolicy: {
+          deadLetterTargetArn: { 'Fn::GetAtt': [queueId('WebhooksDeadLetters'), 'Arn'] },
+          maxReceiveCount: 5,
+        },
+      });
+      const [[, mapping]] = sourcesOf('deliverWebhooks') as [[string, CfnResource]];
+      expect(mapping.Properties).toMatchObject({
+        EventSourceArn: { 'Fn::GetAtt': [deliveries, 'Arn'] },
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+    });
+
+    it('announces new events to the fan-out through a FIFO queue the import and the sweep send to', () => {
+      const fanOut = queueId('WebhooksFanOut');
+      expect(template.toJSON().Resources[fanOut].Properties).toMatchObject({
+        FifoQueue: true,
+        SqsManagedSseEnabled: true,
+      });
+      const [[, mapping]] = sourcesOf('fanOutWebhookEvents') as [[string, CfnResource]];
+      expect(mapping.Properties).toMatchObject({ EventSourceArn: { 'Fn::GetAtt': [fanOut, 'Arn'] } });
+      for (const workerId of ['importPartition', 'fanOutWebhookEvents']) {
+        const fn = template.toJSON().Resources[workerFunctionId(template, workerId)];
+        expect(fn.Properties.Environment.Variables.FAN_OUT_QUEUE_URL).toEqual({ Ref: fanOut });
+        expect(actionsOf(template, workerFunctionId(template, workerId))).toContain('sqs:SendMessage');
+      }
+    });
+
+    it('raises alarms on a dead-lettered job and on the share of failed attempts', () => {
+      const alarms = resourcesOfType(template, 'AWS::CloudWatch::Alarm').map(([id]) => id);
+      expect(alarms.filter((id) => id.startsWith('WebhooksDeliveriesDeadLettered'))).toHaveLength(1);
+      expect(alarms.filter((id) => id.startsWith('WebhooksDeliveryFailureRate'))).toHaveLength(1);
     });
   });
 

@@ -10,7 +10,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { forEachLimited } from '../../lib/concurrency';
 import type { CompanyRecordInput } from '../../lib/companies/record';
 import { getEvents } from '../../lib/events/feed';
 import { lastEventNumber } from '../../lib/events/store';
@@ -20,7 +19,7 @@ import { createOneList } from '../../lib/lists/manage';
 import type { Caller } from '../../lib/tokens/caller';
 import { SCOPES } from '../../lib/tokens/scopes';
 import { getDeliveries } from '../../lib/webhooks/deliveries';
-import { deliver, queueNewEvents } from '../../lib/webhooks/deliver';
+import { deliver, deliverAll, queueNewEvents } from '../../lib/webhooks/deliver';
 import { takeDueDeliveries } from '../../lib/webhooks/queue';
 import { MAX_ATTEMPTS } from '../../lib/webhooks/schedule';
 import { createWebhook, rotateSecret, sendTestEvent, updateOneWebhook } from '../../lib/webhooks/webhooks';
@@ -103,7 +102,8 @@ async function drain(): Promise<void> {
       continue;
     }
     idle = 0;
-    await forEachLimited(due, 16, (job) => deliver(job, { rules: LOCAL }).then(() => undefined));
+    for (const outcome of await deliverAll(due, { rules: LOCAL }))
+      if (outcome instanceof Error) throw outcome;
   }
 }
 

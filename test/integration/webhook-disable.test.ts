@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import type { Caller } from '../../lib/tokens/caller';
 import { SCOPES } from '../../lib/tokens/scopes';
 import { getDeliveries } from '../../lib/webhooks/deliveries';
-import { deliver } from '../../lib/webhooks/deliver';
+import { deliverAll } from '../../lib/webhooks/deliver';
 import { takeDueDeliveries } from '../../lib/webhooks/queue';
 import { FAILING_DISABLES_AFTER_MS, MAX_ATTEMPTS } from '../../lib/webhooks/schedule';
 import type { UrlRules } from '../../lib/webhooks/url';
@@ -54,7 +54,9 @@ let clock = Date.now();
 async function runUntil(until: number, step = HOUR): Promise<void> {
   for (; clock <= until; clock += step) {
     for (let due = await takeDueDeliveries(clock); due.length > 0; due = await takeDueDeliveries(clock)) {
-      for (const job of due) await deliver(job, { rules: LOCAL, now: () => new Date(clock) });
+      // As the delivery worker does: a poll's jobs as one batch (the endpoint read once, health kept by it).
+      for (const outcome of await deliverAll(due, { rules: LOCAL, now: () => new Date(clock) }))
+        if (outcome instanceof Error) throw outcome;
     }
   }
 }

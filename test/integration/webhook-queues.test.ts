@@ -1,0 +1,215 @@
+/**
+ * The AWS side of webhook delivery (contract §12), against an SQS stand-in on 127.0.0.1 and DynamoDB
+ * Local: an import batch announces the accounts it wrote events for on the FIFO fan-out queue (one
+ * message per account, grouped by account); the fan-out, invoked by that queue, queues the announced
+ * accounts' events and no one else's; its minute's sweep announces every account with an endpoint;
+ * the delivery function, invoked by the delivery queue, delivers a batch, sends a job due later on to
+ * the queue with SQS's longest delay, and hands back the one message it could not take.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { Webhook } from 'standardwebhooks';
+import { handler as deliverHandler } from '../../functions/deliver-webhooks';
+import { handler as fanOutHandler } from '../../functions/fan-out-webhook-events';
+import type { CompanyRecordInput } from '../../lib/companies/record';
+import { importCompanies } from '../../lib/import/import';
+import { addCompanies } from '../../lib/lists/add-companies';
+import { createOneList } from '../../lib/lists/manage';
+import type { Caller } from '../../lib/tokens/caller';
+import { SCOPES } from '../../lib/tokens/scopes';
+import { announceEvents } from '../../lib/webhooks/announce';
+import { getDeliveries } from '../../lib/webhooks/deliveries';
+import { takeDueDeliveries } from '../../lib/webhooks/queue';
+import { MAX_DELAY_SECONDS } from '../../lib/webhooks/sqs-queue';
+import { getWebhook } from '../../lib/webhooks/store';
+import { createWebhook } from '../../lib/webhooks/webhooks';
+import { companyRecord, period } from '../support/records';
+import { useSqsStandIn } from '../support/sqs-stand-in';
+import { useFreshTable } from '../support/table';
+
+useFreshTable();
+const sqs = useSqsStandIn();
+jest.setTimeout(120_000);
+
+const received: Array<{ id: string; signature: string; timestamp: string; body: string }> = [];
+const receiver = http.createServer((request, response) => {
+  const chunks: Buffer[] = [];
+  request.on('data', (c: Buffer) => chunks.push(c));
+  request.on('end', () => {
+    received.push({
+      id: String(request.headers['webhook-id']),
+      signature: String(request.headers['webhook-signature']),
+      timestamp: String(request.headers['webhook-timestamp']),
+      body: Buffer.concat(chunks).toString('utf8'),
+    });
+    response.writeHead(204).end();
+  });
+});
+let hookUrl = '';
+beforeAll(async () => {
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+});
+afterAll(async () => {
+  receiver.closeAllConnections();
+  await new Promise<void>((resolve) => receiver.close(() => resolve()));
+});
+afterEach(() => {
+  delete process.env['FAN_OUT_QUEUE_URL'];
+  delete process.env['WEBHOOK_QUEUE_URL'];
+  sqs.sent.length = 0;
+});
+
+const LOCAL = { allowLocal: true, resolve: async () => ['127.0.0.1'] };
+const account = (name: string): Caller => ({
+  accountId: name,
+  userEmail: `x@${name}.example`,
+  scopes: [...SCOPES],
+});
+
+let number = 73_000_000;
+/** `count` companies in a watched list of each account, imported with a first period. */
+async function watchedCompanies(callers: Caller[], count: number): Promise<CompanyRecordInput[]> {
+  const records = Array.from({ length: count }, () =>
+    companyRecord({
+      country: 'NL',
+      companyNumber: String(number++),
+      vatNumber: null,
+      website: null,
+      shareholders: [],
+      contacts: [],
+      financials: [period(2021)],
+    }),
+  );
+  await load(records);
+  for (const caller of callers) {
+    const { id } = (
+      await createOneList(caller, {
+        name: `Watched ${number}`,
+        type: 'STATIC',
+        notifications: { enabled: true },
+      })
+    ).body;
+    await addCompanies(
+      caller,
+      id,
+      records.map((r) => ({ country: 'NL', companyNumber: r.companyNumber })),
+    );
+  }
+  return records;
+}
+
+/** A new period for each: one event per company and watching account. */
+const publish = (records: CompanyRecordInput[]) =>
+  load(records.map((r) => ({ ...r, financials: [...r.financials!, period(2022)] })));
+
+async function load(records: CompanyRecordInput[]) {
+  async function* lines() {
+    for (const record of records) yield JSON.stringify(record);
+  }
+  return importCompanies(lines(), { asOf: '2026-11-21', batchSize: 50 });
+}
+
+const record = (body: string, messageId: string): SQSRecord => ({ body, messageId }) as SQSRecord;
+
+it('announces the accounts of each import batch that wrote events, one message per account grouped by it', async () => {
+  const [a, b] = [account('announce-a'), account('announce-b')];
+  const records = await watchedCompanies([a, b], 60);
+  process.env['FAN_OUT_QUEUE_URL'] = sqs.queueUrl('fan-out.fifo');
+  await publish(records);
+
+  // Two batches (50 + 10 companies), each announcing both accounts once.
+  expect(sqs.sent).toHaveLength(4);
+  for (const message of sqs.sent) {
+    expect(message.queueUrl).toBe(sqs.queueUrl('fan-out.fifo'));
+    expect(message.groupId).toBe((JSON.parse(message.body) as { accountId: string }).accountId);
+  }
+  expect(sqs.sent.map((m) => m.groupId).sort()).toEqual([a.accountId, a.accountId, b.accountId, b.accountId]);
+  // Each batch and account its own deduplication id: SQS drops a repeat, never a later batch's.
+  expect(new Set(sqs.sent.map((m) => m.deduplicationId)).size).toBe(4);
+});
+
+it('sends the same deduplication id for the same occasion and account (a retried batch)', async () => {
+  process.env['FAN_OUT_QUEUE_URL'] = sqs.queueUrl('fan-out.fifo');
+  await announceEvents(['x', 'y', 'x'], 'change-1');
+  await announceEvents(['x'], 'change-1');
+  await announceEvents(['x'], 'change-2');
+  const ids = sqs.sent.map((m) => `${m.groupId} ${m.deduplicationId}`);
+  expect(ids).toHaveLength(4);
+  expect(ids[2]).toBe(ids[0]);
+  expect(ids[3]).not.toBe(ids[0]);
+});
+
+it("queues the announced accounts' events and no one else's; the sweep announces every account with an endpoint", async () => {
+  const [a, b] = [account('fan-out-a'), account('fan-out-b')];
+  const { body: hookA } = await createWebhook(a, { url: hookUrl }, LOCAL);
+  const { body: hookB } = await createWebhook(b, { url: hookUrl }, LOCAL);
+  await publish(await watchedCompanies([a, b], 20));
+
+  const announced: SQSEvent = { Records: [record(JSON.stringify({ accountId: a.accountId }), 'm1')] };
+  expect(await fanOutHandler(announced)).toEqual({ queued: 20 });
+  expect((await getWebhook(a.accountId, hookA.id))!.cursor).toBe(20);
+  expect((await getWebhook(b.accountId, hookB.id))!.cursor).toBe(0);
+  const jobs = await takeDueDeliveries(Date.now(), 1000);
+  expect(new Set(jobs.map((j) => j.job.accountId))).toEqual(new Set([a.accountId]));
+  expect(jobs).toHaveLength(20);
+
+  // The minute's schedule on AWS: announcements only, each account once, nothing queued by itself.
+  process.env['FAN_OUT_QUEUE_URL'] = sqs.queueUrl('fan-out.fifo');
+  expect(await fanOutHandler()).toEqual({ queued: 0 });
+  expect(sqs.sent.map((m) => m.groupId).sort()).toEqual([a.accountId, b.accountId]);
+  expect((await getWebhook(b.accountId, hookB.id))!.cursor).toBe(0);
+});
+
+it('delivers a batch from the queue, sends a job due later on, and hands back the message it cannot take', async () => {
+  const caller = account('sqs-delivery');
+  const { body: endpoint } = await createWebhook(caller, { url: hookUrl }, LOCAL);
+  process.env['WEBHOOK_QUEUE_URL'] = sqs.queueUrl('deliveries');
+  const now = Date.now();
+  const job = (eventId: string, dueMs: number) =>
+    JSON.stringify({
+      job: {
+        accountId: caller.accountId,
+        webhookId: endpoint.id,
+        eventId,
+        attempt: 1,
+        body: JSON.stringify({ id: eventId, type: 'webhook.test' }),
+      },
+      dueMs,
+    });
+  const before = received.length;
+  const answer = await deliverHandler({
+    Records: [
+      record(job('evt_now_1', now), 'r1'),
+      record(job('evt_now_2', now), 'r2'),
+      record(job('evt_later', now + 2 * 60 * 60 * 1000), 'r3'),
+      record('{not json', 'r4'),
+    ],
+  });
+
+  expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: 'r4' }] });
+  const arrived = received.slice(before);
+  expect(arrived.map((r) => r.id).sort()).toEqual(['evt_now_1', 'evt_now_2']);
+  const verifier = new Webhook(endpoint.secret);
+  for (const r of arrived) {
+    expect(() =>
+      verifier.verify(r.body, {
+        'webhook-id': r.id,
+        'webhook-timestamp': r.timestamp,
+        'webhook-signature': r.signature,
+      }),
+    ).not.toThrow();
+  }
+  expect(sqs.sent).toHaveLength(1);
+  expect(sqs.sent[0]).toMatchObject({
+    queueUrl: sqs.queueUrl('deliveries'),
+    delaySeconds: MAX_DELAY_SECONDS,
+  });
+  expect(JSON.parse(sqs.sent[0]!.body)).toMatchObject({ job: { eventId: 'evt_later' } });
+  const log = await getDeliveries(caller.accountId, endpoint.id, { limit: 10, offset: 0 });
+  expect(log.data.map((d) => [d.eventId, d.status]).sort()).toEqual([
+    ['evt_now_1', 'delivered'],
+    ['evt_now_2', 'delivered'],
+  ]);
+});
