@@ -213,6 +213,7 @@ async function latency(
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const workersHost = http.createServer();
+  let workers: { stopped: () => Promise<void> } | undefined;
   try {
     const accountId = 'bench-latency';
     const caller = { accountId, userEmail: 'bench@bench.example', scopes: [] };
@@ -224,7 +225,7 @@ async function latency(
     );
     const list = await lib.createList(listDraft(accountId, 'Latency'));
     await addAll(lib.addMembers, accountId, list.id, base.slice(0, count));
-    runScheduledWorkers(workersHost);
+    workers = runScheduledWorkers(workersHost);
     // The import in a process of its own, as `npm run import` beside `npm start`.
     await importInChild(records);
     const { events } = await readEvents(accountId, 0, 10_000, Date.now());
@@ -252,6 +253,7 @@ async function latency(
     );
   } finally {
     workersHost.emit('close');
+    await workers?.stopped();
     receiver.closeAllConnections();
     receiver.close();
   }
