@@ -1,9 +1,14 @@
 /**
  * Notifications end to end (contract §12) through the local gateway, whose process runs the fan-out
- * and the deliveries every second as `npm start` does: a change imported for a company in a watched
+ * and the deliveries every 250 ms as `npm start` does: a change imported for a company in a watched
  * list reaches a real receiver on 127.0.0.1 with a valid Standard Webhooks signature, the same event is
  * in the feed, the deliveries log shows the attempt; a rotated secret signs beside the new one; a
- * private-address URL is refused. Every answer is checked against the OpenAPI document.
+ * receiver that answers 500, never answers, resets the connection or redirects gets the retries, each
+ * in the log; one down for the whole schedule leaves the delivery `failed` and the event in the feed;
+ * a private-address URL is refused. Every answer is checked against the OpenAPI document.
+ *
+ * The retry schedule runs at 1/20,000 (WEBHOOK_RETRY_SCALE: 5 s → 0.25 ms, 10 h → 1.8 s; all eight
+ * attempts in about 5 s), every attempt made; a receiver that never answers is given up on after 2 s.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +17,8 @@ import { importCompanies } from '../../lib/import/import';
 import { period } from '../support/records';
 import { expectValidationError, TOKENS, useApi } from './http';
 
+process.env['WEBHOOK_RETRY_SCALE'] = '0.00005';
+process.env['WEBHOOK_TIMEOUT_MS'] = '2000';
 const api = useApi();
 jest.setTimeout(120_000);
 
@@ -38,9 +45,28 @@ beforeAll(async () => {
   receiverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  for (const s of [server, flaky]) {
+    s.closeAllConnections();
+    await new Promise<void>((resolve) => s.close(() => resolve()));
+  }
 });
+
+/** A receiver that answers its requests by the script, in turn, then 204. */
+const script: Array<'500' | 'timeout' | 'reset' | 'redirect'> = [];
+const flakyReceived: Array<{ id: string }> = [];
+const flaky = http.createServer((request, response) => {
+  request.resume();
+  request.on('end', () => {
+    flakyReceived.push({ id: String(request.headers['webhook-id']) });
+    const mode = script.shift();
+    if (mode === undefined) response.writeHead(204).end();
+    else if (mode === '500') response.writeHead(500).end('{}');
+    else if (mode === 'redirect') response.writeHead(302, { Location: '/elsewhere' }).end();
+    else if (mode === 'reset') request.socket.destroy();
+    // 'timeout': no answer at all.
+  });
+});
+beforeAll(() => new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve)));
 
 const json = (method: string, path: string, body: unknown, token: string = TOKENS.alice) =>
   api.send(method, path, {
@@ -126,6 +152,69 @@ it('signs with the new and the rotated-out secret after a rotation', async () =>
   const [current, previous] = delivery.headers['webhook-signature']!.split(' ');
   expect(verify(rotated.body.secret, delivery, current)).toMatchObject({ type: 'webhook.test', data: {} });
   expect(verify(endpoint.secret, delivery, previous)).toMatchObject({ type: 'webhook.test' });
+});
+
+/** The endpoint's deliveries log, oldest first, once `done` says it is complete. */
+const attemptsOf = async (webhookId: string, done: (rows: Array<Record<string, unknown>>) => boolean) =>
+  until(async () => {
+    const answer = await api.get(`/v1/webhooks/${webhookId}/deliveries?limit=100`);
+    const rows = [...(answer.body.data as Array<Record<string, unknown>>)].reverse();
+    return done(rows) ? rows : undefined;
+  }, 'the deliveries log');
+
+it('retries a receiver that answers 500, never answers, resets or redirects, each attempt in the log', async () => {
+  const url = `http://127.0.0.1:${(flaky.address() as AddressInfo).port}/hook`;
+  const created = await json('POST', '/v1/webhooks', { url });
+  expect(created.status).toBe(201);
+  script.push('500', 'timeout', 'reset', 'redirect');
+  expect((await json('POST', `/v1/webhooks/${created.body.id}/test`, {})).status).toBe(202);
+
+  const rows = await attemptsOf(created.body.id, (rows) => rows.some((r) => r.status === 'delivered'));
+  expect(rows.map((r) => [r.attempt, r.status, r.responseStatus])).toEqual([
+    [1, 'pending', 500],
+    [2, 'pending', null],
+    [3, 'pending', null],
+    [4, 'pending', 302],
+    [5, 'delivered', 204],
+  ]);
+  expect(rows.slice(0, 4).every((r) => typeof r.nextAttemptAt === 'string')).toBe(true);
+  expect(rows[4]!.nextAttemptAt).toBeNull();
+  // One delivery: five requests, one webhook-id.
+  expect(flakyReceived).toHaveLength(5);
+  expect(new Set(flakyReceived.map((r) => r.id))).toEqual(new Set([rows[0]!.eventId]));
+  expect((await api.send('DELETE', `/v1/webhooks/${created.body.id}`)).status).toBe(204);
+});
+
+it('leaves a delivery failed when the receiver is down for the whole schedule; the event stays in the feed', async () => {
+  // A port nothing listens on: every attempt is refused.
+  const closed = http.createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const port = (closed.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => closed.close(() => resolve()));
+  const created = await json('POST', '/v1/webhooks', { url: `http://127.0.0.1:${port}/hook` });
+  expect(created.status).toBe(201);
+  const feedStart = await api.get('/v1/events');
+
+  const record = api.records[0]!;
+  async function* lines() {
+    yield JSON.stringify({ ...record, financials: [...record.financials!, period(2031), period(2032)] });
+  }
+  expect((await importCompanies(lines(), { asOf: '2026-11-26' })).updates).toBeGreaterThan(0);
+
+  // Done when every event's delivery has ended (the import may derive more than one).
+  const rows = await attemptsOf(created.body.id, (rows) => {
+    const events = new Set(rows.map((r) => r.eventId));
+    return rows.length > 0 && rows.filter((r) => r.status === 'failed').length === events.size;
+  });
+  const eventId = rows[0]!.eventId;
+  const ofEvent = rows.filter((r) => r.eventId === eventId);
+  expect(ofEvent.map((r) => r.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  expect(ofEvent.map((r) => r.status)).toEqual([...Array(7).fill('pending'), 'failed']);
+  expect(ofEvent.every((r) => r.responseStatus === null)).toBe(true);
+  expect(ofEvent[7]!.nextAttemptAt).toBeNull();
+  const feed = await api.get(`/v1/events?after=${encodeURIComponent(feedStart.body.next)}`);
+  expect(feed.body.data.map((e: { id: string }) => e.id)).toContain(eventId);
+  expect((await api.send('DELETE', `/v1/webhooks/${created.body.id}`)).status).toBe(204);
 });
 
 it('refuses a private-address URL and keeps accounts apart', async () => {
