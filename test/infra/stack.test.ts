@@ -1007,6 +1007,10 @@ describe('CompanyDataStack (dev)', () => {
     }
   });
 
+  it("stays within CloudFormation's 500 resources a stack (a deploy beyond it fails)", () => {
+    expect(Object.keys(template.toJSON().Resources).length).toBeLessThanOrEqual(500);
+  });
+
   it('passes the cdk-nag AwsSolutions and Serverless checks with no unacknowledged finding', () => {
     expect(nagFindings(stack)).toEqual([]);
   });
