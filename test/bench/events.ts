@@ -63,7 +63,7 @@ async function main(): Promise<void> {
     await ensureTable(endpoint, process.env['TABLE_NAME']);
     const { importCompanies } = await import('../../lib/import/import');
     const { recordCalls } = await import('../support/dynamodb-calls');
-    const { companyRecord, period } = await import('../support/records');
+    const { bareCompany, period } = await import('../support/records');
     const { createList } = await import('../../lib/lists/store/lists');
     const { addMembers } = await import('../../lib/lists/store/members');
     const { capacitySoFar, countWrites } = await import('../../lib/storage/client');
@@ -73,16 +73,7 @@ async function main(): Promise<void> {
     countWrites();
 
     const base = Array.from({ length: n }, (_, i) =>
-      companyRecord({
-        country: 'NL',
-        companyNumber: String(60_000_000 + i),
-        name: `Bench ${i} BV`,
-        vatNumber: null,
-        website: null,
-        shareholders: [],
-        contacts: [],
-        financials: [period(2000)],
-      }),
+      bareCompany(60_000_000 + i, { name: `Bench ${i} BV`, financials: [period(2000)] }),
     );
     let year = 2000;
     /** Every company (or the first `count`) with one more period: one change and one update each. */

@@ -23,7 +23,7 @@ import type { Caller } from '../../lib/tokens/caller';
 import { SCOPES } from '../../lib/tokens/scopes';
 import { handler as getEventsHandler } from '../../functions/get-events';
 import { ALICE, call } from '../support/events';
-import { companyRecord, period } from '../support/records';
+import { bareCompany, companyRecord, period } from '../support/records';
 import { useFreshTable } from '../support/table';
 
 useFreshTable();
@@ -290,16 +290,7 @@ describe('the feed while events are written', () => {
 
   it('gives every event of an import exactly once to a reader polling while it runs', async () => {
     const companies = Array.from({ length: 60 }, (_, i) =>
-      companyRecord({
-        country: 'NL',
-        companyNumber: String(71_000_000 + i),
-        name: `Polled ${i} BV`,
-        vatNumber: null,
-        website: null,
-        shareholders: [],
-        contacts: [],
-        financials: [period(2021)],
-      }),
+      bareCompany(71_000_000 + i, { name: `Polled ${i} BV` }),
     );
     await load(companies, '2025-07-01');
     const watcher: Caller = { accountId: 'poller', userEmail: 'p@poller.example', scopes: [...SCOPES] };

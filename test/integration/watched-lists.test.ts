@@ -13,7 +13,6 @@ import { getEvents } from '../../lib/events/feed';
 import { watchedLists } from '../../lib/events/watched';
 import type { BatchDerivation } from '../../lib/import/change';
 import { deriveBatch } from '../../lib/import/derive';
-import { importCompanies } from '../../lib/import/import';
 import { importPartitionStorage } from '../../lib/import/storage-access';
 import { withDeclaredAccess } from '../../lib/storage/access';
 import { addCompanies } from '../../lib/lists/add-companies';
@@ -23,7 +22,7 @@ import { dynamodb, tableName } from '../../lib/storage/client';
 import { keys } from '../../lib/storage/keys';
 import type { Caller } from '../../lib/tokens/caller';
 import { SCOPES } from '../../lib/tokens/scopes';
-import { companyRecord, period } from '../support/records';
+import { bareCompany, importRecords, withPeriod } from '../support/records';
 import { useFreshTable } from '../support/table';
 
 useFreshTable();
@@ -41,26 +40,9 @@ const unfile = (accountId: string, listId: number) =>
   dynamodb().send(new DeleteCommand({ TableName: tableName(), Key: keys.watchedList(accountId, listId) }));
 
 let number = 73_000_000;
-const records = (n: number) =>
-  Array.from({ length: n }, () =>
-    companyRecord({
-      country: 'NL',
-      companyNumber: String(number++),
-      vatNumber: null,
-      website: null,
-      shareholders: [],
-      contacts: [],
-      financials: [period(2021)],
-    }),
-  );
-const withPeriod = (rs: CompanyRecordInput[], year: number) =>
-  rs.map((r) => ({ ...r, financials: [...r.financials!, period(year)] }));
-async function load(rs: CompanyRecordInput[], derive?: BatchDerivation) {
-  async function* lines() {
-    for (const record of rs) yield JSON.stringify(record);
-  }
-  return importCompanies(lines(), { asOf: '2026-11-21', ...(derive ? { deriveBatch: derive } : {}) });
-}
+const records = (n: number) => Array.from({ length: n }, () => bareCompany(number++));
+const load = (rs: CompanyRecordInput[], derive?: BatchDerivation) =>
+  importRecords(rs, derive ? { deriveBatch: derive } : {});
 const refOf = (r: CompanyRecordInput) => ({ country: 'NL', companyNumber: r.companyNumber });
 async function feed(who: Caller, after?: string) {
   return JSON.parse((await getEvents(who, { after, limit: 500 })).text) as {

@@ -13,9 +13,6 @@ import { Webhook } from 'standardwebhooks';
 import type { CompanyRecordInput } from '../../lib/companies/record';
 import { getEvents } from '../../lib/events/feed';
 import { lastEventNumber } from '../../lib/events/store';
-import { importCompanies } from '../../lib/import/import';
-import { addCompanies } from '../../lib/lists/add-companies';
-import { createOneList } from '../../lib/lists/manage';
 import type { Caller } from '../../lib/tokens/caller';
 import { SCOPES } from '../../lib/tokens/scopes';
 import { getDeliveries } from '../../lib/webhooks/deliveries';
@@ -24,7 +21,8 @@ import { takeDueDeliveries } from '../../lib/webhooks/queue';
 import { MAX_ATTEMPTS } from '../../lib/webhooks/schedule';
 import { createWebhook, rotateSecret, sendTestEvent, updateOneWebhook } from '../../lib/webhooks/webhooks';
 import type { UrlRules } from '../../lib/webhooks/url';
-import { companyRecord, period } from '../support/records';
+import { bareCompany, importRecords, withPeriod } from '../support/records';
+import { watchCompanies } from '../support/watched';
 import { useFreshTable } from '../support/table';
 
 useFreshTable();
@@ -116,41 +114,13 @@ const account = (name: string): Caller => ({
 let number = 72_000_000;
 /** Companies in a watched list of the account, then a new period each: one event per company. */
 async function eventsFor(caller: Caller, companies: number): Promise<void> {
-  const records = Array.from({ length: companies }, () =>
-    companyRecord({
-      country: 'NL',
-      companyNumber: String(number++),
-      vatNumber: null,
-      website: null,
-      shareholders: [],
-      contacts: [],
-      financials: [period(2021)],
-    }),
-  );
+  const records = Array.from({ length: companies }, () => bareCompany(number++));
   await load(records);
-  const { id } = (
-    await createOneList(caller, {
-      name: `Watched ${number}`,
-      type: 'STATIC',
-      notifications: { enabled: true },
-    })
-  ).body;
-  for (let i = 0; i < records.length; i += 100) {
-    await addCompanies(
-      caller,
-      id,
-      records.slice(i, i + 100).map((r) => ({ country: 'NL', companyNumber: r.companyNumber })),
-    );
-  }
-  await load(records.map((r) => ({ ...r, financials: [...r.financials!, period(2022)] })));
+  await watchCompanies(caller, records);
+  await load(withPeriod(records, 2022));
 }
 
-async function load(records: CompanyRecordInput[]) {
-  async function* lines() {
-    for (const record of records) yield JSON.stringify(record);
-  }
-  return importCompanies(lines(), { asOf: '2026-11-21', batchSize: 50 });
-}
+const load = (records: CompanyRecordInput[]) => importRecords(records, { batchSize: 50 });
 
 const log = (caller: Caller, webhookId: string) =>
   getDeliveries(caller.accountId, webhookId, { limit: 100, offset: 0 });

@@ -13,9 +13,6 @@ import { Webhook } from 'standardwebhooks';
 import { handler as deliverHandler } from '../../functions/deliver-webhooks';
 import { handler as fanOutHandler } from '../../functions/fan-out-webhook-events';
 import type { CompanyRecordInput } from '../../lib/companies/record';
-import { importCompanies } from '../../lib/import/import';
-import { addCompanies } from '../../lib/lists/add-companies';
-import { createOneList } from '../../lib/lists/manage';
 import type { Caller } from '../../lib/tokens/caller';
 import { SCOPES } from '../../lib/tokens/scopes';
 import { announceEvents } from '../../lib/webhooks/announce';
@@ -24,7 +21,8 @@ import { takeDueDeliveries } from '../../lib/webhooks/queue';
 import { MAX_DELAY_SECONDS } from '../../lib/webhooks/sqs-queue';
 import { getWebhook } from '../../lib/webhooks/store';
 import { createWebhook } from '../../lib/webhooks/webhooks';
-import { companyRecord, period } from '../support/records';
+import { bareCompany, importRecords, withPeriod } from '../support/records';
+import { watchCompanies } from '../support/watched';
 import { useSqsStandIn } from '../support/sqs-stand-in';
 import { useFreshTable } from '../support/table';
 
@@ -71,45 +69,16 @@ const account = (name: string): Caller => ({
 let number = 73_000_000;
 /** `count` companies in a watched list of each account, imported with a first period. */
 async function watchedCompanies(callers: Caller[], count: number): Promise<CompanyRecordInput[]> {
-  const records = Array.from({ length: count }, () =>
-    companyRecord({
-      country: 'NL',
-      companyNumber: String(number++),
-      vatNumber: null,
-      website: null,
-      shareholders: [],
-      contacts: [],
-      financials: [period(2021)],
-    }),
-  );
+  const records = Array.from({ length: count }, () => bareCompany(number++));
   await load(records);
-  for (const caller of callers) {
-    const { id } = (
-      await createOneList(caller, {
-        name: `Watched ${number}`,
-        type: 'STATIC',
-        notifications: { enabled: true },
-      })
-    ).body;
-    await addCompanies(
-      caller,
-      id,
-      records.map((r) => ({ country: 'NL', companyNumber: r.companyNumber })),
-    );
-  }
+  for (const caller of callers) await watchCompanies(caller, records);
   return records;
 }
 
 /** A new period for each: one event per company and watching account. */
-const publish = (records: CompanyRecordInput[]) =>
-  load(records.map((r) => ({ ...r, financials: [...r.financials!, period(2022)] })));
+const publish = (records: CompanyRecordInput[]) => load(withPeriod(records, 2022));
 
-async function load(records: CompanyRecordInput[]) {
-  async function* lines() {
-    for (const record of records) yield JSON.stringify(record);
-  }
-  return importCompanies(lines(), { asOf: '2026-11-21', batchSize: 50 });
-}
+const load = (records: CompanyRecordInput[]) => importRecords(records, { batchSize: 50 });
 
 const record = (body: string, messageId: string): SQSRecord => ({ body, messageId }) as SQSRecord;
 

@@ -1,6 +1,7 @@
 /** Hand-made company records (contract §11.1) for tests: every figure consistent, any field overridable. */
 import type { CompanyRecordInput } from '../../lib/companies/record';
 import type { FinancialPeriod } from '../../lib/companies/schemas';
+import { importCompanies, type ImportOptions } from '../../lib/import/import';
 
 /** A full-year period ending on 31 December of `year` whose figures satisfy every identity of §6.1. */
 export interface PeriodOverrides {
@@ -67,4 +68,40 @@ export function companyRecord(overrides: Partial<CompanyRecordInput> = {}): Comp
     contacts: [{ contactId: 90210, firstName: 'An', lastName: 'Peeters', jobTitle: 'CEO' }],
     ...overrides,
   };
+}
+
+/**
+ * A Dutch company with one period (2021) and nothing else that derives facts: no VAT number, website,
+ * shareholders or contacts. What the events, watched-lists and delivery tests watch: a new period each
+ * (`withPeriod`) derives one update per company.
+ */
+export function bareCompany(
+  companyNumber: number,
+  overrides: Partial<CompanyRecordInput> = {},
+): CompanyRecordInput {
+  return companyRecord({
+    country: 'NL',
+    companyNumber: String(companyNumber),
+    vatNumber: null,
+    website: null,
+    shareholders: [],
+    contacts: [],
+    financials: [period(2021)],
+    ...overrides,
+  });
+}
+
+/** The records with one more period, of `year`. */
+export const withPeriod = (records: CompanyRecordInput[], year: number): CompanyRecordInput[] =>
+  records.map((r) => ({ ...r, financials: [...(r.financials ?? []), period(year)] }));
+
+/** Imports the records as the lines of a file (contract §11.2), as of `asOf`. */
+export async function importRecords(
+  records: CompanyRecordInput[],
+  options: Omit<ImportOptions, 'asOf'> & { asOf?: string } = {},
+) {
+  async function* lines() {
+    for (const record of records) yield JSON.stringify(record);
+  }
+  return importCompanies(lines(), { asOf: '2026-11-21', ...options });
 }
