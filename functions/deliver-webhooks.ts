@@ -10,13 +10,13 @@ import { deliverAll, deliveryStorage, type Outcome } from '../lib/webhooks/deliv
 import type { DueJob } from '../lib/webhooks/job';
 import { deliveryMetricsLine } from '../lib/webhooks/metrics';
 import { takeDueDeliveries } from '../lib/webhooks/queue';
+import { dueLater, sendToQueue } from '../lib/webhooks/sqs-queue';
 import { stageUrlRules } from '../lib/webhooks/url';
 
 export const handler = async (event?: SQSEvent): Promise<SQSBatchResponse | { delivered: number }> =>
   withDeclaredAccess(deliveryStorage, async () => {
     const options = { rules: stageUrlRules() };
     if (event?.Records) {
-      const { dueLater, sendToQueue } = await import('../lib/webhooks/sqs-queue');
       const failures: SQSBatchResponse['batchItemFailures'] = [];
       const now: Array<{ due: DueJob; messageId: string }> = [];
       await Promise.all(

@@ -11,6 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { config } from '../config';
+import { sendEntries } from './sqs-queue';
 
 /** One account's announcement, as the queue carries it. */
 export interface Announcement {
@@ -26,7 +27,6 @@ export async function announceEvents(accountIds: Iterable<string>, occasion: str
   const queueUrl = config.fanOutQueueUrl();
   const accounts = [...new Set(accountIds)];
   if (!queueUrl || accounts.length === 0) return;
-  const { sendEntries } = await import('./sqs-queue');
   await sendEntries(
     queueUrl,
     accounts.map((accountId) => ({

@@ -11,13 +11,13 @@ import { DELIVERY_DUE_SHARDS, keys } from '../storage/keys';
 import { config } from '../config';
 
 import type { DueJob } from './job';
+import { sendToQueue } from './sqs-queue';
 
 /** Queues jobs for their time: the stage's SQS queue, else the table. */
 export async function enqueueDeliveries(jobs: DueJob[]): Promise<void> {
   if (jobs.length === 0) return;
   const queueUrl = config.webhookQueueUrl();
   if (queueUrl) {
-    const { sendToQueue } = await import('./sqs-queue');
     return sendToQueue(queueUrl, jobs);
   }
   await batchPut(

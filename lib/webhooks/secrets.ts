@@ -12,6 +12,7 @@
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { config } from '../config';
+import { callAws } from './aws-json';
 
 export const SECRET_PREFIX = 'whsec_';
 
@@ -40,30 +41,23 @@ export function secretBox(): SecretBox {
 
 /** `kms:` and the ciphertext (base64): KMS keeps the key, the table only what it cannot open. */
 function kmsBox(keyId: string): SecretBox {
-  // Loaded when first used: only the webhook functions carry the KMS client in their bundles.
-  const client = import('@aws-sdk/client-kms').then((kms) => ({ kms, client: new kms.KMSClient({}) }));
   const context = (c: SecretContext) => ({ accountId: c.accountId, webhookId: c.webhookId });
   return {
     async seal(secret, c) {
-      const { kms, client: kmsClient } = await client;
-      const { CiphertextBlob } = await kmsClient.send(
-        new kms.EncryptCommand({
-          KeyId: keyId,
-          Plaintext: Buffer.from(secret),
-          EncryptionContext: context(c),
-        }),
-      );
-      return `kms:${Buffer.from(CiphertextBlob!).toString('base64')}`;
+      const { CiphertextBlob } = await callAws<{ CiphertextBlob: string }>('kms', 'Encrypt', {
+        KeyId: keyId,
+        Plaintext: Buffer.from(secret).toString('base64'),
+        EncryptionContext: context(c),
+      });
+      return `kms:${CiphertextBlob}`;
     },
     async open(sealed, c) {
-      const { kms, client: kmsClient } = await client;
-      const { Plaintext } = await kmsClient.send(
-        new kms.DecryptCommand({
-          CiphertextBlob: Buffer.from(sealed.slice('kms:'.length), 'base64'),
-          EncryptionContext: context(c),
-        }),
-      );
-      return Buffer.from(Plaintext!).toString();
+      const { Plaintext } = await callAws<{ Plaintext: string }>('kms', 'Decrypt', {
+        KeyId: keyId,
+        CiphertextBlob: sealed.slice('kms:'.length),
+        EncryptionContext: context(c),
+      });
+      return Buffer.from(Plaintext, 'base64').toString();
     },
   };
 }

@@ -6,16 +6,13 @@
  * the queue's visibility timeout and, after a few receives, goes to the dead-letter queue. The fan-out's
  * announcements (lib/webhooks/announce.ts) go through `sendEntries` too.
  */
-import { SendMessageBatchCommand, SQSClient, type SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
 import { chunk } from '../storage/batch';
+import { callAws } from './aws-json';
 import type { DueJob } from './job';
 
 /** SQS's longest delay. */
 export const MAX_DELAY_SECONDS = 900;
 const SEND_BATCH = 10;
-
-let client: SQSClient | undefined;
-const sqs = () => (client ??= new SQSClient({}));
 
 export async function sendToQueue(queueUrl: string, jobs: DueJob[], nowMs = Date.now()): Promise<void> {
   await sendEntries(
@@ -27,7 +24,13 @@ export async function sendToQueue(queueUrl: string, jobs: DueJob[], nowMs = Date
   );
 }
 
-type Entry = Omit<SendMessageBatchRequestEntry, 'Id'>;
+/** A message as SendMessageBatch takes it (its `Id` in the batch is given here). */
+interface Entry {
+  MessageBody: string;
+  DelaySeconds?: number;
+  MessageGroupId?: string;
+  MessageDeduplicationId?: string;
+}
 
 /** Sends messages SEND_BATCH at a time, sending again those SQS refused (5 tries, then it throws). */
 export async function sendEntries(queueUrl: string, entries: Entry[]): Promise<void> {
@@ -35,7 +38,10 @@ export async function sendEntries(queueUrl: string, entries: Entry[]): Promise<v
     let pending = part.map((entry, i) => ({ ...entry, Id: String(i) }));
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt === 5) throw new Error('SQS kept refusing messages');
-      const result = await sqs().send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: pending }));
+      const result = await callAws<{ Failed?: Array<{ Id: string }> }>('sqs', 'SendMessageBatch', {
+        QueueUrl: queueUrl,
+        Entries: pending,
+      });
       const failed = new Set((result.Failed ?? []).map((f) => f.Id));
       pending = pending.filter((entry) => failed.has(entry.Id));
     }

@@ -1,10 +1,12 @@
 /**
- * The AWS side of webhook delivery (contract §12), against an SQS stand-in on 127.0.0.1 and DynamoDB
- * Local: an import batch announces the accounts it wrote events for on the FIFO fan-out queue (one
- * message per account, grouped by account); the fan-out, invoked by that queue, queues the announced
- * accounts' events and no one else's; its minute's sweep announces every account with an endpoint;
- * the delivery function, invoked by the delivery queue, delivers a batch, sends a job due later on to
- * the queue with SQS's longest delay, and hands back the one message it could not take.
+ * The AWS side of webhook delivery (contract §12), against a stand-in for SQS and KMS on 127.0.0.1
+ * (test/support/aws-stand-in.ts) and DynamoDB Local: an import batch announces the accounts it wrote
+ * events for on the FIFO fan-out queue (one message per account, grouped by account); the fan-out,
+ * invoked by that queue, queues the announced accounts' events and no one else's; its minute's sweep
+ * announces every account with an endpoint; the delivery function, invoked by the delivery queue,
+ * delivers a batch, sends a job due later on to the queue with SQS's longest delay, and hands back the
+ * one message it could not take; secrets are sealed by KMS under their account and endpoint and opened
+ * by the delivery to sign; a throttled call is made again, another error surfaces by its type.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,18 +18,20 @@ import type { CompanyRecordInput } from '../../lib/companies/record';
 import type { Caller } from '../../lib/tokens/caller';
 import { SCOPES } from '../../lib/tokens/scopes';
 import { announceEvents } from '../../lib/webhooks/announce';
+import { callAws } from '../../lib/webhooks/aws-json';
 import { getDeliveries } from '../../lib/webhooks/deliveries';
 import { takeDueDeliveries } from '../../lib/webhooks/queue';
+import { secretBox } from '../../lib/webhooks/secrets';
 import { MAX_DELAY_SECONDS } from '../../lib/webhooks/sqs-queue';
 import { getWebhook } from '../../lib/webhooks/store';
 import { createWebhook } from '../../lib/webhooks/webhooks';
 import { bareCompany, importRecords, withPeriod } from '../support/records';
 import { watchCompanies } from '../support/watched';
-import { useSqsStandIn } from '../support/sqs-stand-in';
+import { useAwsStandIn } from '../support/aws-stand-in';
 import { useFreshTable } from '../support/table';
 
 useFreshTable();
-const sqs = useSqsStandIn();
+const aws = useAwsStandIn();
 jest.setTimeout(120_000);
 
 const received: Array<{ id: string; signature: string; timestamp: string; body: string }> = [];
@@ -56,7 +60,8 @@ afterAll(async () => {
 afterEach(() => {
   delete process.env['FAN_OUT_QUEUE_URL'];
   delete process.env['WEBHOOK_QUEUE_URL'];
-  sqs.sent.length = 0;
+  delete process.env['WEBHOOK_KMS_KEY_ID'];
+  aws.sent.length = 0;
 });
 
 const LOCAL = { allowLocal: true, resolve: async () => ['127.0.0.1'] };
@@ -85,26 +90,26 @@ const record = (body: string, messageId: string): SQSRecord => ({ body, messageI
 it('announces the accounts of each import batch that wrote events, one message per account grouped by it', async () => {
   const [a, b] = [account('announce-a'), account('announce-b')];
   const records = await watchedCompanies([a, b], 60);
-  process.env['FAN_OUT_QUEUE_URL'] = sqs.queueUrl('fan-out.fifo');
+  process.env['FAN_OUT_QUEUE_URL'] = aws.queueUrl('fan-out.fifo');
   await publish(records);
 
   // Two batches (50 + 10 companies), each announcing both accounts once.
-  expect(sqs.sent).toHaveLength(4);
-  for (const message of sqs.sent) {
-    expect(message.queueUrl).toBe(sqs.queueUrl('fan-out.fifo'));
+  expect(aws.sent).toHaveLength(4);
+  for (const message of aws.sent) {
+    expect(message.queueUrl).toBe(aws.queueUrl('fan-out.fifo'));
     expect(message.groupId).toBe((JSON.parse(message.body) as { accountId: string }).accountId);
   }
-  expect(sqs.sent.map((m) => m.groupId).sort()).toEqual([a.accountId, a.accountId, b.accountId, b.accountId]);
+  expect(aws.sent.map((m) => m.groupId).sort()).toEqual([a.accountId, a.accountId, b.accountId, b.accountId]);
   // Each batch and account its own deduplication id: SQS drops a repeat, never a later batch's.
-  expect(new Set(sqs.sent.map((m) => m.deduplicationId)).size).toBe(4);
+  expect(new Set(aws.sent.map((m) => m.deduplicationId)).size).toBe(4);
 });
 
 it('sends the same deduplication id for the same occasion and account (a retried batch)', async () => {
-  process.env['FAN_OUT_QUEUE_URL'] = sqs.queueUrl('fan-out.fifo');
+  process.env['FAN_OUT_QUEUE_URL'] = aws.queueUrl('fan-out.fifo');
   await announceEvents(['x', 'y', 'x'], 'change-1');
   await announceEvents(['x'], 'change-1');
   await announceEvents(['x'], 'change-2');
-  const ids = sqs.sent.map((m) => `${m.groupId} ${m.deduplicationId}`);
+  const ids = aws.sent.map((m) => `${m.groupId} ${m.deduplicationId}`);
   expect(ids).toHaveLength(4);
   expect(ids[2]).toBe(ids[0]);
   expect(ids[3]).not.toBe(ids[0]);
@@ -125,16 +130,16 @@ it("queues the announced accounts' events and no one else's; the sweep announces
   expect(jobs).toHaveLength(20);
 
   // The minute's schedule on AWS: announcements only, each account once, nothing queued by itself.
-  process.env['FAN_OUT_QUEUE_URL'] = sqs.queueUrl('fan-out.fifo');
+  process.env['FAN_OUT_QUEUE_URL'] = aws.queueUrl('fan-out.fifo');
   expect(await fanOutHandler()).toEqual({ queued: 0 });
-  expect(sqs.sent.map((m) => m.groupId).sort()).toEqual([a.accountId, b.accountId]);
+  expect(aws.sent.map((m) => m.groupId).sort()).toEqual([a.accountId, b.accountId]);
   expect((await getWebhook(b.accountId, hookB.id))!.cursor).toBe(0);
 });
 
 it('delivers a batch from the queue, sends a job due later on, and hands back the message it cannot take', async () => {
   const caller = account('sqs-delivery');
   const { body: endpoint } = await createWebhook(caller, { url: hookUrl }, LOCAL);
-  process.env['WEBHOOK_QUEUE_URL'] = sqs.queueUrl('deliveries');
+  process.env['WEBHOOK_QUEUE_URL'] = aws.queueUrl('deliveries');
   const now = Date.now();
   const job = (eventId: string, dueMs: number) =>
     JSON.stringify({
@@ -170,15 +175,81 @@ it('delivers a batch from the queue, sends a job due later on, and hands back th
       }),
     ).not.toThrow();
   }
-  expect(sqs.sent).toHaveLength(1);
-  expect(sqs.sent[0]).toMatchObject({
-    queueUrl: sqs.queueUrl('deliveries'),
+  expect(aws.sent).toHaveLength(1);
+  expect(aws.sent[0]).toMatchObject({
+    queueUrl: aws.queueUrl('deliveries'),
     delaySeconds: MAX_DELAY_SECONDS,
   });
-  expect(JSON.parse(sqs.sent[0]!.body)).toMatchObject({ job: { eventId: 'evt_later' } });
+  expect(JSON.parse(aws.sent[0]!.body)).toMatchObject({ job: { eventId: 'evt_later' } });
   const log = await getDeliveries(caller.accountId, endpoint.id, { limit: 10, offset: 0 });
   expect(log.data.map((d) => [d.eventId, d.status]).sort()).toEqual([
     ['evt_now_1', 'delivered'],
     ['evt_now_2', 'delivered'],
   ]);
+});
+
+describe('secrets sealed by KMS', () => {
+  const KEY = 'arn:aws:kms:local:000000000000:key/stand-in';
+
+  it('seals a secret under its account and endpoint; the delivery opens it to sign', async () => {
+    process.env['WEBHOOK_KMS_KEY_ID'] = KEY;
+    const caller = account('kms-sealed');
+    const { body: endpoint } = await createWebhook(caller, { url: hookUrl }, LOCAL);
+    const stored = await getWebhook(caller.accountId, endpoint.id);
+    expect(stored!.secrets).toHaveLength(1);
+    expect(stored!.secrets[0]!.sealed).toMatch(/^kms:/);
+    expect(JSON.stringify(stored)).not.toContain(endpoint.secret);
+    expect(
+      await secretBox().open(stored!.secrets[0]!.sealed, {
+        accountId: caller.accountId,
+        webhookId: endpoint.id,
+      }),
+    ).toBe(endpoint.secret);
+    // Copied to another endpoint, it does not open.
+    await expect(
+      secretBox().open(stored!.secrets[0]!.sealed, { accountId: caller.accountId, webhookId: 'wh_other' }),
+    ).rejects.toMatchObject({ name: 'InvalidCiphertextException', status: 400 });
+
+    process.env['WEBHOOK_QUEUE_URL'] = aws.queueUrl('deliveries');
+    const before = received.length;
+    const body = JSON.stringify({ id: 'evt_kms', type: 'webhook.test' });
+    const job = { accountId: caller.accountId, webhookId: endpoint.id, eventId: 'evt_kms', attempt: 1, body };
+    expect(
+      await deliverHandler({ Records: [record(JSON.stringify({ job, dueMs: Date.now() }), 'k1')] }),
+    ).toEqual({
+      batchItemFailures: [],
+    });
+    const [arrived] = received.slice(before);
+    expect(
+      new Webhook(endpoint.secret).verify(arrived!.body, {
+        'webhook-id': arrived!.id,
+        'webhook-timestamp': arrived!.timestamp,
+        'webhook-signature': arrived!.signature,
+      }),
+    ).toEqual(JSON.parse(body));
+  });
+});
+
+describe('calls to AWS', () => {
+  it('makes a throttled call again, up to 3 attempts in all', async () => {
+    process.env['FAN_OUT_QUEUE_URL'] = aws.queueUrl('fan-out.fifo');
+    const made = aws.requests.length;
+    aws.throttleNext(2);
+    await announceEvents(['throttled'], 'x');
+    expect(aws.requests.slice(made)).toEqual(Array(3).fill('AmazonSQS.SendMessageBatch'));
+    expect(aws.sent.map((m) => m.groupId)).toEqual(['throttled']);
+
+    aws.throttleNext(3);
+    await expect(announceEvents(['throttled'], 'y')).rejects.toMatchObject({ name: 'ThrottlingException' });
+    aws.throttleNext(0);
+  });
+
+  it('surfaces an error AWS answered by its type, without trying again', async () => {
+    const made = aws.requests.length;
+    await expect(callAws('kms', 'NoSuchOperation', {})).rejects.toMatchObject({
+      name: 'UnknownOperationException',
+      status: 400,
+    });
+    expect(aws.requests.length - made).toBe(1);
+  });
 });
