@@ -1,14 +1,15 @@
 /**
  * Delivery of events to webhook endpoints (contract §12), the same code on AWS and on the local stage:
  *
- * - `queueNewEvents` (the fan-out): for every enabled endpoint, the account's events after the
- *   endpoint's feed position become delivery jobs (attempt 1, due now), then the position moves past
- *   them, conditional on where it was read (two fan-outs never both move it; a fan-out that dies
- *   between queueing and moving queues the same events again: at least once, same `webhook-id`).
- * - `deliver` (one job): the endpoint read again (deleted or disabled: the job is dropped), its valid
- *   secrets opened, the event sent (lib/webhooks/send.ts), the attempt logged, and a failed attempt
- *   queued again per the schedule (lib/webhooks/schedule.ts) or, after the eighth, logged `failed`.
- *   An endpoint whose deliveries all failed for 5 days is disabled.
+ * - `queueNewEvents` (the fan-out): for every enabled endpoint (of the accounts an import batch
+ *   announced, or of all), the account's events after the endpoint's feed position become delivery
+ *   jobs (attempt 1, due now), then the position moves past them, conditional on where it was read (two
+ *   fan-outs never both move it; a fan-out that dies between queueing and moving queues the same events
+ *   again: at least once, same `webhook-id`).
+ * - `deliverAll` (a batch of jobs): each endpoint read again once (deleted or disabled: its jobs are
+ *   dropped) and its valid secrets opened once, each event sent (lib/webhooks/send.ts), the attempts
+ *   logged, and a failed attempt queued again per the schedule (lib/webhooks/schedule.ts) or, after the
+ *   eighth, logged `failed`. An endpoint whose deliveries all failed for 5 days is disabled.
  *
  * Jobs wait in the stage's queue (lib/webhooks/queue.ts): SQS on AWS, the table on the local stage.
  */
