@@ -24,7 +24,7 @@ export interface Subject {
  * floors are the bare SDK as published, with its full default credential chain: they leave out the
  * functions' aliases.
  */
-function buildOptions(outfile: string, { aliases = true } = {}): BuildOptions {
+export function buildOptions(outfile: string, { aliases = true } = {}): BuildOptions {
   return {
     bundle: true,
     platform: 'node',
