@@ -19,10 +19,10 @@
  * Candidates are the companies of the same section (lib/lookalikes/features.ts), read as the blocks of
  * its divisions; each list is found with bounds (lib/lookalikes/compute.ts), never every pair.
  */
+import { randomUUID } from 'node:crypto';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
 import { forEachLimited } from '../concurrency';
 import type { CompanyChange, Derived, DerivedWrites } from '../import/change';
-import { randomUUID } from 'node:crypto';
 import {
   deleteMarks,
   getBlock,
