@@ -3,12 +3,13 @@
  * are imported by a Step Functions state machine over the import engine's workers
  * (lib/import/engine.ts): split by company, the partitions imported in parallel by a Distributed Map,
  * the lookalikes of the changed companies recomputed in parallel by a second one (planned in shards,
- * lib/lookalikes/fan-out.ts), then the run's other completions and its report under `reports/`. The
- * same library import as `npm run import`; nothing about the records or the derivations differs.
+ * lib/lookalikes/fan-out.ts) under the table's lookalike lease, round after round while marks are
+ * left, then the run's other completions and its report under `reports/`. The same library import as
+ * `npm run import`; nothing about the records or the derivations differs.
  *
  * The full lookalike job is a state machine of its own over the same fan-out: every section planned in
- * shards, the shards computed in parallel, the marks it read dropped. It runs weekly, and at once when
- * an operator starts it (after a change of the scoring).
+ * shards, the shards computed in parallel, the marks it read dropped, then the marks left in further
+ * rounds. It runs weekly, and at once when an operator starts it (after a change of the scoring).
  */
 import { Duration, RemovalPolicy, Stack, Token, Validations, type CfnElement } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -20,13 +21,21 @@ import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket } from 'aws
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import {
+  Chain,
+  Choice,
+  Condition,
   DefinitionBody,
   DistributedMap,
   JsonPath,
   LogLevel,
+  Pass,
+  Result,
   StateMachine,
+  Succeed,
   TaskInput,
-  Chain,
+  Wait,
+  WaitTime,
+  type IChainable,
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
@@ -134,25 +143,32 @@ export class ImportEngine extends Construct {
     }).addRetry(retry);
 
     /*
-     * The lookalike fan-out: the plan's shards (each at most SHARD_SUBJECTS subjects, a few minutes of a
-     * worker) computed by a Distributed Map. A worker that fails is retried on the same shard; the plan
+     * The lookalike fan-out in rounds (lib/lookalikes/fan-out.ts, lease.ts): the plan takes the table's
+     * lookalike lease and answers its shards (each at most SHARD_SUBJECTS subjects, a few minutes of a
+     * worker), computed by a Distributed Map; the finish releases the lease and answers `again` when
+     * marks written meanwhile (by imports that found the lease held) sent the run round once more, with
+     * the next round's number (the Lambda bounds them, MAX_ROUNDS). A plan that found the lease held
+     * goes on to `then` (the holder takes its marks) — the full job first waits for it, its own
+     * timeout bounding the wait. A worker that fails is retried on the same shard. The plan or finish
      * under `$.lookalikes` keeps the state's other fields for the step after it. A shard is about 60
      * bytes of the state's 256 KB: some 4,000 shards, 200 M companies, fit one run.
      */
-    const lookalikeFanOut = (id: string, mode: 'marked' | 'all', bucket: string): Chain => {
+    const lookalikeRounds = (id: string, mode: 'marked' | 'all', bucket: string, then: IChainable) => {
+      const run = JsonPath.stringAt('$$.Execution.Name');
+      const round = JsonPath.numberAt('$.lookalikes.round');
+      const start = new Pass(this, `${id}Start`, {
+        result: Result.fromObject({ round: 1 }),
+        resultPath: '$.lookalikes',
+      });
       const plan = new LambdaInvoke(this, `${id}Plan`, {
         lambdaFunction: lookalikesPlan,
-        payload: TaskInput.fromObject({ bucket, run: JsonPath.stringAt('$$.Execution.Name'), mode }),
+        payload: TaskInput.fromObject({ bucket, run, mode, round }),
         payloadResponseOnly: true,
         resultPath: '$.lookalikes',
       }).addRetry(retry);
       const shards = new DistributedMap(this, `${id}Shards`, {
         itemsPath: '$.lookalikes.shards',
-        itemSelector: {
-          bucket,
-          run: JsonPath.stringAt('$$.Execution.Name'),
-          shard: JsonPath.objectAt('$$.Map.Item.Value'),
-        },
+        itemSelector: { bucket, run, shard: JsonPath.objectAt('$$.Map.Item.Value') },
         maxConcurrency: props.maxConcurrency,
         resultPath: JsonPath.DISCARD,
       });
@@ -162,13 +178,34 @@ export class ImportEngine extends Construct {
           payloadResponseOnly: true,
         }).addRetry(retry),
       );
-      return Chain.start(plan).next(shards);
+      const finish = new LambdaInvoke(this, `${id}Finish`, {
+        lambdaFunction: lookalikesFinish,
+        payload: TaskInput.fromObject({ bucket, run, round }),
+        payloadResponseOnly: true,
+        resultPath: '$.lookalikes',
+      }).addRetry(retry);
+      const again = new Choice(this, `${id}Again`)
+        .when(Condition.booleanEquals('$.lookalikes.again', true), plan)
+        .otherwise(then);
+      const planned = new Choice(this, `${id}Planned`).when(
+        Condition.booleanEquals('$.lookalikes.planned', true),
+        shards.next(finish).next(again),
+      );
+      if (mode === 'all') {
+        planned.when(
+          Condition.booleanEquals('$.lookalikes.waitForLease', true),
+          new Wait(this, `${id}WaitForLease`, { time: WaitTime.duration(Duration.minutes(5)) }).next(plan),
+        );
+      }
+      planned.otherwise(then);
+      return Chain.start(start).next(plan).next(planned);
     };
-    const importLookalikes = lookalikeFanOut('Lookalikes', 'marked', JsonPath.stringAt('$.bucket'));
 
     this.stateMachine = new StateMachine(this, 'StateMachine', {
       definitionBody: DefinitionBody.fromChainable(
-        splitStep.next(importStep).next(importLookalikes).next(completeStep),
+        splitStep
+          .next(importStep)
+          .next(lookalikeRounds('Lookalikes', 'marked', JsonPath.stringAt('$.bucket'), completeStep)),
       ),
       timeout: Duration.hours(12),
       tracingEnabled: true,
@@ -185,21 +222,19 @@ export class ImportEngine extends Construct {
       partition,
       lookalikesPlan,
       lookalikesShard,
+      lookalikesFinish,
       complete,
     ]);
 
-    // The full job: every section, then the marks it read dropped and its work files removed.
-    const finishStep = new LambdaInvoke(this, 'LookalikesFinish', {
-      lambdaFunction: lookalikesFinish,
-      payload: TaskInput.fromObject({
-        bucket: this.bucket.bucketName,
-        run: JsonPath.stringAt('$$.Execution.Name'),
-      }),
-      payloadResponseOnly: true,
-    }).addRetry(retry);
+    // The full job: every section, round after round while marks are left, then done.
     this.lookalikesStateMachine = new StateMachine(this, 'LookalikesStateMachine', {
       definitionBody: DefinitionBody.fromChainable(
-        lookalikeFanOut('AllLookalikes', 'all', this.bucket.bucketName).next(finishStep),
+        lookalikeRounds(
+          'AllLookalikes',
+          'all',
+          this.bucket.bucketName,
+          new Succeed(this, 'AllLookalikesDone'),
+        ),
       ),
       timeout: Duration.hours(6),
       tracingEnabled: true,

@@ -4,7 +4,8 @@
  * plan and computation as the stack's lookalike state machine, which fans them out over workers
  * (lib/lookalikes/fan-out.ts). Default: the local stage (see infra/cli/stage.ts).
  * `--rebuild-features` first writes the features again from the stored companies (a Scan): for a table
- * whose companies were imported before lookalikes existed.
+ * whose companies were imported before lookalikes existed. While another recompute holds the lookalike
+ * lease (an import's completion, the stack's job) it recomputes nothing and exits 1.
  */
 import { parseArgs } from 'node:util';
 import { useStage } from './stage';
@@ -28,11 +29,19 @@ async function main(): Promise<number> {
   // Loaded after the stage is chosen: the storage client reads the environment when first used.
   const { recomputeAll } = await import('../../lib/lookalikes/recompute');
   console.error(`recomputing lookalikes in ${stage}`);
-  const { blocks, companies, seconds } = await recomputeAll({
+  const { blocks, companies, seconds, rounds, heldBy, heldUntil } = await recomputeAll({
     rebuildFeatures: values['rebuild-features'] ?? false,
   });
+  if (heldBy) {
+    // Another recompute holds the lookalike lease (lib/lookalikes/lease.ts): nothing was recomputed.
+    console.error(
+      `lookalikes not recomputed: another recompute (${heldBy}) holds the lease until ${heldUntil}; run again when it ends.`,
+    );
+    return 1;
+  }
   console.log(
-    `recomputed the lookalikes of ${companies} companies in ${blocks} blocks, in ${seconds.toFixed(1)} s`,
+    `recomputed the lookalikes of ${companies} companies in ${blocks} blocks, in ${seconds.toFixed(1)} s` +
+      (rounds > 1 ? ` (${rounds} rounds: marks written meanwhile)` : ''),
   );
   return 0;
 }

@@ -1,6 +1,6 @@
 /**
  * The import at scale (contract §11.2): a file dropped in the stage's import bucket is imported by a
- * Step Functions state machine (infra/import-engine.ts) in three steps, each a worker Lambda over
+ * Step Functions state machine (infra/import-engine.ts) in four steps of worker Lambdas over
  * this module, with the library's one import (lib/import/import.ts) doing the work:
  *
  * 1. `splitImportFile` streams the file once and writes its lines, numbered, into partitions by
@@ -8,12 +8,14 @@
  * 2. `importPartition`, one worker per partition in parallel (a Distributed Map), imports its lines
  *    with their numbers in the file, without the run's completion, and leaves its report
  *    (`work/<run>/reports/p<partition>.json`: figures and rejected lines).
- * 3. `planImportLookalikes` plans the lookalike recompute of every changed company as shards
- *    (lib/lookalikes/fan-out.ts: the sections' snapshots under `work/<run>/lookalikes/`), and
- *    `computeLookalikeShard`, one worker per shard in parallel (a second Distributed Map), computes
- *    and writes their lists.
- * 4. `completeImportRun` drops the marks the plan read, runs the run's other completions (smart
- *    lists, contact counts), then writes the run's report as the import command prints it — one
+ * 3. `planLookalikes` plans the lookalike recompute of every changed company as shards
+ *    (lib/lookalikes/fan-out.ts: the sections' snapshots under `work/<run>/lookalikes/`) under the
+ *    table's lookalike lease, `computeLookalikeShard`, one worker per shard in parallel (a second
+ *    Distributed Map), computes and writes their lists, and `finishLookalikes` drops the marks the plan
+ *    read and releases the lease, going round again while marks written meanwhile remain. With the
+ *    lease held by another recompute the run plans nothing: that one takes its marks.
+ * 4. `completeImportRun` runs the run's other completions (smart lists, contact counts), then
+ *    writes the run's report as the import command prints it — one
  *    `line N: reason` per rejected line in line order, then the summary line — to
  *    `reports/<file>.<run>.txt`, and removes the work.
  *
@@ -24,7 +26,6 @@
 import type { Readable } from 'node:stream';
 import { forEachLimited } from '../concurrency';
 import { isCalendarDate } from '../http/schemas';
-import { finishLookalikes, planLookalikes, type LookalikePlan } from '../lookalikes/fan-out';
 import { completeImport } from './derive';
 import {
   emptySummary,
@@ -35,7 +36,7 @@ import {
 } from './import';
 import { fileLines } from './lines';
 import { numbered, partitionCount, partitionOf, unnumbered } from './partitions';
-import { lookalikeWork, workPrefix } from './work';
+import { workPrefix } from './work';
 
 /** The import bucket, as the engine uses it (lib/import/bucket.ts on S3). */
 export interface ImportFiles {
@@ -154,25 +155,11 @@ export async function importPartition(
   return summary;
 }
 
-/** Step 3: the lookalike recompute of the run's changes, planned as shards for step 3's workers. */
-export function planImportLookalikes(
-  files: ImportFiles,
-  input: { run: string; shardSubjects?: number },
-): Promise<LookalikePlan> {
-  const { run, shardSubjects } = input;
-  return planLookalikes(files, {
-    dir: lookalikeWork(run),
-    mode: 'marked',
-    ...(shardSubjects ? { shardSubjects } : {}),
-  });
-}
-
 /** Step 4: the run's other completions, then its report; the work files go. Returns the report's text. */
 export async function completeImportRun(
   files: ImportFiles,
   input: ImportRun & { partitions: number[] },
 ): Promise<{ reportKey: string; summary: ImportSummary; text: string }> {
-  await finishLookalikes(files, { dir: lookalikeWork(input.run) });
   await completeImport({ lookalikes: false });
   const total = emptySummary();
   const rejected: PartitionReport['rejected'] = [];

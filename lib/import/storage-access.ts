@@ -48,8 +48,8 @@ export const importPartitionStorage = {
 } as const satisfies StorageAccess;
 
 /**
- * The run's completion: the lookalikes its changes marked (read the blocks and marks, write the lists
- * and floors, drop the marks), and the smart-list flips noted (read with the smart lists; each list's
+ * The run's completion on AWS (its lookalikes are the lookalike steps' before it,
+ * lib/lookalikes/fan-out.ts): the smart-list flips noted (read with the smart lists; each list's
  * item and members read, its counters moved by one update, members and order items put or deleted in
  * batches, the update released; the flips dropped), and the contact counts noted (each company's lists read
  * through gsi1 and its number from its filter profile; the lists' items and members read, a small
@@ -58,8 +58,6 @@ export const importPartitionStorage = {
  */
 export const importCompleteStorage = {
   Query: [
-    partitions.lookalikeBlock,
-    partitions.lookalikeMarks,
     partitions.smartListFlips,
     partitions.smartLists,
     partitions.contactsChanged,
@@ -72,9 +70,6 @@ export const importCompleteStorage = {
   UpdateItem: [partitions.accountLists, partitions.listMembers, partitions.listOrder],
   DeleteItem: [partitions.listMembers, partitions.listOrder],
   BatchWriteItem: [
-    partitions.company,
-    partitions.lookalikeBlock,
-    partitions.lookalikeMarks,
     partitions.smartListFlips,
     partitions.contactsChanged,
     partitions.listMembers,

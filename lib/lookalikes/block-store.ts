@@ -155,6 +155,30 @@ export async function getMarks(): Promise<Mark[]> {
   }));
 }
 
+const KEY_ONLY = ['pk'] as const;
+
+/**
+ * Whether any mark is stored: one key-only item of each shard, all at once (the lease's re-check,
+ * lib/lookalikes/lease.ts, and a completion with nothing marked, which takes no lease).
+ */
+export async function hasMarks(): Promise<boolean> {
+  const found = await Promise.all(
+    Array.from({ length: LOOKALIKE_MARK_SHARDS }, (_, shard) =>
+      queryAll(
+        {
+          TableName: tableName(),
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': keys.lookalikeMarks(shard) },
+          ConsistentRead: true,
+          ...projection(KEY_ONLY),
+        },
+        { limit: 1 },
+      ),
+    ),
+  );
+  return found.some((items) => items.length > 0);
+}
+
 export function deleteMarks(marks: Array<Pick<Mark, 'key'>>): Promise<void> {
   return batchDelete(
     tableName(),

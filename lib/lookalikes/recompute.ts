@@ -12,9 +12,14 @@
  * - on AWS, both as a fan-out over workers (lib/lookalikes/fan-out.ts): the same plans (`planMarked`,
  *   `planAll`), the subjects cut into shards, each shard's lists computed by `writeLists`.
  *
+ * Each of them holds the table's lookalike lease (lib/lookalikes/lease.ts) from before it reads the marks
+ * until its lists are written, so no recompute writes lists from a snapshot older than another's; one
+ * that finds the lease held leaves its marks to the holder, which re-checks them when it ends.
+ *
  * Candidates are the companies of the same section (lib/lookalikes/features.ts), read as the blocks of
  * its divisions; each list is found with bounds (lib/lookalikes/compute.ts), never every pair.
  */
+import { randomUUID } from 'node:crypto';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
 import { forEachLimited } from '../concurrency';
 import type { CompanyChange, Derived, DerivedWrites } from '../import/change';
@@ -22,6 +27,7 @@ import {
   deleteMarks,
   getBlock,
   getMarks,
+  hasMarks,
   putLists,
   rebuildFeatures,
   changeWrites,
@@ -38,6 +44,7 @@ import {
   sectionOfBlock,
   type LookalikeFeatures,
 } from './features';
+import { keepingLease, releaseAndRecheck, takeLease, type Clock, type LeaseHeld } from './lease';
 import { SectionIndex } from './section-index';
 import { packLookalikes } from './store';
 
@@ -46,11 +53,13 @@ const SECTIONS_IN_FLIGHT = 2;
 /** Lists written per batch of subjects: a section's lists are never all held at once. */
 const SUBJECTS_PER_WRITE = 2_000;
 
-export interface RecomputeSummary {
+export interface RecomputeSummary extends Partial<LeaseHeld> {
   /** Blocks (NACE divisions) read. */
   blocks: number;
   companies: number;
   seconds: number;
+  /** Rounds under the lease: 0 when it was held by another recompute (named) or nothing was marked. */
+  rounds: number;
 }
 
 /**
@@ -135,34 +144,72 @@ export async function planAll(onSection: (work: SectionWork) => Promise<void>): 
   });
 }
 
-/** The Completion, in one process: recomputes what the marked changes touch, then drops the marks. */
-export async function recomputeMarked(): Promise<RecomputeSummary> {
+/** Who recomputes in one process, and its clock (the tests turn it forward to expire a lease). */
+export interface RecomputeOptions {
+  /** The lease holder's name; a fresh one by default. */
+  holder?: string;
+  clock?: Clock;
+}
+
+/**
+ * The Completion, in one process: recomputes what the marked changes touch, then drops the marks. With
+ * nothing marked it takes no lease; with the lease held by another recompute it leaves the marks to it.
+ */
+export async function recomputeMarked(options: RecomputeOptions = {}): Promise<RecomputeSummary> {
   const started = performance.now();
-  const marks = await getMarks();
-  if (marks.length === 0) return { blocks: 0, companies: 0, seconds: 0 };
-  const summary = await recomputeSections((onSection) => planMarked(marks, onSection));
-  await deleteMarks(marks);
-  return { ...summary, seconds: (performance.now() - started) / 1000 };
+  if (!(await hasMarks())) return { blocks: 0, companies: 0, seconds: 0, rounds: 0 };
+  return recomputeUnderLease('marked', options, started);
 }
 
 /**
  * The full job, in one process: every list of every section, from the features stored in the blocks.
  * With `rebuildFeatures`, the features are first written again from the stored companies (a table
- * imported before lookalikes existed; a Scan, so only for that).
+ * imported before lookalikes existed; a Scan, so only for that). With the lease held by another
+ * recompute it recomputes nothing (the summary names the holder).
  */
-export async function recomputeAll(options: { rebuildFeatures?: boolean } = {}): Promise<RecomputeSummary> {
+export async function recomputeAll(
+  options: RecomputeOptions & { rebuildFeatures?: boolean } = {},
+): Promise<RecomputeSummary> {
   const started = performance.now();
   if (options.rebuildFeatures) await rebuildFeatures();
-  // Marks read before the blocks: whatever is marked later is left to the next completion.
-  const marks = await getMarks();
-  const summary = await recomputeSections(planAll);
-  await deleteMarks(marks);
-  return { ...summary, seconds: (performance.now() - started) / 1000 };
+  return recomputeUnderLease('all', options, started);
+}
+
+/**
+ * Rounds under the lease (lib/lookalikes/lease.ts), as the state machines run them: the first of
+ * `first`'s kind, then one per re-check that found marks written meanwhile.
+ */
+async function recomputeUnderLease(
+  first: 'marked' | 'all',
+  { holder = `process-${randomUUID()}`, clock = Date.now }: RecomputeOptions,
+  started: number,
+): Promise<RecomputeSummary> {
+  const held = await takeLease(holder, clock);
+  if (held) return { blocks: 0, companies: 0, seconds: 0, rounds: 0, ...held };
+  const total = { blocks: 0, companies: 0 };
+  for (let round = 1; ; round++) {
+    await keepingLease(
+      holder,
+      async () => {
+        // Marks read before the blocks: whatever is marked later is the re-check's.
+        const marks = await getMarks();
+        const { blocks, companies } = await recomputeSections(
+          round === 1 && first === 'all' ? planAll : (onSection) => planMarked(marks, onSection),
+        );
+        total.blocks += blocks;
+        total.companies += companies;
+        await deleteMarks(marks);
+      },
+      clock,
+    );
+    const { again } = await releaseAndRecheck(holder, round, clock);
+    if (!again) return { ...total, rounds: round, seconds: (performance.now() - started) / 1000 };
+  }
 }
 
 async function recomputeSections(
   plan: (onSection: (work: SectionWork) => Promise<void>) => Promise<void>,
-): Promise<Omit<RecomputeSummary, 'seconds'>> {
+): Promise<{ blocks: number; companies: number }> {
   let companies = 0;
   let blocks = 0;
   await plan(async ({ members, subjects, blocks: read, index }) => {

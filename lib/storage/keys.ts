@@ -10,6 +10,7 @@
  * | Update feed        | COMPANY#<country>#<number>          | UPDATES       |        |                       | every update derived from the company's changes (§8), one attribute `u#<id>` each (added only where absent: an id is never stored twice; total = their number): one read per legal entity, after its id is resolved by the Legal entity item; 100 entities = 2 rounds of BatchGetItem |
  * | Lookalike features | LOOKALIKE_BLOCK#<NACE division>     | COMPANY#<country>#<number> |  |                  | what a company is compared on, and its 100th score: a block's candidates in one Query (import-time recompute, full job) |
  * | Lookalike mark     | LOOKALIKE_DIRTY#<0..15>             | BATCH#<changeId>#<part> | |               | the companies of one import batch whose lookalikes must be recomputed, with their features before the change (import completion); one per batch |
+ * | Lookalike lease    | LOOKALIKE_LEASE                     | LEASE         |        |                       | the one recompute of the lists that may run (its holder and expiry): a conditional put takes it, a conditional delete releases it |
  * | Import change      | CHANGE#<changeId>                   | PART#<n>      |        |                       | the records before one import batch's changes, until their derivations ran (resumable import) |
  * | Contact claims     | CONTACTS#<contactId div 100>        | CONTACTS      |        |                       | which company each of 100 contact ids belongs to (unique across the service), one attribute `c<contactId>` each |
  * | Token              | TOKEN#<sha256 of token>             | TOKEN         | TOKENS | <createdAt>#<tokenId> | the authorizer's GetItem; the CLI's list     |
@@ -91,6 +92,8 @@ export const keys = {
     pk: `LOOKALIKE_DIRTY#${shardOfText(changeId, LOOKALIKE_MARK_SHARDS)}`,
     sk: `BATCH#${changeId}#${part}`,
   }),
+  /** The one lookalike recompute at a time (lib/lookalikes/lease.ts): who holds it, until when. */
+  lookalikeLease: (): Key => ({ pk: 'LOOKALIKE_LEASE', sk: 'LEASE' }),
   importChange: (changeId: string, part: number): Key => ({ pk: `CHANGE#${changeId}`, sk: `PART#${part}` }),
   /** The claims of contact ids `100 × bucket` to `100 × bucket + 99`; see `contactBucket`. */
   contactClaims: (bucket: number): Key => ({ pk: `CONTACTS#${bucket}`, sk: 'CONTACTS' }),
@@ -277,6 +280,7 @@ export const partitions = {
   legalEntity: { pattern: keys.legalEntity(ANY).pk },
   lookalikeBlock: { pattern: keys.lookalikeBlock(ANY) },
   lookalikeMarks: { pattern: keys.lookalikeMarks(anyNumber) },
+  lookalikeLease: { pattern: keys.lookalikeLease().pk },
   importChange: { pattern: keys.importChange(ANY, anyNumber).pk },
   contactClaims: { pattern: keys.contactClaims(anyNumber).pk },
   /** Token items, by hash: the authorizer's only partition. */

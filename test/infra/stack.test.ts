@@ -854,6 +854,19 @@ describe('CompanyDataStack (dev)', () => {
       return JSON.stringify(machine.Properties.DefinitionString);
     };
 
+    /** The states of a definition by name (the template holds it as a string joined with references). */
+    const statesOf = (prefix: string): Record<string, Record<string, unknown>> => {
+      const [[, machine]] = resourcesOfType(template, 'AWS::StepFunctions::StateMachine').filter(([id]) =>
+        id.startsWith(prefix),
+      ) as [[string, CfnResource]];
+      const parts = (machine.Properties.DefinitionString as { 'Fn::Join': [string, unknown[]] })[
+        'Fn::Join'
+      ][1];
+      // A reference always stands inside a JSON string of the definition (an ARN, a bucket name).
+      const text = parts.map((part) => (typeof part === 'string' ? part : '<ref>')).join('');
+      return (JSON.parse(text) as { States: Record<string, Record<string, unknown>> }).States;
+    };
+
     it('splits, imports the partitions, recomputes the lookalikes in shards, then completes; traced and logged', () => {
       const definition = definitionOf('ImportEngineStateMachine');
       for (const expected of [
@@ -862,27 +875,80 @@ describe('CompanyDataStack (dev)', () => {
         '\\"Mode\\":\\"DISTRIBUTED\\"',
         '\\"ItemsPath\\":\\"$.partitions\\"',
         '\\"MaxConcurrency\\":16',
-        '\\"Next\\":\\"LookalikesPlan\\"',
+        '\\"Next\\":\\"LookalikesStart\\"',
         '\\"mode\\":\\"marked\\"',
-        '\\"Next\\":\\"LookalikesShards\\"',
         '\\"ItemsPath\\":\\"$.lookalikes.shards\\"',
-        '\\"Next\\":\\"Complete\\"',
       ]) {
         expect(definition).toContain(expected);
       }
     });
 
+    it("recomputes an import's lookalikes in rounds under the lease, and completes without them when it is held", () => {
+      const states = statesOf('ImportEngineStateMachine');
+      expect(states['LookalikesStart']).toMatchObject({
+        Type: 'Pass',
+        Result: { round: 1 },
+        ResultPath: '$.lookalikes',
+        Next: 'LookalikesPlan',
+      });
+      expect(states['LookalikesPlan']).toMatchObject({
+        Parameters: { mode: 'marked', 'round.$': '$.lookalikes.round', 'run.$': '$$.Execution.Name' },
+        ResultPath: '$.lookalikes',
+        Next: 'LookalikesPlanned',
+      });
+      // Planned: the shards, then the finish; not planned (nothing marked, or the lease held): Complete.
+      expect(states['LookalikesPlanned']).toEqual({
+        Type: 'Choice',
+        Choices: [{ Variable: '$.lookalikes.planned', BooleanEquals: true, Next: 'LookalikesShards' }],
+        Default: 'Complete',
+      });
+      expect(states['LookalikesShards']).toMatchObject({ Next: 'LookalikesFinish' });
+      expect(states['LookalikesFinish']).toMatchObject({
+        Parameters: { 'round.$': '$.lookalikes.round', 'run.$': '$$.Execution.Name' },
+        ResultPath: '$.lookalikes',
+        Next: 'LookalikesAgain',
+      });
+      // Marks left: back to the plan, for the next round.
+      expect(states['LookalikesAgain']).toEqual({
+        Type: 'Choice',
+        Choices: [{ Variable: '$.lookalikes.again', BooleanEquals: true, Next: 'LookalikesPlan' }],
+        Default: 'Complete',
+      });
+      expect(states['Complete']).toMatchObject({ End: true });
+    });
+
     it('runs the full lookalike job as the same fan-out, weekly, and outputs it for an operator', () => {
       const definition = definitionOf('ImportEngineLookalikesStateMachine');
       for (const expected of [
-        '\\"StartAt\\":\\"AllLookalikesPlan\\"',
+        '\\"StartAt\\":\\"AllLookalikesStart\\"',
         '\\"mode\\":\\"all\\"',
         '\\"Mode\\":\\"DISTRIBUTED\\"',
         '\\"ItemsPath\\":\\"$.lookalikes.shards\\"',
-        '\\"Next\\":\\"LookalikesFinish\\"',
+        '\\"Next\\":\\"AllLookalikesFinish\\"',
       ]) {
         expect(definition).toContain(expected);
       }
+      const states = statesOf('ImportEngineLookalikesStateMachine');
+      // The lease held: wait for it and plan again (the state machine's timeout bounds the wait).
+      expect(states['AllLookalikesPlanned']).toEqual({
+        Type: 'Choice',
+        Choices: [
+          { Variable: '$.lookalikes.planned', BooleanEquals: true, Next: 'AllLookalikesShards' },
+          { Variable: '$.lookalikes.waitForLease', BooleanEquals: true, Next: 'AllLookalikesWaitForLease' },
+        ],
+        Default: 'AllLookalikesDone',
+      });
+      expect(states['AllLookalikesWaitForLease']).toEqual({
+        Type: 'Wait',
+        Seconds: 300,
+        Next: 'AllLookalikesPlan',
+      });
+      expect(states['AllLookalikesAgain']).toEqual({
+        Type: 'Choice',
+        Choices: [{ Variable: '$.lookalikes.again', BooleanEquals: true, Next: 'AllLookalikesPlan' }],
+        Default: 'AllLookalikesDone',
+      });
+      expect(states['AllLookalikesDone']).toEqual({ Type: 'Succeed' });
       template.hasResourceProperties('AWS::Events::Rule', {
         ScheduleExpression: 'cron(0 3 ? * SUN *)',
         Targets: [

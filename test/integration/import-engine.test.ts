@@ -104,7 +104,16 @@ describe('the import engine', () => {
     });
 
     expect(done.summary).toMatchObject({ read: 405, imported: 400, unchanged: 400, rejected: 5, updates: 0 });
-    expect(plan).toEqual({ shards: [], sections: 0, subjects: 0, marks: 0 });
+    // Nothing marked: no lookalike lease taken, nothing planned.
+    expect(plan).toEqual({
+      round: 1,
+      planned: false,
+      waitForLease: false,
+      shards: [],
+      sections: 0,
+      subjects: 0,
+      marks: 0,
+    });
     expect(await storedItems(engineTable.name)).toEqual(before);
   });
 });

@@ -10,6 +10,7 @@ import { ensureTable } from '../../infra/local/dynamodb';
 import type { CompanyRecordInput } from '../../lib/companies/record';
 import { importBucket } from '../../lib/import/bucket';
 import { importCompanies } from '../../lib/import/import';
+import { LEASE_MS } from '../../lib/lookalikes/lease';
 import { recomputeAll } from '../../lib/lookalikes/recompute';
 import { batchDelete } from '../../lib/storage/batch';
 import { dynamodb } from '../../lib/storage/client';
@@ -150,7 +151,16 @@ describe('the lookalike fan-out', () => {
       expect(written).toBeGreaterThan(0);
       expect(written).toBeLessThan(cut.subjects);
 
-      const again = await runImportEngine(files, `incoming/${AS_OF}/first.jsonl`, { shardSubjects: 40 });
+      // The failed run still holds the lookalike lease: the file dropped again before it expires
+      // imports, and leaves its lookalikes to the lease's holder …
+      const early = await runImportEngine(files, `incoming/${AS_OF}/first.jsonl`, { shardSubjects: 40 });
+      expect(early.plan).toMatchObject({ planned: false, heldBy: expect.stringMatching(/^test-/) });
+      // … dropped again once it expired, the run takes the lease and the marks the failed run left.
+      const expired = () => Date.now() + LEASE_MS + 1;
+      const again = await runImportEngine(files, `incoming/${AS_OF}/first.jsonl`, {
+        shardSubjects: 40,
+        clock: expired,
+      });
       expect(again.done.summary).toMatchObject({ unchanged: 300, created: 0 });
       // Its plan found the marks the failed run left.
       expect(again.plan.marks).toBeGreaterThan(0);

@@ -1,25 +1,22 @@
 /**
  * The import engine's state machines run locally (infra/import-engine.ts, lib/import/engine.ts): the
  * same steps in the same order, each under its worker's storage declaration, against DynamoDB Local and
- * a local S3 (test/support/local-s3.ts). A Distributed Map is every item at once.
+ * a local S3 (test/support/local-s3.ts). A Distributed Map is every item at once; the lookalike steps
+ * loop as the state machines' choices do (`lookalikeRounds`).
  */
 import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { ImportFiles } from '../../lib/import/engine';
-import {
-  completeImportRun,
-  importPartition,
-  lookalikeWork,
-  planImportLookalikes,
-  splitImportFile,
-} from '../../lib/import/engine';
+import type { ImportFiles, SplitFile } from '../../lib/import/engine';
+import { completeImportRun, importPartition, lookalikeWork, splitImportFile } from '../../lib/import/engine';
 import {
   computeLookalikeShard,
   finishLookalikes,
   planLookalikes,
+  type LookalikeFinish,
   type LookalikePlan,
   type LookalikeShard,
 } from '../../lib/lookalikes/fan-out';
+import type { Clock } from '../../lib/lookalikes/lease';
 import { workers } from '../../lib/routes';
 import { withDeclaredAccess } from '../../lib/storage/access';
 import { dynamodb } from '../../lib/storage/client';
@@ -36,10 +33,27 @@ export interface EngineOptions {
   shardsInOrder?: boolean;
   /** Runs each shard's worker: `compute` is the worker (a fault test wraps one). */
   shardWorker?: (index: number, shard: LookalikeShard, compute: () => Promise<number>) => Promise<number>;
+  /** The steps' clock (the lease's expiry): a test turns it forward instead of waiting. */
+  clock?: Clock;
 }
 
-/** The import state machine over the file at `key`: split, partitions, lookalike plan and shards, complete. */
+/** The import state machine over the file at `key`: split, partitions, lookalike rounds, complete. */
 export async function runImportEngine(files: ImportFiles, key: string, options: EngineOptions = {}) {
+  const split = await importFile(files, key, options);
+  const { plans, finishes } = await lookalikeRounds(files, split.run, 'marked', options);
+  const done = await completeRun(files, split);
+  return {
+    run: { run: split.run, key, startedAt: split.startedAt },
+    split,
+    plan: plans[0]!,
+    plans,
+    finishes,
+    done,
+  };
+}
+
+/** The import state machine's first steps: the file split and its partitions imported. */
+export async function importFile(files: ImportFiles, key: string, options: EngineOptions = {}) {
   const run = { run: `test-${randomUUID().slice(0, 8)}`, key, startedAt: new Date().toISOString() };
   const split = await underDeclaration('importSplit', () =>
     splitImportFile(files, run, { partitions: options.partitions ?? 5 }),
@@ -49,31 +63,73 @@ export async function runImportEngine(files: ImportFiles, key: string, options: 
       underDeclaration('importPartition', () => importPartition(files, { ...split, partition })),
     ),
   );
-  const plan = await underDeclaration('lookalikesPlan', () =>
-    planImportLookalikes(files, {
-      run: run.run,
-      ...(options.shardSubjects ? { shardSubjects: options.shardSubjects } : {}),
-    }),
-  );
-  await computeShards(files, run.run, plan, options);
-  const done = await underDeclaration('importComplete', () => completeImportRun(files, split));
-  return { run, split, plan, done };
+  return split;
 }
 
-/** The full lookalike job's state machine: every section planned, its shards, the finish. */
+/** The import state machine's last step. */
+export const completeRun = (files: ImportFiles, split: SplitFile) =>
+  underDeclaration('importComplete', () => completeImportRun(files, split));
+
+/** The full lookalike job's state machine: every section planned, its shards, the finish, round after round. */
 export async function runLookalikesJob(files: ImportFiles, options: EngineOptions = {}) {
   const run = `job-${randomUUID().slice(0, 8)}`;
-  const dir = lookalikeWork(run);
-  const plan = await underDeclaration('lookalikesPlan', () =>
+  const { plans, finishes } = await lookalikeRounds(files, run, 'all', options);
+  return { run, plan: plans[0]!, plans, finishes, marks: finishes[0]?.marks ?? 0 };
+}
+
+/** One plan step of `run` (the lookalikesPlan worker). */
+export const planRound = (
+  files: ImportFiles,
+  run: string,
+  mode: 'marked' | 'all',
+  round: number,
+  options: EngineOptions = {},
+) =>
+  underDeclaration('lookalikesPlan', () =>
     planLookalikes(files, {
-      dir,
-      mode: 'all',
+      dir: lookalikeWork(run),
+      mode,
+      holder: run,
+      round,
+      ...(options.clock ? { clock: options.clock } : {}),
       ...(options.shardSubjects ? { shardSubjects: options.shardSubjects } : {}),
     }),
   );
-  await computeShards(files, run, plan, options);
-  const marks = await underDeclaration('lookalikesFinish', () => finishLookalikes(files, { dir }));
-  return { run, plan, marks };
+
+/**
+ * The state machines' lookalike loop: plan; when it planned, its shards and the finish; back to the
+ * plan while the finish says `again`. `first` is a plan already made (a test that interleaves another
+ * run between a plan and its shards). A full job whose plan found the lease held stops there (the state
+ * machine would wait and plan again).
+ */
+export async function lookalikeRounds(
+  files: ImportFiles,
+  run: string,
+  mode: 'marked' | 'all',
+  options: EngineOptions = {},
+  first?: LookalikePlan,
+): Promise<{ plans: LookalikePlan[]; finishes: LookalikeFinish[] }> {
+  const plans: LookalikePlan[] = [];
+  const finishes: LookalikeFinish[] = [];
+  let plan = first ?? (await planRound(files, run, mode, 1, options));
+  for (;;) {
+    plans.push(plan);
+    if (!plan.planned) break;
+    await computeShards(files, run, plan, options);
+    const { round } = plan;
+    const finish = await underDeclaration('lookalikesFinish', () =>
+      finishLookalikes(files, {
+        dir: lookalikeWork(run),
+        holder: run,
+        round,
+        ...(options.clock ? { clock: options.clock } : {}),
+      }),
+    );
+    finishes.push(finish);
+    if (!finish.again) break;
+    plan = await planRound(files, run, mode, finish.round, options);
+  }
+  return { plans, finishes };
 }
 
 /** The lookalike shards' Distributed Map. */
@@ -87,7 +143,14 @@ export async function computeShards(
   const worker = options.shardWorker ?? ((_, _shard, compute) => compute());
   const one = (shard: LookalikeShard, index: number) =>
     worker(index, shard, () =>
-      underDeclaration('lookalikesShard', () => computeLookalikeShard(files, { dir, shard })),
+      underDeclaration('lookalikesShard', () =>
+        computeLookalikeShard(files, {
+          dir,
+          shard,
+          holder: run,
+          ...(options.clock ? { clock: options.clock } : {}),
+        }),
+      ),
     );
   if (options.shardsInOrder) for (const [index, shard] of plan.shards.entries()) await one(shard, index);
   else await Promise.all(plan.shards.map(one));

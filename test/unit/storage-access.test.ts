@@ -29,6 +29,7 @@ describe('partition patterns', () => {
     ['legalEntity', keys.legalEntity('123456789012').pk],
     ['lookalikeBlock', keys.lookalikeFeatures('43', acme).pk],
     ['lookalikeMarks', keys.lookalikeMark('run.1', 'p').pk],
+    ['lookalikeLease', keys.lookalikeLease().pk],
     ['importChange', keys.importChange('c1', 3).pk],
     ['contactClaims', keys.contactClaims(12).pk],
     ['token', keys.token('ab'.repeat(32)).pk],
