@@ -6,8 +6,8 @@
  */
 import { BatchGetItemCommand, GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { forEachLimited } from '../concurrency';
+import { itemFromAttributes, keyToAttributes } from './attribute-values';
 import { dynamodb, send, tableName } from './client';
 import { StorageUnavailableError } from './errors';
 
@@ -53,13 +53,13 @@ export async function getItem(table: string, key: Key, options: ReadOptions = {}
     dynamodb().send(
       new GetItemCommand({
         TableName: table,
-        Key: marshall(key),
+        Key: keyToAttributes(key),
         ...(options.projection ? projection(options.projection) : {}),
         ...(options.consistent ? { ConsistentRead: true } : {}),
       }),
     ),
   );
-  return Item ? unmarshall(Item) : undefined;
+  return Item ? itemFromAttributes(Item) : undefined;
 }
 
 /**
@@ -93,7 +93,7 @@ const projections = new WeakMap<readonly string[], Projection>();
  */
 async function batchGetChunk(table: string, keys: Key[], options: ReadOptions): Promise<Item[]> {
   const items: Item[] = [];
-  let pending: Record<string, AttributeValue>[] = keys.map((key) => marshall(key));
+  let pending: Record<string, AttributeValue>[] = keys.map(keyToAttributes);
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt === MAX_ATTEMPTS) throw new StorageUnavailableError();
     if (attempt > 0) await backoff(attempt);
@@ -110,7 +110,7 @@ async function batchGetChunk(table: string, keys: Key[], options: ReadOptions): 
         }),
       ),
     );
-    for (const item of result.Responses?.[table] ?? []) items.push(unmarshall(item));
+    for (const item of result.Responses?.[table] ?? []) items.push(itemFromAttributes(item));
     pending = result.UnprocessedKeys?.[table]?.Keys ?? [];
   }
   return items;
