@@ -263,20 +263,13 @@ function requestIdOf(event: APIGatewayProxyEvent): string {
   return event.requestContext?.requestId ?? 'unknown';
 }
 
-/**
- * API Gateway REST APIs hand path parameters over still percent-encoded. A value without `%` is its own
- * decoding (the usual `BE/0403170701`): given as it is.
- */
+/** API Gateway REST APIs hand path parameters over still percent-encoded. */
 function decodePathParameters(params: APIGatewayProxyEvent['pathParameters']): Record<string, string> {
   const decoded = Object.create(null) as Record<string, string>;
   if (!params) return decoded;
   for (const key of Object.keys(params)) {
     const value = params[key];
     if (value === undefined) continue;
-    if (!value.includes('%')) {
-      decoded[key] = value;
-      continue;
-    }
     try {
       decoded[key] = decodeURIComponent(value);
     } catch {

@@ -7,7 +7,8 @@
 import { BatchGetItemCommand, GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { forEachLimited } from '../concurrency';
-import { itemFromAttributes, keyToAttributes } from './attribute-values';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { itemFromAttributes } from './attribute-values';
 import { dynamodb, send, tableName } from './client';
 import { StorageUnavailableError } from './errors';
 
@@ -64,7 +65,7 @@ export async function getItem(table: string, key: Key, options: ReadOptions = {}
     dynamodb().send(
       new GetItemCommand({
         TableName: table,
-        Key: keyToAttributes(key),
+        Key: marshall(key),
         ...(options.projection ? projection(options.projection) : {}),
         ...(options.consistent ? { ConsistentRead: true } : {}),
       }),
@@ -104,7 +105,8 @@ const projections = new WeakMap<readonly string[], Projection>();
  */
 async function batchGetChunk(table: string, keys: Key[], options: ReadOptions): Promise<Item[]> {
   const items: Item[] = [];
-  let pending: Record<string, AttributeValue>[] = keys.map(keyToAttributes);
+  let pending: Record<string, AttributeValue>[] = [];
+  for (const key of keys) pending.push(marshall(key));
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt === MAX_ATTEMPTS) throw new StorageUnavailableError();
     if (attempt > 0) await backoff(attempt);

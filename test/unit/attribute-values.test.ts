@@ -1,7 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import fc from 'fast-check';
-import { itemFromAttributes, keyToAttributes } from '../../lib/storage/attribute-values';
+import { itemFromAttributes } from '../../lib/storage/attribute-values';
 
 /** Any attribute value DynamoDB can answer, nested a few levels, numbers beyond the safe integers included. */
 const { attribute } = fc.letrec<{ attribute: AttributeValue }>((tie) => ({
@@ -67,20 +67,5 @@ describe('itemFromAttributes', () => {
       n: 12345678901234567890n,
       m: -0.5,
     });
-  });
-});
-
-describe('keyToAttributes', () => {
-  it('gives what util-dynamodb marshall gives, for string keys and any other', () => {
-    const key = fc.dictionary(
-      fc.string(),
-      fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null)),
-      { maxKeys: 3 },
-    );
-    fc.assert(
-      fc.property(key, (value) => {
-        expect(keyToAttributes(value)).toStrictEqual(marshall(value));
-      }),
-    );
   });
 });
