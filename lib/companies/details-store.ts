@@ -46,7 +46,9 @@ export async function getCompanyDetailsItem(ref: CompanyRef): Promise<StoredDeta
 /** Keyed by `companyKey`; unknown companies are absent. */
 export async function getCompanyDetailsItems(refs: CompanyRef[]): Promise<Map<string, StoredDetails>> {
   const items = await batchGet(tableName(), refs.map(keys.company), { projection: DETAILS_PROJECTION });
-  return new Map(items.map((item) => [keyOf(item), toDetails(item)]));
+  const found = new Map<string, StoredDetails>();
+  for (const item of items) found.set(keyOf(item), toDetails(item));
+  return found;
 }
 
 /** A company's profile and its contacts' JSON text, or null when it is unknown. */
@@ -56,6 +58,13 @@ export async function getCompanyContactsItem(ref: CompanyRef): Promise<StoredDet
 }
 
 function toDetails(item: Record<string, unknown>): StoredDetails {
-  const text = (name: string) => (typeof item[name] === 'string' ? (item[name] as string) : '[]');
-  return { company: toProfile(item), periodsJson: text('periods'), contactsJson: text('contacts') };
+  return {
+    company: toProfile(item),
+    periodsJson: jsonText(item, 'periods'),
+    contactsJson: jsonText(item, 'contacts'),
+  };
 }
+
+/** A stored JSON list's text, `[]` when absent (a function of the module: see `textOrNull` in store.ts). */
+const jsonText = (item: Record<string, unknown>, name: string) =>
+  typeof item[name] === 'string' ? (item[name] as string) : '[]';

@@ -49,15 +49,15 @@ export async function getCompanyContacts(path: CompanyPath, page: PageRequest): 
   const found = await getCompanyContactsItem(companyRefFromPath(path));
   if (!found) throw new CompanyNotFound();
   const contacts = (JSON.parse(found.contactsJson) as Contact[]).sort(byContactName);
+  // Ordered in full (the order decides the page), shaped only for the page.
+  const { data, pagination } = paginate(contacts, page);
   return {
     identifier: toIdentifier(found.company),
-    ...paginate(
-      contacts.map(({ jobTitle, contactId, firstName, lastName }) => ({
-        jobTitle: jobTitle ?? null,
-        identifier: { contactId, firstName, lastName },
-      })),
-      page,
-    ),
+    data: data.map(({ jobTitle, contactId, firstName, lastName }) => ({
+      jobTitle: jobTitle ?? null,
+      identifier: { contactId, firstName, lastName },
+    })),
+    pagination,
   };
 }
 

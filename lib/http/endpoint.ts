@@ -109,16 +109,17 @@ export function endpoint<R extends Route>(
       // Who called (never the token or its hash): the account, and the token id the authorizer
       // returned as principalId.
       const authorizer = event.requestContext?.authorizer;
-      const caller = callerFrom(authorizer);
       const response = await withDeclaredAccess(route.storage, () => stack(event, context));
+      const principalId = authorizer?.['principalId'];
       console.log(
         JSON.stringify({
           level: response.statusCode >= 500 ? 'ERROR' : 'INFO',
           message: 'request',
           requestId: requestIdOf(event),
           route: name,
-          ...(caller ? { accountId: caller.accountId } : {}),
-          ...(typeof authorizer?.['principalId'] === 'string' ? { tokenId: authorizer['principalId'] } : {}),
+          // Absent keys are left out by JSON.stringify: the line has them only when known.
+          accountId: callerFrom(authorizer)?.accountId,
+          tokenId: typeof principalId === 'string' ? principalId : undefined,
           status: response.statusCode,
           durationMs: round(performance.now() - started),
           dynamodb: { calls: metrics.dynamodbCalls, ms: round(metrics.dynamodbMs) },
@@ -143,23 +144,21 @@ function requireScope(route: Route, event: APIGatewayProxyEvent): void {
 
 /**
  * Header names lower-cased (they are case-insensitive; the last of two spellings wins, as with
- * API Gateway's single-value map), and every caller-named map copied into an object without a
- * prototype: a name like `__proto__` or `constructor` is then an ordinary key, never Object's own.
+ * API Gateway's single-value map), and every caller-named map the endpoint reads copied into an object
+ * without a prototype: a name like `__proto__` or `constructor` is then an ordinary key, never Object's
+ * own. The multi-value maps are read by nothing (handlers get `Request`, never the event): not copied.
  */
 function normalizeEvent(event: APIGatewayProxyEvent): void {
-  event.headers = ownEntries(event.headers, (name) => name.toLowerCase());
-  event.multiValueHeaders = ownEntries(event.multiValueHeaders, (name) => name.toLowerCase());
-  event.queryStringParameters = ownEntries(event.queryStringParameters);
-  event.multiValueQueryStringParameters = ownEntries(event.multiValueQueryStringParameters);
-  event.pathParameters = ownEntries(event.pathParameters);
+  event.headers = ownEntries(event.headers, true);
+  event.queryStringParameters = ownEntries(event.queryStringParameters, false);
+  event.pathParameters = ownEntries(event.pathParameters, false);
 }
 
-function ownEntries<T>(
-  source: Record<string, T> | null | undefined,
-  rename: (name: string) => string = (name) => name,
-): Record<string, T> {
+function ownEntries<T>(source: Record<string, T> | null | undefined, lowerCase: boolean): Record<string, T> {
   const copy = Object.create(null) as Record<string, T>;
-  if (source) for (const name of Object.keys(source)) copy[rename(name)] = source[name]!;
+  if (source) {
+    for (const name of Object.keys(source)) copy[lowerCase ? name.toLowerCase() : name] = source[name]!;
+  }
   return copy;
 }
 
@@ -267,7 +266,9 @@ function requestIdOf(event: APIGatewayProxyEvent): string {
 /** API Gateway REST APIs hand path parameters over still percent-encoded. */
 function decodePathParameters(params: APIGatewayProxyEvent['pathParameters']): Record<string, string> {
   const decoded = Object.create(null) as Record<string, string>;
-  for (const [key, value] of Object.entries(params ?? {})) {
+  if (!params) return decoded;
+  for (const key of Object.keys(params)) {
+    const value = params[key];
     if (value === undefined) continue;
     try {
       decoded[key] = decodeURIComponent(value);

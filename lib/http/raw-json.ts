@@ -49,11 +49,24 @@ export function toRawJson<T>(value: WithRawJson<T>): RawJson<T> {
     collected = outer;
   }
   if (texts.length === 0) return new RawJson<T>(json);
-  return new RawJson<T>(json.replace(markers().written, (_, i: string) => texts[Number(i)]!));
+  replacing = texts;
+  try {
+    return new RawJson<T>(json.replace(markers().written, textOfMarker));
+  } finally {
+    replacing = [];
+  }
 }
 
 /** The texts of the RawJson parts met by the `toRawJson` running now, by number. */
 let collected: string[] | null = null;
+
+/**
+ * The texts whose markers `toRawJson` is replacing now, read by `textOfMarker`: a function of the
+ * module, not an arrow made per call, since it runs once per part (a bulk answer has 100 or more) and
+ * V8 compiled each new per-call arrow again once it got hot.
+ */
+let replacing: string[] = [];
+const textOfMarker = (_marker: string, i: string) => replacing[Number(i)]!;
 
 let drawn: { mark: string; written: RegExp } | undefined;
 

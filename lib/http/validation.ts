@@ -5,13 +5,16 @@
 import * as v from 'valibot';
 import { ValidationError, type ErrorDetail } from './errors';
 
+/** Made once: valibot only reads it. */
+const PARSE_CONFIG = { abortPipeEarly: true } as const;
+
 /** Validates `input` against `schema`, returning the typed output or throwing a ValidationError. */
 export function validate<S extends v.GenericSchema>(
   schema: S,
   input: unknown,
   root: string,
 ): v.InferOutput<S> {
-  const result = v.safeParse(schema, input, { abortPipeEarly: true });
+  const result = v.safeParse(schema, input, PARSE_CONFIG);
   if (result.success) return result.output;
   const details = uniqueByPath(result.issues.map((issue) => toDetail(issue, root)));
   return raise(schema, details);

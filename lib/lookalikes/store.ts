@@ -46,7 +46,8 @@ export async function getLookalikes(ref: CompanyRef): Promise<StoredLookalikes |
 /** The lists of the given companies, keyed by `companyKey`; unknown companies are absent. */
 export async function getLookalikesOf(refs: CompanyRef[]): Promise<Map<string, StoredLookalikes>> {
   const items = await batchGet(tableName(), refs.map(keys.lookalikes), { projection: LOOKALIKES_PROJECTION });
-  const found = new Map(items.map((item) => [companyKey(item as unknown as CompanyRef), toStored(item)]));
+  const found = new Map<string, StoredLookalikes>();
+  for (const item of items) found.set(companyKey(item as unknown as CompanyRef), toStored(item));
   const missing = refs.filter((ref) => !found.has(companyKey(ref)));
   if (missing.length > 0) {
     const companies = await batchGet(tableName(), missing.map(keys.company), {

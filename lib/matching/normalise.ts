@@ -111,10 +111,18 @@ export function parseVat(input: string, country: Country | null = null): ParsedV
 /**
  * A stored VAT number as answers show it and the index keys it: canonical when it is a valid BE, NL or
  * FR VAT number, else as imported in upper case without spaces, dots or dashes.
+ *
+ * A number already written in a canonical form (`BE` + 10 digits, `NL` + 9 digits + `B` + 2, `FR` + key
+ * + 9 digits) comes out as it is, valid or not: `parseVat` gives it back unchanged when it is valid, and
+ * the fallback has nothing to remove when it is not. The import stores numbers that way, so most answers
+ * skip the parse (a bulk details answer makes 100 of them).
  */
 export function canonicalVat(vatNumber: string, country: Country): string {
+  if (CANONICAL_VAT_FORM.test(vatNumber)) return vatNumber;
   return parseVat(vatNumber, country)?.vat ?? vatNumber.replace(/[\s.\-/]+/g, '').toUpperCase();
 }
+
+const CANONICAL_VAT_FORM = /^(?:BE\d{10}|NL\d{9}B\d{2}|FR[0-9A-Z]{2}\d{9})$/;
 
 /**
  * The host of a website as written (`https://Shop.Acme-Bouw.be:8443/x` → `shop.acme-bouw.be`; a

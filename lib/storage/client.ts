@@ -55,6 +55,8 @@ function timeoutsFromEnvironment(): StorageTimeouts {
 }
 
 let client: DynamoDBDocumentClient | undefined;
+/** The low-level client under `client`, whose middleware stack the document client shares. */
+let baseClient: DynamoDBClient | undefined;
 
 /** The shared document client; `DYNAMODB_ENDPOINT` (DynamoDB Local) is read on first use. */
 export function dynamodb(): DynamoDBDocumentClient {
@@ -75,7 +77,7 @@ const QUIET_LOGGER = {
 
 function createClient(endpoint: string | undefined): DynamoDBDocumentClient {
   const timeouts = timeoutsFromEnvironment();
-  const base = new DynamoDBClient({
+  const base = (baseClient = new DynamoDBClient({
     logger: QUIET_LOGGER,
     retryStrategy: new ConfiguredRetryStrategy(STORAGE_ATTEMPTS, (retry) =>
       Math.floor(Math.random() * backoffCeiling(retry)),
@@ -93,7 +95,7 @@ function createClient(endpoint: string | undefined): DynamoDBDocumentClient {
           credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
         }
       : {}),
-  });
+  }));
   base.middlewareStack.add(
     (next) => async (args) => {
       const ended = startDynamodbCall();
@@ -107,32 +109,7 @@ function createClient(endpoint: string | undefined): DynamoDBDocumentClient {
     // happen further out), so every round trip counts.
     { step: 'deserialize', priority: 'low', name: 'roundTripCounter' },
   );
-  base.middlewareStack.add(
-    (next, context) => (args) => {
-      // Asked for before the request is serialised; read back by the write counter below.
-      if (counting && (WRITES.has(context.commandName ?? '') || READS.has(context.commandName ?? ''))) {
-        (args.input as Record<string, unknown>)['ReturnConsumedCapacity'] = 'TOTAL';
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'capacityRequest' },
-  );
-  base.middlewareStack.add(
-    (next, context) => async (args) => {
-      // A function answering requests never counts: one check, nothing else on its hot path.
-      if (!counting) return next(args);
-      const command = context.commandName ?? '';
-      const write = countWrite(command, args.input as Record<string, unknown>);
-      if (!(write || READS.has(command))) return next(args);
-      const result = await next(args);
-      const consumed = (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
-      const units = [consumed ?? []].flat() as Array<{ CapacityUnits?: number }>;
-      capacity[write ? 'write' : 'read'] += units.reduce((sum, u) => sum + (u.CapacityUnits ?? 0), 0);
-      return result;
-    },
-    // Once per call (the SDK's retries of an attempt come later): what the caller asked to write.
-    { step: 'build', name: 'writeCounter' },
-  );
+  if (counting) addCounters(base);
   // Where no IAM policy enforces the declaration (DynamoDB Local: `npm start`, the tests), each call
   // checks itself against it before anything is sent: a call the policy would deny fails the same way.
   if (!config.storageAccessEnforcedByIam()) {
@@ -148,6 +125,38 @@ function createClient(endpoint: string | undefined): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(base, {
     marshallOptions: { removeUndefinedValues: true },
   });
+}
+
+/**
+ * The write and capacity counters (countWrites). Put on the client's stack only once a process turns
+ * counting on: the SDK resolves its whole middleware stack again for every call (sorts it, wraps each
+ * middleware), so a middleware that only checks a flag still costs every request its share.
+ */
+function addCounters(base: DynamoDBClient): void {
+  base.middlewareStack.add(
+    (next, context) => (args) => {
+      // Asked for before the request is serialised; read back by the write counter below.
+      if (WRITES.has(context.commandName ?? '') || READS.has(context.commandName ?? '')) {
+        (args.input as Record<string, unknown>)['ReturnConsumedCapacity'] = 'TOTAL';
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'capacityRequest' },
+  );
+  base.middlewareStack.add(
+    (next, context) => async (args) => {
+      const command = context.commandName ?? '';
+      const write = countWrite(command, args.input as Record<string, unknown>);
+      if (!(write || READS.has(command))) return next(args);
+      const result = await next(args);
+      const consumed = (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
+      const units = [consumed ?? []].flat() as Array<{ CapacityUnits?: number }>;
+      capacity[write ? 'write' : 'read'] += units.reduce((sum, u) => sum + (u.CapacityUnits ?? 0), 0);
+      return result;
+    },
+    // Once per call (the SDK's retries of an attempt come later): what the caller asked to write.
+    { step: 'build', name: 'writeCounter' },
+  );
 }
 
 export const tableName = config.tableName;
@@ -169,7 +178,9 @@ const capacity = { read: 0, write: 0 };
  * requests never turns it on.
  */
 export function countWrites(): void {
+  if (counting) return;
   counting = true;
+  if (baseClient) addCounters(baseClient);
 }
 
 /** Read and write capacity units consumed so far (counted once `countWrites()` was called). */

@@ -3,7 +3,14 @@ import { belgianCheckDigits, companyKey, frenchVatKey } from '../../lib/companie
 import type { CompanyProfile } from '../../lib/companies/record';
 import { matchKeysOf, registeredDomain } from '../../lib/lists/match-index';
 import { decide, lookupsOf, planEntry, type Found, type MatchEntry } from '../../lib/matching/decide';
-import { domainCandidates, normaliseName, parseVat, websiteHost } from '../../lib/matching/normalise';
+import fc from 'fast-check';
+import {
+  canonicalVat,
+  domainCandidates,
+  normaliseName,
+  parseVat,
+  websiteHost,
+} from '../../lib/matching/normalise';
 import { keys, listOrderOfKey } from '../../lib/storage/keys';
 
 describe('normalisation', () => {
@@ -16,6 +23,26 @@ describe('normalisation', () => {
     ['BVBA', ''],
   ])('normalises the name %s to %s', (name, expected) => {
     expect(normaliseName(name)).toBe(expected);
+  });
+
+  it('shows a stored VAT number as a full parse of it would, canonical forms included (valid or not)', () => {
+    const digits = (n: number) => fc.stringMatching(new RegExp(`^\\d{${n}}$`));
+    const stored = fc.oneof(
+      digits(10).map((d) => `BE${d}`),
+      digits(9).map((d) => `BE${d}`),
+      fc.tuple(digits(9), digits(2)).map(([d, k]) => `NL${d}B${k}`),
+      fc.tuple(fc.stringMatching(/^[0-9A-Z]{2}$/), digits(9)).map(([k, d]) => `FR${k}${d}`),
+      fc.constantFrom('BE 0403.170.701', 'be0403170701', 'FR40303265045\n', '0403170701', 'XX123'),
+      fc.string(),
+    );
+    const country = fc.constantFrom('BE' as const, 'NL' as const, 'FR' as const);
+    fc.assert(
+      fc.property(stored, country, (vat, of) => {
+        const parsed = parseVat(vat, of)?.vat ?? vat.replace(/[\s.\-/]+/g, '').toUpperCase();
+        expect(canonicalVat(vat, of)).toBe(parsed);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('reads VAT numbers in their BE, NL and FR forms', () => {
