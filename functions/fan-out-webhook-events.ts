@@ -9,14 +9,14 @@
  * - On the local stage it runs every 250 ms and sweeps every endpoint itself.
  */
 import type { SQSEvent } from 'aws-lambda';
-import { config } from '../lib/config';
+import { webhookConfig } from '../lib/config';
 import { withDeclaredAccess } from '../lib/storage/access';
 import { announceEvents, announcedAccounts } from '../lib/webhooks/announce';
 import { fanOutStorage, queueNewEvents, sweptAccounts } from '../lib/webhooks/deliver';
 
 export const handler = async (event?: SQSEvent): Promise<{ queued: number }> =>
   withDeclaredAccess(fanOutStorage, async () => {
-    if (!event?.Records && config.fanOutQueueUrl()) {
+    if (!event?.Records && webhookConfig.fanOutQueueUrl()) {
       const minute = new Date().toISOString().slice(0, 16);
       await announceEvents(await sweptAccounts(), `sweep ${minute}`);
       return { queued: 0 };

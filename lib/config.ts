@@ -58,12 +58,19 @@ export const config = {
   legalEntitySecret: (): string | undefined => process.env['LEGAL_ENTITY_SECRET'],
   /** An S3 endpoint of its own (s3rver) takes path-style URLs. */
   s3PathStyle: (): boolean => Boolean(process.env['AWS_ENDPOINT_URL_S3']),
-  webhookKmsKeyId: (): string | undefined => process.env['WEBHOOK_KMS_KEY_ID'] || undefined,
-  webhookLocalKey: (): string | undefined => process.env['WEBHOOK_LOCAL_KEY'] || undefined,
+};
+
+/**
+ * What the webhook code alone reads (contract §12): apart from `config`, so the functions that never
+ * touch webhooks do not bundle it (an object's properties are all kept once it is).
+ */
+export const webhookConfig = {
+  kmsKeyId: (): string | undefined => process.env['WEBHOOK_KMS_KEY_ID'] || undefined,
+  localKey: (): string | undefined => process.env['WEBHOOK_LOCAL_KEY'] || undefined,
   /** Multiplies every wait of the retry schedule (tests compress it; never below 0). */
-  webhookRetryScale: (): number => positiveNumber('WEBHOOK_RETRY_SCALE') ?? 1,
-  webhookTimeoutMs: (): number => positiveNumber('WEBHOOK_TIMEOUT_MS') ?? 10_000,
-  webhookQueueUrl: (): string | undefined => process.env['WEBHOOK_QUEUE_URL'] || undefined,
+  retryScale: (): number => positiveNumber('WEBHOOK_RETRY_SCALE') ?? 1,
+  timeoutMs: (): number => positiveNumber('WEBHOOK_TIMEOUT_MS') ?? 10_000,
+  queueUrl: (): string | undefined => process.env['WEBHOOK_QUEUE_URL'] || undefined,
   fanOutQueueUrl: (): string | undefined => process.env['FAN_OUT_QUEUE_URL'] || undefined,
 };
 

@@ -10,7 +10,7 @@
  * runs on its own, often (lib/routes.ts).
  */
 import { createHash } from 'node:crypto';
-import { config } from '../config';
+import { webhookConfig } from '../config';
 import { sendEntries } from './sqs-queue';
 
 /** One account's announcement, as the queue carries it. */
@@ -24,7 +24,7 @@ export interface Announcement {
  * retried batch), never an announcement of a later one.
  */
 export async function announceEvents(accountIds: Iterable<string>, occasion: string): Promise<void> {
-  const queueUrl = config.fanOutQueueUrl();
+  const queueUrl = webhookConfig.fanOutQueueUrl();
   const accounts = [...new Set(accountIds)];
   if (!queueUrl || accounts.length === 0) return;
   await sendEntries(

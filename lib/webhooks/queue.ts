@@ -8,7 +8,7 @@ import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { batchPut, queryAll } from '../storage/batch';
 import { dynamodb, isConditionFailed, send, tableName } from '../storage/client';
 import { DELIVERY_DUE_SHARDS, keys } from '../storage/keys';
-import { config } from '../config';
+import { webhookConfig } from '../config';
 
 import type { DueJob } from './job';
 import { sendToQueue } from './sqs-queue';
@@ -16,7 +16,7 @@ import { sendToQueue } from './sqs-queue';
 /** Queues jobs for their time: the stage's SQS queue, else the table. */
 export async function enqueueDeliveries(jobs: DueJob[]): Promise<void> {
   if (jobs.length === 0) return;
-  const queueUrl = config.webhookQueueUrl();
+  const queueUrl = webhookConfig.queueUrl();
   if (queueUrl) {
     return sendToQueue(queueUrl, jobs);
   }

@@ -4,7 +4,7 @@
  * moment); after the eighth failed attempt the delivery is `failed`. WEBHOOK_RETRY_SCALE multiplies
  * every wait: the tests run the whole schedule in seconds, attempt by attempt, skipping none.
  */
-import { config } from '../config';
+import { webhookConfig } from '../config';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -27,7 +27,7 @@ export const JITTER = 0.2;
 export function retryDelayMs(
   attempt: number,
   random = Math.random(),
-  scale = config.webhookRetryScale(),
+  scale = webhookConfig.retryScale(),
 ): number | null {
   const base = RETRY_DELAYS_MS[attempt - 1];
   if (base === undefined) return null;

@@ -11,7 +11,7 @@
  * Nothing here logs a secret, sealed or not.
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { config } from '../config';
+import { config, webhookConfig } from '../config';
 import { callAws } from './aws-json';
 
 export const SECRET_PREFIX = 'whsec_';
@@ -33,7 +33,7 @@ export interface SecretBox {
 
 /** The stage's box: KMS when the stack names a key, the local key on a local stage, else a failure. */
 export function secretBox(): SecretBox {
-  const keyId = config.webhookKmsKeyId();
+  const keyId = webhookConfig.kmsKeyId();
   if (keyId) return kmsBox(keyId);
   if (config.dynamodbEndpoint()) return localBox(localKey());
   throw new Error('WEBHOOK_KMS_KEY_ID environment variable is not set');
@@ -85,7 +85,7 @@ export function localBox(key: Buffer): SecretBox {
 }
 
 function localKey(): Buffer {
-  const given = config.webhookLocalKey();
+  const given = webhookConfig.localKey();
   if (given) {
     const key = Buffer.from(given, 'base64');
     if (key.length !== 32) throw new Error('WEBHOOK_LOCAL_KEY must be the base64 of 32 bytes');

@@ -12,7 +12,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { config } from '../config';
+import { webhookConfig } from '../config';
 import { checkUrl, isPublicAddress, RefusedUrl, type UrlRules } from './url';
 
 /** What is read of an answer's body (it is not kept): enough to let the receiver finish its answer. */
@@ -34,7 +34,7 @@ export async function sendEvent(
   input: { url: string; eventId: string; body: string; secrets: string[]; at: Date },
   rules: UrlRules,
   // §12: 10 s (WEBHOOK_TIMEOUT_MS shortens it for the tests' receivers that never answer).
-  timeoutMs = config.webhookTimeoutMs(),
+  timeoutMs = webhookConfig.timeoutMs(),
 ): Promise<Sent> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
