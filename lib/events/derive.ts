@@ -99,8 +99,18 @@ export async function deriveAndWriteEvents(
   }
   const written = await writeBatchEvents(changeId, toWrite, now);
   // Every account of the batch, also one whose events a first try wrote (a resumed batch): the
-  // announcement that try was to send may never have left.
-  await announceEvents(toWrite.keys(), changeId);
+  // announcement that try was to send may never have left. An announcement SQS kept refusing does not
+  // fail the batch (its events are written): the fan-out's sweep finds them within a minute.
+  await announceEvents(toWrite.keys(), changeId).catch((error: unknown) => {
+    const { name, message } = error instanceof Error ? error : new Error(String(error));
+    console.warn(
+      JSON.stringify({
+        level: 'WARN',
+        message: 'events not announced to the fan-out',
+        error: { name, message },
+      }),
+    );
+  });
   return { events: written };
 }
 

@@ -15,6 +15,7 @@ import { Webhook } from 'standardwebhooks';
 import { handler as deliverHandler } from '../../functions/deliver-webhooks';
 import { handler as fanOutHandler } from '../../functions/fan-out-webhook-events';
 import type { CompanyRecordInput } from '../../lib/companies/record';
+import { lastEventNumber } from '../../lib/events/store';
 import type { Caller } from '../../lib/tokens/caller';
 import { SCOPES } from '../../lib/tokens/scopes';
 import { announceEvents } from '../../lib/webhooks/announce';
@@ -102,6 +103,29 @@ it('announces the accounts of each import batch that wrote events, one message p
   expect(aws.sent.map((m) => m.groupId).sort()).toEqual([a.accountId, a.accountId, b.accountId, b.accountId]);
   // Each batch and account its own deduplication id: SQS drops a repeat, never a later batch's.
   expect(new Set(aws.sent.map((m) => m.deduplicationId)).size).toBe(4);
+});
+
+it('does not fail an import batch whose announcement SQS kept refusing: its events are written, the sweep finds them', async () => {
+  const watcher = account('announce-refused');
+  const records = await watchedCompanies([watcher], 5);
+  process.env['FAN_OUT_QUEUE_URL'] = aws.queueUrl('fan-out.fifo');
+  const warned: string[] = [];
+  const warnings = jest.spyOn(console, 'warn').mockImplementation((line: string) => void warned.push(line));
+  try {
+    aws.throttleNext(3);
+    const summary = await publish(records);
+    expect(summary.updates).toBe(5);
+  } finally {
+    aws.throttleNext(0);
+    warnings.mockRestore();
+  }
+  expect(aws.sent).toEqual([]);
+  expect(warned.map((line) => JSON.parse(line) as unknown)).toContainEqual({
+    level: 'WARN',
+    message: 'events not announced to the fan-out',
+    error: { name: 'ThrottlingException', message: 'slow down' },
+  });
+  expect(await lastEventNumber(watcher.accountId)).toBe(5);
 });
 
 it('sends the same deduplication id for the same occasion and account (a retried batch)', async () => {
