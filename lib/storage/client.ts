@@ -64,6 +64,17 @@ export function dynamodb(): DynamoDBDocumentClient {
 }
 
 /**
+ * Drops the shared client: the next call builds one from the environment as it is then (its endpoint
+ * and timeouts). For a test that loads its data with the patient timeouts, then meets faults with a
+ * route's short ones; no function calls it.
+ */
+export function rebuildClient(): void {
+  client?.destroy();
+  client = undefined;
+  baseClient = undefined;
+}
+
+/**
  * The SDK's logger middleware builds, for every call, a copy of the input and of the output (every
  * item, walked against the schema to mask sensitive fields) and hands it to `logger.info` — its
  * default logger does nothing with it. It skips that work when the logger has no `info`: about

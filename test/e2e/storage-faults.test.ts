@@ -5,7 +5,12 @@
  * and the answer comes from the storage client's own budget, well inside the function timeout.
  */
 import { loadDemoLists } from '../../infra/local/demo-lists';
-import { REQUEST_PATH_TIMEOUTS, storageBudgetMs, TIMEOUT_VARIABLES } from '../../lib/storage/client';
+import {
+  rebuildClient,
+  REQUEST_PATH_TIMEOUTS,
+  storageBudgetMs,
+  TIMEOUT_VARIABLES,
+} from '../../lib/storage/client';
 import { createToken } from '../../lib/tokens/tokens';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { expectError, financialsPath, useApi, type Api, type Exchange } from './http';
@@ -17,12 +22,9 @@ const DELAY_MS = 2_500;
 
 let proxy: FaultProxy;
 beforeAll(async () => {
-  // Before anything builds the storage client: every call of this file goes through the proxy, with the
-  // timeouts the stack gives the deployed route functions and the authorizer.
+  // Before anything builds the storage client: every call of this file goes through the proxy.
   proxy = await startFaultProxy(process.env['DYNAMODB_ENDPOINT']!);
   process.env['DYNAMODB_ENDPOINT'] = proxy.endpoint;
-  process.env[TIMEOUT_VARIABLES.connectionMs] = String(REQUEST_PATH_TIMEOUTS.connectionMs);
-  process.env[TIMEOUT_VARIABLES.requestMs] = String(REQUEST_PATH_TIMEOUTS.requestMs);
 });
 // Only request paths here: the background list clean-up would meet the faults too, and log them. The
 // authorizer's answer is kept for the whole file (the stage keeps it 4 s): the faults meet the handlers.
@@ -49,6 +51,11 @@ afterEach(() => jest.restoreAllMocks());
 
 beforeAll(async () => {
   expect(await loadDemoLists(api.records)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  // The data loaded with the patient timeouts (a busy machine must not fail the load); from here on the
+  // timeouts the stack gives the deployed route functions and the authorizer.
+  process.env[TIMEOUT_VARIABLES.connectionMs] = String(REQUEST_PATH_TIMEOUTS.connectionMs);
+  process.env[TIMEOUT_VARIABLES.requestMs] = String(REQUEST_PATH_TIMEOUTS.requestMs);
+  rebuildClient();
   // The gateway caches alice's authorizer answer, as API Gateway does: the faults below meet the handlers.
   expect((await api.get(financialsPath(api.records[0]!.country, api.records[0]!.companyNumber))).status).toBe(
     200,
