@@ -15,6 +15,9 @@ type Item = Record<string, unknown>;
 
 /** An item as plain values: what `unmarshall(item)` gives. */
 export function itemFromAttributes(item: Record<string, AttributeValue>): Item {
+  // An attribute named `__proto__` (none of ours is) sets the object's prototype when assigned, and what
+  // follows then depends on that prototype: left to util-dynamodb, so the result is its result.
+  if (Object.hasOwn(item, '__proto__')) return convertToNative({ M: item }) as Item;
   const values: Item = {};
   for (const name of Object.keys(item)) values[name] = nativeValue(item[name]!);
   return values;
