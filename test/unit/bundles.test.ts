@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { build } from 'esbuild';
+import { build, stop } from 'esbuild';
 import { workers } from '../../lib/routes';
 import { buildFunctions, buildOptions } from '../bench/bundles';
 import { BENCH_CASES, type BenchCase, type FunctionId } from '../bench/cases';
@@ -18,7 +18,11 @@ import { kb } from '../bench/statistics';
 
 const ROOT = path.join(__dirname, '..', '..');
 const dir = mkdtempSync(path.join(os.tmpdir(), 'bundles-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  // esbuild's service process, which `build` started.
+  await stop();
+});
 jest.setTimeout(180_000);
 
 it(`bundles every route and the authorizer within ${BUDGET.bundleKb} KB`, async () => {
