@@ -68,12 +68,10 @@ export class WebhookDelivery extends Construct {
       retentionPeriod: Duration.days(14),
       removalPolicy: props.removalPolicy,
     });
-    for (const ruleId of ['AwsSolutions-SQS3', 'Serverless-SQSRedrivePolicy']) {
-      Validations.of(this.deadLetters).acknowledge({
-        id: ruleId,
-        reason: 'It is the dead-letter queue of the delivery queue (an alarm fires on its first message).',
-      });
-    }
+    withoutDeadLetters(
+      this.deadLetters,
+      'It is the dead-letter queue of the delivery queue (an alarm fires on its first message).',
+    );
     this.queue = new Queue(this, 'Deliveries', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
@@ -84,18 +82,13 @@ export class WebhookDelivery extends Construct {
       removalPolicy: props.removalPolicy,
     });
 
-    const source = new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true });
-    props.deliver.addEventSource(source);
-    Validations.of(props.deliver).acknowledge({
-      id: 'Serverless-LambdaEventSourceMappingDestination',
-      reason:
-        "An SQS source's failures stay in the queue and go to its dead-letter queue after 5 receives " +
-        '(the redrive policy above, alarmed): an on-failure destination applies to stream sources only.',
-    });
-    for (const fn of [props.deliver, ...props.producers]) {
-      this.queue.grantSendMessages(fn);
-      (fn as NodejsFunction).addEnvironment('WEBHOOK_QUEUE_URL', this.queue.queueUrl);
-    }
+    consume(
+      props.deliver,
+      new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }),
+      "An SQS source's failures stay in the queue and go to its dead-letter queue after 5 receives " +
+        '(the redrive policy above, alarmed)',
+    );
+    sendTo(this.queue, 'WEBHOOK_QUEUE_URL', [props.deliver, ...props.producers]);
     // Exactly the one action each needs (grantEncrypt would add ReEncrypt* and GenerateDataKey*).
     for (const fn of props.sealers) {
       fn.addToRolePolicy(new PolicyStatement({ actions: ['kms:Encrypt'], resources: [this.key.keyArn] }));
@@ -117,25 +110,17 @@ export class WebhookDelivery extends Construct {
       retentionPeriod: Duration.hours(1),
       removalPolicy: props.removalPolicy,
     });
-    for (const ruleId of ['AwsSolutions-SQS3', 'Serverless-SQSRedrivePolicy']) {
-      Validations.of(this.fanOutQueue).acknowledge({
-        id: ruleId,
-        reason:
-          'An announcement only says "look now": one that fails is tried again until its hour of ' +
-          "retention ends, and the fan-out's sweep announces every account each minute anyway.",
-      });
-    }
-    props.fanOut.addEventSource(new SqsEventSource(this.fanOutQueue, { batchSize: 10 }));
-    Validations.of(props.fanOut).acknowledge({
-      id: 'Serverless-LambdaEventSourceMappingDestination',
-      reason:
-        "An SQS source's failures stay in the queue (retried until the message's retention ends): an " +
-        'on-failure destination applies to stream sources only.',
-    });
-    for (const fn of [props.fanOut, ...props.announcers]) {
-      this.fanOutQueue.grantSendMessages(fn);
-      (fn as NodejsFunction).addEnvironment('FAN_OUT_QUEUE_URL', this.fanOutQueue.queueUrl);
-    }
+    withoutDeadLetters(
+      this.fanOutQueue,
+      'An announcement only says "look now": one that fails is tried again until its hour of ' +
+        "retention ends, and the fan-out's sweep announces every account each minute anyway.",
+    );
+    consume(
+      props.fanOut,
+      new SqsEventSource(this.fanOutQueue, { batchSize: 10 }),
+      "An SQS source's failures stay in the queue (retried until the message's retention ends)",
+    );
+    sendTo(this.fanOutQueue, 'FAN_OUT_QUEUE_URL', [props.fanOut, ...props.announcers]);
 
     const action = new SnsAction(props.alarmTopic);
     const alarm = (name: string, description: string, metric: Metric | MathExpression, threshold: number) => {
@@ -174,5 +159,29 @@ export class WebhookDelivery extends Construct {
       }),
       FAILED_ATTEMPTS_ALARM_RATE,
     );
+  }
+}
+
+/** A queue with no dead-letter queue of its own, and why (the checks that ask for one acknowledged). */
+function withoutDeadLetters(queue: Queue, reason: string): void {
+  for (const id of ['AwsSolutions-SQS3', 'Serverless-SQSRedrivePolicy']) {
+    Validations.of(queue).acknowledge({ id, reason });
+  }
+}
+
+/** `fn` consumes the queue; its failures stay in the queue (`why`), so no on-failure destination. */
+function consume(fn: NodejsFunction, source: SqsEventSource, why: string): void {
+  fn.addEventSource(source);
+  Validations.of(fn).acknowledge({
+    id: 'Serverless-LambdaEventSourceMappingDestination',
+    reason: `${why}: an on-failure destination applies to stream sources only.`,
+  });
+}
+
+/** The functions may send to the queue, whose URL they find in `variable`. */
+function sendTo(queue: Queue, variable: string, senders: IFunction[]): void {
+  for (const fn of senders) {
+    queue.grantSendMessages(fn);
+    (fn as NodejsFunction).addEnvironment(variable, queue.queueUrl);
   }
 }

@@ -34,12 +34,13 @@ import {
 import type { UrlRules } from './url';
 
 /**
- * The fan-out: every endpoint's listing and item, the account's feed (its last number and events), the
- * endpoint's position moved; jobs into the table's queue on the local stage.
+ * The fan-out: the listing of accounts with endpoints (the sweep), each account's endpoints (one Query),
+ * its feed (its last number and events), each endpoint's position moved; jobs into the table's queue on
+ * the local stage.
  */
 export const fanOutStorage = {
   Query: [partitions.webhookListings, partitions.webhooks, partitions.events],
-  GetItem: [partitions.webhooks, partitions.eventLog],
+  GetItem: [partitions.eventLog],
   UpdateItem: [partitions.webhooks],
   BatchWriteItem: [partitions.deliveriesDue],
 } as const satisfies StorageAccess;
@@ -82,9 +83,10 @@ export async function queueNewEvents({
   enqueue = enqueueDeliveries,
   nowMs = Date.now(),
 }: FanOutOptions = {}): Promise<number> {
-  const endpoints = accounts
-    ? (await Promise.all(accounts.map((a) => getWebhooks(a, { consistent: true })))).flat()
-    : await allEndpoints();
+  const endpoints: StoredWebhook[] = [];
+  await forEachLimited(accounts ?? (await sweptAccounts()), ENDPOINTS_IN_FLIGHT, async (accountId) => {
+    endpoints.push(...(await getWebhooks(accountId, { consistent: true })));
+  });
   let queued = 0;
   await forEachLimited(endpoints, ENDPOINTS_IN_FLIGHT, async (read) => {
     for (let webhook: StoredWebhook | null = read, sent = 0; webhook?.enabled && sent < EVENTS_PER_FAN_OUT;) {
@@ -109,23 +111,9 @@ export async function queueNewEvents({
   return queued;
 }
 
-/** The accounts with an endpoint (the fan-out's sweep on AWS announces each). */
+/** The accounts with an endpoint (the sweep: on AWS it announces each, locally it fans them out). */
 export async function sweptAccounts(): Promise<string[]> {
   return [...new Set((await getAllWebhookListings()).map((l) => l.accountId))];
-}
-
-/** Every endpoint of the service, read consistently (the fan-out's sweep on the local stage). */
-async function allEndpoints(): Promise<StoredWebhook[]> {
-  const endpoints: StoredWebhook[] = [];
-  await forEachLimited(
-    await getAllWebhookListings(),
-    ENDPOINTS_IN_FLIGHT,
-    async ({ accountId, webhookId }) => {
-      const webhook = await getWebhook(accountId, webhookId, { consistent: true });
-      if (webhook) endpoints.push(webhook);
-    },
-  );
-  return endpoints;
 }
 
 export type Outcome = 'delivered' | 'pending' | 'failed' | 'dropped';
@@ -257,6 +245,7 @@ class PendingWrites {
     }
   }
 }
+
 /** The log's last word on a delivery dropped before its attempt: `failed`. */
 function closed(job: DueJob['job'], atMs: number) {
   return {
