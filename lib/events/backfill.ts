@@ -12,8 +12,11 @@
  * the partition it reads anyway) and warns about while absent. A new table records it when created:
  * no list there predates the index.
  */
-import { PutCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { watchedListItem } from '../lists/store/lists';
 import { cancellationReasons, dynamodb, send, tableName } from '../storage/client';
+import { transactWrite } from '../storage/transactions';
+import { getItem } from '../storage/batch';
 import { keys } from '../storage/keys';
 import { forEachLimited } from '../concurrency';
 import { watchedLists } from './watched';
@@ -47,9 +50,9 @@ export async function backfillWatchedLists(now: () => Date = () => new Date()): 
   return { watched: found.length, added };
 }
 
-/** Whether the backfill ran on this table (or the table was created with its index). */
+/** Whether the backfill ran on this table (or the table was created with its index): its record, one read. */
 export async function backfillRan(): Promise<boolean> {
-  return (await watchedLists()).backfilled;
+  return (await getItem(tableName(), keys.watchedListsBackfill(), { consistent: true })) !== undefined;
 }
 
 /**
@@ -98,37 +101,28 @@ async function scanWatchedLists(): Promise<Array<{ accountId: string; listId: nu
   return segments.flat();
 }
 
-/** The list's entry, if the list is still a STATIC one with notifications on; whether it was put. */
+/**
+ * The list's entry, if the list is still a STATIC one with notifications on; whether it was put.
+ * Conflicts and throttling are tried again (`transactWrite`): only the list's own state may leave it out.
+ */
 async function fileList(accountId: string, listId: number): Promise<boolean> {
   try {
-    await send(() =>
-      dynamodb().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              ConditionCheck: {
-                TableName: tableName(),
-                Key: keys.list(accountId, listId),
-                ConditionExpression: '#type = :static AND notificationsEnabled = :on',
-                ExpressionAttributeNames: { '#type': 'type' },
-                ExpressionAttributeValues: { ':static': 'STATIC', ':on': true },
-              },
-            },
-            {
-              // The entry as the list store writes it (lib/lists/store/lists.ts).
-              Put: {
-                TableName: tableName(),
-                Item: { ...keys.watchedList(accountId, listId), entity: 'WatchedList', accountId, listId },
-              },
-            },
-          ],
-        }),
-      ),
-    );
+    await transactWrite([
+      {
+        ConditionCheck: {
+          TableName: tableName(),
+          Key: keys.list(accountId, listId),
+          ConditionExpression: '#type = :static AND notificationsEnabled = :on',
+          ExpressionAttributeNames: { '#type': 'type' },
+          ExpressionAttributeValues: { ':static': 'STATIC', ':on': true },
+        },
+      },
+      { Put: { TableName: tableName(), Item: watchedListItem(accountId, listId) } },
+    ]);
     return true;
   } catch (error) {
     // Disabled or deleted since the Scan: its own change decided (and wrote or removed the entry).
-    if (cancellationReasons(error)) return false;
+    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') return false;
     throw error;
   }
 }

@@ -22,6 +22,14 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** Events are kept this long (§12); a cursor older than that answers 410. */
 export const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
+/**
+ * How much earlier than a reader's clock an event written after it may say it was created: another
+ * function's clock, and the moments between taking the time and the write landing (retries included).
+ * A cursor counts on events no older than its time less this margin, so events are stored this much
+ * longer than EVENT_RETENTION_MS: a cursor then lasts its full 30 days.
+ */
+export const CLOCK_MARGIN_MS = 15 * 60 * 1000;
+
 /** The update record of §8 inside an event: its title in English, derived updates have no source. */
 export interface EventUpdate {
   id: string;

@@ -8,6 +8,7 @@ import { CursorExpired, InvalidInput } from '../errors';
 import { RawJson, toRawJson } from '../http/raw-json';
 import type { Caller } from '../tokens/caller';
 import {
+  CLOCK_MARGIN_MS,
   decodeCursor,
   encodeCursor,
   EVENT_RETENTION_MS,
@@ -15,12 +16,6 @@ import {
   type Cursor,
 } from './event';
 import { readEvents } from './store';
-
-/**
- * How much earlier than a reader's clock an event written after it may say it was created: another
- * function's clock, and the moments between taking the time and the write landing (retries included).
- */
-const CLOCK_MARGIN_MS = 15 * 60 * 1000;
 
 export interface EventsPage {
   data: CompanyUpdateEvent[];
@@ -40,8 +35,9 @@ export async function getEvents(
       'must be a cursor this endpoint gave',
     );
   }
-  // No event after the cursor is older than `sinceMs`: past the retention, some may be gone unread.
-  if (from && from.sinceMs < nowMs - EVENT_RETENTION_MS) throw new CursorExpired();
+  // No event after the cursor is older than `sinceMs` (its time less the margin); events are kept the
+  // margin longer than the retention, so a cursor expires when it is 30 days old, not 15 minutes sooner.
+  if (from && from.sinceMs + CLOCK_MARGIN_MS < nowMs - EVENT_RETENTION_MS) throw new CursorExpired();
   const after = from?.sequence ?? 0;
   const { events, readTo, complete } = await readEvents(caller.accountId, after, query.limit, nowMs);
   // Read to the end: what comes next is written from now on. Else the next event is no older than the

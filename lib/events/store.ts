@@ -22,7 +22,7 @@ import { forEachLimited } from '../concurrency';
 import { getItem, queryAll, retrying, AGAIN } from '../storage/batch';
 import { cancellationReasons, dynamodb, send, tableName } from '../storage/client';
 import { eventBlocksOf, eventSequenceKey, keys } from '../storage/keys';
-import { EVENT_RETENTION_MS } from './event';
+import { CLOCK_MARGIN_MS, EVENT_RETENTION_MS } from './event';
 
 /** Events in one page item: about 1 KB each, well under DynamoDB's 400 KB an item. */
 export const EVENTS_PER_PAGE = 100;
@@ -47,7 +47,8 @@ export interface StoredEvent {
   body: string;
 }
 
-const ttlOf = (createdAtMs: number) => Math.ceil((createdAtMs + EVENT_RETENTION_MS) / 1000);
+/** Kept the margin longer than the retention: every event a 30-day-old cursor counts on is still there. */
+const ttlOf = (createdAtMs: number) => Math.ceil((createdAtMs + EVENT_RETENTION_MS + CLOCK_MARGIN_MS) / 1000);
 
 /** The account's last number as this process last wrote or read it: a guess the condition checks. */
 const lastKnown = new Map<string, number>();

@@ -86,14 +86,14 @@ export async function watchedListsOf(
 async function membersOf(watched: Set<string>): Promise<Map<string, Membership[]> | null> {
   for (const list of [...read.keys()]) if (!watched.has(list)) forget(list);
   const states = await listStates(watched);
-  for (const list of watched) {
+  // The lists that moved, read QUERIES_IN_FLIGHT at a time (a new process reads every one).
+  await forEachLimited([...watched], QUERIES_IN_FLIGHT, async (list) => {
     const state = states.get(list) ?? 'gone';
-    if (read.get(list)?.state === state) continue;
+    if (read.get(list)?.state === state) return;
     forget(list);
-    if (cachedMembers > MAX_CACHED_MEMBERS) continue;
-    const companies = await companiesOf(membershipOf(list));
-    remember(list, state, companies);
-  }
+    if (cachedMembers > MAX_CACHED_MEMBERS) return;
+    remember(list, state, await companiesOf(membershipOf(list)));
+  });
   return cachedMembers > MAX_CACHED_MEMBERS || [...watched].some((l) => !read.has(l)) ? null : byCompany;
 }
 

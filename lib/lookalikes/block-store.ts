@@ -139,11 +139,14 @@ export async function getBlock(block: string): Promise<BlockMember[]> {
   });
 }
 
+/** The marks' partitions, one per shard. */
+const MARK_PARTITIONS = Array.from({ length: LOOKALIKE_MARK_SHARDS }, (_, shard) =>
+  keys.lookalikeMarks(shard),
+);
+
 /** Every mark: one Query per shard, all at once. */
 export async function getMarks(): Promise<Mark[]> {
-  const items = await queryPartitions(
-    Array.from({ length: LOOKALIKE_MARK_SHARDS }, (_, shard) => keys.lookalikeMarks(shard)),
-  );
+  const items = await queryPartitions(MARK_PARTITIONS);
   return items.map((item) => ({
     key: { pk: item['pk'] as string, sk: item['sk'] as string },
     changes: (item['changes'] as string).split('\n').map((line) => {
@@ -162,21 +165,7 @@ const KEY_ONLY = ['pk'] as const;
  * lib/lookalikes/lease.ts, and a completion with nothing marked, which takes no lease).
  */
 export async function hasMarks(): Promise<boolean> {
-  const found = await Promise.all(
-    Array.from({ length: LOOKALIKE_MARK_SHARDS }, (_, shard) =>
-      queryAll(
-        {
-          TableName: tableName(),
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': keys.lookalikeMarks(shard) },
-          ConsistentRead: true,
-          ...projection(KEY_ONLY),
-        },
-        { limit: 1 },
-      ),
-    ),
-  );
-  return found.some((items) => items.length > 0);
+  return (await queryPartitions(MARK_PARTITIONS, projection(KEY_ONLY), { limit: 1 })).length > 0;
 }
 
 export function deleteMarks(marks: Array<Pick<Mark, 'key'>>): Promise<void> {

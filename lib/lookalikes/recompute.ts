@@ -44,7 +44,14 @@ import {
   sectionOfBlock,
   type LookalikeFeatures,
 } from './features';
-import { keepingLease, releaseAndRecheck, takeLease, type Clock, type LeaseHeld } from './lease';
+import {
+  keepingLease,
+  releaseAndRecheck,
+  releaseLease,
+  takeLease,
+  type Clock,
+  type LeaseHeld,
+} from './lease';
 import { SectionIndex } from './section-index';
 import { packLookalikes } from './store';
 
@@ -188,6 +195,8 @@ async function recomputeUnderLease(
   if (held) return { blocks: 0, companies: 0, seconds: 0, rounds: 0, ...held };
   const total = { blocks: 0, companies: 0 };
   for (let round = 1; ; round++) {
+    // In one process nothing retries a round that failed: the lease is released at once (its marks
+    // stay), not left to expire while every other recompute waits.
     await keepingLease(
       holder,
       async () => {
@@ -201,7 +210,10 @@ async function recomputeUnderLease(
         await deleteMarks(marks);
       },
       clock,
-    );
+    ).catch(async (error: unknown) => {
+      await releaseLease(holder);
+      throw error;
+    });
     const { again } = await releaseAndRecheck(holder, round, clock);
     if (!again) return { ...total, rounds: round, seconds: (performance.now() - started) / 1000 };
   }

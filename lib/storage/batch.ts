@@ -243,16 +243,20 @@ export async function queryAll(
 export async function queryPartitions(
   partitionKeys: string[],
   input: Pick<QueryCommandInput, 'ProjectionExpression' | 'ExpressionAttributeNames'> = {},
+  options: { limit?: number } = {},
 ): Promise<Item[]> {
   const partitions = await Promise.all(
     partitionKeys.map((pk) =>
-      queryAll({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-        ConsistentRead: true,
-        ...input,
-      }),
+      queryAll(
+        {
+          TableName: tableName(),
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': pk },
+          ConsistentRead: true,
+          ...input,
+        },
+        options,
+      ),
     ),
   );
   return partitions.flat();

@@ -6,7 +6,7 @@
  */
 import type { CompanyRef } from '../../lib/companies/identifiers';
 import type { CompanyRecordInput } from '../../lib/companies/record';
-import { encodeCursor, type CompanyUpdateEvent } from '../../lib/events/event';
+import { CLOCK_MARGIN_MS, encodeCursor, type CompanyUpdateEvent } from '../../lib/events/event';
 import { deriveAndWriteEvents } from '../../lib/events/derive';
 import { getEvents } from '../../lib/events/feed';
 import { LANDING_MS, readEvents, writeEvents } from '../../lib/events/store';
@@ -360,6 +360,13 @@ describe('GET /v1/events', () => {
     const answer = await get({ after: old });
     expect(answer.status).toBe(410);
     expect(answer.body).toMatchObject({ code: 'CURSOR_EXPIRED' });
+  });
+
+  it('still reads from a cursor issued 5 minutes short of 30 days ago (events outlive it by the clock margin)', async () => {
+    const issuedAt = Date.now() - 30 * 24 * 3600 * 1000 + 5 * 60 * 1000;
+    // As the endpoint issues it: its time less the clock margin.
+    const cursor = encodeCursor(ALICE.accountId, { sequence: 1, sinceMs: issuedAt - CLOCK_MARGIN_MS });
+    expect((await get({ after: cursor })).status).toBe(200);
   });
 
   it('needs the events:read scope', async () => {

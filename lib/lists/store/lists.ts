@@ -143,17 +143,12 @@ export async function createList(
 
 /** A STATIC list with notifications enabled, filed where the import finds it (lib/events/derive.ts). */
 function watchedPut(list: StoredList) {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: {
-        ...keys.watchedList(list.accountId, list.id),
-        entity: 'WatchedList',
-        accountId: list.accountId,
-        listId: list.id,
-      },
-    },
-  };
+  return { Put: { TableName: tableName(), Item: watchedListItem(list.accountId, list.id) } };
+}
+
+/** The watched-list entry of a list (also written by the backfill, lib/events/backfill.ts). */
+export function watchedListItem(accountId: string, listId: number) {
+  return { ...keys.watchedList(accountId, listId), entity: 'WatchedList', accountId, listId };
 }
 
 /**
