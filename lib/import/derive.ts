@@ -10,7 +10,9 @@
  * Work that is cheaper done once per run than once per change (recomputing the lookalikes of every
  * company a run touched) is a `Completion`: the import calls `completeImport` when a run ends. A
  * completion finds its own work (say, markers its derivation wrote), so a run cut off before its
- * completion leaves that work for the next run's.
+ * completion leaves that work for the next run's. The lookalikes' completion holds the table's
+ * lookalike lease while it recomputes, and waits for it when another recompute holds it
+ * (lib/lookalikes/lease.ts): the import returns with its lookalikes written (contract §6.3).
  */
 import { deriveHoldings } from '../companies/holdings';
 import { deriveEvents } from '../events/derive';
@@ -19,7 +21,7 @@ import { tableName } from '../storage/client';
 import { batchAdd, batchSetChanges, type Addition, type SetChange } from '../storage/transactions';
 import { applyContactChanges, deriveLists } from '../lists/derive';
 import { applySmartListFlips, deriveSmartLists } from '../lists/smart';
-import { deriveLookalikes, recomputeMarked } from '../lookalikes/recompute';
+import { deriveLookalikes, recomputeMarked, type RecomputeOptions } from '../lookalikes/recompute';
 import { deriveSearchIndex } from '../search/derive';
 import { deriveCompanyUpdates } from '../updates/derivation';
 import type {
@@ -73,10 +75,13 @@ export function collectWrites(into: DerivedWrites, { writes }: Derived): void {
   if (writes?.setChanges?.length) (into.setChanges ??= []).push(...writes.setChanges);
 }
 
-/** Lookalikes of the changed companies and of those whose lookalikes they were (§6.3). */
-const lookalikes: Completion = async () => {
-  const { heldBy, heldUntil } = await recomputeMarked();
-  // Another recompute holds the lease: it takes this import's marks when it ends (lib/lookalikes/lease.ts).
+/**
+ * Lookalikes of the changed companies and of those whose lookalikes they were (§6.3). With the lease
+ * held by another recompute it waits for it (or for that one to take its marks). Told not to wait
+ * (`wait: false`: only tests do), it leaves its marks to the holder, which takes them when it ends.
+ */
+const lookalikes = async (options: RecomputeOptions = {}): Promise<void> => {
+  const { heldBy, heldUntil } = await recomputeMarked(options);
   if (heldBy) {
     console.warn(
       JSON.stringify({
@@ -100,10 +105,14 @@ const completions: Completion[] = [
 
 /**
  * The run's completions. The import engine passes `lookalikes: false`: it recomputes the lookalikes
- * as a fan-out over workers first (lib/lookalikes/fan-out.ts).
+ * as a fan-out over workers first (lib/lookalikes/fan-out.ts). Tests pass the recompute's options (a
+ * clock, how it waits for the lease).
  */
-export async function completeImport(options: { lookalikes?: boolean } = {}): Promise<void> {
-  if (options.lookalikes ?? true) await lookalikes();
+export async function completeImport(
+  options: { lookalikes?: boolean | Pick<RecomputeOptions, 'clock' | 'wait'> } = {},
+): Promise<void> {
+  const { lookalikes: recompute = true } = options;
+  if (recompute !== false) await lookalikes(recompute === true ? {} : recompute);
   for (const complete of completions) await complete();
 }
 

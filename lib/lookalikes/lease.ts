@@ -6,11 +6,19 @@
  * the full job, in one process or as the fan-out's steps (lib/lookalikes/recompute.ts, fan-out.ts) —
  * holds this lease from before its plan reads the marks until after its lists are written:
  *
- * - taken by a conditional put: free, expired, or already this run's. A recompute that finds it held
- *   does not plan: its marks stay stored, and the holder takes them (below).
+ * - taken by a conditional put: free, expired, or already this run's. A step of the state machines that
+ *   finds it held does not plan: its marks stay stored, and the holder takes them (below). A recompute
+ *   in one process (the local import's completion, `npm run lookalikes`; lib/lookalikes/recompute.ts)
+ *   waits for it instead, trying again every second, so its lists are written before it returns
+ *   (contract §6.3); it stops waiting early when the holder's re-check took its marks.
  * - renewed while a step runs (`keepingLease`: at its start and every minute), so it expires
  *   LEASE_MS after the run's last sign of life: a run that dies holding it blocks the others for at most
  *   that long, and the next recompute then takes the lease and the dead run's marks (never deleted).
+ *   Sooner for a one-process holder: its name (`processHolder`) carries its host and process id, and a
+ *   one-process waiter on that host that finds the process gone takes the lease over at once
+ *   (`takeOverLease`, conditional on that holder: of two waiters one wins). Holders of other hosts, and
+ *   the state machines' runs, are only ever taken over once expired. A CLI stopped by Ctrl-C or SIGTERM
+ *   frees the leases its process holds before it exits (`releaseLeasesHeldHere`).
  * - released, then the marks checked (`releaseAndRecheck`): any mark still stored was written after
  *   this run's plan read them, by an import whose recompute found the lease held. The run takes the lease
  *   again and recomputes them, at most MAX_ROUNDS rounds in all. Released first, checked after: a mark
@@ -18,6 +26,8 @@
  *   the holder saw no mark); checked after the release, every mark is seen by the holder or its own
  *   writer's recompute takes the lease, and if another run took it in between, that run's plan reads it.
  */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { conditionHeld, dynamodb, isConditionFailed, send, tableName } from '../storage/client';
@@ -119,6 +129,73 @@ export async function releaseLease(holder: string): Promise<void> {
       }),
     ),
   );
+}
+
+/**
+ * Takes the lease from `dead`, a holder whose process is gone (`isDeadLocalHolder`): a conditional put on
+ * that exact holder, so of two waiters that found it dead only one gets it. False when `dead` no longer
+ * holds it (released, or taken by another).
+ */
+export function takeOverLease(holder: string, dead: string, clock: Clock = Date.now): Promise<boolean> {
+  return conditionHeld(() =>
+    dynamodb().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: leaseItem(holder, clock()),
+        ConditionExpression: 'holder = :dead',
+        ExpressionAttributeValues: { ':dead': dead },
+      }),
+    ),
+  );
+}
+
+/**
+ * A fresh holder name for a recompute in one process: `process-<host>-<pid>-<uuid>` (the UUID tells two
+ * runs of one process apart). The state machines' holders are their run names, never of this form.
+ */
+export function processHolder(): string {
+  return `process-${hostname()}-${process.pid}-${randomUUID()}`;
+}
+
+const PROCESS_HOLDER_TAIL = /^(\d+)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * Whether `holder` is a one-process recompute of this host (`processHolder`) whose process no longer
+ * exists. Any other holder (another host's, a state machine's run, a name of another form) and any
+ * process that exists, or that this one may not signal, counts as alive.
+ */
+export function isDeadLocalHolder(holder: string): boolean {
+  const prefix = `process-${hostname()}-`;
+  if (!holder.startsWith(prefix)) return false;
+  const pid = Number(PROCESS_HOLDER_TAIL.exec(holder.slice(prefix.length))?.[1]);
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/** The holders of the one-process recomputes under way in this process. */
+const heldHere = new Set<string>();
+
+/** Runs `work`, a one-process recompute of `holder`, counted among this process's holders while it runs. */
+export async function holdingHere<T>(holder: string, work: () => Promise<T>): Promise<T> {
+  heldHere.add(holder);
+  try {
+    return await work();
+  } finally {
+    heldHere.delete(holder);
+  }
+}
+
+/**
+ * Frees the lease if a recompute of this process holds it (`holdingHere`): what a CLI stopped by a
+ * signal does before it exits, so the next run need not wait for the expiry. Its marks stay stored.
+ */
+export async function releaseLeasesHeldHere(): Promise<void> {
+  await Promise.all([...heldHere].map(releaseLease));
 }
 
 /**

@@ -13,13 +13,14 @@
  *   `planAll`), the subjects cut into shards, each shard's lists computed by `writeLists`.
  *
  * Each of them holds the table's lookalike lease (lib/lookalikes/lease.ts) from before it reads the marks
- * until its lists are written, so no recompute writes lists from a snapshot older than another's; one
- * that finds the lease held leaves its marks to the holder, which re-checks them when it ends.
+ * until its lists are written, so no recompute writes lists from a snapshot older than another's. In one
+ * process a recompute that finds the lease held waits for it (`acquireLease`): the import returns with
+ * its lookalikes written; on AWS a plan that finds it held leaves its marks to the holder, which
+ * re-checks them when it ends.
  *
  * Candidates are the companies of the same section (lib/lookalikes/features.ts), read as the blocks of
  * its divisions; each list is found with bounds (lib/lookalikes/compute.ts), never every pair.
  */
-import { randomUUID } from 'node:crypto';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
 import { forEachLimited } from '../concurrency';
 import type { CompanyChange, Derived, DerivedWrites } from '../import/change';
@@ -45,10 +46,14 @@ import {
   type LookalikeFeatures,
 } from './features';
 import {
+  holdingHere,
+  isDeadLocalHolder,
   keepingLease,
+  processHolder,
   releaseAndRecheck,
   releaseLease,
   takeLease,
+  takeOverLease,
   type Clock,
   type LeaseHeld,
 } from './lease';
@@ -60,13 +65,21 @@ const SECTIONS_IN_FLIGHT = 2;
 /** Lists written per batch of subjects: a section's lists are never all held at once. */
 const SUBJECTS_PER_WRITE = 2_000;
 
+/** How long a recompute in one process waits between two tries of a lease held by another. */
+const POLL_MS = 1_000;
+
 export interface RecomputeSummary extends Partial<LeaseHeld> {
   /** Blocks (NACE divisions) read. */
   blocks: number;
   companies: number;
   seconds: number;
-  /** Rounds under the lease: 0 when it was held by another recompute (named) or nothing was marked. */
+  /**
+   * Rounds under the lease: 0 when nothing was marked, when the recompute it waited for took the marks,
+   * or (`wait: false`) when another recompute held the lease (named).
+   */
   rounds: number;
+  /** Marks written while it ran were left to the next recompute: it reached MAX_ROUNDS. */
+  marksLeft?: boolean;
 }
 
 /**
@@ -151,16 +164,30 @@ export async function planAll(onSection: (work: SectionWork) => Promise<void>): 
   });
 }
 
+/** How a recompute in one process waits for a lease held by another. */
+export interface LeaseWait {
+  /** Between two tries; POLL_MS by default. */
+  pollMs?: number;
+  /** Waits `ms`: a timer by default (the tests free or expire the lease from theirs instead). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
 /** Who recomputes in one process, and its clock (the tests turn it forward to expire a lease). */
 export interface RecomputeOptions {
-  /** The lease holder's name; a fresh one by default. */
+  /** The lease holder's name; a fresh `processHolder()` by default. */
   holder?: string;
   clock?: Clock;
+  /**
+   * With the lease held by another recompute: wait for it (the default), or `false`: answer at once,
+   * naming the holder (`heldBy`, `heldUntil`), the marks left to it.
+   */
+  wait?: LeaseWait | false;
 }
 
 /**
  * The Completion, in one process: recomputes what the marked changes touch, then drops the marks. With
- * nothing marked it takes no lease; with the lease held by another recompute it leaves the marks to it.
+ * nothing marked it takes no lease; with the lease held by another recompute it waits for it (or for
+ * that one to take the marks), so the lists are written when it returns.
  */
 export async function recomputeMarked(options: RecomputeOptions = {}): Promise<RecomputeSummary> {
   const started = performance.now();
@@ -172,7 +199,7 @@ export async function recomputeMarked(options: RecomputeOptions = {}): Promise<R
  * The full job, in one process: every list of every section, from the features stored in the blocks.
  * With `rebuildFeatures`, the features are first written again from the stored companies (a table
  * imported before lookalikes existed; a Scan, so only for that). With the lease held by another
- * recompute it recomputes nothing (the summary names the holder).
+ * recompute it waits for it.
  */
 export async function recomputeAll(
   options: RecomputeOptions & { rebuildFeatures?: boolean } = {},
@@ -188,10 +215,23 @@ export async function recomputeAll(
  */
 async function recomputeUnderLease(
   first: 'marked' | 'all',
-  { holder = `process-${randomUUID()}`, clock = Date.now }: RecomputeOptions,
+  { holder = processHolder(), clock = Date.now, wait = {} }: RecomputeOptions,
   started: number,
 ): Promise<RecomputeSummary> {
-  const held = await takeLease(holder, clock);
+  // Counted as this process's from before the lease is taken: a CLI stopped meanwhile frees it.
+  return holdingHere(holder, () => roundsUnderLease(first, holder, clock, wait, started));
+}
+
+async function roundsUnderLease(
+  first: 'marked' | 'all',
+  holder: string,
+  clock: Clock,
+  wait: LeaseWait | false,
+  started: number,
+): Promise<RecomputeSummary> {
+  const seconds = () => (performance.now() - started) / 1000;
+  const held = await acquireLease(first, holder, clock, wait);
+  if (held === 'marks taken') return { blocks: 0, companies: 0, seconds: seconds(), rounds: 0 };
   if (held) return { blocks: 0, companies: 0, seconds: 0, rounds: 0, ...held };
   const total = { blocks: 0, companies: 0 };
   for (let round = 1; ; round++) {
@@ -214,9 +254,61 @@ async function recomputeUnderLease(
       await releaseLease(holder);
       throw error;
     });
-    const { again } = await releaseAndRecheck(holder, round, clock);
-    if (!again) return { ...total, rounds: round, seconds: (performance.now() - started) / 1000 };
+    const { again, marksLeft } = await releaseAndRecheck(holder, round, clock);
+    if (again) continue;
+    if (marksLeft) {
+      // Written by imports whose recompute found this one's lease held: in one process they wait
+      // for it and take them; an import engine's run leaves them to the next recompute.
+      log('WARN', 'lookalikes recomputed; marks left to the next recompute', { holder, rounds: round });
+    }
+    return { ...total, rounds: round, seconds: seconds(), ...(marksLeft ? { marksLeft } : {}) };
   }
+}
+
+/**
+ * Takes the lease for `holder` (undefined). Held by another recompute: with `wait` false, answers who
+ * holds it; else takes it over at once from a holder whose process is gone (lease.ts
+ * `isDeadLocalHolder`: this host's only), or tries again every `pollMs` until it is free or expired, and
+ * a `marked` recompute also until no mark is left ('marks taken': the holder's re-check took them, and
+ * the lists are written). Says once per holder whom it waits for, on stderr. No bound: a live holder
+ * renews the lease and ends within its MAX_ROUNDS, a dead one's lease expires; Ctrl-C stops the wait,
+ * the marks stay for the next recompute.
+ */
+async function acquireLease(
+  first: 'marked' | 'all',
+  holder: string,
+  clock: Clock,
+  wait: LeaseWait | false,
+): Promise<LeaseHeld | 'marks taken' | undefined> {
+  let waitingFor: string | undefined;
+  for (;;) {
+    const held = await takeLease(holder, clock);
+    if (!held) return undefined;
+    if (wait === false) return held;
+    if (isDeadLocalHolder(held.heldBy) && (await takeOverLease(holder, held.heldBy, clock))) {
+      log('INFO', `took over the lookalike lease of ${held.heldBy}: its process is gone`, {
+        holder,
+        ...held,
+      });
+      return undefined;
+    }
+    if (held.heldBy !== waitingFor) {
+      waitingFor = held.heldBy;
+      log('INFO', `waiting for the lookalike recompute of ${held.heldBy} (lease until ${held.heldUntil})`, {
+        holder,
+        ...held,
+      });
+    }
+    await (wait.sleep ?? sleep)(wait.pollMs ?? POLL_MS);
+    if (first === 'marked' && !(await hasMarks())) return 'marks taken';
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** A JSON line on stderr (stdout is the import's summary). */
+function log(level: 'INFO' | 'WARN', message: string, fields: Record<string, unknown>): void {
+  console.error(JSON.stringify({ level, message, ...fields }));
 }
 
 async function recomputeSections(

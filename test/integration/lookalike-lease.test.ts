@@ -1,14 +1,23 @@
 /**
  * One lookalike recompute at a time (lib/lookalikes/lease.ts) against DynamoDB Local and a local S3: a
  * recompute that planned from an older snapshot never leaves its lists over a newer one's, whichever
- * order the two write in, and a run that dies holding the lease only delays the next one.
+ * order the two write in, and a run that dies holding the lease only delays the next one. An import in
+ * one process waits for a lease held by another recompute and returns with its lookalikes written; it
+ * takes over at once the lease of a process of this host that is gone, never another holder's before
+ * it expires.
  */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { AsyncResource } from 'node:async_hooks';
+import { hostname } from 'node:os';
 import type { CompanyRecordInput } from '../../lib/companies/record';
 import { importBucket } from '../../lib/import/bucket';
+import { completeImport } from '../../lib/import/derive';
 import { getMarks } from '../../lib/lookalikes/block-store';
-import { LEASE_MS, takeLease } from '../../lib/lookalikes/lease';
+import { LEASE_MS, releaseLease, takeLease, type Clock } from '../../lib/lookalikes/lease';
 import { recomputeAll, recomputeMarked } from '../../lib/lookalikes/recompute';
 import { getLookalikesOf } from '../../lib/lookalikes/store';
+import { isolateRequestScopes } from '../../lib/request-scope';
 import { chunk, getItem } from '../../lib/storage/batch';
 import { keys } from '../../lib/storage/keys';
 import { asImportWorkers } from '../support/import-access';
@@ -18,6 +27,8 @@ import { bareCompany, importRecords, period } from '../support/records';
 import { useFreshTable } from '../support/table';
 
 const BUCKET = 'company-data-lease';
+// The tests' own storage calls run beside an import's, outside its workers' declaration (importWaiting).
+isolateRequestScopes();
 useLocalS3(BUCKET);
 const table = useFreshTable();
 jest.setTimeout(180_000);
@@ -55,7 +66,54 @@ async function staleLists(): Promise<string[]> {
 }
 
 const importInOneProcess = (records: CompanyRecordInput[]) => asImportWorkers(() => importRecords(records));
+/** An import in one process whose completion, finding the lease held, leaves its marks to the holder. */
+const importLeavingMarks = (records: CompanyRecordInput[]) =>
+  asImportWorkers(() =>
+    importRecords(records, { complete: () => completeImport({ lookalikes: { wait: false } }) }),
+  );
+/**
+ * An import in one process whose completion waits for a held lease with `sleep` between two tries
+ * (instead of a timer: the test frees or expires the lease there, outside the workers' declaration),
+ * on `clock`.
+ */
+function importWaiting(records: CompanyRecordInput[], sleep: () => Promise<void>, clock?: Clock) {
+  const outside = AsyncResource.bind(sleep);
+  return asImportWorkers(() =>
+    importRecords(records, {
+      complete: () =>
+        completeImport({ lookalikes: { ...(clock ? { clock } : {}), wait: { sleep: outside } } }),
+    }),
+  );
+}
 const lease = () => getItem(table.name, keys.lookalikeLease());
+const holderNow = async () => (await lease())?.['holder'];
+/** A one-process holder name (lib/lookalikes/lease.ts `processHolder`) for `pid` on `host`. */
+const processHolder = (pid: number, host = hostname()) => `process-${host}-${pid}-${randomUUID()}`;
+
+/** The JSON lines the recompute wrote on stderr while `run` ran. */
+async function logged<T>(
+  run: () => Promise<T>,
+): Promise<{ result: T; lines: Array<Record<string, unknown>> }> {
+  const lines: Array<Record<string, unknown>> = [];
+  const spy = jest.spyOn(console, 'error').mockImplementation((text: unknown) => {
+    if (typeof text === 'string' && text.startsWith('{'))
+      lines.push(JSON.parse(text) as Record<string, unknown>);
+  });
+  try {
+    return { result: await run(), lines };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+/** The id of a process that ran here and has ended (and was reaped): nothing answers to it now. */
+function deadPid(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', '']);
+    child.on('error', reject);
+    child.on('exit', () => resolve(child.pid!));
+  });
+}
 
 beforeAll(async () => {
   await importInOneProcess(COMPANIES);
@@ -68,7 +126,7 @@ describe('one lookalike recompute at a time', () => {
     const job = await planRound(files, 'job-1', 'all', 1);
     expect(job).toMatchObject({ planned: true, round: 1, subjects: 130 });
     // An import grows two companies; its completion finds the lease held and leaves its marks.
-    const summary = await importInOneProcess([company(20, 3000), company(21, 2500)]);
+    const summary = await importLeavingMarks([company(20, 3000), company(21, 2500)]);
     expect(summary.changed).toBe(2);
     expect((await getMarks()).flatMap((m) => m.changes.map((c) => c.company.companyNumber))).toEqual([
       '30000020',
@@ -129,10 +187,14 @@ describe('one lookalike recompute at a time', () => {
     expect(dead).toMatchObject({ planned: true, marks: 1 });
     expect(dead.shards.length).toBeGreaterThan(0);
     // A change while it holds the lease: its completion leaves its mark beside the dead run's.
-    expect((await importInOneProcess([company(41, 3500)])).changed).toBe(1);
+    expect((await importLeavingMarks([company(41, 3500)])).changed).toBe(1);
     expect(await getMarks()).toHaveLength(2);
     const heldUntil = new Date(now + LEASE_MS).toISOString();
-    expect(await recomputeMarked({ clock })).toMatchObject({ rounds: 0, heldBy: 'dead-run', heldUntil });
+    expect(await recomputeMarked({ clock, wait: false })).toMatchObject({
+      rounds: 0,
+      heldBy: 'dead-run',
+      heldUntil,
+    });
 
     // Past its expiry the next recompute takes the lease and the mark.
     now += LEASE_MS + 1;
@@ -148,5 +210,115 @@ describe('one lookalike recompute at a time', () => {
     await expect(lookalikeRounds(files, 'dead-run', 'marked', { clock }, dead)).rejects.toThrow(
       'taken over by another recompute',
     );
+    await releaseLease('another');
+  });
+});
+
+describe('an import in one process and a held lease', () => {
+  afterEach(async () => {
+    expect(await getMarks()).toEqual([]);
+    expect(await lease()).toBeUndefined();
+    expect(await staleLists()).toEqual([]);
+  });
+
+  it('waits for a live holder, then recomputes its own marks before it returns', async () => {
+    // This test's own process: a holder of this host that is alive.
+    const live = processHolder(process.pid);
+    expect(await takeLease(live)).toBeUndefined();
+    const seen: unknown[] = [];
+    const { result, lines } = await logged(() =>
+      importWaiting([company(50, 4200), company(51, 3)], async () => {
+        seen.push(await holderNow());
+        // Held through three tries; then the holder ends.
+        if (seen.length === 3) await releaseLease(live);
+      }),
+    );
+
+    expect(result.changed).toBe(2);
+    expect(seen).toEqual([live, live, live]);
+    // Said once, whom it waits for and until when.
+    expect(lines.filter((l) => String(l['message']).startsWith('waiting'))).toEqual([
+      expect.objectContaining({
+        level: 'INFO',
+        message: expect.stringMatching(
+          new RegExp(
+            `^waiting for the lookalike recompute of ${live} \\(lease until \\d{4}-\\d{2}-\\d{2}T.*Z\\)$`,
+          ),
+        ),
+        heldBy: live,
+      }),
+    ]);
+  });
+
+  it('stops waiting once the holder took its marks: the holder recomputed them', async () => {
+    const files = importBucket(BUCKET);
+    const job = await planRound(files, 'job-2', 'all', 1);
+    expect(job.planned).toBe(true);
+    let rounds: Awaited<ReturnType<typeof lookalikeRounds>> | undefined;
+    let tries = 0;
+    const { result } = await logged(() =>
+      importWaiting([company(52, 2800)], async () => {
+        tries++;
+        // The full job writes its lists, and its re-check takes the import's marks in a second round.
+        rounds ??= await lookalikeRounds(files, 'job-2', 'all', {}, job);
+      }),
+    );
+
+    expect(result.changed).toBe(1);
+    expect(tries).toBe(1);
+    expect(rounds!.plans.map((p) => [p.round, p.planned, p.marks])).toEqual([
+      [1, true, 0],
+      [2, true, 1],
+    ]);
+  });
+
+  it('takes over at once the lease of a process of this host that is gone: the import run again ends up current', async () => {
+    // An import cut off after its companies were written, while its recompute held the lease: its
+    // process is gone, its marks and its lease are left.
+    await asImportWorkers(() => importRecords([company(53, 3300)], { complete: async () => undefined }));
+    expect(await getMarks()).toHaveLength(1);
+    const dead = processHolder(await deadPid());
+    expect(await takeLease(dead)).toBeUndefined();
+
+    // The same import run again, at once: nothing changes, and its completion takes the lease over
+    // without waiting and recomputes what the cut-off run marked.
+    const { result, lines } = await logged(() =>
+      importWaiting([company(53, 3300)], () =>
+        Promise.reject(new Error('waited for a process that is gone')),
+      ),
+    );
+
+    expect(result).toMatchObject({ changed: 0, unchanged: 1 });
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 'INFO',
+        message: `took over the lookalike lease of ${dead}: its process is gone`,
+      }),
+    );
+  });
+
+  it.each([
+    ['a process of another host', 56, async () => processHolder(await deadPid(), `not-${hostname()}`)],
+    ['an import engine run', 57, async () => `import-2026-11-21-${randomUUID()}`],
+  ])('leaves the lease of %s until it expires, then takes it', async (_, n, holderName) => {
+    const holder = await holderName();
+    let now = Date.now();
+    const clock = () => now;
+    expect(await takeLease(holder, clock)).toBeUndefined();
+    const seen: unknown[] = [];
+    const { result } = await logged(() =>
+      importWaiting(
+        [company(n, 4800)],
+        async () => {
+          seen.push(await holderNow());
+          // Held through three tries; then past its expiry (the holder gone, its lease never renewed).
+          if (seen.length === 3) now += LEASE_MS + 1;
+        },
+        clock,
+      ),
+    );
+
+    expect(result.changed).toBe(1);
+    expect(seen).toEqual([holder, holder, holder]);
   });
 });
