@@ -11,6 +11,11 @@
  * A progress bar on a terminal (at most a line per 10 % of the file read otherwise), one `line N: reason`
  * on stderr per rejected line, then the summary. Exit code 0, or 1 when a line was rejected, 2 when the
  * import could not run (a file that cannot be read says so, and only that).
+ *
+ * The lookalikes are recomputed before it returns, under the table's lookalike lease; while another
+ * recompute holds it the import waits and says for whom (lib/lookalikes/lease.ts). Stopped by Ctrl-C or
+ * SIGTERM it frees the lease if it holds it (the next run need not wait for its expiry), then ends as
+ * the signal ends it (130, 143); run the same import again to resume.
  */
 import { constants, accessSync, createReadStream, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
@@ -18,6 +23,7 @@ import { parseArgs } from 'node:util';
 import { isCalendarDate } from '../../lib/http/schemas';
 import { fileLines } from '../../lib/import/lines';
 import { progressReporter } from './import-progress';
+import { cleanUpOnSignal } from './signals';
 import { useStage } from './stage';
 
 let stageInUse = '';
@@ -47,11 +53,18 @@ async function main(): Promise<number> {
   const { importCompanies, formatSummary } = await import('../../lib/import/import');
   const { formatCapacity, formatWrites, writesSince } = await import('../../lib/import/writes');
   const { capacitySoFar, countWrites, writesSoFar } = await import('../../lib/storage/client');
+  const { releaseLeasesHeldHere } = await import('../../lib/lookalikes/lease');
 
   // The heading first: a bar started before it would be written over by it.
   console.error(`importing ${file === '-' ? 'standard input' : file} into ${stage}, as of ${asOf}`);
   const raw: Readable = file === '-' ? process.stdin : createReadStream(file);
   const progress = progressReporter(size, process.stderr);
+  cleanUpOnSignal(async (signal) => {
+    progress.stop();
+    console.error(`import stopped by ${signal} (${stage}).`);
+    console.error('Nothing is half-written: run the same import again to resume.');
+    await releaseLeasesHeldHere();
+  });
   const { lines } = await fileLines(raw, progress.advance);
 
   let summary;

@@ -5,9 +5,11 @@
  * (lib/lookalikes/fan-out.ts). Default: the local stage (see infra/cli/stage.ts).
  * `--rebuild-features` first writes the features again from the stored companies (a Scan): for a table
  * whose companies were imported before lookalikes existed. While another recompute holds the lookalike
- * lease (an import's completion, the stack's job) it recomputes nothing and exits 1.
+ * lease (an import's completion, the stack's job) it waits for it, saying for whom (lib/lookalikes/lease.ts).
+ * Stopped by Ctrl-C or SIGTERM it frees the lease if it holds it, then ends as the signal ends it.
  */
 import { parseArgs } from 'node:util';
+import { cleanUpOnSignal } from './signals';
 import { useStage } from './stage';
 
 let stageInUse = '';
@@ -28,17 +30,15 @@ async function main(): Promise<number> {
   stageInUse = stage;
   // Loaded after the stage is chosen: the storage client reads the environment when first used.
   const { recomputeAll } = await import('../../lib/lookalikes/recompute');
+  const { releaseLeasesHeldHere } = await import('../../lib/lookalikes/lease');
+  cleanUpOnSignal(async (signal) => {
+    console.error(`lookalikes stopped by ${signal} (${stage}): run it again to recompute them all.`);
+    await releaseLeasesHeldHere();
+  });
   console.error(`recomputing lookalikes in ${stage}`);
-  const { blocks, companies, seconds, rounds, heldBy, heldUntil } = await recomputeAll({
+  const { blocks, companies, seconds, rounds } = await recomputeAll({
     rebuildFeatures: values['rebuild-features'] ?? false,
   });
-  if (heldBy) {
-    // Another recompute holds the lookalike lease (lib/lookalikes/lease.ts): nothing was recomputed.
-    console.error(
-      `lookalikes not recomputed: another recompute (${heldBy}) holds the lease until ${heldUntil}; run again when it ends.`,
-    );
-    return 1;
-  }
   console.log(
     `recomputed the lookalikes of ${companies} companies in ${blocks} blocks, in ${seconds.toFixed(1)} s` +
       (rounds > 1 ? ` (${rounds} rounds: marks written meanwhile)` : ''),

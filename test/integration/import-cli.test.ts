@@ -1,6 +1,7 @@
 /**
  * `npm run import` as a user runs it (a child process on DynamoDB Local): exit codes, gzip and stdin,
- * and a run killed with SIGKILL half-way that, run again, ends in the same state as one uninterrupted run.
+ * a run killed with SIGKILL half-way that, run again, ends in the same state as one uninterrupted run,
+ * and a run stopped by Ctrl-C while it recomputes the lookalikes that frees their lease.
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -8,10 +9,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { generateDemoData } from '../fixtures/demo-data/companies';
 import { ensureTable } from '../../infra/local/dynamodb';
 import { dynamodb } from '../../lib/storage/client';
+import { keys } from '../../lib/storage/keys';
+import { startFaultProxy } from '../support/fault-proxy';
 
 const ROOT = path.join(__dirname, '..', '..');
 const dir = mkdtempSync(path.join(os.tmpdir(), 'import-cli-test-'));
@@ -31,10 +34,18 @@ interface Result {
   stderr: string;
 }
 
-/** Runs the import CLI; `killWhen` sends SIGKILL as soon as it holds for stderr so far. */
+/**
+ * Runs the import CLI; `killWhen` sends SIGKILL as soon as it holds for stderr so far; `interruptWhen`
+ * sends SIGINT (Ctrl-C) as soon as it holds for the process (tried every 50 ms).
+ */
 function importCli(
   args: string[],
-  options: { stdin?: Buffer; killWhen?: (stderr: string) => boolean; env?: NodeJS.ProcessEnv } = {},
+  options: {
+    stdin?: Buffer;
+    killWhen?: (stderr: string) => boolean;
+    interruptWhen?: (pid: number) => Promise<boolean>;
+    env?: NodeJS.ProcessEnv;
+  } = {},
 ): Promise<Result> {
   return new Promise((resolve, reject) => {
     const child = spawn(
@@ -53,9 +64,27 @@ function importCli(
       if (options.killWhen?.(stderr)) child.kill('SIGKILL');
     });
     child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    let exited = false;
+    child.on('close', (code, signal) => {
+      exited = true;
+      resolve({ code, signal, stdout, stderr });
+    });
     child.stdin.end(options.stdin);
+    const { interruptWhen } = options;
+    if (interruptWhen) {
+      const poll = async (): Promise<void> => {
+        if (exited) return;
+        if (await interruptWhen(child.pid!)) child.kill('SIGINT');
+        else setTimeout(() => void poll().catch(reject), 50);
+      };
+      void poll().catch(reject);
+    }
   });
+}
+
+/** The table's lookalike lease (lib/lookalikes/lease.ts), if anyone holds it. */
+async function leaseOf(table: string): Promise<Record<string, unknown> | undefined> {
+  return (await dynamodb().send(new GetCommand({ TableName: table, Key: keys.lookalikeLease() }))).Item;
 }
 
 async function freshTable(): Promise<string> {
@@ -164,5 +193,50 @@ describe('npm run import', () => {
     const [afterKill, uninterrupted] = await Promise.all([contents(killed), contents(whole)]);
     expect(afterKill.length).toBe(uninterrupted.length);
     expect(afterKill).toEqual(uninterrupted);
+  });
+
+  it('frees the lookalike lease it holds when Ctrl-C stops it, and ends as SIGINT ends a process', async () => {
+    const table = await freshTable();
+    const small = path.join(dir, 'small.jsonl');
+    writeFileSync(
+      small,
+      records
+        .slice(0, 40)
+        .map((r) => JSON.stringify(r) + '\n')
+        .join(''),
+    );
+    // Between the import and DynamoDB Local, a proxy that holds every renewal of the lease (a PutItem
+    // conditional on its holder): the import takes the lease for its lookalikes, then stays there.
+    const proxy = await startFaultProxy(process.env['DYNAMODB_ENDPOINT']!);
+    proxy.set('delay', {
+      delayMs: 120_000,
+      operation: 'PutItem',
+      match: '"ConditionExpression":"holder = :holder"',
+    });
+    try {
+      const ownHolder = (pid: number) => `process-${os.hostname()}-${pid}-`;
+      const result = await importCli([small, '--table', table], {
+        env: { ...process.env, NODE_OPTIONS: '', DYNAMODB_ENDPOINT: proxy.endpoint },
+        // Stopped once its recompute holds the lease.
+        interruptWhen: async (pid) =>
+          String((await leaseOf(table))?.['holder'] ?? '').startsWith(ownHolder(pid)),
+      });
+
+      expect(proxy.faulted).toBeGreaterThan(0);
+      // Ended by the signal (or, under a relaying parent, with its exit code).
+      expect(result.signal === 'SIGINT' || result.code === 130).toBe(true);
+      expect(result.stderr).toContain('import stopped by SIGINT');
+      expect(result.stderr).toContain('run the same import again to resume');
+      expect(await leaseOf(table)).toBeUndefined();
+    } finally {
+      await proxy.close();
+    }
+
+    // Run again at once, it does not wait for the lease: it recomputes what the stopped run marked.
+    const again = await importCli([small, '--table', table]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('imported 40 (new 0, changed 0, unchanged 40)');
+    expect(again.stderr).not.toContain('waiting for the lookalike recompute');
+    expect(await leaseOf(table)).toBeUndefined();
   });
 });

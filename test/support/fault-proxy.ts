@@ -12,8 +12,9 @@
  *              `TransactionConflict` (another transaction wrote it at that moment), the rest `None`
  *
  * The mode is read for every chunk, so kept-alive connections switch with it. `throttle`, `conflict` and `drop`
- * can be limited to the next `times` requests, after which the proxy passes again. `requests` counts the
- * requests that reached DynamoDB; `faulted` the ones the fault took.
+ * can be limited to the next `times` requests, after which the proxy passes again; any fault to the
+ * requests of one `operation`, or to those whose bytes hold `match`. `requests` counts the requests that
+ * reached DynamoDB; `faulted` the ones the fault took. Closing drops the requests still delayed.
  */
 import net from 'node:net';
 
@@ -21,8 +22,14 @@ export type FaultMode = 'pass' | 'delay' | 'drop' | 'throttle' | 'conflict';
 
 export interface FaultProxy {
   endpoint: string;
-  /** `operation`: only requests for this DynamoDB operation (`TransactWriteItems`) get the fault. */
-  set(mode: FaultMode, options?: { delayMs?: number; times?: number; operation?: string }): void;
+  /**
+   * `operation`: only requests for this DynamoDB operation (`TransactWriteItems`) get the fault;
+   * `match`: only requests whose bytes hold this text (a condition expression, a key).
+   */
+  set(
+    mode: FaultMode,
+    options?: { delayMs?: number; times?: number; operation?: string; match?: string },
+  ): void;
   readonly requests: number;
   readonly faulted: number;
   close(): Promise<void>;
@@ -55,13 +62,16 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
   let delayMs = 0;
   let remaining = Infinity;
   let operation: string | undefined;
+  let match: string | undefined;
   let requests = 0;
   let faulted = 0;
   const sockets = new Set<net.Socket>();
+  const delayed = new Set<NodeJS.Timeout>();
 
   /** The fault for the request that starts now, counting down a limited one. */
   const faultNow = (request: Buffer): FaultMode => {
     if (operation && !operationOf(request).endsWith(`.${operation}`)) return 'pass';
+    if (match !== undefined && !request.includes(match)) return 'pass';
     if (mode === 'pass' || mode === 'delay') return mode;
     if (remaining <= 0) return 'pass';
     remaining--;
@@ -109,11 +119,13 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
           );
         } else if (fault === 'delay') {
           faulted++;
-          setTimeout(() => {
+          const timer = setTimeout(() => {
+            delayed.delete(timer);
             if (client.destroyed) return;
             requests++;
             toUpstream(bytes);
           }, delayMs);
+          delayed.add(timer);
         } else {
           requests++;
           toUpstream(bytes);
@@ -137,6 +149,7 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
       delayMs = options.delayMs ?? 0;
       remaining = options.times ?? Infinity;
       operation = options.operation;
+      match = options.match;
     },
     get requests() {
       return requests;
@@ -146,6 +159,8 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     },
     close: () =>
       new Promise<void>((resolve) => {
+        for (const timer of delayed) clearTimeout(timer);
+        delayed.clear();
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       }),
