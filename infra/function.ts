@@ -15,8 +15,28 @@ import {
 } from '../lib/storage/access';
 import { deniedPartitions } from '../lib/storage/access-check';
 import { REQUEST_PATH_TIMEOUTS, TIMEOUT_VARIABLES } from '../lib/storage/client';
+import { REQUEST_LOG_SAMPLE_RATE } from '../lib/config';
 
 const projectRoot = path.join(__dirname, '..');
+
+/**
+ * What every function's environment holds besides TABLE_NAME; the bench sets the same (test/bench).
+ * A function that answers requests gets the request path's storage timeouts, and logs the line of 1
+ * in 100 answered requests (every failed or slow one: lib/http/endpoint.ts).
+ */
+export function functionEnvironment({ requestPath }: { requestPath: boolean }): Record<string, string> {
+  return {
+    // The role's policy enforces the storage declaration; the client skips its own check.
+    [ACCESS_ENFORCED_BY_IAM]: 'true',
+    ...(requestPath
+      ? {
+          [TIMEOUT_VARIABLES.connectionMs]: String(REQUEST_PATH_TIMEOUTS.connectionMs),
+          [TIMEOUT_VARIABLES.requestMs]: String(REQUEST_PATH_TIMEOUTS.requestMs),
+          [REQUEST_LOG_SAMPLE_RATE]: '0.01',
+        }
+      : {}),
+  };
+}
 
 export interface ApiFunctionProps {
   /** The handler file, relative to the project root (as in the route table); it exports `handler`. */
@@ -94,14 +114,7 @@ export class ApiFunction extends Construct {
         : {}),
       environment: {
         TABLE_NAME: props.table.tableName,
-        // The role's policy enforces the storage declaration; the client skips its own check.
-        [ACCESS_ENFORCED_BY_IAM]: 'true',
-        ...(props.requestPath
-          ? {
-              [TIMEOUT_VARIABLES.connectionMs]: String(REQUEST_PATH_TIMEOUTS.connectionMs),
-              [TIMEOUT_VARIABLES.requestMs]: String(REQUEST_PATH_TIMEOUTS.requestMs),
-            }
-          : {}),
+        ...functionEnvironment({ requestPath: props.requestPath ?? false }),
       },
       bundling: {
         minify: bundlingSettings.minify,

@@ -20,6 +20,7 @@
  * | WEBHOOK_TIMEOUT_MS                | the tests (a receiver that never answers) | 10,000: the contract's 10 s            |
  * | WEBHOOK_QUEUE_URL                 | the stack (functions that enqueue deliveries) | deliveries wait in the table for the local poller |
  * | FAN_OUT_QUEUE_URL                 | the stack (the import, the fan-out's sweep) | no announcement: the local fan-out polls |
+ * | REQUEST_LOG_SAMPLE_RATE           | the stack (route functions: 0.01)         | 1: every request logs its line (lib/http/endpoint.ts) |
  */
 
 /** Set to `true` where IAM enforces each function's declared storage access (lib/storage/access.ts). */
@@ -42,6 +43,8 @@ function positiveNumber(name: string): number | undefined {
   return Number.isFinite(value) && value > 0 ? value : undefined;
 }
 
+export const REQUEST_LOG_SAMPLE_RATE = 'REQUEST_LOG_SAMPLE_RATE';
+
 export const config = {
   tableName: (): string => required('TABLE_NAME'),
   /** A DynamoDB endpoint of its own (DynamoDB Local): also what marks a local stage or a test. */
@@ -58,6 +61,12 @@ export const config = {
   legalEntitySecret: (): string | undefined => process.env['LEGAL_ENTITY_SECRET'],
   /** An S3 endpoint of its own (s3rver) takes path-style URLs. */
   s3PathStyle: (): boolean => Boolean(process.env['AWS_ENDPOINT_URL_S3']),
+  /** The share of answered requests (2xx, 3xx, in time) that log their line; failed and slow ones always do. */
+  requestLogSampleRate: (): number => {
+    // Unset, empty or no number from 0 to 1: every request.
+    const rate = Number(process.env[REQUEST_LOG_SAMPLE_RATE] || 1);
+    return rate >= 0 && rate <= 1 ? rate : 1;
+  },
 };
 
 /**

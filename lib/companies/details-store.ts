@@ -36,7 +36,7 @@ export interface StoredDetails {
 
 export const DETAILS_PROJECTION = [...PROFILE, 'periods', 'contacts'];
 /** A constant, so its ProjectionExpression is built once (lib/storage/batch.ts keeps it by the array). */
-const CONTACTS_PROJECTION = [...PROFILE, 'contacts'];
+export const CONTACTS_PROJECTION = [...PROFILE, 'contacts'];
 
 export async function getCompanyDetailsItem(ref: CompanyRef): Promise<StoredDetails | null> {
   const item = await getItem(tableName(), keys.company(ref), { projection: DETAILS_PROJECTION });

@@ -4,7 +4,11 @@
  *   @middy/http-json-body-parser, nesting depth: lib/http/json-body.ts) → validate params, query and
  *   body against the route's schemas → run the use case → serialise,
  * with the error responder registered last so it sees every error first.
- * Each request logs one line (route, status, duration, DynamoDB round trips) and nothing secret.
+ * A request that failed (4xx, 5xx) or took SLOW_REQUEST_MS or more logs one line (route, status,
+ * duration, DynamoDB round trips) and nothing secret; of the others, a sample (REQUEST_LOG_SAMPLE_RATE:
+ * every one by default, 1 in 100 where the stack sets it). The gateway's access log has every request
+ * with its route, status, latency and caller: a line for each 200 repeated it, and its write was about
+ * a third of what a warm single GET spends beyond its DynamoDB call (docs/benchmarks.md).
  *
  * Names in the request (headers, query and path parameters) are the caller's: they are copied into
  * objects without a prototype, so `?__proto__=1` or `?toString=x` is just another unknown name.
@@ -12,6 +16,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as v from 'valibot';
+import { config } from '../config';
 import { withoutRequestMetrics, withRequestMetrics } from '../metrics';
 import { touchesTable, withDeclaredAccess } from '../storage/access';
 import { callerFrom, type Caller } from '../tokens/caller';
@@ -33,6 +38,9 @@ import { validate } from './validation';
 
 /** Methods whose body has no defined meaning (RFC 9110 §9.3): it is ignored, never judged. */
 const BODYLESS_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
+
+/** A request that takes this long is logged whatever its status (a warm one takes milliseconds). */
+export const SLOW_REQUEST_MS = 1000;
 
 type Output<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
 
@@ -110,6 +118,12 @@ export function endpoint<R extends Route>(
       // returned as principalId.
       const authorizer = event.requestContext?.authorizer;
       const response = await withDeclaredAccess(route.storage, () => stack(event, context));
+      const durationMs = performance.now() - started;
+      const logged =
+        response.statusCode >= 400 ||
+        durationMs >= SLOW_REQUEST_MS ||
+        Math.random() < config.requestLogSampleRate();
+      if (!logged) return response;
       const principalId = authorizer?.['principalId'];
       console.log(
         JSON.stringify({
@@ -121,7 +135,7 @@ export function endpoint<R extends Route>(
           accountId: callerFrom(authorizer)?.accountId,
           tokenId: typeof principalId === 'string' ? principalId : undefined,
           status: response.statusCode,
-          durationMs: round(performance.now() - started),
+          durationMs: round(durationMs),
           dynamodb: { calls: metrics.dynamodbCalls, ms: round(metrics.dynamodbMs) },
         }),
       );

@@ -33,7 +33,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { bundlingSettings } from '../../infra/bundling';
-import { ACCESS_ENFORCED_BY_IAM } from '../../lib/storage/access';
+import { functionEnvironment } from '../../infra/function';
 import { buildFloors, buildFunctions, type Subject } from './bundles';
 import { BENCH_CASES, BULK_SIZE, COMPANIES, type BenchCase, type BenchData, type FunctionId } from './cases';
 import { BUDGET, functionFigures, type ColdSamples, type WarmSamples } from './figures';
@@ -236,8 +236,10 @@ function childEnvironment(tableName: string, endpoint: string): NodeJS.ProcessEn
     DYNAMODB_ENDPOINT: endpoint,
     AWS_REGION: 'local',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    // As the stack sets it on every function (infra/function.ts): IAM, not the client, enforces access.
-    [ACCESS_ENFORCED_BY_IAM]: 'true',
+    // As the stack sets it on every route function and the authorizer: IAM, not the client, enforces
+    // access; the storage client's per-attempt deadlines (armed on every request; the floors, bare SDK,
+    // arm none); the request log's sample.
+    ...functionEnvironment({ requestPath: true }),
     BENCH_SEQ_FILE: process.env['BENCH_SEQ_FILE'],
     BENCH_POOL_FILE: process.env['BENCH_POOL_FILE'],
   };

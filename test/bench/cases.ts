@@ -170,22 +170,22 @@ export const BENCH_CASES = {
     events: ({ companies }) => bulkPosts('getCompanyFinancialsBulk', companies, { limit: 4 }),
   },
   // (ext) §6.5: the company item with its periods and contacts (one GetItem / one BatchGetItem); the
-  // floors read the same item with the periods.
+  // floors read the same item with the same projection.
   getCompany: {
     label: 'company details single GET',
-    floor: 'getCompany',
+    floor: 'getCompanyDetails',
     budget: 'single',
     events: ({ companies }) => singleGets('getCompany', companies),
   },
   getCompanyBulk: {
     label: `company details bulk POST (${BULK_SIZE} companies)`,
-    floor: 'batchGetCompanies',
+    floor: 'batchGetCompanyDetails',
     budget: 'bulk',
     events: ({ companies }) => bulkPosts('getCompanyBulk', companies),
   },
   getCompanyContacts: {
     label: 'company contacts single GET',
-    floor: 'getCompany',
+    floor: 'getCompanyContacts',
     budget: 'single',
     events: ({ companies }) => singleGets('getCompanyContacts', companies),
   },

@@ -25,9 +25,9 @@ export interface WarmSample {
   ok: boolean;
   status: number | string;
   found: number | null;
+  /** DynamoDB round trips: HTTP requests the call made, every attempt counted (runners.ts). */
   socketCalls: number;
   inFlightMs: number;
-  log: { durationMs: number; calls: number; ms: number } | null;
 }
 
 export function runCold(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<ColdSample> {
@@ -78,7 +78,7 @@ export async function startWarm(
   });
   children.add(child);
   let stderr = '';
-  // Drained, or a chatty handler would block on a full pipe; the log lines are read in the runner.
+  // Drained, or a chatty handler would block on a full pipe (its lines are written as on Lambda, then dropped).
   child.stdout!.resume();
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4000)));
   let waiting: { resolve: (m: WarmMessage) => void; reject: (e: Error) => void } | undefined;

@@ -3,6 +3,7 @@
  * so nothing of tsx or the parent process is loaded with the bundle) and the floor handlers
  * (bundled with the same esbuild settings as the functions).
  */
+import { CONTACTS_PROJECTION, DETAILS_PROJECTION } from '../../lib/companies/details-store';
 import { FINANCIALS_PROJECTION } from '../../lib/companies/store';
 import { LOOKALIKES_PROJECTION } from '../../lib/lookalikes/store';
 
@@ -11,6 +12,9 @@ export type FloorKind =
   | 'empty'
   | 'getCompany'
   | 'batchGetCompanies'
+  | 'getCompanyDetails'
+  | 'batchGetCompanyDetails'
+  | 'getCompanyContacts'
   | 'getLookalikes'
   | 'batchGetLookalikes'
   | 'getRelationships'
@@ -142,7 +146,7 @@ Promise.resolve()
  * the parent sends { calls: n }, the runner makes n calls and answers { samples } (or { error }).
  * Per call: wall time, process CPU (process.cpuUsage: the main thread and V8's helper threads, as
  * Lambda bills them) up to the answer serialised as the runtime serialises it, DynamoDB round trips and
- * in-flight time, and the handler's request log line.
+ * in-flight time.
  */
 export const WARM_RUNNER = `'use strict';
 const { readFileSync } = require('node:fs');
@@ -150,23 +154,6 @@ ${OUTCOME}
 ${IN_FLIGHT}
 const [bundle, eventsFile] = process.argv.slice(2);
 const events = JSON.parse(readFileSync(eventsFile, 'utf8'));
-
-const lines = [];
-console.log = (...args) => {
-  const line = format(...args);
-  lines.push(line);
-  writeLine(line);
-};
-
-function requestLine() {
-  for (let i = lines.length - 1; i >= 0; i--) {
-    try {
-      const parsed = JSON.parse(lines[i]);
-      if (parsed && parsed.message === 'request') return parsed;
-    } catch {}
-  }
-  return null;
-}
 
 const { handler } = require(bundle);
 let next = 0;
@@ -178,7 +165,6 @@ async function run(count) {
   for (let i = 0; i < count; i++) {
     // A fresh copy per call, as Lambda gives: middy parses the body in place.
     const event = fresh(structuredClone(events[next++ % events.length]));
-    lines.length = 0;
     sink = { calls: 0, spans: [] };
     const cpu0 = process.cpuUsage();
     const started = performance.now();
@@ -198,7 +184,6 @@ async function run(count) {
     // next calls' CPU (about 0.2 ms a call for bulk financials), work the handler never did.
     const result = failed || outcome(answer, false);
     if (i === 0 && !failed) first = answer;
-    const line = requestLine();
     samples.push({
       wallMs,
       cpuMs: cpu,
@@ -207,7 +192,6 @@ async function run(count) {
       found: result.found,
       socketCalls: sink.calls,
       inFlightMs: inFlight(sink.spans),
-      log: line && line.dynamodb ? { durationMs: line.durationMs, calls: line.dynamodb.calls, ms: line.dynamodb.ms } : null,
     });
     sink = null;
   }
@@ -396,6 +380,11 @@ export const FLOOR_SOURCES: Record<FloorKind, string> = {
   empty: `export const handler = async () => ({ statusCode: 200, body: '{}' });\n`,
   getCompany: companyItemFloor('COMPANY', FINANCIALS_PROJECTION, false),
   batchGetCompanies: companyItemFloor('COMPANY', FINANCIALS_PROJECTION, true),
+  // Details and contacts read the same company item with other attributes (the address, activities,
+  // contacts; contacts without the periods): their floors project what they project.
+  getCompanyDetails: companyItemFloor('COMPANY', DETAILS_PROJECTION, false),
+  batchGetCompanyDetails: companyItemFloor('COMPANY', DETAILS_PROJECTION, true),
+  getCompanyContacts: companyItemFloor('COMPANY', CONTACTS_PROJECTION, false),
   getLookalikes: companyItemFloor('LOOKALIKES', LOOKALIKES_PROJECTION, false),
   batchGetLookalikes: companyItemFloor('LOOKALIKES', LOOKALIKES_PROJECTION, true),
   getRelationships: companyItemFloor('RELATIONSHIPS', null, false),

@@ -23,6 +23,7 @@ import { partitions } from '../../lib/storage/keys';
 import { REQUEST_PATH_TIMEOUTS, storageBudgetMs, TIMEOUT_VARIABLES } from '../../lib/storage/client';
 import { authorizer, routes, workers, type Worker } from '../../lib/routes';
 import { tableDefinition } from '../../lib/storage/table';
+import { REQUEST_LOG_SAMPLE_RATE } from '../../lib/config';
 import { BEARER_HEADER_PATTERN } from '../../lib/tokens/token-format';
 
 interface CfnResource {
@@ -305,6 +306,14 @@ describe('CompanyDataStack (dev)', () => {
           [TIMEOUT_VARIABLES.requestMs]: String(REQUEST_PATH_TIMEOUTS.requestMs),
         });
         expect((fn.Properties.Timeout as number) * 1000).toBeGreaterThan(budget);
+      }
+    });
+
+    it('has each route function log the line of 1 in 100 answered requests (every failed or slow one)', () => {
+      for (const route of allRoutes) {
+        const fn = template.findResources('AWS::Lambda::Function')[routeFunctionId(template, route)] as CfnResource;
+        const variables = (fn.Properties.Environment as { Variables: Record<string, string> }).Variables;
+        expect(variables[REQUEST_LOG_SAMPLE_RATE]).toBe('0.01');
       }
     });
 

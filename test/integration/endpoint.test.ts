@@ -4,7 +4,8 @@
  * Test routes, real REST proxy events, DynamoDB Local for the idempotency records.
  */
 import * as v from 'valibot';
-import { answer, endpoint } from '../../lib/http/endpoint';
+import { answer, endpoint, SLOW_REQUEST_MS } from '../../lib/http/endpoint';
+import { REQUEST_LOG_SAMPLE_RATE } from '../../lib/config';
 import type { Route } from '../../lib/http/route';
 import { jsonObject } from '../../lib/http/schemas';
 import { withIdempotency } from '../../lib/idempotency/idempotency';
@@ -190,4 +191,74 @@ describe('declared storage access (least privilege by key)', () => {
       logs.mockRestore();
     },
   );
+});
+
+describe('the request log line', () => {
+  const timed = {
+    method: 'GET',
+    path: '/v1/timed/{ms}',
+    summary: 'test',
+    scope: 'lists:read',
+    storage: {},
+    request: { params: v.object({ ms: v.pipe(v.string(), v.regex(/^\d+$/)) }) },
+    response: v.object({ waited: v.number() }),
+  } as const satisfies Route;
+  const wait = endpoint(timed, async ({ params }) => {
+    await new Promise((resolve) => setTimeout(resolve, Number(params.ms)));
+    return { waited: Number(params.ms) };
+  });
+  const get = (ms: string) =>
+    call(wait, { method: 'GET', resource: '/v1/timed/{ms}', pathParameters: { ms }, caller: ALICE });
+
+  let lines: Array<Record<string, unknown>>;
+  let logs: jest.SpyInstance;
+  beforeEach(() => {
+    lines = [];
+    logs = jest
+      .spyOn(console, 'log')
+      .mockImplementation((line: unknown) => void lines.push(JSON.parse(String(line)) as Record<string, unknown>));
+  });
+  afterEach(() => {
+    logs.mockRestore();
+    delete process.env[REQUEST_LOG_SAMPLE_RATE];
+  });
+
+  it('is written for every request where no sample rate is set (the local stage, the tests)', async () => {
+    await get('0');
+    await get('0');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatchObject({
+      level: 'INFO',
+      message: 'request',
+      route: 'GET /v1/timed/{ms}',
+      accountId: ALICE.accountId,
+      status: 200,
+      dynamodb: { calls: 0, ms: 0 },
+    });
+  });
+
+  it('is left out for answered requests outside the sample, and written for every failed one', async () => {
+    process.env[REQUEST_LOG_SAMPLE_RATE] = '0';
+    expect((await get('0')).status).toBe(200);
+    expect(lines).toEqual([]);
+    expect((await get('soon')).status).toBe(400);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ message: 'request', status: 400, accountId: ALICE.accountId });
+  });
+
+  it('is written for a request that took SLOW_REQUEST_MS or more, whatever the sample', async () => {
+    process.env[REQUEST_LOG_SAMPLE_RATE] = '0';
+    expect((await get(String(SLOW_REQUEST_MS + 50))).status).toBe(200);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ message: 'request', status: 200 });
+    expect(lines[0]!['durationMs']).toBeGreaterThanOrEqual(SLOW_REQUEST_MS);
+  });
+
+  it('takes a sample rate that is no number from 0 to 1 as unset: every request', async () => {
+    for (const rate of ['', 'half', '-1', '2']) {
+      process.env[REQUEST_LOG_SAMPLE_RATE] = rate;
+      await get('0');
+    }
+    expect(lines).toHaveLength(4);
+  });
 });
