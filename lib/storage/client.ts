@@ -1,7 +1,7 @@
 /**
  * The DynamoDB client, built when first used (not at import, so a CLI or test can point it somewhere
  * first) and reused across invocations. Every HTTP attempt the SDK makes is counted as a round trip for
- * the request log. Throttling and unreachable storage that outlast the SDK's own retries surface as
+ * the request log (RoundTripCounter). Throttling and unreachable storage that outlast the SDK's own retries surface as
  * StorageUnavailableError, never as AWS text.
  *
  * Every attempt has a deadline that throws (`throwOnRequestTimeout`: with `requestTimeout` alone this
@@ -14,6 +14,7 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConfiguredRetryStrategy } from '@smithy/core/retry';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { config } from '../config';
 import { startDynamodbCall } from '../metrics';
 import { checkDeclaredAccess } from './access-check';
@@ -86,6 +87,23 @@ const QUIET_LOGGER = {
   error: () => undefined,
 } as unknown as NonNullable<DynamoDBClientConfig['logger']>;
 
+/**
+ * The SDK's HTTP handler, counting each exchange as a round trip (lib/metrics.ts): called once per
+ * attempt (retries happen further out), from sending the request to the answer's headers, before the
+ * SDK parses it. In the handler rather than a middleware: the SDK resolves its whole middleware stack
+ * again for every call, so each middleware costs every request its share.
+ */
+class RoundTripCounter extends NodeHttpHandler {
+  override async handle(...args: Parameters<NodeHttpHandler['handle']>): ReturnType<NodeHttpHandler['handle']> {
+    const ended = startDynamodbCall();
+    try {
+      return await super.handle(...args);
+    } finally {
+      ended();
+    }
+  }
+}
+
 function createClient(endpoint: string | undefined): DynamoDBDocumentClient {
   const timeouts = timeoutsFromEnvironment();
   const base = (baseClient = new DynamoDBClient({
@@ -93,11 +111,11 @@ function createClient(endpoint: string | undefined): DynamoDBDocumentClient {
     retryStrategy: new ConfiguredRetryStrategy(STORAGE_ATTEMPTS, (retry) =>
       Math.floor(Math.random() * backoffCeiling(retry)),
     ),
-    requestHandler: {
+    requestHandler: new RoundTripCounter({
       connectionTimeout: timeouts.connectionMs,
       requestTimeout: timeouts.requestMs,
       throwOnRequestTimeout: true,
-    },
+    }),
     ...(endpoint
       ? {
           endpoint,
@@ -107,19 +125,6 @@ function createClient(endpoint: string | undefined): DynamoDBDocumentClient {
         }
       : {}),
   }));
-  base.middlewareStack.add(
-    (next) => async (args) => {
-      const ended = startDynamodbCall();
-      try {
-        return await next(args);
-      } finally {
-        ended();
-      }
-    },
-    // Innermost: wraps only the HTTP exchange (not the SDK's parsing), once per attempt (retries
-    // happen further out), so every round trip counts.
-    { step: 'deserialize', priority: 'low', name: 'roundTripCounter' },
-  );
   if (counting) addCounters(base);
   // Where no IAM policy enforces the declaration (DynamoDB Local: `npm start`, the tests), each call
   // checks itself against it before anything is sent: a call the policy would deny fails the same way.
