@@ -87,9 +87,7 @@ async function findByNumber({ refs, nlVat }: NumberQuery): Promise<Identifier[]>
  * match in the query's order, then the rest; ties by country and number.
  */
 async function findByName(words: string[], countries: Country[], maxEntries: number): Promise<Identifier[]> {
-  const probe = words.reduce((longest, word) => (word.length > longest.length ? word : longest));
-  // The other words are checked by DynamoDB (only entries with them come back), and again in rankOf.
-  const others = [...new Set(words.filter((word) => word !== probe))];
+  const { probe, others } = nameProbe(words);
   const found = await Promise.all(
     countries.map((country) => findByWordPrefix(country, probe, maxEntries, others)),
   );
@@ -107,6 +105,15 @@ async function findByName(words: string[], countries: Country[], maxEntries: num
     })
     .sort((a, b) => a.rank - b.rank || byCompany(a.identifier, b.identifier))
     .map(({ identifier }) => identifier);
+}
+
+/**
+ * What a name search reads the index by: its longest word (the fewest entries start with it), and the
+ * other words, which DynamoDB checks (only entries with them come back) and rankOf checks again.
+ */
+export function nameProbe(words: string[]): { probe: string; others: string[] } {
+  const probe = words.reduce((longest, word) => (word.length > longest.length ? word : longest));
+  return { probe, others: [...new Set(words.filter((word) => word !== probe))] };
 }
 
 /** The companies whose name has exactly the query's words (the match index of §7.5 keys names so). */

@@ -5,9 +5,8 @@
  * place) and every word of the name, so a search reads nothing else. Kept by the import
  * (lib/search/derive.ts).
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGet } from '../storage/batch';
-import { dynamodb, send, tableName } from '../storage/client';
+import { batchGet, queryPage } from '../storage/batch';
+import { tableName } from '../storage/client';
 import { companyOfKey, companyOfSearchWord, keys } from '../storage/keys';
 import type { CompanyRef } from '../companies/identifiers';
 import type { Identifier } from '../companies/schemas';
@@ -57,34 +56,30 @@ export async function findByWordPrefix(
     values[`:sw${i}`] = ` ${word}`;
     return `(begins_with(#words, :w${i}) OR contains(#words, :sw${i}))`;
   });
-  const page = await send(() =>
-    dynamodb().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-        ...(filter.length > 0 ? { FilterExpression: filter.join(' AND ') } : {}),
-        ExpressionAttributeNames: {
-          '#pk': 'pk',
-          '#sk': 'sk',
-          '#name': 'name',
-          '#place': 'place',
-          '#words': 'words',
-        },
-        ExpressionAttributeValues: values,
-        ProjectionExpression: '#pk, #sk, #name, #place, #words',
-        // Entries read, before the filter: the bound holds whatever the filter keeps.
-        Limit: max,
-      }),
-    ),
-  );
-  const names = (page.Items ?? []).map((item) => {
+  const page = await queryPage({
+    TableName: tableName(),
+    KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+    ...(filter.length > 0 ? { FilterExpression: filter.join(' AND ') } : {}),
+    ExpressionAttributeNames: {
+      '#pk': 'pk',
+      '#sk': 'sk',
+      '#name': 'name',
+      '#place': 'place',
+      '#words': 'words',
+    },
+    ExpressionAttributeValues: values,
+    ProjectionExpression: '#pk, #sk, #name, #place, #words',
+    // Entries read, before the filter: the bound holds whatever the filter keeps.
+    Limit: max,
+  });
+  const names = page.items.map((item) => {
     const ref = companyOfSearchWord({ pk: item['pk'] as string, sk: item['sk'] as string });
     return {
       identifier: identifierOf(ref, item),
       words: String(item['words'] ?? '').split(' '),
     };
   });
-  return { names, truncated: page.LastEvaluatedKey !== undefined };
+  return { names, truncated: page.lastKey !== undefined };
 }
 
 /** The identifiers of the companies among `refs` that exist (one BatchGetItem per 100). */

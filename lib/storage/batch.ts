@@ -4,8 +4,13 @@
  * with bounded exponential backoff and full jitter. Leftovers still there after the last attempt
  * mean the table is throttling: StorageUnavailableError (503 to a caller), never a partial result.
  */
-import { BatchGetItemCommand, GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetItemCommand,
+  GetItemCommand,
+  QueryCommand,
+  type AttributeValue,
+} from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { forEachLimited } from '../concurrency';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { itemFromAttributes } from './attribute-values';
@@ -217,7 +222,7 @@ export interface QueryOptions {
  * until `until` says enough. Never on a request path for an unbounded partition without a bound.
  */
 export async function queryAll(
-  input: Omit<QueryCommandInput, 'ExclusiveStartKey'>,
+  input: Omit<QueryInput, 'ExclusiveStartKey'>,
   { limit, until }: QueryOptions = {},
 ): Promise<Item[]> {
   const items: Item[] = [];
@@ -227,13 +232,35 @@ export async function queryAll(
     if (missing !== undefined && missing <= 0) break;
     // `input.Limit` is a page size (items evaluated per page); `limit` caps the items returned.
     const pageLimit = missing === undefined ? input.Limit : Math.min(missing, input.Limit ?? missing);
-    const page = await send(() =>
-      dynamodb().send(new QueryCommand({ ...input, Limit: pageLimit, ExclusiveStartKey: startKey })),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
+    const page = await queryPage({ ...input, Limit: pageLimit, ExclusiveStartKey: startKey });
+    items.push(...page.items);
+    startKey = page.lastKey;
   } while (startKey && !until?.(items));
   return items;
+}
+
+/** A Query as the stores write it: values as plain values (the legacy KeyConditions and QueryFilter are not used). */
+export type QueryInput = Omit<QueryCommandInput, 'KeyConditions' | 'QueryFilter'>;
+
+/**
+ * One page of a Query, the short way as `getItem`: the low-level command, the values and start key
+ * marshalled and the items converted here (the document client's QueryCommand resolves the middleware
+ * stack twice per call). `lastKey` is where the next page starts, absent after the last.
+ */
+export async function queryPage(input: QueryInput): Promise<{ items: Item[]; lastKey?: Key }> {
+  const { ExpressionAttributeValues: values, ExclusiveStartKey: startKey, ...rest } = input;
+  const page = await send(() =>
+    dynamodb().send(
+      new QueryCommand({
+        ...rest,
+        ...(values ? { ExpressionAttributeValues: marshall(values, { removeUndefinedValues: true }) } : {}),
+        ...(startKey ? { ExclusiveStartKey: marshall(startKey) } : {}),
+      }),
+    ),
+  );
+  const items: Item[] = [];
+  for (const item of page.Items ?? []) items.push(itemFromAttributes(item));
+  return page.LastEvaluatedKey ? { items, lastKey: itemFromAttributes(page.LastEvaluatedKey) } : { items };
 }
 
 /**
@@ -242,7 +269,7 @@ export async function queryAll(
  */
 export async function queryPartitions(
   partitionKeys: string[],
-  input: Pick<QueryCommandInput, 'ProjectionExpression' | 'ExpressionAttributeNames'> = {},
+  input: Pick<QueryInput, 'ProjectionExpression' | 'ExpressionAttributeNames'> = {},
   options: { limit?: number } = {},
 ): Promise<Item[]> {
   const partitions = await Promise.all(

@@ -42,6 +42,8 @@ import { legalEntityIdCandidate, stageIdScheme } from '../../lib/legal-entities/
 import { SCOPES } from '../../lib/tokens/scopes';
 import type { FloorKind } from './runners';
 import { generateDemoData } from '../fixtures/demo-data/companies';
+import { nameWords } from '../../lib/matching/normalise';
+import { nameProbe } from '../../lib/search/search';
 
 export type FunctionId = RouteId | 'authorizer';
 export type BenchEvent = APIGatewayProxyEvent | APIGatewayTokenAuthorizerEvent;
@@ -112,6 +114,13 @@ const request = (id: RouteId, spec: Omit<EventSpec, 'method' | 'resource'> = {})
   proxyEvent({ method: routes[id].method, resource: routes[id].path, ...spec });
 
 /** A GET per company in the path, over the first 50 companies. */
+/** What the search case asks: a demo name's first word and the start of its second, as a user types them. */
+const searchQueries = () =>
+  generateDemoData({ companies: 50 }).map(({ name }) => {
+    const [first = '', second = ''] = name.split(' ');
+    return `${first} ${second.slice(0, 2)}`.trim();
+  });
+
 const singleGets = (id: RouteId, companies: BenchData['companies']) =>
   companies.slice(0, 50).map((pathParameters) => request(id, { pathParameters }));
 
@@ -190,15 +199,18 @@ export const BENCH_CASES = {
     events: ({ companies }) => singleGets('getCompanyContacts', companies),
   },
   // (ext) §6.5 search: a name's first word and the start of its second, as a user types them, over
-  // the bench's demo companies: one Query per country (3) of the search index; the floor makes one Query.
+  // the bench's demo companies: one Query per country (3) of the search index; the floor makes the
+  // same three Queries (same probe word, filter, projection and bound).
   searchCompanies: {
     label: 'company search GET (3 countries)',
-    floor: 'accountLists',
+    floor: 'searchIndex',
     budget: null,
-    events: () =>
-      generateDemoData({ companies: 50 }).map(({ name }) => {
-        const [first = '', second = ''] = name.split(' ');
-        return request('searchCompanies', { query: { q: `${first} ${second.slice(0, 2)}`.trim() } });
+    events: () => searchQueries().map((q) => request('searchCompanies', { query: { q } })),
+    floorEvents: () =>
+      searchQueries().map((q) => {
+        const words = nameWords(q);
+        const { probe, others } = words.length > 0 ? nameProbe(words) : { probe: '', others: [] };
+        return request('searchCompanies', { query: { probe, others: others.join(' ') } });
       }),
   },
   // (ext) §6.5 match: 100 entries of a name and a place each (the commonest CRM export), so every entry

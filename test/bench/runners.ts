@@ -5,6 +5,8 @@
  */
 import { CONTACTS_PROJECTION, DETAILS_PROJECTION } from '../../lib/companies/details-store';
 import { FINANCIALS_PROJECTION } from '../../lib/companies/store';
+import { COUNTRIES } from '../../lib/companies/identifiers';
+import { MAX_ENTRIES } from '../../lib/search/search';
 import { LOOKALIKES_PROJECTION } from '../../lib/lookalikes/store';
 
 /** The kinds of floor a function is measured against: which DynamoDB call(s) it makes, and nothing else. */
@@ -15,6 +17,7 @@ export type FloorKind =
   | 'getCompanyDetails'
   | 'batchGetCompanyDetails'
   | 'getCompanyContacts'
+  | 'searchIndex'
   | 'getLookalikes'
   | 'batchGetLookalikes'
   | 'getRelationships'
@@ -375,6 +378,42 @@ export const handler = async (event) => {
 };
 `;
 
+/**
+ * A name search's calls (lib/search/store.ts `findByWordPrefix`): one Query of the search index per
+ * country, by the query's probe word, with its other words as the filter, the same projection and
+ * bound. The floor's event names the probe and the other words (lib/search/search.ts `nameProbe`, as
+ * the function finds them), so it computes only the keys.
+ */
+const SEARCH_INDEX = `${CLIENT}
+const countries = ${JSON.stringify(COUNTRIES)};
+export const handler = async (event) => {
+  const { probe, others } = event.queryStringParameters;
+  if (!probe) return { statusCode: 200, body: JSON.stringify({ items: 0 }) };
+  const values = { ':prefix': { S: probe } };
+  const filter = (others ? others.split(' ') : []).map((word, i) => {
+    values[':w' + i] = { S: word };
+    values[':sw' + i] = { S: ' ' + word };
+    return '(begins_with(#words, :w' + i + ') OR contains(#words, :sw' + i + '))';
+  });
+  const pages = await Promise.all(
+    countries.map((country) =>
+      client.send(
+        new QueryCommand({
+          TableName: table,
+          KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+          ...(filter.length > 0 ? { FilterExpression: filter.join(' AND ') } : {}),
+          ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk', '#name': 'name', '#place': 'place', '#words': 'words' },
+          ExpressionAttributeValues: { ...values, ':pk': { S: 'SEARCH#' + country + '#' + probe.charAt(0) } },
+          ProjectionExpression: '#pk, #sk, #name, #place, #words',
+          Limit: ${MAX_ENTRIES},
+        }),
+      ),
+    ),
+  );
+  return { statusCode: 200, body: JSON.stringify({ items: pages.reduce((n, page) => n + page.Items.length, 0) }) };
+};
+`;
+
 /** Floor handlers: the same DynamoDB call(s) as the function, with the bare SDK and nothing else. */
 export const FLOOR_SOURCES: Record<FloorKind, string> = {
   empty: `export const handler = async () => ({ statusCode: 200, body: '{}' });\n`,
@@ -385,6 +424,7 @@ export const FLOOR_SOURCES: Record<FloorKind, string> = {
   getCompanyDetails: companyItemFloor('COMPANY', DETAILS_PROJECTION, false),
   batchGetCompanyDetails: companyItemFloor('COMPANY', DETAILS_PROJECTION, true),
   getCompanyContacts: companyItemFloor('COMPANY', CONTACTS_PROJECTION, false),
+  searchIndex: SEARCH_INDEX,
   getLookalikes: companyItemFloor('LOOKALIKES', LOOKALIKES_PROJECTION, false),
   batchGetLookalikes: companyItemFloor('LOOKALIKES', LOOKALIKES_PROJECTION, true),
   getRelationships: companyItemFloor('RELATIONSHIPS', null, false),
