@@ -10,8 +10,8 @@
  *             the bare SDK and nothing else (`empty` for a function that calls no storage). The floor
  *             runs in the same round, right before or after the function;
  * - `budget`  which warm budget applies: `single` (one company, 1 round trip), `bulk` (100 companies,
- *             ≤ 2 round trips), `authorizer`; those three are also held to CPU per warm call ≤ 1.1 ×
- *             the floor's. `null`: figures only. Every function is held to the cold and bundle budgets
+ *             ≤ 2 round trips), `updates` (≤ 3), `search` (≤ 5), `authorizer`; each is also held to CPU
+ *             per warm call ≤ 1.1 × the floor's. `null`: figures only. Every function is held to the cold and bundle budgets
  *             (bench.ts, `BUDGET`), but one that serves a `document`;
  * - `document` (optional) it hands out a document generated at build time (the OpenAPI document, the
  *             reference page): its bundle is mostly the document, and its cold start is its own (a
@@ -64,7 +64,8 @@ export interface BenchCase {
   label: string;
   floor: FloorKind;
   /** `updates`: single or bulk, with 3 round trips (issue 9: legal entity ids, then feeds and relationships). */
-  budget: 'single' | 'bulk' | 'updates' | 'authorizer' | null;
+  /** `search`: a name search, a Query per country (3), ≤ 5 round trips with the exact-name lookup. */
+  budget: 'single' | 'bulk' | 'updates' | 'search' | 'authorizer' | null;
   events: (data: BenchData) => BenchEvent[];
   floorEvents?: (data: BenchData) => BenchEvent[];
   setup?: (data: BenchData) => Promise<void>;
@@ -204,7 +205,7 @@ export const BENCH_CASES = {
   searchCompanies: {
     label: 'company search GET (3 countries)',
     floor: 'searchIndex',
-    budget: null,
+    budget: 'search',
     events: () => searchQueries().map((q) => request('searchCompanies', { query: { q } })),
     floorEvents: () =>
       searchQueries().map((q) => {

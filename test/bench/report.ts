@@ -72,7 +72,7 @@ export function printTables(
       `\nNEW (judged): process CPU ms per call (mean per round), median [Q1–Q3]; paired ratio = median of the per-round ratios.` +
       `\nOLD: overhead = wall ms with no DynamoDB request in flight (p50 over all calls).` +
       `\nNot judged: answer ms = CPU to send the function's answer at the least (its body stringified from the parsed JSON, and the runtime's serialisation), which the floors (a few bytes) do not pay; vs floor + answer = the paired ratio with that added to the floor.` +
-      `\nBudgets: single, bulk and authorizer: CPU paired ratio ≤ ${BUDGET.cpuRatio} × the floor's; round trips single ${BUDGET.singleRoundTrips}, bulk ≤ ${BUDGET.bulkRoundTrips}, updates (single and bulk) ≤ ${BUDGET.updatesRoundTrips}\n`,
+      `\nBudgets: single, bulk, updates, search and authorizer: CPU paired ratio ≤ ${BUDGET.cpuRatio} × the floor's; round trips single ${BUDGET.singleRoundTrips}, bulk ≤ ${BUDGET.bulkRoundTrips}, updates (single and bulk) ≤ ${BUDGET.updatesRoundTrips}, search ≤ ${BUDGET.searchRoundTrips}\n`,
   );
   printTable(
     [
