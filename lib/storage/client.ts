@@ -19,6 +19,12 @@ import { startDynamodbCall } from '../metrics';
 import { checkDeclaredAccess } from './access-check';
 import { StorageUnavailableError } from './errors';
 
+/**
+ * `true` in the function bundles (infra/bundling.ts `define`), so esbuild drops the in-process access
+ * check and lib/storage/access-check.ts from them; not defined when run unbundled.
+ */
+declare const IAM_ENFORCES_STORAGE_ACCESS: true | undefined;
+
 /** Attempts per call, the first included. */
 export const STORAGE_ATTEMPTS = 3;
 
@@ -123,7 +129,8 @@ function createClient(endpoint: string | undefined): DynamoDBDocumentClient {
   if (counting) addCounters(base);
   // Where no IAM policy enforces the declaration (DynamoDB Local: `npm start`, the tests), each call
   // checks itself against it before anything is sent: a call the policy would deny fails the same way.
-  if (!config.storageAccessEnforcedByIam()) {
+  // A function bundle runs only where IAM enforces it: there the check is not even bundled.
+  if (typeof IAM_ENFORCES_STORAGE_ACCESS === 'undefined' && !config.storageAccessEnforcedByIam()) {
     base.middlewareStack.add(
       (next, context) => (args) => {
         checkDeclaredAccess(context.commandName ?? '', args.input);

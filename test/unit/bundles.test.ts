@@ -6,12 +6,12 @@
  * build options). A size, not a timing: it holds on any machine, and a change that crosses it fails
  * here rather than in a bench run nobody reads.
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { build, stop } from 'esbuild';
 import { workers } from '../../lib/routes';
-import { buildFunctions, buildOptions } from '../bench/bundles';
+import { buildFunctions, buildOptions, type Subject } from '../bench/bundles';
 import { BENCH_CASES, type BenchCase, type FunctionId } from '../bench/cases';
 import { BUDGET } from '../bench/figures';
 import { kb } from '../bench/statistics';
@@ -25,13 +25,27 @@ afterAll(async () => {
 });
 jest.setTimeout(180_000);
 
-it(`bundles every route and the authorizer within ${BUDGET.bundleKb} KB`, async () => {
-  const built = await buildFunctions(dir);
+let built: Record<FunctionId, Subject>;
+beforeAll(async () => {
+  built = await buildFunctions(dir);
+});
+
+it(`bundles every route and the authorizer within ${BUDGET.bundleKb} KB`, () => {
   const over = (Object.keys(built) as FunctionId[])
     .filter((id) => !(BENCH_CASES[id] as BenchCase).document)
     .map((id) => ({ id, kb: Math.round(kb(built[id].bytes) * 100) / 100 }))
     .filter((b) => b.kb > BUDGET.bundleKb);
   expect(over).toEqual([]);
+});
+
+// IAM enforces every function's declared storage access (infra/bundling.ts `define`): the client's
+// in-process check and lib/storage/access-check.ts (its error's text) are left out of the bundles.
+it('bundles no in-process storage access check', () => {
+  const checking = (Object.keys(built) as FunctionId[]).filter((id) => {
+    const code = readFileSync(built[id].file, 'utf8');
+    return code.includes('declaredAccessCheck') || code.includes('is not declared');
+  });
+  expect(checking).toEqual([]);
 });
 
 it.each(['deliverWebhooks', 'fanOutWebhookEvents'] as const)(
