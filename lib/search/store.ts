@@ -8,7 +8,8 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../storage/batch';
 import { dynamodb, send, tableName } from '../storage/client';
-import { companyOfKey, companyOfSearchWord, keys } from '../storage/keys';
+import * as keys from '../storage/keys';
+import { companyOfKey, companyOfSearchWord } from '../storage/keys';
 import type { CompanyRef } from '../companies/identifiers';
 import type { Identifier } from '../companies/schemas';
 

@@ -12,7 +12,7 @@ import {
   type StorageAction,
   type Touch,
 } from './access';
-import { partitions as families } from './keys';
+import * as families from './partitions';
 import { tableDefinition } from './table';
 
 /**

@@ -45,7 +45,7 @@ export const WRITE_ACTIONS: readonly StorageAction[] = [
 
 /**
  * A partition family: an IAM `StringLike` pattern over partition key values (`COMPANY#*#*`), on the
- * table or on one of its indexes. Built in lib/storage/keys.ts from the key functions themselves.
+ * table or on one of its indexes. Built in lib/storage/partitions.ts from the key functions themselves.
  */
 export interface Partition {
   pattern: string;

@@ -48,6 +48,16 @@ it('bundles no in-process storage access check', () => {
   expect(checking).toEqual([]);
 });
 
+// Each key is an export of its own (lib/storage/keys.ts): a bundle carries only the keys its function uses.
+it('bundles only the keys its function uses', () => {
+  // The keys of a list's name and of an account's list count, which creating a list writes.
+  const listKeys = ['LISTNAME#', 'LIST_COUNT'];
+  const company = readFileSync(built.getCompany.file, 'utf8');
+  const createList = readFileSync(built.createList.file, 'utf8');
+  expect(listKeys.filter((key) => company.includes(key))).toEqual([]);
+  expect(listKeys.filter((key) => createList.includes(key))).toEqual(listKeys);
+});
+
 it.each(['deliverWebhooks', 'fanOutWebhookEvents'] as const)(
   `bundles %s within ${BUDGET.bundleKb} KB`,
   async (workerId) => {
