@@ -122,6 +122,7 @@ export class ApiFunction extends Construct {
         target: bundlingSettings.target,
         mainFields: [...bundlingSettings.mainFields],
         externalModules: [...bundlingSettings.externalModules],
+        define: { ...bundlingSettings.define },
         esbuildArgs: {
           '--alias': Object.entries(bundlingSettings.alias).map(
             ([module, replacement]) => `${module}=${replacement}`,

@@ -52,7 +52,7 @@ async function main(): Promise<number> {
   // Loaded after the stage is chosen: the storage client reads the environment when first used.
   const { importCompanies, formatSummary } = await import('../../lib/import/import');
   const { formatCapacity, formatWrites, writesSince } = await import('../../lib/import/writes');
-  const { capacitySoFar, countWrites, writesSoFar } = await import('../../lib/storage/client');
+  const { capacitySoFar, countWrites, writesSoFar } = await import('../../lib/storage/write-counts');
   const { releaseLeasesHeldHere } = await import('../../lib/lookalikes/lease');
 
   // The heading first: a bar started before it would be written over by it.

@@ -7,7 +7,7 @@
  */
 import { batchGet, getItem } from '../storage/batch';
 import { tableName } from '../storage/client';
-import { keys } from '../storage/keys';
+import * as keys from '../storage/keys';
 import type { CompanyRef } from './identifiers';
 import type { CompanyProfile } from './record';
 import { keyOf, toProfile } from './store';

@@ -22,7 +22,8 @@ import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/l
 import { forEachLimited } from '../concurrency';
 import { batchGet, chunk, getItem } from '../storage/batch';
 import { cancellationReasons, dynamodb, send, tableName } from '../storage/client';
-import { companyOfAttribute, companyOfKey, keys } from '../storage/keys';
+import * as keys from '../storage/keys';
+import { companyOfAttribute, companyOfKey } from '../storage/keys';
 import { toIdentifier } from './company';
 import { companyKey, type CompanyRef } from './identifiers';
 import type { ShareholderFunction } from './record';

@@ -1,7 +1,7 @@
 /** The company endpoints (contract §6). */
 import * as v from 'valibot';
 import type { Route } from '../http/route';
-import { partitions } from '../storage/keys';
+import * as partitions from '../storage/partitions';
 import {
   bulkDetailsItemSchema,
   companyContactsSchema,

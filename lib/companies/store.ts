@@ -14,7 +14,8 @@
  */
 import { batchGet, getItem } from '../storage/batch';
 import { tableName } from '../storage/client';
-import { companyOfKey, keys } from '../storage/keys';
+import * as keys from '../storage/keys';
+import { companyOfKey } from '../storage/keys';
 import { companyKey, type CompanyRef } from './identifiers';
 import type { CompanyProfile, CompanyRecord } from './record';
 

@@ -17,7 +17,7 @@ import { watchedListItem } from '../lists/store/lists';
 import { cancellationReasons, dynamodb, send, tableName } from '../storage/client';
 import { transactWrite } from '../storage/transactions';
 import { getItem } from '../storage/batch';
-import { keys } from '../storage/keys';
+import * as keys from '../storage/keys';
 import { forEachLimited } from '../concurrency';
 import { watchedLists } from './watched';
 

@@ -1,6 +1,6 @@
 /** The events feed (contract §12). */
 import type { Route } from '../http/route';
-import { partitions } from '../storage/keys';
+import * as partitions from '../storage/partitions';
 import { eventsPageSchema, getEventsRequest } from './schemas';
 
 export const eventRoutes = {

@@ -21,7 +21,8 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { forEachLimited } from '../concurrency';
 import { getItem, queryAll, retrying, AGAIN } from '../storage/batch';
 import { cancellationReasons, dynamodb, send, tableName } from '../storage/client';
-import { eventBlocksOf, eventSequenceKey, keys } from '../storage/keys';
+import * as keys from '../storage/keys';
+import { eventBlocksOf, eventSequenceKey } from '../storage/keys';
 import { CLOCK_MARGIN_MS, EVENT_RETENTION_MS } from './event';
 
 /** Events in one page item: about 1 KB each, well under DynamoDB's 400 KB an item. */

@@ -20,7 +20,7 @@ import { forEachLimited } from '../concurrency';
 import { getMemberships, type Membership } from '../lists/store/contact-counts';
 import { batchGet, queryAll } from '../storage/batch';
 import { tableName } from '../storage/client';
-import { keys } from '../storage/keys';
+import * as keys from '../storage/keys';
 
 /** What says whether a list's companies moved: its revision, counters and pending mark. */
 const LIST_STATE = ['pk', 'sk', 'rev', 'nNew', 'nSaved', 'nArchived', 'pending'] as const;

@@ -26,7 +26,7 @@ export interface Route {
   scope: RouteScope | null;
   /**
    * Least privilege by key: the DynamoDB actions the route's function makes and, for each, the
-   * partitions it touches, named from the key module (`partitions` in lib/storage/keys.ts):
+   * partitions it touches, named from lib/storage/partitions.ts (built from the key module):
    * `storage: { GetItem: [partitions.company], BatchGetItem: [partitions.company] }`; `{}` for none.
    * A TransactWriteItems counts as its items' PutItem / UpdateItem / DeleteItem / ConditionCheckItem;
    * a Query on an index names the index's partition (`partitions.listMemberships`). Scan cannot be

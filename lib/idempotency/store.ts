@@ -16,7 +16,7 @@
  */
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionHeld, dynamodb, send, tableName } from '../storage/client';
-import { keys } from '../storage/keys';
+import * as keys from '../storage/keys';
 import { tableDefinition } from '../storage/table';
 
 /** Contract §7.5: a key answers the same for 24 hours. */

@@ -3,7 +3,7 @@
  * test/integration/import-engine.test.ts runs each step under its declaration.
  */
 import type { StorageAccess } from '../storage/access';
-import { partitions } from '../storage/keys';
+import * as partitions from '../storage/partitions';
 
 /**
  * A partition of a file through the import: the companies (read, written whole; their relationships

@@ -23,7 +23,8 @@ import { companyItem, type CompanyState } from '../companies/store';
 import { batchDelete, batchGet, batchPut, chunk, queryAll } from '../storage/batch';
 import { transactWrite } from '../storage/transactions';
 import { cancellationReasons, dynamodb, send, tableName } from '../storage/client';
-import { companyOfKey, contactBucket, contactClaimAttribute, keys } from '../storage/keys';
+import * as keys from '../storage/keys';
+import { companyOfKey, contactBucket, contactClaimAttribute } from '../storage/keys';
 
 /** A journal part stays well under DynamoDB's 400 KB item limit. */
 const MAX_PART_BYTES = 300 * 1024;

@@ -2,7 +2,7 @@
  * What an import run wrote (contract §11.2: cost figures go on a line of their own after the summary),
  * from the storage client's counts of write requests and items.
  */
-import { writesSoFar, type WriteCount } from '../storage/client';
+import { writesSoFar, type WriteCount } from '../storage/write-counts';
 import type { ImportSummary } from './import';
 
 /**

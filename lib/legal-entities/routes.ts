@@ -1,6 +1,6 @@
 /** The legal entity endpoints (contract §6.4). */
 import type { Route } from '../http/route';
-import { partitions } from '../storage/keys';
+import * as partitions from '../storage/partitions';
 import { companyLegalEntitiesSchema, getCompanyLegalEntitiesRequest } from './schemas';
 
 export const legalEntityRoutes = {

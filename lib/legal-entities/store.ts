@@ -9,7 +9,7 @@ import type { CompanyRef } from '../companies/identifiers';
 import { backoff, batchGet, chunk, getItem } from '../storage/batch';
 import { cancellationReasons, conditionHeld, dynamodb, send, tableName } from '../storage/client';
 import { StorageUnavailableError } from '../storage/errors';
-import { keys } from '../storage/keys';
+import * as keys from '../storage/keys';
 
 export interface LegalEntityClaim {
   legalEntityId: string;

@@ -1,7 +1,7 @@
 /** The list endpoints (contract §7.2–§7.6). */
 import type { Route } from '../http/route';
 import type { StorageAccess } from '../storage/access';
-import { partitions } from '../storage/keys';
+import * as partitions from '../storage/partitions';
 import {
   createListRequest,
   deleteListRequest,

@@ -5,7 +5,7 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamodb, send, tableName } from '../storage/client';
-import { keys } from '../storage/keys';
+import * as keys from '../storage/keys';
 import { matchesFilters, type Filters } from './filters';
 import type { Candidate } from './smart';
 

@@ -15,7 +15,8 @@ import type { FinancialPeriod } from '../companies/schemas';
 import type { DerivedWrites } from '../import/change';
 import { batchDelete, batchPut, projection, queryAll, queryPartitions } from '../storage/batch';
 import { dynamodb, send, tableName } from '../storage/client';
-import { companyOfKey, keys, LOOKALIKE_FLOOR, LOOKALIKE_MARK_SHARDS, type Key } from '../storage/keys';
+import * as keys from '../storage/keys';
+import { companyOfKey, LOOKALIKE_FLOOR, LOOKALIKE_MARK_SHARDS, type Key } from '../storage/keys';
 import { blockOf, featuresOf, packFeatures, unpackFeatures, type LookalikeFeatures } from './features';
 import { lookalikesItem } from './store';
 

@@ -25,7 +25,8 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { StorageAccess } from '../storage/access';
-import { partitions, type Key } from '../storage/keys';
+import type { Key } from '../storage/keys';
+import * as partitions from '../storage/partitions';
 import { deleteMarks, getMarks, hasMarks, type BlockMember } from './block-store';
 import { packFeatures, unpackFeatures } from './features';
 import { keepingLease, releaseAndRecheck, takeLease, type Clock, type LeaseHeld } from './lease';

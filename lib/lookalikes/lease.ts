@@ -31,7 +31,7 @@ import { hostname } from 'node:os';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { conditionHeld, dynamodb, isConditionFailed, send, tableName } from '../storage/client';
-import { keys } from '../storage/keys';
+import * as keys from '../storage/keys';
 import { hasMarks } from './block-store';
 
 /**

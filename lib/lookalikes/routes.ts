@@ -1,7 +1,7 @@
 /** The lookalike endpoints (contract §6.3). */
 import * as v from 'valibot';
 import type { Route } from '../http/route';
-import { partitions } from '../storage/keys';
+import * as partitions from '../storage/partitions';
 import {
   bulkLookalikesItemSchema,
   companyLookalikesSchema,

@@ -13,7 +13,7 @@ import { companyKey, type CompanyRef, type Country } from '../companies/identifi
 import type { Identifier } from '../companies/schemas';
 import { batchGet, getItem } from '../storage/batch';
 import { tableName } from '../storage/client';
-import { keys } from '../storage/keys';
+import * as keys from '../storage/keys';
 
 type Item = Record<string, unknown>;
 

@@ -17,7 +17,8 @@ import { getMatchIndexes } from '../lists/store/match-indexes';
 import { findByWordPrefix } from '../search/store';
 import { batchGet } from '../storage/batch';
 import { tableName } from '../storage/client';
-import { companyOfKey, keys } from '../storage/keys';
+import * as keys from '../storage/keys';
+import { companyOfKey } from '../storage/keys';
 import {
   candidatesOf,
   isUsable,

@@ -1,7 +1,7 @@
 /** (ext) Matching what a customer knows about companies to ours, with a confidence (contract §6.5). */
 import * as v from 'valibot';
 import type { Route } from '../http/route';
-import { partitions } from '../storage/keys';
+import * as partitions from '../storage/partitions';
 import { matchCompaniesRequest, matchItemSchema } from './schemas';
 
 export const matchingRoutes = {

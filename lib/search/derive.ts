@@ -8,7 +8,7 @@
  */
 import type { BatchDerivation, CompanyChange, DerivedWrites } from '../import/change';
 import { nameWords } from '../matching/normalise';
-import { keys } from '../storage/keys';
+import * as keys from '../storage/keys';
 import { searchWordItem } from './store';
 
 export const deriveSearchIndex: BatchDerivation = (changes) => {

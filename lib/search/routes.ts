@@ -1,6 +1,6 @@
 /** (ext) Finding companies (contract §6.5): by name, number or VAT number. */
 import type { Route } from '../http/route';
-import { partitions } from '../storage/keys';
+import * as partitions from '../storage/partitions';
 import { searchAnswerSchema, searchCompaniesRequest } from './schemas';
 
 export const searchRoutes = {

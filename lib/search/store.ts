@@ -7,7 +7,8 @@
  */
 import { batchGet, queryPage } from '../storage/batch';
 import { tableName } from '../storage/client';
-import { companyOfKey, companyOfSearchWord, keys } from '../storage/keys';
+import * as keys from '../storage/keys';
+import { companyOfKey, companyOfSearchWord } from '../storage/keys';
 import type { CompanyRef } from '../companies/identifiers';
 import type { Identifier } from '../companies/schemas';
 

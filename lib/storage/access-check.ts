@@ -1,7 +1,8 @@
 /**
  * Checks a storage call against the declaration in force (lib/storage/access.ts says how IAM sees each
  * call). Loaded by the storage client only, so a function that never touches the table (health) never
- * loads it nor the key module it reads the partition families from.
+ * loads it nor the key module it reads the partition families from; the function bundles leave it out
+ * (IAM enforces the declaration there: infra/bundling.ts `define`).
  */
 import {
   declaredAccess,
@@ -11,7 +12,7 @@ import {
   type StorageAction,
   type Touch,
 } from './access';
-import { partitions as families } from './keys';
+import * as families from './partitions';
 import { tableDefinition } from './table';
 
 /**

@@ -5,7 +5,7 @@
  * index named), and `withDeclaredAccess` makes every storage call of a request check itself against the
  * same declaration first, so a call the policy would deny on AWS fails the same way locally and in
  * the tests (it never reaches DynamoDB). On AWS the policy refuses by itself, and the check is skipped
- * (`ACCESS_ENFORCED_BY_IAM`).
+ * (`ACCESS_ENFORCED_BY_IAM`) and not even bundled (infra/bundling.ts `define`).
  *
  * How IAM sees each call (DynamoDB developer guide, "Using IAM policy conditions for fine-grained access
  * control" and "Using IAM with DynamoDB transactions"):
@@ -45,7 +45,7 @@ export const WRITE_ACTIONS: readonly StorageAction[] = [
 
 /**
  * A partition family: an IAM `StringLike` pattern over partition key values (`COMPANY#*#*`), on the
- * table or on one of its indexes. Built in lib/storage/keys.ts from the key functions themselves.
+ * table or on one of its indexes. Built in lib/storage/partitions.ts from the key functions themselves.
  */
 export interface Partition {
   pattern: string;

@@ -20,6 +20,12 @@ import { startDynamodbCall } from '../metrics';
 import { checkDeclaredAccess } from './access-check';
 import { StorageUnavailableError } from './errors';
 
+/**
+ * `true` in the function bundles (infra/bundling.ts `define`), so esbuild drops the in-process access
+ * check and lib/storage/access-check.ts from them; not defined when run unbundled.
+ */
+declare const IAM_ENFORCES_STORAGE_ACCESS: true | undefined;
+
 /** Attempts per call, the first included. */
 export const STORAGE_ATTEMPTS = 3;
 
@@ -64,6 +70,19 @@ export function dynamodb(): DynamoDBDocumentClient {
   return (client ??= createClient(config.dynamodbEndpoint()));
 }
 
+/** What `extendClient` was given, run on every low-level client as it is built. */
+const extensions: ((base: DynamoDBClient) => void)[] = [];
+
+/**
+ * Runs `extend` on the low-level client (its middleware stack) if it is built, and on every one built
+ * from now on. For what only some processes add (lib/storage/write-counts.ts: an import's counters),
+ * so the functions do not bundle it.
+ */
+export function extendClient(extend: (base: DynamoDBClient) => void): void {
+  extensions.push(extend);
+  if (baseClient) extend(baseClient);
+}
+
 /**
  * Drops the shared client: the next call builds one from the environment as it is then (its endpoint
  * and timeouts). For a test that loads its data with the patient timeouts, then meets faults with a
@@ -94,7 +113,9 @@ const QUIET_LOGGER = {
  * again for every call, so each middleware costs every request its share.
  */
 class RoundTripCounter extends NodeHttpHandler {
-  override async handle(...args: Parameters<NodeHttpHandler['handle']>): ReturnType<NodeHttpHandler['handle']> {
+  override async handle(
+    ...args: Parameters<NodeHttpHandler['handle']>
+  ): ReturnType<NodeHttpHandler['handle']> {
     const ended = startDynamodbCall();
     try {
       return await super.handle(...args);
@@ -125,10 +146,11 @@ function createClient(endpoint: string | undefined): DynamoDBDocumentClient {
         }
       : {}),
   }));
-  if (counting) addCounters(base);
+  for (const extend of extensions) extend(base);
   // Where no IAM policy enforces the declaration (DynamoDB Local: `npm start`, the tests), each call
   // checks itself against it before anything is sent: a call the policy would deny fails the same way.
-  if (!config.storageAccessEnforcedByIam()) {
+  // A function bundle runs only where IAM enforces it: there the check is not even bundled.
+  if (typeof IAM_ENFORCES_STORAGE_ACCESS === 'undefined' && !config.storageAccessEnforcedByIam()) {
     base.middlewareStack.add(
       (next, context) => (args) => {
         checkDeclaredAccess(context.commandName ?? '', args.input);
@@ -143,105 +165,7 @@ function createClient(endpoint: string | undefined): DynamoDBDocumentClient {
   });
 }
 
-/**
- * The write and capacity counters (countWrites). Put on the client's stack only once a process turns
- * counting on: the SDK resolves its whole middleware stack again for every call (sorts it, wraps each
- * middleware), so a middleware that only checks a flag still costs every request its share.
- */
-function addCounters(base: DynamoDBClient): void {
-  base.middlewareStack.add(
-    (next, context) => (args) => {
-      // Asked for before the request is serialised; read back by the write counter below.
-      if (WRITES.has(context.commandName ?? '') || READS.has(context.commandName ?? '')) {
-        (args.input as Record<string, unknown>)['ReturnConsumedCapacity'] = 'TOTAL';
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'capacityRequest' },
-  );
-  base.middlewareStack.add(
-    (next, context) => async (args) => {
-      const command = context.commandName ?? '';
-      const write = countWrite(command, args.input as Record<string, unknown>);
-      if (!(write || READS.has(command))) return next(args);
-      const result = await next(args);
-      const consumed = (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
-      const units = [consumed ?? []].flat() as Array<{ CapacityUnits?: number }>;
-      capacity[write ? 'write' : 'read'] += units.reduce((sum, u) => sum + (u.CapacityUnits ?? 0), 0);
-      return result;
-    },
-    // Once per call (the SDK's retries of an attempt come later): what the caller asked to write.
-    { step: 'build', name: 'writeCounter' },
-  );
-}
-
 export const tableName = config.tableName;
-
-const READS = new Set(['GetItemCommand', 'BatchGetItemCommand', 'QueryCommand']);
-const WRITES = new Set([
-  'PutItemCommand',
-  'UpdateItemCommand',
-  'DeleteItemCommand',
-  'BatchWriteItemCommand',
-  'TransactWriteItemsCommand',
-]);
-let counting = false;
-const capacity = { read: 0, write: 0 };
-
-/**
- * From now on this process counts the items and requests it writes and asks DynamoDB what each read
- * and write consumed (ReturnConsumedCapacity), for an import's cost figures; a function answering
- * requests never turns it on.
- */
-export function countWrites(): void {
-  if (counting) return;
-  counting = true;
-  if (baseClient) addCounters(baseClient);
-}
-
-/** Read and write capacity units consumed so far (counted once `countWrites()` was called). */
-export const capacitySoFar = (): { read: number; write: number } => ({ ...capacity });
-
-/** Items and write requests sent by this process, per command (`PutItemCommand`, `BatchWriteItemCommand`…). */
-export interface WriteCount {
-  requests: number;
-  items: number;
-}
-
-const writeCounts = new Map<string, WriteCount>();
-
-/**
- * What this process has written since `countWrites()`, per command: the import reports items and requests per changed
- * company from it. A BatchWriteItem counts its items, a TransactWriteItems its actions, a single write 1;
- * leftovers (UnprocessedItems) sent again count again, as they cost again.
- */
-export function writesSoFar(): Map<string, WriteCount> {
-  return new Map([...writeCounts].map(([command, count]) => [command, { ...count }]));
-}
-
-/** Counts a write command's items and request; false for anything that is not a write. */
-function countWrite(command: string, input: Record<string, unknown>): boolean {
-  let items: number;
-  if (command === 'BatchWriteItemCommand') {
-    const requests = (input['RequestItems'] ?? {}) as Record<string, unknown[]>;
-    items = Object.values(requests).reduce((sum, list) => sum + list.length, 0);
-  } else if (command === 'TransactWriteItemsCommand') {
-    items = (input['TransactItems'] as unknown[] | undefined)?.length ?? 0;
-  } else if (
-    command === 'PutItemCommand' ||
-    command === 'UpdateItemCommand' ||
-    command === 'DeleteItemCommand'
-  ) {
-    items = 1;
-  } else {
-    return false;
-  }
-  const count = writeCounts.get(command) ?? { requests: 0, items: 0 };
-  count.requests++;
-  count.items += items;
-  writeCounts.set(command, count);
-  return true;
-}
 
 const UNAVAILABLE = new Set([
   'ProvisionedThroughputExceededException',

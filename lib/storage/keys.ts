@@ -1,5 +1,8 @@
 /**
- * Every key pattern of the one table, as pure functions. Domain stores build keys only through these.
+ * Every key pattern of the one table, as pure functions. Domain stores build keys only through these,
+ * imported as one namespace (`import * as keys from '../storage/keys'`; `keys.company(ref)`): each key is
+ * an export of its own, so a function's bundle carries only the keys it uses. The IAM partition
+ * patterns are built from them in lib/storage/partitions.ts.
  *
  * | Entity             | pk                                  | sk            | gsi1pk | gsi1sk                | Serves                                       |
  * |--------------------|-------------------------------------|---------------|--------|-----------------------|----------------------------------------------|
@@ -43,7 +46,6 @@
  * caller by construction.
  */
 import type { CompanyRef } from '../company-ref';
-import type { Partition } from './access';
 import { tableDefinition } from './table';
 
 export type Key = {
@@ -56,202 +58,220 @@ const [GSI1] = tableDefinition.indexes;
 /** The sort key prefix of a lookalike floor item in its block (`keys.lookalikeFloor`). */
 export const LOOKALIKE_FLOOR = 'FLOOR#';
 
-export const keys = {
-  company: (ref: CompanyRef): Key => ({ pk: `COMPANY#${ref.country}#${ref.companyNumber}`, sk: 'COMPANY' }),
-  relationships: (ref: CompanyRef): Key => ({
-    pk: `COMPANY#${ref.country}#${ref.companyNumber}`,
-    sk: 'RELATIONSHIPS',
-  }),
-  legalEntity: (legalEntityId: string): Key => ({ pk: `LEGAL_ENTITY#${legalEntityId}`, sk: 'LEGAL_ENTITY' }),
-  lookalikes: (ref: CompanyRef): Key => ({
-    pk: `COMPANY#${ref.country}#${ref.companyNumber}`,
-    sk: 'LOOKALIKES',
-  }),
-  updateFeed: (ref: CompanyRef): Key => ({
-    pk: `COMPANY#${ref.country}#${ref.companyNumber}`,
-    sk: 'UPDATES',
-  }),
-  /** The partition of one lookalike block (a NACE division): every company's features in it. */
-  lookalikeBlock: (block: string): string => `LOOKALIKE_BLOCK#${block}`,
-  lookalikeFeatures: (block: string, ref: CompanyRef): Key => ({
-    pk: `LOOKALIKE_BLOCK#${block}`,
-    sk: `COMPANY#${ref.country}#${ref.companyNumber}`,
-  }),
-  /**
-   * A company's floor (its 100th score) beside its features, in an item of its own: the recompute writes
-   * floors, the import features, so neither can write back the other's older value.
-   */
-  lookalikeFloor: (block: string, ref: CompanyRef): Key => ({
-    pk: `LOOKALIKE_BLOCK#${block}`,
-    sk: `${LOOKALIKE_FLOOR}${ref.country}#${ref.companyNumber}`,
-  }),
-  /** The partition of one shard of lookalike marks (spread over 16, so a big import has no hot partition). */
-  lookalikeMarks: (shard: number): string => `LOOKALIKE_DIRTY#${shard}`,
-  /** One mark per import batch (`changeId`), `part` naming which of its companies it holds. */
-  lookalikeMark: (changeId: string, part: string): Key => ({
-    pk: `LOOKALIKE_DIRTY#${shardOfText(changeId, LOOKALIKE_MARK_SHARDS)}`,
-    sk: `BATCH#${changeId}#${part}`,
-  }),
-  /** The one lookalike recompute at a time (lib/lookalikes/lease.ts): who holds it, until when. */
-  lookalikeLease: (): Key => ({ pk: 'LOOKALIKE_LEASE', sk: 'LEASE' }),
-  importChange: (changeId: string, part: number): Key => ({ pk: `CHANGE#${changeId}`, sk: `PART#${part}` }),
-  /** The claims of contact ids `100 × bucket` to `100 × bucket + 99`; see `contactBucket`. */
-  contactClaims: (bucket: number): Key => ({ pk: `CONTACTS#${bucket}`, sk: 'CONTACTS' }),
-  token: (hash: string): Key => ({ pk: `TOKEN#${hash}`, sk: 'TOKEN' }),
-  /** The index entry that lists every token (CLI only, never on a request path). */
-  tokenListing: (createdAt: string, tokenId: string) => ({
-    [GSI1.partitionKey]: 'TOKENS',
-    [GSI1.sortKey]: `${createdAt}#${tokenId}`,
-  }),
-  idempotency: (accountId: string, idempotencyKey: string): Key => ({
-    pk: `ACCOUNT#${accountId}#IDEMPOTENCY#${idempotencyKey}`,
-    sk: 'IDEMPOTENCY',
-  }),
-  list: (accountId: string, listId: number): Key => ({ pk: `ACCOUNT#${accountId}`, sk: `LIST#${listId}` }),
-  /** The partition of an account's lists and the sk prefix of a list (the overview's Query). */
-  accountLists: (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: 'LIST#' }),
-  listSequence: (): Key => ({ pk: 'SEQUENCE#LIST', sk: 'SEQUENCE' }),
-  listIdClaim: (listId: number): Key => ({ pk: `LIST_ID#${listId}`, sk: 'LIST_ID' }),
-  listCount: (accountId: string): Key => ({ pk: `ACCOUNT#${accountId}`, sk: 'LIST_COUNT' }),
-  smartListEvaluation: (accountId: string, listId: number): Key => ({
-    pk: 'SMART_EVAL',
-    sk: `ACCOUNT#${accountId}#LIST#${listId}`,
-  }),
-  smartListEvaluations: (): string => 'SMART_EVAL',
-  /** `nameKey`: the trimmed name in lower case (lib/lists/manage.ts `nameKeyOf`). */
-  listName: (accountId: string, nameKey: string): Key => ({
-    pk: `ACCOUNT#${accountId}`,
-    sk: `LISTNAME#${nameKey}`,
-  }),
-  smartList: (accountId: string, listId: number): Key => ({
-    pk: 'SMART_LISTS',
-    sk: `ACCOUNT#${accountId}#LIST#${listId}`,
-  }),
-  smartLists: (): string => 'SMART_LISTS',
-  filterProfile: (ref: CompanyRef): Key => ({
-    pk: `FILTER_PROFILES#${ref.country}#${shardOf(ref, FILTER_PROFILE_SHARDS)}`,
-    sk: ref.companyNumber,
-  }),
-  filterProfiles: (country: string, shard: number): string => `FILTER_PROFILES#${country}#${shard}`,
-  listCleanup: (accountId: string, listId: number): Key => ({
-    pk: 'LIST_CLEANUP',
-    sk: `ACCOUNT#${accountId}#LIST#${listId}`,
-  }),
-  listCleanups: (): string => 'LIST_CLEANUP',
-  smartListFlips: (shard: number): string => `SMART_FLIP#${shard}`,
-  /**
-   * One changed company's flips, every smart list it enters or leaves (the lists are in the item).
-   * `change`: unique per derivation, so concurrent imports never overwrite each other's flips.
-   */
-  smartListFlip: (ref: CompanyRef, change: string): Key => ({
-    pk: `SMART_FLIP#${shardOf(ref, SMART_FLIP_SHARDS)}`,
-    sk: `COMPANY#${ref.country}#${ref.companyNumber}#${change}`,
-  }),
-  contactsChangedShard: (shard: number): string => `CONTACTS_CHANGED#${shard}`,
-  /** `change`: the import batch's change id, so concurrent imports never overwrite each other's notes. */
-  contactsChanged: (ref: CompanyRef, change: string): Key => ({
-    pk: `CONTACTS_CHANGED#${shardOf(ref, CONTACTS_CHANGED_SHARDS)}`,
-    sk: `COMPANY#${ref.country}#${ref.companyNumber}#${change}`,
-  }),
-  /** The partitions a list's companies live in: members, and the order items of each state. */
-  listPartitions: (accountId: string, listId: number, states: readonly string[]): string[] => [
-    `ACCOUNT#${accountId}#LIST#${listId}`,
-    ...states.map((state) => `ACCOUNT#${accountId}#LIST#${listId}#${state}`),
-  ],
-  listMember: (accountId: string, listId: number, ref: CompanyRef): Key => ({
-    pk: `ACCOUNT#${accountId}#LIST#${listId}`,
-    sk: `COMPANY#${ref.country}#${ref.companyNumber}`,
-  }),
-  /** The index entry of a list member: every list a company is in, across accounts (import only). */
-  listMembership: (accountId: string, listId: number, ref: CompanyRef) => ({
-    [GSI1.partitionKey]: `LISTED#${ref.country}#${ref.companyNumber}`,
-    [GSI1.sortKey]: `ACCOUNT#${accountId}#LIST#${listId}`,
-  }),
-  listedCompany: (ref: CompanyRef): string => `LISTED#${ref.country}#${ref.companyNumber}`,
-  /** The partition of a list's members in one state, in the contract's order. */
-  listOrderPartition: (accountId: string, listId: number, state: string): string =>
-    `ACCOUNT#${accountId}#LIST#${listId}#${state}`,
-  listOrder: (
-    accountId: string,
-    listId: number,
-    state: string,
-    matchedSinceMs: number,
-    ref: CompanyRef,
-  ): Key => ({
-    pk: `ACCOUNT#${accountId}#LIST#${listId}#${state}`,
-    sk: listOrderSortKey(matchedSinceMs, ref),
-  }),
-  /** The index entry of an order item: every state of the list in one order (type ALL). */
-  listOrderAll: (accountId: string, listId: number, matchedSinceMs: number, ref: CompanyRef) => ({
-    [GSI1.partitionKey]: `ACCOUNT#${accountId}#LIST#${listId}#ALL`,
-    [GSI1.sortKey]: listOrderSortKey(matchedSinceMs, ref),
-  }),
-  /** The gsi1 partition of a list's order items of every state. */
-  listOrderAllPartition: (accountId: string, listId: number): string =>
-    `ACCOUNT#${accountId}#LIST#${listId}#ALL`,
-  /** `word`: one word of a normalised name (lib/matching/normalise.ts `nameWords`), never empty. */
-  searchWord: (ref: CompanyRef, word: string): Key => ({
-    pk: `SEARCH#${ref.country}#${word.charAt(0)}`,
-    sk: `${word}#${ref.companyNumber}`,
-  }),
-  /** The partition a word prefix is looked up in, and the sort key prefix of its words. */
-  searchWords: (country: string, prefix: string) => ({
-    pk: `SEARCH#${country}#${prefix.charAt(0)}`,
-    skPrefix: prefix,
-  }),
-  matchIndex: (kind: MatchKind, value: string): Key => ({
-    pk: `MATCH#${matchIndexText(kind, value)}`,
-    sk: 'MATCH',
-  }) /** The partition of an account's events (§12); `event` is the page item whose last number is `sequence`. */,
-  events: (accountId: string): string => `ACCOUNT#${accountId}#EVENTS`,
-  event: (accountId: string, sequence: number): Key => ({
-    pk: `ACCOUNT#${accountId}#EVENTS`,
-    sk: eventSequenceKey(sequence),
-  }),
-  /** The partition of an account's event numbering: the last number and the events each batch wrote. */
-  eventLog: (accountId: string): string => `ACCOUNT#${accountId}#EVENT_LOG`,
-  eventSequence: (accountId: string): Key => ({ pk: `ACCOUNT#${accountId}#EVENT_LOG`, sk: 'SEQUENCE' }),
-  /** The events part `part` of an import batch wrote; `eventBlocksOf` is the prefix of all its parts. */
-  eventBlock: (accountId: string, changeId: string, part: number): Key => ({
-    pk: `ACCOUNT#${accountId}#EVENT_LOG`,
-    sk: `${eventBlocksOf(changeId)}${String(part).padStart(4, '0')}`,
-  }),
-  watchedLists: (): string => 'WATCHED_LISTS',
-  watchedList: (accountId: string, listId: number): Key => ({
-    pk: 'WATCHED_LISTS',
-    sk: `ACCOUNT#${accountId}#LIST#${listId}`,
-  }),
-  /** Beside the watched lists: when the backfill of lists older than this index last ran. */
-  watchedListsBackfill: (): Key => ({ pk: 'WATCHED_LISTS', sk: 'BACKFILL' }),
-  webhooks: (accountId: string): string => `ACCOUNT#${accountId}#WEBHOOKS`,
-  webhook: (accountId: string, webhookId: string): Key => ({
-    pk: `ACCOUNT#${accountId}#WEBHOOKS`,
-    sk: `WEBHOOK#${webhookId}`,
-  }),
-  webhookCount: (accountId: string): Key => ({ pk: `ACCOUNT#${accountId}#WEBHOOKS`, sk: 'COUNT' }),
-  webhookListings: (): string => 'WEBHOOK_ENDPOINTS',
-  webhookListing: (accountId: string, webhookId: string): Key => ({
-    pk: 'WEBHOOK_ENDPOINTS',
-    sk: `ACCOUNT#${accountId}#WEBHOOK#${webhookId}`,
-  }),
-  deliveriesDue: (shard: number): string => `WEBHOOK_DUE#${shard}`,
-  deliveryDue: (dueMs: number, accountId: string, webhookId: string, eventId: string): Key => ({
-    pk: `WEBHOOK_DUE#${shardOfText(`${webhookId}#${eventId}`, DELIVERY_DUE_SHARDS)}`,
-    sk: `${String(dueMs).padStart(15, '0')}#${accountId}#${webhookId}#${eventId}`,
-  }),
-  webhookDeliveries: (accountId: string, webhookId: string): string =>
-    `ACCOUNT#${accountId}#WEBHOOK#${webhookId}#DELIVERIES`,
-  webhookDelivery: (
-    accountId: string,
-    webhookId: string,
-    atMs: number,
-    eventId: string,
-    attempt: number,
-  ): Key => ({
-    pk: `ACCOUNT#${accountId}#WEBHOOK#${webhookId}#DELIVERIES`,
-    sk: `${String(LIST_ORDER_CEILING - atMs).padStart(15, '0')}#${eventId}#${String(attempt).padStart(2, '0')}`,
-  }),
-};
+export const company = (ref: CompanyRef): Key => ({
+  pk: `COMPANY#${ref.country}#${ref.companyNumber}`,
+  sk: 'COMPANY',
+});
+export const relationships = (ref: CompanyRef): Key => ({
+  pk: `COMPANY#${ref.country}#${ref.companyNumber}`,
+  sk: 'RELATIONSHIPS',
+});
+export const legalEntity = (legalEntityId: string): Key => ({
+  pk: `LEGAL_ENTITY#${legalEntityId}`,
+  sk: 'LEGAL_ENTITY',
+});
+export const lookalikes = (ref: CompanyRef): Key => ({
+  pk: `COMPANY#${ref.country}#${ref.companyNumber}`,
+  sk: 'LOOKALIKES',
+});
+export const updateFeed = (ref: CompanyRef): Key => ({
+  pk: `COMPANY#${ref.country}#${ref.companyNumber}`,
+  sk: 'UPDATES',
+});
+/** The partition of one lookalike block (a NACE division): every company's features in it. */
+export const lookalikeBlock = (block: string): string => `LOOKALIKE_BLOCK#${block}`;
+export const lookalikeFeatures = (block: string, ref: CompanyRef): Key => ({
+  pk: `LOOKALIKE_BLOCK#${block}`,
+  sk: `COMPANY#${ref.country}#${ref.companyNumber}`,
+});
+/**
+ * A company's floor (its 100th score) beside its features, in an item of its own: the recompute writes
+ * floors, the import features, so neither can write back the other's older value.
+ */
+export const lookalikeFloor = (block: string, ref: CompanyRef): Key => ({
+  pk: `LOOKALIKE_BLOCK#${block}`,
+  sk: `${LOOKALIKE_FLOOR}${ref.country}#${ref.companyNumber}`,
+});
+/** The partition of one shard of lookalike marks (spread over 16, so a big import has no hot partition). */
+export const lookalikeMarks = (shard: number): string => `LOOKALIKE_DIRTY#${shard}`;
+/** One mark per import batch (`changeId`), `part` naming which of its companies it holds. */
+export const lookalikeMark = (changeId: string, part: string): Key => ({
+  pk: `LOOKALIKE_DIRTY#${shardOfText(changeId, LOOKALIKE_MARK_SHARDS)}`,
+  sk: `BATCH#${changeId}#${part}`,
+});
+/** The one lookalike recompute at a time (lib/lookalikes/lease.ts): who holds it, until when. */
+export const lookalikeLease = (): Key => ({ pk: 'LOOKALIKE_LEASE', sk: 'LEASE' });
+export const importChange = (changeId: string, part: number): Key => ({
+  pk: `CHANGE#${changeId}`,
+  sk: `PART#${part}`,
+});
+/** The claims of contact ids `100 × bucket` to `100 × bucket + 99`; see `contactBucket`. */
+export const contactClaims = (bucket: number): Key => ({ pk: `CONTACTS#${bucket}`, sk: 'CONTACTS' });
+export const token = (hash: string): Key => ({ pk: `TOKEN#${hash}`, sk: 'TOKEN' });
+/** The index entry that lists every token (CLI only, never on a request path). */
+export const tokenListing = (createdAt: string, tokenId: string) => ({
+  [GSI1.partitionKey]: 'TOKENS',
+  [GSI1.sortKey]: `${createdAt}#${tokenId}`,
+});
+export const idempotency = (accountId: string, idempotencyKey: string): Key => ({
+  pk: `ACCOUNT#${accountId}#IDEMPOTENCY#${idempotencyKey}`,
+  sk: 'IDEMPOTENCY',
+});
+export const list = (accountId: string, listId: number): Key => ({
+  pk: `ACCOUNT#${accountId}`,
+  sk: `LIST#${listId}`,
+});
+/** The partition of an account's lists and the sk prefix of a list (the overview's Query). */
+export const accountLists = (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: 'LIST#' });
+export const listSequence = (): Key => ({ pk: 'SEQUENCE#LIST', sk: 'SEQUENCE' });
+export const listIdClaim = (listId: number): Key => ({ pk: `LIST_ID#${listId}`, sk: 'LIST_ID' });
+export const listCount = (accountId: string): Key => ({ pk: `ACCOUNT#${accountId}`, sk: 'LIST_COUNT' });
+export const smartListEvaluation = (accountId: string, listId: number): Key => ({
+  pk: 'SMART_EVAL',
+  sk: `ACCOUNT#${accountId}#LIST#${listId}`,
+});
+export const smartListEvaluations = (): string => 'SMART_EVAL';
+/** `nameKey`: the trimmed name in lower case (lib/lists/manage.ts `nameKeyOf`). */
+export const listName = (accountId: string, nameKey: string): Key => ({
+  pk: `ACCOUNT#${accountId}`,
+  sk: `LISTNAME#${nameKey}`,
+});
+export const smartList = (accountId: string, listId: number): Key => ({
+  pk: 'SMART_LISTS',
+  sk: `ACCOUNT#${accountId}#LIST#${listId}`,
+});
+export const smartLists = (): string => 'SMART_LISTS';
+export const filterProfile = (ref: CompanyRef): Key => ({
+  pk: `FILTER_PROFILES#${ref.country}#${shardOf(ref, FILTER_PROFILE_SHARDS)}`,
+  sk: ref.companyNumber,
+});
+export const filterProfiles = (country: string, shard: number): string =>
+  `FILTER_PROFILES#${country}#${shard}`;
+export const listCleanup = (accountId: string, listId: number): Key => ({
+  pk: 'LIST_CLEANUP',
+  sk: `ACCOUNT#${accountId}#LIST#${listId}`,
+});
+export const listCleanups = (): string => 'LIST_CLEANUP';
+export const smartListFlips = (shard: number): string => `SMART_FLIP#${shard}`;
+/**
+ * One changed company's flips, every smart list it enters or leaves (the lists are in the item).
+ * `change`: unique per derivation, so concurrent imports never overwrite each other's flips.
+ */
+export const smartListFlip = (ref: CompanyRef, change: string): Key => ({
+  pk: `SMART_FLIP#${shardOf(ref, SMART_FLIP_SHARDS)}`,
+  sk: `COMPANY#${ref.country}#${ref.companyNumber}#${change}`,
+});
+export const contactsChangedShard = (shard: number): string => `CONTACTS_CHANGED#${shard}`;
+/** `change`: the import batch's change id, so concurrent imports never overwrite each other's notes. */
+export const contactsChanged = (ref: CompanyRef, change: string): Key => ({
+  pk: `CONTACTS_CHANGED#${shardOf(ref, CONTACTS_CHANGED_SHARDS)}`,
+  sk: `COMPANY#${ref.country}#${ref.companyNumber}#${change}`,
+});
+/** The partitions a list's companies live in: members, and the order items of each state. */
+export const listPartitions = (accountId: string, listId: number, states: readonly string[]): string[] => [
+  `ACCOUNT#${accountId}#LIST#${listId}`,
+  ...states.map((state) => `ACCOUNT#${accountId}#LIST#${listId}#${state}`),
+];
+export const listMember = (accountId: string, listId: number, ref: CompanyRef): Key => ({
+  pk: `ACCOUNT#${accountId}#LIST#${listId}`,
+  sk: `COMPANY#${ref.country}#${ref.companyNumber}`,
+});
+/** The index entry of a list member: every list a company is in, across accounts (import only). */
+export const listMembership = (accountId: string, listId: number, ref: CompanyRef) => ({
+  [GSI1.partitionKey]: `LISTED#${ref.country}#${ref.companyNumber}`,
+  [GSI1.sortKey]: `ACCOUNT#${accountId}#LIST#${listId}`,
+});
+export const listedCompany = (ref: CompanyRef): string => `LISTED#${ref.country}#${ref.companyNumber}`;
+/** The partition of a list's members in one state, in the contract's order. */
+export const listOrderPartition = (accountId: string, listId: number, state: string): string =>
+  `ACCOUNT#${accountId}#LIST#${listId}#${state}`;
+export const listOrder = (
+  accountId: string,
+  listId: number,
+  state: string,
+  matchedSinceMs: number,
+  ref: CompanyRef,
+): Key => ({
+  pk: `ACCOUNT#${accountId}#LIST#${listId}#${state}`,
+  sk: listOrderSortKey(matchedSinceMs, ref),
+});
+/** The index entry of an order item: every state of the list in one order (type ALL). */
+export const listOrderAll = (accountId: string, listId: number, matchedSinceMs: number, ref: CompanyRef) => ({
+  [GSI1.partitionKey]: `ACCOUNT#${accountId}#LIST#${listId}#ALL`,
+  [GSI1.sortKey]: listOrderSortKey(matchedSinceMs, ref),
+});
+/** The gsi1 partition of a list's order items of every state. */
+export const listOrderAllPartition = (accountId: string, listId: number): string =>
+  `ACCOUNT#${accountId}#LIST#${listId}#ALL`;
+/** `word`: one word of a normalised name (lib/matching/normalise.ts `nameWords`), never empty. */
+export const searchWord = (ref: CompanyRef, word: string): Key => ({
+  pk: `SEARCH#${ref.country}#${word.charAt(0)}`,
+  sk: `${word}#${ref.companyNumber}`,
+});
+/** The partition a word prefix is looked up in, and the sort key prefix of its words. */
+export const searchWords = (country: string, prefix: string) => ({
+  pk: `SEARCH#${country}#${prefix.charAt(0)}`,
+  skPrefix: prefix,
+});
+export const matchIndex = (kind: MatchKind, value: string): Key => ({
+  pk: `MATCH#${matchIndexText(kind, value)}`,
+  sk: 'MATCH',
+});
+/** The partition of an account's events (§12); `event` is the page item whose last number is `sequence`. */
+export const events = (accountId: string): string => `ACCOUNT#${accountId}#EVENTS`;
+export const event = (accountId: string, sequence: number): Key => ({
+  pk: `ACCOUNT#${accountId}#EVENTS`,
+  sk: eventSequenceKey(sequence),
+});
+/** The partition of an account's event numbering: the last number and the events each batch wrote. */
+export const eventLog = (accountId: string): string => `ACCOUNT#${accountId}#EVENT_LOG`;
+export const eventSequence = (accountId: string): Key => ({
+  pk: `ACCOUNT#${accountId}#EVENT_LOG`,
+  sk: 'SEQUENCE',
+});
+/** The events part `part` of an import batch wrote; `eventBlocksOf` is the prefix of all its parts. */
+export const eventBlock = (accountId: string, changeId: string, part: number): Key => ({
+  pk: `ACCOUNT#${accountId}#EVENT_LOG`,
+  sk: `${eventBlocksOf(changeId)}${String(part).padStart(4, '0')}`,
+});
+export const watchedLists = (): string => 'WATCHED_LISTS';
+export const watchedList = (accountId: string, listId: number): Key => ({
+  pk: 'WATCHED_LISTS',
+  sk: `ACCOUNT#${accountId}#LIST#${listId}`,
+});
+/** Beside the watched lists: when the backfill of lists older than this index last ran. */
+export const watchedListsBackfill = (): Key => ({ pk: 'WATCHED_LISTS', sk: 'BACKFILL' });
+export const webhooks = (accountId: string): string => `ACCOUNT#${accountId}#WEBHOOKS`;
+export const webhook = (accountId: string, webhookId: string): Key => ({
+  pk: `ACCOUNT#${accountId}#WEBHOOKS`,
+  sk: `WEBHOOK#${webhookId}`,
+});
+export const webhookCount = (accountId: string): Key => ({
+  pk: `ACCOUNT#${accountId}#WEBHOOKS`,
+  sk: 'COUNT',
+});
+export const webhookListings = (): string => 'WEBHOOK_ENDPOINTS';
+export const webhookListing = (accountId: string, webhookId: string): Key => ({
+  pk: 'WEBHOOK_ENDPOINTS',
+  sk: `ACCOUNT#${accountId}#WEBHOOK#${webhookId}`,
+});
+export const deliveriesDue = (shard: number): string => `WEBHOOK_DUE#${shard}`;
+export const deliveryDue = (dueMs: number, accountId: string, webhookId: string, eventId: string): Key => ({
+  pk: `WEBHOOK_DUE#${shardOfText(`${webhookId}#${eventId}`, DELIVERY_DUE_SHARDS)}`,
+  sk: `${String(dueMs).padStart(15, '0')}#${accountId}#${webhookId}#${eventId}`,
+});
+export const webhookDeliveries = (accountId: string, webhookId: string): string =>
+  `ACCOUNT#${accountId}#WEBHOOK#${webhookId}#DELIVERIES`;
+export const webhookDelivery = (
+  accountId: string,
+  webhookId: string,
+  atMs: number,
+  eventId: string,
+  attempt: number,
+): Key => ({
+  pk: `ACCOUNT#${accountId}#WEBHOOK#${webhookId}#DELIVERIES`,
+  sk: `${String(LIST_ORDER_CEILING - atMs).padStart(15, '0')}#${eventId}#${String(attempt).padStart(2, '0')}`,
+});
 
 /** Event numbers as sort keys: 16 digits, so their text order is their numeric order. */
 export const eventSequenceKey = (sequence: number): string => String(sequence).padStart(16, '0');
@@ -265,58 +285,6 @@ export type MatchKind = 'VAT' | 'DOMAIN' | 'NAME';
 export const matchIndexText = (kind: MatchKind, value: string): string => `${kind}#${value}`;
 /** `matchIndex`'s partition key → the entry's text. */
 export const matchIndexTextOfKey = (pk: string): string => pk.slice('MATCH#'.length);
-
-/**
- * Every partition family as an IAM `dynamodb:LeadingKeys` pattern (lib/storage/access.ts): its key
- * function with `*` for every argument, so a pattern cannot drift from the keys it stands for. Functions
- * declare what they touch with these (a route's `storage` field); the stack turns that into IAM.
- */
-const ANY = '*';
-const anyCompany = { country: ANY, companyNumber: ANY } as unknown as CompanyRef;
-const anyNumber = ANY as unknown as number;
-export const partitions = {
-  /** Company, relationships and lookalikes items of one company. */
-  company: { pattern: keys.company(anyCompany).pk },
-  legalEntity: { pattern: keys.legalEntity(ANY).pk },
-  lookalikeBlock: { pattern: keys.lookalikeBlock(ANY) },
-  lookalikeMarks: { pattern: keys.lookalikeMarks(anyNumber) },
-  lookalikeLease: { pattern: keys.lookalikeLease().pk },
-  importChange: { pattern: keys.importChange(ANY, anyNumber).pk },
-  contactClaims: { pattern: keys.contactClaims(anyNumber).pk },
-  /** Token items, by hash: the authorizer's only partition. */
-  token: { pattern: keys.token(ANY).pk },
-  /** The index entry listing every token (CLI only). */
-  tokenListing: { index: GSI1.name, pattern: keys.tokenListing(ANY, ANY)[GSI1.partitionKey] },
-  idempotency: { pattern: keys.idempotency(ANY, ANY).pk },
-  /** An account's lists and the names they hold (nothing else is keyed `ACCOUNT#<account>` alone). */
-  accountLists: { pattern: keys.list(ANY, anyNumber).pk },
-  listSequence: { pattern: keys.listSequence().pk },
-  listIdClaims: { pattern: keys.listIdClaim(anyNumber).pk },
-  smartListEvaluations: { pattern: keys.smartListEvaluations() },
-  listMembers: { pattern: keys.listMember(ANY, anyNumber, anyCompany).pk },
-  listOrder: { pattern: keys.listOrderPartition(ANY, anyNumber, ANY) },
-  /** A list's order items of every state, in gsi1 (type ALL). */
-  listOrderAll: { index: GSI1.name, pattern: keys.listOrderAllPartition(ANY, anyNumber) },
-  /** Every smart list's filters, for the import. */
-  smartLists: { pattern: keys.smartLists() },
-  filterProfiles: { pattern: keys.filterProfiles(ANY, anyNumber) },
-  smartListFlips: { pattern: keys.smartListFlips(anyNumber) },
-  /** Companies whose numbers of contacts an import changed, for its completion. */
-  contactsChanged: { pattern: keys.contactsChangedShard(anyNumber) },
-  /** Deleted lists whose members the clean-up worker still has to delete. */
-  listCleanups: { pattern: keys.listCleanups() },
-  /** The lists a company is in, across accounts (import only). */
-  listMemberships: { index: GSI1.name, pattern: keys.listedCompany(anyCompany) },
-  matchIndex: { pattern: keys.matchIndex(ANY as 'VAT', ANY).pk },
-  searchWords: { pattern: keys.searchWords(ANY, ANY).pk },
-  events: { pattern: keys.events(ANY) },
-  eventLog: { pattern: keys.eventLog(ANY) },
-  webhooks: { pattern: keys.webhooks(ANY) },
-  webhookDeliveries: { pattern: keys.webhookDeliveries(ANY, ANY) },
-  webhookListings: { pattern: keys.webhookListings() },
-  watchedLists: { pattern: keys.watchedLists() },
-  deliveriesDue: { pattern: keys.deliveriesDue(anyNumber) },
-} as const satisfies Record<string, Partition>;
 
 export const tokenIndex = { name: GSI1.name, partitionKey: GSI1.partitionKey, partitionValue: 'TOKENS' };
 

@@ -13,7 +13,7 @@ export const operatorKeys = {
   audit: (at: string, id: string): Key => ({ pk: `AUDIT#${at.slice(0, 7)}`, sk: `${at}#${id}` }),
 };
 
-/** The partitions of `operatorKeys`, as `partitions` below names the others. */
+/** The partitions of `operatorKeys`, as lib/storage/partitions.ts names the others. */
 export const operatorPartitions = {
   accountPlan: { pattern: operatorKeys.accountPlan('*').pk },
   audit: { pattern: operatorKeys.auditMonth('*') },

@@ -9,7 +9,7 @@ import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { toAuthorizerContext } from './caller';
 import type { StorageAccess } from '../storage/access';
 import { tableName } from '../storage/client';
-import { partitions } from '../storage/keys';
+import * as partitions from '../storage/partitions';
 import { usageKeyOf } from '../usage/plans';
 import { bearerToken } from './token-format';
 import { callerForToken } from './tokens';

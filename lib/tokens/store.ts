@@ -2,7 +2,8 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getItem, queryAll } from '../storage/batch';
 import { dynamodb, send, tableName } from '../storage/client';
-import { keys, tokenIndex } from '../storage/keys';
+import * as keys from '../storage/keys';
+import { tokenIndex } from '../storage/keys';
 import type { Scope } from './scopes';
 
 export interface StoredToken {

@@ -1,7 +1,7 @@
 /** The update endpoints (contract §8.1). Titles are in the caller's language: answers carry Content-Language. */
 import * as v from 'valibot';
 import type { Route } from '../http/route';
-import { partitions } from '../storage/keys';
+import * as partitions from '../storage/partitions';
 import {
   bulkUpdatesItemSchema,
   getLegalEntityUpdatesBulkRequest,

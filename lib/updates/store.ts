@@ -16,9 +16,10 @@
  */
 import { companyKey, type CompanyRef } from '../companies/identifiers';
 import { batchGet } from '../storage/batch';
-import { type Addition } from '../storage/transactions';
+import type { Addition } from '../storage/transactions';
 import { tableName } from '../storage/client';
-import { companyOfKey, keys, updateAttribute, UPDATE_ATTRIBUTE_PREFIX } from '../storage/keys';
+import * as keys from '../storage/keys';
+import { companyOfKey, updateAttribute, UPDATE_ATTRIBUTE_PREFIX } from '../storage/keys';
 import type { Update, UpdateType } from './derive';
 
 /** The stored form of each type, shortest first (type code, time, then the facts of the title). */

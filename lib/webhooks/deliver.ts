@@ -15,7 +15,7 @@
  */
 import { forEachLimited } from '../concurrency';
 import type { StorageAccess } from '../storage/access';
-import { partitions } from '../storage/keys';
+import * as partitions from '../storage/partitions';
 import { readEvents } from '../events/store';
 import { logAttempts, type Attempt } from './deliveries';
 import type { DueJob } from './job';

@@ -9,7 +9,7 @@ import { EVENT_RETENTION_MS } from '../events/event';
 import type { Page } from '../http/pagination';
 import { batchPut, queryAll } from '../storage/batch';
 import { dynamodb, send, tableName } from '../storage/client';
-import { keys } from '../storage/keys';
+import * as keys from '../storage/keys';
 import type { DeliveryAnswer } from './schemas';
 
 export interface Attempt {

@@ -7,7 +7,8 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { batchPut, queryAll } from '../storage/batch';
 import { dynamodb, isConditionFailed, send, tableName } from '../storage/client';
-import { DELIVERY_DUE_SHARDS, keys } from '../storage/keys';
+import * as keys from '../storage/keys';
+import { DELIVERY_DUE_SHARDS } from '../storage/keys';
 import { webhookConfig } from '../config';
 
 import type { DueJob } from './job';

@@ -1,7 +1,7 @@
 /** The webhook endpoints (contract §12), scope `webhooks:write`. */
 import type { Route } from '../http/route';
 import type { StorageAccess } from '../storage/access';
-import { partitions } from '../storage/keys';
+import * as partitions from '../storage/partitions';
 import {
   createdWebhookSchema,
   createWebhookRequest,

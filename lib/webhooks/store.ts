@@ -7,7 +7,7 @@
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getItem, queryAll } from '../storage/batch';
 import { cancellationReasons, dynamodb, isConditionFailed, send, tableName } from '../storage/client';
-import { keys } from '../storage/keys';
+import * as keys from '../storage/keys';
 
 /** §12: at most this many endpoints per account. */
 export const MAX_WEBHOOKS = 5;

@@ -35,6 +35,7 @@ export function buildOptions(outfile: string, { aliases = true } = {}): BuildOpt
     mainFields: [...bundlingSettings.mainFields],
     external: [...bundlingSettings.externalModules],
     alias: aliases ? { ...bundlingSettings.alias } : {},
+    define: { ...bundlingSettings.define },
     absWorkingDir: ROOT,
     outfile,
     logLevel: 'warning',

@@ -158,7 +158,7 @@ async function main(): Promise<void> {
     const { applySmartListFlips, forgetSmartLists } = await import('../../lib/lists/smart');
     const { applyContactChanges } = await import('../../lib/lists/derive');
     const { recomputeMarked } = await import('../../lib/lookalikes/recompute');
-    const { countWrites, writesSoFar } = await import('../../lib/storage/client');
+    const { countWrites, writesSoFar } = await import('../../lib/storage/write-counts');
     countWrites();
     /** Items, write requests and write units (items up to 1 KB) this process has written so far. */
     const written = () => {

@@ -15,7 +15,7 @@ import { localClient } from '../../infra/local/dynamodb';
 import { loadDemoLists } from '../../infra/local/demo-lists';
 import { routes, type RouteId } from '../../lib/routes';
 import { WRITE_ACTIONS, type StorageAccess } from '../../lib/storage/access';
-import { keys } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
 import {
   legalEntityIdsOf,
   operationsOf,

@@ -19,7 +19,7 @@ import {
   type StorageAction,
 } from '../../lib/storage/access';
 import { deniedPartitions } from '../../lib/storage/access-check';
-import { partitions } from '../../lib/storage/keys';
+import * as partitions from '../../lib/storage/partitions';
 import { REQUEST_PATH_TIMEOUTS, storageBudgetMs, TIMEOUT_VARIABLES } from '../../lib/storage/client';
 import { authorizer, routes, workers, type Worker } from '../../lib/routes';
 import { tableDefinition } from '../../lib/storage/table';
@@ -311,7 +311,9 @@ describe('CompanyDataStack (dev)', () => {
 
     it('has each route function log the line of 1 in 100 answered requests (every failed or slow one)', () => {
       for (const route of allRoutes) {
-        const fn = template.findResources('AWS::Lambda::Function')[routeFunctionId(template, route)] as CfnResource;
+        const fn = template.findResources('AWS::Lambda::Function')[
+          routeFunctionId(template, route)
+        ] as CfnResource;
         const variables = (fn.Properties.Environment as { Variables: Record<string, string> }).Variables;
         expect(variables[REQUEST_LOG_SAMPLE_RATE]).toBe('0.01');
       }

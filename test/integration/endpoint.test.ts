@@ -12,7 +12,7 @@ import { withIdempotency } from '../../lib/idempotency/idempotency';
 import { ALICE, call, lambdaContext, proxyEvent } from '../support/events';
 import { useFreshTable } from '../support/table';
 import { getCompanyWithFinancials } from '../../lib/companies/store';
-import { partitions } from '../../lib/storage/keys';
+import * as partitions from '../../lib/storage/partitions';
 import type { StorageAccess } from '../../lib/storage/access';
 
 useFreshTable();
@@ -216,7 +216,9 @@ describe('the request log line', () => {
     lines = [];
     logs = jest
       .spyOn(console, 'log')
-      .mockImplementation((line: unknown) => void lines.push(JSON.parse(String(line)) as Record<string, unknown>));
+      .mockImplementation(
+        (line: unknown) => void lines.push(JSON.parse(String(line)) as Record<string, unknown>),
+      );
   });
   afterEach(() => {
     logs.mockRestore();

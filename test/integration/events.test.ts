@@ -12,7 +12,7 @@ import { getEvents } from '../../lib/events/feed';
 import { LANDING_MS, readEvents, writeEvents } from '../../lib/events/store';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamodb, tableName } from '../../lib/storage/client';
-import { keys } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
 import { eventRoutes } from '../../lib/events/routes';
 import { importCompanies } from '../../lib/import/import';
 import { addCompanies } from '../../lib/lists/add-companies';

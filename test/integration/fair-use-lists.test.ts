@@ -17,7 +17,7 @@ import { DRAWN_LIST_IDS, MAX_LISTS_PER_ACCOUNT } from '../../lib/lists/store/lis
 import { filterProfileItem } from '../../lib/lists/store/profiles';
 import { batchPut, getItem, queryAll } from '../../lib/storage/batch';
 import { tableName } from '../../lib/storage/client';
-import { keys } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
 import { SCOPES } from '../../lib/tokens/scopes';
 import type { Caller } from '../../lib/tokens/caller';
 import { call } from '../support/events';

@@ -13,7 +13,7 @@ import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { generateDemoData } from '../fixtures/demo-data/companies';
 import { ensureTable } from '../../infra/local/dynamodb';
 import { dynamodb } from '../../lib/storage/client';
-import { keys } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
 import { startFaultProxy } from '../support/fault-proxy';
 
 const ROOT = path.join(__dirname, '..', '..');

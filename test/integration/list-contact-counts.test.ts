@@ -12,7 +12,7 @@ import { addMembers, getMembers } from '../../lib/lists/store/members';
 import { moveMembers } from '../../lib/lists/store/moves';
 import { batchPut } from '../../lib/storage/batch';
 import { dynamodb, tableName } from '../../lib/storage/client';
-import { keys } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
 import { recordCalls } from '../support/dynamodb-calls';
 import { ALICE, call } from '../support/events';
 import { useFreshTable } from '../support/table';

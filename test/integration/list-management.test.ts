@@ -21,7 +21,7 @@ import { asImportWorkers } from '../support/import-access';
 
 import { queryAll } from '../../lib/storage/batch';
 import { dynamodb, tableName } from '../../lib/storage/client';
-import { keys } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
 import { SCOPES } from '../../lib/tokens/scopes';
 import { LIST_KEYS } from '../support/contract';
 import { ALICE, call } from '../support/events';

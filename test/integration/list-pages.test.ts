@@ -9,7 +9,7 @@ import { createList } from '../../lib/lists/store/lists';
 import { addMembers } from '../../lib/lists/store/members';
 import { batchPut } from '../../lib/storage/batch';
 import { tableName } from '../../lib/storage/client';
-import { keys } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
 import { recordCalls, queriedItems } from '../support/dynamodb-calls';
 import { ALICE, call } from '../support/events';
 import { useFreshTable } from '../support/table';

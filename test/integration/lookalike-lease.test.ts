@@ -19,7 +19,7 @@ import { recomputeAll, recomputeMarked } from '../../lib/lookalikes/recompute';
 import { getLookalikesOf } from '../../lib/lookalikes/store';
 import { isolateRequestScopes } from '../../lib/request-scope';
 import { chunk, getItem } from '../../lib/storage/batch';
-import { keys } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
 import { asImportWorkers } from '../support/import-access';
 import { completeRun, importFile, lookalikeRounds, planRound } from '../support/import-engine';
 import { useLocalS3 } from '../support/local-s3';

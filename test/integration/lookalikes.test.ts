@@ -10,7 +10,7 @@ import { importCompanies } from '../../lib/import/import';
 import { asImportWorkers } from '../support/import-access';
 import { blockOf, featuresOf } from '../../lib/lookalikes/features';
 import { getCompanyRecords } from '../../lib/companies/store';
-import { keys } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
 import { recomputeAll, recomputeMarked, writeLists } from '../../lib/lookalikes/recompute';
 import { deleteMarks, getBlock, getMarks, recordChange } from '../../lib/lookalikes/block-store';
 import { SectionIndex } from '../../lib/lookalikes/section-index';

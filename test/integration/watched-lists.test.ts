@@ -19,7 +19,7 @@ import { addCompanies } from '../../lib/lists/add-companies';
 import { createOneList, deleteOneList, updateOneList } from '../../lib/lists/manage';
 import { createList } from '../../lib/lists/store/lists';
 import { dynamodb, tableName } from '../../lib/storage/client';
-import { keys } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
 import type { Caller } from '../../lib/tokens/caller';
 import { SCOPES } from '../../lib/tokens/scopes';
 import { bareCompany, importRecords, withPeriod } from '../support/records';

@@ -5,7 +5,7 @@
  */
 import { getItem, queryAll } from '../../lib/storage/batch';
 import { tableName } from '../../lib/storage/client';
-import { keys } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
 import type { Caller } from '../../lib/tokens/caller';
 import { SCOPES } from '../../lib/tokens/scopes';
 import { secretBox } from '../../lib/webhooks/secrets';

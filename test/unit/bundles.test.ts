@@ -6,12 +6,12 @@
  * build options). A size, not a timing: it holds on any machine, and a change that crosses it fails
  * here rather than in a bench run nobody reads.
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { build, stop } from 'esbuild';
 import { workers } from '../../lib/routes';
-import { buildFunctions, buildOptions } from '../bench/bundles';
+import { buildFunctions, buildOptions, type Subject } from '../bench/bundles';
 import { BENCH_CASES, type BenchCase, type FunctionId } from '../bench/cases';
 import { BUDGET } from '../bench/figures';
 import { kb } from '../bench/statistics';
@@ -25,13 +25,39 @@ afterAll(async () => {
 });
 jest.setTimeout(180_000);
 
-it(`bundles every route and the authorizer within ${BUDGET.bundleKb} KB`, async () => {
-  const built = await buildFunctions(dir);
+let built: Record<FunctionId, Subject>;
+beforeAll(async () => {
+  built = await buildFunctions(dir);
+});
+
+it(`bundles every route and the authorizer within ${BUDGET.bundleKb} KB`, () => {
   const over = (Object.keys(built) as FunctionId[])
     .filter((id) => !(BENCH_CASES[id] as BenchCase).document)
     .map((id) => ({ id, kb: Math.round(kb(built[id].bytes) * 100) / 100 }))
     .filter((b) => b.kb > BUDGET.bundleKb);
   expect(over).toEqual([]);
+});
+
+// What only runs unbundled is left out of every function: the in-process storage access check (IAM
+// enforces the declaration: infra/bundling.ts `define`), by its middleware's name and its error's text,
+// and an import's write counters (lib/storage/write-counts.ts).
+it('bundles neither the in-process storage access check nor the write counters', () => {
+  const markers = ['declaredAccessCheck', 'is not declared', 'writeCounter'];
+  const carried = (Object.keys(built) as FunctionId[]).flatMap((id) => {
+    const code = readFileSync(built[id].file, 'utf8');
+    return markers.filter((marker) => code.includes(marker)).map((marker) => `${id}: ${marker}`);
+  });
+  expect(carried).toEqual([]);
+});
+
+// Each key is an export of its own (lib/storage/keys.ts): a bundle carries only the keys its function uses.
+it('bundles only the keys its function uses', () => {
+  // The keys of a list's name and of an account's list count, which creating a list writes.
+  const listKeys = ['LISTNAME#', 'LIST_COUNT'];
+  const company = readFileSync(built.getCompany.file, 'utf8');
+  const createList = readFileSync(built.createList.file, 'utf8');
+  expect(listKeys.filter((key) => company.includes(key))).toEqual([]);
+  expect(listKeys.filter((key) => createList.includes(key))).toEqual(listKeys);
 });
 
 it.each(['deliverWebhooks', 'fanOutWebhookEvents'] as const)(

@@ -22,6 +22,7 @@ const functionBuild = (entry: string, options: BuildOptions = {}): BuildOptions 
   mainFields: [...bundlingSettings.mainFields],
   external: [...bundlingSettings.externalModules],
   alias: bundlingSettings.alias,
+  define: { ...bundlingSettings.define },
   absWorkingDir: ROOT,
   logLevel: 'silent',
   ...options,

@@ -1,8 +1,8 @@
 /** The list key patterns (lib/storage/keys.ts): the account in every list key, and keys read back. */
+import * as keys from '../../lib/storage/keys';
 import {
   companyOfKey,
   filterProfileOfKey,
-  keys,
   listOfKey,
   listOrderOfKey,
   matchIndexText,

@@ -11,7 +11,8 @@ import {
   parseVat,
   websiteHost,
 } from '../../lib/matching/normalise';
-import { keys, listOrderOfKey } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
+import { listOrderOfKey } from '../../lib/storage/keys';
 
 describe('normalisation', () => {
   it.each([

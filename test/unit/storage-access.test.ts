@@ -13,7 +13,8 @@ import {
   globMatches,
   touchesOf,
 } from '../../lib/storage/access-check';
-import { keys, partitions } from '../../lib/storage/keys';
+import * as keys from '../../lib/storage/keys';
+import * as partitions from '../../lib/storage/partitions';
 import { operatorPartitions } from '../../lib/storage/operator-keys';
 import { authorizer, routes, workers } from '../../lib/routes';
 

@@ -5,7 +5,9 @@
 import type { StorageAccess } from '../../storage/access';
 import { batchDelete, queryAll } from '../../storage/batch';
 import { tableName } from '../../storage/client';
-import { keys, listOfKey, partitions } from '../../storage/keys';
+import * as keys from '../../storage/keys';
+import { listOfKey } from '../../storage/keys';
+import * as partitions from '../../storage/partitions';
 import { MEMBER_STATES } from './model';
 
 /** What the clean-up worker touches: the pending clean-ups, and a deleted list's members and order items. */

@@ -21,13 +21,8 @@ import { companyKey, type CompanyRef } from '../../companies/identifiers';
 import { forEachLimited } from '../../concurrency';
 import { AGAIN, batchGet, projection, queryAll, queryPartitions, retrying } from '../../storage/batch';
 import { cancellationReasons, dynamodb, isConditionFailed, send, tableName } from '../../storage/client';
-import {
-  companyOfKey,
-  CONTACTS_CHANGED_SHARDS,
-  filterProfileOfKey,
-  keys,
-  listOfKey,
-} from '../../storage/keys';
+import * as keys from '../../storage/keys';
+import { companyOfKey, CONTACTS_CHANGED_SHARDS, filterProfileOfKey, listOfKey } from '../../storage/keys';
 import {
   CONFLICT_RETRIES,
   CONTACT_COUNTS,

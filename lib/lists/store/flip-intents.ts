@@ -43,7 +43,8 @@ import {
   type WriteRequest,
 } from '../../storage/batch';
 import { conditionHeld, dynamodb, tableName } from '../../storage/client';
-import { companyOfKey, keys } from '../../storage/keys';
+import * as keys from '../../storage/keys';
+import { companyOfKey } from '../../storage/keys';
 import { forEachLimited } from '../../concurrency';
 import {
   CONTACT_COUNTS,

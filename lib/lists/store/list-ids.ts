@@ -8,7 +8,7 @@ import { randomInt } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getItem, queryAll } from '../../storage/batch';
 import { dynamodb, isConditionFailed, send, tableName } from '../../storage/client';
-import { keys } from '../../storage/keys';
+import * as keys from '../../storage/keys';
 import type { Item } from './model';
 
 /** §2.1: an account's 201st list is refused (409 LIMIT_REACHED). */

@@ -6,7 +6,7 @@
 import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { AGAIN, batchPut, getItem, queryAll, retrying } from '../../storage/batch';
 import { cancellationReasons, dynamodb, send, tableName } from '../../storage/client';
-import { keys } from '../../storage/keys';
+import * as keys from '../../storage/keys';
 import { ListLimitReached } from '../../errors';
 import type { Filters } from '../filters';
 import {

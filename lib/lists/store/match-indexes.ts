@@ -3,9 +3,10 @@
  * key holding the companies under it, kept by the import.
  */
 import { batchGet } from '../../storage/batch';
-import { type SetChange } from '../../storage/transactions';
+import type { SetChange } from '../../storage/transactions';
 import { tableName } from '../../storage/client';
-import { keys, matchIndexTextOfKey, type MatchKind } from '../../storage/keys';
+import * as keys from '../../storage/keys';
+import { matchIndexTextOfKey, type MatchKind } from '../../storage/keys';
 
 export interface MatchKey {
   kind: MatchKind;

@@ -8,7 +8,7 @@
  */
 import { tableName } from '../../storage/client';
 import { companyKey } from '../../companies/identifiers';
-import { keys } from '../../storage/keys';
+import * as keys from '../../storage/keys';
 import { NO_INTENT } from './flip-intents';
 import {
   CONTACT_COUNTS,

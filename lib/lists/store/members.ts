@@ -14,7 +14,7 @@ import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/l
 import { companyKey, type CompanyRef } from '../../companies/identifiers';
 import { AGAIN, batchGet, chunk, projection, queryAll, retrying } from '../../storage/batch';
 import { cancellationReasons, dynamodb, send, tableName } from '../../storage/client';
-import { keys } from '../../storage/keys';
+import * as keys from '../../storage/keys';
 import { membersEntering, newMembersLeaving } from './member-writes';
 import { listWithIntent, refusedMembers } from './moves';
 import {

@@ -20,7 +20,8 @@
  *   keys only (about 70 bytes an item, so even an offset of 10,000 fits the 1 MB a Query returns).
  */
 import { companyKey, type CompanyRef } from '../../companies/identifiers';
-import { companyOfKey, keys } from '../../storage/keys';
+import * as keys from '../../storage/keys';
+import { companyOfKey } from '../../storage/keys';
 import { tableDefinition } from '../../storage/table';
 import type { Filters } from '../filters';
 

@@ -4,7 +4,7 @@
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { AGAIN, chunk, getItem, retrying } from '../../storage/batch';
 import { cancellationReasons, dynamodb, send, tableName } from '../../storage/client';
-import { keys } from '../../storage/keys';
+import * as keys from '../../storage/keys';
 import { INTENT, intentOf, NO_INTENT, settleExpired } from './flip-intents';
 import { countedAsRead } from './member-writes';
 import {

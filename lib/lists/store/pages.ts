@@ -5,7 +5,8 @@
 import { companyKey, type CompanyRef } from '../../companies/identifiers';
 import { batchGet, queryAll } from '../../storage/batch';
 import { tableName } from '../../storage/client';
-import { companyOfKey, keys, listOrderOfKey } from '../../storage/keys';
+import * as keys from '../../storage/keys';
+import { companyOfKey, listOrderOfKey } from '../../storage/keys';
 import { GSI1, type Item, type ListType, type MemberState, type OrderEntry } from './model';
 
 /** One state's companies (the table partition of that state) or every state's (`ALL`, gsi1). */

@@ -5,7 +5,8 @@
 import type { CompanyRef, Country } from '../../companies/identifiers';
 import { queryAll } from '../../storage/batch';
 import { tableName } from '../../storage/client';
-import { FILTER_PROFILE_SHARDS, keys } from '../../storage/keys';
+import * as keys from '../../storage/keys';
+import { FILTER_PROFILE_SHARDS } from '../../storage/keys';
 import type { Item } from './model';
 
 /** The item that holds a company's filter profile (written by the import's derivation, batched). */

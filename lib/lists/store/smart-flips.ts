@@ -14,7 +14,8 @@ import { forEachLimited } from '../../concurrency';
 import { backoff, queryAll, queryPartitions } from '../../storage/batch';
 import { tableName } from '../../storage/client';
 import { StorageUnavailableError } from '../../storage/errors';
-import { companyOfKey, keys, listOfKey, SMART_FLIP_SHARDS } from '../../storage/keys';
+import * as keys from '../../storage/keys';
+import { companyOfKey, listOfKey, SMART_FLIP_SHARDS } from '../../storage/keys';
 import type { Filters } from '../filters';
 import { readListCounts, type ListCounts } from './contact-counts';
 import {
