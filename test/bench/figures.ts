@@ -22,8 +22,11 @@ export const BUDGET = {
   bulkRoundTrips: 2,
   /** Issue 9: updates resolve the legal entity ids, then read their feeds and relationships. */
   updatesRoundTrips: 3,
-  /** A name search: a Query per country, then past the Queries' bound the exact-name lookup (2 BatchGetItems). */
-  searchRoundTrips: 5,
+  /**
+   * A name search (lib/search/search.ts): a Query per country (3); past a Query's bound, 2 more words
+   * for that country (6); past every bound, the exact-name lookup (2 BatchGetItems).
+   */
+  searchRoundTrips: 11,
 } as const;
 
 /** Module load + the first request's time with no DynamoDB request in flight (wall clock). */

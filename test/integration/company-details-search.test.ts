@@ -140,10 +140,20 @@ test('the other words of a search are checked where they start the name and wher
 
 test('the bound counts the entries read, not the ones the other words keep', async () => {
   // 2 entries read for `bouw`: companies 1 (`Bouw Zuid NV`) and 4 (`Gent Bouw`), of which `gent` keeps 4;
-  // the bound was reached, so the exact name `Gent Bouw` is looked up too (the same company, once).
+  // the bound was reached, so `gent` is read too (the same company, once).
   const answer = await withDeclaredAccess(searchRoutes.searchCompanies.storage, () =>
     searchCompanies({ q: 'bouw gent', limit: 10 }, 2),
   );
 
   expect(numbers(answer)).toEqual([4]);
+});
+
+test('a word that reaches the bound is made good by the other words of the search', async () => {
+  // `bouw` (read first: as long as `acme`, and first) reaches the bound of 2 entries with companies 1
+  // and 4, neither an `ac…`; `ac` is read next, within the bound, so its one match is all there is.
+  const search = (q: string) =>
+    withDeclaredAccess(searchRoutes.searchCompanies.storage, () => searchCompanies({ q, limit: 10 }, 2));
+
+  expect(numbers(await search('bouw ac'))).toEqual([6]);
+  expect(numbers(await search('bouw no'))).toEqual([2]);
 });
