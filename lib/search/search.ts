@@ -9,7 +9,8 @@
  * sends back only the entries whose name has the other words too, and the rank checks every word again.
  *
  * A Query reads at most MAX_ENTRIES entries. A country whose first Query reached that bound (its word
- * is common: there may be more) is looked up again by the next longest words of `q`, at once: a company
+ * is common: there may be more) is looked up again by the next longest words of `q` of at least
+ * MIN_PROBE_LENGTH letters, at once: a company
  * with every word of `q` is among the entries of each of them, so one such Query that ends within the
  * bound has all of that country's matches. Only a country where every word read reaches the bound (a
  * `q` of common words only) may lose matches beyond it, and then the companies named exactly like `q`
@@ -41,6 +42,12 @@ import { findByWordPrefix, getIdentifiers, type IndexedName } from './store';
 export const MAX_ENTRIES = 1000;
 /** The words after the longest that a country whose first Query reached the bound is looked up by. */
 const MORE_PROBES = 2;
+/**
+ * Shorter words are not looked up again: where the first word reached the bound, one or two letters
+ * (a word being typed) start more entries still, and reading them would cost a round trip and up to
+ * MAX_ENTRIES entries for nothing.
+ */
+const MIN_PROBE_LENGTH = 3;
 
 export interface SearchRequest {
   q: string;
@@ -111,7 +118,7 @@ async function findByName(words: string[], countries: Country[], maxEntries: num
   const stillReached: Country[] = [];
   await Promise.all(
     reached.map(async (country) => {
-      const more = next.slice(0, MORE_PROBES);
+      const more = next.filter((word) => word.length >= MIN_PROBE_LENGTH).slice(0, MORE_PROBES);
       const truncated = await Promise.all(more.map((probe) => read(country, probe)));
       if (truncated.every(Boolean)) stillReached.push(country);
     }),
