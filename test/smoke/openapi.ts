@@ -1057,7 +1057,7 @@ export interface operations {
       path: {
         /** @example BE */
         countryCode: string;
-        /** @example 0352431187 */
+        /** @example 0573921482 */
         companyNumber: string;
       };
       cookie?: never;
@@ -1075,15 +1075,32 @@ export interface operations {
            * @example {
            *       "identifier": {
            *         "country": "BE",
-           *         "companyNumber": "0352431187",
-           *         "name": "Orvio Engineering CommV",
-           *         "place": "Genk"
+           *         "companyNumber": "0573921482",
+           *         "name": "Jacobs Vastgoedadvies BV",
+           *         "place": "Gent"
            *       },
-           *       "data": [],
+           *       "data": [
+           *         {
+           *           "jobTitle": "Verkoopverantwoordelijke",
+           *           "identifier": {
+           *             "contactId": 92,
+           *             "firstName": "Els",
+           *             "lastName": "Hermans"
+           *           }
+           *         },
+           *         {
+           *           "jobTitle": "Zaakvoerder",
+           *           "identifier": {
+           *             "contactId": 91,
+           *             "firstName": "Ann",
+           *             "lastName": "Jacobs"
+           *           }
+           *         }
+           *       ],
            *       "pagination": {
            *         "limit": 2,
            *         "offset": 0,
-           *         "total": 0
+           *         "total": 3
            *       }
            *     }
            */
