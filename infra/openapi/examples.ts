@@ -44,6 +44,8 @@ export interface DemoCompany {
 export interface DemoFacts {
   /** Two companies of one country (bulk calls ask for both). */
   companies: [DemoCompany, DemoCompany];
+  /** A company with more contacts than the example's page of 2 shows (the contacts example). */
+  withContacts: DemoCompany;
   /** The legal entity of the first company. */
   legalEntityId: string;
   /** The demo lists' ids (infra/local/demo-lists.ts). */
@@ -110,6 +112,10 @@ function overrides(facts: DemoFacts): Record<string, Override> {
       },
     },
     updateList: { body: { name: 'Prospects Q1', columns: ['country', 'place'] } },
+    // A company with contacts: a page of them shows a contact's shape, and the total beyond the page.
+    getCompanyContacts: {
+      params: { countryCode: facts.withContacts.country, companyNumber: facts.withContacts.companyNumber },
+    },
     // A name's first word whole and the next one's start: a prefix of each word is enough (§6.5).
     searchCompanies: { query: { q: searchTerms(first.name) } },
     // One entry by name and website, one by VAT number written with spaces, as customers have them.

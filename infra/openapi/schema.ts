@@ -3,14 +3,18 @@
  * schemas that validate requests and type answers. @valibot/to-json-schema does the work; this module
  * only teaches it the project's few building blocks that it cannot read on its own:
  *   - `jsonObject()` (lib/http/schemas.ts): a `custom` object check piped into an `object` schema;
+ *   - `objectAsSent()`: a `custom` object check and an action that checks the properties of a loose
+ *     object as sent, documented as that loose object;
  *   - a `custom` check alone (a hand-checked entry): its JSON type is found by probing it, unless it
  *     says what to document instead (`documentedAs`);
  *   - `integerQuery()`: query text turned into a bounded integer, documented as that integer;
+ *   - `anyCase()`: text upper-cased into one of a picklist, documented as the picklist;
  *   - refinements JSON Schema has no word for (`check`, `rawCheck`, `finite`) are left to the
  *     descriptions; anything else it cannot convert fails the build, so nothing is silently dropped.
  */
 import { toJsonSchema, type JsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
+import { upperCase } from '../../lib/http/schemas';
 
 export type Direction = 'request' | 'response';
 
@@ -30,7 +34,18 @@ export function jsonSchemaOf(schema: v.GenericSchema, direction: Direction): Jso
       valibotSchema.type === 'custom' ? probedType(valibotSchema) : null,
   });
   delete converted.$schema; // the document's dialect is OpenAPI 3.1's own
-  return converted;
+  return withoutEmptyRequired(converted);
+}
+
+/** An object with no required property says nothing by `required: []`: left out. */
+function withoutEmptyRequired<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(withoutEmptyRequired) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key, item]) => !(key === 'required' && Array.isArray(item) && item.length === 0))
+      .map(([key, item]) => [key, withoutEmptyRequired(item)]),
+  ) as T;
 }
 
 type Node = AnySchema & Record<string, unknown>;
@@ -88,8 +103,24 @@ function preparePipe(node: Node, pipe: PipeItem[]): AnySchema {
       rest.length === 1 ? (rest[0] as unknown as AnySchema) : ({ ...rest[0], pipe: rest } as unknown as Node),
     );
   }
-  // integerQuery(): text on the wire, a bounded integer by the time it is validated.
+  // objectAsSent(): the custom check only says "an object"; its properties are checked by the loose
+  // object its action holds, which is what is documented.
+  const asSent = rest.find((item) => item.type === 'properties_as_sent');
+  if (first?.type === 'custom' && asSent) {
+    const shape = asSent.requirement as Node;
+    const others = rest.filter((item) => item !== asSent);
+    return prepare(others.length === 0 ? shape : ({ ...shape, pipe: [shape, ...others] } as Node));
+  }
   const transform = pipe.findIndex((item) => item.type === 'transform');
+  // anyCase(): text upper-cased into one of a picklist, documented as the picklist with what the
+  // pipe says of the text (that any letter case will do).
+  const after = pipe[transform + 1];
+  const upperCased = (pipe[transform] as { operation?: unknown } | undefined)?.operation === upperCase;
+  if (first?.type === 'string' && upperCased && after?.type === 'picklist') {
+    const notes = pipe.slice(1, transform).filter((item) => item.kind === 'metadata');
+    return prepare({ ...after, pipe: [after, ...notes, ...pipe.slice(transform + 2)] } as unknown as Node);
+  }
+  // integerQuery(): text on the wire, a bounded integer by the time it is validated.
   if (first?.type === 'string' && transform > 0 && pipe.slice(transform).some((i) => i.type === 'integer')) {
     const number = v.number();
     return { ...number, pipe: [number, ...pipe.slice(transform + 1)] } as Node;

@@ -5,9 +5,17 @@
 import * as v from 'valibot';
 import { integerQuery, jsonObject, PAGE, paginationSchema } from '../http/schemas';
 import { COUNTRIES } from './identifiers';
-import { bulkCompanies, companyPathParams, failedIdentifierSchema, identifierSchema } from './schemas';
+import {
+  bulkCompanies,
+  companyPathParams,
+  failedIdentifierSchema,
+  financialPeriodSchema,
+  identifierSchema,
+} from './schemas';
 
 const text = v.nullable(v.string());
+/** A count: an integer, 0 or more. */
+const count = v.pipe(v.number(), v.integer(), v.minValue(0));
 
 export const COMPANY_STATUSES = ['ACTIVE', 'INACTIVE'] as const;
 
@@ -28,9 +36,10 @@ export const companyDetailsDataSchema = v.object({
   }),
   website: v.array(v.string()),
   activities: v.array(v.string()),
-  employees: v.nullable(v.number()),
-  healthIndicator: v.nullable(v.number()),
-  contacts: v.number(),
+  // The newest period's, as the period states them.
+  employees: financialPeriodSchema.entries.people.entries.employees,
+  healthIndicator: v.nullable(financialPeriodSchema.entries.healthIndicator),
+  contacts: count,
 });
 export type CompanyDetailsData = v.InferOutput<typeof companyDetailsDataSchema>;
 
@@ -62,7 +71,11 @@ export const getCompanyContactsRequest = {
 
 export const companyContactSchema = v.object({
   jobTitle: text,
-  identifier: v.object({ contactId: v.number(), firstName: v.string(), lastName: v.string() }),
+  identifier: v.object({
+    contactId: v.pipe(v.number(), v.integer()),
+    firstName: v.string(),
+    lastName: v.string(),
+  }),
 });
 
 export const companyContactsSchema = v.object({

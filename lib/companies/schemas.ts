@@ -17,14 +17,23 @@ export const companyPathParams = v.object({
 });
 
 /**
- * One requested company in a bulk call. The entry must be an object; its fields are judged per item
- * (contract §2.2: a bad country or number fails that item, not the request), so they are typed loosely here.
+ * A field of a bulk entry: any JSON value passes the request (contract §2.2: a bad country or number
+ * fails its own item, not the request), so the document says what it should be in words.
  */
+const judgedPerItem = (description: string) => v.optional(v.pipe(v.unknown(), v.description(description)));
+
+/** One requested company in a bulk call. The entry must be an object; its fields are judged per item. */
 export const bulkCompanyEntry = jsonObject(
   {
-    countryCode: v.optional(v.unknown()),
-    country: v.optional(v.unknown()),
-    companyNumber: v.optional(v.unknown()),
+    countryCode: judgedPerItem(
+      'The country: `BE`, `NL` or `FR`, in any letter case. Anything else (or none) fails this item ' +
+        'with `Invalid country code`.',
+    ),
+    country: judgedPerItem('The same as `countryCode`, which is read first.'),
+    companyNumber: judgedPerItem(
+      "The company number as a string, in any of the country's input forms (`0403.170.701`, " +
+        '`BE0403170701`). One that is not valid (or none) fails this item with `Invalid company number`.',
+    ),
   },
   'an object',
 );

@@ -10,18 +10,74 @@ const INTEGER = 'must be an integer';
 const atLeast = (min: number) => `must be ≥ ${min}`;
 const atMost = (max: number) => `must be ≤ ${max}`;
 
+const isJsonObject = (input: unknown) => typeof input === 'object' && input !== null && !Array.isArray(input);
+
 /**
  * A JSON object with these entries: arrays and other values are not objects, a missing required
  * entry "is required", unknown keys are dropped (never echoed).
  */
 export function jsonObject<const E extends v.ObjectEntries>(entries: E, what = 'a JSON object') {
   return v.pipe(
-    v.custom<Record<string, unknown>>(
-      (input) => typeof input === 'object' && input !== null && !Array.isArray(input),
-      `must be ${what}`,
-    ),
+    v.custom<Record<string, unknown>>(isJsonObject, `must be ${what}`),
     v.object(entries, (issue) => (issue.path ? 'is required' : `must be ${what}`)),
   );
+}
+
+/**
+ * A JSON object kept exactly as sent (key order, values, unknown keys: an entry echoed back), whose
+ * named properties are each checked by their schema when present, in the order they were sent, so
+ * the details of a 400 come in that order too. infra/openapi/schema.ts documents it as the loose
+ * object of these properties, each optional: the very schemas that check them.
+ */
+export function objectAsSent<const P extends Record<string, v.GenericSchema>>(
+  properties: P,
+  what = 'an object',
+) {
+  return v.pipe(
+    v.custom<Record<string, unknown>>(isJsonObject, `must be ${what}`),
+    propertiesAsSent(properties),
+  );
+}
+
+/** The check of objectAsSent(); its `requirement` is the object it documents. */
+export interface PropertiesAsSentAction extends v.BaseValidation<
+  Record<string, unknown>,
+  Record<string, unknown>,
+  v.BaseIssue<unknown>
+> {
+  readonly type: 'properties_as_sent';
+  readonly reference: typeof propertiesAsSent;
+  readonly requirement: v.LooseObjectSchema<v.ObjectEntries, undefined>;
+}
+
+function propertiesAsSent(properties: Record<string, v.GenericSchema>): PropertiesAsSentAction {
+  const optional = Object.fromEntries(Object.entries(properties).map(([key, s]) => [key, v.optional(s)]));
+  return {
+    kind: 'validation',
+    type: 'properties_as_sent',
+    reference: propertiesAsSent,
+    async: false,
+    expects: null,
+    requirement: v.looseObject(optional),
+    '~run'(dataset, config) {
+      if (!dataset.typed) return dataset;
+      const entry = dataset.value;
+      for (const key of Object.keys(entry)) {
+        if (!Object.hasOwn(properties, key)) continue;
+        const value = entry[key];
+        const checked = properties[key]!['~run']({ value }, config);
+        if (!checked.issues) continue;
+        const step: v.ObjectPathItem = { type: 'object', origin: 'value', input: entry, key, value };
+        const issues = checked.issues.map((issue): v.BaseIssue<unknown> => ({
+          ...issue,
+          path: [step, ...(issue.path ?? [])],
+        }));
+        if (dataset.issues) dataset.issues.push(...issues);
+        else (dataset as { issues?: v.BaseIssue<unknown>[] }).issues = issues;
+      }
+      return dataset;
+    },
+  };
 }
 
 /** An integer query parameter (query values arrive as strings): "1.5", "abc" and "" are rejected. */
@@ -36,6 +92,22 @@ export function integerQuery(min: number, max: number, fallback: number) {
       v.maxValue(max, atMost(max)),
     ),
     String(fallback),
+  );
+}
+
+/** What anyCase() does to the text (infra/openapi/schema.ts knows it by this function). */
+export const upperCase = (text: string) => text.toUpperCase();
+
+/**
+ * One of `options`, sent in any letter case (`be` is `BE`): upper-cased, then checked. Documented as
+ * the options, with a description saying that any letter case will do.
+ */
+export function anyCase<const O extends readonly string[]>(options: O, message: string, notText = message) {
+  return v.pipe(
+    v.string(notText),
+    v.description(`${options.join(', ')}, in any letter case`),
+    v.transform(upperCase),
+    v.picklist(options, message),
   );
 }
 

@@ -14,6 +14,7 @@
  */
 import * as v from 'valibot';
 import { COUNTRIES, type Country } from '../companies/identifiers';
+import { anyCase } from '../http/schemas';
 import type { CompanyRecord } from '../companies/record';
 
 const MAX_VALUES = 100;
@@ -36,11 +37,7 @@ const range = v.pipe(
   v.check((r) => r.min === undefined || r.max === undefined || r.min <= r.max, 'min must be ≤ max'),
 );
 
-const country = v.pipe(
-  v.string('must be a country code'),
-  v.transform((c) => c.toUpperCase()),
-  v.picklist(COUNTRIES, `must be one of ${COUNTRIES.join(', ')}`),
-);
+const country = anyCase(COUNTRIES, `must be one of ${COUNTRIES.join(', ')}`, 'must be a country code');
 
 /** A NACE code as the record takes them: 2 to 5 digits, dots allowed (`62.01`); stored as digits. */
 const activity = v.pipe(

@@ -1,38 +1,28 @@
 /** (ext) The match request and answer (contract §6.5). */
 import * as v from 'valibot';
-import { jsonObject } from '../http/schemas';
+import { jsonObject, objectAsSent } from '../http/schemas';
 import { identifierSchema } from '../companies/schemas';
-import { MATCH_PROPERTIES } from './candidates';
+import { MATCH_PROPERTIES, USABLE_PROPERTIES } from './candidates';
 
 const MAX_PROPERTY_LENGTH = 200;
 const MAX_ENTRIES = 100;
 
+/** Each known property, when present: a string of at most 200 characters (as a PUT entry's, §7.5). */
+const property = v.pipe(
+  v.string('must be a string'),
+  v.maxLength(MAX_PROPERTY_LENGTH, `must be at most ${MAX_PROPERTY_LENGTH} characters`),
+);
+
 /**
- * An entry is kept exactly as sent (its key order is echoed in `parameters`), so it is checked by hand:
- * each known property, when present, a string of at most 200 characters (as a PUT entry's, §7.5). An
- * entry with nothing usable is not a bad request here: its own item fails (§6.5).
+ * An entry is kept exactly as sent (its known properties are echoed in `parameters` in the order
+ * sent). An entry with nothing usable is not a bad request here: its own item fails (§6.5).
  */
 const entrySchema = v.pipe(
-  v.custom<Record<string, unknown>>(
-    (input) => typeof input === 'object' && input !== null && !Array.isArray(input),
-    'must be an object',
+  objectAsSent(Object.fromEntries(MATCH_PROPERTIES.map((key) => [key, property]))),
+  v.description(
+    `What is known of one company: at least one of ${USABLE_PROPERTIES.join(', ')} to match on (else this ` +
+      'entry fails its own item); `country` and `place` narrow. Other keys are ignored.',
   ),
-  v.rawCheck(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
-    const entry = dataset.value;
-    for (const key of Object.keys(entry)) {
-      if (!(MATCH_PROPERTIES as readonly string[]).includes(key)) continue;
-      const value = entry[key];
-      const problem =
-        typeof value !== 'string'
-          ? 'must be a string'
-          : value.length > MAX_PROPERTY_LENGTH
-            ? `must be at most ${MAX_PROPERTY_LENGTH} characters`
-            : null;
-      if (problem)
-        addIssue({ message: problem, path: [{ type: 'object', origin: 'value', input: entry, key, value }] });
-    }
-  }),
 );
 
 export const matchCompaniesRequest = {

@@ -17,6 +17,7 @@ import { routes, type RouteId } from '../../lib/routes';
 import { WRITE_ACTIONS, type StorageAccess } from '../../lib/storage/access';
 import * as keys from '../../lib/storage/keys';
 import {
+  fuzzCompany,
   legalEntityIdsOf,
   operationsOf,
   requestsFor,
@@ -43,7 +44,7 @@ const ROUTE_TIMEOUT_MS = 240_000;
 // delivery worker takes the jobs the webhook test route queued).
 const api = useApi({ runWorkers: false });
 const context: FuzzContext = {
-  companies: api.records.slice(0, 30).map((r) => ({ country: r.country, companyNumber: r.companyNumber })),
+  companies: api.records.slice(0, 30).map(fuzzCompany),
   listIds: ['1', '2', '3', '4', '5', '6', '7'],
   legalEntityIds: legalEntityIdsOf(api.records.slice(0, 30)),
   token: TOKENS.alice,

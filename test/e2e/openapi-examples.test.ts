@@ -68,6 +68,7 @@ it('docs/examples.json holds every operation: its request and what the local sta
   });
   const requests = exampleRequests(routes as Record<string, Route>, {
     companies: [company(first), company(second)],
+    withContacts: company(records.find((r) => r.country === 'BE' && r.contacts.length > 2)),
     legalEntityId: legalEntityIdsOf([first!])[0]!,
     lists: { ids: listIds },
   });

@@ -15,7 +15,7 @@ import { DEMO_TOKENS } from '../../infra/local/demo';
 import { generateDemoData } from '../fixtures/demo-data/companies';
 import { contract } from '../support/openapi';
 import { fuzzCheck, inFuzzOrder, isWrite, sendFuzzRequest } from './check';
-import { legalEntityIdsOf, operationsOf, requestsFor, type FuzzContext } from './requests';
+import { fuzzCompany, legalEntityIdsOf, operationsOf, requestsFor, type FuzzContext } from './requests';
 
 const { values } = parseArgs({
   options: {
@@ -41,10 +41,7 @@ async function paced(): Promise<void> {
 }
 
 const context: FuzzContext = {
-  companies: generateDemoData({ companies: 30 }).map((r) => ({
-    country: r.country,
-    companyNumber: r.companyNumber,
-  })),
+  companies: generateDemoData({ companies: 30 }).map(fuzzCompany),
   listIds: ['1', '2', '3', '4', '5', '6', '7'],
   legalEntityIds: legalEntityIdsOf(generateDemoData({ companies: 30 })),
   token: values.token!,

@@ -39,9 +39,29 @@ export interface FuzzRequest {
   mutation: string;
 }
 
+/** A company of the stage; what else is known of it makes realistic searches and match entries. */
+export interface FuzzCompany {
+  country: string;
+  companyNumber: string;
+  name?: string;
+  vatNumber?: string | null;
+  website?: string | null;
+  place?: string | null;
+}
+
+/** What the fuzzer takes of a company record (a demo record has all of it). */
+export const fuzzCompany = (r: FuzzCompany): FuzzCompany => ({
+  country: r.country,
+  companyNumber: r.companyNumber,
+  name: r.name,
+  vatNumber: r.vatNumber,
+  website: r.website,
+  place: r.place,
+});
+
 /** What the generator may use of the stage it fuzzes: known companies, lists, tokens. */
 export interface FuzzContext {
-  companies: Array<{ country: string; companyNumber: string }>;
+  companies: FuzzCompany[];
   listIds: string[];
   /** Webhook endpoints of the token's account (the path `id` of /v1/webhooks/{id} is drawn from both). */
   webhookIds?: string[];
@@ -89,6 +109,12 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
 /** Values that name something real on the stage, by parameter or field name. */
 function hints(context: FuzzContext): Record<string, fc.Arbitrary<unknown>> {
   const company = fc.constantFrom(...context.companies);
+  const present = (values: Array<string | null | undefined>) =>
+    values.filter((value): value is string => typeof value === 'string' && value.length > 0);
+  const names = present(context.companies.map((c) => c.name));
+  const vatNumbers = present(context.companies.map((c) => c.vatNumber));
+  const websites = present(context.companies.map((c) => c.website));
+  const places = present(context.companies.map((c) => c.place));
   return {
     countryCode: fc.oneof(
       { weight: 4, arbitrary: company.map((c) => c.country) },
@@ -115,8 +141,60 @@ function hints(context: FuzzContext): Record<string, fc.Arbitrary<unknown>> {
     ),
     // A state move (PATCH /v1/lists/{id}/companies), checked by hand: its fields come from here.
     state: fc.constantFrom('SAVED', 'ARCHIVED', 'NEW'),
+    // A search (§6.5): a name whole or by word prefixes, a number or VAT number in an input form, and
+    // now and then one the rules refuse (under 2 or over 100 characters once trimmed).
+    q: fc.oneof(
+      { weight: 3, arbitrary: known(names).chain(wordPrefixes) },
+      { weight: 2, arbitrary: known(names) },
+      { weight: 2, arbitrary: company.map((c) => c.companyNumber) },
+      { weight: 1, arbitrary: known(vatNumbers).map(withSpaces) },
+      fc.constantFrom(' a ', 'x', '  ', 'é'.repeat(101), `  ${'bakkerij '.repeat(11).trim()}  `),
+    ),
+    // Match entries (§6.5) and list entries (§7.5): what a customer's CRM holds of a company.
+    name: fc.oneof(
+      { weight: 4, arbitrary: known(names) },
+      {
+        weight: 2,
+        arbitrary: known(names).map((n) => n.toUpperCase().replace(/\s+(NV|BV|SRL|SAS|SA)$/, '')),
+      },
+      fc.constantFrom('Zyxqua Qwortel', 'x'.repeat(201), ''),
+    ),
+    VAT: fc.oneof(
+      { weight: 4, arbitrary: known(vatNumbers).chain((vat) => fc.constantFrom(vat, withSpaces(vat))) },
+      fc.constantFrom('BE0403170702', 'NL000000000B01', 'FR00000000000', ''),
+    ),
+    website: fc.oneof(
+      { weight: 4, arbitrary: known(websites) },
+      { weight: 1, arbitrary: known(websites).map((w) => w.replace(/^https?:\/\/(www\.)?/, '')) },
+      fc.constantFrom('not a url', 'https://example.com/contact', ''),
+    ),
+    place: fc.oneof(
+      { weight: 4, arbitrary: known(places) },
+      fc.constantFrom('Gent', 'Amsterdam', 'Lyon', 'x'.repeat(201)),
+    ),
   };
 }
+
+/** One of the values the stage's companies have, or text when none is known. */
+function known(values: string[]): fc.Arbitrary<string> {
+  return values.length > 0 ? fc.constantFrom(...values) : fc.string({ minLength: 2, maxLength: 20 });
+}
+
+/** A name's words, each cut to a prefix of 2 or more letters (a prefix of each word is enough, §6.5). */
+const wordPrefixes = (name: string): fc.Arbitrary<string> =>
+  fc
+    .tuple(
+      ...name.split(/\s+/).map((word) => fc.integer({ min: Math.min(2, word.length), max: word.length })),
+    )
+    .map((lengths) =>
+      name
+        .split(/\s+/)
+        .map((word, i) => word.slice(0, lengths[i]))
+        .join(' '),
+    );
+
+/** `BE0403170701` as people write it: `BE 0403.170.701`. */
+const withSpaces = (vat: string) => vat.replace(/^([A-Z]{2})(\d{4})(\d{3})(\d{3})$/, '$1 $2.$3.$4');
 
 export function valueOf(schema: Schema, context: FuzzContext, name?: string): fc.Arbitrary<unknown> {
   const hint = name !== undefined ? hints(context)[name] : undefined;

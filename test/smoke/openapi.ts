@@ -734,9 +734,13 @@ export interface operations {
   searchCompanies: {
     parameters: {
       query: {
-        /** @example Orvio En */
+        /**
+         * @description A company name (a prefix of each word is enough), company number or VAT number: 2 to 100 characters after trimming
+         * @example Orvio En
+         */
         q: string;
-        countryCode?: string;
+        /** @description BE, NL, FR, in any letter case */
+        countryCode?: 'BE' | 'NL' | 'FR';
         /** @example 2 */
         limit?: number;
       };
@@ -805,8 +809,11 @@ export interface operations {
          */
         'application/json': {
           companies: {
+            /** @description The country: `BE`, `NL` or `FR`, in any letter case. Anything else (or none) fails this item with `Invalid country code`. */
             countryCode?: unknown;
+            /** @description The same as `countryCode`, which is read first. */
             country?: unknown;
+            /** @description The company number as a string, in any of the country's input forms (`0403.170.701`, `BE0403170701`). One that is not valid (or none) fails this item with `Invalid company number`. */
             companyNumber?: unknown;
           }[];
         };
@@ -1057,7 +1064,7 @@ export interface operations {
       path: {
         /** @example BE */
         countryCode: string;
-        /** @example 0352431187 */
+        /** @example 0573921482 */
         companyNumber: string;
       };
       cookie?: never;
@@ -1075,15 +1082,32 @@ export interface operations {
            * @example {
            *       "identifier": {
            *         "country": "BE",
-           *         "companyNumber": "0352431187",
-           *         "name": "Orvio Engineering CommV",
-           *         "place": "Genk"
+           *         "companyNumber": "0573921482",
+           *         "name": "Jacobs Vastgoedadvies BV",
+           *         "place": "Gent"
            *       },
-           *       "data": [],
+           *       "data": [
+           *         {
+           *           "jobTitle": "Verkoopverantwoordelijke",
+           *           "identifier": {
+           *             "contactId": 92,
+           *             "firstName": "Els",
+           *             "lastName": "Hermans"
+           *           }
+           *         },
+           *         {
+           *           "jobTitle": "Zaakvoerder",
+           *           "identifier": {
+           *             "contactId": 91,
+           *             "firstName": "Ann",
+           *             "lastName": "Jacobs"
+           *           }
+           *         }
+           *       ],
            *       "pagination": {
            *         "limit": 2,
            *         "offset": 0,
-           *         "total": 0
+           *         "total": 3
            *       }
            *     }
            */
@@ -1605,8 +1629,11 @@ export interface operations {
          */
         'application/json': {
           companies: {
+            /** @description The country: `BE`, `NL` or `FR`, in any letter case. Anything else (or none) fails this item with `Invalid country code`. */
             countryCode?: unknown;
+            /** @description The same as `countryCode`, which is read first. */
             country?: unknown;
+            /** @description The company number as a string, in any of the country's input forms (`0403.170.701`, `BE0403170701`). One that is not valid (or none) fails this item with `Invalid company number`. */
             companyNumber?: unknown;
           }[];
           /** @default 4 */
@@ -1893,8 +1920,11 @@ export interface operations {
          */
         'application/json': {
           companies: {
+            /** @description The country: `BE`, `NL` or `FR`, in any letter case. Anything else (or none) fails this item with `Invalid country code`. */
             countryCode?: unknown;
+            /** @description The same as `countryCode`, which is read first. */
             country?: unknown;
+            /** @description The company number as a string, in any of the country's input forms (`0403.170.701`, `BE0403170701`). One that is not valid (or none) fails this item with `Invalid company number`. */
             companyNumber?: unknown;
           }[];
           /** @default 10 */
@@ -2027,9 +2057,16 @@ export interface operations {
          *     }
          */
         'application/json': {
-          companies: {
+          companies: ({
+            companyNumber?: string;
+            country?: string;
+            VAT?: string;
+            website?: string;
+            name?: string;
+            place?: string;
+          } & {
             [key: string]: unknown;
-          }[];
+          })[];
         };
       };
     };
@@ -2143,8 +2180,11 @@ export interface operations {
          */
         'application/json': {
           companies: {
+            /** @description The country: `BE`, `NL` or `FR`, in any letter case. Anything else (or none) fails this item with `Invalid country code`. */
             countryCode?: unknown;
+            /** @description The same as `countryCode`, which is read first. */
             country?: unknown;
+            /** @description The company number as a string, in any of the country's input forms (`0403.170.701`, `BE0403170701`). One that is not valid (or none) fails this item with `Invalid company number`. */
             companyNumber?: unknown;
           }[];
         };
@@ -2788,7 +2828,7 @@ export interface operations {
             enabled: boolean;
           };
           filters?: {
-            countries?: string[];
+            countries?: ('BE' | 'NL' | 'FR')[];
             activities?: string[];
             places?: string[];
             employees?: {
@@ -3037,7 +3077,7 @@ export interface operations {
             enabled: boolean;
           };
           filters?: {
-            countries?: string[];
+            countries?: ('BE' | 'NL' | 'FR')[];
             activities?: string[];
             places?: string[];
             employees?: {

@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import createClient, { type Middleware } from 'openapi-fetch';
 import { routes, type RouteId } from '../../lib/routes';
 import { answerProblems, contract, readAnswer, routeOf } from '../support/openapi';
+import { companyDataChecks, type Check } from './company-data';
 import type { paths } from './openapi';
 
 const { values } = parseArgs({
@@ -51,11 +52,6 @@ anonymous.use(checkAnswers);
 
 function expectThat(condition: boolean, message: string): void {
   if (!condition) throw new Error(message);
-}
-
-interface Check {
-  name: string;
-  run: () => Promise<void>;
 }
 
 type CompanyRef = { countryCode: 'BE' | 'NL' | 'FR' | string; companyNumber: string };
@@ -158,6 +154,7 @@ const checks: Check[] = [
       expectThat(entities.data?.data[0]?.isPrimary !== undefined, JSON.stringify(entities.error));
     },
   },
+  ...companyDataChecks(api, aCompany, expectThat),
   {
     name: 'bulk calls answer per item, in request order',
     run: async () => {
