@@ -68,6 +68,11 @@ interface Options {
 interface Pair {
   id: FunctionId;
   benchCase: BenchCase;
+  /**
+   * The function's call counter behind '{{seq}}' (runners.ts): its own, so '{{seq}}' stays below
+   * `callsPerFunction` whatever ran before it (its setup prepares that many accounts or endpoints).
+   */
+  seqFile: string;
   fn: { subject: Subject; events: string };
   floor: { subject: Subject; events: string };
   /** The first event alone, for the cold runs. */
@@ -206,8 +211,8 @@ async function loadData(workDir: WorkDir, rounds: number, calls: number): Promis
   // The demo lists (ids 1..7 on this fresh table; infra/local/demo-lists.ts).
   const { demoLists, loadDemoLists } = await import('../../infra/local/demo-lists');
   await loadDemoLists(records);
-  // The call counter and the pool of ids behind '{{seq}}' and '{{pooled}}' in events (runners.ts).
-  process.env['BENCH_SEQ_FILE'] = workDir.write('seq.txt', '0');
+  // The pool of ids behind '{{pooled}}' in events (runners.ts); each function counts '{{seq}}' in a
+  // file of its own (writePair).
   process.env['BENCH_POOL_FILE'] = workDir.write('pool.json', '[]');
   return {
     companies: records.map(({ country, companyNumber }) => ({ countryCode: country, companyNumber })),
@@ -240,7 +245,6 @@ function childEnvironment(tableName: string, endpoint: string): NodeJS.ProcessEn
     // access; the storage client's per-attempt deadlines (armed on every request; the floors, bare SDK,
     // arm none); the request log's sample.
     ...functionEnvironment({ requestPath: true }),
-    BENCH_SEQ_FILE: process.env['BENCH_SEQ_FILE'],
     BENCH_POOL_FILE: process.env['BENCH_POOL_FILE'],
   };
   // A bare node, as in Lambda: no loader or flags inherited from tsx or the shell.
@@ -261,6 +265,7 @@ function writePair(
   return {
     id,
     benchCase,
+    seqFile: workDir.write(`${id}.seq.txt`, '0'),
     fn: { subject, events: workDir.write(`${id}.events.json`, JSON.stringify(events)) },
     floor: {
       subject: floors[benchCase.floor],
@@ -295,7 +300,7 @@ async function measureCold(
       ];
       if ((pass + i) % 2 === 1) runs.reverse();
       for (const { side, file, event } of runs) {
-        const sample = await runCold(coldRunner, [file, event], env);
+        const sample = await runCold(coldRunner, [file, event], { ...env, BENCH_SEQ_FILE: pair.seqFile });
         if (!sample.ok) throw new Error(`${pair.id} (${side}) answered ${sample.status} on its cold call`);
         if (pass > 0) cold.get(pair.id)![side].push(sample);
       }
@@ -322,7 +327,7 @@ async function measureWarm(
       startWarm(
         warmRunner,
         [subject.file, events],
-        env,
+        { ...env, BENCH_SEQ_FILE: pair.seqFile },
         children,
         profile
           ? [`--cpu-prof`, `--cpu-prof-dir=${profile}`, `--cpu-prof-name=${pair.id}.${side}.cpuprofile`]

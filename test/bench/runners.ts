@@ -47,7 +47,7 @@ function outcome(result, countFound = true) {
   const effect = result && result.policyDocument && result.policyDocument.Statement[0].Effect;
   return { ok: effect === 'Allow', status: effect || 'none', found: null };
 }
-// An event may hold '{{seq}}' (a number new to every call of the run: a list name that must be unique)
+// An event may hold '{{seq}}' (a number new to every call of the function's run: a list name that must be unique)
 // and '{{pooled}}' (the seq-th id of the pool a case's setup prepared: a list each DELETE deletes once).
 // Filled in before the clock starts.
 function fresh(event) {
