@@ -18,6 +18,7 @@ export type FloorKind =
   | 'batchGetCompanyDetails'
   | 'getCompanyContacts'
   | 'searchIndex'
+  | 'replay'
   | 'getLookalikes'
   | 'batchGetLookalikes'
   | 'getRelationships'
@@ -414,6 +415,28 @@ export const handler = async (event) => {
 };
 `;
 
+/** One DynamoDB call a function made, as the SDK's low-level command took it (test/bench/cases.ts records them). */
+export interface RecordedCall {
+  command: string;
+  input: unknown;
+}
+
+/**
+ * The calls a function made for this very event (its body: \`{ calls }\`, recorded beforehand), sent again
+ * one after another: for a function whose calls depend on more than a floor can compute (the match).
+ */
+const REPLAY = `${CLIENT}
+const commands = { GetItemCommand, BatchGetItemCommand, QueryCommand };
+export const handler = async (event) => {
+  let items = 0;
+  for (const { command, input } of JSON.parse(event.body).calls) {
+    const out = await client.send(new commands[command](input));
+    items += out.Items ? out.Items.length : out.Responses ? Object.values(out.Responses).flat().length : out.Item ? 1 : 0;
+  }
+  return { statusCode: 200, body: JSON.stringify({ items }) };
+};
+`;
+
 /** Floor handlers: the same DynamoDB call(s) as the function, with the bare SDK and nothing else. */
 export const FLOOR_SOURCES: Record<FloorKind, string> = {
   empty: `export const handler = async () => ({ statusCode: 200, body: '{}' });\n`,
@@ -425,6 +448,7 @@ export const FLOOR_SOURCES: Record<FloorKind, string> = {
   batchGetCompanyDetails: companyItemFloor('COMPANY', DETAILS_PROJECTION, true),
   getCompanyContacts: companyItemFloor('COMPANY', CONTACTS_PROJECTION, false),
   searchIndex: SEARCH_INDEX,
+  replay: REPLAY,
   getLookalikes: companyItemFloor('LOOKALIKES', LOOKALIKES_PROJECTION, false),
   batchGetLookalikes: companyItemFloor('LOOKALIKES', LOOKALIKES_PROJECTION, true),
   getRelationships: companyItemFloor('RELATIONSHIPS', null, false),
