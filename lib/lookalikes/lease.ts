@@ -105,13 +105,18 @@ function heldItem(error: unknown): Record<string, unknown> {
 
 /** Pushes the expiry of `holder`'s lease on; false when it is no longer its own. */
 export function renewLease(holder: string, clock: Clock = Date.now): Promise<boolean> {
+  return putLeaseHeldBy(holder, holder, clock);
+}
+
+/** Writes the lease as `holder`'s, if `current` holds it now; false when it does not. */
+function putLeaseHeldBy(holder: string, current: string, clock: Clock): Promise<boolean> {
   return conditionHeld(() =>
     dynamodb().send(
       new PutCommand({
         TableName: tableName(),
         Item: leaseItem(holder, clock()),
         ConditionExpression: 'holder = :holder',
-        ExpressionAttributeValues: { ':holder': holder },
+        ExpressionAttributeValues: { ':holder': current },
       }),
     ),
   );
@@ -137,16 +142,7 @@ export async function releaseLease(holder: string): Promise<void> {
  * holds it (released, or taken by another).
  */
 export function takeOverLease(holder: string, dead: string, clock: Clock = Date.now): Promise<boolean> {
-  return conditionHeld(() =>
-    dynamodb().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: leaseItem(holder, clock()),
-        ConditionExpression: 'holder = :dead',
-        ExpressionAttributeValues: { ':dead': dead },
-      }),
-    ),
-  );
+  return putLeaseHeldBy(holder, dead, clock);
 }
 
 /**

@@ -112,13 +112,12 @@ async function findByName(words: string[], countries: Country[], maxEntries: num
     return found.truncated;
   };
   // Countries whose matches may not all have been read: the first word reached the bound there.
-  const reached = (await Promise.all(countries.map((country) => read(country, first!))))
-    .map((truncated, i) => (truncated ? countries[i]! : null))
-    .filter((country) => country !== null);
+  const firstTruncated = await Promise.all(countries.map((country) => read(country, first!)));
+  const reached = countries.filter((_, i) => firstTruncated[i]);
+  const more = next.filter((word) => word.length >= MIN_PROBE_LENGTH).slice(0, MORE_PROBES);
   const stillReached: Country[] = [];
   await Promise.all(
     reached.map(async (country) => {
-      const more = next.filter((word) => word.length >= MIN_PROBE_LENGTH).slice(0, MORE_PROBES);
       const truncated = await Promise.all(more.map((probe) => read(country, probe)));
       if (truncated.every(Boolean)) stillReached.push(country);
     }),

@@ -1,8 +1,8 @@
 /**
  * The DynamoDB client, built when first used (not at import, so a CLI or test can point it somewhere
  * first) and reused across invocations. Every HTTP attempt the SDK makes is counted as a round trip for
- * the request log (RoundTripCounter). Throttling and unreachable storage that outlast the SDK's own retries surface as
- * StorageUnavailableError, never as AWS text.
+ * the request log (RoundTripCounter). Throttling and unreachable storage that outlast the SDK's own
+ * retries surface as StorageUnavailableError, never as AWS text.
  *
  * Every attempt has a deadline that throws (`throwOnRequestTimeout`: with `requestTimeout` alone this
  * SDK only logs a warning and keeps waiting). On the request path (the stack sets REQUEST_PATH_TIMEOUTS

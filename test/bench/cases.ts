@@ -125,38 +125,7 @@ function matchEvents(): APIGatewayProxyEvent[] {
 }
 
 /** The DynamoDB calls (command and low-level input) the match made for each of its events. */
-let recordedMatchCalls: RecordedCall[][] = [];
-
-/**
- * Calls `handler` with each event in this process, on the bench's table, and records the DynamoDB calls
- * it makes (once per call, before the SDK's retries): what a `replay` floor sends again.
- */
-async function recordCalls(
-  handler: (event: APIGatewayProxyEvent, context: typeof lambdaContext) => Promise<unknown>,
-  events: APIGatewayProxyEvent[],
-): Promise<RecordedCall[][]> {
-  const { dynamodb } = await import('../../lib/storage/client');
-  const recorded: RecordedCall[][] = [];
-  let calls: RecordedCall[] = [];
-  const name = 'benchCallRecorder';
-  dynamodb().middlewareStack.add(
-    (next, context) => (args) => {
-      calls.push({ command: context.commandName ?? '', input: structuredClone(args.input) });
-      return next(args);
-    },
-    { step: 'build', name },
-  );
-  try {
-    for (const event of events) {
-      calls = [];
-      await handler(structuredClone(event), lambdaContext);
-      recorded.push(calls);
-    }
-  } finally {
-    dynamodb().middlewareStack.remove(name);
-  }
-  return recorded;
-}
+const recordedMatchCalls: RecordedCall[][] = [];
 
 /** A request to a route, as API Gateway hands it over (caller: Alice, unless the spec says otherwise). */
 const request = (id: RouteId, spec: Omit<EventSpec, 'method' | 'resource'> = {}) =>
@@ -275,7 +244,11 @@ export const BENCH_CASES = {
     floorEvents: () => recordedMatchCalls.map((calls) => request('matchCompanies', { body: { calls } })),
     setup: async () => {
       const { handler } = await import('../../functions/match-companies');
-      recordedMatchCalls = await recordCalls(handler, matchEvents());
+      const { recordCalls } = await import('../support/dynamodb-calls');
+      for (const event of matchEvents()) {
+        const { calls } = await recordCalls(() => handler(structuredClone(event), lambdaContext));
+        recordedMatchCalls.push(calls.map(({ command, input }) => ({ command: `${command}Command`, input })));
+      }
     },
   },
   // Each reads its own item family (one GetItem / one BatchGetItem); its floor reads the same items.

@@ -17,6 +17,15 @@ export function companyDataChecks(
   aCompany: () => Promise<CompanyPath>,
   expectThat: (condition: boolean, message: string) => void,
 ): Check[] {
+  /** The identifier the stage's details give for a company it holds. */
+  const anIdentifier = async () => {
+    const details = await api.GET('/v1/companies/{countryCode}/{companyNumber}', {
+      params: { path: await aCompany() },
+    });
+    const identifier = details.data?.identifier;
+    expectThat(identifier !== undefined, JSON.stringify(details.error));
+    return identifier!;
+  };
   return [
     {
       name: "a company's details, its contacts, and details in bulk (§6.5)",
@@ -83,11 +92,8 @@ export function companyDataChecks(
     {
       name: 'search by name and by number (§6.5)',
       run: async () => {
-        const path = await aCompany();
-        const details = await api.GET('/v1/companies/{countryCode}/{companyNumber}', { params: { path } });
-        const identifier = details.data?.identifier;
-        expectThat(identifier !== undefined, JSON.stringify(details.error));
-        const { country, companyNumber, name } = identifier!;
+        const identifier = await anIdentifier();
+        const { country, companyNumber, name } = identifier;
         const byName = await api.GET('/v1/companies', {
           params: { query: { q: name, countryCode: country, limit: 5 } },
         });
@@ -111,14 +117,11 @@ export function companyDataChecks(
     {
       name: 'match: a usable entry finds the company, one with nothing usable fails its item (§6.5)',
       run: async () => {
-        const path = await aCompany();
-        const details = await api.GET('/v1/companies/{countryCode}/{companyNumber}', { params: { path } });
-        const identifier = details.data?.identifier;
-        expectThat(identifier !== undefined, JSON.stringify(details.error));
+        const identifier = await anIdentifier();
         const usable = {
-          name: identifier!.name,
-          country: identifier!.country,
-          companyNumber: identifier!.companyNumber,
+          name: identifier.name,
+          country: identifier.country,
+          companyNumber: identifier.companyNumber,
         };
         const { data, error } = await api.POST('/v1/companies/match', {
           body: { companies: [usable, { place: 'Gent', note: 'not a match property' }] },

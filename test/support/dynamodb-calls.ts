@@ -1,13 +1,15 @@
 /**
  * Records the DynamoDB calls (by action: `Query`, `BatchGetItem`…) made in this process (each one HTTP round trip unless retried) and the
  * items each read: Query and Scan their evaluated items (ScannedCount), BatchGetItem the items it
- * returned. For tests of what a request costs.
+ * returned. For tests of what a request costs, and the bench's replay floor (test/bench/cases.ts).
  */
 import { dynamodb } from '../../lib/storage/client';
 
 export interface Call {
   command: string;
   items: number;
+  /** What the command was given (a low-level command's input is DynamoDB's JSON: the bench replays it). */
+  input: unknown;
 }
 
 let calls: Call[] | null = null;
@@ -18,12 +20,14 @@ export async function recordCalls<T>(run: () => Promise<T>): Promise<{ result: T
     installed = true;
     dynamodb().middlewareStack.add(
       (next, context) => async (args) => {
+        const input = calls ? structuredClone(args.input) : undefined;
         const result = await next(args);
         const output = result.output as { ScannedCount?: number; Responses?: Record<string, unknown[]> };
         calls?.push({
           command: (context.commandName ?? '?').replace(/Command$/, ''),
           items:
             output.ScannedCount ?? Object.values(output.Responses ?? {}).reduce((n, r) => n + r.length, 0),
+          input,
         });
         return result;
       },
