@@ -18,11 +18,12 @@
  * unprocessed keys, one more round trip per 16 MB). A company's item is bounded by DynamoDB's
  * 400 KB: its ≤ 1,000 shareholders (the record's bound) plus about 2,500 companies it holds.
  */
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { forEachLimited } from '../concurrency';
 import { batchGet, chunk, getItem } from '../storage/batch';
-import { cancellationReasons, dynamodb, send, tableName } from '../storage/client';
+import { cancellationReasons, tableName } from '../storage/client';
 import * as keys from '../storage/keys';
+import { sendTransaction } from '../storage/transactions';
 import { companyOfAttribute, companyOfKey } from '../storage/keys';
 import { toIdentifier } from './company';
 import { companyKey, type CompanyRef } from './identifiers';
@@ -219,13 +220,7 @@ function updateAction(write: RelationshipsWrite, changes: Array<[string, unknown
 /** One transaction; false when it was cancelled because an item changed since it was read. */
 async function transact(TransactItems: object[]): Promise<boolean> {
   try {
-    await send(() =>
-      dynamodb().send(
-        new TransactWriteCommand({
-          TransactItems: TransactItems as NonNullable<TransactWriteCommandInput['TransactItems']>,
-        }),
-      ),
-    );
+    await sendTransaction(TransactItems as NonNullable<TransactWriteCommandInput['TransactItems']>);
     return true;
   } catch (error) {
     const reasons = cancellationReasons(error);

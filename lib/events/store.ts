@@ -17,12 +17,12 @@
  * missing numbers next to events written a moment ago (a transaction landing), while numbers missing
  * among old events are a page TTL removed.
  */
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { forEachLimited } from '../concurrency';
 import { getItem, queryAll, retrying, AGAIN } from '../storage/batch';
-import { cancellationReasons, dynamodb, send, tableName } from '../storage/client';
+import { cancellationReasons, tableName } from '../storage/client';
 import * as keys from '../storage/keys';
 import { eventBlocksOf, eventSequenceKey } from '../storage/keys';
+import { sendTransaction } from '../storage/transactions';
 import { CLOCK_MARGIN_MS, EVENT_RETENTION_MS } from './event';
 
 /** Events in one page item: about 1 KB each, well under DynamoDB's 400 KB an item. */
@@ -163,59 +163,55 @@ async function writePages(changeId: string, group: Page[], at: Date): Promise<st
   const ttl = ttlOf(createdAtMs);
   const lasts = group.map(({ accountId }) => lastKnown.get(accountId) ?? 0);
   try {
-    await send(() =>
-      dynamodb().send(
-        new TransactWriteCommand({
-          TransactItems: group.flatMap(({ accountId, part, events }, i) => {
-            const last = lasts[i]!;
-            return [
-              {
-                Update: {
-                  TableName: tableName(),
-                  Key: keys.eventSequence(accountId),
-                  UpdateExpression: 'SET #last = :next, entity = :entity, lastAtMs = :at',
-                  ConditionExpression: last === 0 ? 'attribute_not_exists(#last)' : '#last = :last',
-                  ExpressionAttributeNames: { '#last': 'last' },
-                  ExpressionAttributeValues: {
-                    ':next': last + events.length,
-                    ':entity': 'EventSequence',
-                    ':at': createdAtMs,
-                    ...(last === 0 ? {} : { ':last': last }),
-                  },
-                },
+    await sendTransaction(
+      group.flatMap(({ accountId, part, events }, i) => {
+        const last = lasts[i]!;
+        return [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.eventSequence(accountId),
+              UpdateExpression: 'SET #last = :next, entity = :entity, lastAtMs = :at',
+              ConditionExpression: last === 0 ? 'attribute_not_exists(#last)' : '#last = :last',
+              ExpressionAttributeNames: { '#last': 'last' },
+              ExpressionAttributeValues: {
+                ':next': last + events.length,
+                ':entity': 'EventSequence',
+                ':at': createdAtMs,
+                ...(last === 0 ? {} : { ':last': last }),
               },
-              {
-                Put: {
-                  TableName: tableName(),
-                  // About 25 bytes an id: a page's make an item of under 3 KB.
-                  Item: {
-                    ...keys.eventBlock(accountId, changeId, part),
-                    entity: 'EventBlock',
-                    ids: events.map((e) => e.id).join(' '),
-                    ttl,
-                  },
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                },
+            },
+          },
+          {
+            Put: {
+              TableName: tableName(),
+              // About 25 bytes an id: a page's make an item of under 3 KB.
+              Item: {
+                ...keys.eventBlock(accountId, changeId, part),
+                entity: 'EventBlock',
+                ids: events.map((e) => e.id).join(' '),
+                ttl,
               },
-              {
-                Put: {
-                  TableName: tableName(),
-                  Item: {
-                    ...keys.event(accountId, last + events.length),
-                    entity: 'EventPage',
-                    first: last + 1,
-                    createdAtMs,
-                    // The events' JSON texts in number order, as they are sent.
-                    bodies: events.map((e) => e.body),
-                    ids: events.map((e) => e.id),
-                    ttl,
-                  },
-                },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: {
+                ...keys.event(accountId, last + events.length),
+                entity: 'EventPage',
+                first: last + 1,
+                createdAtMs,
+                // The events' JSON texts in number order, as they are sent.
+                bodies: events.map((e) => e.body),
+                ids: events.map((e) => e.id),
+                ttl,
               },
-            ];
-          }),
-        }),
-      ),
+            },
+          },
+        ];
+      }),
     );
   } catch (error) {
     const reasons = cancellationReasons(error);

@@ -24,6 +24,7 @@ import { applySmartListFlips, deriveSmartLists } from '../lists/smart';
 import { deriveLookalikes, recomputeMarked, type RecomputeOptions } from '../lookalikes/recompute';
 import { deriveSearchIndex } from '../search/derive';
 import { deriveCompanyUpdates } from '../updates/derivation';
+import { gatheredBy } from '../storage/one-action-per-item';
 import type {
   BatchDerivation,
   CompanyChange,
@@ -32,47 +33,50 @@ import type {
   Derived,
   DerivedWrites,
 } from './change';
+import { GatheredWrites } from './gathered-writes';
 
 /**
  * What each batch of changes derives together, in order, before each change's own derivations. The
  * events (§12) after the holdings, which store the legal entity ids the events name.
  */
-const batchDerivations: BatchDerivation[] = [
-  deriveHoldings,
-  deriveLookalikes,
-  deriveSearchIndex,
-  deriveEvents,
-];
+const batchDerivations: Record<string, BatchDerivation> = {
+  holdings: deriveHoldings,
+  lookalikes: deriveLookalikes,
+  'search index': deriveSearchIndex,
+  events: deriveEvents,
+};
 
-export async function deriveBatch(changes: CompanyChange[]): Promise<Derived> {
-  const all: Derived = { updates: 0, writes: { puts: [], deletes: [] } };
-  for (const derive of batchDerivations) {
-    const derived = await derive(changes);
-    all.updates += derived.updates;
-    collectWrites(all.writes!, derived);
-  }
-  return all;
+export function deriveBatch(changes: CompanyChange[]): Promise<Derived> {
+  return runDerivations(batchDerivations, changes);
 }
 
 /** What each change derives, in order. The endpoint issues add theirs here. */
-const derivations: Derivation[] = [deriveCompanyUpdates, deriveLists, deriveSmartLists];
+const derivations: Record<string, Derivation> = {
+  updates: deriveCompanyUpdates,
+  lists: deriveLists,
+  'smart lists': deriveSmartLists,
+};
 
-export async function deriveChange(change: CompanyChange): Promise<Derived> {
-  const all: Derived = { updates: 0, writes: { puts: [], deletes: [], additions: [] } };
-  for (const derive of derivations) {
-    const derived = await derive(change);
-    all.updates += derived.updates;
-    collectWrites(all.writes!, derived);
-  }
-  return all;
+export function deriveChange(change: CompanyChange): Promise<Derived> {
+  return runDerivations(derivations, change);
 }
 
-/** Adds what a derivation hands back to the writes gathered so far. */
-export function collectWrites(into: DerivedWrites, { writes }: Derived): void {
-  into.puts.push(...(writes?.puts ?? []));
-  into.deletes.push(...(writes?.deletes ?? []));
-  if (writes?.additions?.length) (into.additions ??= []).push(...writes.additions);
-  if (writes?.setChanges?.length) (into.setChanges ??= []).push(...writes.setChanges);
+/**
+ * Runs derivations in order, each named in what it may throw about two actions on one item (the
+ * writes it makes itself) and in the writes it hands back (GatheredWrites).
+ */
+async function runDerivations<T>(
+  named: Record<string, (input: T) => Promise<Derived>>,
+  input: T,
+): Promise<Derived> {
+  const writes = new GatheredWrites();
+  let updates = 0;
+  for (const [name, derive] of Object.entries(named)) {
+    const derived = await gatheredBy(name, () => derive(input));
+    updates += derived.updates;
+    writes.add(name, derived.writes);
+  }
+  return { updates, writes };
 }
 
 /**
@@ -95,13 +99,13 @@ const lookalikes = async (options: RecomputeOptions = {}): Promise<void> => {
 };
 
 /** What runs once at the end of every import run, in order, after `lookalikes`. */
-const completions: Completion[] = [
+const completions: Record<string, Completion> = {
   // Smart lists the changed companies enter or leave (§7.6), per list.
-  async () => void (await applySmartListFlips()),
+  'the smart-list flips': async () => void (await applySmartListFlips()),
   // The lists of the companies whose numbers of contacts changed count them (§7.4), per list; after
   // the flips, so a company that just entered a list is counted once, with its number now.
-  async () => void (await applyContactChanges()),
-];
+  "the lists' contact counts": async () => void (await applyContactChanges()),
+};
 
 /**
  * The run's completions. The import engine passes `lookalikes: false`: it recomputes the lookalikes
@@ -112,8 +116,9 @@ export async function completeImport(
   options: { lookalikes?: boolean | Pick<RecomputeOptions, 'clock' | 'wait'> } = {},
 ): Promise<void> {
   const { lookalikes: recompute = true } = options;
-  if (recompute !== false) await lookalikes(recompute === true ? {} : recompute);
-  for (const complete of completions) await complete();
+  if (recompute !== false)
+    await gatheredBy('the lookalike recompute', () => lookalikes(recompute === true ? {} : recompute));
+  for (const [name, complete] of Object.entries(completions)) await gatheredBy(name, complete);
 }
 
 /**
@@ -142,9 +147,10 @@ export function derivedWriter(): (writes: DerivedWrites) => Promise<void> {
     ({ additions, setChanges }: { additions: Addition[]; setChanges: SetChange[] }) =>
       Promise.all([batchAdd(tableName(), additions), batchSetChanges(tableName(), setChanges)]),
   );
-  return async ({ puts, deletes, additions = [], setChanges = [] }) => {
-    await batchDelete(tableName(), deletes);
-    await batchPut(tableName(), puts);
-    await transact({ additions, setChanges });
-  };
+  return ({ puts, deletes, additions = [], setChanges = [] }) =>
+    gatheredBy('the derived writes', async () => {
+      await batchDelete(tableName(), deletes);
+      await batchPut(tableName(), puts);
+      await transact({ additions, setChanges });
+    });
 }

@@ -21,20 +21,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
+import { gatheredBy } from '../storage/one-action-per-item';
 import { getCompanyRecords, getCompanyStates, type CompanyState } from '../companies/store';
 import { forEachLimited } from '../concurrency';
 import { assignLegalEntityIds } from '../legal-entities/assign';
 import { loadStageIdScheme, stageIdScheme, type LegalEntityIdScheme } from '../legal-entities/ids';
 import type { BatchDerivation, CompanyChange, Completion, Derivation, DerivedWrites } from './change';
-import {
-  collectWrites,
-  completeImport,
-  deriveBatch,
-  deriveChange,
-  derivedWriter,
-  oneAtATime,
-} from './derive';
+import { completeImport, deriveBatch, deriveChange, derivedWriter, oneAtATime } from './derive';
 import { contactClaimer, type ContactClaimer } from './contacts';
+import { GatheredWrites } from './gathered-writes';
 import { judgeLines, sketchLine, type Entry, type Judge, type Line } from './lines';
 import {
   deleteJournal,
@@ -269,14 +264,16 @@ async function writeChanges(pending: Array<Entry & { known: boolean }>, run: Run
   const changed = pending.sort((a, b) => a.line - b.line);
   const stored = await getCompanyRecords(changed.filter((e) => e.known).map((e) => e.record));
   const before = (e: Entry) => stored.get(companyKey(e.record))?.record ?? null;
-  const accepted = await run.claimContacts(changed, before);
+  const accepted = await gatheredBy('the contact claims', () => run.claimContacts(changed, before));
   if (accepted.length === 0) return;
 
   // Known companies carry their legal entity id; the others claim theirs, the batch's together.
   const known = (e: Entry) => stored.get(companyKey(e.record))?.state.legalEntityId;
-  const claimed = await assignLegalEntityIds(
-    accepted.filter((e) => !known(e)).map((e) => companyRef(e.record)),
-    run.idScheme(),
+  const claimed = await gatheredBy('the legal entity ids', () =>
+    assignLegalEntityIds(
+      accepted.filter((e) => !known(e)).map((e) => companyRef(e.record)),
+      run.idScheme(),
+    ),
   );
   const legalEntityIdOf = (e: Entry) => known(e) ?? claimed.get(companyKey(e.record))!;
 
@@ -286,11 +283,13 @@ async function writeChanges(pending: Array<Entry & { known: boolean }>, run: Run
     asOf: run.asOf,
     entries: accepted.map((e) => ({ company: companyRef(e.record), before: before(e) })),
   });
-  await putCompanies(
-    accepted.map((e) => ({
-      record: e.record,
-      state: { hash: e.hash, changeId, legalEntityId: legalEntityIdOf(e), lineHash: e.lineHash },
-    })),
+  await gatheredBy('the companies', () =>
+    putCompanies(
+      accepted.map((e) => ({
+        record: e.record,
+        state: { hash: e.hash, changeId, legalEntityId: legalEntityIdOf(e), lineHash: e.lineHash },
+      })),
+    ),
   );
   const changes = accepted.map((e) => ({
     before: before(e),
@@ -302,7 +301,7 @@ async function writeChanges(pending: Array<Entry & { known: boolean }>, run: Run
   // Awaited first: `x += await …` reads x before the wait and would lose what other batches added.
   const updates = await deriveAndWrite(changes, run);
   run.summary.updates += updates;
-  await releaseContacts(changes.flatMap(givenUpContacts));
+  await gatheredBy('the contact releases', () => releaseContacts(changes.flatMap(givenUpContacts)));
   await deleteJournal(journal);
   run.settled.add(changeId);
 
@@ -347,21 +346,21 @@ async function resume(journal: Journal & StoredJournal, run: Run): Promise<numbe
     });
   }
   const updates = await deriveAndWrite(changes, run);
-  await releaseContacts(changes.flatMap(givenUpContacts));
+  await gatheredBy('the contact releases', () => releaseContacts(changes.flatMap(givenUpContacts)));
   await deleteJournal(journal);
   return updates;
 }
 
 /** Runs a batch's derivations and makes the writes they hand back; answers the number of updates. */
 async function deriveAndWrite(changes: CompanyChange[], run: Run): Promise<number> {
-  const writes: DerivedWrites = { puts: [], deletes: [] };
-  const together = await run.deriveBatch(changes);
+  const writes = new GatheredWrites();
+  const together = await gatheredBy('the batch derivations', () => run.deriveBatch(changes));
   let updates = together.updates;
-  collectWrites(writes, together);
+  writes.add('the batch derivations', together.writes);
   await forEachLimited(changes, DERIVATIONS_IN_FLIGHT, async (change) => {
-    const derived = await run.derive(change);
+    const derived = await gatheredBy('the derivations', () => run.derive(change));
     updates += derived.updates;
-    collectWrites(writes, derived);
+    writes.add('the derivations', derived.writes);
   });
   await run.writeDerived(writes);
   return updates;

@@ -16,13 +16,13 @@
  * never written is never read again, and expires by itself.
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { CompanyRef } from '../companies/identifiers';
 import type { CompanyRecord } from '../companies/record';
 import { companyItem, type CompanyState } from '../companies/store';
 import { batchDelete, batchGet, batchPut, chunk, queryAll } from '../storage/batch';
-import { transactWrite } from '../storage/transactions';
-import { cancellationReasons, dynamodb, send, tableName } from '../storage/client';
+import { roundsByItem } from '../storage/one-action-per-item';
+import { sendTransaction, transactWrite } from '../storage/transactions';
+import { cancellationReasons, tableName } from '../storage/client';
 import * as keys from '../storage/keys';
 import { companyOfKey, contactBucket, contactClaimAttribute } from '../storage/keys';
 
@@ -167,8 +167,11 @@ export class ClaimRaceError extends Error {
 }
 
 /**
- * Writes claims: one conditional update per bucket (and per 60 ids, to stay within expression limits),
- * a batch's in one TransactWriteItems (per 100 buckets), not one request per bucket.
+ * Writes claims: one conditional update per bucket and per 60 ids (to stay within expression limits),
+ * a batch's in TransactWriteItems of up to 100 buckets, not one request per bucket. A bucket with more
+ * than 60 new ids needs two updates, which one request cannot hold: they go in rounds, one after the
+ * other. Safe, as each update sets other ids and keeps its own conditions; a round cancelled by a race
+ * leaves the rounds before it written, and claims the import reads as its own (nothing to write again).
  */
 export async function claimContacts(claims: ContactClaim[]): Promise<void> {
   const actions = groups(claims, (c) => c.contactId).map((group) => {
@@ -198,17 +201,19 @@ export async function claimContacts(claims: ContactClaim[]): Promise<void> {
       },
     };
   });
-  await Promise.all(
-    chunk(actions, TRANSACT_LIMIT).map((TransactItems) =>
-      send(() => dynamodb().send(new TransactWriteCommand({ TransactItems }))).catch((error: unknown) => {
-        // A claim changed since it was read (or another import's transaction was on its bucket).
-        const reasons = cancellationReasons(error);
-        if (reasons?.every((r) => RACES.has(r)))
-          throw new ClaimRaceError('a contact claim changed meanwhile');
-        throw error;
-      }),
-    ),
-  );
+  for (const round of roundsByItem(actions, (action) => action.Update.Key)) {
+    await Promise.all(
+      chunk(round, TRANSACT_LIMIT).map((TransactItems) =>
+        sendTransaction(TransactItems).catch((error: unknown) => {
+          // A claim changed since it was read (or another import's transaction was on its bucket).
+          const reasons = cancellationReasons(error);
+          if (reasons?.every((r) => RACES.has(r)))
+            throw new ClaimRaceError('a contact claim changed meanwhile');
+          throw error;
+        }),
+      ),
+    );
+  }
 }
 
 /** TransactWriteItems takes at most 100 actions. */
@@ -216,7 +221,8 @@ const TRANSACT_LIMIT = 100;
 const RACES = new Set(['None', 'ConditionalCheckFailed', 'TransactionConflict']);
 
 /**
- * Gives up contact ids, a batch's in one TransactWriteItems (per 100 buckets). No condition needed: an
+ * Gives up contact ids, a batch's in TransactWriteItems of up to 100 buckets, a bucket's updates of 60
+ * ids in rounds as `claimContacts` makes them (removals of other ids commute). No condition needed: an
  * id still claimed by its company cannot be claimed by another.
  */
 export async function releaseContacts(contactIds: number[]): Promise<void> {
@@ -231,7 +237,9 @@ export async function releaseContacts(contactIds: number[]): Promise<void> {
       },
     };
   });
-  await Promise.all(chunk(actions, TRANSACT_LIMIT).map((part) => transactWrite(part)));
+  for (const round of roundsByItem(actions, (action) => action.Update.Key)) {
+    await Promise.all(chunk(round, TRANSACT_LIMIT).map((part) => transactWrite(part)));
+  }
 }
 
 /** Expression limits (4 KB) allow some 80 conditions; 60 leaves room. */

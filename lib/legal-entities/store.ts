@@ -4,12 +4,13 @@
  * Claiming an id is a conditional
  * put: it succeeds when the id is free or already this entity's, and fails on a collision.
  */
-import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { CompanyRef } from '../companies/identifiers';
 import { backoff, batchGet, chunk, getItem } from '../storage/batch';
-import { cancellationReasons, conditionHeld, dynamodb, send, tableName } from '../storage/client';
+import { cancellationReasons, conditionHeld, dynamodb, tableName } from '../storage/client';
 import { StorageUnavailableError } from '../storage/errors';
 import * as keys from '../storage/keys';
+import { sendTransaction } from '../storage/transactions';
 
 export interface LegalEntityClaim {
   legalEntityId: string;
@@ -52,11 +53,7 @@ export async function claimLegalEntityIds(claims: LegalEntityClaim[]): Promise<L
         if (attempt === MAX_CONFLICT_ATTEMPTS) throw new StorageUnavailableError();
         if (attempt > 0) await backoff(attempt);
         try {
-          await send(() =>
-            dynamodb().send(
-              new TransactWriteCommand({ TransactItems: pending.map((c) => ({ Put: claimPut(c) })) }),
-            ),
-          );
+          await sendTransaction(pending.map((c) => ({ Put: claimPut(c) })));
           return;
         } catch (error) {
           const reasons = cancellationReasons(error);

@@ -16,6 +16,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { itemFromAttributes } from './attribute-values';
 import { dynamodb, send, tableName } from './client';
 import { StorageUnavailableError } from './errors';
+import { assertOneActionPerItem, uniqueKey } from './one-action-per-item';
 
 type Key = Record<string, unknown>;
 type Item = Record<string, unknown>;
@@ -31,12 +32,6 @@ export interface ReadOptions {
   projection?: readonly string[];
   /** Strongly consistent reads (twice the read cost): for read-then-write paths such as the import. */
   consistent?: boolean;
-}
-
-/** One string per table key (pk, sk), unambiguous whatever they hold: the pk's length first. */
-export function uniqueKey(key: Key): string {
-  const pk = String(key['pk']);
-  return `${pk.length}:${pk}${String(key['sk'])}`;
 }
 
 /**
@@ -155,16 +150,24 @@ export function batchDelete(table: string, keys: Key[], concurrency = 8): Promis
 
 export type WriteRequest = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: Key } };
 
-/** Puts and deletes together, 25 per request, `concurrency` requests at a time. */
+/**
+ * Puts and deletes together, 25 per request, `concurrency` requests at a time. No two may name one
+ * item: BatchWriteItem refuses that within a request, and across requests sent at once the last to
+ * arrive would win by chance.
+ */
 export async function batchWrite(
   table: string,
   requests: WriteRequest[],
   concurrency: number,
 ): Promise<void> {
+  assertOneActionPerItem('BatchWriteItem', requests.map(requestKey));
   await forEachLimited(chunk(requests, BATCH_WRITE_LIMIT), concurrency, (part) =>
     batchWriteChunk(table, part),
   );
 }
+
+const requestKey = (request: WriteRequest): Key =>
+  'PutRequest' in request ? request.PutRequest.Item : request.DeleteRequest.Key;
 
 async function batchWriteChunk(table: string, requests: WriteRequest[]): Promise<void> {
   let pending = requests;

@@ -5,9 +5,10 @@
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { forEachLimited } from '../concurrency';
-import { backoff, chunk, uniqueKey } from './batch';
+import { backoff, chunk } from './batch';
 import { cancellationReasons, dynamodb, send } from './client';
 import { StorageUnavailableError } from './errors';
+import { actionKey, assertOneActionPerItem, uniqueKey } from './one-action-per-item';
 
 type Key = Record<string, unknown>;
 
@@ -31,9 +32,11 @@ const ATTRIBUTES_PER_ACTION = 60;
  * concurrent write to one of its items (TransactionConflict) or by throttling is retried with backoff.
  */
 export async function batchAdd(table: string, additions: Addition[], concurrency = 4): Promise<void> {
+  // One action per item (a request refuses two): additions to one item merge, the first value of an
+  // attribute winning, as if they were made one after the other.
   const merged = new Map<string, Addition>();
   for (const { key, attributes } of additions) {
-    const id = JSON.stringify(key);
+    const id = uniqueKey(key);
     const into = merged.get(id);
     if (into) into.attributes = { ...attributes, ...into.attributes };
     else merged.set(id, { key, attributes: { ...attributes } });
@@ -86,69 +89,60 @@ export interface SetChange {
 
 /**
  * Makes set changes, up to 100 items a TransactWriteItems request (DynamoDB has no batched UpdateItem;
- * atomicity is not the point). Changes to the same item and attribute are merged; one expression cannot
- * both add to and take from a set, so removals go in a round before additions. Set operations are
- * idempotent, so a transaction cancelled by a concurrent write (TransactionConflict) or by throttling is
- * simply sent again with backoff.
+ * atomicity is not the point). A request takes one action per item, so the changes to one item merge
+ * into one action, whichever of its sets they touch: set additions and removals commute, and attributes
+ * set with the additions are the last given. One expression cannot both add a member to a set and take
+ * one from it, so removals go in a round before additions. Set operations are idempotent, so a
+ * transaction cancelled by a concurrent write (TransactionConflict) or by throttling is simply sent
+ * again with backoff.
  */
 export async function batchSetChanges(table: string, changes: SetChange[], concurrency = 4): Promise<void> {
-  const merged = new Map<
-    string,
-    {
-      key: Key;
-      attribute: string;
-      add: Set<string>;
-      remove: Set<string>;
-      attributes: Record<string, unknown>;
-    }
-  >();
-  for (const change of changes) {
-    const id = `${uniqueKey(change.key)}\u0000${change.attribute}`;
-    const into = merged.get(id) ?? {
-      key: change.key,
-      attribute: change.attribute,
-      add: new Set(),
-      remove: new Set(),
-      attributes: {},
-    };
-    for (const member of change.add ?? []) into.add.add(member);
-    for (const member of change.remove ?? []) into.remove.add(member);
-    Object.assign(into.attributes, change.attributes);
-    merged.set(id, into);
+  interface ItemChanges {
+    key: Key;
+    add: Map<string, Set<string>>;
+    remove: Map<string, Set<string>>;
+    attributes: Record<string, unknown>;
   }
-  const removals = [...merged.values()].filter((m) => m.remove.size > 0);
-  const additions = [...merged.values()].filter((m) => m.add.size > 0);
-  const update = (
-    key: Key,
-    expression: string,
-    names: Record<string, string>,
-    values: Record<string, unknown>,
-  ) => ({
-    Update: {
-      TableName: table,
-      Key: key,
-      UpdateExpression: expression,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-    },
-  });
+  const merged = new Map<string, ItemChanges>();
+  const members = (sets: Map<string, Set<string>>, attribute: string) =>
+    sets.get(attribute) ?? sets.set(attribute, new Set()).get(attribute)!;
+  for (const change of changes) {
+    const id = uniqueKey(change.key);
+    let into = merged.get(id);
+    if (!into)
+      merged.set(id, (into = { key: change.key, add: new Map(), remove: new Map(), attributes: {} }));
+    if (change.add?.length) for (const m of change.add) members(into.add, change.attribute).add(m);
+    if (change.remove?.length) for (const m of change.remove) members(into.remove, change.attribute).add(m);
+    Object.assign(into.attributes, change.attributes);
+  }
+  const update = (key: Key, verb: 'ADD' | 'DELETE', sets: Map<string, Set<string>>, also = {}) => {
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    const clauses = [...sets].map(([attribute, members], i) => {
+      names[`#s${i}`] = attribute;
+      values[`:m${i}`] = members;
+      return `#s${i} :m${i}`;
+    });
+    const assignments = Object.entries(also).map(([name, value], i) => {
+      names[`#a${i}`] = name;
+      values[`:a${i}`] = value;
+      return `#a${i} = :a${i}`;
+    });
+    return {
+      Update: {
+        TableName: table,
+        Key: key,
+        UpdateExpression:
+          `${verb} ${clauses.join(', ')}` + (assignments.length > 0 ? ` SET ${assignments.join(', ')}` : ''),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    };
+  };
+  const items = [...merged.values()];
   const rounds = [
-    removals.map((m) => update(m.key, 'DELETE #s :members', { '#s': m.attribute }, { ':members': m.remove })),
-    additions.map((m) => {
-      const names: Record<string, string> = { '#s': m.attribute };
-      const values: Record<string, unknown> = { ':members': m.add };
-      const sets = Object.entries(m.attributes).map(([name, value], i) => {
-        names[`#a${i}`] = name;
-        values[`:a${i}`] = value;
-        return `#a${i} = :a${i}`;
-      });
-      return update(
-        m.key,
-        `ADD #s :members${sets.length > 0 ? ` SET ${sets.join(', ')}` : ''}`,
-        names,
-        values,
-      );
-    }),
+    items.filter((m) => m.remove.size > 0).map((m) => update(m.key, 'DELETE', m.remove)),
+    items.filter((m) => m.add.size > 0).map((m) => update(m.key, 'ADD', m.add, m.attributes)),
   ];
   for (const round of rounds) {
     await forEachLimited(chunk(round, TRANSACT_LIMIT), concurrency, (part) => transactWrite(part));
@@ -158,14 +152,25 @@ export async function batchSetChanges(table: string, changes: SetChange[], concu
 /** Import jobs share items between batches in flight: more patience for conflicts than a request has. */
 const CONFLICT_ATTEMPTS = 10;
 
+export type TransactItems = NonNullable<
+  ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']
+>;
+
+/**
+ * Sends one TransactWriteItems, after checking that no two of its actions name one item (DynamoDB
+ * refuses that; `assertOneActionPerItem` names the item instead). Every transaction goes through here.
+ */
+export function sendTransaction(TransactItems: TransactItems): Promise<unknown> {
+  assertOneActionPerItem('TransactWriteItems', TransactItems.map(actionKey));
+  return send(() => dynamodb().send(new TransactWriteCommand({ TransactItems })));
+}
+
 /** One TransactWriteItems of idempotent actions, sent again while it is cancelled by conflicts or throttling. */
-export async function transactWrite(
-  TransactItems: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>,
-): Promise<void> {
+export async function transactWrite(TransactItems: TransactItems): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     if (attempt > 0) await backoff(attempt);
     try {
-      await send(() => dynamodb().send(new TransactWriteCommand({ TransactItems })));
+      await sendTransaction(TransactItems);
       return;
     } catch (error) {
       const reasons = cancellationReasons(error);

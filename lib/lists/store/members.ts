@@ -10,11 +10,11 @@
  * (TransactionConflict) and retry with backoff. A call that fails between chunks (storage gone) keeps
  * the chunks it committed; counted exactly, and a retry adds the rest.
  */
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { companyKey, type CompanyRef } from '../../companies/identifiers';
 import { AGAIN, batchGet, chunk, projection, queryAll, retrying } from '../../storage/batch';
-import { cancellationReasons, dynamodb, send, tableName } from '../../storage/client';
+import { cancellationReasons, tableName } from '../../storage/client';
 import * as keys from '../../storage/keys';
+import { sendTransaction } from '../../storage/transactions';
 import { membersEntering, newMembersLeaving } from './member-writes';
 import { listWithIntent, refusedMembers } from './moves';
 import {
@@ -84,8 +84,9 @@ async function addChunk(
     for (;;) {
       if (pending.length === 0) return [];
       try {
-        await send(() =>
-          dynamodb().send(new TransactWriteCommand(addTransaction(accountId, listId, pending, options))),
+        const { state, now, onlyType, visibleTo } = options;
+        await sendTransaction(
+          membersEntering(accountId, listId, pending, state, now, { onlyType, visibleTo }),
         );
         return pending.map((m) => m.ref);
       } catch (error) {
@@ -111,15 +112,6 @@ async function addChunk(
       }
     }
   }, CONFLICT_RETRIES);
-}
-
-function addTransaction(
-  accountId: string,
-  listId: number,
-  members: NewMember[],
-  { state, now, onlyType, visibleTo }: AddOptions,
-): TransactWriteCommandInput {
-  return { TransactItems: membersEntering(accountId, listId, members, state, now, { onlyType, visibleTo }) };
 }
 
 /** These companies' members of the list (strongly consistent: read to be written), by `companyKey`. */
@@ -179,13 +171,7 @@ export async function removeNewMembers(
     await retrying(async () => {
       if (pending.length === 0) return true;
       try {
-        await send(() =>
-          dynamodb().send(
-            new TransactWriteCommand({
-              TransactItems: newMembersLeaving(accountId, listId, pending),
-            }),
-          ),
-        );
+        await sendTransaction(newMembersLeaving(accountId, listId, pending));
         left += pending.length;
         return true;
       } catch (error) {

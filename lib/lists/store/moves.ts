@@ -1,10 +1,10 @@
 /**
  * Members moving between states (§7.6): member, order item and the list's counters together.
  */
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { AGAIN, chunk, getItem, retrying } from '../../storage/batch';
-import { cancellationReasons, dynamodb, send, tableName } from '../../storage/client';
+import { cancellationReasons, tableName } from '../../storage/client';
 import * as keys from '../../storage/keys';
+import { sendTransaction, type TransactItems } from '../../storage/transactions';
 import { INTENT, intentOf, NO_INTENT, settleExpired } from './flip-intents';
 import { countedAsRead } from './member-writes';
 import {
@@ -48,9 +48,7 @@ export async function moveMembers(
     await retrying(async () => {
       if (pending.length === 0) return true;
       try {
-        await send(() =>
-          dynamodb().send(new TransactWriteCommand(moveTransaction(accountId, listId, pending, now))),
-        );
+        await sendTransaction(moveTransaction(accountId, listId, pending, now));
         moved.push(...pending);
         return true;
       } catch (error) {
@@ -66,12 +64,7 @@ export async function moveMembers(
   return { moved, stale };
 }
 
-function moveTransaction(
-  accountId: string,
-  listId: number,
-  moves: Move[],
-  now: Date,
-): TransactWriteCommandInput {
+function moveTransaction(accountId: string, listId: number, moves: Move[], now: Date): TransactItems {
   const table = tableName();
   const counters = new Map<string, number>();
   const count = (name: string, n: number) => counters.set(name, (counters.get(name) ?? 0) + n);
@@ -84,56 +77,54 @@ function moveTransaction(
   }
   const adds = [...counters].filter(([, n]) => n !== 0);
   const asRead = countedAsRead(moves.map((m) => m.member));
-  return {
-    TransactItems: [
-      ...moves.flatMap(({ member, to }) => [
-        {
-          Update: {
-            TableName: table,
-            Key: keys.listMember(accountId, listId, member.ref),
-            // Its count now goes into the member (and order item) and leaves the list's `cc` map.
-            UpdateExpression: 'SET #state = :to, contacts = :contacts',
-            // Its contacts as read too: the counters move by them (an import may have counted anew).
-            ConditionExpression: '#state = :from AND contacts = :stored',
-            ExpressionAttributeNames: { '#state': 'state' },
-            ExpressionAttributeValues: {
-              ':to': to,
-              ':from': member.state,
-              ':contacts': member.contacts,
-              ':stored': member.storedContacts,
-            },
-          },
-        },
-        {
-          Delete: {
-            TableName: table,
-            Key: keys.listOrder(accountId, listId, member.state, member.matchedSinceMs, member.ref),
-          },
-        },
-        {
-          Put: {
-            TableName: table,
-            Item: orderItem(accountId, listId, to, member.matchedSinceMs, member.ref, member.contacts),
-          },
-        },
-      ]),
+  return [
+    ...moves.flatMap(({ member, to }) => [
       {
         Update: {
           TableName: table,
-          Key: keys.list(accountId, listId),
-          UpdateExpression: `SET updatedAt = :now ADD ${[...adds.map(([name], i) => `${name} :c${i}`), `${REVISION} :one`].join(', ')}${asRead.remove}`,
-          ConditionExpression: ['attribute_exists(pk)', NO_INTENT, ...asRead.conditions].join(' AND '),
-          ExpressionAttributeNames: asRead.names,
+          Key: keys.listMember(accountId, listId, member.ref),
+          // Its count now goes into the member (and order item) and leaves the list's `cc` map.
+          UpdateExpression: 'SET #state = :to, contacts = :contacts',
+          // Its contacts as read too: the counters move by them (an import may have counted anew).
+          ConditionExpression: '#state = :from AND contacts = :stored',
+          ExpressionAttributeNames: { '#state': 'state' },
           ExpressionAttributeValues: {
-            ':now': now.toISOString(),
-            ':one': 1,
-            ...Object.fromEntries(adds.map(([, n], i) => [`:c${i}`, n])),
-            ...asRead.values,
+            ':to': to,
+            ':from': member.state,
+            ':contacts': member.contacts,
+            ':stored': member.storedContacts,
           },
         },
       },
-    ],
-  };
+      {
+        Delete: {
+          TableName: table,
+          Key: keys.listOrder(accountId, listId, member.state, member.matchedSinceMs, member.ref),
+        },
+      },
+      {
+        Put: {
+          TableName: table,
+          Item: orderItem(accountId, listId, to, member.matchedSinceMs, member.ref, member.contacts),
+        },
+      },
+    ]),
+    {
+      Update: {
+        TableName: table,
+        Key: keys.list(accountId, listId),
+        UpdateExpression: `SET updatedAt = :now ADD ${[...adds.map(([name], i) => `${name} :c${i}`), `${REVISION} :one`].join(', ')}${asRead.remove}`,
+        ConditionExpression: ['attribute_exists(pk)', NO_INTENT, ...asRead.conditions].join(' AND '),
+        ExpressionAttributeNames: asRead.names,
+        ExpressionAttributeValues: {
+          ':now': now.toISOString(),
+          ':one': 1,
+          ...Object.fromEntries(adds.map(([, n], i) => [`:c${i}`, n])),
+          ...asRead.values,
+        },
+      },
+    },
+  ];
 }
 
 /**
