@@ -22,6 +22,7 @@
 import { randomUUID } from 'node:crypto';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
 import { gatheredBy } from '../storage/one-action-per-item';
+import type { CompanyRecord } from '../companies/record';
 import { getCompanyRecords, getCompanyStates, type CompanyState } from '../companies/store';
 import { forEachLimited } from '../concurrency';
 import { assignLegalEntityIds } from '../legal-entities/assign';
@@ -31,6 +32,7 @@ import { completeImport, deriveBatch, deriveChange, derivedWriter, oneAtATime } 
 import { contactClaimer, type ContactClaimer } from './contacts';
 import { GatheredWrites } from './gathered-writes';
 import { judgeLines, sketchLine, type Entry, type Judge, type Line } from './lines';
+import { nextTurn, type Turn } from './turns';
 import {
   deleteJournal,
   doneRuns,
@@ -38,7 +40,6 @@ import {
   markRunDone,
   putCompanies,
   putJournal,
-  releaseContacts,
   runOf,
   type Journal,
   type StoredJournal,
@@ -118,8 +119,10 @@ export async function importCompanies(
         summary.imported++;
       },
     },
-    turns: Promise.resolve(),
+    judgeTurns: Promise.resolve(),
+    claimTurns: Promise.resolve(),
     changes: [],
+    written: new Map(),
     batchSize,
     settled: new Set(),
     runsDone: new Map(),
@@ -130,11 +133,12 @@ export async function importCompanies(
   let failure: unknown = null;
 
   const flush = async (batch: Line[]) => {
-    // The batch's turn to judge its lines comes after the batch before it (see `judgeLines`).
-    const turn = run.turns.then(() => undefined);
-    let done!: () => void;
-    run.turns = new Promise((resolve) => (done = resolve));
-    const job = importBatch(batch, run, turn, done)
+    // The batch's turns to judge its lines (see `judgeLines`) and to claim its contacts come after
+    // the batch before it's.
+    const turns = { judge: nextTurn(run.judgeTurns), claim: nextTurn(run.claimTurns) };
+    run.judgeTurns = turns.judge.done;
+    run.claimTurns = turns.claim.done;
+    const job = importBatch(batch, run, turns)
       .then(() => {
         summary.seconds = (performance.now() - started) / 1000;
         options.onProgress?.({ ...summary });
@@ -200,88 +204,108 @@ interface Run {
   reject: (line: number, reason: string) => void;
   /** The first line of each company read so far, and the rejections (lib/import/lines.ts `judgeLines`). */
   judge: Judge;
-  /** Settles when the last batch flushed has judged its lines: the next one judges after it. */
-  turns: Promise<void>;
-  /** Changed companies to write, and how many make a batch. */
-  changes: Array<Entry & { known: boolean }>;
+  /** Settle when the last batch flushed has judged its lines, and claimed its contacts: the next one's turns. */
+  judgeTurns: Promise<void>;
+  claimTurns: Promise<void>;
+  /** Changed companies to write (their contacts claimed), and how many make a batch. */
+  changes: Change[];
+  /** The records of those changes, by `companyKey`, until they are written: later lines' claims see them. */
+  written: Map<string, CompanyRecord>;
   batchSize: number;
   /** Change ids whose journal is known to be gone: no need to look for it again. */
   settled: Set<string>;
   /** Earlier runs, looked up once each: whether they ended with every batch derived. */
   runsDone: Map<string, Promise<boolean>>;
-  /** Claims a batch's new contact ids (lib/import/contacts.ts), one batch at a time. */
+  /** Claims a batch's new contact ids (lib/import/contacts.ts), one batch at a time in file order. */
   claimContacts: ContactClaimer;
   idScheme: () => LegalEntityIdScheme;
 }
 
+/** A changed company to write: its line, its record as stored before (null when new) and its legal entity id. */
+type Change = Entry & { before: CompanyRecord | null; legalEntityId: string | undefined };
+
 /**
  * One batch: its companies' states read (one BatchGet for the lines' guessed companies), its lines
- * judged in file order, then its changed companies written and derived.
+ * judged in file order, its changed companies' contacts claimed in file order, then those written and
+ * derived a full batch at a time.
  */
-async function importBatch(lines: Line[], run: Run, turn: Promise<void>, done: () => void): Promise<void> {
-  let batch: Entry[];
-  let states: Map<string, CompanyState>;
+async function importBatch(lines: Line[], run: Run, turns: { judge: Turn; claim: Turn }): Promise<void> {
   try {
-    const guesses = lines.flatMap((l) => (l.guess ? [l.guess] : []));
-    states = await getCompanyStates(guesses);
-    await turn;
-    batch = judgeLines(lines, (ref) => states.get(companyKey(ref))?.lineHash, run.judge);
-    // A company whose line did not say it plainly: its state is read now.
-    const read = new Set(guesses.map(companyKey));
-    const unread = batch.filter((e) => !read.has(companyKey(e.record))).map((e) => e.record);
-    if (unread.length > 0) for (const [key, state] of await getCompanyStates(unread)) states.set(key, state);
+    let batch: Entry[];
+    let states: Map<string, CompanyState>;
+    try {
+      const guesses = lines.flatMap((l) => (l.guess ? [l.guess] : []));
+      states = await getCompanyStates(guesses);
+      await turns.judge.ready;
+      batch = judgeLines(lines, (ref) => states.get(companyKey(ref))?.lineHash, run.judge);
+      // A company whose line did not say it plainly: its state is read now.
+      const read = new Set(guesses.map(companyKey));
+      const unread = batch.filter((e) => !read.has(companyKey(e.record))).map((e) => e.record);
+      if (unread.length > 0)
+        for (const [key, state] of await getCompanyStates(unread)) states.set(key, state);
+    } finally {
+      // After the batch before, even when this one failed: the turns stay in file order.
+      void turns.judge.ready.then(turns.judge.end);
+    }
+    const stateOf = (e: Entry) => states.get(companyKey(e.record));
+
+    // Changes of a cut-off earlier run whose derivations may not have run: derive them first.
+    const changeIds = new Set(
+      [...states.values()].map((s) => s.changeId).filter((id) => !run.settled.has(id)),
+    );
+    for (const journal of await getJournals(await mayHaveJournals([...changeIds], run))) {
+      // Awaited first: `x += await …` reads x before the wait and would lose what other batches added.
+      const updates = await resume(journal, run);
+      run.summary.updates += updates;
+    }
+    for (const id of changeIds) run.settled.add(id);
+
+    const changed = batch.filter((e) => stateOf(e)?.hash !== e.hash);
+    const unchanged = batch.length - changed.length;
+    run.summary.unchanged += unchanged;
+    run.summary.imported += unchanged;
+    const stored = await getCompanyRecords(
+      changed.filter((e) => stateOf(e) !== undefined).map((e) => e.record),
+    );
+    const withBefore = changed.map((e): Change => {
+      const found = stored.get(companyKey(e.record));
+      return { ...e, before: found?.record ?? null, legalEntityId: found?.state.legalEntityId };
+    });
+
+    await turns.claim.ready;
+    const accepted = await gatheredBy('the contact claims', () =>
+      run.claimContacts(withBefore, (company) => run.written.get(companyKey(company))),
+    );
+    for (const e of accepted) run.written.set(companyKey(e.record), e.record);
+    // Changes are written a full batch at a time, whichever batches of lines they came from: a
+    // refresh in which few companies changed journals and writes a hundred changes at once, not a few.
+    run.changes.push(...accepted);
   } finally {
-    // After the batch before, even when this one failed: the turns stay in file order.
-    void turn.then(done);
+    void turns.claim.ready.then(turns.claim.end);
   }
-  const stateOf = (e: Entry) => states.get(companyKey(e.record));
-
-  // Changes of a cut-off earlier run whose derivations may not have run: derive them first.
-  const changeIds = new Set([...states.values()].map((s) => s.changeId).filter((id) => !run.settled.has(id)));
-  for (const journal of await getJournals(await mayHaveJournals([...changeIds], run))) {
-    // Awaited first: `x += await …` reads x before the wait and would lose what other batches added.
-    const updates = await resume(journal, run);
-    run.summary.updates += updates;
-  }
-  for (const id of changeIds) run.settled.add(id);
-
-  const changed = batch.filter((e) => stateOf(e)?.hash !== e.hash);
-  const unchanged = batch.length - changed.length;
-  run.summary.unchanged += unchanged;
-  run.summary.imported += unchanged;
-  // Changes are written a full batch at a time, whichever batches of lines they came from: a refresh
-  // in which few companies changed journals and writes a hundred changes at once, not a few.
-  run.changes.push(...changed.map((e) => ({ ...e, known: stateOf(e) !== undefined })));
   while (run.changes.length >= run.batchSize) await writeChanges(run.changes.splice(0, run.batchSize), run);
 }
 
 /**
- * A batch of changed companies: their contact ids claimed, legal entity ids assigned, the batch's
+ * A batch of changed companies, their contacts claimed: legal entity ids assigned, the batch's
  * journal, the companies written, their derivations made, then the journal removed.
  */
-async function writeChanges(pending: Array<Entry & { known: boolean }>, run: Run): Promise<void> {
-  // In file order: of two changes that claim one contact id, the earlier line's wins.
-  const changed = pending.sort((a, b) => a.line - b.line);
-  const stored = await getCompanyRecords(changed.filter((e) => e.known).map((e) => e.record));
-  const before = (e: Entry) => stored.get(companyKey(e.record))?.record ?? null;
-  const accepted = await gatheredBy('the contact claims', () => run.claimContacts(changed, before));
-  if (accepted.length === 0) return;
-
+async function writeChanges(accepted: Change[], run: Run): Promise<void> {
   // Known companies carry their legal entity id; the others claim theirs, the batch's together.
-  const known = (e: Entry) => stored.get(companyKey(e.record))?.state.legalEntityId;
+  const known = (e: Change) => e.legalEntityId;
   const claimed = await gatheredBy('the legal entity ids', () =>
     assignLegalEntityIds(
       accepted.filter((e) => !known(e)).map((e) => companyRef(e.record)),
       run.idScheme(),
     ),
   );
-  const legalEntityIdOf = (e: Entry) => known(e) ?? claimed.get(companyKey(e.record))!;
+  const legalEntityIdOf = (e: Change) => known(e) ?? claimed.get(companyKey(e.record))!;
 
   const changeId = `${run.id}.${++run.batches}`;
   const journal = await putJournal({
     changeId,
     asOf: run.asOf,
-    entries: accepted.map((e) => ({ company: companyRef(e.record), before: before(e) })),
+    entries: accepted.map((e) => ({ company: companyRef(e.record), before: e.before })),
   });
   await gatheredBy('the companies', () =>
     putCompanies(
@@ -291,8 +315,10 @@ async function writeChanges(pending: Array<Entry & { known: boolean }>, run: Run
       })),
     ),
   );
+  // Stored now: later lines' claims read them from the table.
+  for (const e of accepted) run.written.delete(companyKey(e.record));
   const changes = accepted.map((e) => ({
-    before: before(e),
+    before: e.before,
     after: e.record,
     asOf: run.asOf,
     changeId,
@@ -301,7 +327,6 @@ async function writeChanges(pending: Array<Entry & { known: boolean }>, run: Run
   // Awaited first: `x += await …` reads x before the wait and would lose what other batches added.
   const updates = await deriveAndWrite(changes, run);
   run.summary.updates += updates;
-  await gatheredBy('the contact releases', () => releaseContacts(changes.flatMap(givenUpContacts)));
   await deleteJournal(journal);
   run.settled.add(changeId);
 
@@ -346,7 +371,6 @@ async function resume(journal: Journal & StoredJournal, run: Run): Promise<numbe
     });
   }
   const updates = await deriveAndWrite(changes, run);
-  await gatheredBy('the contact releases', () => releaseContacts(changes.flatMap(givenUpContacts)));
   await deleteJournal(journal);
   return updates;
 }
@@ -364,11 +388,6 @@ async function deriveAndWrite(changes: CompanyChange[], run: Run): Promise<numbe
   });
   await run.writeDerived(writes);
   return updates;
-}
-
-function givenUpContacts({ before, after }: CompanyChange): number[] {
-  const kept = new Set(after.contacts.map((c) => c.contactId));
-  return (before?.contacts ?? []).map((c) => c.contactId).filter((id) => !kept.has(id));
 }
 
 const companyRef = ({ country, companyNumber }: CompanyRef): CompanyRef => ({ country, companyNumber });

@@ -8,7 +8,8 @@
  *    of companies with neighbouring ids claims them in a few writes);
  * 3. the companies, each one whole item (atomic by itself) that names the change that wrote it;
  * 4. (the derivations run)
- * 5. releases of the contact ids companies gave up, and the journal's removal.
+ * 5. the journal's removal. Contact claims are never released: a claim whose company no longer lists
+ *    the contact is free (lib/import/contacts.ts).
  *
  * A run cut off anywhere leaves either companies untouched (their change id is an older one) or
  * companies whose change id names a journal that still exists: the next run that meets such a
@@ -21,7 +22,7 @@ import type { CompanyRecord } from '../companies/record';
 import { companyItem, type CompanyState } from '../companies/store';
 import { batchDelete, batchGet, batchPut, chunk, queryAll } from '../storage/batch';
 import { roundsByItem } from '../storage/one-action-per-item';
-import { sendTransaction, transactWrite } from '../storage/transactions';
+import { sendTransaction } from '../storage/transactions';
 import { cancellationReasons, tableName } from '../storage/client';
 import * as keys from '../storage/keys';
 import { companyOfKey, contactBucket, contactClaimAttribute } from '../storage/keys';
@@ -219,28 +220,6 @@ export async function claimContacts(claims: ContactClaim[]): Promise<void> {
 /** TransactWriteItems takes at most 100 actions. */
 const TRANSACT_LIMIT = 100;
 const RACES = new Set(['None', 'ConditionalCheckFailed', 'TransactionConflict']);
-
-/**
- * Gives up contact ids, a batch's in TransactWriteItems of up to 100 buckets, a bucket's updates of 60
- * ids in rounds as `claimContacts` makes them (removals of other ids commute). No condition needed: an
- * id still claimed by its company cannot be claimed by another.
- */
-export async function releaseContacts(contactIds: number[]): Promise<void> {
-  const actions = groups(contactIds, (id) => id).map((group) => {
-    const names = Object.fromEntries(group.map((id, i) => [`#c${i}`, contactClaimAttribute(id)]));
-    return {
-      Update: {
-        TableName: tableName(),
-        Key: keys.contactClaims(contactBucket(group[0]!)),
-        UpdateExpression: `REMOVE ${Object.keys(names).join(', ')}`,
-        ExpressionAttributeNames: names,
-      },
-    };
-  });
-  for (const round of roundsByItem(actions, (action) => action.Update.Key)) {
-    await Promise.all(chunk(round, TRANSACT_LIMIT).map((part) => transactWrite(part)));
-  }
-}
 
 /** Expression limits (4 KB) allow some 80 conditions; 60 leaves room. */
 const IDS_PER_UPDATE = 60;

@@ -183,6 +183,43 @@ describe('import', () => {
     ]);
   });
 
+  describe.each([
+    ['in one batch', {}, 50],
+    ['in batches of one, several in flight', { batchSize: 1, concurrency: 4 }, 60],
+  ])('a contact moving between companies in one file, %s', (_, options, base) => {
+    const contact = (contactId: number) => [
+      { contactId, firstName: 'Bo', lastName: 'Jansen', jobTitle: null },
+    ];
+    const ids = async (n: number) =>
+      (await stored(n)).get(`BE#${beNumber(n)}`)?.record.contacts.map((c) => c.contactId) ?? null;
+
+    it('goes to the taker whose line comes after the giver, and is taken from no one else', async () => {
+      const [giver, taker, latecomer] = [base, base + 1, base + 2];
+      await run([company(giver, { contacts: contact(base * 100) })]);
+      const moved = await run(
+        [company(giver, { contacts: [] }), company(taker, { contacts: contact(base * 100) })],
+        options,
+      );
+      expect(moved.rejected).toEqual([]);
+      expect(await ids(taker)).toEqual([base * 100]);
+      // The giver's claim is not released over the taker's: a third company still cannot take it.
+      const third = await run([company(latecomer, { contacts: contact(base * 100) })], options);
+      expect(third.rejected).toEqual([[1, `contacts: contactId ${base * 100} belongs to another company`]]);
+    });
+
+    it('is refused to a taker whose line comes before the giver, as the file is read line by line', async () => {
+      const [giver, taker] = [base + 5, base + 6];
+      await run([company(giver, { contacts: contact(giver * 100) })]);
+      const early = await run(
+        [company(taker, { contacts: contact(giver * 100) }), company(giver, { contacts: [] })],
+        options,
+      );
+      expect(early.rejected).toEqual([[1, `contacts: contactId ${giver * 100} belongs to another company`]]);
+      expect(await ids(taker)).toBeNull();
+      expect(await ids(giver)).toEqual([]);
+    });
+  });
+
   it('resumes a run cut off between writing companies and deriving them, ending as one uninterrupted run', async () => {
     const records = [20, 21, 22, 23, 24, 25].map((n) => company(n));
     let seen = 0;
