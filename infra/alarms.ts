@@ -1,8 +1,8 @@
 /**
  * What an operator is told about, per stage: one SNS topic, and alarms on what callers feel (the API's
  * 5xx rate and p99 latency), on each function (errors or throttles: one alarm that names it, beside the
- * function in its own template), on the table (throttled requests,
- * system errors), on the import at scale (failed runs, files whose event started none), and on abuse: a
+ * function in its own template), on the table (throttled requests, system errors), on the import at
+ * scale (failed runs, files whose event started none), and on abuse: a
  * spike of 401/403 answers (token guessing, a leaked token tried everywhere) and of contacts handed out
  * (bulk collection of names and job titles), both counted from the access log. `-c alarmEmail=` subscribes
  * an address to the topic (`AlarmTopicArn` output); a production stage needs one.

@@ -53,7 +53,12 @@ function pascalCase(name: string): string {
   return name.replace(/(^|-)([a-z])/g, (_, __: string, c: string) => c.toUpperCase());
 }
 
-/** One stage of the company-data API: its table, its functions and its REST API. */
+/**
+ * One stage of the company-data API. Its own template keeps what the stage must not lose (the table, the
+ * legal entity secret, the webhook key and queues, the import bucket, the alarm topic) and the REST API
+ * with every method, under the logical ids deployed stages have; the functions are in nested stacks, one
+ * per domain of the route table and one for the workers, so that no template passes 300 resources.
+ */
 export class CompanyDataStack extends Stack {
   constructor(scope: Construct, id: string, props: CompanyDataStackProps) {
     super(scope, id, props);

@@ -231,6 +231,21 @@ describe('CompanyDataStack (dev)', () => {
       }
     });
 
+    it("lets only its route's method on this stage invoke each route's function (no test invoke)", () => {
+      const permissions = resourcesOfType(template, 'AWS::Lambda::Permission').map(([, p]) => p.Properties);
+      for (const route of allRoutes) {
+        const functionId = routeFunctionId(template, route);
+        const own = permissions.filter(
+          (p) => JSON.stringify(p.FunctionName) === JSON.stringify({ 'Fn::GetAtt': [functionId, 'Arn'] }),
+        );
+        expect(own).toHaveLength(1);
+        const sourceArn = JSON.stringify(own[0]!.SourceArn);
+        const [restApiId] = Object.keys(template.findResources('AWS::ApiGateway::RestApi'));
+        expect(sourceArn).toContain(JSON.stringify({ Ref: restApiId }));
+        expect(sourceArn).toContain(`"/dev/${route.method}${route.path.replace(/\{[^}]+\}/g, '*')}"`);
+      }
+    });
+
     it('gives every route its own function', () => {
       const functionIds = allRoutes.map((route) => routeFunctionId(template, route));
       expect(new Set(functionIds).size).toBe(allRoutes.length);
