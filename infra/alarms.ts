@@ -1,7 +1,8 @@
 /**
  * What an operator is told about, per stage: one SNS topic, and alarms on what callers feel (the API's
- * 5xx rate and p99 latency), on the functions (errors, throttles), on the table (throttled requests,
- * system errors), on the import at scale (failed runs, files whose event started none), and on abuse: a
+ * 5xx rate and p99 latency), on each function (errors or throttles: one alarm that names it, beside the
+ * function in its own template), on the table (throttled requests, system errors), on the import at
+ * scale (failed runs, files whose event started none), and on abuse: a
  * spike of 401/403 answers (token guessing, a leaked token tried everywhere) and of contacts handed out
  * (bulk collection of names and job titles), both counted from the access log. `-c alarmEmail=` subscribes
  * an address to the topic (`AlarmTopicArn` output); a production stage needs one.
@@ -23,7 +24,7 @@ import { FilterPattern, MetricFilter, type ILogGroup } from 'aws-cdk-lib/aws-log
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
-import { Topic } from 'aws-cdk-lib/aws-sns';
+import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import type { StorageAction } from '../lib/storage/access';
 
@@ -59,17 +60,74 @@ export interface StageAlarmsProps {
   stage: string;
   api: RestApi;
   table: TableV2;
-  functions: Record<string, IFunction>;
   /** The API's access log (one JSON line per request, infra/api.ts): the abuse metrics are counted from it. */
   accessLogs: ILogGroup;
   /** An address subscribed to the topic. */
   alarmEmail?: string;
-  /** The import at scale: a run that failed, and a file whose event never started one. */
-  imports: { stateMachine: IStateMachine; undeliveredEvents: IQueue };
+}
+
+/** Where an alarm goes: the stage (named in its description) and its topic. */
+export interface AlarmTarget {
+  stage: string;
+  topic: ITopic;
+}
+
+/**
+ * An alarm at or over `threshold` for `periods` periods in a row, missing data not breaching, that tells
+ * the stage's topic when it goes off and when it is over.
+ */
+export function addAlarm(
+  scope: Construct,
+  id: string,
+  target: AlarmTarget,
+  { metric, threshold, periods = 1, description = id }: AlarmSpec,
+): Alarm {
+  const created = new Alarm(scope, id, {
+    alarmDescription: `${target.stage}: ${description}`,
+    metric,
+    threshold,
+    evaluationPeriods: periods,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+  const action = new SnsAction(target.topic);
+  created.addAlarmAction(action);
+  created.addOkAction(action);
+  return created;
+}
+
+export interface AlarmSpec {
+  metric: IMetric;
+  threshold: number;
+  periods?: number;
+  description?: string;
+}
+
+/**
+ * One alarm per function, on its errors and throttles together (metric math, each missing point read as
+ * 0): the alarm, its description and its metric's label name the function, so the notification says
+ * which one failed, and a function costs one alarm.
+ */
+export function addFunctionAlarm(scope: Construct, name: string, fn: IFunction, target: AlarmTarget): Alarm {
+  return addAlarm(scope, 'Failures', target, {
+    metric: new MathExpression({
+      expression: 'FILL(errors, 0) + FILL(throttles, 0)',
+      usingMetrics: {
+        errors: fn.metricErrors({ period: PERIOD, statistic: 'Sum' }),
+        throttles: fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
+      },
+      label: `${name}: errors and throttles`,
+      period: PERIOD,
+    }),
+    threshold: ALARM_THRESHOLDS.count,
+    description: `function ${name} failed or was throttled`,
+  });
 }
 
 export class StageAlarms extends Construct {
   readonly topic: Topic;
+  /** Where the functions' alarms (addFunctionAlarm) and the stage's go. */
+  readonly target: AlarmTarget;
 
   constructor(scope: Construct, id: string, props: StageAlarmsProps) {
     super(scope, id);
@@ -93,19 +151,9 @@ export class StageAlarms extends Construct {
           'would sit in a dead-letter queue nobody reads, while the alarm itself stays visible in CloudWatch.',
       });
     }
-    const action = new SnsAction(this.topic);
-    const alarm = (name: string, metric: IMetric, threshold: number, periods = 1, description = name) => {
-      const created = new Alarm(this, name, {
-        alarmDescription: `${props.stage}: ${description}`,
-        metric,
-        threshold,
-        evaluationPeriods: periods,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      });
-      created.addAlarmAction(action);
-      created.addOkAction(action);
-    };
+    this.target = { stage: props.stage, topic: this.topic };
+    const alarm = (name: string, metric: IMetric, threshold: number, periods = 1, description = name) =>
+      addAlarm(this, name, this.target, { metric, threshold, periods, description });
 
     const { api, table } = props;
     alarm(
@@ -122,14 +170,6 @@ export class StageAlarms extends Construct {
       3,
       'p99 latency at or over 1.5 s for 15 minutes',
     );
-    for (const [name, fn] of Object.entries(props.functions)) {
-      alarm(`${name}Errors`, fn.metricErrors({ period: PERIOD, statistic: 'Sum' }), ALARM_THRESHOLDS.count);
-      alarm(
-        `${name}Throttles`,
-        fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
-        ALARM_THRESHOLDS.count,
-      );
-    }
     const tableMetric = (metricName: string, operation?: string) =>
       new Metric({
         namespace: 'AWS/DynamoDB',
@@ -191,7 +231,22 @@ export class StageAlarms extends Construct {
       `${ALARM_THRESHOLDS.contactPages} or more pages of contacts in 5 minutes (bulk collection of contact data)`,
     );
 
-    const { stateMachine, undeliveredEvents } = props.imports;
+    new CfnOutput(scope, 'AlarmTopicArn', {
+      value: this.topic.topicArn,
+      description: 'Subscribe here to be told about alarms of this stage',
+    });
+  }
+
+  /** The import at scale: a run that failed, and a file whose event never started one. */
+  watchImports({
+    stateMachine,
+    undeliveredEvents,
+  }: {
+    stateMachine: IStateMachine;
+    undeliveredEvents: IQueue;
+  }) {
+    const alarm = (name: string, metric: IMetric, threshold: number, periods: number, description: string) =>
+      addAlarm(this, name, this.target, { metric, threshold, periods, description });
     alarm(
       'ImportRunsFailed',
       new MathExpression({
@@ -215,10 +270,5 @@ export class StageAlarms extends Construct {
       1,
       'a dropped file did not start an import run (its event is in the undelivered-events queue)',
     );
-
-    new CfnOutput(scope, 'AlarmTopicArn', {
-      value: this.topic.topicArn,
-      description: 'Subscribe here to be told about alarms of this stage',
-    });
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The stage's REST API: access logs, throttling, the token authorizer, one Lambda integration per route of
  * the route table, and a usage plan per plan tier (contract §13). Its web ACL is in waf.ts, the gateway's
- * own answers in gateway-responses.ts.
+ * own answers in gateway-responses.ts, the functions behind it in route-functions.ts (nested stacks).
  */
 import { Duration, Fn, RemovalPolicy, Size, Stack as CdkStack, Validations } from 'aws-cdk-lib';
 import type { Stack } from 'aws-cdk-lib';
@@ -9,9 +9,9 @@ import {
   AccessLogFormat,
   ApiKeySourceType,
   AuthorizationType,
+  AwsIntegration,
   EndpointType,
   IdentitySource,
-  LambdaIntegration,
   LogGroupLogDestination,
   MethodLoggingLevel,
   Period,
@@ -24,11 +24,10 @@ import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { MIN_COMPRESSION_BYTES } from '../lib/http/endpoint';
-import { handlerEntry, type HttpMethod, type Route } from '../lib/http/route';
-import { authorizer, routes } from '../lib/routes';
+import type { HttpMethod, Route } from '../lib/http/route';
+import { authorizer } from '../lib/routes';
 import { BEARER_HEADER_PATTERN } from '../lib/tokens/token-format';
 import { PLAN_TIERS, type PlanTier } from '../lib/usage/plans';
-import { ApiFunction } from './function';
 import { acknowledgePublicMethod, addGatewayResponses, addMethodNotAllowed } from './gateway-responses';
 
 const API_GATEWAY_LOGS_POLICY_ARN =
@@ -78,10 +77,17 @@ export function createStageApi(
   scope: Stack,
   {
     stage,
+    routes,
     removalPolicy,
     throttleRate,
     throttleBurst,
-  }: { stage: string; removalPolicy: RemovalPolicy; throttleRate: number; throttleBurst: number },
+  }: {
+    stage: string;
+    routes: Route[];
+    removalPolicy: RemovalPolicy;
+    throttleRate: number;
+    throttleBurst: number;
+  },
 ): { api: RestApi; accessLogs: LogGroup } {
   const accessLogs = new LogGroup(scope, 'AccessLogs', {
     retention: RetentionDays.ONE_MONTH,
@@ -109,8 +115,8 @@ export function createStageApi(
       throttlingRateLimit: throttleRate,
       throttlingBurstLimit: throttleBurst,
       methodOptions: Object.fromEntries(
-        Object.values(routes)
-          .filter((route: Route) => route.scope === null)
+        routes
+          .filter((route) => route.scope === null)
           .map((route) => [
             `${route.path}/${route.method}`,
             { throttlingRateLimit: PUBLIC_THROTTLE_RATE, throttlingBurstLimit: PUBLIC_THROTTLE_BURST },
@@ -128,65 +134,31 @@ export function createStageApi(
   return { api, accessLogs };
 }
 
-/** The TOKEN authorizer and its function; API Gateway caches its answer per token for `authorizer.cacheTtlSeconds`. */
-export function addTokenAuthorizer(
-  scope: Stack,
-  {
-    table,
-    removalPolicy,
-    concurrency,
-  }: { table: TableV2; removalPolicy: RemovalPolicy; concurrency: number },
-): { authorizerFunction: IFunction; tokenAuthorizer: TokenAuthorizer } {
-  const authorizerFunction = new ApiFunction(scope, 'AuthorizerFunction', {
-    entry: authorizer.entry,
-    table,
-    storage: authorizer.storage,
-    // It runs before every uncached call: a slow authorizer should fail fast, not hold the request
-    // (its storage calls give up within storageBudgetMs(REQUEST_PATH_TIMEOUTS), under this).
-    timeout: Duration.seconds(5),
-    requestPath: true,
-    removalPolicy,
-    reservedConcurrentExecutions: concurrency,
-  });
-  const tokenAuthorizer = new TokenAuthorizer(scope, 'TokenAuthorizer', {
-    handler: authorizerFunction.function,
+/** The TOKEN authorizer over its function; API Gateway caches its answer per token for `authorizer.cacheTtlSeconds`. */
+export function addTokenAuthorizer(scope: Stack, handler: IFunction): TokenAuthorizer {
+  return new TokenAuthorizer(scope, 'TokenAuthorizer', {
+    handler,
     identitySource: IdentitySource.header('Authorization'),
     validationRegex: BEARER_HEADER_PATTERN,
     // Short, so a revoked token stops working within 5 seconds (contract §13; lib/routes.ts says why).
     resultsCacheTtl: Duration.seconds(authorizer.cacheTtlSeconds),
   });
-  return { authorizerFunction: authorizerFunction.function, tokenAuthorizer };
 }
 
 /**
- * One function per route of the route table behind its method, with the token authorizer unless the route
- * is public. The functions are added to `functions`; the methods each path has are returned, for its 405s.
+ * Each route's method, behind its function (a Lambda proxy integration), with the token authorizer unless
+ * the route is public. The function's permission to be invoked is beside it (route-functions.ts). The
+ * methods each path has are returned, for its 405s.
  */
 export function addRoutes(
-  scope: Stack,
   api: RestApi,
   {
-    table,
+    routes,
     tokenAuthorizer,
-    removalPolicy,
-    functions,
-  }: {
-    table: TableV2;
-    tokenAuthorizer: TokenAuthorizer;
-    removalPolicy: RemovalPolicy;
-    functions: Record<string, IFunction>;
-  },
+  }: { routes: Array<{ route: Route; handler: IFunction }>; tokenAuthorizer: TokenAuthorizer },
 ): Map<string, HttpMethod[]> {
   const methodsByPath = new Map<string, HttpMethod[]>();
-  for (const [routeId, route] of Object.entries(routes) as [string, Route][]) {
-    const { function: handler } = new ApiFunction(scope, `${routeId}Function`, {
-      entry: handlerEntry(routeId),
-      table,
-      storage: route.storage,
-      requestPath: true,
-      removalPolicy,
-    });
-    functions[routeId] = handler;
+  for (const { route, handler } of routes) {
     const authorization =
       route.scope === null
         ? { authorizationType: AuthorizationType.NONE }
@@ -196,11 +168,13 @@ export function addRoutes(
             // Counted against the usage plan of the account's key, which the authorizer names.
             apiKeyRequired: true,
           };
-    const resource = api.root.resourceForPath(route.path);
-    // No console test-invoke permission: one Lambda permission per method instead of two (a stack holds
-    // at most 500 resources), and no way in that skips the authorizer.
-    const integration = new LambdaIntegration(handler, { allowTestInvoke: false });
-    const method = resource.addMethod(route.method, integration, authorization);
+    // What LambdaIntegration sends, without the permission it would add beside the method.
+    const integration = new AwsIntegration({
+      proxy: true,
+      service: 'lambda',
+      path: `2015-03-31/functions/${handler.functionArn}/invocations`,
+    });
+    const method = api.root.resourceForPath(route.path).addMethod(route.method, integration, authorization);
     if (route.scope === null) {
       acknowledgePublicMethod(method, `${route.method} ${route.path} is public (contract §1)`);
     }

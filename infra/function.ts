@@ -6,6 +6,7 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { addFunctionAlarm, type AlarmTarget } from './alarms';
 import { bundlingSettings } from './bundling';
 import {
   ACCESS_ENFORCED_BY_IAM,
@@ -39,6 +40,8 @@ export function functionEnvironment({ requestPath }: { requestPath: boolean }): 
 }
 
 export interface ApiFunctionProps {
+  /** What the function is called in its alarm: its route id, worker id, or `authorizer`. */
+  name: string;
   /** The handler file, relative to the project root (as in the route table); it exports `handler`. */
   entry: string;
   table: TableV2;
@@ -57,12 +60,14 @@ export interface ApiFunctionProps {
   requestPath?: boolean;
   /** Concurrency kept for this function alone (the authorizer: callers are never starved of it). */
   reservedConcurrentExecutions?: number;
+  /** Where its alarm (errors or throttles, infra/alarms.ts) goes. */
+  alarms: AlarmTarget;
 }
 
 /**
  * One Lambda function with the team's defaults: Node.js 24 on arm64, bundled by the local esbuild with
- * the shared settings, explicit memory and timeout, its own log group, and a role that may write to that
- * log group and touch the table only as far as `access` says.
+ * the shared settings, explicit memory and timeout, its own log group, a role that may write to that
+ * log group and touch the table only as far as `access` says, and one alarm on its errors and throttles.
  */
 export class ApiFunction extends Construct {
   readonly function: NodejsFunction;
@@ -132,6 +137,8 @@ export class ApiFunction extends Construct {
       },
     });
 
+    addFunctionAlarm(this, props.name, this.function, props.alarms);
+
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
@@ -143,7 +150,7 @@ export class ApiFunction extends Construct {
       reason:
         'API functions, the authorizer and the import steps are invoked synchronously (API Gateway, Step ' +
         'Functions), so their caller receives the failure. The scheduled lookalike job is idempotent, ' +
-        'retried twice by EventBridge and redone by its next run; its failures raise its Errors alarm.',
+        'retried twice by EventBridge and redone by its next run; its failures raise its alarm.',
     });
   }
 }

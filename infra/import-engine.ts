@@ -11,7 +11,7 @@
  * shards, the shards computed in parallel, the marks it read dropped, then the marks left in further
  * rounds. It runs weekly, and at once when an operator starts it (after a change of the scoring).
  */
-import { Duration, RemovalPolicy, Stack, Token, Validations, type CfnElement } from 'aws-cdk-lib';
+import { Duration, Names, RemovalPolicy, Stack, Token, Validations, type CfnElement } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { EventField, Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
 import { SfnStateMachine } from 'aws-cdk-lib/aws-events-targets';
@@ -56,21 +56,23 @@ export interface ImportEngineProps {
   legalEntitySecret: ISecret;
   /** Partitions imported (and lookalike shards computed) at once: the table's write rate is what they share. */
   maxConcurrency: number;
+  /** The bucket and the undelivered-events queue, kept in the stage's stateful stack. */
+  store: ImportStore;
+  /** For the state machines' log groups. */
   removalPolicy: RemovalPolicy;
 }
 
-export class ImportEngine extends Construct {
+/**
+ * What the import keeps, in the stage's stateful stack (kept, deployed rarely): the bucket files are
+ * dropped in, and the queue of "file dropped" events that could not start a run.
+ */
+export class ImportStore extends Construct {
   readonly bucket: Bucket;
-  readonly stateMachine: StateMachine;
-  /** The full lookalike job. */
-  readonly lookalikesStateMachine: StateMachine;
   /** Where a "file dropped" event that could not start a run ends up (the DLQ of the rule's target). */
   readonly undeliveredEvents: Queue;
 
-  constructor(scope: Construct, id: string, props: ImportEngineProps) {
+  constructor(scope: Construct, id: string, props: { removalPolicy: RemovalPolicy }) {
     super(scope, id);
-    const { split, partition, complete, lookalikesPlan, lookalikesShard, lookalikesFinish } = props;
-
     this.bucket = new Bucket(this, 'Bucket', {
       encryption: BucketEncryption.S3_MANAGED,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
@@ -93,6 +95,36 @@ export class ImportEngine extends Construct {
         'Only the stage operators and the import workers touch this bucket; its files are transient ' +
         '(expired by lifecycle rules) and each run leaves a report under reports/ and in the logs.',
     });
+
+    this.undeliveredEvents = new Queue(this, 'UndeliveredEvents', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+      removalPolicy: props.removalPolicy,
+    });
+    for (const id of ['AwsSolutions-SQS3', 'Serverless-SQSRedrivePolicy']) {
+      Validations.of(this.undeliveredEvents).acknowledge({
+        id,
+        reason:
+          "It is a dead-letter queue itself: the import rule's target sends it the events it could not " +
+          'deliver (an alarm fires on its first message); nothing consumes it to fail again.',
+      });
+    }
+  }
+}
+
+export class ImportEngine extends Construct {
+  readonly bucket: Bucket;
+  readonly stateMachine: StateMachine;
+  /** The full lookalike job. */
+  readonly lookalikesStateMachine: StateMachine;
+  readonly undeliveredEvents: Queue;
+
+  constructor(scope: Construct, id: string, props: ImportEngineProps) {
+    super(scope, id);
+    const { split, partition, complete, lookalikesPlan, lookalikesShard, lookalikesFinish } = props;
+    this.bucket = props.store.bucket;
+    this.undeliveredEvents = props.store.undeliveredEvents;
 
     // Each step only the objects it reads, writes or removes, by key prefix.
     this.allowObjects(split, ['s3:GetObject'], [INCOMING_PREFIX]);
@@ -264,20 +296,6 @@ export class ImportEngine extends Construct {
         'the same run as the next one, and a failed step raises the Errors alarm of its function.',
     });
 
-    this.undeliveredEvents = new Queue(this, 'UndeliveredEvents', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-      removalPolicy: props.removalPolicy,
-    });
-    for (const id of ['AwsSolutions-SQS3', 'Serverless-SQSRedrivePolicy']) {
-      Validations.of(this.undeliveredEvents).acknowledge({
-        id,
-        reason:
-          "It is a dead-letter queue itself: the import rule's target sends it the events it could not " +
-          'deliver (an alarm fires on its first message); nothing consumes it to fail again.',
-      });
-    }
     new Rule(this, 'OnFileDropped', {
       description: 'Imports a file dropped under incoming/ in the import bucket',
       eventPattern: {
@@ -311,10 +329,10 @@ export class ImportEngine extends Construct {
         resources: prefixes.map((prefix) => this.bucket.arnForObjects(`${prefix}*`)),
       }),
     );
-    const bucketId = Stack.of(this).getLogicalId(this.bucket.node.defaultChild as CfnBucket);
+    const bucketArn = arnInFinding(this, this.bucket.node.defaultChild as CfnBucket);
     for (const prefix of prefixes) {
       Validations.of(worker.role!).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${prefix}*]`,
+        id: `AwsSolutions-IAM5[Resource::${bucketArn}/${prefix}*]`,
         reason: `The objects under ${prefix} in the import bucket: a run names its files when it runs.`,
       });
     }
@@ -361,4 +379,14 @@ export class ImportEngine extends Construct {
       }),
     );
   }
+}
+
+/**
+ * How cdk-nag shows the ARN of `resource` in a policy of `scope`'s template: `<LogicalId.Arn>` in the
+ * same template; in a nested stack, the parameter CDK passes it through (`reference-to-` and the
+ * resource's unique id, as its logical id).
+ */
+function arnInFinding(scope: Construct, resource: CfnElement): string {
+  if (Stack.of(resource) === Stack.of(scope)) return `<${Stack.of(scope).getLogicalId(resource)}.Arn>`;
+  return `<referenceto${Names.nodeUniqueId(resource.node)}Arn>`;
 }

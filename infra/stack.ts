@@ -1,9 +1,10 @@
 import { CfnOutput, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
 import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import type { Route } from '../lib/http/route';
+import { routesByDomain } from '../lib/routes';
 import { tableDefinition } from '../lib/storage/table';
 import { StageAlarms } from './alarms';
 import {
@@ -17,10 +18,11 @@ import {
   addUsagePlans,
   protectApi,
 } from './api';
+import { ImportStore } from './import-engine';
+import { addAuthorizerFunction, DomainRoutes } from './route-functions';
 import { DEFAULT_WAF_ANONYMOUS_RATE_LIMIT, DEFAULT_WAF_RATE_LIMIT, StageWaf } from './waf';
-import { ImportEngine } from './import-engine';
 import { WebhookDelivery } from './webhooks';
-import { addWorkers } from './workers';
+import { Workers } from './workers';
 
 export interface CompanyDataStackProps extends StackProps {
   /** The deployment stage (`dev`, `prod`, a developer's name…): one stack, table and API each. */
@@ -35,13 +37,32 @@ export interface CompanyDataStackProps extends StackProps {
    * explicit account and region, and without an address its alarms reach (`-c alarmEmail=`).
    */
   production?: boolean;
+  /**
+   * The routes, by domain: the route table (lib/routes.ts). Only the stack's tests pass another (the table
+   * and extra rows), to measure what a route adds.
+   */
+  routeTable?: RouteTable;
 }
 
-/** One stage of the company-data API: its table, its functions and its REST API. */
+/** Routes by domain, as `routesByDomain`: a domain's functions are one nested stack. */
+export type RouteTable = Record<keyof typeof routesByDomain, Record<string, Route>> &
+  Record<string, Record<string, Route>>;
+
+/** `legal-entities` → `LegalEntities`: a domain's nested stack is `<Domain>Routes`. */
+function pascalCase(name: string): string {
+  return name.replace(/(^|-)([a-z])/g, (_, __: string, c: string) => c.toUpperCase());
+}
+
+/**
+ * One stage of the company-data API. Its own template keeps what the stage must not lose (the table, the
+ * legal entity secret, the webhook key and queues, the import bucket, the alarm topic) and the REST API
+ * with every method, under the logical ids deployed stages have; the functions are in nested stacks, one
+ * per domain of the route table and one for the workers, so that no template passes 300 resources.
+ */
 export class CompanyDataStack extends Stack {
   constructor(scope: Construct, id: string, props: CompanyDataStackProps) {
     super(scope, id, props);
-    const { stage, disposable = false, production = stage === 'prod' } = props;
+    const { stage, disposable = false, production = stage === 'prod', routeTable = routesByDomain } = props;
     if (production && disposable)
       throw new Error(`Stage ${stage} is a production stage: it cannot be disposable`);
     if (production && (Token.isUnresolved(this.account) || Token.isUnresolved(this.region))) {
@@ -78,20 +99,6 @@ export class CompanyDataStack extends Stack {
       removalPolicy,
     });
 
-    const { api, accessLogs } = createStageApi(this, {
-      stage,
-      removalPolicy,
-      throttleRate: this.numberFromContext('throttleRate', DEFAULT_THROTTLE_RATE),
-      throttleBurst: this.numberFromContext('throttleBurst', DEFAULT_THROTTLE_BURST),
-    });
-    const { authorizerFunction, tokenAuthorizer } = addTokenAuthorizer(this, {
-      table,
-      removalPolicy,
-      concurrency: this.numberFromContext('authorizerConcurrency', DEFAULT_AUTHORIZER_CONCURRENCY),
-    });
-    const functions: Record<string, IFunction> = { authorizer: authorizerFunction };
-    const methodsByPath = addRoutes(this, api, { table, tokenAuthorizer, removalPolicy, functions });
-
     /*
      * The key of the legal entity ids (contract §6.4): generated once per stage and never rotated, since
      * every id is a keyed hash under it and ids must not change on a re-import or a redeploy. Read once per
@@ -109,41 +116,85 @@ export class CompanyDataStack extends Stack {
         'A hash key, not a credential: every legal entity id is derived from it, so rotating it would ' +
         'change ids that customers store (contract §6.4). It is read only by the import.',
     });
+    const importStore = new ImportStore(this, 'ImportEngine', { removalPolicy });
 
-    const workerFunctions = addWorkers(this, { table, removalPolicy, functions });
-
-    const importEngine = new ImportEngine(this, 'ImportEngine', {
-      split: workerFunctions.importSplit,
-      partition: workerFunctions.importPartition,
-      complete: workerFunctions.importComplete,
-      lookalikesPlan: workerFunctions.lookalikesPlan,
-      lookalikesShard: workerFunctions.lookalikesShard,
-      lookalikesFinish: workerFunctions.lookalikesFinish,
-      // Weekly, as a safety net: the import already recomputes what it touches before it returns.
-      lookalikesSchedule: { weekDay: 'SUN', hour: '3', minute: '0' },
-      legalEntitySecret,
-      maxConcurrency: this.numberFromContext('importConcurrency', 16),
+    const tableDomains = Object.entries(routeTable) as Array<[string, Record<string, Route>]>;
+    const routeList = tableDomains.flatMap(([, domainRoutes]) => Object.values(domainRoutes));
+    const { api, accessLogs } = createStageApi(this, {
+      stage,
+      routes: routeList,
+      removalPolicy,
+      throttleRate: this.numberFromContext('throttleRate', DEFAULT_THROTTLE_RATE),
+      throttleBurst: this.numberFromContext('throttleBurst', DEFAULT_THROTTLE_BURST),
+    });
+    const stageAlarms = new StageAlarms(this, 'Alarms', {
+      stage,
+      api,
+      table,
+      accessLogs,
+      ...(typeof alarmEmail === 'string' ? { alarmEmail } : {}),
+    });
+    const webhooks = new WebhookDelivery(this, 'Webhooks', {
+      stage,
+      alarms: stageAlarms.target,
       removalPolicy,
     });
-    new CfnOutput(this, 'ImportBucketName', {
-      value: importEngine.bucket.bucketName,
-      description:
-        'Drop JSON Lines files (gzip or not) under incoming/YYYY-MM-DD/; reports appear under reports/',
+
+    // The routes' functions, each domain's in a nested stack of its own (infra/route-functions.ts).
+    const functionProps = { stage, table, removalPolicy, alarms: stageAlarms.target };
+    const authorizerFunction = addAuthorizerFunction(this, {
+      ...functionProps,
+      concurrency: this.numberFromContext('authorizerConcurrency', DEFAULT_AUTHORIZER_CONCURRENCY),
     });
-    new CfnOutput(this, 'LookalikesStateMachineArn', {
-      value: importEngine.lookalikesStateMachine.stateMachineArn,
-      description:
-        'Recompute every lookalike list now: aws stepfunctions start-execution --state-machine-arn <this>',
+    const tokenAuthorizer = addTokenAuthorizer(this, authorizerFunction);
+    const domains = Object.fromEntries(
+      tableDomains.map(([domain, domainRoutes]) => [
+        domain,
+        new DomainRoutes(this, `${pascalCase(domain)}Routes`, {
+          ...functionProps,
+          domain,
+          routes: domainRoutes,
+          api,
+        }),
+      ]),
+    );
+    const methodsByPath = addRoutes(api, {
+      routes: tableDomains.flatMap(([domain, domainRoutes]) =>
+        Object.entries(domainRoutes).map(([routeId, route]) => ({
+          route,
+          handler: domains[domain]!.functions[routeId]!,
+        })),
+      ),
+      tokenAuthorizer,
     });
-    new CfnOutput(this, 'LegalEntitySecretArn', {
-      value: legalEntitySecret.secretArn,
-      description: 'LEGAL_ENTITY_SECRET_ARN for npm run import -- FILE --table <TableName>',
+    const routeFunction = (domain: keyof typeof routesByDomain, routeId: string) => {
+      const fn = domains[domain]?.functions[routeId];
+      if (!fn) throw new Error(`The route table has no route ${routeId} in ${domain}`);
+      return fn;
+    };
+
+    const workers = new Workers(this, 'Workers', {
+      ...functionProps,
+      importStore,
+      legalEntitySecret,
+      importConcurrency: this.numberFromContext('importConcurrency', 16),
+    });
+    stageAlarms.watchImports({
+      stateMachine: workers.importEngine.stateMachine,
+      undeliveredEvents: importStore.undeliveredEvents,
+    });
+    webhooks.connect({
+      deliver: workers.functions.deliverWebhooks,
+      producers: [workers.functions.fanOutWebhookEvents, routeFunction('webhooks', 'testWebhook')],
+      fanOut: workers.functions.fanOutWebhookEvents,
+      announcers: [workers.functions.importPartition],
+      sealers: [routeFunction('webhooks', 'createWebhook'), routeFunction('webhooks', 'rotateWebhookSecret')],
     });
 
     // The 405 methods come after the route methods: the API deployment's logical id hashes the methods in
     // the order they are added.
     addMethodsNotAllowed(api, methodsByPath);
-    addUsagePlans(this, api, { table, usageFunction: functions['getUsage']! });
+    addUsagePlans(this, api, { table, usageFunction: routeFunction('usage', 'getUsage') });
     protectApi(api);
     // Every deployed stage, production or not: its URL is public either way.
     new StageWaf(this, 'Waf', {
@@ -153,26 +204,15 @@ export class CompanyDataStack extends Stack {
       removalPolicy,
     });
 
-    const alarms = new StageAlarms(this, 'Alarms', {
-      stage,
-      api,
-      table,
-      functions,
-      accessLogs,
-      ...(typeof alarmEmail === 'string' ? { alarmEmail } : {}),
-      imports: { stateMachine: importEngine.stateMachine, undeliveredEvents: importEngine.undeliveredEvents },
+    new CfnOutput(this, 'ImportBucketName', {
+      value: importStore.bucket.bucketName,
+      description:
+        'Drop JSON Lines files (gzip or not) under incoming/YYYY-MM-DD/; reports appear under reports/',
     });
-    new WebhookDelivery(this, 'Webhooks', {
-      stage,
-      deliver: workerFunctions.deliverWebhooks,
-      producers: [workerFunctions.fanOutWebhookEvents, functions['testWebhook']!],
-      fanOut: workerFunctions.fanOutWebhookEvents,
-      announcers: [workerFunctions.importPartition],
-      sealers: [functions['createWebhook']!, functions['rotateWebhookSecret']!],
-      alarmTopic: alarms.topic,
-      removalPolicy,
+    new CfnOutput(this, 'LegalEntitySecretArn', {
+      value: legalEntitySecret.secretArn,
+      description: 'LEGAL_ENTITY_SECRET_ARN for npm run import -- FILE --table <TableName>',
     });
-
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Stage base URL; paths start with v1/' });
     new CfnOutput(this, 'TableName', { value: table.tableName });
   }

@@ -1,36 +1,36 @@
 /**
  * Webhook delivery on AWS (contract §12): a FIFO queue announcing new events to the fan-out, an SQS queue
- * of delivery jobs with a dead-letter queue, the delivery function as its consumer, the fan-out and the
- * test endpoint as its producers, a KMS key that
- * seals the endpoints' secrets (only the functions that create, rotate or send may use it), and alarms
- * on the dead-letter queue and on the share of failed attempts.
+ * of delivery jobs with a dead-letter queue, a KMS key that seals the endpoints' secrets, and alarms on
+ * the dead-letter queue and on the share of failed attempts, all in the stage's stateful stack; then
+ * (`connect`) the delivery function as the queue's consumer, the fan-out and the test endpoint as its
+ * producers, and only the functions that create, rotate or send allowed to use the key.
  *
  * Retries survive crashes and deployments: a job waits in the queue (SQS delays 15 minutes at most, so
  * a later retry is sent on until its time: lib/webhooks/sqs-queue.ts), a function that dies mid-batch
  * leaves its jobs to come back after the visibility timeout, and after 5 receives a job goes to the
  * dead-letter queue and the alarm fires.
  */
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import {
-  Alarm,
-  ComparisonOperator,
-  MathExpression,
-  Metric,
-  TreatMissingData,
-} from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { Duration, Validations, type RemovalPolicy } from 'aws-cdk-lib';
+import { MathExpression, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DELIVERY_METRICS } from '../lib/webhooks/metrics';
+import { addAlarm, type AlarmTarget } from './alarms';
 
 export interface WebhookDeliveryProps {
   stage: string;
+  /** Where the two alarms go (the stage's topic). */
+  alarms: AlarmTarget;
+  removalPolicy: RemovalPolicy;
+}
+
+/** The functions that use the queues and the key (they live in the stage's other templates). */
+export interface WebhookUsers {
   /** The SQS consumer (lib/routes.ts workers.deliverWebhooks). */
   deliver: NodejsFunction;
   /** Queue jobs: the fan-out, the test endpoint. */
@@ -41,8 +41,6 @@ export interface WebhookDeliveryProps {
   announcers: IFunction[];
   /** Seal secrets: creating an endpoint, rotating its secret. */
   sealers: IFunction[];
-  alarmTopic: ITopic;
-  removalPolicy: RemovalPolicy;
 }
 
 /** Share of failed attempts over 15 minutes at which the alarm fires (receivers down, or our side). */
@@ -82,23 +80,6 @@ export class WebhookDelivery extends Construct {
       removalPolicy: props.removalPolicy,
     });
 
-    consume(
-      props.deliver,
-      new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }),
-      "An SQS source's failures stay in the queue and go to its dead-letter queue after 5 receives " +
-        '(the redrive policy above, alarmed)',
-    );
-    sendTo(this.queue, 'WEBHOOK_QUEUE_URL', [props.deliver, ...props.producers]);
-    // Exactly the one action each needs (grantEncrypt would add ReEncrypt* and GenerateDataKey*).
-    for (const fn of props.sealers) {
-      fn.addToRolePolicy(new PolicyStatement({ actions: ['kms:Encrypt'], resources: [this.key.keyArn] }));
-      (fn as NodejsFunction).addEnvironment('WEBHOOK_KMS_KEY_ID', this.key.keyArn);
-    }
-    props.deliver.addToRolePolicy(
-      new PolicyStatement({ actions: ['kms:Decrypt'], resources: [this.key.keyArn] }),
-    );
-    props.deliver.addEnvironment('WEBHOOK_KMS_KEY_ID', this.key.keyArn);
-
     // Announcements of new events (lib/webhooks/announce.ts): FIFO, grouped by account, so SQS hands one
     // account's to one fan-out at a time. An import batch announces its accounts; the schedule's sweep
     // announces every account with an endpoint each minute.
@@ -115,26 +96,8 @@ export class WebhookDelivery extends Construct {
       'An announcement only says "look now": one that fails is tried again until its hour of ' +
         "retention ends, and the fan-out's sweep announces every account each minute anyway.",
     );
-    consume(
-      props.fanOut,
-      new SqsEventSource(this.fanOutQueue, { batchSize: 10 }),
-      "An SQS source's failures stay in the queue (retried until the message's retention ends)",
-    );
-    sendTo(this.fanOutQueue, 'FAN_OUT_QUEUE_URL', [props.fanOut, ...props.announcers]);
-
-    const action = new SnsAction(props.alarmTopic);
-    const alarm = (name: string, description: string, metric: Metric | MathExpression, threshold: number) => {
-      const created = new Alarm(this, name, {
-        alarmDescription: `${props.stage}: ${description}`,
-        metric,
-        threshold,
-        evaluationPeriods: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      });
-      created.addAlarmAction(action);
-      created.addOkAction(action);
-    };
+    const alarm = (name: string, description: string, metric: Metric | MathExpression, threshold: number) =>
+      addAlarm(this, name, props.alarms, { metric, threshold, description });
     alarm(
       'DeliveriesDeadLettered',
       'a webhook delivery job failed 5 receives and is in the dead-letter queue',
@@ -159,6 +122,37 @@ export class WebhookDelivery extends Construct {
       }),
       FAILED_ATTEMPTS_ALARM_RATE,
     );
+  }
+
+  /**
+   * Lets each function do its part: the delivery function consumes the delivery queue and opens sealed
+   * secrets, the producers send jobs, the fan-out consumes the announcements the announcers send, and the
+   * sealers seal. The grants are on the functions' roles, beside them.
+   */
+  connect(props: WebhookUsers): void {
+    consume(
+      props.deliver,
+      new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }),
+      "An SQS source's failures stay in the queue and go to its dead-letter queue after 5 receives " +
+        '(the redrive policy above, alarmed)',
+    );
+    sendTo(this.queue, 'WEBHOOK_QUEUE_URL', [props.deliver, ...props.producers]);
+    // Exactly the one action each needs (grantEncrypt would add ReEncrypt* and GenerateDataKey*).
+    for (const fn of props.sealers) {
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['kms:Encrypt'], resources: [this.key.keyArn] }));
+      (fn as NodejsFunction).addEnvironment('WEBHOOK_KMS_KEY_ID', this.key.keyArn);
+    }
+    props.deliver.addToRolePolicy(
+      new PolicyStatement({ actions: ['kms:Decrypt'], resources: [this.key.keyArn] }),
+    );
+    props.deliver.addEnvironment('WEBHOOK_KMS_KEY_ID', this.key.keyArn);
+
+    consume(
+      props.fanOut,
+      new SqsEventSource(this.fanOutQueue, { batchSize: 10 }),
+      "An SQS source's failures stay in the queue (retried until the message's retention ends)",
+    );
+    sendTo(this.fanOutQueue, 'FAN_OUT_QUEUE_URL', [props.fanOut, ...props.announcers]);
   }
 }
 
