@@ -6,7 +6,7 @@
  * the queue's visibility timeout and, after a few receives, goes to the dead-letter queue. The fan-out's
  * announcements (lib/webhooks/announce.ts) go through `sendEntries` too.
  */
-import { SendMessageBatchCommand, SQSClient, type SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
+import type * as Sqs from '@aws-sdk/client-sqs';
 import { backoff, chunk } from '../storage/batch';
 import type { DueJob } from './job';
 
@@ -18,19 +18,23 @@ const SEND_ATTEMPTS = 5;
 const RESEND_BASE_MS = 50;
 const RESEND_MAX_MS = 1000;
 
-let sqs: SQSClient | undefined;
+let sqs: Promise<{ sdk: typeof Sqs; client: Sqs.SQSClient }> | undefined;
 
 /**
- * The SQS client, built on first use and kept across invocations: the region, the credentials (on
- * Lambda, the role's, from the environment) and AWS_ENDPOINT_URL_SQS (the tests' stand-in) as the SDK
- * reads them; its standard retries (3 attempts, backoff after a throttle, a 5xx or a lost connection);
- * at most 10 s an attempt.
+ * The SDK's SQS client, loaded and built on first use (a function that queues nothing, such as the
+ * webhook GETs, does not load it) and kept across invocations: the region, the credentials (on Lambda,
+ * the role's, from the environment) and AWS_ENDPOINT_URL_SQS (the tests' stand-in) as the SDK reads
+ * them; its standard retries (3 attempts, backoff after a throttle, a 5xx or a lost connection); at
+ * most 10 s an attempt.
  */
-function sqsClient(): SQSClient {
-  return (sqs ??= new SQSClient({
-    maxAttempts: 3,
-    requestHandler: { connectionTimeout: 3000, requestTimeout: 10_000, throwOnRequestTimeout: true },
-  }));
+function sqsClient() {
+  return (sqs ??= import('@aws-sdk/client-sqs').then((sdk) => ({
+    sdk,
+    client: new sdk.SQSClient({
+      maxAttempts: 3,
+      requestHandler: { connectionTimeout: 3000, requestTimeout: 10_000, throwOnRequestTimeout: true },
+    }),
+  })));
 }
 
 export async function sendToQueue(queueUrl: string, jobs: DueJob[], nowMs = Date.now()): Promise<void> {
@@ -44,7 +48,7 @@ export async function sendToQueue(queueUrl: string, jobs: DueJob[], nowMs = Date
 }
 
 /** A message as SendMessageBatch takes it (its `Id` in the batch is given here). */
-type Entry = Omit<SendMessageBatchRequestEntry, 'Id'>;
+type Entry = Omit<Sqs.SendMessageBatchRequestEntry, 'Id'>;
 
 /** Refused by SQS: `failed` says which messages and why. */
 export class MessagesRefusedError extends Error {
@@ -60,12 +64,14 @@ export class MessagesRefusedError extends Error {
  * for what it is (`SenderFault`), or still refused after the last send, fails the call.
  */
 export async function sendEntries(queueUrl: string, entries: Entry[]): Promise<void> {
+  if (entries.length === 0) return;
+  const { sdk, client } = await sqsClient();
   for (const part of chunk(entries, SEND_BATCH)) {
     let pending = part.map((entry, i) => ({ ...entry, Id: String(i) }));
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > 0) await backoff(attempt, RESEND_BASE_MS, RESEND_MAX_MS);
-      const { Failed = [] } = await sqsClient().send(
-        new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: pending }),
+      const { Failed = [] } = await client.send(
+        new sdk.SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: pending }),
       );
       const refused = Failed.filter((f) => f.SenderFault);
       if (refused.length > 0 || (Failed.length > 0 && attempt === SEND_ATTEMPTS - 1)) {

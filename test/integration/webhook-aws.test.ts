@@ -314,7 +314,10 @@ describe('calls to AWS', () => {
         'x-amz-date': amzDate,
         authorization: `AWS4-HMAC-SHA256 Credential=AWS-STAND-IN/${amzDate.slice(0, 8)}/local/sqs/aws4_request, SignedHeaders=content-type;host;x-amz-date;x-amz-target, Signature=${'0'.repeat(64)}`,
       },
-      body: JSON.stringify({ QueueUrl: aws.queueUrl('deliveries'), Entries: [{ Id: '0', MessageBody: 'x' }] }),
+      body: JSON.stringify({
+        QueueUrl: aws.queueUrl('deliveries'),
+        Entries: [{ Id: '0', MessageBody: 'x' }],
+      }),
     });
     expect(response.status).toBe(403);
     expect(await response.json()).toEqual({

@@ -114,7 +114,12 @@ export function useAwsStandIn(): AwsStandIn {
       for (const e of entries) {
         if (refused > 0) {
           refused--;
-          failed.push({ Id: e['Id'], SenderFault: false, Code: 'InternalError', Message: 'stand-in: refused' });
+          failed.push({
+            Id: e['Id'],
+            SenderFault: false,
+            Code: 'InternalError',
+            Message: 'stand-in: refused',
+          });
           continue;
         }
         sent.push({
@@ -171,7 +176,10 @@ export function useAwsStandIn(): AwsStandIn {
           }
           if (throttled > 0) {
             throttled--;
-            return answer(400, { __type: 'com.amazonaws.stand-in#ThrottlingException', message: 'slow down' });
+            return answer(400, {
+              __type: 'com.amazonaws.stand-in#ThrottlingException',
+              message: 'slow down',
+            });
           }
           const operation = operations[target];
           if (!operation) return answer(400, { __type: 'UnknownOperationException', message: target });
