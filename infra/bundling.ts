@@ -15,7 +15,7 @@ export const bundlingSettings = {
   /**
    * Modules replaced in function bundles (esbuild `alias`): none. Every dependency is bundled as it is
    * published and reached through its public entry points, so an upgrade is tested as it will run
-   * (test/unit/bundles.test.ts loads and calls every bundle). On Lambda the SDK's default credential
+   * (test/infra/bundles.test.ts loads and calls every bundle). On Lambda the SDK's default credential
    * chain finds the role's credentials in the environment, its first link; the rest of the chain is
    * loaded only when that link finds none.
    */

@@ -35,8 +35,11 @@ export interface AwsStandIn {
   refuseNext: (n: number) => void;
 }
 
-/** The secret key of AWS_ACCESS_KEY_ID as the stand-ins know it: the one the tests set. */
-const CREDENTIALS = { accessKeyId: 'AWS-STAND-IN', secretAccessKey: 'AWS-STAND-IN' };
+/** The credentials the SDK's clients sign with: those of the environment (set in `useAwsStandIn`, unless a test set them). */
+const environmentCredentials = () => ({
+  accessKeyId: String(process.env['AWS_ACCESS_KEY_ID']),
+  secretAccessKey: String(process.env['AWS_SECRET_ACCESS_KEY']),
+});
 
 /**
  * Whether a request carries the Signature Version 4 that the SDK's signer computes for it with
@@ -46,7 +49,7 @@ const CREDENTIALS = { accessKeyId: 'AWS-STAND-IN', secretAccessKey: 'AWS-STAND-I
 export async function verifySigV4(
   request: http.IncomingMessage,
   body: string,
-  credentials: { accessKeyId: string; secretAccessKey: string } = CREDENTIALS,
+  credentials: { accessKeyId: string; secretAccessKey: string } = environmentCredentials(),
 ): Promise<string | null> {
   const authorization = String(request.headers['authorization'] ?? '');
   const parts =
@@ -196,8 +199,8 @@ export function useAwsStandIn(): AwsStandIn {
     process.env['AWS_ENDPOINT_URL_KMS'] = base;
     // 'local', as the tests' DynamoDB Local clients: DynamoDB Local keeps tables per region.
     process.env['AWS_REGION'] ??= 'local';
-    process.env['AWS_ACCESS_KEY_ID'] = CREDENTIALS.accessKeyId;
-    process.env['AWS_SECRET_ACCESS_KEY'] = CREDENTIALS.secretAccessKey;
+    process.env['AWS_ACCESS_KEY_ID'] ??= 'AWS-STAND-IN';
+    process.env['AWS_SECRET_ACCESS_KEY'] ??= 'AWS-STAND-IN';
   });
   afterAll(async () => {
     server.closeAllConnections();
