@@ -26,7 +26,7 @@ import { importBucket } from '../../lib/import/bucket';
 import { routes, workers, type RouteId, type WorkerId } from '../../lib/routes';
 import { createToken } from '../../lib/tokens/tokens';
 import { SCOPES } from '../../lib/tokens/scopes';
-import { buildFunctions, buildOptions, type Subject } from '../bench/bundles';
+import { buildFloors, buildFunctions, buildOptions, type FunctionBundle } from '../bench/bundles';
 import type { FunctionId } from '../bench/cases';
 import { useAwsStandIn } from '../support/aws-stand-in';
 import { ALICE, proxyEvent } from '../support/events';
@@ -55,7 +55,7 @@ const receiver = http.createServer((request, response) => {
 });
 let hookUrl = '';
 
-let built: Record<FunctionId, Subject>;
+let built: Record<FunctionId, FunctionBundle>;
 const workerBundles = {} as Record<WorkerId, string>;
 beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -337,6 +337,40 @@ it('delivers a batch from its bundle: the secret opened by KMS, a job due later 
 });
 
 // ---- What the bundles carry ----------------------------------------------------------------------
+
+// The bench holds each caller-facing function against a floor loading the same public packages
+// (test/bench/bundles.ts `loadedPackages`): what a bundle loads when it loads, not what it loads on first use.
+it('finds the SDK clients and middy a bundle loads when it loads, for its floor to load them too', async () => {
+  expect(built.getCompany.packages).toEqual({
+    clients: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb'],
+    middy: true,
+  });
+  // Loaded on first use: the usage meter's API Gateway client, the webhooks' KMS and SQS clients, the
+  // legal entity ids' Secrets Manager client.
+  expect(built.getLegalEntityUpdates.packages.clients).not.toContain('@aws-sdk/client-secrets-manager');
+  expect(built.getUsage.packages.clients).not.toContain('@aws-sdk/client-api-gateway');
+  expect(built.createWebhook.packages.clients).not.toContain('@aws-sdk/client-kms');
+  expect(built.getWebhooks.packages.clients).not.toContain('@aws-sdk/client-sqs');
+  expect(built.authorizer.packages.middy).toBe(false);
+
+  const floors = await buildFloors(dir, [
+    { kind: 'empty', packages: built.getHealth.packages },
+    {
+      kind: 'getCompany',
+      packages: {
+        ...built.getCompany.packages,
+        clients: [...built.getCompany.packages.clients, '@aws-sdk/client-secrets-manager'],
+      },
+    },
+  ]);
+  expect([...floors.keys()]).toEqual(['empty+middy', 'getCompany+middy+lib-dynamodb+secrets-manager']);
+  expect(answerOf('floor', await callBundle(floors.get('empty+middy')!.file, {}))).toEqual({
+    statusCode: 200,
+    body: '{}',
+  });
+  const floor = readFileSync(floors.get('getCompany+middy+lib-dynamodb+secrets-manager')!.file, 'utf8');
+  expect(floor).toContain('secretsmanager');
+});
 
 // Dependencies are bundled as published: an upgrade is what these tests load and call.
 it('replaces no module of any dependency', () => {
