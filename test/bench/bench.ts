@@ -1,7 +1,9 @@
 /**
- * `npm run bench`: bundle size, cold init and CPU per warm call of every function, each held against a
- * floor built and measured in the same run (an empty handler; a handler making only the closest
- * DynamoDB call with the bare SDK), on DynamoDB Local. Prints tables, writes bench-results.json.
+ * `npm run bench`: cold init and CPU per warm call of every function (its bundle's size printed), each
+ * held against a floor built and measured in the same run (an empty handler; a handler making only the
+ * closest DynamoDB calls with the bare SDK), bundled the same way from the same public packages (the
+ * SDK clients and middy's core its function loads: bundles.ts), on DynamoDB Local. Prints tables,
+ * writes bench-results.json.
  * Figures only: it exits 0 whatever they are, and non-zero only when the benchmark itself breaks.
  *
  * What is judged, and why:
