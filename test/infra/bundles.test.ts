@@ -11,24 +11,23 @@
  * (as its state machine chains them), the fan-out's sweep announcing on SQS, a delivery batch opening
  * the secret with KMS and sending a job due later on to SQS.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build, stop } from 'esbuild';
 import { bundlingSettings } from '../../infra/bundling';
-import { functionEnvironment } from '../../infra/function';
 import { importBucket } from '../../lib/import/bucket';
 import { routes, workers, type RouteId, type WorkerId } from '../../lib/routes';
 import { createToken } from '../../lib/tokens/tokens';
+import { putAccountPlan } from '../../lib/usage/store';
 import { SCOPES } from '../../lib/tokens/scopes';
 import { buildFloors, buildFunctions, buildOptions, type FunctionBundle } from '../bench/bundles';
 import type { FunctionId } from '../bench/cases';
 import { useAwsStandIn } from '../support/aws-stand-in';
+import { answerOf, bundleCaller } from '../support/bundle-caller';
 import { ALICE, proxyEvent } from '../support/events';
 import { generateDemoData } from '../fixtures/demo-data/companies';
 import { useLocalS3 } from '../support/local-s3';
@@ -45,6 +44,7 @@ const aws = useAwsStandIn();
 jest.setTimeout(300_000);
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'bundles-'));
+const callBundle = bundleCaller(dir);
 const received: string[] = [];
 const receiver = http.createServer((request, response) => {
   request.resume();
@@ -76,67 +76,6 @@ afterAll(async () => {
   // esbuild's service process, which `build` started.
   await stop();
 });
-
-// ---- Loading and calling a bundle ----------------------------------------------------------------
-
-/** Printed before the runner's one result line, so a handler's own log lines cannot be taken for it. */
-const RESULT = 'BUNDLE_RESULT ';
-/**
- * A bare node: requires the bundle, calls its handler once with the event file's event (`null`: no
- * event, as a schedule calls a worker), prints what it answered or threw.
- */
-const RUNNER = `'use strict';
-const { readFileSync } = require('node:fs');
-const [bundle, eventFile] = process.argv.slice(2);
-const event = JSON.parse(readFileSync(eventFile, 'utf8'));
-const context = { awsRequestId: 'bundles-test', functionName: 'bundles-test', getRemainingTimeInMillis: () => 60000 };
-const report = (result) => process.stdout.write('\\n${RESULT}' + JSON.stringify(result) + '\\n', () => process.exit(0));
-const failure = (stage) => (error) => report({ stage, error: { name: error && error.name, message: String((error && error.message) || error) } });
-let handler;
-try {
-  ({ handler } = require(bundle));
-} catch (error) {
-  failure('load')(error);
-}
-if (handler) Promise.resolve().then(() => handler(event === null ? undefined : event, context)).then((answer) => report({ answer }), failure('call'));
-`;
-const runnerFile = path.join(dir, 'runner.cjs');
-writeFileSync(runnerFile, RUNNER);
-
-type Outcome = { answer: unknown } | { stage: 'load' | 'call'; error: { name: string; message: string } };
-
-let calls = 0;
-/** Loads `bundle` in a fresh node and calls its handler with `event`, in the environment the stack gives it. */
-async function callBundle(
-  bundle: string,
-  event: unknown,
-  { requestPath = false, env = {} }: { requestPath?: boolean; env?: Record<string, string> } = {},
-): Promise<Outcome> {
-  const eventFile = path.join(dir, `event-${++calls}.json`);
-  writeFileSync(eventFile, JSON.stringify(event ?? null));
-  const quiet = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' }; // as the bench runs them
-  const childEnv: NodeJS.ProcessEnv = {
-    ...process.env,
-    ...functionEnvironment({ requestPath }),
-    ...quiet,
-    ...env,
-  };
-  // A bare node, as on Lambda: no loader or flags of jest's.
-  delete childEnv['NODE_OPTIONS'];
-  const { stdout } = await promisify(execFile)(process.execPath, [runnerFile, bundle, eventFile], {
-    env: childEnv,
-    timeout: 120_000,
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  const line = stdout.split('\n').find((l) => l.startsWith(RESULT));
-  if (!line) throw new Error(`${path.basename(bundle)} printed no result: ${stdout.slice(-2000)}`);
-  return JSON.parse(line.slice(RESULT.length)) as Outcome;
-}
-
-function answerOf(id: string, outcome: Outcome): unknown {
-  if (!('error' in outcome)) return outcome.answer;
-  throw new Error(`${id}: ${outcome.stage} failed: ${outcome.error.name}: ${outcome.error.message}`);
-}
 
 // ---- Routes and the authorizer -------------------------------------------------------------------
 
@@ -214,6 +153,26 @@ it('creates a webhook endpoint through its bundle, its secret sealed by KMS', as
   webhook = JSON.parse(answer.body) as typeof webhook;
   expect(webhook.secret).toMatch(/^whsec_/);
   expect(aws.requests.slice(made)).toEqual(['TrentService.Encrypt']);
+});
+
+it("answers the usage GET from its bundle with API Gateway's count, asked through the SDK's client", async () => {
+  await putAccountPlan(ALICE.accountId, {
+    tier: 'standard',
+    apiKeyId: 'key-bundles',
+    usagePlanId: 'plan-standard',
+    changedAt: null,
+  });
+  aws.usage['key-bundles'] = 1234;
+  const answer = answerOf(
+    'getUsage',
+    await callBundle(built.getUsage.file, smallestRequest('getUsage'), {
+      requestPath: true,
+      env: { USAGE_METER: 'api-gateway', AWS_ENDPOINT_URL_API_GATEWAY: aws.endpoint() },
+    }),
+  ) as { statusCode: number; body: string };
+  expect(answer.statusCode).toBe(200);
+  expect(JSON.parse(answer.body)).toMatchObject({ today: { requests: 1234 } });
+  expect(aws.requests).toContain('APIGateway.GetUsage');
 });
 
 it("loads the authorizer's bundle and allows a valid token", async () => {

@@ -1,7 +1,8 @@
 /**
- * A stand-in for the AWS services the webhook functions call on AWS only — SQS (SendMessageBatch) and
- * KMS (Encrypt, Decrypt) — on 127.0.0.1, speaking what the SDK's clients send: SQS's AWS JSON 1.0 and
- * KMS's AWS JSON 1.1 protocols (`X-Amz-Target` names the operation), each request's Signature Version 4
+ * A stand-in for the AWS services the functions call on AWS only — SQS (SendMessageBatch), KMS
+ * (Encrypt, Decrypt) and API Gateway's GetUsage — on 127.0.0.1, speaking what the SDK's clients send:
+ * SQS's AWS JSON 1.0 and KMS's AWS JSON 1.1 protocols (`X-Amz-Target` names the operation), API
+ * Gateway's REST one (a GET of the plan's usage), each request's Signature Version 4
  * checked again with the SDK's own signer (`verifySigV4`, a 403 when it does not match). It keeps every
  * message for the test to read and answers each with the MD5 of its body (the SQS client checks it),
  * "encrypts" by wrapping the plaintext with its key and encryption context (Decrypt refuses another
@@ -33,6 +34,10 @@ export interface AwsStandIn {
   throttleNext: (n: number) => void;
   /** The next `n` messages sent are refused (a failed entry, SQS's fault): the sender may send them again. */
   refuseNext: (n: number) => void;
+  /** API Gateway's count of today's requests, by API key id (GetUsage answers it; 0 for another key). */
+  usage: Record<string, number>;
+  /** Where the stand-in listens (set once it listens): AWS_ENDPOINT_URL_API_GATEWAY for a test that counts usage. */
+  endpoint: () => string;
 }
 
 /** The credentials the SDK's clients sign with: those of the environment (set in `useAwsStandIn`, unless a test set them). */
@@ -109,6 +114,15 @@ export function useAwsStandIn(): AwsStandIn {
   let throttled = 0;
   let refused = 0;
   let base = '';
+  const usage: Record<string, number> = {};
+  /** API Gateway's GetUsage (REST, JSON): the counts of the key asked for, under `values` as the service sends them. */
+  const getUsage = (url: URL): [number, unknown] => {
+    const plan = /^\/usageplans\/([^/]+)\/usage$/.exec(url.pathname)?.[1];
+    const key = url.searchParams.get('keyId');
+    if (!plan || !key) return [404, { message: 'stand-in: no such resource' }];
+    const [startDate, endDate] = [url.searchParams.get('startDate'), url.searchParams.get('endDate')];
+    return [200, { usagePlanId: plan, startDate, endDate, values: { [key]: [[usage[key] ?? 0, 1000]] } }];
+  };
   const operations: Record<string, (input: Body) => [number, unknown]> = {
     'AmazonSQS.SendMessageBatch': (input) => {
       const entries = input['Entries'] as Array<Record<string, unknown>>;
@@ -165,15 +179,20 @@ export function useAwsStandIn(): AwsStandIn {
     const chunks: Buffer[] = [];
     request.on('data', (c: Buffer) => chunks.push(c));
     request.on('end', () => {
-      const target = String(request.headers['x-amz-target']);
+      const url = new URL(request.url ?? '/', 'http://stand-in');
+      const rest = request.method === 'GET';
+      const target = rest ? 'APIGateway.GetUsage' : String(request.headers['x-amz-target']);
       requests.push(target);
-      const contentType = CONTENT_TYPES[target.split('.')[0]!] ?? 'application/x-amz-json-1.0';
+      const contentType = rest
+        ? 'application/json'
+        : (CONTENT_TYPES[target.split('.')[0]!] ?? 'application/x-amz-json-1.0');
       const answer = (status: number, body: unknown) =>
         response.writeHead(status, { 'Content-Type': contentType }).end(JSON.stringify(body));
       const text = Buffer.concat(chunks).toString('utf8');
       void verifySigV4(request, text).then(
         (unsigned) => {
           if (unsigned) return answer(403, { __type: 'InvalidSignatureException', message: unsigned });
+          if (rest) return answer(...getUsage(url));
           if (request.headers['content-type'] !== contentType) {
             return answer(400, { __type: 'SerializationException', message: 'stand-in: content type' });
           }
@@ -212,5 +231,7 @@ export function useAwsStandIn(): AwsStandIn {
     queueUrl: (name) => `${base}/000000000000/${name}`,
     throttleNext: (n) => void (throttled = n),
     refuseNext: (n) => void (refused = n),
+    usage,
+    endpoint: () => base,
   };
 }
