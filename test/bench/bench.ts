@@ -1,9 +1,7 @@
 /**
- * `npm run bench`: cold init and CPU per warm call of every function (its bundle's size printed), each
- * held against a floor built and measured in the same run (an empty handler; a handler making only the
- * closest DynamoDB calls with the bare SDK), bundled the same way from the same public packages (the
- * SDK clients and middy's core its function loads: bundles.ts), on DynamoDB Local. Prints tables,
- * writes bench-results.json.
+ * `npm run bench`: cold init and CPU per warm call of every function, each held against a floor built
+ * the same way from the same public packages and measured in the same run (the closest DynamoDB calls
+ * made bare, or none: bundles.ts, runners.ts), on DynamoDB Local. Prints tables, writes bench-results.json.
  * Figures only: it exits 0 whatever they are, and non-zero only when the benchmark itself breaks.
  *
  * What is judged, and why:
@@ -143,9 +141,9 @@ async function main(): Promise<boolean> {
         bytes: floor.subject.bytes,
       }),
     );
-    const floorFigures = [...floors].map(([name, subject]) => ({
+    const floorFigures = [...floors].map(([name, { bytes }]) => ({
       floor: name,
-      bundleKb: round(kb(subject.bytes), 1),
+      bundleKb: round(kb(bytes), 1),
     }));
     const elapsedSeconds = round((performance.now() - started) / 1000, 1);
     printTables(figures, floorFigures, elapsedSeconds, { ...options, warmupCalls: WARMUP_CALLS });
