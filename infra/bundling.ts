@@ -13,27 +13,13 @@ export const bundlingSettings = {
   /** Bundle the AWS SDK: a pinned, tree-shaken copy loads faster than the runtime's full one. */
   externalModules: [] as string[],
   /**
-   * Modules replaced in function bundles (esbuild `alias`; paths relative to the project root). The SDK's
-   * default credential chain becomes its environment-variable provider: Lambda supplies credentials
-   * through the environment, and the rest of the chain is ~130 KB loaded at every cold start for nothing
-   * (bundle 361 → 229 KB). Only the function bundles: the CLIs and the local stage run unbundled, with
-   * the full chain (SSO, profiles, instance roles).
+   * Modules replaced in function bundles (esbuild `alias`): none. Every dependency is bundled as it is
+   * published and reached through its public entry points, so an upgrade is tested as it will run
+   * (test/infra/bundles.test.ts loads and calls every bundle). On Lambda the SDK's default credential
+   * chain finds the role's credentials in the environment, its first link; the rest of the chain is
+   * loaded only when that link finds none.
    */
-  alias: {
-    '@aws-sdk/credential-provider-node': './lib/storage/lambda-credentials.ts',
-    /**
-     * @middy/core imports `node:stream/web` for streamed responses, which no function sends; loading
-     * Node's web streams was most of get-health's cold start. The stand-in reads Node's globals (the same
-     * classes) when used.
-     */
-    'node:stream/web': './lib/http/lazy-web-streams.ts',
-    /** The DynamoDB client's endpoint-discovery cache, as a Map (~7 KB less; lib/storage/lru-cache.ts). */
-    'mnemonist/lru-cache': './lib/storage/lru-cache.ts',
-    /** @middy/http-json-body-parser needs only `createError` of it; the rest is a status table (~1.7 KB). */
-    '@middy/util': './lib/http/middy-util.ts',
-    /** Loaded by the SDK only for an operation with an event stream, which no function calls (~19 KB). */
-    '@smithy/core/event-streams': './lib/storage/no-event-streams.ts',
-  } as Readonly<Record<string, string>>,
+  alias: {} as Readonly<Record<string, string>>,
   /**
    * Global identifiers replaced in function bundles (esbuild `define`). Every function runs on the stack,
    * where IAM enforces its declared storage access (the stack also sets STORAGE_ACCESS_ENFORCED_BY_IAM):

@@ -11,8 +11,8 @@
  * Nothing here logs a secret, sealed or not.
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import type * as Kms from '@aws-sdk/client-kms';
 import { config, webhookConfig } from '../config';
-import { callAws } from './aws-json';
 
 export const SECRET_PREFIX = 'whsec_';
 
@@ -39,25 +39,52 @@ export function secretBox(): SecretBox {
   throw new Error('WEBHOOK_KMS_KEY_ID environment variable is not set');
 }
 
+let kms: Promise<{ sdk: typeof Kms; client: Kms.KMSClient }> | undefined;
+
+/**
+ * The SDK's KMS client, loaded and built on first use (a function that never seals or opens a secret,
+ * such as the webhook GETs, does not load it) and kept across invocations: the region, the credentials
+ * (on Lambda, the role's, from the environment) and AWS_ENDPOINT_URL_KMS (the tests' stand-in) as the
+ * SDK reads them; its standard retries (3 attempts, backoff after a throttle, a 5xx or a lost
+ * connection); at most 10 s an attempt.
+ */
+function kmsClient() {
+  return (kms ??= import('@aws-sdk/client-kms').then((sdk) => ({
+    sdk,
+    client: new sdk.KMSClient({
+      maxAttempts: 3,
+      requestHandler: { connectionTimeout: 3000, requestTimeout: 10_000, throwOnRequestTimeout: true },
+    }),
+  })));
+}
+
 /** `kms:` and the ciphertext (base64): KMS keeps the key, the table only what it cannot open. */
 function kmsBox(keyId: string): SecretBox {
   const context = (c: SecretContext) => ({ accountId: c.accountId, webhookId: c.webhookId });
   return {
     async seal(secret, c) {
-      const { CiphertextBlob } = await callAws<{ CiphertextBlob: string }>('kms', 'Encrypt', {
-        KeyId: keyId,
-        Plaintext: Buffer.from(secret).toString('base64'),
-        EncryptionContext: context(c),
-      });
-      return `kms:${CiphertextBlob}`;
+      const { sdk, client } = await kmsClient();
+      const { CiphertextBlob } = await client.send(
+        new sdk.EncryptCommand({
+          KeyId: keyId,
+          Plaintext: Buffer.from(secret),
+          EncryptionContext: context(c),
+        }),
+      );
+      if (!CiphertextBlob) throw new Error('KMS Encrypt answered no ciphertext');
+      return `kms:${Buffer.from(CiphertextBlob).toString('base64')}`;
     },
     async open(sealed, c) {
-      const { Plaintext } = await callAws<{ Plaintext: string }>('kms', 'Decrypt', {
-        KeyId: keyId,
-        CiphertextBlob: sealed.slice('kms:'.length),
-        EncryptionContext: context(c),
-      });
-      return Buffer.from(Plaintext, 'base64').toString();
+      const { sdk, client } = await kmsClient();
+      const { Plaintext } = await client.send(
+        new sdk.DecryptCommand({
+          KeyId: keyId,
+          CiphertextBlob: Buffer.from(sealed.slice('kms:'.length), 'base64'),
+          EncryptionContext: context(c),
+        }),
+      );
+      if (!Plaintext) throw new Error('KMS Decrypt answered no plaintext');
+      return Buffer.from(Plaintext).toString();
     },
   };
 }

@@ -6,13 +6,36 @@
  * the queue's visibility timeout and, after a few receives, goes to the dead-letter queue. The fan-out's
  * announcements (lib/webhooks/announce.ts) go through `sendEntries` too.
  */
-import { chunk } from '../storage/batch';
-import { callAws } from './aws-json';
+import type * as Sqs from '@aws-sdk/client-sqs';
+import { backoff, chunk } from '../storage/batch';
 import type { DueJob } from './job';
 
 /** SQS's longest delay. */
 export const MAX_DELAY_SECONDS = 900;
 const SEND_BATCH = 10;
+/** Sends of a batch's refused messages, the first included; a wait with backoff before each resend. */
+const SEND_ATTEMPTS = 5;
+const RESEND_BASE_MS = 50;
+const RESEND_MAX_MS = 1000;
+
+let sqs: Promise<{ sdk: typeof Sqs; client: Sqs.SQSClient }> | undefined;
+
+/**
+ * The SDK's SQS client, loaded and built on first use (a function that queues nothing, such as the
+ * webhook GETs, does not load it) and kept across invocations: the region, the credentials (on Lambda,
+ * the role's, from the environment) and AWS_ENDPOINT_URL_SQS (the tests' stand-in) as the SDK reads
+ * them; its standard retries (3 attempts, backoff after a throttle, a 5xx or a lost connection); at
+ * most 10 s an attempt.
+ */
+function sqsClient() {
+  return (sqs ??= import('@aws-sdk/client-sqs').then((sdk) => ({
+    sdk,
+    client: new sdk.SQSClient({
+      maxAttempts: 3,
+      requestHandler: { connectionTimeout: 3000, requestTimeout: 10_000, throwOnRequestTimeout: true },
+    }),
+  })));
+}
 
 export async function sendToQueue(queueUrl: string, jobs: DueJob[], nowMs = Date.now()): Promise<void> {
   await sendEntries(
@@ -25,24 +48,36 @@ export async function sendToQueue(queueUrl: string, jobs: DueJob[], nowMs = Date
 }
 
 /** A message as SendMessageBatch takes it (its `Id` in the batch is given here). */
-interface Entry {
-  MessageBody: string;
-  DelaySeconds?: number;
-  MessageGroupId?: string;
-  MessageDeduplicationId?: string;
+type Entry = Omit<Sqs.SendMessageBatchRequestEntry, 'Id'>;
+
+/** Refused by SQS: `failed` says which messages and why. */
+export class MessagesRefusedError extends Error {
+  constructor(readonly failed: Array<{ Code?: string; Message?: string; SenderFault?: boolean }>) {
+    super(`SQS refused ${failed.length} message(s): ${[...new Set(failed.map((f) => f.Code))].join(', ')}`);
+    this.name = 'MessagesRefusedError';
+  }
 }
 
-/** Sends messages SEND_BATCH at a time, sending again those SQS refused (5 tries, then it throws). */
+/**
+ * Sends messages SEND_BATCH at a time. A batch's messages SQS refused on its side (a failed entry
+ * without `SenderFault`) are sent again after a backoff, SEND_ATTEMPTS sends in all; a message refused
+ * for what it is (`SenderFault`), or still refused after the last send, fails the call.
+ */
 export async function sendEntries(queueUrl: string, entries: Entry[]): Promise<void> {
+  if (entries.length === 0) return;
+  const { sdk, client } = await sqsClient();
   for (const part of chunk(entries, SEND_BATCH)) {
     let pending = part.map((entry, i) => ({ ...entry, Id: String(i) }));
     for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt === 5) throw new Error('SQS kept refusing messages');
-      const result = await callAws<{ Failed?: Array<{ Id: string }> }>('sqs', 'SendMessageBatch', {
-        QueueUrl: queueUrl,
-        Entries: pending,
-      });
-      const failed = new Set((result.Failed ?? []).map((f) => f.Id));
+      if (attempt > 0) await backoff(attempt, RESEND_BASE_MS, RESEND_MAX_MS);
+      const { Failed = [] } = await client.send(
+        new sdk.SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: pending }),
+      );
+      const refused = Failed.filter((f) => f.SenderFault);
+      if (refused.length > 0 || (Failed.length > 0 && attempt === SEND_ATTEMPTS - 1)) {
+        throw new MessagesRefusedError(refused.length > 0 ? refused : Failed);
+      }
+      const failed = new Set(Failed.map((f) => f.Id));
       pending = pending.filter((entry) => failed.has(entry.Id));
     }
   }

@@ -1,7 +1,7 @@
 /**
- * `npm run bench`: bundle size, cold init and CPU per warm call of every function, each held against a
- * floor built and measured in the same run (an empty handler; a handler making only the closest
- * DynamoDB call with the bare SDK), on DynamoDB Local. Prints tables, writes bench-results.json.
+ * `npm run bench`: cold init and CPU per warm call of every function, each held against a floor built
+ * the same way from the same public packages and measured in the same run (the closest DynamoDB calls
+ * made bare, or none: bundles.ts, runners.ts), on DynamoDB Local. Prints tables, writes bench-results.json.
  * Figures only: it exits 0 whatever they are, and non-zero only when the benchmark itself breaks.
  *
  * What is judged, and why:
@@ -34,13 +34,13 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { bundlingSettings } from '../../infra/bundling';
 import { functionEnvironment } from '../../infra/function';
-import { buildFloors, buildFunctions, type Subject } from './bundles';
+import { buildFloors, buildFunctions, type FunctionBundle, type Subject } from './bundles';
 import { BENCH_CASES, BULK_SIZE, COMPANIES, type BenchCase, type BenchData, type FunctionId } from './cases';
 import { BUDGET, functionFigures, type ColdSamples, type WarmSamples } from './figures';
 import { benchDynamoDb, type BenchDynamoDb } from './local-dynamodb';
 import { runCold, startWarm } from './processes';
 import { printTables } from './report';
-import { COLD_RUNNER, WARM_RUNNER, type FloorKind } from './runners';
+import { COLD_RUNNER, floorName, WARM_RUNNER } from './runners';
 import { kb, round } from './statistics';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -74,7 +74,7 @@ interface Pair {
    */
   seqFile: string;
   fn: { subject: Subject; events: string };
-  floor: { subject: Subject; events: string };
+  floor: { name: string; subject: Subject; events: string };
   /** The first event alone, for the cold runs. */
   firstEvent: { fn: string; floor: string };
 }
@@ -107,8 +107,12 @@ async function main(): Promise<boolean> {
     process.env['AWS_REGION'] ??= 'local';
 
     progress('building bundles');
+    const functionIds = selectFunctions(options.only);
     const functions = await buildFunctions(workDir.path);
-    const floors = await buildFloors(workDir.path);
+    const floors = await buildFloors(
+      workDir.path,
+      functionIds.map((id) => ({ kind: CASES[id].floor, packages: functions[id].packages })),
+    );
 
     dynamoDb = await benchDynamoDb({
       log: progress,
@@ -121,7 +125,6 @@ async function main(): Promise<boolean> {
     await ensureTable(dynamoDb.endpoint, tableName);
 
     const data = await loadData(workDir, options.rounds, options.calls);
-    const functionIds = selectFunctions(options.only);
     for (const id of functionIds) await CASES[id].setup?.(data);
 
     const env = childEnvironment(tableName, dynamoDb.endpoint);
@@ -132,19 +135,15 @@ async function main(): Promise<boolean> {
     const cold = await measureCold(pairs, options.rounds, coldRunner, env);
     const warm = await measureWarm(pairs, options, warmRunner, env, children);
 
-    const figures = pairs.map(({ id, benchCase }) =>
-      functionFigures(
-        id,
-        benchCase,
-        cold.get(id)!,
-        warm.get(id)!,
-        functions[id].bytes,
-        floors[benchCase.floor].bytes,
-      ),
+    const figures = pairs.map(({ id, benchCase, floor }) =>
+      functionFigures(id, benchCase, cold.get(id)!, warm.get(id)!, functions[id].bytes, {
+        name: floor.name,
+        bytes: floor.subject.bytes,
+      }),
     );
-    const floorFigures = (Object.keys(floors) as FloorKind[]).map((kind) => ({
-      floor: kind,
-      bundleKb: round(kb(floors[kind].bytes), 1),
+    const floorFigures = [...floors].map(([name, { bytes }]) => ({
+      floor: name,
+      bundleKb: round(kb(bytes), 1),
     }));
     const elapsedSeconds = round((performance.now() - started) / 1000, 1);
     printTables(figures, floorFigures, elapsedSeconds, { ...options, warmupCalls: WARMUP_CALLS });
@@ -256,10 +255,11 @@ function writePair(
   workDir: WorkDir,
   id: FunctionId,
   data: BenchData,
-  subject: Subject,
-  floors: Record<FloorKind, Subject>,
+  subject: FunctionBundle,
+  floors: Map<string, Subject>,
 ): Pair {
   const benchCase = CASES[id];
+  const floorNamed = floorName(benchCase.floor, subject.packages);
   const events = benchCase.events(data);
   const floorEvents = benchCase.floorEvents?.(data) ?? events;
   return {
@@ -268,7 +268,8 @@ function writePair(
     seqFile: workDir.write(`${id}.seq.txt`, '0'),
     fn: { subject, events: workDir.write(`${id}.events.json`, JSON.stringify(events)) },
     floor: {
-      subject: floors[benchCase.floor],
+      name: floorNamed,
+      subject: floors.get(floorNamed)!,
       events: workDir.write(`${id}.floor-events.json`, JSON.stringify(floorEvents)),
     },
     firstEvent: {

@@ -1,15 +1,15 @@
 /**
- * The bench's bundles: every function as NodejsFunction bundles it, and the floors (the bare SDK) beside
- * them, written to the run's work directory.
+ * The bench's bundles: every function as NodejsFunction bundles it, and the floors beside them, built
+ * the same way (the same settings, the same pinned packages), written to the run's work directory.
  */
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { build, type BuildOptions } from 'esbuild';
+import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { bundlingSettings } from '../../infra/bundling';
 import { handlerEntry } from '../../lib/http/route';
 import { authorizer, routes, type RouteId } from '../../lib/routes';
 import type { FunctionId } from './cases';
-import { FLOOR_SOURCES, type FloorKind } from './runners';
+import { floorName, floorSource, type FloorKind, type FloorPackages } from './runners';
 
 const ROOT = path.join(__dirname, '..', '..');
 
@@ -19,12 +19,13 @@ export interface Subject {
   bytes: number;
 }
 
-/**
- * The settings NodejsFunction bundles with (infra/function.ts), so the sizes are the deployed ones. The
- * floors are the bare SDK as published, with its full default credential chain: they leave out the
- * functions' aliases.
- */
-export function buildOptions(outfile: string, { aliases = true } = {}): BuildOptions {
+export interface FunctionBundle extends Subject {
+  /** The public packages it loads when it loads, which its floor loads too. */
+  packages: FloorPackages;
+}
+
+/** The settings NodejsFunction bundles with (infra/function.ts): the functions and the floors alike. */
+export function buildOptions(outfile: string): BuildOptions {
   return {
     bundle: true,
     platform: 'node',
@@ -34,7 +35,7 @@ export function buildOptions(outfile: string, { aliases = true } = {}): BuildOpt
     sourcemap: bundlingSettings.sourceMap,
     mainFields: [...bundlingSettings.mainFields],
     external: [...bundlingSettings.externalModules],
-    alias: aliases ? { ...bundlingSettings.alias } : {},
+    alias: { ...bundlingSettings.alias },
     define: { ...bundlingSettings.define },
     absWorkingDir: ROOT,
     outfile,
@@ -42,7 +43,34 @@ export function buildOptions(outfile: string, { aliases = true } = {}): BuildOpt
   };
 }
 
-export async function buildFunctions(workDir: string): Promise<Record<FunctionId, Subject>> {
+/** The package a bundled file belongs to (`@aws-sdk/client-kms`), or null for a file of the project. */
+const packageOf = (file: string) =>
+  /node_modules\/((?:@[^/]+\/)?[^/]+)\/(?!.*node_modules\/)/.exec(file)?.[1] ?? null;
+
+/**
+ * The SDK's clients (and its document client) and middy's core among what a bundle loads when it loads: the files reached from its
+ * entry by static imports and requires, not through a dynamic import (a module loaded on first use,
+ * such as the usage meter's API Gateway client).
+ */
+export function loadedPackages(metafile: Metafile, entry: string): FloorPackages {
+  const reached = new Set<string>();
+  const pending = [path.relative(ROOT, path.join(ROOT, entry))];
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    if (reached.has(file)) continue;
+    reached.add(file);
+    for (const imported of metafile.inputs[file]?.imports ?? []) {
+      if (imported.kind !== 'dynamic-import' && !imported.external) pending.push(imported.path);
+    }
+  }
+  const packages = new Set([...reached].map(packageOf));
+  return {
+    clients: [...packages].filter((p): p is string => /^@aws-sdk\/(client|lib)-/.test(p ?? '')).sort(),
+    middy: packages.has('@middy/core'),
+  };
+}
+
+export async function buildFunctions(workDir: string): Promise<Record<FunctionId, FunctionBundle>> {
   const entries = Object.fromEntries([
     ...(Object.keys(routes) as RouteId[]).map((id) => [id, handlerEntry(id)] as const),
     ['authorizer', authorizer.entry] as const,
@@ -50,29 +78,43 @@ export async function buildFunctions(workDir: string): Promise<Record<FunctionId
   const built = await Promise.all(
     (Object.keys(entries) as FunctionId[]).map(async (id) => {
       const file = path.join(workDir, `${id}.js`);
-      await build({ ...buildOptions(file), entryPoints: [path.join(ROOT, entries[id])] });
-      return [id, { file, bytes: statSync(file).size }] as const;
+      const { metafile } = await build({
+        ...buildOptions(file),
+        entryPoints: [path.join(ROOT, entries[id])],
+        metafile: true,
+      });
+      const bundle: FunctionBundle = {
+        file,
+        bytes: statSync(file).size,
+        packages: loadedPackages(metafile, entries[id]),
+      };
+      return [id, bundle] as const;
     }),
   );
-  return Object.fromEntries(built) as Record<FunctionId, Subject>;
+  return Object.fromEntries(built) as Record<FunctionId, FunctionBundle>;
 }
 
-export async function buildFloors(workDir: string): Promise<Record<FloorKind, Subject>> {
+/** The floors `wanted` (a kind and the packages of its function), by name (`floorName`). */
+export async function buildFloors(
+  workDir: string,
+  wanted: Array<{ kind: FloorKind; packages: FloorPackages }>,
+): Promise<Map<string, Subject>> {
+  const byName = new Map(wanted.map((w) => [floorName(w.kind, w.packages), w]));
   const built = await Promise.all(
-    (Object.keys(FLOOR_SOURCES) as FloorKind[]).map(async (kind) => {
-      const file = path.join(workDir, `floor-${kind}.js`);
+    [...byName].map(async ([name, { kind, packages }]) => {
+      const file = path.join(workDir, `floor-${name}.js`);
       await build({
-        ...buildOptions(file, { aliases: false }),
-        // Resolved from the project, so the floors bundle the same pinned SDK as the functions.
+        ...buildOptions(file),
+        // Resolved from the project, so the floors bundle the same pinned packages as the functions.
         stdin: {
-          contents: FLOOR_SOURCES[kind],
+          contents: floorSource(kind, packages),
           resolveDir: ROOT,
-          sourcefile: `floor-${kind}.js`,
+          sourcefile: `floor-${name}.js`,
           loader: 'js',
         },
       });
-      return [kind, { file, bytes: statSync(file).size }] as const;
+      return [name, { file, bytes: statSync(file).size }] as const;
     }),
   );
-  return Object.fromEntries(built) as Record<FloorKind, Subject>;
+  return new Map(built);
 }

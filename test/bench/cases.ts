@@ -6,13 +6,15 @@
  *
  * A case says:
  * - `label`   how the tables name it;
- * - `floor`   the bare-SDK floor it is held against (runners.ts): the closest DynamoDB call(s) made with
- *             the bare SDK and nothing else (`empty` for a function that calls no storage). The floor
- *             runs in the same round, right before or after the function;
+ * - `floor`   the kind of floor it is held against (runners.ts): the closest DynamoDB call(s) made with
+ *             the bare SDK and nothing else (`empty` for a function that calls no storage). The floor is
+ *             built the same way as the function and loads the same public packages its bundle loads
+ *             when it loads (the SDK clients, middy's core: bundles.ts `loadedPackages`). It runs in the
+ *             same round, right before or after the function;
  * - `budget`  which warm budget applies: `single` (one company, 1 round trip), `bulk` (100 companies,
  *             ≤ 2 round trips), `updates` (≤ 3), `search` (≤ 11), `authorizer`; each is also held to CPU
- *             per warm call ≤ 1.1 × the floor's. `null`: figures only. Every function is held to the cold and bundle budgets
- *             (bench.ts, `BUDGET`), but one that serves a `document`;
+ *             per warm call ≤ 1.1 × the floor's. `null`: figures only. Every function is held to the cold
+ *             budget (figures.ts, `BUDGET`), but one that serves a `document`;
  * - `document` (optional) it hands out a document generated at build time (the OpenAPI document, the
  *             reference page): its bundle is mostly the document, and its cold start is its own (a
  *             function of its own, called by readers of the docs): figures only;
@@ -166,7 +168,7 @@ export const BENCH_CASES = {
   getHealth: {
     label: 'health GET',
     floor: 'empty',
-    // Its budget is absolute: ≤ 4 ms cold. A warm ratio to an empty handler (0.01 ms against 0.00) says nothing.
+    // Cold: against an empty handler run in middy's core. A warm ratio to it (0.01 ms against 0.00) says nothing.
     budget: null,
     events: () => [request('getHealth', { caller: null })],
   },

@@ -275,7 +275,7 @@ const sk = ${JSON.stringify(sk)};
 const projection = ${attributes ? `projectionOf(${JSON.stringify(attributes)})` : '{}'};
 ${
   bulk
-    ? `export const handler = async (event) => {
+    ? `const handle = async (event) => {
   const keys = JSON.parse(event.body).companies.map((c) => companyKey(c.countryCode, c.companyNumber, sk));
   const parts = [];
   for (let i = 0; i < keys.length; i += 100) parts.push(keys.slice(i, i + 100));
@@ -285,7 +285,7 @@ ${
   const items = pages.reduce((n, page) => n + page.Responses[table].length, 0);
   return { statusCode: 200, body: JSON.stringify({ items }) };
 };`
-    : `export const handler = async (event) => {
+    : `const handle = async (event) => {
   const { countryCode, companyNumber } = event.pathParameters;
   const out = await client.send(
     new GetItemCommand({ TableName: table, Key: companyKey(countryCode, companyNumber, sk), ...projection }),
@@ -361,7 +361,7 @@ const batchGet = async (keys) => {
   const pages = await Promise.all(parts.map((Keys) => client.send(new BatchGetItemCommand({ RequestItems: { [table]: { Keys } } }))));
   return pages.flatMap((page) => page.Responses[table]);
 };
-export const handler = async (event) => {
+const handle = async (event) => {
   const ids = event.pathParameters
     ? [event.pathParameters.legalEntityId]
     : [...new Set(JSON.parse(event.body).legalEntities.map((e) => e.legalEntityId))];
@@ -387,7 +387,7 @@ export const handler = async (event) => {
  */
 const SEARCH_INDEX = `${CLIENT}
 const countries = ${JSON.stringify(COUNTRIES)};
-export const handler = async (event) => {
+const handle = async (event) => {
   const { probe, others } = event.queryStringParameters;
   if (!probe) return { statusCode: 200, body: JSON.stringify({ items: 0 }) };
   const values = { ':prefix': { S: probe } };
@@ -427,7 +427,7 @@ export interface RecordedCall {
  */
 const REPLAY = `${CLIENT}
 const commands = { GetItemCommand, BatchGetItemCommand, QueryCommand };
-export const handler = async (event) => {
+const handle = async (event) => {
   let items = 0;
   for (const { command, input } of JSON.parse(event.body).calls) {
     const out = await client.send(new commands[command](input));
@@ -437,9 +437,12 @@ export const handler = async (event) => {
 };
 `;
 
-/** Floor handlers: the same DynamoDB call(s) as the function, with the bare SDK and nothing else. */
-export const FLOOR_SOURCES: Record<FloorKind, string> = {
-  empty: `export const handler = async () => ({ statusCode: 200, body: '{}' });\n`,
+/**
+ * Floor handlers (`handle`): the same DynamoDB call(s) as the function, with the bare SDK and nothing
+ * else. `floorSource` makes the bundle's source of one.
+ */
+const FLOOR_SOURCES: Record<FloorKind, string> = {
+  empty: `const handle = async () => ({ statusCode: 200, body: '{}' });\n`,
   getCompany: companyItemFloor('COMPANY', FINANCIALS_PROJECTION, false),
   batchGetCompanies: companyItemFloor('COMPANY', FINANCIALS_PROJECTION, true),
   // Details and contacts read the same company item with other attributes (the address, activities,
@@ -456,7 +459,7 @@ export const FLOOR_SOURCES: Record<FloorKind, string> = {
   legalEntityUpdates: LEGAL_ENTITY_UPDATES,
   // The overview (lib/lists/store/lists.ts getAccountLists): every list item of the account, all pages.
   accountLists: `${CLIENT}
-export const handler = async (event) => {
+const handle = async (event) => {
   const account = event.requestContext.authorizer.accountId;
   const items = [];
   let ExclusiveStartKey;
@@ -477,7 +480,7 @@ export const handler = async (event) => {
 `,
   // A page at offset 0 (the bench's): the first offset + limit order items of every state (type ALL).
   listCompanies: `${CLIENT}${LISTS}
-export const handler = async (event) => {
+const handle = async (event) => {
   const account = caller(event);
   const id = event.pathParameters.id;
   const { offset, limit } = page(event);
@@ -492,7 +495,7 @@ export const handler = async (event) => {
 `,
   // Contacts from offset 0: the order items with contacts until they cover offset + limit contacts.
   listContacts: `${CLIENT}${LISTS}
-export const handler = async (event) => {
+const handle = async (event) => {
   const account = caller(event);
   const id = event.pathParameters.id;
   const { offset, limit } = page(event);
@@ -517,7 +520,7 @@ export const handler = async (event) => {
   // then the members in conditional transactions of 49 (member, order item, the list's counters),
   // dropping a member whose condition says it is there already and trying the rest again.
   addListMembers: `${CLIENT}
-export const handler = async (event) => {
+const handle = async (event) => {
   const account = event.requestContext.authorizer.accountId;
   const me = event.requestContext.authorizer.userEmail;
   const listId = event.pathParameters.id;
@@ -601,7 +604,7 @@ export const handler = async (event) => {
 `,
   getToken: `${CLIENT}
 import { createHash } from 'node:crypto';
-export const handler = async (event) => {
+const handle = async (event) => {
   const token = event.authorizationToken.replace(/^Bearer /, '');
   const hash = createHash('sha256').update(token).digest('hex');
   const out = await client.send(new GetItemCommand({ TableName: table, Key: { pk: { S: 'TOKEN#' + hash }, sk: { S: 'TOKEN' } } }));
@@ -609,3 +612,53 @@ export const handler = async (event) => {
 };
 `,
 };
+
+/**
+ * The public packages a function's bundle loads when it loads (not those behind a dynamic import, which
+ * load when first used), of those a floor loads too: the SDK's clients, and middy's core, which every
+ * route's handler runs in.
+ */
+export interface FloorPackages {
+  /** The SDK's client packages (`@aws-sdk/client-kms`, the document client's `@aws-sdk/lib-dynamodb`, …), sorted. */
+  clients: string[];
+  middy: boolean;
+}
+
+/** Each SDK client package a function may load, with its client class (a floor loads the class). */
+const CLIENT_CLASSES: Record<string, string> = {
+  '@aws-sdk/client-api-gateway': 'APIGatewayClient',
+  '@aws-sdk/client-dynamodb': 'DynamoDBClient',
+  '@aws-sdk/client-kms': 'KMSClient',
+  '@aws-sdk/client-s3': 'S3Client',
+  '@aws-sdk/client-secrets-manager': 'SecretsManagerClient',
+  '@aws-sdk/client-sqs': 'SQSClient',
+  '@aws-sdk/lib-dynamodb': 'DynamoDBDocumentClient',
+};
+
+/** A floor's name: its kind and the packages it loads besides (`getCompany+middy+kms`). */
+export function floorName(kind: FloorKind, { clients, middy }: FloorPackages): string {
+  const extra = clients
+    .filter((c) => c !== '@aws-sdk/client-dynamodb')
+    .map((c) => c.replace(/^@aws-sdk\/(client-)?/, ''));
+  return [kind, ...(middy ? ['middy'] : []), ...extra].join('+');
+}
+
+/**
+ * The source of the floor of `kind` built from `packages`, the public packages its function loads: each
+ * SDK client's class loaded (and kept, so esbuild leaves it in), and the handler run in middy's core when
+ * the function's is. What the floor then does is only the calls of its kind.
+ */
+export function floorSource(kind: FloorKind, { clients, middy }: FloorPackages): string {
+  const unknown = clients.filter((c) => !(c in CLIENT_CLASSES));
+  if (unknown.length > 0)
+    throw new Error(`no client class for ${unknown.join(', ')} (test/bench/runners.ts)`);
+  const loads = clients.map((c, i) => `import { ${CLIENT_CLASSES[c]} as Client${i} } from '${c}';`);
+  return [
+    ...(middy ? [`import middy from '@middy/core';`] : []),
+    ...loads,
+    FLOOR_SOURCES[kind],
+    `export const sdkClients = [${clients.map((_, i) => `Client${i}`).join(', ')}];`,
+    middy ? 'export const handler = middy().handler(handle);' : 'export const handler = handle;',
+    '',
+  ].join('\n');
+}

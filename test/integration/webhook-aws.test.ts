@@ -6,7 +6,9 @@
  * announces every account with an endpoint; the delivery function, invoked by the delivery queue,
  * delivers a batch, sends a job due later on to the queue with SQS's longest delay, and hands back the
  * one message it could not take; secrets are sealed by KMS under their account and endpoint and opened
- * by the delivery to sign; a throttled call is made again, another error surfaces by its type.
+ * by the delivery to sign; a throttled call is made again, another error surfaces by its type, messages
+ * SQS refused are sent again. The calls are the SDK's own clients' (KMS, SQS): the stand-in checks each
+ * one's protocol and signature.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,7 +21,6 @@ import { lastEventNumber } from '../../lib/events/store';
 import type { Caller } from '../../lib/tokens/caller';
 import { SCOPES } from '../../lib/tokens/scopes';
 import { announceEvents } from '../../lib/webhooks/announce';
-import { callAws } from '../../lib/webhooks/aws-json';
 import { getDeliveries } from '../../lib/webhooks/deliveries';
 import { takeDueDeliveries } from '../../lib/webhooks/queue';
 import { secretBox } from '../../lib/webhooks/secrets';
@@ -232,7 +233,7 @@ describe('secrets sealed by KMS', () => {
     // Copied to another endpoint, it does not open.
     await expect(
       secretBox().open(stored!.secrets[0]!.sealed, { accountId: caller.accountId, webhookId: 'wh_other' }),
-    ).rejects.toMatchObject({ name: 'InvalidCiphertextException', status: 400 });
+    ).rejects.toMatchObject({ name: 'InvalidCiphertextException', $metadata: { httpStatusCode: 400 } });
 
     process.env['WEBHOOK_QUEUE_URL'] = aws.queueUrl('deliveries');
     const before = received.length;
@@ -269,11 +270,60 @@ describe('calls to AWS', () => {
   });
 
   it('surfaces an error AWS answered by its type, without trying again', async () => {
+    process.env['WEBHOOK_KMS_KEY_ID'] = 'arn:aws:kms:local:000000000000:key/stand-in';
+    const context = { accountId: 'kms-error', webhookId: 'wh_1' };
+    const sealed = await secretBox().seal('whsec_x', context);
     const made = aws.requests.length;
-    await expect(callAws('kms', 'NoSuchOperation', {})).rejects.toMatchObject({
-      name: 'UnknownOperationException',
-      status: 400,
+    await expect(secretBox().open(sealed, { ...context, webhookId: 'wh_2' })).rejects.toMatchObject({
+      name: 'InvalidCiphertextException',
+      $metadata: { httpStatusCode: 400 },
     });
-    expect(aws.requests.length - made).toBe(1);
+    expect(aws.requests.slice(made)).toEqual(['TrentService.Decrypt']);
+  });
+
+  it('sends again, after a wait, the messages SQS refused, and only those', async () => {
+    process.env['FAN_OUT_QUEUE_URL'] = aws.queueUrl('fan-out.fifo');
+    const made = aws.requests.length;
+    aws.refuseNext(2);
+    await announceEvents(['r1', 'r2', 'r3'], 'refused');
+    // One send of three (two refused), one of the two again.
+    expect(aws.requests.slice(made)).toEqual(Array(2).fill('AmazonSQS.SendMessageBatch'));
+    expect(aws.sent.map((m) => m.groupId).sort()).toEqual(['r1', 'r2', 'r3']);
+  });
+
+  it('gives up on messages SQS keeps refusing, naming why', async () => {
+    process.env['FAN_OUT_QUEUE_URL'] = aws.queueUrl('fan-out.fifo');
+    const made = aws.requests.length;
+    aws.refuseNext(5);
+    await expect(announceEvents(['refused'], 'again')).rejects.toMatchObject({
+      name: 'MessagesRefusedError',
+      failed: [{ Code: 'InternalError', SenderFault: false }],
+    });
+    expect(aws.requests.length - made).toBe(5);
+    expect(aws.sent).toEqual([]);
+    aws.refuseNext(0);
+  });
+
+  it('the stand-in refuses a request whose signature is not the one the key gives', async () => {
+    const amzDate = new Date().toISOString().replace(/[-:]|\.\d{3}/g, '');
+    const response = await fetch(aws.queueUrl('deliveries'), {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-amz-json-1.0',
+        'x-amz-target': 'AmazonSQS.SendMessageBatch',
+        'x-amz-date': amzDate,
+        authorization: `AWS4-HMAC-SHA256 Credential=AWS-STAND-IN/${amzDate.slice(0, 8)}/local/sqs/aws4_request, SignedHeaders=content-type;host;x-amz-date;x-amz-target, Signature=${'0'.repeat(64)}`,
+      },
+      body: JSON.stringify({
+        QueueUrl: aws.queueUrl('deliveries'),
+        Entries: [{ Id: '0', MessageBody: 'x' }],
+      }),
+    });
+    expect(response.status).toBe(403);
+    expect(await response.json()).toEqual({
+      __type: 'InvalidSignatureException',
+      message: 'the signature does not match',
+    });
+    expect(aws.sent).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * OWASP API7 (server-side request forgery): no code that runs in a function opens a connection to an
- * address of its own choosing. The functions talk to AWS through the SDK (DynamoDB, S3, Secrets
- * Manager, API Gateway's usage) or its signer (KMS and SQS, lib/webhooks/aws-json.ts); a website or
+ * address of its own choosing. The functions talk to AWS through the SDK's clients (DynamoDB, S3,
+ * Secrets Manager, API Gateway's usage, KMS, SQS); a website or
  * domain a caller sends is parsed (tldts), never fetched. A
  * module that does need to call out (a webhook delivery, say) must be listed here with the guard that
  * keeps it off private and link-local addresses.
@@ -20,8 +20,6 @@ const ALLOWED: Record<string, string> = {
   'lib/webhooks/send.ts':
     "webhook delivery (§12): connects only to the addresses checkUrl resolved and found public (lib/webhooks/url.ts, the local stage's localhost aside), follows no redirect, gives up after 10 s",
   'lib/webhooks/url.ts': 'imports node:net for BlockList and isIP (the address rules), opens no connection',
-  'lib/webhooks/aws-json.ts':
-    "KMS and SQS calls (the SDK's signer, a JSON POST): only to the region's AWS endpoint built from AWS_REGION, or AWS_ENDPOINT_URL_KMS / _SQS that the tests set; nothing a caller sends",
 };
 
 function sourceFiles(dir: string): string[] {
