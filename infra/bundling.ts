@@ -13,14 +13,6 @@ export const bundlingSettings = {
   /** Bundle the AWS SDK: a pinned, tree-shaken copy loads faster than the runtime's full one. */
   externalModules: [] as string[],
   /**
-   * Modules replaced in function bundles (esbuild `alias`): none. Every dependency is bundled as it is
-   * published and reached through its public entry points, so an upgrade is tested as it will run
-   * (test/infra/bundles.test.ts loads and calls every bundle). On Lambda the SDK's default credential
-   * chain finds the role's credentials in the environment, its first link; the rest of the chain is
-   * loaded only when that link finds none.
-   */
-  alias: {} as Readonly<Record<string, string>>,
-  /**
    * Global identifiers replaced in function bundles (esbuild `define`). Every function runs on the stack,
    * where IAM enforces its declared storage access (the stack also sets STORAGE_ACCESS_ENFORCED_BY_IAM):
    * the client's in-process check (lib/storage/client.ts) folds away, and lib/storage/access-check.ts

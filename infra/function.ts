@@ -128,11 +128,6 @@ export class ApiFunction extends Construct {
         mainFields: [...bundlingSettings.mainFields],
         externalModules: [...bundlingSettings.externalModules],
         define: { ...bundlingSettings.define },
-        esbuildArgs: {
-          '--alias': Object.entries(bundlingSettings.alias).map(
-            ([module, replacement]) => `${module}=${replacement}`,
-          ),
-        },
         format: OutputFormat.CJS,
       },
     });

@@ -35,7 +35,6 @@ export function buildOptions(outfile: string): BuildOptions {
     sourcemap: bundlingSettings.sourceMap,
     mainFields: [...bundlingSettings.mainFields],
     external: [...bundlingSettings.externalModules],
-    alias: { ...bundlingSettings.alias },
     define: { ...bundlingSettings.define },
     absWorkingDir: ROOT,
     outfile,
