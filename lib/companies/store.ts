@@ -127,8 +127,12 @@ export function companyItem(record: CompanyRecord, state: CompanyState): Item {
   return {
     ...keys.company(record),
     entity: 'Company',
-    // DynamoDB has no use for NULL attributes here: absent reads back as null.
-    ...Object.fromEntries(Object.entries(profile).filter(([, value]) => value !== null)),
+    // DynamoDB has no use for NULL attributes here: absent reads back as null (no other names as []).
+    ...Object.fromEntries(
+      Object.entries(profile).filter(
+        ([key, value]) => value !== null && !(key === 'otherNames' && profile.otherNames.length === 0),
+      ),
+    ),
     periods: JSON.stringify(financials),
     shareholders: JSON.stringify(shareholders),
     contacts: JSON.stringify(contacts),
@@ -169,6 +173,7 @@ export function toProfile(item: Item): CompanyProfile {
     foundedOn: textOrNull(item, 'foundedOn'),
     stoppedOn: textOrNull(item, 'stoppedOn'),
     address: (item['address'] as CompanyProfile['address'] | undefined) ?? null,
+    otherNames: (item['otherNames'] as string[] | undefined) ?? [],
     activities: (item['activities'] as string[] | undefined) ?? [],
   };
 }
