@@ -1,0 +1,81 @@
+/**
+ * (ext) The updates a change of a company's registered facts derives (contract §8.2): `NAME_CHANGED`,
+ * `MOVED` and `STOPPED`, as pure functions of (the record before, the record after, the as-of date).
+ *
+ * - A company's first import has no before: it derives none of them, but `STOPPED` for a company
+ *   imported already stopped, dated its `stoppedOn`.
+ * - The first write of a company by a source that had not written it before (a registry taking over
+ *   from JSON Lines) is no change either: it derives none of the three.
+ * - `NAME_CHANGED` compares the names as search does (lib/matching/normalise.ts `nameWords`: case,
+ *   accents, punctuation and legal-form words ignored); dated the day of the change (the as-of date).
+ * - `MOVED` compares the registered address part by part (street, number, box, postal code, place) as
+ *   search compares words, only where both before and after carry a street or a postal code, and only
+ *   the parts both carry (a part that becomes withheld is no move); dated the day of the change.
+ * - `STOPPED`: `stoppedOn` appears or moves; dated the new `stoppedOn`.
+ *
+ * An update's identity is the company, the type and the new value with its day, so deriving the same
+ * change again gives the same id (lib/updates/derive.ts `updateId`).
+ */
+import type { Address, CompanyRecord } from '../companies/record';
+import { foldedWords, nameWords } from '../matching/normalise';
+
+export type RegistryUpdateFacts =
+  { type: 'NAME_CHANGED'; old: string; new: string } | { type: 'MOVED'; place: string } | { type: 'STOPPED' };
+
+export interface RegistryEvent {
+  facts: RegistryUpdateFacts;
+  /** What makes the update's id, after the company: the type, the new value and its day. */
+  event: string;
+  time: string;
+}
+
+export function registryEvents(
+  before: CompanyRecord | null,
+  after: CompanyRecord,
+  asOf: string,
+  firstBySource = false,
+): RegistryEvent[] {
+  if (!before) return after.stoppedOn === null ? [] : [stopped(after.stoppedOn)];
+  if (firstBySource) return [];
+  const events: RegistryEvent[] = [];
+  if (sameWords(before.name) !== sameWords(after.name)) {
+    events.push({
+      facts: { type: 'NAME_CHANGED', old: before.name, new: after.name },
+      event: `NAME_CHANGED#${asOf}#${after.name}`,
+      time: asOf,
+    });
+  }
+  if (moved(before.address, after.address)) {
+    const address = after.address!;
+    events.push({
+      facts: { type: 'MOVED', place: address.place ?? address.postalCode ?? after.place ?? '' },
+      event: `MOVED#${asOf}#${ADDRESS_PARTS.map((part) => address[part] ?? '').join('|')}`,
+      time: asOf,
+    });
+  }
+  if (after.stoppedOn !== null && after.stoppedOn !== before.stoppedOn) events.push(stopped(after.stoppedOn));
+  return events;
+}
+
+const stopped = (stoppedOn: string): RegistryEvent => ({
+  facts: { type: 'STOPPED' },
+  event: `STOPPED#${stoppedOn}`,
+  time: stoppedOn,
+});
+
+const sameWords = (name: string) => nameWords(name).join(' ');
+
+const ADDRESS_PARTS = ['street', 'number', 'box', 'postalCode', 'place'] as const;
+
+/** Whether the registered address moved: both carry a street or postal code, and a part both carry differs. */
+export function moved(before: Address | null, after: Address | null): boolean {
+  if (!located(before) || !located(after)) return false;
+  return ADDRESS_PARTS.some((part) => {
+    const was = before[part];
+    const now = after[part];
+    return was !== null && now !== null && foldedWords(was).join(' ') !== foldedWords(now).join(' ');
+  });
+}
+
+const located = (address: Address | null): address is Address =>
+  address !== null && (address.street !== null || address.postalCode !== null);
