@@ -74,6 +74,13 @@ export interface CompanyState {
    * line again is unchanged without being parsed. Absent on companies written before it was kept.
    */
   lineHash?: string;
+  /**
+   * (ext) What a registry import keeps of the company's registry rows to apply later updates exactly
+   * (contract §11.5.2): JSON text, opaque here, kept when another source writes the company.
+   */
+  registryRows?: string;
+  /** (ext) The sources that wrote the company (`kbo`, `sirene`, …); absent: JSON Lines alone. */
+  sources?: string[];
 }
 
 export async function getCompanyStates(refs: CompanyRef[]): Promise<Map<string, CompanyState>> {
@@ -115,6 +122,9 @@ export async function getCompanyRecords(refs: CompanyRef[]): Promise<Map<string,
           hash: item['contentHash'] as string,
           changeId: item['changeId'] as string,
           ...(typeof item['legalEntityId'] === 'string' ? { legalEntityId: item['legalEntityId'] } : {}),
+          ...(typeof item['lineHash'] === 'string' ? { lineHash: item['lineHash'] } : {}),
+          ...(typeof item['registryRows'] === 'string' ? { registryRows: item['registryRows'] } : {}),
+          ...(Array.isArray(item['sources']) ? { sources: item['sources'] as string[] } : {}),
         },
       },
     ]),
@@ -140,6 +150,8 @@ export function companyItem(record: CompanyRecord, state: CompanyState): Item {
     changeId: state.changeId,
     ...(state.legalEntityId ? { legalEntityId: state.legalEntityId } : {}),
     ...(state.lineHash ? { lineHash: state.lineHash } : {}),
+    ...(state.registryRows === undefined ? {} : { registryRows: state.registryRows }),
+    ...(state.sources ? { sources: state.sources } : {}),
   };
 }
 

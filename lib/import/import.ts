@@ -20,34 +20,17 @@
  *   requests; an unchanged company costs the read of its state.
  */
 import { randomUUID } from 'node:crypto';
-import { companyKey, type CompanyRef } from '../companies/identifiers';
-import { getCompanyRecords, getCompanyStates, type CompanyState } from '../companies/store';
-import { forEachLimited } from '../concurrency';
-import { assignLegalEntityIds } from '../legal-entities/assign';
+import { companyKey } from '../companies/identifiers';
+import { getCompanyStates, type CompanyState } from '../companies/store';
 import { loadStageIdScheme, stageIdScheme, type LegalEntityIdScheme } from '../legal-entities/ids';
-import type { BatchDerivation, CompanyChange, Completion, Derivation, DerivedWrites } from './change';
-import {
-  collectWrites,
-  completeImport,
-  deriveBatch,
-  deriveChange,
-  derivedWriter,
-  oneAtATime,
-} from './derive';
-import { contactClaimer, type ContactClaimer } from './contacts';
-import { judgeLines, sketchLine, type Entry, type Judge, type Line } from './lines';
-import {
-  deleteJournal,
-  doneRuns,
-  getJournals,
-  markRunDone,
-  putCompanies,
-  putJournal,
-  releaseContacts,
-  runOf,
-  type Journal,
-  type StoredJournal,
-} from './store';
+import type { BatchDerivation, Completion, Derivation } from './change';
+import { emptySummary, queueChanges, writeChanges, type ImportSummary, type Run } from './changes';
+import { completeImport, deriveBatch, deriveChange, derivedWriter, oneAtATime } from './derive';
+import { contactClaimer } from './contacts';
+import { judgeLines, sketchLine, type Entry, type Line } from './lines';
+import { markRunDone } from './store';
+
+export { emptySummary, formatSummary, type Change, type ImportSummary, type Run } from './changes';
 
 export interface ImportOptions {
   /** The as-of date (`YYYY-MM-DD`) of the data: the date of updates dated "the day of the change". */
@@ -70,20 +53,6 @@ export interface ImportOptions {
   idScheme?: () => LegalEntityIdScheme;
 }
 
-export interface ImportSummary {
-  /** Non-blank lines read. */
-  read: number;
-  imported: number;
-  created: number;
-  changed: number;
-  unchanged: number;
-  rejected: number;
-  updates: number;
-  seconds: number;
-}
-
-const DERIVATIONS_IN_FLIGHT = 16;
-
 /**
  * A line of a file with its number, for a part of a file (the import engine's partitions): the lines
  * of one company meet in one part, in file order, so the part's verdicts are the file's.
@@ -96,6 +65,40 @@ export interface NumberedLine {
 export async function importCompanies(
   lines: AsyncIterable<string | NumberedLine>,
   options: ImportOptions,
+): Promise<ImportSummary> {
+  return runImport(
+    options,
+    async function* read(summary) {
+      let lineNumber = 0;
+      for await (const next of lines) {
+        const text = typeof next === 'string' ? next : next.text;
+        lineNumber = typeof next === 'string' ? lineNumber + 1 : next.line;
+        if (text.trim() === '') continue;
+        summary.read++;
+        yield { line: lineNumber, text, ...sketchLine(text) };
+      }
+    },
+    importBatch,
+  );
+}
+
+/**
+ * What a batch of read items becomes (one round of reads for them all): the lines of a file
+ * (`importBatch`), the units of a registry (lib/import/registry-import.ts). It judges its items after
+ * `turn` (the batch before it) and calls `done` once it has, so that the batches judge in file order.
+ */
+export type BatchImport<T> = (batch: T[], run: Run, turn: Promise<void>, done: () => void) => Promise<void>;
+
+/**
+ * The run every import shares: the items `read` yields (it counts what it reads on the summary) are
+ * cut into batches of `batchSize`, a bounded number of batches in flight, their changes written a full
+ * batch at a time, the run marked done, then the completions.
+ */
+export async function runImport<T>(
+  options: ImportOptions,
+  read: (summary: ImportSummary) => AsyncIterable<T>,
+  importItems: BatchImport<T>,
+  onReject: (line: number, reason: string) => void = (line, reason) => options.onRejected?.(line, reason),
 ): Promise<ImportSummary> {
   const started = performance.now();
   // Before anything is read or written: a deployed stage's ids need its secret (lib/legal-entities/ids.ts).
@@ -113,7 +116,7 @@ export async function importCompanies(
     summary,
     reject: (line, reason) => {
       summary.rejected++;
-      options.onRejected?.(line, reason);
+      onReject(line, reason);
     },
     judge: {
       firstLineOf: new Map(),
@@ -134,12 +137,12 @@ export async function importCompanies(
   const inFlight = new Set<Promise<void>>();
   let failure: unknown = null;
 
-  const flush = async (batch: Line[]) => {
-    // The batch's turn to judge its lines comes after the batch before it (see `judgeLines`).
+  const flush = async (batch: T[]) => {
+    // The batch's turn to judge its items comes after the batch before it (see `judgeLines`).
     const turn = run.turns.then(() => undefined);
     let done!: () => void;
     run.turns = new Promise((resolve) => (done = resolve));
-    const job = importBatch(batch, run, turn, done)
+    const job = importItems(batch, run, turn, done)
       .then(() => {
         summary.seconds = (performance.now() - started) / 1000;
         options.onProgress?.({ ...summary });
@@ -152,15 +155,10 @@ export async function importCompanies(
     while (inFlight.size >= concurrency) await Promise.race(inFlight);
   };
 
-  let lineNumber = 0;
-  let batch: Line[] = [];
-  for await (const next of lines) {
-    const text = typeof next === 'string' ? next : next.text;
-    lineNumber = typeof next === 'string' ? lineNumber + 1 : next.line;
+  let batch: T[] = [];
+  for await (const item of read(summary)) {
     if (failure) break;
-    if (text.trim() === '') continue;
-    summary.read++;
-    batch.push({ line: lineNumber, text, ...sketchLine(text) });
+    batch.push(item);
     if (batch.length === batchSize) {
       await flush(batch);
       batch = [];
@@ -175,48 +173,6 @@ export async function importCompanies(
   await (options.complete ?? completeImport)();
   summary.seconds = (performance.now() - started) / 1000;
   return summary;
-}
-
-/** The figures of a run that has read nothing yet. */
-export function emptySummary(): ImportSummary {
-  return { read: 0, imported: 0, created: 0, changed: 0, unchanged: 0, rejected: 0, updates: 0, seconds: 0 };
-}
-
-/** `read N, imported M (new A, changed B, unchanged C), rejected R, updates U, in T s (X companies/s)` */
-export function formatSummary(s: ImportSummary): string {
-  const rate = s.seconds > 0 ? Math.round(s.imported / s.seconds) : s.imported;
-  return (
-    `read ${s.read}, imported ${s.imported} (new ${s.created}, changed ${s.changed}, unchanged ${s.unchanged}), ` +
-    `rejected ${s.rejected}, updates ${s.updates}, in ${s.seconds.toFixed(1)} s (${rate} companies/s)`
-  );
-}
-
-/** What one run shares between its batches. */
-interface Run {
-  id: string;
-  batches: number;
-  asOf: string;
-  derive: Derivation;
-  /** One batch at a time (see `oneAtATime`). */
-  deriveBatch: BatchDerivation;
-  /** Makes the writes a batch's derivations hand back (lib/import/derive.ts `derivedWriter`). */
-  writeDerived: (writes: DerivedWrites) => Promise<void>;
-  summary: ImportSummary;
-  reject: (line: number, reason: string) => void;
-  /** The first line of each company read so far, and the rejections (lib/import/lines.ts `judgeLines`). */
-  judge: Judge;
-  /** Settles when the last batch flushed has judged its lines: the next one judges after it. */
-  turns: Promise<void>;
-  /** Changed companies to write, and how many make a batch. */
-  changes: Array<Entry & { known: boolean }>;
-  batchSize: number;
-  /** Change ids whose journal is known to be gone: no need to look for it again. */
-  settled: Set<string>;
-  /** Earlier runs, looked up once each: whether they ended with every batch derived. */
-  runsDone: Map<string, Promise<boolean>>;
-  /** Claims a batch's new contact ids (lib/import/contacts.ts), one batch at a time. */
-  claimContacts: ContactClaimer;
-  idScheme: () => LegalEntityIdScheme;
 }
 
 /**
@@ -239,137 +195,5 @@ async function importBatch(lines: Line[], run: Run, turn: Promise<void>, done: (
     // After the batch before, even when this one failed: the turns stay in file order.
     void turn.then(done);
   }
-  const stateOf = (e: Entry) => states.get(companyKey(e.record));
-
-  // Changes of a cut-off earlier run whose derivations may not have run: derive them first.
-  const changeIds = new Set([...states.values()].map((s) => s.changeId).filter((id) => !run.settled.has(id)));
-  for (const journal of await getJournals(await mayHaveJournals([...changeIds], run))) {
-    // Awaited first: `x += await …` reads x before the wait and would lose what other batches added.
-    const updates = await resume(journal, run);
-    run.summary.updates += updates;
-  }
-  for (const id of changeIds) run.settled.add(id);
-
-  const changed = batch.filter((e) => stateOf(e)?.hash !== e.hash);
-  const unchanged = batch.length - changed.length;
-  run.summary.unchanged += unchanged;
-  run.summary.imported += unchanged;
-  // Changes are written a full batch at a time, whichever batches of lines they came from: a refresh
-  // in which few companies changed journals and writes a hundred changes at once, not a few.
-  run.changes.push(...changed.map((e) => ({ ...e, known: stateOf(e) !== undefined })));
-  while (run.changes.length >= run.batchSize) await writeChanges(run.changes.splice(0, run.batchSize), run);
+  await queueChanges(batch, states, run);
 }
-
-/**
- * A batch of changed companies: their contact ids claimed, legal entity ids assigned, the batch's
- * journal, the companies written, their derivations made, then the journal removed.
- */
-async function writeChanges(pending: Array<Entry & { known: boolean }>, run: Run): Promise<void> {
-  // In file order: of two changes that claim one contact id, the earlier line's wins.
-  const changed = pending.sort((a, b) => a.line - b.line);
-  const stored = await getCompanyRecords(changed.filter((e) => e.known).map((e) => e.record));
-  const before = (e: Entry) => stored.get(companyKey(e.record))?.record ?? null;
-  const accepted = await run.claimContacts(changed, before);
-  if (accepted.length === 0) return;
-
-  // Known companies carry their legal entity id; the others claim theirs, the batch's together.
-  const known = (e: Entry) => stored.get(companyKey(e.record))?.state.legalEntityId;
-  const claimed = await assignLegalEntityIds(
-    accepted.filter((e) => !known(e)).map((e) => companyRef(e.record)),
-    run.idScheme(),
-  );
-  const legalEntityIdOf = (e: Entry) => known(e) ?? claimed.get(companyKey(e.record))!;
-
-  const changeId = `${run.id}.${++run.batches}`;
-  const journal = await putJournal({
-    changeId,
-    asOf: run.asOf,
-    entries: accepted.map((e) => ({ company: companyRef(e.record), before: before(e) })),
-  });
-  await putCompanies(
-    accepted.map((e) => ({
-      record: e.record,
-      state: { hash: e.hash, changeId, legalEntityId: legalEntityIdOf(e), lineHash: e.lineHash },
-    })),
-  );
-  const changes = accepted.map((e) => ({
-    before: before(e),
-    after: e.record,
-    asOf: run.asOf,
-    changeId,
-    legalEntityId: legalEntityIdOf(e),
-  }));
-  // Awaited first: `x += await …` reads x before the wait and would lose what other batches added.
-  const updates = await deriveAndWrite(changes, run);
-  run.summary.updates += updates;
-  await releaseContacts(changes.flatMap(givenUpContacts));
-  await deleteJournal(journal);
-  run.settled.add(changeId);
-
-  run.summary.imported += accepted.length;
-  for (const change of changes) {
-    if (change.before) run.summary.changed++;
-    else run.summary.created++;
-  }
-}
-
-/** The change ids whose journal may still exist: those of runs not known to have ended whole. */
-async function mayHaveJournals(changeIds: string[], run: Run): Promise<string[]> {
-  const unknown = [...new Set(changeIds.map(runOf))].filter((id) => !run.runsDone.has(id));
-  if (unknown.length > 0) {
-    const lookup = doneRuns(unknown);
-    for (const id of unknown)
-      run.runsDone.set(
-        id,
-        lookup.then((done) => done.has(id)),
-      );
-    // A failed lookup is not kept: the next batch asks again.
-    lookup.catch(() => unknown.forEach((id) => run.runsDone.delete(id)));
-  }
-  const done = await Promise.all(changeIds.map((id) => run.runsDone.get(runOf(id))!));
-  return changeIds.filter((_, i) => !done[i]);
-}
-
-/** Derives the changes of a cut-off run's journal whose companies were written, then drops it. */
-async function resume(journal: Journal & StoredJournal, run: Run): Promise<number> {
-  const current = await getCompanyRecords(journal.entries.map((e) => e.company));
-  const changes: CompanyChange[] = [];
-  for (const entry of journal.entries) {
-    const now = current.get(companyKey(entry.company));
-    // Written by this change (a later change would name its own journal): derive it.
-    if (now?.state.changeId !== journal.changeId) continue;
-    changes.push({
-      before: entry.before,
-      after: now.record,
-      asOf: journal.asOf,
-      changeId: journal.changeId,
-      ...(now.state.legalEntityId ? { legalEntityId: now.state.legalEntityId } : {}),
-    });
-  }
-  const updates = await deriveAndWrite(changes, run);
-  await releaseContacts(changes.flatMap(givenUpContacts));
-  await deleteJournal(journal);
-  return updates;
-}
-
-/** Runs a batch's derivations and makes the writes they hand back; answers the number of updates. */
-async function deriveAndWrite(changes: CompanyChange[], run: Run): Promise<number> {
-  const writes: DerivedWrites = { puts: [], deletes: [] };
-  const together = await run.deriveBatch(changes);
-  let updates = together.updates;
-  collectWrites(writes, together);
-  await forEachLimited(changes, DERIVATIONS_IN_FLIGHT, async (change) => {
-    const derived = await run.derive(change);
-    updates += derived.updates;
-    collectWrites(writes, derived);
-  });
-  await run.writeDerived(writes);
-  return updates;
-}
-
-function givenUpContacts({ before, after }: CompanyChange): number[] {
-  const kept = new Set(after.contacts.map((c) => c.contactId));
-  return (before?.contacts ?? []).map((c) => c.contactId).filter((id) => !kept.has(id));
-}
-
-const companyRef = ({ country, companyNumber }: CompanyRef): CompanyRef => ({ country, companyNumber });

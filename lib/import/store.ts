@@ -35,6 +35,8 @@ export interface JournalEntry {
   company: CompanyRef;
   /** The record before the change; null for a new company. */
   before: CompanyRecord | null;
+  /** (ext) The change is a source's first write of the company (lib/import/change.ts). */
+  firstBySource?: boolean;
 }
 
 export interface Journal {

@@ -35,7 +35,9 @@ export function registryEvents(
   asOf: string,
   firstBySource = false,
 ): RegistryEvent[] {
-  if (!before) return after.stoppedOn === null ? [] : [stopped(after.stoppedOn)];
+  // Records older than these fields may lack them: absent is unknown, as null.
+  const stoppedOn = after.stoppedOn ?? null;
+  if (!before) return stoppedOn === null ? [] : [stopped(stoppedOn)];
   if (firstBySource) return [];
   const events: RegistryEvent[] = [];
   if (sameWords(before.name) !== sameWords(after.name)) {
@@ -45,7 +47,7 @@ export function registryEvents(
       time: asOf,
     });
   }
-  if (moved(before.address, after.address)) {
+  if (moved(before.address ?? null, after.address ?? null)) {
     const address = after.address!;
     events.push({
       facts: { type: 'MOVED', place: address.place ?? address.postalCode ?? after.place ?? '' },
@@ -53,7 +55,7 @@ export function registryEvents(
       time: asOf,
     });
   }
-  if (after.stoppedOn !== null && after.stoppedOn !== before.stoppedOn) events.push(stopped(after.stoppedOn));
+  if (stoppedOn !== null && stoppedOn !== (before.stoppedOn ?? null)) events.push(stopped(stoppedOn));
   return events;
 }
 

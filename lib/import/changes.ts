@@ -1,0 +1,273 @@
+/**
+ * What a run of the import (lib/import/import.ts) shares between its batches, and how a batch's changed
+ * companies are written and derived: contact ids claimed, legal entity ids assigned, the journal, the
+ * companies written, their derivations made, the journal removed; a cut-off earlier run's journals
+ * derived first. JSON Lines and registry units (lib/import/registry-import.ts) go through the same.
+ */
+import { companyKey, type CompanyRef } from '../companies/identifiers';
+import { getCompanyRecords, type CompanyState } from '../companies/store';
+import { forEachLimited } from '../concurrency';
+import { assignLegalEntityIds } from '../legal-entities/assign';
+import type { LegalEntityIdScheme } from '../legal-entities/ids';
+import type { BatchDerivation, CompanyChange, Derivation, DerivedWrites } from './change';
+import { collectWrites } from './derive';
+import type { ContactClaimer } from './contacts';
+import type { Entry, Judge } from './lines';
+import {
+  deleteJournal,
+  doneRuns,
+  getJournals,
+  putCompanies,
+  putJournal,
+  releaseContacts,
+  runOf,
+  type Journal,
+  type StoredJournal,
+} from './store';
+
+export interface ImportSummary {
+  /** Non-blank lines read. */
+  read: number;
+  imported: number;
+  created: number;
+  changed: number;
+  unchanged: number;
+  rejected: number;
+  updates: number;
+  seconds: number;
+}
+
+const DERIVATIONS_IN_FLIGHT = 16;
+
+/** The figures of a run that has read nothing yet. */
+export function emptySummary(): ImportSummary {
+  return { read: 0, imported: 0, created: 0, changed: 0, unchanged: 0, rejected: 0, updates: 0, seconds: 0 };
+}
+
+/** `read N, imported M (new A, changed B, unchanged C), rejected R, updates U, in T s (X companies/s)` */
+export function formatSummary(s: ImportSummary): string {
+  const rate = s.seconds > 0 ? Math.round(s.imported / s.seconds) : s.imported;
+  return (
+    `read ${s.read}, imported ${s.imported} (new ${s.created}, changed ${s.changed}, unchanged ${s.unchanged}), ` +
+    `rejected ${s.rejected}, updates ${s.updates}, in ${s.seconds.toFixed(1)} s (${rate} companies/s)`
+  );
+}
+
+/** What one run shares between its batches. */
+export interface Run {
+  id: string;
+  batches: number;
+  asOf: string;
+  derive: Derivation;
+  /** One batch at a time (see `oneAtATime`). */
+  deriveBatch: BatchDerivation;
+  /** Makes the writes a batch's derivations hand back (lib/import/derive.ts `derivedWriter`). */
+  writeDerived: (writes: DerivedWrites) => Promise<void>;
+  summary: ImportSummary;
+  reject: (line: number, reason: string) => void;
+  /** The first line of each company read so far, and the rejections (lib/import/lines.ts `judgeLines`). */
+  judge: Judge;
+  /** Settles when the last batch flushed has judged its lines: the next one judges after it. */
+  turns: Promise<void>;
+  /** Changed companies to write, and how many make a batch. */
+  changes: Array<Change>;
+  batchSize: number;
+  /** Change ids whose journal is known to be gone: no need to look for it again. */
+  settled: Set<string>;
+  /** Earlier runs, looked up once each: whether they ended with every batch derived. */
+  runsDone: Map<string, Promise<boolean>>;
+  /** Claims a batch's new contact ids (lib/import/contacts.ts), one batch at a time. */
+  claimContacts: ContactClaimer;
+  idScheme: () => LegalEntityIdScheme;
+}
+
+/**
+ * A change to write: a valid record of a company, with what the import keeps beside it. A registry
+ * unit's also carries its registry rows and source (lib/import/registry-import.ts).
+ */
+export interface Change extends Entry {
+  /** Whether the company is stored (its record is read before it is written). */
+  known: boolean;
+  /** Who wrote it (`jsonl`, `kbo`, `sirene`): §8.2 derives no registry change on a source's first write. */
+  source?: string;
+  /** The registry rows kept with the company (opaque JSON text); absent: the stored ones stay. */
+  registryRows?: string;
+}
+
+/**
+ * A batch's judged entries against their companies' states: changes of a cut-off earlier run derived
+ * first, the unchanged counted, the changed queued to be written a full batch at a time.
+ */
+export async function queueChanges(
+  batch: Array<Omit<Change, 'known'>>,
+  states: Map<string, CompanyState>,
+  run: Run,
+): Promise<void> {
+  const stateOf = (e: Entry) => states.get(companyKey(e.record));
+
+  // Changes of a cut-off earlier run whose derivations may not have run: derive them first.
+  const changeIds = new Set([...states.values()].map((s) => s.changeId).filter((id) => !run.settled.has(id)));
+  for (const journal of await getJournals(await mayHaveJournals([...changeIds], run))) {
+    // Awaited first: `x += await …` reads x before the wait and would lose what other batches added.
+    const updates = await resume(journal, run);
+    run.summary.updates += updates;
+  }
+  for (const id of changeIds) run.settled.add(id);
+
+  const changed = batch.filter(
+    (e) =>
+      stateOf(e)?.hash !== e.hash ||
+      (e.registryRows !== undefined && stateOf(e)?.registryRows !== e.registryRows),
+  );
+  const unchanged = batch.length - changed.length;
+  run.summary.unchanged += unchanged;
+  run.summary.imported += unchanged;
+  // Changes are written a full batch at a time, whichever batches of lines they came from: a refresh
+  // in which few companies changed journals and writes a hundred changes at once, not a few.
+  run.changes.push(...changed.map((e) => ({ ...e, known: stateOf(e) !== undefined })));
+  while (run.changes.length >= run.batchSize) await writeChanges(run.changes.splice(0, run.batchSize), run);
+}
+
+/**
+ * A batch of changed companies: their contact ids claimed, legal entity ids assigned, the batch's
+ * journal, the companies written, their derivations made, then the journal removed.
+ */
+export async function writeChanges(pending: Change[], run: Run): Promise<void> {
+  // In file order: of two changes that claim one contact id, the earlier line's wins.
+  const changed = pending.sort((a, b) => a.line - b.line);
+  const stored = await getCompanyRecords(changed.filter((e) => e.known).map((e) => e.record));
+  const before = (e: Entry) => stored.get(companyKey(e.record))?.record ?? null;
+  const accepted = await run.claimContacts(changed, before);
+  if (accepted.length === 0) return;
+
+  // Known companies carry their legal entity id; the others claim theirs, the batch's together.
+  const known = (e: Entry) => stored.get(companyKey(e.record))?.state.legalEntityId;
+  const claimed = await assignLegalEntityIds(
+    accepted.filter((e) => !known(e)).map((e) => companyRef(e.record)),
+    run.idScheme(),
+  );
+  const legalEntityIdOf = (e: Entry) => known(e) ?? claimed.get(companyKey(e.record))!;
+
+  // Who wrote each company so far: a source's first write derives no registry change (§8.2).
+  const state = (e: Entry) => stored.get(companyKey(e.record))?.state;
+  const sourcesOf = (e: Change) => [...new Set([...storedSources(state(e)), e.source ?? JSON_LINES])];
+  const firstBySource = (e: Change) =>
+    before(e) !== null && !storedSources(state(e)).includes(e.source ?? JSON_LINES);
+
+  const changeId = `${run.id}.${++run.batches}`;
+  const journal = await putJournal({
+    changeId,
+    asOf: run.asOf,
+    entries: accepted.map((e) => ({
+      company: companyRef(e.record),
+      before: before(e),
+      ...(firstBySource(e) ? { firstBySource: true } : {}),
+    })),
+  });
+  await putCompanies(
+    accepted.map((e) => {
+      const registryRows = e.registryRows ?? state(e)?.registryRows;
+      const sources = sourcesOf(e);
+      return {
+        record: e.record,
+        state: {
+          hash: e.hash,
+          changeId,
+          legalEntityId: legalEntityIdOf(e),
+          lineHash: e.lineHash,
+          ...(registryRows === undefined ? {} : { registryRows }),
+          ...(sources.length === 1 && sources[0] === JSON_LINES ? {} : { sources }),
+        },
+      };
+    }),
+  );
+  const changes = accepted.map((e) => ({
+    before: before(e),
+    after: e.record,
+    asOf: run.asOf,
+    changeId,
+    legalEntityId: legalEntityIdOf(e),
+    ...(firstBySource(e) ? { firstBySource: true } : {}),
+  }));
+  // Awaited first: `x += await …` reads x before the wait and would lose what other batches added.
+  const updates = await deriveAndWrite(changes, run);
+  run.summary.updates += updates;
+  await releaseContacts(changes.flatMap(givenUpContacts));
+  await deleteJournal(journal);
+  run.settled.add(changeId);
+
+  run.summary.imported += accepted.length;
+  for (const change of changes) {
+    if (change.before) run.summary.changed++;
+    else run.summary.created++;
+  }
+}
+
+/** The change ids whose journal may still exist: those of runs not known to have ended whole. */
+async function mayHaveJournals(changeIds: string[], run: Run): Promise<string[]> {
+  const unknown = [...new Set(changeIds.map(runOf))].filter((id) => !run.runsDone.has(id));
+  if (unknown.length > 0) {
+    const lookup = doneRuns(unknown);
+    for (const id of unknown)
+      run.runsDone.set(
+        id,
+        lookup.then((done) => done.has(id)),
+      );
+    // A failed lookup is not kept: the next batch asks again.
+    lookup.catch(() => unknown.forEach((id) => run.runsDone.delete(id)));
+  }
+  const done = await Promise.all(changeIds.map((id) => run.runsDone.get(runOf(id))!));
+  return changeIds.filter((_, i) => !done[i]);
+}
+
+/** Derives the changes of a cut-off run's journal whose companies were written, then drops it. */
+async function resume(journal: Journal & StoredJournal, run: Run): Promise<number> {
+  const current = await getCompanyRecords(journal.entries.map((e) => e.company));
+  const changes: CompanyChange[] = [];
+  for (const entry of journal.entries) {
+    const now = current.get(companyKey(entry.company));
+    // Written by this change (a later change would name its own journal): derive it.
+    if (now?.state.changeId !== journal.changeId) continue;
+    changes.push({
+      before: entry.before,
+      after: now.record,
+      asOf: journal.asOf,
+      changeId: journal.changeId,
+      ...(now.state.legalEntityId ? { legalEntityId: now.state.legalEntityId } : {}),
+      ...(entry.firstBySource ? { firstBySource: true } : {}),
+    });
+  }
+  const updates = await deriveAndWrite(changes, run);
+  await releaseContacts(changes.flatMap(givenUpContacts));
+  await deleteJournal(journal);
+  return updates;
+}
+
+/** Runs a batch's derivations and makes the writes they hand back; answers the number of updates. */
+async function deriveAndWrite(changes: CompanyChange[], run: Run): Promise<number> {
+  const writes: DerivedWrites = { puts: [], deletes: [] };
+  const together = await run.deriveBatch(changes);
+  let updates = together.updates;
+  collectWrites(writes, together);
+  await forEachLimited(changes, DERIVATIONS_IN_FLIGHT, async (change) => {
+    const derived = await run.derive(change);
+    updates += derived.updates;
+    collectWrites(writes, derived);
+  });
+  await run.writeDerived(writes);
+  return updates;
+}
+
+function givenUpContacts({ before, after }: CompanyChange): number[] {
+  const kept = new Set(after.contacts.map((c) => c.contactId));
+  return (before?.contacts ?? []).map((c) => c.contactId).filter((id) => !kept.has(id));
+}
+
+const companyRef = ({ country, companyNumber }: CompanyRef): CompanyRef => ({ country, companyNumber });
+
+/** The source of JSON Lines records; a company stored without `sources` was written by it alone. */
+const JSON_LINES = 'jsonl';
+
+/** The sources that wrote a stored company (none for a new one). */
+const storedSources = (state: CompanyState | undefined): string[] =>
+  state ? (state.sources ?? [JSON_LINES]) : [];

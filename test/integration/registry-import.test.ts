@@ -1,0 +1,420 @@
+/**
+ * (ext) The import of registry units (contract §11.3, §11.5) against DynamoDB Local, with units built by
+ * hand as a converter yields them: what a unit writes and keeps (§11.5.1), rejections and the skipped
+ * line, idempotence, sources merging both ways, other names in details, search, match and PUT, and the
+ * updates NAME_CHANGED, MOVED and STOPPED (§8.2) with their events — read back through the handlers.
+ */
+import { handler as getCompany } from '../../functions/get-company';
+import { handler as getUpdates } from '../../functions/get-legal-entity-updates';
+import { handler as matchHandler } from '../../functions/match-companies';
+import { handler as searchHandler } from '../../functions/search-companies';
+import { getRelationships } from '../../lib/companies/holdings-store';
+import { belgianCheckDigits, type CompanyRef } from '../../lib/companies/identifiers';
+import type { CompanyRecordInput } from '../../lib/companies/record';
+import { getCompanyRecords } from '../../lib/companies/store';
+import type { CompanyUpdateEvent } from '../../lib/events/event';
+import { getEvents } from '../../lib/events/feed';
+import { importCompanies } from '../../lib/import/import';
+import { formatSkipped, importRegistryItems, type RegistrySummary } from '../../lib/import/registry-import';
+import type { RegistryField, RegistryItem, RegistryUnit } from '../../lib/import/sources/unit';
+import { addCompanies } from '../../lib/lists/add-companies';
+import { createOneList } from '../../lib/lists/manage';
+import { updateRoutes } from '../../lib/updates/routes';
+import { ALICE, call } from '../support/events';
+import { companyRecord, period } from '../support/records';
+import { useFreshTable } from '../support/table';
+
+useFreshTable();
+jest.setTimeout(180_000);
+
+const beNumber = (n: number) => {
+  const firstEight = `08${String(n).padStart(6, '0')}`;
+  return firstEight + belgianCheckDigits(firstEight);
+};
+const ref = (n: number): CompanyRef => ({ country: 'BE', companyNumber: beNumber(n) });
+
+const KBO_OWNS: RegistryField[] = [
+  'name',
+  'otherNames',
+  'address',
+  'place',
+  'legalForm',
+  'foundedOn',
+  'stoppedOn',
+  'activities',
+  'vatNumber',
+  'website',
+];
+const ADDRESS = { street: 'Kerkstraat', number: '12', box: null, postalCode: '9000', place: 'Gent' };
+
+/** Enterprise n as a KBO converter would hand it, from `enterprise.csv` line n + 1. */
+function unit(
+  n: number,
+  fields: RegistryUnit['fields'] = {},
+  extra: Partial<RegistryUnit> = {},
+): RegistryItem {
+  return {
+    kind: 'unit',
+    unit: {
+      source: { file: 'enterprise.csv', line: n + 1 },
+      country: 'BE',
+      companyNumber: `${beNumber(n).slice(0, 4)}.${beNumber(n).slice(4, 7)}.${beNumber(n).slice(7)}`,
+      owns: KBO_OWNS,
+      fields: {
+        name: `Registry ${n} NV`,
+        place: 'Gent',
+        address: ADDRESS,
+        legalForm: '014',
+        foundedOn: '2001-02-03',
+        activities: ['62010'],
+        vatNumber: `BE${beNumber(n)}`,
+        ...fields,
+      },
+      dropped: 0,
+      registryRows: { denominations: [[n, '001', '2']] },
+      ...extra,
+    },
+  };
+}
+
+async function registry(items: RegistryItem[], asOf = '2026-11-21') {
+  async function* all() {
+    yield* items;
+  }
+  const rejected: string[] = [];
+  const summary = await importRegistryItems(all(), {
+    asOf,
+    source: 'kbo',
+    onRejected: ({ file, line }, reason) => rejected.push(`${file} line ${line}: ${reason}`),
+  });
+  return { summary, rejected };
+}
+
+async function jsonLines(records: CompanyRecordInput[], asOf = '2026-11-21') {
+  async function* lines() {
+    for (const record of records) yield JSON.stringify(record);
+  }
+  return importCompanies(lines(), { asOf });
+}
+
+const figures = (s: RegistrySummary) => ({
+  read: s.read,
+  imported: s.imported,
+  created: s.created,
+  changed: s.changed,
+  unchanged: s.unchanged,
+  rejected: s.rejected,
+});
+
+const details = async (n: number) => {
+  const response = await call(getCompany, {
+    resource: '/v1/companies/{countryCode}/{companyNumber}',
+    pathParameters: { countryCode: 'BE', companyNumber: beNumber(n) },
+  });
+  return response as {
+    status: number;
+    body: { identifier: { name: string }; data: Record<string, unknown> };
+  };
+};
+
+const search = async (q: string) =>
+  (await call(searchHandler, { resource: '/v1/companies', query: { q } })).body as Array<{
+    companyNumber: string;
+    name: string;
+  }>;
+
+const updatesOf = async (n: number, language = 'en') => {
+  const legalEntityId = (await getRelationships(ref(n)))!.legalEntityId;
+  const response = await call(getUpdates, {
+    resource: updateRoutes.getLegalEntityUpdates.path,
+    pathParameters: { legalEntityId },
+    query: { limit: '20' },
+    headers: { 'Accept-Language': language },
+  });
+  return (response.body as { data: { updates: Array<{ type: string; title: string; time: string }> } }).data
+    .updates;
+};
+
+describe('a unit written', () => {
+  it('writes the owned fields, other names without the registered name or repeats, and empty sections', async () => {
+    const { summary, rejected } = await registry([
+      unit(1, { otherNames: ['Registre 1 SA', 'REGISTRY 1 NV', 'R1', 'r1'] }),
+      unit(2),
+    ]);
+
+    expect(rejected).toEqual([]);
+    expect(figures(summary)).toEqual({
+      read: 2,
+      imported: 2,
+      created: 2,
+      changed: 0,
+      unchanged: 0,
+      rejected: 0,
+    });
+    const { status, body } = await details(1);
+    expect(status).toBe(200);
+    expect(body.data).toEqual({
+      vatNumber: `BE${beNumber(1)}`,
+      status: 'ACTIVE',
+      establishedSince: '2001-02-03T00:00:00.000Z',
+      stoppedSince: null,
+      companyTypeCode: '014',
+      name: 'Registry 1 NV',
+      address: {
+        country: 'BE',
+        street: 'Kerkstraat',
+        number: '12',
+        box: null,
+        postalCode: '9000',
+        place: 'Gent',
+      },
+      website: [],
+      activities: ['62010'],
+      employees: null,
+      healthIndicator: null,
+      contacts: 0,
+      otherNames: ['Registre 1 SA', 'R1'],
+    });
+    const stored = (await getCompanyRecords([ref(1)])).get(`BE#${beNumber(1)}`)!;
+    expect(JSON.parse(stored.state.registryRows!)).toEqual({ denominations: [[1, '001', '2']] });
+    expect(stored.state.sources).toEqual(['kbo']);
+  });
+
+  it('is found by any of its names, the answer showing the registered name', async () => {
+    expect(await search('registre 1')).toEqual([
+      { country: 'BE', companyNumber: beNumber(1), name: 'Registry 1 NV', place: 'Gent' },
+    ]);
+    expect((await search('R1')).map((c) => c.companyNumber)).toEqual([beNumber(1)]);
+    // Every word in one and the same name: `registre` from one, `nv`… `2` from another is no match.
+    expect(await search('registre 2')).toEqual([]);
+  });
+
+  it('is matched and added to a static list by an other name (matchedOn says name)', async () => {
+    const match = await call(matchHandler, {
+      resource: '/v1/companies/match',
+      body: { companies: [{ name: 'Registre 1', country: 'BE' }] },
+    });
+    const [item] = match.body as Array<{
+      data: Array<{ identifier: { name: string }; confidence: number; matchedOn: string[] }>;
+    }>;
+    expect(item!.data[0]).toMatchObject({ identifier: { name: 'Registry 1 NV' }, matchedOn: ['name'] });
+    expect(item!.data[0]!.confidence).toBeGreaterThanOrEqual(0.9);
+
+    const { id } = (await createOneList(ALICE, { name: 'By other name', type: 'STATIC' })).body;
+    const added = await addCompanies(ALICE, id, [{ name: 'R1 sa', country: 'BE' }]);
+    expect(added).toMatchObject({
+      success: true,
+      message: 'Successfully added 1 company to the list',
+      failed: [],
+    });
+  });
+
+  it('the same units again write nothing', async () => {
+    const before = (await getCompanyRecords([ref(1), ref(2)])).get(`BE#${beNumber(1)}`)!.state.changeId;
+
+    const { summary } = await registry([
+      unit(1, { otherNames: ['Registre 1 SA', 'REGISTRY 1 NV', 'R1', 'r1'] }),
+      unit(2),
+    ]);
+
+    expect(figures(summary)).toEqual({
+      read: 2,
+      imported: 2,
+      created: 0,
+      changed: 0,
+      unchanged: 2,
+      rejected: 0,
+    });
+    expect(summary.updates).toBe(0);
+    expect((await getCompanyRecords([ref(1)])).get(`BE#${beNumber(1)}`)!.state.changeId).toBe(before);
+  });
+
+  it('a change of the other names alone is a change, with no update; a change of rows alone too', async () => {
+    const names = await registry([unit(2, { otherNames: ['Registre 2 SA'] })]);
+    const rows = await registry([unit(2, { otherNames: ['Registre 2 SA'] }, { registryRows: { v: 2 } })]);
+
+    expect(figures(names.summary)).toMatchObject({ changed: 1, unchanged: 0 });
+    expect(names.summary.updates).toBe(0);
+    expect((await details(2)).body.data['otherNames']).toEqual(['Registre 2 SA']);
+    expect(figures(rows.summary)).toMatchObject({ changed: 1 });
+    expect(rows.summary.updates).toBe(0);
+  });
+});
+
+describe('rejections, skipped units and dropped fields', () => {
+  it('rejects an invalid number or a missing name as FILE line N, counts the skipped and the dropped', async () => {
+    const items: RegistryItem[] = [
+      unit(10),
+      { ...unit(11, {}, { companyNumber: '0123.456.789' }) },
+      unit(12, { name: undefined }),
+      {
+        kind: 'skipped',
+        reason: 'natural person without name',
+        source: { file: 'enterprise.csv', line: 14 },
+      },
+      {
+        kind: 'skipped',
+        reason: 'natural person without name',
+        source: { file: 'enterprise.csv', line: 15 },
+      },
+      { kind: 'rejected', reason: 'EnterpriseNumber is empty', source: { file: 'enterprise.csv', line: 16 } },
+      // A bad activity and a bad date are left out, the unit imported; one field the converter dropped.
+      unit(17, { activities: ['62010', 'x1', '4711'], foundedOn: '2001-13-45' }, { dropped: 1 }),
+      // The same enterprise as the unit before it (its files are grouped by number): a repeat.
+      unit(17, {}, { source: { file: 'enterprise.csv', line: 19 } }),
+    ];
+
+    const { summary, rejected } = await registry(items);
+
+    expect(rejected).toEqual([
+      'enterprise.csv line 12: companyNumber 0123.456.789 is not a valid BE company number (its format or check digits)',
+      'enterprise.csv line 13: name is required',
+      'enterprise.csv line 16: EnterpriseNumber is empty',
+      `enterprise.csv line 19: BE ${beNumber(17)} already appeared on enterprise.csv line 18`,
+    ]);
+    expect(figures(summary)).toEqual({
+      read: 6,
+      imported: 2,
+      created: 2,
+      changed: 0,
+      unchanged: 0,
+      rejected: 4,
+    });
+    expect(formatSkipped(summary)).toBe('skipped 2 (natural person without name: 2, fields dropped: 3)');
+    const { body } = await details(17);
+    expect(body.data).toMatchObject({ activities: ['62010', '4711'], establishedSince: null });
+  });
+
+  it('prints no skipped line when nothing was skipped or dropped', () => {
+    expect(formatSkipped({ skipped: new Map(), fieldsDropped: 0 })).toBeNull();
+  });
+});
+
+describe('sources merge, never clobber', () => {
+  const jsonRecord = (n: number) =>
+    companyRecord({
+      companyNumber: beNumber(n),
+      name: `Json ${n} NV`,
+      vatNumber: null,
+      website: 'https://json.example',
+      financials: [period(2023)],
+      shareholders: [{ name: 'Jan Peeters', percentage: 0.4 }],
+      contacts: [{ contactId: 880000 + n, firstName: 'An', lastName: 'Peeters', jobTitle: 'CEO' }],
+    });
+
+  it('a registry unit after a JSON Lines record keeps its financials, shareholders and contacts', async () => {
+    await jsonLines([jsonRecord(20)]);
+    const owns: RegistryField[] = KBO_OWNS.filter((f) => f !== 'website');
+
+    const { summary } = await registry([unit(20, {}, { owns })]);
+
+    expect(figures(summary)).toMatchObject({ changed: 1 });
+    const stored = (await getCompanyRecords([ref(20)])).get(`BE#${beNumber(20)}`)!.record;
+    expect(stored.name).toBe('Registry 20 NV');
+    expect(stored.website).toBe('https://json.example');
+    expect(stored.financials.map((p) => p.endDate)).toEqual(['2023-12-31']);
+    expect(stored.shareholders.map((s) => s.name)).toEqual(['Jan Peeters']);
+    expect(stored.contacts.map((c) => c.contactId)).toEqual([880020]);
+    // A registry taking over from JSON Lines is no change of name or address (§8.2).
+    expect((await updatesOf(20)).map((u) => u.type)).toEqual(['PUBLISHED_FINANCIALS']);
+  });
+
+  it('a JSON Lines record after a registry unit replaces all', async () => {
+    await registry([unit(21, { otherNames: ['R21'] })]);
+
+    const summary = await jsonLines([jsonRecord(21)]);
+
+    expect(summary.changed).toBe(1);
+    const { body } = await details(21);
+    expect(body.data).toMatchObject({ name: 'Json 21 NV', otherNames: [], activities: ['41201', '4399'] });
+    // And the registry again: its owned fields come back, the JSON Lines sections stay.
+    const again = await registry([unit(21, { otherNames: ['R21'] })]);
+    expect(figures(again.summary)).toMatchObject({ changed: 1 });
+    const stored = (await getCompanyRecords([ref(21)])).get(`BE#${beNumber(21)}`)!.record;
+    expect([stored.name, stored.otherNames, stored.contacts.length]).toEqual(['Registry 21 NV', ['R21'], 1]);
+  });
+});
+
+describe('updates from the registry (§8.2) and their events (§12)', () => {
+  let cursor: string | undefined;
+
+  it('a first import of a stopped company derives STOPPED dated its stoppedOn, nothing else of the three', async () => {
+    await registry([unit(30), unit(31, { stoppedOn: '2025-06-30' })], '2026-01-10');
+
+    expect(await updatesOf(30)).toEqual([]);
+    expect(await updatesOf(31)).toEqual([
+      expect.objectContaining({
+        type: 'STOPPED',
+        time: '2025-06-30',
+        title: 'The company stopped its activities',
+      }),
+    ]);
+    const { id } = (
+      await createOneList(ALICE, {
+        name: 'Watched registry',
+        type: 'STATIC',
+        notifications: { enabled: true },
+      })
+    ).body;
+    await addCompanies(ALICE, id, [{ country: 'BE', companyNumber: beNumber(30) }]);
+    cursor = (JSON.parse((await getEvents(ALICE, { limit: 500 })).text) as { next: string }).next;
+  });
+
+  it('a new name, address and stop derive one update each, in three languages, and events for the watched', async () => {
+    const { summary } = await registry(
+      [
+        unit(30, {
+          name: 'Registry Dertig BV',
+          address: { ...ADDRESS, street: 'Veldstraat', number: '3', postalCode: '9300', place: 'Aalst' },
+          place: 'Aalst',
+          stoppedOn: '2026-02-01',
+        }),
+      ],
+      '2026-02-15',
+    );
+
+    expect(summary.updates).toBe(3);
+    const byType = (updates: Array<{ type: string; title: string; time: string }>) =>
+      Object.fromEntries(updates.map((u) => [u.type, [u.time, u.title]]));
+    expect(byType(await updatesOf(30))).toEqual({
+      NAME_CHANGED: ['2026-02-15', 'Name changed from Registry 30 NV to Registry Dertig BV'],
+      MOVED: ['2026-02-15', 'Registered office moved to Aalst'],
+      STOPPED: ['2026-02-01', 'The company stopped its activities'],
+    });
+    expect(byType(await updatesOf(30, 'nl'))).toMatchObject({
+      NAME_CHANGED: ['2026-02-15', 'Naam gewijzigd van Registry 30 NV naar Registry Dertig BV'],
+      MOVED: ['2026-02-15', 'Maatschappelijke zetel verhuisd naar Aalst'],
+      STOPPED: ['2026-02-01', 'De onderneming heeft haar activiteiten stopgezet'],
+    });
+    expect(byType(await updatesOf(30, 'fr'))).toMatchObject({
+      NAME_CHANGED: ['2026-02-15', 'Dénomination modifiée de Registry 30 NV en Registry Dertig BV'],
+      MOVED: ['2026-02-15', 'Siège social transféré à Aalst'],
+      STOPPED: ['2026-02-01', "L'entreprise a cessé ses activités"],
+    });
+    const events = (
+      JSON.parse((await getEvents(ALICE, { after: cursor, limit: 500 })).text) as {
+        data: CompanyUpdateEvent[];
+      }
+    ).data;
+    expect(events.map((e) => e.data.update.type).sort()).toEqual(['MOVED', 'NAME_CHANGED', 'STOPPED']);
+    expect(events[0]!.data.company.name).toBe('Registry Dertig BV');
+  });
+
+  it('the same change again derives nothing; a spelling of the name as search reads it is no change', async () => {
+    const same = await registry(
+      [
+        unit(30, {
+          name: 'REGISTRY DERTIG bv',
+          address: { ...ADDRESS, street: 'Veldstraat', number: '3', postalCode: '9300', place: 'Aalst' },
+          place: 'Aalst',
+          stoppedOn: '2026-02-01',
+        }),
+      ],
+      '2026-03-01',
+    );
+
+    expect(figures(same.summary)).toMatchObject({ changed: 1 });
+    expect(same.summary.updates).toBe(0);
+    expect(await updatesOf(30)).toHaveLength(3);
+  });
+});
