@@ -20,6 +20,7 @@ import type { RegistryField, RegistryItem, RegistryUnit } from '../../lib/import
 import { addCompanies } from '../../lib/lists/add-companies';
 import { createOneList } from '../../lib/lists/manage';
 import { updateRoutes } from '../../lib/updates/routes';
+import { recordCalls } from '../support/dynamodb-calls';
 import { ALICE, call } from '../support/events';
 import { companyRecord, period } from '../support/records';
 import { useFreshTable } from '../support/table';
@@ -209,14 +210,14 @@ describe('a unit written', () => {
     });
   });
 
-  it('the same units again write nothing', async () => {
+  it('the same units again write nothing, after one read of their states', async () => {
     const before = (await getCompanyRecords([ref(1), ref(2)])).get(`BE#${beNumber(1)}`)!.state.changeId;
 
-    const { summary } = await registry([
-      unit(1, { otherNames: ['Registre 1 SA', 'REGISTRY 1 NV', 'R1', 'r1'] }),
-      unit(2),
-    ]);
+    const { result, calls } = await recordCalls(() =>
+      registry([unit(1, { otherNames: ['Registre 1 SA', 'REGISTRY 1 NV', 'R1', 'r1'] }), unit(2)]),
+    );
 
+    const { summary } = result;
     expect(figures(summary)).toEqual({
       read: 2,
       imported: 2,
@@ -227,6 +228,9 @@ describe('a unit written', () => {
     });
     expect(summary.updates).toBe(0);
     expect((await getCompanyRecords([ref(1)])).get(`BE#${beNumber(1)}`)!.state.changeId).toBe(before);
+    // As an unchanged JSON Lines line: one BatchGetItem of the companies' states, nothing written.
+    expect(calls.filter((c) => c.command === 'BatchGetItem').map((c) => c.items)).toEqual([2]);
+    expect(calls.filter((c) => /Write|Put|Update|Delete/.test(c.command))).toEqual([]);
   });
 
   it('a change of the other names alone is a change, with no update; a change of rows alone too', async () => {
