@@ -1,111 +1,34 @@
 /**
  * (ext) The import of registry units (contract §11.3, §11.5) against DynamoDB Local, with units built by
  * hand as a converter yields them: what a unit writes and keeps (§11.5.1), rejections and the skipped
- * line, idempotence, sources merging both ways, other names in details, search, match and PUT, and the
- * updates NAME_CHANGED, MOVED and STOPPED (§8.2) with their events — read back through the handlers.
+ * line, idempotence, sources merging both ways, other names in details, search, match and PUT — read
+ * back through the handlers (the updates they derive: registry-updates.test.ts).
  */
 import { handler as getCompany } from '../../functions/get-company';
-import { handler as getUpdates } from '../../functions/get-legal-entity-updates';
 import { handler as matchHandler } from '../../functions/match-companies';
 import { handler as searchHandler } from '../../functions/search-companies';
-import { getRelationships } from '../../lib/companies/holdings-store';
-import { belgianCheckDigits, type CompanyRef } from '../../lib/companies/identifiers';
-import type { CompanyRecordInput } from '../../lib/companies/record';
 import { getCompanyRecords } from '../../lib/companies/store';
-import type { CompanyUpdateEvent } from '../../lib/events/event';
-import { getEvents } from '../../lib/events/feed';
-import { importCompanies } from '../../lib/import/import';
-import { formatSkipped, importRegistryItems, type RegistrySummary } from '../../lib/import/registry-import';
-import type { RegistryField, RegistryItem, RegistryUnit } from '../../lib/import/sources/unit';
+import { formatSkipped } from '../../lib/import/registry-import';
+import type { RegistryField, RegistryItem } from '../../lib/import/sources/unit';
 import { addCompanies } from '../../lib/lists/add-companies';
 import { createOneList } from '../../lib/lists/manage';
-import { updateRoutes } from '../../lib/updates/routes';
 import { recordCalls } from '../support/dynamodb-calls';
 import { ALICE, call } from '../support/events';
 import { companyRecord, period } from '../support/records';
+import {
+  beNumber,
+  figures,
+  jsonLines,
+  KBO_OWNS,
+  ref,
+  registry,
+  unit,
+  updatesOf,
+} from '../support/registry-units';
 import { useFreshTable } from '../support/table';
 
 useFreshTable();
 jest.setTimeout(180_000);
-
-const beNumber = (n: number) => {
-  const firstEight = `08${String(n).padStart(6, '0')}`;
-  return firstEight + belgianCheckDigits(firstEight);
-};
-const ref = (n: number): CompanyRef => ({ country: 'BE', companyNumber: beNumber(n) });
-
-const KBO_OWNS: RegistryField[] = [
-  'name',
-  'otherNames',
-  'address',
-  'place',
-  'legalForm',
-  'foundedOn',
-  'stoppedOn',
-  'activities',
-  'vatNumber',
-  'website',
-];
-const ADDRESS = { street: 'Kerkstraat', number: '12', box: null, postalCode: '9000', place: 'Gent' };
-
-/** Enterprise n as a KBO converter would hand it, from `enterprise.csv` line n + 1. */
-function unit(
-  n: number,
-  fields: RegistryUnit['fields'] = {},
-  extra: Partial<RegistryUnit> = {},
-): RegistryItem {
-  return {
-    kind: 'unit',
-    unit: {
-      source: { file: 'enterprise.csv', line: n + 1 },
-      country: 'BE',
-      companyNumber: `${beNumber(n).slice(0, 4)}.${beNumber(n).slice(4, 7)}.${beNumber(n).slice(7)}`,
-      owns: KBO_OWNS,
-      fields: {
-        name: `Registry ${n} NV`,
-        place: 'Gent',
-        address: ADDRESS,
-        legalForm: '014',
-        foundedOn: '2001-02-03',
-        activities: ['62010'],
-        vatNumber: `BE${beNumber(n)}`,
-        ...fields,
-      },
-      dropped: 0,
-      registryRows: { denominations: [[n, '001', '2']] },
-      ...extra,
-    },
-  };
-}
-
-async function registry(items: RegistryItem[], asOf = '2026-11-21') {
-  async function* all() {
-    yield* items;
-  }
-  const rejected: string[] = [];
-  const summary = await importRegistryItems(all(), {
-    asOf,
-    source: 'kbo',
-    onRejected: ({ file, line }, reason) => rejected.push(`${file} line ${line}: ${reason}`),
-  });
-  return { summary, rejected };
-}
-
-async function jsonLines(records: CompanyRecordInput[], asOf = '2026-11-21') {
-  async function* lines() {
-    for (const record of records) yield JSON.stringify(record);
-  }
-  return importCompanies(lines(), { asOf });
-}
-
-const figures = (s: RegistrySummary) => ({
-  read: s.read,
-  imported: s.imported,
-  created: s.created,
-  changed: s.changed,
-  unchanged: s.unchanged,
-  rejected: s.rejected,
-});
 
 const details = async (n: number) => {
   const response = await call(getCompany, {
@@ -123,18 +46,6 @@ const search = async (q: string) =>
     companyNumber: string;
     name: string;
   }>;
-
-const updatesOf = async (n: number, language = 'en') => {
-  const legalEntityId = (await getRelationships(ref(n)))!.legalEntityId;
-  const response = await call(getUpdates, {
-    resource: updateRoutes.getLegalEntityUpdates.path,
-    pathParameters: { legalEntityId },
-    query: { limit: '20' },
-    headers: { 'Accept-Language': language },
-  });
-  return (response.body as { data: { updates: Array<{ type: string; title: string; time: string }> } }).data
-    .updates;
-};
 
 describe('a unit written', () => {
   it('writes the owned fields, other names without the registered name or repeats, and empty sections', async () => {
@@ -336,89 +247,5 @@ describe('sources merge, never clobber', () => {
     expect(figures(again.summary)).toMatchObject({ changed: 1 });
     const stored = (await getCompanyRecords([ref(21)])).get(`BE#${beNumber(21)}`)!.record;
     expect([stored.name, stored.otherNames, stored.contacts.length]).toEqual(['Registry 21 NV', ['R21'], 1]);
-  });
-});
-
-describe('updates from the registry (§8.2) and their events (§12)', () => {
-  let cursor: string | undefined;
-
-  it('a first import of a stopped company derives STOPPED dated its stoppedOn, nothing else of the three', async () => {
-    await registry([unit(30), unit(31, { stoppedOn: '2025-06-30' })], '2026-01-10');
-
-    expect(await updatesOf(30)).toEqual([]);
-    expect(await updatesOf(31)).toEqual([
-      expect.objectContaining({
-        type: 'STOPPED',
-        time: '2025-06-30',
-        title: 'The company stopped its activities',
-      }),
-    ]);
-    const { id } = (
-      await createOneList(ALICE, {
-        name: 'Watched registry',
-        type: 'STATIC',
-        notifications: { enabled: true },
-      })
-    ).body;
-    await addCompanies(ALICE, id, [{ country: 'BE', companyNumber: beNumber(30) }]);
-    cursor = (JSON.parse((await getEvents(ALICE, { limit: 500 })).text) as { next: string }).next;
-  });
-
-  it('a new name, address and stop derive one update each, in three languages, and events for the watched', async () => {
-    const { summary } = await registry(
-      [
-        unit(30, {
-          name: 'Registry Dertig BV',
-          address: { ...ADDRESS, street: 'Veldstraat', number: '3', postalCode: '9300', place: 'Aalst' },
-          place: 'Aalst',
-          stoppedOn: '2026-02-01',
-        }),
-      ],
-      '2026-02-15',
-    );
-
-    expect(summary.updates).toBe(3);
-    const byType = (updates: Array<{ type: string; title: string; time: string }>) =>
-      Object.fromEntries(updates.map((u) => [u.type, [u.time, u.title]]));
-    expect(byType(await updatesOf(30))).toEqual({
-      NAME_CHANGED: ['2026-02-15', 'Name changed from Registry 30 NV to Registry Dertig BV'],
-      MOVED: ['2026-02-15', 'Registered office moved to Aalst'],
-      STOPPED: ['2026-02-01', 'The company stopped its activities'],
-    });
-    expect(byType(await updatesOf(30, 'nl'))).toMatchObject({
-      NAME_CHANGED: ['2026-02-15', 'Naam gewijzigd van Registry 30 NV naar Registry Dertig BV'],
-      MOVED: ['2026-02-15', 'Maatschappelijke zetel verhuisd naar Aalst'],
-      STOPPED: ['2026-02-01', 'De onderneming heeft haar activiteiten stopgezet'],
-    });
-    expect(byType(await updatesOf(30, 'fr'))).toMatchObject({
-      NAME_CHANGED: ['2026-02-15', 'Dénomination modifiée de Registry 30 NV en Registry Dertig BV'],
-      MOVED: ['2026-02-15', 'Siège social transféré à Aalst'],
-      STOPPED: ['2026-02-01', "L'entreprise a cessé ses activités"],
-    });
-    const events = (
-      JSON.parse((await getEvents(ALICE, { after: cursor, limit: 500 })).text) as {
-        data: CompanyUpdateEvent[];
-      }
-    ).data;
-    expect(events.map((e) => e.data.update.type).sort()).toEqual(['MOVED', 'NAME_CHANGED', 'STOPPED']);
-    expect(events[0]!.data.company.name).toBe('Registry Dertig BV');
-  });
-
-  it('the same change again derives nothing; a spelling of the name as search reads it is no change', async () => {
-    const same = await registry(
-      [
-        unit(30, {
-          name: 'REGISTRY DERTIG bv',
-          address: { ...ADDRESS, street: 'Veldstraat', number: '3', postalCode: '9300', place: 'Aalst' },
-          place: 'Aalst',
-          stoppedOn: '2026-02-01',
-        }),
-      ],
-      '2026-03-01',
-    );
-
-    expect(figures(same.summary)).toMatchObject({ changed: 1 });
-    expect(same.summary.updates).toBe(0);
-    expect(await updatesOf(30)).toHaveLength(3);
   });
 });
