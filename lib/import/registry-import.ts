@@ -28,6 +28,7 @@ import {
   otherNamesOf,
   parseCompanyRecord,
   recordHash,
+  type Address,
   type CompanyRecord,
   type CompanyRecordInput,
 } from '../companies/record';
@@ -244,7 +245,6 @@ async function importUnits(
   } finally {
     void turn.then(done);
   }
-  if (fresh.length === 0) return;
   const stored = await getCompanyRecords(
     fresh.filter((u) => states.has(companyKey(u.ref))).map((u) => u.ref),
   );
@@ -265,9 +265,10 @@ async function importUnits(
       ...(unit.registryRows === undefined ? {} : { registryRows: unit.registryRows }),
     });
   }
-  // The whole items' states: their registry rows are compared too.
-  const fullStates = new Map([...stored].map(([key, company]) => [key, company.state]));
-  await queueChanges(entries, fullStates, run);
+  // Every unit's state (a cut-off run's journal is looked for behind the unchanged ones too), the
+  // merged ones' whole: their registry rows are compared as well.
+  for (const [key, company] of stored) states.set(key, company.state);
+  await queueChanges(entries, states, run);
 }
 
 /** §11.5.1: the unit's owned fields over what is stored (a new company: empty sections). */
@@ -298,8 +299,14 @@ export function mergeUnit(
     companyNumber: unit.ref.companyNumber,
   };
   merged.otherNames = otherNamesOf(merged.name, merged.otherNames);
+  // A stored address comes back from DynamoDB's map in no particular key order: the record's order.
+  if (merged.address) merged.address = addressInOrder(merged.address);
   // Key order as the record's parser gives it, so that equal data hashes alike whichever way it came.
   return canonicalOrder(merged);
+}
+
+function addressInOrder({ street, number, box, postalCode, place, country }: Address): Address {
+  return { street, number, box, postalCode, place, ...(country === undefined ? {} : { country }) };
 }
 
 function canonicalOrder(r: CompanyRecord): CompanyRecord {

@@ -8,6 +8,7 @@ import { handler as getCompany } from '../../functions/get-company';
 import { handler as matchHandler } from '../../functions/match-companies';
 import { handler as searchHandler } from '../../functions/search-companies';
 import { getCompanyRecords } from '../../lib/companies/store';
+import type { Derivation } from '../../lib/import/change';
 import { formatSkipped } from '../../lib/import/registry-import';
 import type { RegistryField, RegistryItem } from '../../lib/import/sources/unit';
 import { addCompanies } from '../../lib/lists/add-companies';
@@ -139,8 +140,9 @@ describe('a unit written', () => {
     });
     expect(summary.updates).toBe(0);
     expect((await getCompanyRecords([ref(1)])).get(`BE#${beNumber(1)}`)!.state.changeId).toBe(before);
-    // As an unchanged JSON Lines line: one BatchGetItem of the companies' states, nothing written.
-    expect(calls.filter((c) => c.command === 'BatchGetItem').map((c) => c.items)).toEqual([2]);
+    // As unchanged JSON Lines lines: one BatchGetItem of the companies' states, one of the mark that
+    // the run that wrote them ended whole (so no journal of it is looked for), nothing written.
+    expect(calls.filter((c) => c.command === 'BatchGetItem').map((c) => c.items)).toEqual([2, 1]);
     expect(calls.filter((c) => /Write|Put|Update|Delete/.test(c.command))).toEqual([]);
   });
 
@@ -247,5 +249,35 @@ describe('sources merge, never clobber', () => {
     expect(figures(again.summary)).toMatchObject({ changed: 1 });
     const stored = (await getCompanyRecords([ref(21)])).get(`BE#${beNumber(21)}`)!.record;
     expect([stored.name, stored.otherNames, stored.contacts.length]).toEqual(['Registry 21 NV', ['R21'], 1]);
+  });
+});
+
+describe('resumption', () => {
+  it('a run cut off between writing companies and deriving them is derived by the next, unchanged units too', async () => {
+    const units = [40, 41, 42, 43].map((n) => unit(n, { stoppedOn: '2025-01-01' }));
+    let seen = 0;
+    const cutOff: Derivation = async () => {
+      if (++seen === 2) throw new Error('killed');
+      return { updates: 0 };
+    };
+    await expect(
+      registry(units, '2026-11-21', { derive: cutOff, batchSize: 2, concurrency: 1 }),
+    ).rejects.toThrow('killed');
+
+    const derived: string[] = [];
+    const again = await registry(units, '2026-11-21', {
+      batchSize: 2,
+      concurrency: 1,
+      derive: async (change) => {
+        derived.push(change.after.companyNumber);
+        return { updates: 0 };
+      },
+    });
+
+    // The units of the cut-off batch are unchanged now (their fingerprint is stored), yet derived.
+    expect(derived).toEqual(expect.arrayContaining([beNumber(40), beNumber(41)]));
+    expect(figures(again.summary)).toMatchObject({ read: 4, imported: 4 });
+    const third = await registry(units, '2026-11-21', { batchSize: 2 });
+    expect(figures(third.summary)).toMatchObject({ unchanged: 4, changed: 0, created: 0 });
   });
 });

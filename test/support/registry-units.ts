@@ -62,12 +62,17 @@ export function unit(
   };
 }
 
-export async function registry(items: RegistryItem[], asOf = '2026-11-21') {
+export async function registry(
+  items: RegistryItem[],
+  asOf = '2026-11-21',
+  options: Partial<Parameters<typeof importRegistryItems>[1]> = {},
+) {
   async function* all() {
     yield* items;
   }
   const rejected: string[] = [];
   const summary = await importRegistryItems(all(), {
+    ...options,
     asOf,
     source: 'kbo',
     onRejected: ({ file, line }, reason) => rejected.push(`${file} line ${line}: ${reason}`),
