@@ -194,10 +194,7 @@ async function importRegistry(command: Extract<Command, { kind: 'registry' }>): 
   const { capacitySoFar, countWrites, writesSoFar } = await import('../../lib/storage/write-counts');
   const { releaseLeasesHeldHere } = await import('../../lib/lookalikes/lease');
 
-  const opened = await source.open(paths, {
-    ...(establishments === undefined ? {} : { establishments }),
-    activeOnly,
-  });
+  const opened = await source.open(paths, establishments === undefined ? {} : { establishments });
   const asOf = command.asOf ?? opened.snapshotDate ?? today();
   console.error(`importing ${format} ${paths.join(' ')} into ${stage}, as of ${asOf}`);
   const progress = progressReporter(null, process.stderr);
@@ -215,6 +212,7 @@ async function importRegistry(command: Extract<Command, { kind: 'registry' }>): 
     summary = await importRegistryItems(opened.items, {
       asOf,
       source: format,
+      activeOnly,
       onRejected: ({ file, line }, reason) => progress.log(`${file} line ${line}: ${reason}`),
       onProgress: ({ imported }) => progress.imported(imported),
     });

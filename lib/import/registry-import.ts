@@ -53,7 +53,15 @@ export interface RegistryImportOptions extends Omit<ImportOptions, 'onRejected'>
   source: string;
   /** Called with each rejected unit's file and line (the CSV's own) and its reason. */
   onRejected?: (source: UnitSource, reason: string) => void;
+  /**
+   * `--active-only` (§11.5.6): a ceased unit (one with `stoppedOn`) that is not stored yet is left out,
+   * counted as skipped `ceased`; a stored one is still imported, and so stopped.
+   */
+  activeOnly?: boolean;
 }
+
+/** The `skipped` reason of a ceased unit left out by `activeOnly`. */
+export const CEASED = 'ceased';
 
 export interface RegistrySummary extends ImportSummary {
   /** Units left out on purpose, by reason (the `skipped` line). */
@@ -118,15 +126,13 @@ export async function importRegistryItems(
     },
     async (batch, run, turn, done) => {
       try {
-        await importUnits(
-          batch,
-          run,
-          turn,
-          done,
-          () => last,
-          (next) => (last = next),
-          options.source,
-        );
+        await importUnits(batch, run, turn, done, {
+          last: () => last,
+          setLast: (next) => (last = next),
+          source: options.source,
+          activeOnly: options.activeOnly ?? false,
+          skip: (reason) => skipped.set(reason, (skipped.get(reason) ?? 0) + 1),
+        });
       } finally {
         for (const unit of batch) sources.delete(unit.seq);
       }
@@ -208,6 +214,16 @@ export function readUnit(unit: RegistryUnit, seq: number): Judged {
 /** The owned fields that are dropped rather than reject their unit (§11.5.5: all but the name). */
 const DROPPABLE = new Set<string>(REGISTRY_FIELDS.filter((field) => field !== 'name'));
 
+/** What the batches of one run of units share. */
+interface UnitsContext {
+  /** The unit judged last (file order), to spot a repeat. */
+  last: () => { key: string; source: UnitSource } | null;
+  setLast: (unit: { key: string; source: UnitSource }) => void;
+  source: string;
+  activeOnly: boolean;
+  skip: (reason: string) => void;
+}
+
 /**
  * One batch of units: their states read (one projected BatchGet), judged in file order (a repeat of
  * the unit before is rejected; the same unit as last written is unchanged), the others merged into
@@ -218,10 +234,9 @@ async function importUnits(
   run: Run,
   turn: Promise<void>,
   done: () => void,
-  lastUnit: () => { key: string; source: UnitSource } | null,
-  setLast: (unit: { key: string; source: UnitSource }) => void,
-  source: string,
+  context: UnitsContext,
 ): Promise<void> {
+  const { source } = context;
   let fresh: ReadUnit[];
   let states: Map<string, CompanyState>;
   try {
@@ -230,7 +245,7 @@ async function importUnits(
     fresh = [];
     for (const unit of units) {
       const key = companyKey(unit.ref);
-      const previous = lastUnit();
+      const previous = context.last();
       if (previous?.key === key) {
         run.reject(
           unit.seq,
@@ -238,7 +253,13 @@ async function importUnits(
         );
         continue;
       }
-      setLast({ key, source: unit.source });
+      context.setLast({ key, source: unit.source });
+      if (context.activeOnly && unit.owned.stoppedOn && !states.has(key)) {
+        // Left out on purpose: not read (§11.5.4).
+        run.summary.read--;
+        context.skip(CEASED);
+        continue;
+      }
       if (states.get(key)?.lineHash === unit.fingerprint) run.judge.unchanged();
       else fresh.push(unit);
     }

@@ -207,6 +207,30 @@ describe('rejections, skipped units and dropped fields', () => {
   });
 });
 
+describe('--active-only (§11.5.6)', () => {
+  it('leaves out a ceased unit not stored yet (skipped, not read), and still stops a stored one', async () => {
+    await registry([unit(50)]);
+
+    const { summary } = await registry(
+      [unit(50, { stoppedOn: '2026-10-01' }), unit(51, { stoppedOn: '2026-10-01' }), unit(52)],
+      '2026-11-21',
+      { activeOnly: true },
+    );
+
+    expect(figures(summary)).toEqual({
+      read: 2,
+      imported: 2,
+      created: 1,
+      changed: 1,
+      unchanged: 0,
+      rejected: 0,
+    });
+    expect(formatSkipped(summary)).toBe('skipped 1 (ceased: 1)');
+    expect((await details(50)).body.data).toMatchObject({ status: 'INACTIVE' });
+    expect((await details(51)).status).toBe(404);
+  });
+});
+
 describe('sources merge, never clobber', () => {
   const jsonRecord = (n: number) =>
     companyRecord({

@@ -4,7 +4,8 @@
  *
  * A source opens its files (a path, a ZIP or a folder; streamed, nothing loaded whole) and yields its
  * units in the files' order (lib/import/sources/unit.ts), with the date its files are a snapshot of
- * when they say so (KBO's `SnapshotDate`): the import's `--as-of` defaults to it.
+ * when they say so (KBO's `SnapshotDate`): the import's `--as-of` defaults to it. A converter yields
+ * ceased units too: `--active-only` is the import's (it knows which units are stored, §11.5.6).
  */
 import type { RegistryItem } from './unit';
 
@@ -14,8 +15,6 @@ export type RegistryFormat = (typeof REGISTRY_FORMATS)[number];
 export interface RegistryOpenOptions {
   /** SIRENE: the establishments file (`StockEtablissement`), which gives the head office's address. */
   establishments?: string;
-  /** SIRENE: ceased units not yet stored are left out (§11.5.6). */
-  activeOnly?: boolean;
 }
 
 export interface OpenedRegistry {
