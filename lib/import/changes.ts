@@ -26,7 +26,7 @@ import {
 } from './store';
 
 export interface ImportSummary {
-  /** Non-blank lines read. */
+  /** Non-blank lines read (a registry: its units considered, §11.5.4). */
   read: number;
   imported: number;
   created: number;

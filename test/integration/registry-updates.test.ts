@@ -2,10 +2,19 @@
  * (ext) The updates a registry's change derives (contract §8.2: NAME_CHANGED, MOVED, STOPPED) and their
  * events (§12), on DynamoDB Local through the registry import, read back through the handlers.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 import type { CompanyUpdateEvent } from '../../lib/events/event';
 import { getEvents } from '../../lib/events/feed';
 import { addCompanies } from '../../lib/lists/add-companies';
 import { createOneList } from '../../lib/lists/manage';
+import type { Caller } from '../../lib/tokens/caller';
+import { SCOPES } from '../../lib/tokens/scopes';
+import { deliverAll, queueNewEvents } from '../../lib/webhooks/deliver';
+import { takeDueDeliveries } from '../../lib/webhooks/queue';
+import type { UrlRules } from '../../lib/webhooks/url';
+import { createWebhook } from '../../lib/webhooks/webhooks';
 import { ALICE } from '../support/events';
 import { ADDRESS, beNumber, figures, registry, unit, updatesOf } from '../support/registry-units';
 import { useFreshTable } from '../support/table';
@@ -94,5 +103,77 @@ describe('updates from the registry (§8.2) and their events (§12)', () => {
     expect(figures(same.summary)).toMatchObject({ changed: 1 });
     expect(same.summary.updates).toBe(0);
     expect(await updatesOf(30)).toHaveLength(3);
+  });
+});
+
+describe('webhook deliveries (§12)', () => {
+  const LOCAL: UrlRules = {
+    allowLocal: true,
+    resolve: async () => {
+      throw new Error('no name is resolved in this test');
+    },
+  };
+  let server: http.Server | undefined;
+  afterAll(async () => {
+    server?.closeAllConnections();
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  });
+
+  it('delivers a signed event for each of NAME_CHANGED, MOVED and STOPPED of a watched company', async () => {
+    const received: Array<{ id: string; timestamp: string; signature: string; body: string }> = [];
+    server = http.createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (c: Buffer) => chunks.push(c));
+      request.on('end', () => {
+        received.push({
+          id: String(request.headers['webhook-id']),
+          timestamp: String(request.headers['webhook-timestamp']),
+          signature: String(request.headers['webhook-signature']),
+          body: Buffer.concat(chunks).toString('utf8'),
+        });
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const caller: Caller = { accountId: 'hooked', userEmail: 'x@hooked.example', scopes: [...SCOPES] };
+    const { body: endpoint } = await createWebhook(caller, { url: `http://127.0.0.1:${port}/hook` }, LOCAL);
+    await registry([unit(60)], '2026-01-10');
+    const { id } = (
+      await createOneList(caller, { name: 'Hooked', type: 'STATIC', notifications: { enabled: true } })
+    ).body;
+    await addCompanies(caller, id, [{ country: 'BE', companyNumber: beNumber(60) }]);
+
+    await registry(
+      [unit(60, { name: 'Zestig BV', address: { ...ADDRESS, street: 'Markt' }, stoppedOn: '2026-01-31' })],
+      '2026-02-02',
+    );
+    for (let idle = 0; idle < 20;) {
+      const queued = await queueNewEvents();
+      const due = await takeDueDeliveries(Date.now());
+      if (queued === 0 && due.length === 0) {
+        idle++;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        continue;
+      }
+      idle = 0;
+      for (const outcome of await deliverAll(due, { rules: LOCAL }))
+        if (outcome instanceof Error) throw outcome;
+    }
+
+    const verifier = new Webhook(endpoint.secret);
+    const events = received.map(
+      (r) =>
+        verifier.verify(r.body, {
+          'webhook-id': r.id,
+          'webhook-timestamp': r.timestamp,
+          'webhook-signature': r.signature,
+        }) as CompanyUpdateEvent,
+    );
+    expect(events.map((e) => [e.data.update.type, e.data.update.title]).sort()).toEqual([
+      ['MOVED', 'Registered office moved to Gent'],
+      ['NAME_CHANGED', 'Name changed from Registry 60 NV to Zestig BV'],
+      ['STOPPED', 'The company stopped its activities'],
+    ]);
   });
 });
