@@ -79,6 +79,8 @@ export interface CompanyState {
    * (contract §11.5.2): JSON text, opaque here, kept when another source writes the company.
    */
   registryRows?: string;
+  /** (ext) The registered address in each language its registry gives it (JSON text), for MOVED (§8.2). */
+  addressForms?: string;
   /** (ext) The sources that wrote the company (`kbo`, `sirene`, …); absent: JSON Lines alone. */
   sources?: string[];
 }
@@ -124,6 +126,7 @@ export async function getCompanyRecords(refs: CompanyRef[]): Promise<Map<string,
           ...(typeof item['legalEntityId'] === 'string' ? { legalEntityId: item['legalEntityId'] } : {}),
           ...(typeof item['lineHash'] === 'string' ? { lineHash: item['lineHash'] } : {}),
           ...(typeof item['registryRows'] === 'string' ? { registryRows: item['registryRows'] } : {}),
+          ...(typeof item['addressForms'] === 'string' ? { addressForms: item['addressForms'] } : {}),
           ...(Array.isArray(item['sources']) ? { sources: item['sources'] as string[] } : {}),
         },
       },
@@ -151,6 +154,7 @@ export function companyItem(record: CompanyRecord, state: CompanyState): Item {
     ...(state.legalEntityId ? { legalEntityId: state.legalEntityId } : {}),
     ...(state.lineHash ? { lineHash: state.lineHash } : {}),
     ...(state.registryRows === undefined ? {} : { registryRows: state.registryRows }),
+    ...(state.addressForms === undefined ? {} : { addressForms: state.addressForms }),
     ...(state.sources ? { sources: state.sources } : {}),
   };
 }

@@ -54,7 +54,7 @@ export async function deriveAndWriteEvents(
   const withUpdates = changes
     .map((change) => ({
       change,
-      updates: deriveUpdates(change.before, change.after, change.asOf, change.firstBySource),
+      updates: deriveUpdates(change.before, change.after, change.asOf, change),
     }))
     .filter((c) => c.updates.length > 0);
   const watched = await watchedBy(withUpdates);

@@ -24,6 +24,11 @@ export interface CompanyChange {
    * registry taking over from JSON Lines): no `NAME_CHANGED`, `MOVED` or `STOPPED` then (§8.2).
    */
   firstBySource?: boolean;
+  /**
+   * (ext) The registered address in each language the registry gives it, before and after (JSON text
+   * of address lists; absent: not known): MOVED compares these when both are known (§8.2).
+   */
+  addressForms?: { before?: string; after?: string };
 }
 
 export interface Derived {

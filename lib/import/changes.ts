@@ -92,6 +92,8 @@ export interface Change extends Entry {
   source?: string;
   /** The registry rows kept with the company (opaque JSON text); absent: the stored ones stay. */
   registryRows?: string;
+  /** The registered address in each language the registry gives it (JSON text); absent: unknown. */
+  addressForms?: string;
 }
 
 /**
@@ -117,7 +119,8 @@ export async function queueChanges(
   const changed = batch.filter(
     (e) =>
       stateOf(e)?.hash !== e.hash ||
-      (e.registryRows !== undefined && stateOf(e)?.registryRows !== e.registryRows),
+      (e.registryRows !== undefined && stateOf(e)?.registryRows !== e.registryRows) ||
+      (e.addressForms !== undefined && stateOf(e)?.addressForms !== e.addressForms),
   );
   const unchanged = batch.length - changed.length;
   run.summary.unchanged += unchanged;
@@ -162,11 +165,14 @@ export async function writeChanges(pending: Change[], run: Run): Promise<void> {
       company: companyRef(e.record),
       before: before(e),
       ...(firstBySource(e) ? { firstBySource: true } : {}),
+      ...(state(e)?.addressForms === undefined ? {} : { addressFormsBefore: state(e)!.addressForms }),
     })),
   });
   await putCompanies(
     accepted.map((e) => {
       const registryRows = e.registryRows ?? state(e)?.registryRows;
+      // Forms are the registry's view of the address: a write that brings none (JSON Lines) drops them.
+      const { addressForms } = e;
       const sources = sourcesOf(e);
       return {
         record: e.record,
@@ -176,6 +182,7 @@ export async function writeChanges(pending: Change[], run: Run): Promise<void> {
           legalEntityId: legalEntityIdOf(e),
           lineHash: e.lineHash,
           ...(registryRows === undefined ? {} : { registryRows }),
+          ...(addressForms === undefined ? {} : { addressForms }),
           ...(sources.length === 1 && sources[0] === JSON_LINES ? {} : { sources }),
         },
       };
@@ -188,6 +195,7 @@ export async function writeChanges(pending: Change[], run: Run): Promise<void> {
     changeId,
     legalEntityId: legalEntityIdOf(e),
     ...(firstBySource(e) ? { firstBySource: true } : {}),
+    ...formsOf(state(e)?.addressForms, e.addressForms),
   }));
   // Awaited first: `x += await …` reads x before the wait and would lose what other batches added.
   const updates = await deriveAndWrite(changes, run);
@@ -235,6 +243,7 @@ async function resume(journal: Journal & StoredJournal, run: Run): Promise<numbe
       changeId: journal.changeId,
       ...(now.state.legalEntityId ? { legalEntityId: now.state.legalEntityId } : {}),
       ...(entry.firstBySource ? { firstBySource: true } : {}),
+      ...formsOf(entry.addressFormsBefore, now.state.addressForms),
     });
   }
   const updates = await deriveAndWrite(changes, run);
@@ -267,6 +276,17 @@ const companyRef = ({ country, companyNumber }: CompanyRef): CompanyRef => ({ co
 
 /** The source of JSON Lines records; a company stored without `sources` was written by it alone. */
 const JSON_LINES = 'jsonl';
+
+/** A change's address forms, when either side has them. */
+const formsOf = (before: string | undefined, after: string | undefined) =>
+  before === undefined && after === undefined
+    ? {}
+    : {
+        addressForms: {
+          ...(before === undefined ? {} : { before }),
+          ...(after === undefined ? {} : { after }),
+        },
+      };
 
 /** The sources that wrote a stored company (none for a new one). */
 const storedSources = (state: CompanyState | undefined): string[] =>

@@ -83,6 +83,8 @@ interface ReadUnit {
   owns: readonly RegistryField[];
   fingerprint: string;
   registryRows?: string;
+  /** The address in each language the registry gives it, JSON text (`addressForms`). */
+  addressForms?: string;
 }
 
 export async function importRegistryItems(
@@ -177,9 +179,10 @@ export function readUnit(unit: RegistryUnit, seq: number): Judged {
       const owned: Partial<CompanyRecord> = {};
       for (const field of owns) (owned as Record<string, unknown>)[field] = parsed.record[field];
       const rows = unit.registryRows === undefined ? undefined : JSON.stringify(unit.registryRows);
+      const forms = addressForms(unit);
       const ref = { country: parsed.record.country, companyNumber: parsed.record.companyNumber };
       const fingerprint = createHash('sha256')
-        .update(JSON.stringify([UNIT_RULES_VERSION, ref, owns, owned, rows ?? null]))
+        .update(JSON.stringify([UNIT_RULES_VERSION, ref, owns, owned, rows ?? null, forms ?? null]))
         .digest('base64url');
       return {
         ok: true,
@@ -192,6 +195,7 @@ export function readUnit(unit: RegistryUnit, seq: number): Judged {
           owns,
           fingerprint,
           ...(rows === undefined ? {} : { registryRows: rows }),
+          ...(forms === undefined ? {} : { addressForms: forms }),
         },
       };
     }
@@ -210,6 +214,19 @@ export function readUnit(unit: RegistryUnit, seq: number): Judged {
     dropped++;
   }
 }
+
+/**
+ * The unit's address forms as JSON text, each with the record's parts (trimmed, empty as null), when it
+ * gives any; a form without a part is none.
+ */
+function addressForms(unit: RegistryUnit): string | undefined {
+  const forms = (unit.addressForms ?? [])
+    .map((form) => Object.fromEntries(ADDRESS_PARTS.map((part) => [part, form[part]?.trim() || null])))
+    .filter((form) => Object.values(form).some((part) => part !== null));
+  return forms.length === 0 ? undefined : JSON.stringify(forms);
+}
+
+const ADDRESS_PARTS = ['street', 'number', 'box', 'postalCode', 'place'] as const;
 
 /** The owned fields that are dropped rather than reject their unit (§11.5.5: all but the name). */
 const DROPPABLE = new Set<string>(REGISTRY_FIELDS.filter((field) => field !== 'name'));
@@ -284,6 +301,7 @@ async function importUnits(
       lineHash: unit.fingerprint,
       source,
       ...(unit.registryRows === undefined ? {} : { registryRows: unit.registryRows }),
+      ...(unit.addressForms === undefined ? {} : { addressForms: unit.addressForms }),
     });
   }
   // Every unit's state (a cut-off run's journal is looked for behind the unchanged ones too), the

@@ -15,8 +15,9 @@ export async function deriveCompanyUpdates({
   after,
   asOf,
   firstBySource,
+  addressForms,
 }: CompanyChange): Promise<Derived> {
-  const updates = deriveUpdates(before, after, asOf, firstBySource);
+  const updates = deriveUpdates(before, after, asOf, { firstBySource, addressForms });
   if (updates.length === 0) return { updates: 0 };
   return {
     updates: updates.length,

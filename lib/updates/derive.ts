@@ -20,7 +20,7 @@ import type { CompanyRef } from '../companies/identifiers';
 import type { CompanyRecord, Contact } from '../companies/record';
 import type { FinancialPeriod } from '../companies/schemas';
 import { byCodePoint } from '../order';
-import { registryEvents, type RegistryUpdateFacts } from './registry-changes';
+import { registryEvents, type ChangeContext, type RegistryUpdateFacts } from './registry-changes';
 
 export const UPDATE_TYPES = [
   'PUBLISHED_FINANCIALS',
@@ -56,14 +56,15 @@ const GROWTH_THRESHOLD = { numerator: 1n, denominator: 10n };
 export const NAMED_PEOPLE = 3;
 
 /**
- * The updates one change derives (contract §8.2), in no particular order. `firstBySource`: the change is
- * the first write of the company by a source that had not written it before (no registry change then).
+ * The updates one change derives (contract §8.2), in no particular order. `context`: whether the change
+ * is a source's first write of the company, and the address in each language the registry gives it
+ * (lib/import/change.ts).
  */
 export function deriveUpdates(
   before: CompanyRecord | null,
   after: CompanyRecord,
   asOf: string,
-  firstBySource = false,
+  context: ChangeContext = {},
 ): Update[] {
   const company: CompanyRef = { country: after.country, companyNumber: after.companyNumber };
   const known = new Set((before?.financials ?? []).map((p) => p.endDate));
@@ -95,7 +96,7 @@ export function deriveUpdates(
       count: left.length,
     });
   }
-  for (const { facts, event, time } of registryEvents(before, after, asOf, firstBySource))
+  for (const { facts, event, time } of registryEvents(before, after, asOf, context))
     updates.push({ ...facts, id: updateId(company, event), time });
   return updates;
 }

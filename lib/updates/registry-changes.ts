@@ -29,11 +29,17 @@ export interface RegistryEvent {
   time: string;
 }
 
+/** What the import knows of a change beyond the records (lib/import/change.ts `CompanyChange`). */
+export interface ChangeContext {
+  firstBySource?: boolean | undefined;
+  addressForms?: { before?: string; after?: string } | undefined;
+}
+
 export function registryEvents(
   before: CompanyRecord | null,
   after: CompanyRecord,
   asOf: string,
-  firstBySource = false,
+  { firstBySource = false, addressForms }: ChangeContext = {},
 ): RegistryEvent[] {
   // Records older than these fields may lack them: absent is unknown, as null.
   const stoppedOn = after.stoppedOn ?? null;
@@ -47,7 +53,7 @@ export function registryEvents(
       time: asOf,
     });
   }
-  if (moved(before.address ?? null, after.address ?? null)) {
+  if (moved(before.address ?? null, after.address ?? null, addressForms)) {
     const address = after.address!;
     events.push({
       facts: { type: 'MOVED', place: address.place ?? address.postalCode ?? after.place ?? '' },
@@ -69,15 +75,34 @@ const sameWords = (name: string) => nameWords(name).join(' ');
 
 const ADDRESS_PARTS = ['street', 'number', 'box', 'postalCode', 'place'] as const;
 
-/** Whether the registered address moved: both carry a street or postal code, and a part both carry differs. */
-export function moved(before: Address | null, after: Address | null): boolean {
+/**
+ * Whether the registered address moved: both carry a street or postal code, and a part both carry
+ * differs. When the registry gave the address in each of its languages before and after (`forms`), it
+ * moved only when no language's address after is one of before's (a new display language is no move).
+ */
+export function moved(
+  before: Address | null,
+  after: Address | null,
+  forms?: { before?: string; after?: string },
+): boolean {
   if (!located(before) || !located(after)) return false;
-  return ADDRESS_PARTS.some((part) => {
-    const was = before[part];
-    const now = after[part];
+  if (forms?.before !== undefined && forms.after !== undefined) {
+    const was = formsOf(forms.before);
+    const now = formsOf(forms.after);
+    if (was.length > 0 && now.length > 0) return !now.some((form) => was.some((old) => !differs(old, form)));
+  }
+  return differs(before, after);
+}
+
+/** A part both addresses carry differs (compared as search compares words). */
+const differs = (before: Partial<Address>, after: Partial<Address>) =>
+  ADDRESS_PARTS.some((part) => {
+    const was = before[part] ?? null;
+    const now = after[part] ?? null;
     return was !== null && now !== null && foldedWords(was).join(' ') !== foldedWords(now).join(' ');
   });
-}
+
+const formsOf = (json: string) => JSON.parse(json) as Array<Partial<Address>>;
 
 const located = (address: Address | null): address is Address =>
   address !== null && (address.street !== null || address.postalCode !== null);

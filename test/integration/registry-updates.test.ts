@@ -106,6 +106,36 @@ describe('updates from the registry (§8.2) and their events (§12)', () => {
   });
 });
 
+describe('a seat shown in another of its languages', () => {
+  it('is no move; the same seat moving is', async () => {
+    const fr = { street: 'Rue du Chêne', number: '16', box: null, postalCode: '1000', place: 'Bruxelles' };
+    const nl = { street: 'Eikstraat', number: '16', box: null, postalCode: '1000', place: 'Brussel' };
+    await registry([unit(70, { address: fr, place: 'Bruxelles' }, { addressForms: [nl, fr] })], '2026-01-10');
+
+    const renamed = await registry(
+      [unit(70, { address: nl, place: 'Brussel' }, { addressForms: [nl, fr] })],
+      '2026-02-10',
+    );
+    const movedTo = { ...nl, street: 'Wetstraat', postalCode: '1040', place: 'Etterbeek' };
+    const moved = await registry(
+      [
+        unit(
+          70,
+          { address: movedTo, place: 'Etterbeek' },
+          { addressForms: [movedTo, { ...movedTo, street: 'Rue de la Loi' }] },
+        ),
+      ],
+      '2026-03-10',
+    );
+
+    expect([renamed.summary.changed, renamed.summary.updates]).toEqual([1, 0]);
+    expect(moved.summary.updates).toBe(1);
+    expect((await updatesOf(70)).map((u) => [u.type, u.time, u.title])).toEqual([
+      ['MOVED', '2026-03-10', 'Registered office moved to Etterbeek'],
+    ]);
+  });
+});
+
 describe('webhook deliveries (§12)', () => {
   const LOCAL: UrlRules = {
     allowLocal: true,

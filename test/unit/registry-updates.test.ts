@@ -83,6 +83,43 @@ describe('MOVED', () => {
   });
 });
 
+describe('MOVED with the address in every language the registry gives it', () => {
+  const brussels = {
+    street: 'Rue du Chêne',
+    number: '16',
+    box: null,
+    postalCode: '1000',
+    place: 'Bruxelles',
+  };
+  const brussel = { street: 'Eikstraat', number: '16', box: null, postalCode: '1000', place: 'Brussel' };
+  const forms = JSON.stringify([brussel, brussels]);
+
+  test('a new display language of the same seat is no move', () => {
+    const before = record({ address: brussels });
+    const after = record({ address: brussel });
+    expect(registryOnly(deriveUpdates(before, after, AS_OF))).toHaveLength(1);
+    expect(
+      registryOnly(deriveUpdates(before, after, AS_OF, { addressForms: { before: forms, after: forms } })),
+    ).toEqual([]);
+  });
+
+  test('a seat whose every form changed moved', () => {
+    const elsewhere = { ...brussel, street: 'Wetstraat', number: '1', postalCode: '1040' };
+    const after = record({ address: elsewhere });
+    const moved = JSON.stringify([
+      elsewhere,
+      { ...brussels, street: 'Rue de la Loi', number: '1', postalCode: '1040' },
+    ]);
+    expect(
+      registryOnly(
+        deriveUpdates(record({ address: brussels }), after, AS_OF, {
+          addressForms: { before: forms, after: moved },
+        }),
+      ),
+    ).toEqual([{ type: 'MOVED', place: 'Brussel', time: AS_OF }]);
+  });
+});
+
 describe('STOPPED', () => {
   test('fires when stoppedOn appears or moves, dated the new stoppedOn; the same stoppedOn again is nothing', () => {
     const stopped = record({ stoppedOn: '2026-10-01' });
@@ -111,7 +148,7 @@ describe('first imports', () => {
       address: { ...ADDRESS, street: 'Veldstraat' },
       stoppedOn: '2026-10-01',
     });
-    expect(registryOnly(deriveUpdates(record(), after, AS_OF, true))).toEqual([]);
+    expect(registryOnly(deriveUpdates(record(), after, AS_OF, { firstBySource: true }))).toEqual([]);
     expect(
       registryOnly(deriveUpdates(record(), after, AS_OF))
         .map((u) => u.type)

@@ -5,7 +5,7 @@
  * out, no storage); the import validates, merges the owned fields into the stored company (keeping
  * what other sources gave) and derives as for any record.
  */
-import type { CompanyRecord } from '../../companies/record';
+import type { Address, CompanyRecord } from '../../companies/record';
 
 /** The company fields a registry may own (§11.5.1). */
 export const REGISTRY_FIELDS = [
@@ -44,6 +44,12 @@ export interface RegistryUnit {
    * (§11.5.2): opaque to the import, stored with the company, handed back to the converter.
    */
   registryRows?: unknown;
+  /**
+   * (ext) The registered address in every language the source gives it (KBO: Dutch and French street
+   * and municipality), when it gives more than the one `fields.address` shows: a MOVED update (§8.2)
+   * compares these, so that a new display language of the same seat is no move.
+   */
+  addressForms?: Array<Partial<Address>>;
 }
 
 /** What a converter yields, in the file's order. */
