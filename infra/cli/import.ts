@@ -1,6 +1,8 @@
 /**
  * `npm run import -- FILE.jsonl [--as-of YYYY-MM-DD] [--table NAME]` (contract §11.2): company records,
- * one JSON object per line, into a stage's table through the library's import.
+ * one JSON object per line, into a stage's table through the library's import. (ext) With `--format kbo
+ * PATH` or `--format sirene UNITS [--establishments FILE] [--active-only]` (§11.3): a registry's files
+ * as published, through its converter (lib/import/sources/) and the same import.
  *
  *   FILE            a .jsonl file, gzip-compressed or not (recognised by its first bytes), or - for stdin
  *   --as-of DATE    the date of updates dated "the day of the change" (default: today, UTC)
@@ -9,8 +11,10 @@
  *                   runs on $DYNAMODB_LOCAL_PORT (8000)
  *
  * A progress bar on a terminal (at most a line per 10 % of the file read otherwise), one `line N: reason`
- * on stderr per rejected line, then the summary. Exit code 0, or 1 when a line was rejected, 2 when the
- * import could not run (a file that cannot be read says so, and only that).
+ * on stderr per rejected line (a registry's: `FILE line N: reason`), a registry's `skipped` line, then
+ * the summary. Exit code 0, or 1 when a line was rejected, 2 when the import could not run: a usage
+ * error prints the usage, a file that cannot be read says so, and a registry's CSV handed to the JSON
+ * Lines import names the `--format` it needs — each only that.
  *
  * The lookalikes are recomputed before it returns, under the table's lookalike lease; while another
  * recompute holds it the import waits and says for whom (lib/lookalikes/lease.ts). Stopped by Ctrl-C or
@@ -22,31 +26,103 @@ import type { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { isCalendarDate } from '../../lib/http/schemas';
 import { fileLines } from '../../lib/import/lines';
+import {
+  REGISTRY_FORMATS,
+  REGISTRY_SOURCES,
+  registryFormatOfHeader,
+  type RegistryFormat,
+} from '../../lib/import/sources';
 import { progressReporter } from './import-progress';
 import { cleanUpOnSignal } from './signals';
 import { useStage } from './stage';
 
 let stageInUse = '';
 
-const USAGE = `usage: npm run import -- FILE.jsonl[.gz]|- [--as-of YYYY-MM-DD] [--table NAME]`;
+const USAGE = [
+  'usage: npm run import -- FILE.jsonl[.gz]|- [--as-of YYYY-MM-DD] [--table NAME]',
+  '       npm run import -- --format kbo PATH [--as-of YYYY-MM-DD] [--table NAME]',
+  '       npm run import -- --format sirene UNITS [--establishments FILE] [--active-only] [--as-of YYYY-MM-DD] [--table NAME]',
+].join('\n');
+
+/** What the command line asks for, or the usage error to print. */
+type Command =
+  | { kind: 'jsonl'; file: string; asOf: string | null; table: string | undefined }
+  | {
+      kind: 'registry';
+      format: RegistryFormat;
+      paths: string[];
+      establishments: string | undefined;
+      activeOnly: boolean;
+      asOf: string | null;
+      table: string | undefined;
+    };
+
+/** The command line read, or a usage error (a sentence, then the usage). */
+function parseCommand(args: string[]): Command | { usage: string } {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        'as-of': { type: 'string' },
+        table: { type: 'string' },
+        format: { type: 'string' },
+        establishments: { type: 'string' },
+        'active-only': { type: 'boolean' },
+        help: { type: 'boolean' },
+      },
+    });
+  } catch (error) {
+    return { usage: `${(error as Error).message}\n${USAGE}` };
+  }
+  const { values, positionals } = parsed;
+  const usage = (problem: string) => ({ usage: `${problem}\n${USAGE}` });
+  if (values.help) return { usage: USAGE };
+  const asOf = values['as-of'] ?? null;
+  if (asOf !== null && (!/^\d{4}-\d{2}-\d{2}$/.test(asOf) || !isCalendarDate(asOf)))
+    return usage(`--as-of takes a date, YYYY-MM-DD (got ${asOf})`);
+  const format = values.format;
+  if (format === undefined) {
+    if (values.establishments !== undefined || values['active-only'])
+      return usage('--establishments and --active-only go with --format sirene');
+    if (positionals.length !== 1) return usage('give one FILE.jsonl (or - for standard input)');
+    return { kind: 'jsonl', file: positionals[0]!, asOf, table: values.table };
+  }
+  if (!(REGISTRY_FORMATS as readonly string[]).includes(format))
+    return usage(`--format takes ${REGISTRY_FORMATS.join(' or ')} (got ${format})`);
+  if (format === 'kbo' && (values.establishments !== undefined || values['active-only']))
+    return usage('--establishments and --active-only go with --format sirene');
+  if (positionals.length !== 1)
+    return usage(
+      format === 'kbo' ? 'give one KBO ZIP or folder' : 'give one SIRENE units file (StockUniteLegale)',
+    );
+  return {
+    kind: 'registry',
+    format: format as RegistryFormat,
+    paths: positionals,
+    establishments: values.establishments,
+    activeOnly: values['active-only'] ?? false,
+    asOf,
+    table: values.table,
+  };
+}
 
 async function main(): Promise<number> {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
-      'as-of': { type: 'string' },
-      table: { type: 'string' },
-      help: { type: 'boolean' },
-    },
-  });
-  const [file] = positionals;
-  if (values.help || !file || positionals.length > 1) return fail(USAGE);
-  const asOf = values['as-of'] ?? new Date().toISOString().slice(0, 10);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(asOf) || !isCalendarDate(asOf))
-    return fail(`--as-of takes a date, YYYY-MM-DD (got ${asOf})`);
+  const command = parseCommand(process.argv.slice(2));
+  if ('usage' in command) return fail(command.usage);
+  return command.kind === 'jsonl' ? importJsonLines(command) : importRegistry(command);
+}
+
+async function importJsonLines({
+  file,
+  asOf: given,
+  table,
+}: Extract<Command, { kind: 'jsonl' }>): Promise<number> {
+  const asOf = given ?? today();
   const size = file === '-' ? null : fileSize(file);
   if (typeof size === 'string') return fail(size);
-  const stage = useStage(values.table);
+  const stage = useStage(table);
   stageInUse = stage;
 
   // Loaded after the stage is chosen: the storage client reads the environment when first used.
@@ -55,23 +131,39 @@ async function main(): Promise<number> {
   const { capacitySoFar, countWrites, writesSoFar } = await import('../../lib/storage/write-counts');
   const { releaseLeasesHeldHere } = await import('../../lib/lookalikes/lease');
 
-  // The heading first: a bar started before it would be written over by it.
-  console.error(`importing ${file === '-' ? 'standard input' : file} into ${stage}, as of ${asOf}`);
   const raw: Readable = file === '-' ? process.stdin : createReadStream(file);
   const progress = progressReporter(size, process.stderr);
+  const { lines } = await fileLines(raw, progress.advance);
+  // A registry's CSV is not JSON Lines: one message naming its format, not a rejection per line.
+  const iterator = lines[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  const format = first.done ? null : registryFormatOfHeader(first.value);
+  if (format) {
+    raw.destroy();
+    return fail(
+      `${file === '-' ? 'standard input' : file} is a ${format === 'kbo' ? 'KBO' : 'SIRENE'} CSV file, ` +
+        `not JSON Lines: import it with --format ${format}`,
+    );
+  }
+  async function* all() {
+    if (!first.done) yield first.value;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+  }
+
+  // The heading first: a bar started before it would be written over by it.
+  console.error(`importing ${file === '-' ? 'standard input' : file} into ${stage}, as of ${asOf}`);
   cleanUpOnSignal(async (signal) => {
     progress.stop();
     console.error(`import stopped by ${signal} (${stage}).`);
     console.error('Nothing is half-written: run the same import again to resume.');
     await releaseLeasesHeldHere();
   });
-  const { lines } = await fileLines(raw, progress.advance);
 
   let summary;
   countWrites();
   const writesBefore = writesSoFar();
   try {
-    summary = await importCompanies(lines, {
+    summary = await importCompanies(all(), {
       asOf,
       onRejected: (line, reason) => progress.log(`line ${line}: ${reason}`),
       onProgress: ({ imported }) => progress.imported(imported),
@@ -85,14 +177,66 @@ async function main(): Promise<number> {
   return summary.rejected > 0 ? 1 : 0;
 }
 
+async function importRegistry(command: Extract<Command, { kind: 'registry' }>): Promise<number> {
+  const { format, paths, establishments, activeOnly, table } = command;
+  for (const path of [...paths, ...(establishments === undefined ? [] : [establishments])]) {
+    const size = fileSize(path, { folder: format === 'kbo' && path === paths[0] });
+    if (typeof size === 'string') return fail(size);
+  }
+  const source = REGISTRY_SOURCES[format];
+  if (!source) return fail(`--format ${format}: this build has no ${format} converter`);
+  const stage = useStage(table);
+  stageInUse = stage;
+
+  const { formatSummary } = await import('../../lib/import/import');
+  const { formatSkipped, importRegistryItems } = await import('../../lib/import/registry-import');
+  const { formatCapacity, formatWrites, writesSince } = await import('../../lib/import/writes');
+  const { capacitySoFar, countWrites, writesSoFar } = await import('../../lib/storage/write-counts');
+  const { releaseLeasesHeldHere } = await import('../../lib/lookalikes/lease');
+
+  const opened = await source.open(paths, establishments === undefined ? {} : { establishments });
+  const asOf = command.asOf ?? opened.snapshotDate ?? today();
+  console.error(`importing ${format} ${paths.join(' ')} into ${stage}, as of ${asOf}`);
+  const progress = progressReporter(null, process.stderr);
+  cleanUpOnSignal(async (signal) => {
+    progress.stop();
+    console.error(`import stopped by ${signal} (${stage}).`);
+    console.error('Nothing is half-written: run the same import again to resume.');
+    await releaseLeasesHeldHere();
+  });
+
+  let summary;
+  countWrites();
+  const writesBefore = writesSoFar();
+  try {
+    summary = await importRegistryItems(opened.items, {
+      asOf,
+      source: format,
+      activeOnly,
+      onRejected: ({ file, line }, reason) => progress.log(`${file} line ${line}: ${reason}`),
+      onProgress: ({ imported }) => progress.imported(imported),
+    });
+  } finally {
+    progress.stop();
+  }
+  const skipped = formatSkipped(summary);
+  if (skipped) console.log(skipped);
+  console.log(formatSummary(summary));
+  console.log(formatWrites(summary, writesSince(writesBefore)));
+  console.log(formatCapacity(summary, capacitySoFar()));
+  return summary.rejected > 0 ? 1 : 0;
+}
+
+const today = () => new Date().toISOString().slice(0, 10);
+
 /**
  * The size of a file the import can read, or what is wrong with it in a sentence: checked before
  * anything else, so that a mistyped name is not reported as a failed import to resume.
  */
-function fileSize(file: string): number | string {
+function fileSize(file: string, { folder = false } = {}): number | string {
   try {
     const stat = statSync(file);
-    if (stat.isDirectory()) return `cannot read ${file}: it is a directory`;
+    if (stat.isDirectory() && !folder) return `cannot read ${file}: it is a directory`;
     accessSync(file, constants.R_OK);
     return stat.size;
   } catch (error) {

@@ -4,7 +4,6 @@
  */
 import * as v from 'valibot';
 import { integerQuery, jsonObject, PAGE, paginationSchema } from '../http/schemas';
-import { COUNTRIES } from './identifiers';
 import {
   bulkCompanies,
   companyPathParams,
@@ -27,7 +26,8 @@ export const companyDetailsDataSchema = v.object({
   companyTypeCode: text,
   name: v.string(),
   address: v.object({
-    country: v.picklist(COUNTRIES),
+    // The company's country, or for a seat abroad that country's ISO 3166 code (§11.5.1).
+    country: v.pipe(v.string(), v.regex(/^[A-Z]{2}$/)),
     street: text,
     number: text,
     box: text,
@@ -40,6 +40,8 @@ export const companyDetailsDataSchema = v.object({
   employees: financialPeriodSchema.entries.people.entries.employees,
   healthIndicator: v.nullable(financialPeriodSchema.entries.healthIndicator),
   contacts: count,
+  // (ext) Abbreviations, trade names, the name in other languages: `[]` when none.
+  otherNames: v.array(v.string()),
 });
 export type CompanyDetailsData = v.InferOutput<typeof companyDetailsDataSchema>;
 

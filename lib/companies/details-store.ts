@@ -24,6 +24,7 @@ const PROFILE = [
   'foundedOn',
   'stoppedOn',
   'address',
+  'otherNames',
   'activities',
 ] as const;
 

@@ -76,7 +76,7 @@ export function detailsOf(
     companyTypeCode: company.legalForm,
     name: company.name,
     address: {
-      country: company.country,
+      country: address?.country ?? company.country,
       street: address?.street ?? null,
       number: address?.number ?? null,
       box: address?.box ?? null,
@@ -88,6 +88,7 @@ export function detailsOf(
     employees: newestFigure(periodsJson, '"employees":'),
     healthIndicator: newestFigure(periodsJson, '"healthIndicator":'),
     contacts: countContacts(contactsJson),
+    otherNames: company.otherNames,
   };
 }
 

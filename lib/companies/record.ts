@@ -10,6 +10,7 @@ import { isoDate } from '../http/schemas';
 import { frenchVatKey, parseCompanyNumber, parseCountry, type CompanyRef, type Country } from './identifiers';
 import { financialPeriodSchema, type FinancialPeriod } from './schemas';
 import { byCodePoint } from '../order';
+import { periodsProblem } from './period-rules';
 
 export const RECORD_LIMITS = {
   bytes: 256 * 1024,
@@ -17,6 +18,8 @@ export const RECORD_LIMITS = {
   shareholders: 1000,
   contacts: 1000,
   activities: 50,
+  /** (ext) Other names a company is known by (§11.1). */
+  otherNames: 20,
   /** Longest free-text field (names, places, job titles, websites). */
   text: 500,
 } as const;
@@ -68,6 +71,18 @@ const addressSchema = v.nullish(
       box: optionalText,
       postalCode: optionalText,
       place: optionalText,
+      /**
+       * (ext) The seat's country (ISO 3166 alpha-2) when it is abroad (§11.5.1); absent means the
+       * company's own, and stays absent so that records without it keep their hash.
+       */
+      country: v.optional(
+        v.pipe(
+          v.string('must be a country code'),
+          v.trim(),
+          v.toUpperCase(),
+          v.regex(/^[A-Z]{2}$/, 'must be an ISO 3166 country code of 2 letters'),
+        ),
+      ),
     },
     'must be an object',
   ),
@@ -95,6 +110,7 @@ export const companyRecordSchema = v.object(
     foundedOn: v.nullish(isoDate, null),
     stoppedOn: v.nullish(isoDate, null),
     address: addressSchema,
+    otherNames: sectionOf(text(), RECORD_LIMITS.otherNames, 'names'),
     activities: sectionOf(naceCode, RECORD_LIMITS.activities, 'NACE codes'),
     financials: sectionOf(financialPeriodSchema, RECORD_LIMITS.financials, 'periods'),
     shareholders: sectionOf(shareholderSchema, RECORD_LIMITS.shareholders, 'shareholders'),
@@ -131,6 +147,8 @@ export interface Address {
   box: string | null;
   postalCode: string | null;
   place: string | null;
+  /** (ext) The seat's country when it is abroad (ISO 3166 alpha-2); absent: the company's own. */
+  country?: string;
 }
 
 /** Everything known about a company but its sections: what answers show about it. */
@@ -145,6 +163,11 @@ export interface CompanyProfile extends CompanyRef {
   stoppedOn: string | null;
   /** (ext) Its postal address; null when the record gives none. */
   address: Address | null;
+  /**
+   * (ext) Other names the company is known by (abbreviations, trade names, the name in other
+   * languages): the source's order, without the registered name and without repeats (`otherNamesOf`).
+   */
+  otherNames: string[];
   /** NACE codes, digits only, the main one first. */
   activities: string[];
 }
@@ -193,7 +216,8 @@ export function parseCompanyRecord(input: unknown): ParsedRecord {
     foundedOn: raw.foundedOn,
     stoppedOn: raw.stoppedOn,
     // An address without a single part says nothing: kept as none, so both forms hash alike.
-    address: raw.address && Object.values(raw.address).some((part) => part !== null) ? raw.address : null,
+    address: addressOf(raw.address, country),
+    otherNames: otherNamesOf(raw.name, raw.otherNames),
     activities: raw.activities,
     financials: [...raw.financials].sort((a, b) => b.endDate.localeCompare(a.endDate)),
     shareholders: raw.shareholders.map(toShareholder).sort(compareShareholders),
@@ -202,9 +226,46 @@ export function parseCompanyRecord(input: unknown): ParsedRecord {
   return { ok: true, record };
 }
 
-/** A fingerprint of the canonical record: equal data, equal hash; the import skips a company whose hash it has. */
+/**
+ * A fingerprint of the canonical record: equal data, equal hash; the import skips a company whose hash
+ * it has. A record without other names hashes without the key, as records did before it existed, so
+ * that data imported then is not judged changed now.
+ */
 export function recordHash(record: CompanyRecord): string {
-  return createHash('sha256').update(JSON.stringify(record)).digest('base64url');
+  const { otherNames, ...rest } = record;
+  const hashed = otherNames.length > 0 ? record : rest;
+  return createHash('sha256').update(JSON.stringify(hashed)).digest('base64url');
+}
+
+/**
+ * `otherNames` as §6.5 keeps them: in the source's order, without the registered name and without
+ * repeats (compared after trimming, ignoring case), at most RECORD_LIMITS.otherNames.
+ */
+export function otherNamesOf(name: string, names: readonly string[]): string[] {
+  const seen = new Set([sameNameKey(name)]);
+  const kept: string[] = [];
+  for (const raw of names) {
+    const other = raw.trim();
+    const key = sameNameKey(other);
+    if (other === '' || seen.has(key)) continue;
+    seen.add(key);
+    kept.push(other);
+    if (kept.length === RECORD_LIMITS.otherNames) break;
+  }
+  return kept;
+}
+
+const sameNameKey = (name: string) => name.trim().toLocaleLowerCase('und');
+
+/**
+ * An address without a single part says nothing: kept as none, so both forms hash alike. Its country
+ * is kept only when it is not the company's own (a seat abroad).
+ */
+function addressOf(raw: (CompanyRecordInput['address'] & object) | null, own: Country): Address | null {
+  if (!raw) return null;
+  const { country, ...parts } = raw as Address;
+  if (!Object.values(parts).some((part) => part !== null)) return null;
+  return country === undefined || country === own ? parts : { ...parts, country };
 }
 
 /** `financials[0].people is required`: the field's path, then the rule it breaks. */
@@ -286,52 +347,6 @@ function compareShareholders(a: Shareholder, b: Shareholder): number {
 }
 
 const refText = (ref: CompanyRef | null) => (ref ? `${ref.country}#${ref.companyNumber}` : '');
-const cents = (x: number) => Math.round(x * 100);
-const eur = (c: number) => (c / 100).toFixed(2);
-
-/** The identities of contract §6.1, checked to the cent wherever every term is disclosed. */
-export function periodProblem(p: FinancialPeriod): string | null {
-  const { profitability: pr, liquidity: l, solvency: s, people } = p;
-  if (p.startDate >= p.endDate) return 'startDate must be before endDate';
-  if (s.equity !== null && s.debt !== null && s.totalAssets !== null) {
-    if (cents(s.equity) + cents(s.debt) !== cents(s.totalAssets))
-      return `equity + debt must equal totalAssets (${eur(cents(s.equity))} + ${eur(cents(s.debt))} ≠ ${eur(cents(s.totalAssets))})`;
-  }
-  if (s.debt !== null && s.longTermDebt !== null && s.shortTermDebt !== null) {
-    if (cents(s.longTermDebt) + cents(s.shortTermDebt) !== cents(s.debt))
-      return 'debt must equal longTermDebt + shortTermDebt';
-  }
-  for (const term of ['longTermDebt', 'shortTermDebt'] as const) {
-    const total = s[term];
-    const parts = [s[`${term}Financial`], s[`${term}AccountsPayable`]];
-    if (total === null) continue;
-    const known = parts.reduce<number>((sum, part) => sum + (part === null ? 0 : cents(part)), 0);
-    if (known > cents(total)) return `${term}Financial + ${term}AccountsPayable must not exceed ${term}`;
-  }
-  if (pr.ebitda !== null && pr.ebit !== null && pr.ebitda < pr.ebit) return 'ebitda must be ≥ ebit';
-  if (l.netWorkingCapital !== null && l.netWorkingCapitalRequirement !== null && l.cash !== null) {
-    if (cents(l.netWorkingCapital) - cents(l.netWorkingCapitalRequirement) !== cents(l.cash))
-      return 'netWorkingCapital − netWorkingCapitalRequirement must equal cash';
-  }
-  if (people.employees !== null && people.employees > 0) {
-    const { employeeMaleRatio: m, employeeFemaleRatio: f } = people;
-    if (m !== null && f !== null && Math.round((m + f) * 10_000) !== 10_000)
-      return 'employeeMaleRatio + employeeFemaleRatio must equal 1';
-  }
-  return null;
-}
-
-function periodsProblem(periods: FinancialPeriod[]): string | null {
-  const seen = new Set<string>();
-  for (const [i, period] of periods.entries()) {
-    if (seen.has(period.endDate)) return `financials[${i}].endDate ${period.endDate} appears twice`;
-    seen.add(period.endDate);
-    const problem = periodProblem(period);
-    if (problem) return `financials[${i}]: ${problem}`;
-  }
-  return null;
-}
-
 function shareholdersProblem(holders: RawShareholder[], self: CompanyRef): string | null {
   let total = 0;
   for (const [i, holder] of holders.entries()) {

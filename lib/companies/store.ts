@@ -74,6 +74,15 @@ export interface CompanyState {
    * line again is unchanged without being parsed. Absent on companies written before it was kept.
    */
   lineHash?: string;
+  /**
+   * (ext) What a registry import keeps of the company's registry rows to apply later updates exactly
+   * (contract §11.5.2): JSON text, opaque here, kept when another source writes the company.
+   */
+  registryRows?: string;
+  /** (ext) The registered address in each language its registry gives it (JSON text), for MOVED (§8.2). */
+  addressForms?: string;
+  /** (ext) The sources that wrote the company (`kbo`, `sirene`, …); absent: JSON Lines alone. */
+  sources?: string[];
 }
 
 export async function getCompanyStates(refs: CompanyRef[]): Promise<Map<string, CompanyState>> {
@@ -115,6 +124,10 @@ export async function getCompanyRecords(refs: CompanyRef[]): Promise<Map<string,
           hash: item['contentHash'] as string,
           changeId: item['changeId'] as string,
           ...(typeof item['legalEntityId'] === 'string' ? { legalEntityId: item['legalEntityId'] } : {}),
+          ...(typeof item['lineHash'] === 'string' ? { lineHash: item['lineHash'] } : {}),
+          ...(typeof item['registryRows'] === 'string' ? { registryRows: item['registryRows'] } : {}),
+          ...(typeof item['addressForms'] === 'string' ? { addressForms: item['addressForms'] } : {}),
+          ...(Array.isArray(item['sources']) ? { sources: item['sources'] as string[] } : {}),
         },
       },
     ]),
@@ -127,8 +140,12 @@ export function companyItem(record: CompanyRecord, state: CompanyState): Item {
   return {
     ...keys.company(record),
     entity: 'Company',
-    // DynamoDB has no use for NULL attributes here: absent reads back as null.
-    ...Object.fromEntries(Object.entries(profile).filter(([, value]) => value !== null)),
+    // DynamoDB has no use for NULL attributes here: absent reads back as null (no other names as []).
+    ...Object.fromEntries(
+      Object.entries(profile).filter(
+        ([key, value]) => value !== null && !(key === 'otherNames' && profile.otherNames.length === 0),
+      ),
+    ),
     periods: JSON.stringify(financials),
     shareholders: JSON.stringify(shareholders),
     contacts: JSON.stringify(contacts),
@@ -136,6 +153,9 @@ export function companyItem(record: CompanyRecord, state: CompanyState): Item {
     changeId: state.changeId,
     ...(state.legalEntityId ? { legalEntityId: state.legalEntityId } : {}),
     ...(state.lineHash ? { lineHash: state.lineHash } : {}),
+    ...(state.registryRows === undefined ? {} : { registryRows: state.registryRows }),
+    ...(state.addressForms === undefined ? {} : { addressForms: state.addressForms }),
+    ...(state.sources ? { sources: state.sources } : {}),
   };
 }
 
@@ -169,6 +189,7 @@ export function toProfile(item: Item): CompanyProfile {
     foundedOn: textOrNull(item, 'foundedOn'),
     stoppedOn: textOrNull(item, 'stoppedOn'),
     address: (item['address'] as CompanyProfile['address'] | undefined) ?? null,
+    otherNames: (item['otherNames'] as string[] | undefined) ?? [],
     activities: (item['activities'] as string[] | undefined) ?? [],
   };
 }

@@ -52,7 +52,10 @@ export async function deriveAndWriteEvents(
   now: () => Date = () => new Date(),
 ): Promise<EventsDerived> {
   const withUpdates = changes
-    .map((change) => ({ change, updates: deriveUpdates(change.before, change.after, change.asOf) }))
+    .map((change) => ({
+      change,
+      updates: deriveUpdates(change.before, change.after, change.asOf, change),
+    }))
     .filter((c) => c.updates.length > 0);
   const watched = await watchedBy(withUpdates);
   if (watched.length === 0) return { events: new Map() };

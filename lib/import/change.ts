@@ -19,6 +19,16 @@ export interface CompanyChange {
   changeId: string;
   /** The company's legal entity id, when the import assigned it already (the derivations claim it otherwise). */
   legalEntityId?: string;
+  /**
+   * (ext) The change is the first write of the company by a source that had not written it before (a
+   * registry taking over from JSON Lines): no `NAME_CHANGED`, `MOVED` or `STOPPED` then (§8.2).
+   */
+  firstBySource?: boolean;
+  /**
+   * (ext) The registered address in each language the registry gives it, before and after (JSON text
+   * of address lists; absent: not known): MOVED compares these when both are known (§8.2).
+   */
+  addressForms?: { before?: string; after?: string };
 }
 
 export interface Derived {

@@ -36,6 +36,10 @@ export interface JournalEntry {
   company: CompanyRef;
   /** The record before the change; null for a new company. */
   before: CompanyRecord | null;
+  /** (ext) The change is a source's first write of the company (lib/import/change.ts). */
+  firstBySource?: boolean;
+  /** (ext) The company's address forms before the change (lib/import/change.ts). */
+  addressFormsBefore?: string;
 }
 
 export interface Journal {

@@ -95,6 +95,11 @@ export interface FilterProfile {
   employees: number | null;
   totalAssets: number | null;
   healthIndicator: number | null;
+  /**
+   * (ext) The company stopped (its `stoppedOn` is set): it matches no filter, so it never enters a
+   * smart list as NEW and a NEW one leaves (§11.5.8); absent while it is active.
+   */
+  stopped?: true;
 }
 
 /** Places compare without case, accents or surrounding spaces: `Liège` = `liege`. */
@@ -110,6 +115,7 @@ export function filterProfileOf(record: CompanyRecord): FilterProfile {
     employees: latest?.people.employees ?? null,
     totalAssets: latest?.solvency.totalAssets ?? null,
     healthIndicator: latest?.healthIndicator ?? null,
+    ...(record.stoppedOn ? { stopped: true as const } : {}),
   };
 }
 
@@ -119,6 +125,7 @@ const inRange = (value: number | null, r: Range | undefined) =>
 
 /** Whether every given criterion holds for the company (contract §7.6). */
 export function matchesFilters(filters: Filters, company: FilterProfile): boolean {
+  if (company.stopped) return false;
   if (filters.countries && !filters.countries.includes(company.country)) return false;
   if (
     filters.activities &&
@@ -156,16 +163,33 @@ export function companyBuckets(company: Pick<FilterProfile, 'country' | 'activit
 }
 
 /** The profile as stored (one short JSON array; the key names the company). */
+/** A stopped company's profile has a sixth element; an active one's is as it always was. */
 export const packProfile = (p: FilterProfile) =>
-  JSON.stringify([p.activities, p.place, p.employees, p.totalAssets, p.healthIndicator]);
+  JSON.stringify([
+    p.activities,
+    p.place,
+    p.employees,
+    p.totalAssets,
+    p.healthIndicator,
+    ...(p.stopped ? [1] : []),
+  ]);
 
 export function unpackProfile(country: Country, packed: string): FilterProfile {
-  const [activities, place, employees, totalAssets, healthIndicator] = JSON.parse(packed) as [
+  const [activities, place, employees, totalAssets, healthIndicator, stopped] = JSON.parse(packed) as [
     string[],
     string | null,
     number | null,
     number | null,
     number | null,
+    1?,
   ];
-  return { country, activities, place, employees, totalAssets, healthIndicator };
+  return {
+    country,
+    activities,
+    place,
+    employees,
+    totalAssets,
+    healthIndicator,
+    ...(stopped ? { stopped: true as const } : {}),
+  };
 }

@@ -18,16 +18,22 @@ import { matchIndexText } from '../storage/keys';
 import { canonicalVat, nameIndexValue, normaliseName, websiteHost } from '../matching/normalise';
 import { matchIndexChange, type MatchKey } from './store/match-indexes';
 
-/** The index keys a company is found under. */
+/**
+ * The index keys a company is found under: one per distinct normalised name, its other names too
+ * (§6.5: PUT and match treat them as names).
+ */
 export function matchKeysOf(
-  company: Pick<CompanyProfile, 'country' | 'companyNumber' | 'name' | 'vatNumber' | 'website'>,
+  company: Pick<CompanyProfile, 'country' | 'companyNumber' | 'name' | 'vatNumber' | 'website'> & {
+    otherNames?: readonly string[] | null;
+  },
 ): MatchKey[] {
   const found: MatchKey[] = [];
   if (company.vatNumber) found.push({ kind: 'VAT', value: canonicalVat(company.vatNumber, company.country) });
   const domain = company.website ? registeredDomain(company.website) : null;
   if (domain) found.push({ kind: 'DOMAIN', value: domain });
-  const name = normaliseName(company.name);
-  if (name) found.push({ kind: 'NAME', value: nameIndexValue(company.country, name) });
+  const names = new Set([company.name, ...(company.otherNames ?? [])].map(normaliseName));
+  for (const name of names)
+    if (name) found.push({ kind: 'NAME', value: nameIndexValue(company.country, name) });
   return found;
 }
 

@@ -214,7 +214,8 @@ export async function rebuildFeatures(): Promise<number> {
               Segment: segment,
               TotalSegments: SCAN_SEGMENTS,
               FilterExpression: '#sk = :sk',
-              ProjectionExpression: '#country, #number, #name, #place, #founded, #activities, #periods',
+              ProjectionExpression:
+                '#country, #number, #name, #place, #founded, #stopped, #activities, #periods',
               ExpressionAttributeNames: {
                 '#sk': 'sk',
                 '#country': 'country',
@@ -222,6 +223,7 @@ export async function rebuildFeatures(): Promise<number> {
                 '#name': 'name',
                 '#place': 'place',
                 '#founded': 'foundedOn',
+                '#stopped': 'stoppedOn',
                 '#activities': 'activities',
                 '#periods': 'periods',
               },
@@ -238,6 +240,7 @@ export async function rebuildFeatures(): Promise<number> {
               name: item['name'] as string,
               place: (item['place'] as string | undefined) ?? null,
               foundedOn: (item['foundedOn'] as string | undefined) ?? null,
+              stoppedOn: (item['stoppedOn'] as string | undefined) ?? null,
               activities: (item['activities'] as string[] | undefined) ?? [],
               financials: JSON.parse((item['periods'] as string | undefined) ?? '[]') as FinancialPeriod[],
             }),

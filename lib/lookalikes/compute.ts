@@ -107,7 +107,7 @@ function levelsOf(index: SectionIndex, company: number): Array<Level | undefined
 
 /** Fills `top` with the best of `subject`; returns the number of pairs scored. */
 function topOf(index: SectionIndex, subject: number, top: TopK, frontier: MaxHeap, kept: number): number {
-  const { prepared } = index;
+  const { prepared, stopped } = index;
   const levels = levelsOf(index, subject);
   const employees = prepared.logEmployees[subject]!;
   const assets = prepared.logAssets[subject]!;
@@ -143,7 +143,8 @@ function topOf(index: SectionIndex, subject: number, top: TopK, frontier: MaxHea
     for (let at = tree.start(node), end = tree.end(node); at < end; at++) {
       const member = order[at]!;
       const row = at * MEMBER_ROW;
-      if (member === subject) continue;
+      // A stopped company is never another's lookalike (§11.5.8); bounds stay bounds without it.
+      if (member === subject || stopped[member] === 1) continue;
       if (finerInRow ? rows[row + M_FINER] === finerKey : finer !== null && finer[member] === finerKey)
         continue;
       pairs++;

@@ -24,6 +24,8 @@ export interface LookalikeFeatures extends CompanyRef {
   totalAssets: number | null;
   foundedYear: number | null;
   healthIndicator: number | null;
+  /** (ext) The company stopped (`stoppedOn` set): it keeps its lookalikes but is nobody's (§11.5.8). */
+  stopped?: true;
 }
 
 /** The block of companies without an activity: they are compared with each other only. */
@@ -39,7 +41,8 @@ export const ALL_BLOCKS: readonly string[] = [
 export type FeatureSource = Pick<
   CompanyRecord,
   'country' | 'companyNumber' | 'name' | 'place' | 'foundedOn' | 'activities' | 'financials'
->;
+> &
+  Partial<Pick<CompanyRecord, 'stoppedOn'>>;
 
 export function featuresOf(record: FeatureSource): LookalikeFeatures {
   // Periods are stored newest first.
@@ -54,6 +57,7 @@ export function featuresOf(record: FeatureSource): LookalikeFeatures {
     totalAssets: latest?.solvency.totalAssets ?? null,
     foundedYear: record.foundedOn ? Number(record.foundedOn.slice(0, 4)) : null,
     healthIndicator: latest?.healthIndicator ?? null,
+    ...(record.stoppedOn ? { stopped: true as const } : {}),
   };
 }
 
@@ -87,13 +91,15 @@ export function packFeatures(f: LookalikeFeatures): string {
     f.healthIndicator,
     f.name,
     f.place,
+    // An active company's features pack as they always did.
+    ...(f.stopped ? [1] : []),
   ]);
 }
 
 export function unpackFeatures(ref: CompanyRef, packed: string): LookalikeFeatures {
-  const [activity, employees, totalAssets, foundedYear, healthIndicator, name, place] = JSON.parse(
+  const [activity, employees, totalAssets, foundedYear, healthIndicator, name, place, stopped] = JSON.parse(
     packed,
-  ) as [string | null, number | null, number | null, number | null, number | null, string, string | null];
+  ) as [string | null, number | null, number | null, number | null, number | null, string, string | null, 1?];
   return {
     country: ref.country,
     companyNumber: ref.companyNumber,
@@ -104,6 +110,7 @@ export function unpackFeatures(ref: CompanyRef, packed: string): LookalikeFeatur
     totalAssets,
     foundedYear,
     healthIndicator,
+    ...(stopped ? { stopped: true as const } : {}),
   };
 }
 

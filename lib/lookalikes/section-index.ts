@@ -127,6 +127,8 @@ export class SectionIndex {
    */
   readonly external: Int32Array;
   readonly internal: Int32Array;
+  /** stopped[k]: member k stopped (§11.5.8): it keeps its own list but is never another's lookalike. */
+  readonly stopped: Uint8Array;
 
   /**
    * `members` are the section's companies; `probes` (companies as they were or are, for the import's
@@ -152,6 +154,7 @@ export class SectionIndex {
     p.reorder(this.external);
     this.internal = new Int32Array(n);
     this.external.forEach((member, k) => (this.internal[member] = k));
+    this.stopped = Uint8Array.from(this.external, (member) => (members[member]!.stopped ? 1 : 0));
     this.rank = new Int32Array(n);
     const byCompany = Array.from({ length: n }, (_, k) => k).sort((a, b) =>
       compareCompanies(members[this.external[a]!]!, members[this.external[b]!]!),

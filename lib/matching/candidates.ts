@@ -44,7 +44,10 @@ export interface MatchPlan {
 }
 
 export interface Profile {
+  /** The registered name: what answers show. */
   name: string;
+  /** (ext) Its other names (§6.5: match treats them as names too); absent: none. */
+  otherNames?: readonly string[];
   place: string | null;
   /** The place of its address when that differs from `place` (a registered office elsewhere). */
   addressPlace: string | null;
@@ -158,7 +161,7 @@ export function featuresFor(plan: MatchPlan, company: string, sources: MatchSour
   const inSet = (kind: 'VAT' | 'DOMAIN', values: string[]) =>
     values.some((value) => sources.indexed(matchIndexText(kind, value)).includes(company));
   const vat = put.vat && put.vat !== 'invalid' ? put.vat : null;
-  const similarity = plan.words.length > 0 ? nameSimilarity(plan.words, nameWords(profile.name)) : null;
+  const similarity = plan.words.length > 0 ? bestSimilarity(plan.words, profile) : null;
   const places = [profile.place, profile.addressPlace].filter((p): p is string => p !== null);
   return {
     number: put.numberRefs ? put.numberRefs.some((ref) => companyKey(ref) === company) : null,
@@ -172,6 +175,14 @@ export function featuresFor(plan: MatchPlan, company: string, sources: MatchSour
     ),
     place: plan.place === null ? null : places.some((p) => samePlace(p, plan.place!)),
   };
+}
+
+/** How alike the entry's name is to the closest of the company's names (registered or other). */
+function bestSimilarity(words: string[], profile: Profile): number {
+  let best = nameSimilarity(words, nameWords(profile.name));
+  for (const other of profile.otherNames ?? [])
+    best = Math.max(best, nameSimilarity(words, nameWords(other)));
+  return best;
 }
 
 function agreeing(features: Features): AgreeingProperty[] {

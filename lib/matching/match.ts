@@ -71,9 +71,16 @@ export async function matchCompanies(entries: Record<string, unknown>[]): Promis
       const { names } = await findByWordPrefix(probe.country, probe.prefix, PROBE_ENTRIES);
       prefixes.set(
         probeKey(probe),
-        names.map(({ identifier }) => {
+        names.map(({ identifier, names: words }) => {
           const company = companyKey(identifier);
-          profiles.set(company, { name: identifier.name, place: identifier.place, addressPlace: null });
+          // The index holds the other names' normalised words: as good as the names for the similarity.
+          const otherNames = words.slice(1).map((name) => name.join(' '));
+          profiles.set(company, {
+            name: identifier.name,
+            otherNames,
+            place: identifier.place,
+            addressPlace: null,
+          });
           return company;
         }),
       );
@@ -100,11 +107,14 @@ export async function matchCompanies(entries: Record<string, unknown>[]): Promis
   });
 }
 
-/** Reads name, place and address of the companies into `profiles`; answers the keys it found. */
+/** A constant, so its ProjectionExpression is built once (lib/storage/batch.ts keeps it by the array). */
+const PROFILE_PROJECTION = ['pk', 'name', 'otherNames', 'place', 'address'];
+
+/** Reads names, place and address of the companies into `profiles`; answers the keys it found. */
 async function readProfiles(refs: CompanyRef[], profiles: Map<string, Profile>): Promise<Set<string>> {
   if (refs.length === 0) return new Set();
   const items = await batchGet(tableName(), refs.map(keys.company), {
-    projection: ['pk', 'name', 'place', 'address'],
+    projection: PROFILE_PROJECTION,
   });
   const found = new Set<string>();
   for (const item of items) {
@@ -112,6 +122,7 @@ async function readProfiles(refs: CompanyRef[], profiles: Map<string, Profile>):
     const address = item['address'] as { place?: string | null } | undefined;
     profiles.set(company, {
       name: item['name'] as string,
+      otherNames: (item['otherNames'] as string[] | undefined) ?? [],
       place: (item['place'] as string | undefined) ?? null,
       addressPlace: address?.place ?? null,
     });

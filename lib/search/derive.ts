@@ -1,11 +1,12 @@
 /**
  * The search index follows the companies (contract §6.5, §11.2): for each changed company of an import
- * batch whose name or place changed (or that is new), one item per distinct word of its normalised
- * name is put, and the items of words its name lost are deleted. A change of anything else writes
- * nothing, so the index is derived once per changed name. The writes go back to the import, which
- * sends a batch's in BatchWriteItem requests of 25 (deletes first, then puts: a word kept is put again).
- * Deriving the same change twice writes the same items: idempotent.
+ * batch whose names or place changed (or that is new), one item per distinct word of its normalised
+ * names (its registered name and its other names) is put, and the items of words its names lost are
+ * deleted. A change of anything else writes nothing, so the index is derived once per changed name. The
+ * writes go back to the import, which sends a batch's in BatchWriteItem requests of 25 (deletes first,
+ * then puts: a word kept is put again). Deriving the same change twice writes the same items: idempotent.
  */
+import type { CompanyProfile } from '../companies/record';
 import type { BatchDerivation, CompanyChange, DerivedWrites } from '../import/change';
 import { nameWords } from '../matching/normalise';
 import * as keys from '../storage/keys';
@@ -17,11 +18,24 @@ export const deriveSearchIndex: BatchDerivation = (changes) => {
   return Promise.resolve({ updates: 0, writes });
 };
 
+/**
+ * The words of each name a company is found by (§6.5: its `name` or one of its `otherNames`), the
+ * registered name first; names that are nothing but legal-form words are left out.
+ */
+export function searchNames(company: Pick<CompanyProfile, 'name' | 'otherNames'>): string[][] {
+  return [company.name, ...company.otherNames].map(nameWords).filter((words) => words.length > 0);
+}
+
+const sameNames = (a: CompanyProfile, b: CompanyProfile) =>
+  a.name === b.name && a.otherNames.join('\n') === b.otherNames.join('\n');
+
 function addWrites({ before, after }: CompanyChange, writes: DerivedWrites): void {
-  if (before && before.name === after.name && before.place === after.place) return;
-  const words = nameWords(after.name);
-  const distinct = [...new Set(words)];
-  const lost = before ? [...new Set(nameWords(before.name))].filter((word) => !distinct.includes(word)) : [];
+  if (before && sameNames(before, after) && before.place === after.place) return;
+  const names = searchNames(after);
+  const distinct = [...new Set(names.flat())];
+  const lost = before
+    ? [...new Set(searchNames(before).flat())].filter((word) => !distinct.includes(word))
+    : [];
   writes.deletes.push(...lost.map((word) => keys.searchWord(after, word)));
-  writes.puts.push(...distinct.map((word) => searchWordItem(after, word, words)));
+  writes.puts.push(...distinct.map((word) => searchWordItem(after, word, names)));
 }

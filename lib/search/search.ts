@@ -3,8 +3,9 @@
  *
  * A number finds its company: `q` is read as a company number of each country asked for (any input
  * form of §3) and as a VAT number; the companies they name are read by key, and answered alone. A
- * name matches when every word of `q` starts a word of the company's name (lib/matching/normalise.ts
- * `nameWords`: case, accents, punctuation and legal-form words ignored). The search index
+ * name matches when every word of `q` starts a word of one and the same of the company's names, its
+ * `name` or one of its `otherNames` (lib/matching/normalise.ts `nameWords`: case, accents, punctuation
+ * and legal-form words ignored); the answer shows the registered name. The search index
  * (lib/search/store.ts) is looked up by the longest word of `q` (the most selective guess); DynamoDB
  * sends back only the entries whose name has the other words too, and the rank checks every word again.
  *
@@ -36,7 +37,8 @@ import { getMatchIndexes } from '../lists/store/match-indexes';
 import { nameIndexValue, nameWords, parseVat } from '../matching/normalise';
 import { matchIndexText } from '../storage/keys';
 import { byCodePoint } from '../order';
-import { findByWordPrefix, getIdentifiers, type IndexedName } from './store';
+import { searchNames } from './derive';
+import { findByWordPrefix, getIdentifiers, getNamed, type IndexedName } from './store';
 
 /** Index entries one Query reads at most (about 120 bytes each: some 30 read units). */
 export const MAX_ENTRIES = 1000;
@@ -127,7 +129,7 @@ async function findByName(words: string[], countries: Country[], maxEntries: num
   }
   return [...names.values()]
     .flatMap((entry) => {
-      const rank = rankOf(words, entry.words);
+      const rank = bestRank(words, entry.names);
       return rank === null ? [] : [{ rank, identifier: entry.identifier }];
     })
     .sort((a, b) => a.rank - b.rank || byCompany(a.identifier, b.identifier))
@@ -151,17 +153,29 @@ export function nameProbe(words: string[]): { probe: string; others: string[] } 
   return { probe, others: othersThan(words, probe) };
 }
 
-/** The companies whose name has exactly the query's words (the match index of §7.5 keys names so). */
+/**
+ * The companies with a name (registered or other) of exactly the query's words (the match index of §7.5
+ * keys every name so).
+ */
 async function exactNames(words: string[], countries: Country[]): Promise<IndexedName[]> {
   const name = [...words].sort().join(' ');
   const keys = countries.map((country) => ({ kind: 'NAME' as const, value: nameIndexValue(country, name) }));
   const index = await getMatchIndexes(keys);
   const refs = keys.flatMap((key) => (index.get(matchIndexText(key.kind, key.value)) ?? []).map(refOf));
-  // Same words as the query, so their words are the query's (the order is checked by the rank).
-  return (await getIdentifiers(refs)).map((identifier) => ({
+  return (await getNamed(refs)).map(({ identifier, otherNames }) => ({
     identifier,
-    words: nameWords(identifier.name),
+    names: searchNames({ name: identifier.name, otherNames }),
   }));
+}
+
+/** The best rank of the query among a company's names; null when none matches. */
+export function bestRank(query: string[], names: string[][]): 0 | 1 | 2 | null {
+  let best: 0 | 1 | 2 | null = null;
+  for (const name of names) {
+    const rank = rankOf(query, name);
+    if (rank !== null && (best === null || rank < best)) best = rank;
+  }
+  return best;
 }
 
 /**

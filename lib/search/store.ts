@@ -1,9 +1,13 @@
 /**
- * The search index (contract §6.5 search): one item per word of a company's normalised name, under the
- * word's first character and sorted by the word, so the companies with a word that starts with a
- * prefix are one Query (`begins_with` on the sort key). Each item carries what an answer shows (name,
- * place) and every word of the name, so a search reads nothing else. Kept by the import
- * (lib/search/derive.ts).
+ * The search index (contract §6.5 search): one item per word of a company's normalised names (its
+ * registered name and its other names), under the word's first character and sorted by the word, so
+ * the companies with a word that starts with a prefix are one Query (`begins_with` on the sort key).
+ * Each item carries what an answer shows (the registered name, place) and every word of every name, so
+ * a search reads nothing else. Kept by the import (lib/search/derive.ts).
+ *
+ * The words are stored as one text: each name's words joined by single spaces, the names joined by
+ * ` | ` (a character no normalised word holds), so every word either starts the text or follows a
+ * space — what the Query's filter relies on — and the names can be told apart again.
  */
 import { batchGet, queryPage } from '../storage/batch';
 import { tableName } from '../storage/client';
@@ -15,23 +19,28 @@ import type { Identifier } from '../companies/schemas';
 /** What a search word item says about its company. */
 export interface IndexedName {
   identifier: Identifier;
-  /** The normalised words of the name, in order (lib/matching/normalise.ts `nameWords`). */
-  words: string[];
+  /** The normalised words of each of its names, in order (lib/search/derive.ts `searchNames`). */
+  names: string[][];
 }
+
+const NAME_SEPARATOR = ' | ';
 
 export function searchWordItem(
   company: Pick<Identifier, 'country' | 'companyNumber' | 'name' | 'place'>,
   word: string,
-  words: string[],
+  names: string[][],
 ): Record<string, unknown> {
   return {
     ...keys.searchWord(company, word),
     entity: 'SearchWord',
     name: company.name,
     ...(company.place === null ? {} : { place: company.place }),
-    words: words.join(' '),
+    words: names.map((words) => words.join(' ')).join(NAME_SEPARATOR),
   };
 }
+
+/** The names' words of a search word item's `words` text. */
+const namesOf = (text: string): string[][] => text.split(NAME_SEPARATOR).map((name) => name.split(' '));
 
 /**
  * The companies of one country with a name word starting with `prefix` and, when `alsoStarting` is
@@ -77,7 +86,7 @@ export async function findByWordPrefix(
     const ref = companyOfSearchWord({ pk: item['pk'] as string, sk: item['sk'] as string });
     return {
       identifier: identifierOf(ref, item),
-      words: String(item['words'] ?? '').split(' '),
+      names: namesOf(String(item['words'] ?? '')),
     };
   });
   return { names, truncated: page.lastKey !== undefined };
@@ -85,12 +94,25 @@ export async function findByWordPrefix(
 
 /** The identifiers of the companies among `refs` that exist (one BatchGetItem per 100). */
 export async function getIdentifiers(refs: CompanyRef[]): Promise<Identifier[]> {
+  return (await getNamed(refs)).map((named) => named.identifier);
+}
+
+/** The companies among `refs` that exist, with their other names (one BatchGetItem per 100). */
+export async function getNamed(
+  refs: CompanyRef[],
+): Promise<Array<{ identifier: Identifier; otherNames: string[] }>> {
   if (refs.length === 0) return [];
   const items = await batchGet(tableName(), refs.map(keys.company), {
-    projection: ['pk', 'name', 'place'],
+    projection: NAMED_PROJECTION,
   });
-  return items.map((item) => identifierOf(companyOfKey(item['pk'] as string), item));
+  return items.map((item) => ({
+    identifier: identifierOf(companyOfKey(item['pk'] as string), item),
+    otherNames: (item['otherNames'] as string[] | undefined) ?? [],
+  }));
 }
+
+/** A constant, so its ProjectionExpression is built once (lib/storage/batch.ts keeps it by the array). */
+const NAMED_PROJECTION = ['pk', 'name', 'place', 'otherNames'];
 
 function identifierOf(ref: CompanyRef, item: Record<string, unknown>): Identifier {
   return {

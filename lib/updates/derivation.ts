@@ -10,8 +10,14 @@ import type { CompanyChange, Derived } from '../import/change';
 import { deriveUpdates } from './derive';
 import { feedAddition, feedItem } from './store';
 
-export async function deriveCompanyUpdates({ before, after, asOf }: CompanyChange): Promise<Derived> {
-  const updates = deriveUpdates(before, after, asOf);
+export async function deriveCompanyUpdates({
+  before,
+  after,
+  asOf,
+  firstBySource,
+  addressForms,
+}: CompanyChange): Promise<Derived> {
+  const updates = deriveUpdates(before, after, asOf, { firstBySource, addressForms });
   if (updates.length === 0) return { updates: 0 };
   return {
     updates: updates.length,

@@ -10,6 +10,7 @@
  *   others is compared with the next older one).
  * - `PEOPLE_LEFT`: contacts (by `contactId`) that were in the data before and are not after, dated
  *   the day of the change (the as-of date).
+ * - (ext) `NAME_CHANGED`, `MOVED`, `STOPPED`: lib/updates/registry-changes.ts.
  *
  * Each update carries a numeric id derived from its event alone, so deriving the same event twice
  * gives the same id, never two updates (the feed is keyed by it: lib/updates/store.ts).
@@ -19,12 +20,16 @@ import type { CompanyRef } from '../companies/identifiers';
 import type { CompanyRecord, Contact } from '../companies/record';
 import type { FinancialPeriod } from '../companies/schemas';
 import { byCodePoint } from '../order';
+import { registryEvents, type ChangeContext, type RegistryUpdateFacts } from './registry-changes';
 
 export const UPDATE_TYPES = [
   'PUBLISHED_FINANCIALS',
   'GROSS_MARGIN_GROWTH',
   'HEALTHDROP',
   'PEOPLE_LEFT',
+  'NAME_CHANGED',
+  'MOVED',
+  'STOPPED',
 ] as const;
 export type UpdateType = (typeof UPDATE_TYPES)[number];
 
@@ -34,7 +39,9 @@ export type UpdateFacts =
   | { type: 'GROSS_MARGIN_GROWTH'; pct: number }
   | { type: 'HEALTHDROP'; drop: number }
   /** `names`: the first three who left, in the contract's order; `count`: how many left in all. */
-  | { type: 'PEOPLE_LEFT'; names: string[]; count: number };
+  | { type: 'PEOPLE_LEFT'; names: string[]; count: number }
+  /** (ext) Registered facts that changed (lib/updates/registry-changes.ts). */
+  | RegistryUpdateFacts;
 
 export type Update = UpdateFacts & {
   /** A numeric string, the same for the same event (`updateId`). */
@@ -48,8 +55,17 @@ const GROWTH_THRESHOLD = { numerator: 1n, denominator: 10n };
 /** A PEOPLE_LEFT title names this many people; the others are counted. */
 export const NAMED_PEOPLE = 3;
 
-/** The updates one change derives (contract §8.2), in no particular order. */
-export function deriveUpdates(before: CompanyRecord | null, after: CompanyRecord, asOf: string): Update[] {
+/**
+ * The updates one change derives (contract §8.2), in no particular order. `context`: whether the change
+ * is a source's first write of the company, and the address in each language the registry gives it
+ * (lib/import/change.ts).
+ */
+export function deriveUpdates(
+  before: CompanyRecord | null,
+  after: CompanyRecord,
+  asOf: string,
+  context: ChangeContext = {},
+): Update[] {
   const company: CompanyRef = { country: after.country, companyNumber: after.companyNumber };
   const known = new Set((before?.financials ?? []).map((p) => p.endDate));
   // Newest first, whatever order the record keeps them in: the previous of periods[i] is periods[i + 1].
@@ -80,6 +96,8 @@ export function deriveUpdates(before: CompanyRecord | null, after: CompanyRecord
       count: left.length,
     });
   }
+  for (const { facts, event, time } of registryEvents(before, after, asOf, context))
+    updates.push({ ...facts, id: updateId(company, event), time });
   return updates;
 }
 

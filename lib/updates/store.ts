@@ -28,6 +28,9 @@ const CODE = {
   GROSS_MARGIN_GROWTH: 'G',
   HEALTHDROP: 'H',
   PEOPLE_LEFT: 'P',
+  NAME_CHANGED: 'N',
+  MOVED: 'M',
+  STOPPED: 'S',
 } as const satisfies Record<UpdateType, string>;
 
 type Stored = [code: string, time: string, ...facts: Array<string | number>];
@@ -43,6 +46,12 @@ function pack(update: Update): Stored {
       return [code, update.time, update.drop];
     case 'PEOPLE_LEFT':
       return [code, update.time, update.count, ...update.names];
+    case 'NAME_CHANGED':
+      return [code, update.time, update.old, update.new];
+    case 'MOVED':
+      return [code, update.time, update.place];
+    case 'STOPPED':
+      return [code, update.time];
   }
 }
 
@@ -58,6 +67,12 @@ function unpack(id: string, [code, time, ...facts]: Stored): Update {
       const [count, ...names] = facts;
       return { id, time, type: 'PEOPLE_LEFT', count: Number(count), names: names.map(String) };
     }
+    case CODE.NAME_CHANGED:
+      return { id, time, type: 'NAME_CHANGED', old: String(facts[0]), new: String(facts[1]) };
+    case CODE.MOVED:
+      return { id, time, type: 'MOVED', place: String(facts[0]) };
+    case CODE.STOPPED:
+      return { id, time, type: 'STOPPED' };
     default:
       throw new Error(`unknown update code ${code} in update ${id}`);
   }

@@ -10,6 +10,9 @@ interface Wording {
   published: (year: number) => string;
   growth: (pct: number) => string;
   drop: (n: number) => string;
+  renamed: (old: string, now: string) => string;
+  moved: (place: string) => string;
+  stopped: string;
   /** `and` between the last two names, `other`/`others` for the ones not named. */
   and: string;
   others: (n: number) => string;
@@ -22,6 +25,9 @@ const WORDING: Record<Language, Wording> = {
     published: (year) => `Financials were published for ${year}`,
     growth: (pct) => `Gross margin grew by ${pct}%`,
     drop: (n) => `Health dropped by ${n}`,
+    renamed: (old, now) => `Name changed from ${old} to ${now}`,
+    moved: (place) => `Registered office moved to ${place}`,
+    stopped: 'The company stopped its activities',
     and: 'and',
     others: (n) => `${n} ${n === 1 ? 'other' : 'others'}`,
     left: { one: 'left the company', many: 'left the company' },
@@ -30,6 +36,9 @@ const WORDING: Record<Language, Wording> = {
     published: (year) => `Jaarrekening gepubliceerd voor ${year}`,
     growth: (pct) => `Brutomarge steeg met ${pct}%`,
     drop: (n) => `Gezondheid daalde met ${n}`,
+    renamed: (old, now) => `Naam gewijzigd van ${old} naar ${now}`,
+    moved: (place) => `Maatschappelijke zetel verhuisd naar ${place}`,
+    stopped: 'De onderneming heeft haar activiteiten stopgezet',
     and: 'en',
     others: (n) => `${n} ${n === 1 ? 'andere' : 'anderen'}`,
     left: { one: 'heeft het bedrijf verlaten', many: 'hebben het bedrijf verlaten' },
@@ -38,6 +47,9 @@ const WORDING: Record<Language, Wording> = {
     published: (year) => `Comptes annuels publiés pour ${year}`,
     growth: (pct) => `La marge brute a augmenté de ${pct} %`,
     drop: (n) => `La santé a baissé de ${n}`,
+    renamed: (old, now) => `Dénomination modifiée de ${old} en ${now}`,
+    moved: (place) => `Siège social transféré à ${place}`,
+    stopped: "L'entreprise a cessé ses activités",
     and: 'et',
     others: (n) => `${n} ${n === 1 ? 'autre' : 'autres'}`,
     left: { one: "a quitté l'entreprise", many: "ont quitté l'entreprise" },
@@ -55,6 +67,12 @@ export function titleOf(update: UpdateFacts, language: Language): string {
       return wording.drop(update.drop);
     case 'PEOPLE_LEFT':
       return peopleLeft(update.names, update.count, wording);
+    case 'NAME_CHANGED':
+      return wording.renamed(update.old, update.new);
+    case 'MOVED':
+      return wording.moved(update.place);
+    case 'STOPPED':
+      return wording.stopped;
   }
 }
 

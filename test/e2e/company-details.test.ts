@@ -24,6 +24,7 @@ const DATA_KEYS = [
   'employees',
   'healthIndicator',
   'contacts',
+  'otherNames',
 ];
 const ADDRESS_KEYS = ['country', 'street', 'number', 'box', 'postalCode', 'place'];
 
@@ -51,6 +52,7 @@ function expectedDetails(r: DemoRecord) {
     employees: newest?.people.employees ?? null,
     healthIndicator: newest?.healthIndicator ?? null,
     contacts: r.contacts.length,
+    otherNames: [],
   };
 }
 

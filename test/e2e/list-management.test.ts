@@ -51,8 +51,12 @@ describe('POST, PATCH and DELETE /v1/lists/{id}', () => {
     expect(created.status).toBe(201);
     const id = created.body.id as number;
     expect(created.headers.get('location')).toBe(`/v1/lists/${id}`);
+    // Stopped companies never enter a smart list as NEW (§11.5.8).
     const expected = api.records.filter(
-      (r) => r.country === 'BE' && r.activities.some((a) => a.startsWith('41') || a.startsWith('43')),
+      (r) =>
+        r.country === 'BE' &&
+        r.stoppedOn === null &&
+        r.activities.some((a) => a.startsWith('41') || a.startsWith('43')),
     ).length;
     expect(expected).toBeGreaterThan(0);
     expect(created.body).toMatchObject({ amountOfCompanies: expected, newResults: expected });

@@ -41,8 +41,9 @@ const busiest = (): DemoRecord =>
       api.records.filter((r) => section(r) === section(b)).length -
         api.records.filter((r) => section(r) === section(a)).length || key(a).localeCompare(key(b)),
   )[0]!;
+/** A stopped company is never another's lookalike (§11.5.8). */
 const peersOf = (record: DemoRecord) =>
-  api.records.filter((r) => r !== record && section(r) === section(record));
+  api.records.filter((r) => r !== record && r.stoppedOn === null && section(r) === section(record));
 const entry = (r: DemoRecord) => ({ countryCode: r.country, companyNumber: r.companyNumber });
 
 type Lookalike = { companyId: { country: string; companyNumber: string }; score: number };

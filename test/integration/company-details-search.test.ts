@@ -94,6 +94,7 @@ test('a sparse record: no periods, address, website or dates shows nulls, the pl
     employees: null,
     healthIndicator: null,
     contacts: 0,
+    otherNames: [],
   });
 });
 

@@ -331,10 +331,7 @@ async function bothWays({ first, second }: { first: string[]; second: string[] }
 
 describe('import of colliding valid records', () => {
   it('imports the fixture that stopped it, whole, and again unchanged', async () => {
-    const lines = readFileSync(
-      path.join(__dirname, '../../../shared/fixtures/import-stops-on-batch.jsonl'),
-      'utf8',
-    )
+    const lines = readFileSync(path.join(__dirname, '../fixtures/import/import-stops-on-batch.jsonl'), 'utf8')
       .split('\n')
       .filter((line) => line.trim() !== '');
     await withTable(async () => {

@@ -859,7 +859,8 @@ export interface operations {
            *           ],
            *           "employees": 0,
            *           "healthIndicator": 2,
-           *           "contacts": 0
+           *           "contacts": 0,
+           *           "otherNames": []
            *         },
            *         "message": null
            *       },
@@ -893,7 +894,8 @@ export interface operations {
            *           ],
            *           "employees": 6,
            *           "healthIndicator": 9,
-           *           "contacts": 1
+           *           "contacts": 1,
+           *           "otherNames": []
            *         },
            *         "message": null
            *       }
@@ -917,8 +919,7 @@ export interface operations {
                   companyTypeCode: string | null;
                   name: string;
                   address: {
-                    /** @enum {string} */
-                    country: 'BE' | 'NL' | 'FR';
+                    country: string;
                     street: string | null;
                     number: string | null;
                     box: string | null;
@@ -930,6 +931,7 @@ export interface operations {
                   employees: number | null;
                   healthIndicator: number | null;
                   contacts: number;
+                  otherNames: string[];
                 };
                 message: null;
               }
@@ -1006,7 +1008,8 @@ export interface operations {
            *         ],
            *         "employees": 0,
            *         "healthIndicator": 2,
-           *         "contacts": 0
+           *         "contacts": 0,
+           *         "otherNames": []
            *       }
            *     }
            */
@@ -1027,8 +1030,7 @@ export interface operations {
               companyTypeCode: string | null;
               name: string;
               address: {
-                /** @enum {string} */
-                country: 'BE' | 'NL' | 'FR';
+                country: string;
                 street: string | null;
                 number: string | null;
                 box: string | null;
@@ -1040,6 +1042,7 @@ export interface operations {
               employees: number | null;
               healthIndicator: number | null;
               contacts: number;
+              otherNames: string[];
             };
           };
         };
@@ -2374,7 +2377,14 @@ export interface operations {
                 update: {
                   id: string;
                   /** @enum {string} */
-                  type: 'PUBLISHED_FINANCIALS' | 'GROSS_MARGIN_GROWTH' | 'HEALTHDROP' | 'PEOPLE_LEFT';
+                  type:
+                    | 'PUBLISHED_FINANCIALS'
+                    | 'GROSS_MARGIN_GROWTH'
+                    | 'HEALTHDROP'
+                    | 'PEOPLE_LEFT'
+                    | 'NAME_CHANGED'
+                    | 'MOVED'
+                    | 'STOPPED';
                   title: string;
                   time: string;
                   sourceUrl: null;
@@ -2508,7 +2518,14 @@ export interface operations {
               updates: {
                 id: string;
                 /** @enum {string} */
-                type: 'PUBLISHED_FINANCIALS' | 'GROSS_MARGIN_GROWTH' | 'HEALTHDROP' | 'PEOPLE_LEFT';
+                type:
+                  | 'PUBLISHED_FINANCIALS'
+                  | 'GROSS_MARGIN_GROWTH'
+                  | 'HEALTHDROP'
+                  | 'PEOPLE_LEFT'
+                  | 'NAME_CHANGED'
+                  | 'MOVED'
+                  | 'STOPPED';
                 title: string;
                 time: string;
                 sourceUrl: null;
@@ -2633,7 +2650,14 @@ export interface operations {
                   updates: {
                     id: string;
                     /** @enum {string} */
-                    type: 'PUBLISHED_FINANCIALS' | 'GROSS_MARGIN_GROWTH' | 'HEALTHDROP' | 'PEOPLE_LEFT';
+                    type:
+                      | 'PUBLISHED_FINANCIALS'
+                      | 'GROSS_MARGIN_GROWTH'
+                      | 'HEALTHDROP'
+                      | 'PEOPLE_LEFT'
+                      | 'NAME_CHANGED'
+                      | 'MOVED'
+                      | 'STOPPED';
                     title: string;
                     time: string;
                     sourceUrl: null;
@@ -2726,8 +2750,8 @@ export interface operations {
            *           "notifications": {
            *             "enabled": false
            *           },
-           *           "amountOfCompanies": 179,
-           *           "newResults": 177,
+           *           "amountOfCompanies": 177,
+           *           "newResults": 175,
            *           "updatedAt": "2026-11-21T09:30:00.000Z",
            *           "createdAt": "2026-11-21T09:30:00.000Z",
            *           "createdBy": "alice@acme.example"
@@ -2963,8 +2987,8 @@ export interface operations {
            *       "notifications": {
            *         "enabled": false
            *       },
-           *       "amountOfCompanies": 179,
-           *       "newResults": 177,
+           *       "amountOfCompanies": 177,
+           *       "newResults": 175,
            *       "updatedAt": "2026-11-21T09:30:00.000Z",
            *       "createdAt": "2026-11-21T09:30:00.000Z",
            *       "createdBy": "alice@acme.example"
@@ -3227,7 +3251,7 @@ export interface operations {
            *       "pagination": {
            *         "limit": 2,
            *         "offset": 0,
-           *         "total": 180
+           *         "total": 178
            *       }
            *     }
            */
@@ -4023,7 +4047,14 @@ export interface operations {
                 update: {
                   id: string;
                   /** @enum {string} */
-                  type: 'PUBLISHED_FINANCIALS' | 'GROSS_MARGIN_GROWTH' | 'HEALTHDROP' | 'PEOPLE_LEFT';
+                  type:
+                    | 'PUBLISHED_FINANCIALS'
+                    | 'GROSS_MARGIN_GROWTH'
+                    | 'HEALTHDROP'
+                    | 'PEOPLE_LEFT'
+                    | 'NAME_CHANGED'
+                    | 'MOVED'
+                    | 'STOPPED';
                   title: string;
                   time: string;
                   sourceUrl: null;

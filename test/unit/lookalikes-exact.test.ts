@@ -47,8 +47,17 @@ const features = (n: number) =>
       totalAssets: figure(1e11),
       foundedYear: fc.option(fc.integer({ min: 1900, max: 2025 }), { nil: null }),
       healthIndicator: fc.option(fc.integer({ min: 0, max: 10 }), { nil: null }),
+      stopped: fc.oneof(
+        { weight: 6, arbitrary: fc.constant(false) },
+        { weight: 1, arbitrary: fc.constant(true) },
+      ),
     })
-    .map((f): LookalikeFeatures => ({ ...f, companyNumber: String(10_000_000 + n), name: `Company ${n}` }));
+    .map(({ stopped, ...f }): LookalikeFeatures => ({
+      ...f,
+      companyNumber: String(10_000_000 + n),
+      name: `Company ${n}`,
+      ...(stopped ? { stopped: true as const } : {}),
+    }));
 
 /** Companies with distinct numbers in a shuffled order (the tie order is not the index order). */
 const companies = (min: number, max: number) =>
@@ -58,11 +67,19 @@ const companies = (min: number, max: number) =>
 
 function bruteForce(members: LookalikeFeatures[], subject: number): Scored[] {
   const prepared = new PreparedFeatures(members);
-  return members
-    .map((_, index) => ({ index, score: prepared.score(subject, index) }))
-    .filter(({ index }) => index !== subject && sectionOf(members[index]!) === sectionOf(members[subject]!))
-    .sort((a, b) => b.score - a.score || compareCompanies(members[a.index]!, members[b.index]!))
-    .slice(0, KEPT);
+  return (
+    members
+      .map((_, index) => ({ index, score: prepared.score(subject, index) }))
+      // A stopped company keeps its own list but is in nobody's (§11.5.8).
+      .filter(
+        ({ index }) =>
+          index !== subject &&
+          !members[index]!.stopped &&
+          sectionOf(members[index]!) === sectionOf(members[subject]!),
+      )
+      .sort((a, b) => b.score - a.score || compareCompanies(members[a.index]!, members[b.index]!))
+      .slice(0, KEPT)
+  );
 }
 
 function computed(members: LookalikeFeatures[]) {

@@ -133,6 +133,7 @@ function profile(country: 'BE' | 'NL' | 'FR', companyNumber: string, name: strin
     foundedOn: null,
     stoppedOn: null,
     address: null,
+    otherNames: [],
     activities: [],
   } satisfies CompanyProfile;
 }

@@ -1,4 +1,5 @@
 /** The company record (contract §11.1): what the import accepts, what it rejects and why, and its canonical form. */
+import { createHash } from 'node:crypto';
 import { parseCompanyRecord, recordHash, type CompanyRecord } from '../../lib/companies/record';
 import { PERIOD_KEYS } from '../support/contract';
 import { companyRecord, period } from '../support/records';
@@ -220,5 +221,58 @@ describe('parseCompanyRecord', () => {
         }),
       );
     });
+  });
+});
+
+describe('otherNames (ext, §6.5, §11.1)', () => {
+  it("keeps the source's order without the registered name and without repeats (trimmed, any case)", () => {
+    const record = accepted({
+      ...companyRecord(),
+      name: 'Acme Bouw NV',
+      otherNames: [
+        ' ACME BOUW NV ',
+        'Acme Construction SA',
+        'AB',
+        'ab',
+        'Acme construction sa',
+        'Acme Bau AG',
+      ],
+    });
+    expect(record.otherNames).toEqual(['Acme Construction SA', 'AB', 'Acme Bau AG']);
+  });
+
+  it('is [] when absent or null, and a record without other names hashes as one without the key', () => {
+    const without = accepted(companyRecord());
+    expect(without.otherNames).toEqual([]);
+    expect(accepted({ ...companyRecord(), otherNames: null }).otherNames).toEqual([]);
+    const rest: Partial<CompanyRecord> = { ...without };
+    delete rest.otherNames;
+    expect(recordHash(without)).toBe(createHash('sha256').update(JSON.stringify(rest)).digest('base64url'));
+    expect(recordHash(accepted({ ...companyRecord(), otherNames: ['AB'] }))).not.toBe(recordHash(without));
+  });
+
+  it('rejects more than 20 names, an empty one and a name that is not a string', () => {
+    expect(reason({ ...companyRecord(), otherNames: Array.from({ length: 21 }, (_, i) => `N${i}`) })).toBe(
+      'otherNames must hold at most 20 names',
+    );
+    expect(reason({ ...companyRecord(), otherNames: ['AB', ' '] })).toBe('otherNames[1] must not be empty');
+    expect(reason({ ...companyRecord(), otherNames: [12] })).toBe('otherNames[0] must be a string');
+  });
+
+  it("keeps an address's country only when the seat is abroad", () => {
+    const abroad = accepted({
+      ...companyRecord(),
+      address: { street: 'Rue X', place: 'Paris', country: 'fr' },
+    });
+    expect(abroad.address).toEqual({
+      street: 'Rue X',
+      number: null,
+      box: null,
+      postalCode: null,
+      place: 'Paris',
+      country: 'FR',
+    });
+    const home = accepted({ ...companyRecord(), address: { street: 'Kerkstraat', country: 'BE' } });
+    expect(home.address).not.toHaveProperty('country');
   });
 });

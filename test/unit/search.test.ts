@@ -5,7 +5,7 @@
 import { parseCompanyRecord, type CompanyRecord } from '../../lib/companies/record';
 import { nameWords } from '../../lib/matching/normalise';
 import { deriveSearchIndex } from '../../lib/search/derive';
-import { rankOf } from '../../lib/search/search';
+import { bestRank, rankOf } from '../../lib/search/search';
 import { companyRecord } from '../support/records';
 
 const record = (name: string, place = 'Gent'): CompanyRecord => {
@@ -82,5 +82,40 @@ describe('deriveSearchIndex', () => {
 
     expect(moved.writes!.puts.map((item) => item['place'])).toEqual(['Aalst', 'Aalst']);
     expect(figures.writes).toEqual({ puts: [], deletes: [] });
+  });
+
+  test('other names: their words are indexed too, the names kept apart, and a change of them alone is written', async () => {
+    const plain = record('Acme Bouw NV');
+    const named = { ...plain, otherNames: ['AB Construct', 'NV'] };
+
+    const added = await deriveSearchIndex([change(plain, named)]);
+    const dropped = await deriveSearchIndex([change(named, plain)]);
+
+    expect(added.writes!.puts.map((item) => item['sk'])).toEqual([
+      'acme#0403170701',
+      'bouw#0403170701',
+      'ab#0403170701',
+      'construct#0403170701',
+    ]);
+    // A name that is nothing but a legal form says nothing.
+    expect(added.writes!.puts[0]).toMatchObject({ name: 'Acme Bouw NV', words: 'acme bouw | ab construct' });
+    expect(dropped.writes!.deletes.map((key) => key.sk)).toEqual(['ab#0403170701', 'construct#0403170701']);
+  });
+});
+
+describe('bestRank', () => {
+  const names = [
+    ['acme', 'bouw'],
+    ['ab', 'construct'],
+  ];
+  test.each([
+    [['ab', 'construct'], 0],
+    [['acme', 'co'], null],
+    [['construct'], 1],
+    [['bouw', 'acme'], 2],
+    [['ab', 'con'], 1],
+    [['acme', 'bo'], 1],
+  ])('%j among acme bouw | ab construct → %s (every word in one and the same name)', (query, rank) => {
+    expect(bestRank(query, names)).toBe(rank);
   });
 });

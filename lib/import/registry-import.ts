@@ -1,0 +1,368 @@
+/**
+ * (ext) The import of a registry's units (contract §11.3, §11.5): what a converter under
+ * lib/import/sources/ yields, imported by the same run as JSON Lines (lib/import/import.ts `runImport`:
+ * batches, journal, derivations, resumption), with the merge of §11.5.1 in place of a whole snapshot.
+ *
+ * - **Validation per unit**: its owned fields are checked by the record's own rules
+ *   (lib/companies/record.ts). Only an invalid company number or a missing name rejects it
+ *   (`FILE line N: reason`); any other owned field the rules refuse is left empty and counted as a
+ *   field dropped, as are the fields the converter could not read (§11.5.5).
+ * - **Merge**: a field the unit owns is set from it, empty when it has no value; every other field and
+ *   the financials, shareholders and contacts keep what is stored (a new company: empty). Other names
+ *   are kept as §6.5 says (never the registered name, no repeats). The unit's registry rows are kept
+ *   with the company, opaque, for later updates (§11.5.2).
+ * - **Idempotent, cheap when unchanged**: a unit's fingerprint (its owned fields, as validated, and its
+ *   rows) is stored as the company's line fingerprint; the same unit again is unchanged after the one
+ *   projected read of the company's state that a JSON Lines line costs. Any other write of the company
+ *   (a JSON Lines record, another registry) leaves another fingerprint, so the next unit reads the
+ *   record and merges it again.
+ * - **Counting** (§11.5.4): `read` counts the units and the rejected ones; units left out on purpose are
+ *   not read, they are counted by reason for the `skipped` line.
+ * - **Repeats**: a registry's files are grouped by entity number and a converter yields one unit per
+ *   entity, so a unit that names the same company as the unit before it is rejected as a repeat; the
+ *   check keeps one company, not one per company read, so memory stays flat (§11.5.10).
+ */
+import { createHash } from 'node:crypto';
+import { companyKey, type CompanyRef } from '../companies/identifiers';
+import {
+  otherNamesOf,
+  parseCompanyRecord,
+  recordHash,
+  type Address,
+  type CompanyRecord,
+  type CompanyRecordInput,
+} from '../companies/record';
+import {
+  getCompanyRecords,
+  getCompanyStates,
+  type CompanyState,
+  type StoredCompany,
+} from '../companies/store';
+import { queueChanges, type Change, type ImportSummary, type Run } from './changes';
+import { runImport, type BatchTurns, type ImportOptions } from './import';
+import {
+  REGISTRY_FIELDS,
+  type RegistryField,
+  type RegistryItem,
+  type RegistryUnit,
+  type UnitSource,
+} from './sources/unit';
+
+export interface RegistryImportOptions extends Omit<ImportOptions, 'onRejected'> {
+  /** The source's name as the company remembers who wrote it (`kbo`, `sirene`). */
+  source: string;
+  /** Called with each rejected unit's file and line (the CSV's own) and its reason. */
+  onRejected?: (source: UnitSource, reason: string) => void;
+  /**
+   * `--active-only` (§11.5.6): a ceased unit (one with `stoppedOn`) that is not stored yet is left out,
+   * counted as skipped `ceased`; a stored one is still imported, and so stopped.
+   */
+  activeOnly?: boolean;
+}
+
+/** The `skipped` reason of a ceased unit left out by `activeOnly`. */
+export const CEASED = 'ceased';
+
+export interface RegistrySummary extends ImportSummary {
+  /** Units left out on purpose, by reason (the `skipped` line). */
+  skipped: Map<string, number>;
+  /** Fields present in the files that could not be read, left empty. */
+  fieldsDropped: number;
+}
+
+/** The rules a unit is judged by, in its fingerprint: bump when they change, so every unit is merged again. */
+const UNIT_RULES_VERSION = 'registry-unit-1';
+
+/** A unit as read: validated, with its fingerprint, or rejected. */
+interface ReadUnit {
+  seq: number;
+  source: UnitSource;
+  ref: CompanyRef;
+  /** The owned fields, canonical (absent ones empty). */
+  owned: Partial<CompanyRecord>;
+  owns: readonly RegistryField[];
+  fingerprint: string;
+  registryRows?: string;
+  /** The address in each language the registry gives it, JSON text (`addressForms`). */
+  addressForms?: string;
+}
+
+export async function importRegistryItems(
+  items: AsyncIterable<RegistryItem>,
+  options: RegistryImportOptions,
+): Promise<RegistrySummary> {
+  const skipped = new Map<string, number>();
+  let fieldsDropped = 0;
+  // Rejections by the run (a repeat) name the unit by its sequence number: its source is kept per batch.
+  const sources = new Map<number, UnitSource>();
+  const reject = (source: UnitSource, reason: string) => options.onRejected?.(source, reason);
+  let last: { key: string; source: UnitSource } | null = null;
+  // The run's rejections (a repeat) come back by sequence number, named by their source below.
+  const importOptions: ImportOptions = { ...options, onRejected: undefined };
+
+  const summary = await runImport<ReadUnit>(
+    importOptions,
+    async function* read(summary) {
+      let seq = 0;
+      for await (const item of items) {
+        if (item.kind === 'skipped') {
+          skipped.set(item.reason, (skipped.get(item.reason) ?? 0) + 1);
+          continue;
+        }
+        summary.read++;
+        if (item.kind === 'rejected') {
+          summary.rejected++;
+          reject(item.source, item.reason);
+          continue;
+        }
+        const judged = readUnit(item.unit, ++seq);
+        fieldsDropped += judged.dropped;
+        if (!judged.ok) {
+          summary.rejected++;
+          reject(item.unit.source, judged.reason);
+          continue;
+        }
+        sources.set(seq, item.unit.source);
+        yield judged.unit;
+      }
+    },
+    async (batch, run, turns) => {
+      try {
+        await importUnits(batch, run, turns, {
+          last: () => last,
+          setLast: (next) => (last = next),
+          source: options.source,
+          activeOnly: options.activeOnly ?? false,
+          skip: (reason) => skipped.set(reason, (skipped.get(reason) ?? 0) + 1),
+        });
+      } finally {
+        for (const unit of batch) sources.delete(unit.seq);
+      }
+    },
+    (seq, reason) => reject(sources.get(seq) ?? { file: '?', line: 0 }, reason),
+  );
+  return { ...summary, skipped, fieldsDropped };
+}
+
+/** `skipped N (reason: n, …)`, or null when nothing was skipped or dropped (§11.5.4). */
+export function formatSkipped({
+  skipped,
+  fieldsDropped,
+}: Pick<RegistrySummary, 'skipped' | 'fieldsDropped'>): string | null {
+  const total = [...skipped.values()].reduce((a, b) => a + b, 0);
+  const parts = [...skipped].map(([reason, n]) => `${reason}: ${n}`);
+  if (fieldsDropped > 0) parts.push(`fields dropped: ${fieldsDropped}`);
+  return parts.length === 0 ? null : `skipped ${total} (${parts.join(', ')})`;
+}
+
+type Judged = { ok: true; unit: ReadUnit; dropped: number } | { ok: false; reason: string; dropped: number };
+
+/**
+ * A unit's owned fields through the record's rules: the fields the rules refuse are dropped (left
+ * empty) one by one until the record passes, but the number and the name, which reject the unit.
+ */
+export function readUnit(unit: RegistryUnit, seq: number): Judged {
+  let dropped = unit.dropped;
+  const owns = unit.owns.filter((field) => (REGISTRY_FIELDS as readonly string[]).includes(field));
+  const input: Record<string, unknown> = { country: unit.country, companyNumber: unit.companyNumber };
+  for (const field of owns) input[field] = unit.fields[field] ?? null;
+  // A name the unit does not have is missing (`name is required`), whatever the converter wrote.
+  if (input['name'] === null) delete input['name'];
+  if (typeof input['name'] === 'string' && Array.isArray(input['otherNames']))
+    input['otherNames'] = otherNamesOf(input['name'], input['otherNames'] as string[]);
+  // A unit that does not own its name (an update of other tables) names nobody new: any name passes here.
+  if (!owns.includes('name')) input['name'] = '-';
+  else if (!('name' in input)) return { ok: false, reason: 'name is required', dropped };
+  for (;;) {
+    const parsed = parseCompanyRecord(input as CompanyRecordInput);
+    if (parsed.ok) {
+      const owned: Partial<CompanyRecord> = {};
+      for (const field of owns) (owned as Record<string, unknown>)[field] = parsed.record[field];
+      const rows = unit.registryRows === undefined ? undefined : JSON.stringify(unit.registryRows);
+      const forms = addressForms(unit);
+      const ref = { country: parsed.record.country, companyNumber: parsed.record.companyNumber };
+      const fingerprint = createHash('sha256')
+        .update(JSON.stringify([UNIT_RULES_VERSION, ref, owns, owned, rows ?? null, forms ?? null]))
+        .digest('base64url');
+      return {
+        ok: true,
+        dropped,
+        unit: {
+          seq,
+          source: unit.source,
+          ref,
+          owned,
+          owns,
+          fingerprint,
+          ...(rows === undefined ? {} : { registryRows: rows }),
+          ...(forms === undefined ? {} : { addressForms: forms }),
+        },
+      };
+    }
+    // The field the rules refuse: an item of a list goes alone, another field is left empty.
+    const [, field, item] = /^([A-Za-z]+)(?:\[(\d+)\])?/.exec(parsed.reason) ?? [];
+    const value = field === undefined ? undefined : input[field];
+    if (
+      field === undefined ||
+      !DROPPABLE.has(field) ||
+      !owns.includes(field as RegistryField) ||
+      value === null
+    )
+      return { ok: false, reason: parsed.reason, dropped };
+    input[field] =
+      item !== undefined && Array.isArray(value) ? value.filter((_, i) => i !== Number(item)) : null;
+    dropped++;
+  }
+}
+
+/**
+ * The unit's address forms as JSON text, each with the record's parts (trimmed, empty as null), when it
+ * gives any; a form without a part is none.
+ */
+function addressForms(unit: RegistryUnit): string | undefined {
+  const forms = (unit.addressForms ?? [])
+    .map((form) => Object.fromEntries(ADDRESS_PARTS.map((part) => [part, form[part]?.trim() || null])))
+    .filter((form) => Object.values(form).some((part) => part !== null));
+  return forms.length === 0 ? undefined : JSON.stringify(forms);
+}
+
+const ADDRESS_PARTS = ['street', 'number', 'box', 'postalCode', 'place'] as const;
+
+/** The owned fields that are dropped rather than reject their unit (§11.5.5: all but the name). */
+const DROPPABLE = new Set<string>(REGISTRY_FIELDS.filter((field) => field !== 'name'));
+
+/** What the batches of one run of units share. */
+interface UnitsContext {
+  /** The unit judged last (file order), to spot a repeat. */
+  last: () => { key: string; source: UnitSource } | null;
+  setLast: (unit: { key: string; source: UnitSource }) => void;
+  source: string;
+  activeOnly: boolean;
+  skip: (reason: string) => void;
+}
+
+/**
+ * One batch of units: their states read (one projected BatchGet), judged in file order (a repeat of
+ * the unit before is rejected; the same unit as last written is unchanged), the others merged into
+ * their stored records (one BatchGet of the whole items) and queued like any changed line.
+ */
+async function importUnits(
+  units: ReadUnit[],
+  run: Run,
+  turns: BatchTurns,
+  context: UnitsContext,
+): Promise<void> {
+  const { source } = context;
+  let fresh: ReadUnit[];
+  let states: Map<string, CompanyState>;
+  try {
+    states = await getCompanyStates(units.map((u) => u.ref));
+    await turns.judge.ready;
+    fresh = [];
+    for (const unit of units) {
+      const key = companyKey(unit.ref);
+      const previous = context.last();
+      if (previous?.key === key) {
+        run.reject(
+          unit.seq,
+          `${unit.ref.country} ${unit.ref.companyNumber} already appeared on ${previous.source.file} line ${previous.source.line}`,
+        );
+        continue;
+      }
+      context.setLast({ key, source: unit.source });
+      if (context.activeOnly && unit.owned.stoppedOn && !states.has(key)) {
+        // Left out on purpose: not read (§11.5.4).
+        run.summary.read--;
+        context.skip(CEASED);
+        continue;
+      }
+      if (states.get(key)?.lineHash === unit.fingerprint) run.judge.unchanged();
+      else fresh.push(unit);
+    }
+  } finally {
+    void turns.judge.ready.then(turns.judge.end);
+  }
+  const stored = await getCompanyRecords(
+    fresh.filter((u) => states.has(companyKey(u.ref))).map((u) => u.ref),
+  );
+  const entries: Change[] = [];
+  for (const unit of fresh) {
+    const record = mergeUnit(stored.get(companyKey(unit.ref)) ?? null, unit);
+    // A unit that does not bring the name of a company not stored yet names nobody.
+    if (record.name === '') {
+      run.reject(unit.seq, 'name is required');
+      continue;
+    }
+    entries.push({
+      line: unit.seq,
+      record,
+      hash: recordHash(record),
+      lineHash: unit.fingerprint,
+      source,
+      ...(unit.registryRows === undefined ? {} : { registryRows: unit.registryRows }),
+      ...(unit.addressForms === undefined ? {} : { addressForms: unit.addressForms }),
+    });
+  }
+  // Every unit's state (a cut-off run's journal is looked for behind the unchanged ones too), the
+  // merged ones' whole: their registry rows are compared as well.
+  for (const [key, company] of stored) states.set(key, company.state);
+  await queueChanges(entries, states, run, turns.claim, stored);
+}
+
+/** §11.5.1: the unit's owned fields over what is stored (a new company: empty sections). */
+export function mergeUnit(
+  stored: StoredCompany | null,
+  unit: Pick<ReadUnit, 'ref' | 'owned' | 'owns'>,
+): CompanyRecord {
+  const base: CompanyRecord = stored?.record ?? {
+    ...unit.ref,
+    name: '',
+    place: null,
+    vatNumber: null,
+    website: null,
+    legalForm: null,
+    foundedOn: null,
+    stoppedOn: null,
+    address: null,
+    otherNames: [],
+    activities: [],
+    financials: [],
+    shareholders: [],
+    contacts: [],
+  };
+  const merged: CompanyRecord = {
+    ...base,
+    ...unit.owned,
+    country: unit.ref.country,
+    companyNumber: unit.ref.companyNumber,
+  };
+  merged.otherNames = otherNamesOf(merged.name, merged.otherNames);
+  // A stored address comes back from DynamoDB's map in no particular key order: the record's order.
+  if (merged.address) merged.address = addressInOrder(merged.address);
+  // Key order as the record's parser gives it, so that equal data hashes alike whichever way it came.
+  return canonicalOrder(merged);
+}
+
+function addressInOrder({ street, number, box, postalCode, place, country }: Address): Address {
+  return { street, number, box, postalCode, place, ...(country === undefined ? {} : { country }) };
+}
+
+function canonicalOrder(r: CompanyRecord): CompanyRecord {
+  return {
+    country: r.country,
+    companyNumber: r.companyNumber,
+    name: r.name,
+    place: r.place,
+    vatNumber: r.vatNumber,
+    website: r.website,
+    legalForm: r.legalForm,
+    foundedOn: r.foundedOn,
+    stoppedOn: r.stoppedOn,
+    address: r.address,
+    otherNames: r.otherNames,
+    activities: r.activities,
+    financials: r.financials,
+    shareholders: r.shareholders,
+    contacts: r.contacts,
+  };
+}
