@@ -1,0 +1,143 @@
+/**
+ * KBO's CSV files as streams of kept rows, walked entity by entity. The files are grouped by entity
+ * number in ascending order (`registries.md` §1.4, observed); the mixed files (denominations,
+ * addresses, contacts, activities) hold enterprises' and establishments' rows, and each kind is walked
+ * on its own, so the join holds no more than one entity's rows. The order is checked as the rows go by:
+ * a file out of order stops the import with its name and line rather than join wrongly.
+ */
+import { RegistryFileError, type RegistryFiles } from './files';
+import { RowCursor, readCsv, valueAt, type CsvRow } from './csv';
+import { KBO_COLUMNS, entityKey, type KboRow, type KboTable } from './kbo-unit';
+import { isoFromDayMonthYear } from './fields';
+
+/** Which entities a walk takes: enterprises (`0…`, `1…`), establishments (`2…`), or any. */
+export type EntityKind = 'enterprise' | 'establishment' | 'any';
+
+const isKind = (kind: Exclude<EntityKind, 'any'>, key: string) =>
+  kind === 'enterprise' ? key[0] === '0' || key[0] === '1' : key[0] === '2';
+
+/** One table's rows of one kind of entity, in key order. */
+export class EntityRows {
+  private last = '';
+  private lastLine = 0;
+  /** The current row's key. */
+  private key = '';
+
+  private constructor(
+    private readonly cursor: RowCursor,
+    private readonly columns: number[],
+    private readonly kind: EntityKind,
+  ) {}
+
+  static async open(
+    files: RegistryFiles,
+    name: string,
+    table: KboTable,
+    kind: EntityKind,
+  ): Promise<EntityRows> {
+    const file = files.find(name);
+    if (!file) throw new RegistryFileError(`${files.origin} has no ${name}: a KBO extract holds it`);
+    const key = KBO_COLUMNS[table][0];
+    const csv = await readCsv(await files.open(file), file, [key]);
+    return new EntityRows(
+      new RowCursor(csv),
+      KBO_COLUMNS[table].map((column) => csv.header.indexOf(column)),
+      kind,
+    );
+  }
+
+  get file(): string {
+    return this.cursor.table.file;
+  }
+
+  /** The row (in `KBO_COLUMNS` order) and line of the next entity, without taking it; undefined at the end. */
+  async peek(): Promise<{ key: string; row: KboRow; line: number } | undefined> {
+    const row = await this.current();
+    return row && { key: this.key, row: this.kept(row), line: row.line };
+  }
+
+  /** Every row of the entity `key`, passing over the rows of entities before it (no other file names them). */
+  async take(key: string): Promise<KboRow[]> {
+    const rows: KboRow[] = [];
+    for (;;) {
+      const row = await this.current();
+      if (!row || this.key > key) return rows;
+      if (this.key === key) rows.push(this.kept(row));
+      this.cursor.next();
+    }
+  }
+
+  /** Moves past the current row. */
+  skip(): void {
+    this.cursor.next();
+  }
+
+  close(): Promise<void> {
+    return this.cursor.close();
+  }
+
+  /** The next row of this walk's kind, its key checked not to go backwards. */
+  private async current(): Promise<CsvRow | undefined> {
+    for (;;) {
+      let row = this.cursor.row;
+      if (!row) {
+        if (!(await this.cursor.fill())) return undefined;
+        row = this.cursor.row!;
+      }
+      const key = entityKey(row.values[this.columns[0]!] ?? '');
+      // A malformed number joins nothing: `enterprise.csv` hands it on (to be rejected), the others pass it over.
+      const wellFormed = key.length === 10;
+      if (this.kind !== 'any' && !(wellFormed && isKind(this.kind, key))) {
+        this.cursor.next();
+        continue;
+      }
+      if (wellFormed && row.line !== this.lastLine) {
+        if (key < this.last) throw outOfOrder(this.file, row.line, key, this.last, this.lastLine);
+        this.last = key;
+        this.lastLine = row.line;
+      }
+      this.key = key;
+      return row;
+    }
+  }
+
+  private kept(row: CsvRow): KboRow {
+    return this.columns.map((column) => valueAt(row, column));
+  }
+}
+
+function outOfOrder(file: string, line: number, key: string, previous: string, previousLine: number) {
+  return new RegistryFileError(
+    `${file} line ${line}: entity ${key} comes after ${previous} (line ${previousLine}); the join relies on ` +
+      `the file being grouped by entity number in ascending order, as KBO publishes it`,
+  );
+}
+
+export interface KboMeta {
+  /** `SnapshotDate` as an ISO date. */
+  snapshotDate: string;
+  /** `full` or `update` (any case, as published). */
+  extractType: string;
+  extractNumber: number;
+}
+
+/** `meta.csv`, which every KBO extract has: without it the folder or ZIP is refused (§11.5.2). */
+export async function readKboMeta(files: RegistryFiles): Promise<KboMeta> {
+  const file = files.find('meta.csv');
+  if (!file)
+    throw new RegistryFileError(
+      `${files.origin} has no meta.csv: it is not a KBO extract as published (refused)`,
+    );
+  const csv = await readCsv(await files.open(file), file, ['Variable', 'Value']);
+  const variable = csv.header.indexOf('Variable');
+  const value = csv.header.indexOf('Value');
+  const meta = new Map<string, string>();
+  for await (const batch of csv.rows)
+    for (const row of batch) meta.set(valueAt(row, variable).trim(), valueAt(row, value).trim());
+  const snapshotDate = isoFromDayMonthYear(meta.get('SnapshotDate') ?? '');
+  const extractNumber = Number(meta.get('ExtractNumber'));
+  if (!snapshotDate) throw new RegistryFileError(`${file}: SnapshotDate is not a dd-mm-yyyy date`);
+  if (!Number.isSafeInteger(extractNumber) || extractNumber < 0)
+    throw new RegistryFileError(`${file}: ExtractNumber is not a whole number`);
+  return { snapshotDate, extractType: (meta.get('ExtractType') ?? '').toLowerCase(), extractNumber };
+}
