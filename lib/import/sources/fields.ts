@@ -33,14 +33,20 @@ export function countryCode(name: string): string | null {
     for (let a = 65; a <= 90; a++)
       for (let b = 65; b <= 90; b++) {
         const code = String.fromCharCode(a, b);
+        if (NOT_A_COUNTRY.test(code)) continue;
         for (const names of languages) {
           const shown = names.of(code);
-          if (shown && shown !== code) countryCodes.set(folded(shown), code);
+          // The first code of a name wins: `France` is FR, not the withdrawn FX that CLDR names alike.
+          if (shown && shown !== code && !countryCodes.has(folded(shown)))
+            countryCodes.set(folded(shown), code);
         }
       }
   }
   return countryCodes.get(folded(name)) ?? null;
 }
+
+/** Codes CLDR names that are no country of ISO 3166-1 today: withdrawn (DD, FX, YU, …), groupings, user-assigned. */
+const NOT_A_COUNTRY = /^(AN|BU|CS|DD|FX|NT|SU|TP|YU|ZR|EU|EZ|UN|ZZ|Q[M-Z]|X[A-JL-Z])$/;
 
 /** Case, accents and punctuation aside: `ÉTATS-UNIS` and `Etats Unis` are one country. */
 const folded = (name: string) =>
