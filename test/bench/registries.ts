@@ -77,7 +77,9 @@ async function main(): Promise<void> {
   const shares = values.sizes.split(',').map(Number);
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'registries-bench-'));
   try {
-    console.log('kind    share  units      CSV rows    wall s  rows/s (wall)  CPU s  rows/s (CPU)  peak RSS MB  load');
+    console.log(
+      'kind    share  units      CSV rows    wall s  rows/s (wall)  CPU s  rows/s (CPU)  peak RSS MB  load',
+    );
     for (const share of shares) {
       for (const kind of ['kbo', 'sirene'] as const) {
         const dir = path.join(scratch, `${kind}-${share}`);

@@ -81,7 +81,8 @@ class Lines {
 }
 
 const dotted = (ten: string) => `${ten.slice(0, 4)}.${ten.slice(4, 7)}.${ten.slice(7)}`;
-const dottedEstablishment = (ten: string) => `${ten[0]}.${ten.slice(1, 4)}.${ten.slice(4, 7)}.${ten.slice(7)}`;
+const dottedEstablishment = (ten: string) =>
+  `${ten[0]}.${ten.slice(1, 4)}.${ten.slice(4, 7)}.${ten.slice(7)}`;
 const withCheck = (eight: string) => eight + belgianCheckDigits(eight);
 const enterpriseNumber = (i: number) => dotted(withCheck(String(2_000_000 + i * 3).padStart(8, '0')));
 const establishmentNumber = (j: number) => dottedEstablishment(withCheck(String(20_000_000 + j * 3)));
@@ -94,7 +95,12 @@ export async function writeKboFiles(dir: string, enterprises: number): Promise<n
   const rnd = random(enterprises);
   const open = (name: string, header: string) => new Lines(join(dir, name), header);
   const meta = open('meta.csv', '"Variable","Value"');
-  for (const line of ['"SnapshotDate","30-08-2025"', '"ExtractType","full"', '"ExtractNumber","127"', '"Version","1.0.0"'])
+  for (const line of [
+    '"SnapshotDate","30-08-2025"',
+    '"ExtractType","full"',
+    '"ExtractNumber","127"',
+    '"Version","1.0.0"',
+  ])
     await meta.add(line);
   const code = open('code.csv', '"Category","Code","Language","Description"');
   for (const nace of NACE.slice(0, 50)) await code.add(`"Nace2008","${nace}","NL","Activiteit ${nace}"`);
@@ -104,13 +110,19 @@ export async function writeKboFiles(dir: string, enterprises: number): Promise<n
     '"EnterpriseNumber","Status","JuridicalSituation","TypeOfEnterprise","JuridicalForm","JuridicalFormCAC","StartDate"',
   );
   const establishment = open('establishment.csv', '"EstablishmentNumber","StartDate","EnterpriseNumber"');
-  const denomination = open('denomination.csv', '"EntityNumber","Language","TypeOfDenomination","Denomination"');
+  const denomination = open(
+    'denomination.csv',
+    '"EntityNumber","Language","TypeOfDenomination","Denomination"',
+  );
   const address = open(
     'address.csv',
     '"EntityNumber","TypeOfAddress","CountryNL","CountryFR","Zipcode","MunicipalityNL","MunicipalityFR","StreetNL","StreetFR","HouseNumber","Box","ExtraAddressInfo","DateStrikingOff"',
   );
   const contact = open('contact.csv', '"EntityNumber","EntityContact","ContactType","Value"');
-  const activity = open('activity.csv', '"EntityNumber","ActivityGroup","NaceVersion","NaceCode","Classification"');
+  const activity = open(
+    'activity.csv',
+    '"EntityNumber","ActivityGroup","NaceVersion","NaceCode","Classification"',
+  );
 
   const activities = async (entity: string, count: number) => {
     for (let k = 0; k < count; k++) {
@@ -124,13 +136,17 @@ export async function writeKboFiles(dir: string, enterprises: number): Promise<n
   for (let i = 0; i < enterprises; i++) {
     const number = enterpriseNumber(i);
     const natural = i % 5 < 2;
-    await enterprise.add(`"${number}","AC","000","${natural ? 1 : 2}",${natural ? '' : '"610"'},,${date(rnd)}`);
+    await enterprise.add(
+      `"${number}","AC","000","${natural ? 1 : 2}",${natural ? '' : '"610"'},,${date(rnd)}`,
+    );
     await denomination.add(`"${number}","2","001","Onderneming ${i}, ""Voorbeeld"" BV"`);
     if (!natural && rnd() < 0.5) await denomination.add(`"${number}","1","001","Entreprise ${i} SRL"`);
     if (!natural && rnd() < 0.2) await denomination.add(`"${number}","2","002","OND${i}"`);
     if (!natural) {
       const [zip, nl, fr] = skewed(BE_PLACES, rnd);
-      await address.add(`"${number}","REGO",,,"${zip}","${nl}","${fr}","Kerkstraat","Rue de l'Église","${1 + (i % 200)}","","",`);
+      await address.add(
+        `"${number}","REGO",,,"${zip}","${nl}","${fr}","Kerkstraat","Rue de l'Église","${1 + (i % 200)}","","",`,
+      );
       await activities(number, 7 + Math.floor(rnd() * 10));
     }
     if (rnd() < 0.36) await contact.add(`"${number}","ENT","WEB","www.onderneming${i}.be"`);
@@ -142,12 +158,16 @@ export async function writeKboFiles(dir: string, enterprises: number): Promise<n
     const owner = Math.floor(rnd() * enterprises);
     await establishment.add(`"${number}",${date(rnd)},"${enterpriseNumber(owner)}"`);
     const [zip, nl, fr] = skewed(BE_PLACES, rnd);
-    await address.add(`"${number}","BAET",,,"${zip}","${nl}","${fr}","Dorpsstraat","Rue du Village","${1 + (j % 90)}","","",`);
+    await address.add(
+      `"${number}","BAET",,,"${zip}","${nl}","${fr}","Dorpsstraat","Rue du Village","${1 + (j % 90)}","","",`,
+    );
     if (rnd() < 0.3) await denomination.add(`"${number}","2","003","Winkel ${j}"`);
     await activities(number, 1 + Math.floor(rnd() * 3));
   }
   for (let b = 0; b < Math.ceil(enterprises / 260); b++)
-    await branch.add(`"${dottedEstablishment(withCheck(String(90_000_000 + b * 3)))}",01-09-2015,"${enterpriseNumber(b)}"`);
+    await branch.add(
+      `"${dottedEstablishment(withCheck(String(90_000_000 + b * 3)))}",01-09-2015,"${enterpriseNumber(b)}"`,
+    );
   const all = [meta, code, branch, enterprise, establishment, denomination, address, contact, activity];
   await Promise.all(all.map((file) => file.end()));
   return all.reduce((sum, file) => sum + file.rows, 0);

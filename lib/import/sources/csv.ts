@@ -9,7 +9,7 @@
  * await only when a batch runs out, not once per row.
  */
 import type { Readable } from 'node:stream';
-import { parse } from 'csv-parse';
+import { parse, type Options } from 'csv-parse';
 import { RegistryFileError } from './files';
 
 export interface CsvRow {
@@ -35,7 +35,14 @@ export async function readCsv(
   // `info` would give each record's line, but costs more than the parse itself: the lines are counted
   // here instead (a record starts one line after the previous one ended; its quoted line breaks add).
   const parser = stream.pipe(
-    parse({ bom: true, relax_column_count: true, skip_empty_lines: false, trim: false }),
+    parse({
+      bom: true,
+      relax_column_count: true,
+      skip_empty_lines: false,
+      trim: false,
+      // Node's stream option, passed on by csv-parse: records buffered ahead, read in batches.
+      readableHighWaterMark: 4 * BATCH,
+    } as Options),
   );
   stream.on('error', (error) => parser.destroy(error));
   const batches = batchesOf(parser, file);
@@ -56,22 +63,44 @@ export async function readCsv(
   };
 }
 
-async function* batchesOf(parser: AsyncIterable<unknown> & Readable, file: string): AsyncGenerator<CsvRow[]> {
+/**
+ * The parser's records in batches: read synchronously from its buffer as long as it holds some, awaited
+ * only when it is empty (an async iterator over the stream would cost a promise per record).
+ */
+async function* batchesOf(parser: Readable, file: string): AsyncGenerator<CsvRow[]> {
   let line = 1;
-  let batch: CsvRow[] = [];
+  let ended = false;
+  let failure: unknown;
+  let wake: (() => void) | undefined;
+  parser.on('readable', () => wake?.());
+  parser.on('end', () => {
+    ended = true;
+    wake?.();
+  });
+  parser.on('error', (error) => {
+    failure = error;
+    wake?.();
+  });
   try {
-    for await (const record of parser) {
-      const values = record as string[];
-      const start = line;
-      line += 1;
-      for (const value of values) if (value.includes('\n')) line += countBreaks(value);
-      // A blank line (no field, or one empty one) is no row, but it is a physical line.
-      if (values.length === 0 || (values.length === 1 && values[0] === '')) continue;
-      batch.push({ line: start, values });
-      if (batch.length === BATCH) {
-        yield batch;
-        batch = [];
+    for (;;) {
+      const batch: CsvRow[] = [];
+      let record: string[] | null;
+      while (batch.length < BATCH && (record = parser.read() as string[] | null) !== null) {
+        const start = line;
+        line += 1;
+        for (const value of record) if (value.includes('\n')) line += countBreaks(value);
+        // A blank line (no field, or one empty one) is no row, but it is a physical line.
+        if (record.length === 0 || (record.length === 1 && record[0] === '')) continue;
+        batch.push({ line: start, values: record });
       }
+      if (batch.length > 0) {
+        yield batch;
+        continue;
+      }
+      if (failure !== undefined) throw failure;
+      if (ended) return;
+      await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
     }
   } catch (error) {
     if (error instanceof RegistryFileError) throw error;
@@ -80,8 +109,9 @@ async function* batchesOf(parser: AsyncIterable<unknown> & Readable, file: strin
       `${file}${where ? ` line ${where}` : ''}: not a readable CSV (${(error as Error).message})`,
       { cause: error },
     );
+  } finally {
+    if (!ended) parser.destroy();
   }
-  if (batch.length > 0) yield batch;
 }
 
 function countBreaks(value: string): number {

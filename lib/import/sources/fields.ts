@@ -13,9 +13,15 @@ export function isoDate(value: string): string | null {
   return /^\d{4}-\d{2}-\d{2}$/.test(trimmed) ? realDay(trimmed) : null;
 }
 
+/** The day exists: month 1–12, day within the month (leap years counted). Arithmetic: it runs once a row. */
 function realDay(iso: string): string | null {
-  const time = Date.parse(`${iso}T00:00:00Z`);
-  return Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== iso ? null : iso;
+  const year = Number(iso.slice(0, 4));
+  const month = Number(iso.slice(5, 7));
+  const day = Number(iso.slice(8, 10));
+  if (month < 1 || month > 12 || day < 1) return null;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+  return day <= days ? iso : null;
 }
 
 let countryCodes: Map<string, string> | undefined;
