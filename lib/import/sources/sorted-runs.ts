@@ -19,7 +19,8 @@ export interface SortedRunsOptions {
 
 /** A key (no tab, no line break) and a JSON-serialisable value. */
 export class SortedRuns<T> {
-  private buffer: [string, T][] = [];
+  /** Held as JSON text: one string a record weighs far less than its object graph. */
+  private buffer: [string, string][] = [];
   private runs: string[] = [];
   private folder: string | undefined;
   private readonly runSize: number;
@@ -29,7 +30,7 @@ export class SortedRuns<T> {
   }
 
   async add(key: string, value: T): Promise<void> {
-    this.buffer.push([key, value]);
+    this.buffer.push([key, JSON.stringify(value)]);
     if (this.buffer.length >= this.runSize) await this.spill();
   }
 
@@ -39,7 +40,7 @@ export class SortedRuns<T> {
       const inMemory = sortRun(this.buffer);
       this.buffer = [];
       if (this.runs.length === 0) {
-        yield* inMemory;
+        for (const [key, json] of inMemory) yield [key, JSON.parse(json) as T];
         return;
       }
       if (inMemory.length > 0) await this.write(inMemory);
@@ -62,13 +63,13 @@ export class SortedRuns<T> {
     await this.write(run);
   }
 
-  private async write(run: [string, unknown][]): Promise<void> {
+  private async write(run: [string, string][]): Promise<void> {
     this.folder ??= await mkdtemp(join(this.options.dir ?? tmpdir(), 'registry-runs-'));
     const path = join(this.folder, `run-${this.runs.length}`);
     const out = createWriteStream(path);
     let chunk = '';
-    for (const [key, value] of run) {
-      chunk += `${key}\t${JSON.stringify(value)}\n`;
+    for (const [key, json] of run) {
+      chunk += `${key}\t${json}\n`;
       if (chunk.length > 1 << 16) {
         await writeChunk(out, chunk);
         chunk = '';
@@ -85,7 +86,7 @@ async function writeChunk(out: WriteStream, chunk: string): Promise<void> {
   if (!out.write(chunk)) await once(out, 'drain');
 }
 
-function sortRun<T>(run: [string, T][]): [string, T][] {
+function sortRun(run: [string, string][]): [string, string][] {
   // A stable sort: equal keys keep the order in which they were added.
   return run.sort((a, b) => byCodePoint(a[0], b[0]));
 }
