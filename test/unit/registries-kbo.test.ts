@@ -4,12 +4,12 @@
  * and from a ZIP made of it.
  */
 import { createWriteStream } from 'node:fs';
-import { cp, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import yazl from 'yazl';
-import { openRegistryFiles, RegistryFileError } from '../../lib/import/sources/files';
+import { openRegistryFiles } from '../../lib/import/sources/files';
 import { readKboFull } from '../../lib/import/sources/kbo';
 import type { RegistryItem, RegistryUnit } from '../../lib/import/sources/unit';
 
@@ -226,19 +226,36 @@ describe('a KBO folder that is not a full extract as published', () => {
     await expect(readKboFull(files)).rejects.toThrow(/has no meta\.csv/);
   });
 
-  it('stops with the file and line where a file is out of entity order', async () => {
-    const folder = await variant('out-of-order', (f) =>
-      writeFile(
-        join(f, 'contact.csv'),
-        '"EntityNumber","EntityContact","ContactType","Value"\n' +
-          '"0410.000.093","ENT","WEB","https://www.cafe-bruxellois.be"\n' +
-          '"0403.170.701","ENT","WEB","www.acme-bouw.be"\n',
-      ),
-    );
-    const error = await convert(folder).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(RegistryFileError);
-    expect((error as Error).message).toMatch(
-      /^contact\.csv line 3: entity 0403170701 comes after 0410000093/,
-    );
+  /** The file with the first entity's rows moved to the end (each entity's rows kept in their order). */
+  async function firstEntityLast(folder: string, name: string): Promise<void> {
+    const [header, ...rows] = (await readFile(join(folder, name), 'utf8')).trimEnd().split(/\r?\n/);
+    const first = rows[0]!.split(',')[0];
+    const moved = rows.filter((row) => row.split(',')[0] === first);
+    const kept = rows.filter((row) => row.split(',')[0] !== first);
+    await writeFile(join(folder, name), [header, ...kept, ...moved, ''].join('\n'));
+  }
+
+  it.each(['contact.csv', 'activity.csv', 'establishment.csv', 'denomination.csv', 'address.csv'])(
+    'sorts %s on disk when it is out of entity order, and gives the same items',
+    async (name) => {
+      const folder = await variant(`out-of-order-${name}`, (f) => firstEntityLast(f, name));
+      expect(await convert(folder)).toEqual(await convert(FULL));
+    },
+  );
+
+  it('sorts enterprise.csv when it is out of order, handing on each enterprise once, with its own line', async () => {
+    const folder = await variant('out-of-order-enterprises', (f) => firstEntityLast(f, 'enterprise.csv'));
+    const items = await convert(folder);
+    const lineOf = (i: RegistryItem) => (i.kind === 'unit' ? i.unit.source : i.source).line;
+    // The first enterprise (line 2) moved to the last line (11): the others each moved up a line.
+    const expected = (await convert(FULL)).map((item) => {
+      const line = lineOf(item) === 2 ? 11 : lineOf(item) - 1;
+      return item.kind === 'unit'
+        ? { ...item, unit: { ...item.unit, source: { ...item.unit.source, line } } }
+        : { ...item, source: { ...item.source, line } };
+    });
+    const byLine = (a: RegistryItem, b: RegistryItem) => lineOf(a) - lineOf(b);
+    expect([...items].sort(byLine)).toEqual(expected.sort(byLine));
+    expect(items.map(lineOf)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
   });
 });

@@ -3,12 +3,13 @@
  * number in ascending order (`registries.md` §1.4, observed); the mixed files (denominations,
  * addresses, contacts, activities) hold enterprises' and establishments' rows, and each kind is walked
  * on its own, so the join holds no more than one entity's rows. The order is checked as the rows go by:
- * a file out of order stops the import with its name and line rather than join wrongly.
+ * a file out of order throws `OutOfOrderError` (its name and line) rather than join wrongly.
  */
 import { RegistryFileError, type RegistryFiles } from './files';
 import { RowCursor, readCsv, valueAt, type CsvRow } from './csv';
 import { KBO_COLUMNS, entityKey, type KboRow, type KboTable } from './kbo-unit';
 import { isoFromDayMonthYear } from './fields';
+import { ORIGINAL_LINE, OutOfOrderError } from './sorted-copy';
 
 /** Which entities a walk takes: enterprises (`0…`, `1…`), establishments (`2…`), or any. */
 export type EntityKind = 'enterprise' | 'establishment' | 'any';
@@ -27,6 +28,8 @@ export class EntityRows {
     private readonly cursor: RowCursor,
     private readonly columns: number[],
     private readonly kind: EntityKind,
+    /** A sorted copy's column holding each row's line in the original file (-1: the file is the original). */
+    private readonly originalLine: number,
   ) {}
 
   static async open(
@@ -43,6 +46,7 @@ export class EntityRows {
       new RowCursor(csv),
       KBO_COLUMNS[table].map((column) => csv.header.indexOf(column)),
       kind,
+      csv.header.indexOf(ORIGINAL_LINE),
     );
   }
 
@@ -53,7 +57,7 @@ export class EntityRows {
   /** The row (in `KBO_COLUMNS` order) and line of the next entity, without taking it; undefined at the end. */
   async peek(): Promise<{ key: string; row: KboRow; line: number } | undefined> {
     const row = await this.current();
-    return row && { key: this.key, row: this.kept(row), line: row.line };
+    return row && { key: this.key, row: this.kept(row), line: this.lineOf(row) };
   }
 
   /** Every row of the entity `key`, passing over the rows of entities before it (no other file names them). */
@@ -65,6 +69,11 @@ export class EntityRows {
       if (this.key === key) rows.push(this.kept(row));
       this.cursor.next();
     }
+  }
+
+  /** Reads the rest of the file, checking its order and keeping nothing. */
+  async checkOrder(): Promise<void> {
+    while (await this.current()) this.cursor.next();
   }
 
   /** Moves past the current row. */
@@ -85,20 +94,27 @@ export class EntityRows {
         row = this.cursor.row!;
       }
       const key = entityKey(row.values[this.columns[0]!] ?? '');
-      // A malformed number joins nothing: `enterprise.csv` hands it on (to be rejected), the others pass it over.
+      // Every well-formed number is checked, whatever its kind: a walk that passes over the other kind's
+      // rows (pass 1 over the enterprises' activities) still vouches for their order.
       const wellFormed = key.length === 10;
+      const line = this.lineOf(row);
+      if (wellFormed && line !== this.lastLine) {
+        if (key < this.last) throw outOfOrder(this.file, line, key, this.last, this.lastLine);
+        this.last = key;
+        this.lastLine = line;
+      }
+      // A malformed number joins nothing: `enterprise.csv` hands it on (to be rejected), the others pass it over.
       if (this.kind !== 'any' && !(wellFormed && isKind(this.kind, key))) {
         this.cursor.next();
         continue;
       }
-      if (wellFormed && row.line !== this.lastLine) {
-        if (key < this.last) throw outOfOrder(this.file, row.line, key, this.last, this.lastLine);
-        this.last = key;
-        this.lastLine = row.line;
-      }
       this.key = key;
       return row;
     }
+  }
+
+  private lineOf(row: CsvRow): number {
+    return this.originalLine < 0 ? row.line : Number(row.values[this.originalLine]);
   }
 
   private kept(row: CsvRow): KboRow {
@@ -107,7 +123,9 @@ export class EntityRows {
 }
 
 function outOfOrder(file: string, line: number, key: string, previous: string, previousLine: number) {
-  return new RegistryFileError(
+  return new OutOfOrderError(
+    file,
+    line,
     `${file} line ${line}: entity ${key} comes after ${previous} (line ${previousLine}); the join relies on ` +
       `the file being grouped by entity number in ascending order, as KBO publishes it`,
   );

@@ -4,16 +4,22 @@
  *
  * 1. The establishments: `establishment.csv` joined with the establishments' rows of `address.csv` and
  *    `activity.csv` (all in establishment order), each establishment's rows then re-ordered by its
- *    enterprise in sorted runs on disk (§11.5.10).
+ *    enterprise in sorted runs on disk (§11.5.10); the order of `denomination.csv` and `contact.csv` is
+ *    checked too.
  * 2. The enterprises: `enterprise.csv` joined with the enterprises' rows of `denomination.csv`,
  *    `address.csv`, `contact.csv` and `activity.csv` and with pass 1's output, all in enterprise order.
  *
- * Each join is a merge of streams grouped by entity number, checked as it goes (`kbo-tables.ts`).
+ * Each join is a merge of streams grouped by entity number, checked as it goes (`kbo-tables.ts`); a
+ * file out of that order is copied in order through sorted runs on disk first.
  */
 import { RegistryFileError, type RegistryFiles } from './files';
 import { EntityRows, readKboMeta, type KboMeta } from './kbo-tables';
 import { entityKey, kboUnit, type KboRow, type KboRows } from './kbo-unit';
 import { SortedRuns, type SortedRunsOptions } from './sorted-runs';
+import { OutOfOrderError, sortedCopy, withCopies } from './sorted-copy';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { RegistryItem } from './unit';
 
 export interface KboOptions {
@@ -42,7 +48,59 @@ export async function readKboFull(files: RegistryFiles, options: KboOptions = {}
   return { meta, items: kboItems(files, options) };
 }
 
+/** The key column each file is sorted by when it comes out of order. */
+const KEY_COLUMNS: Record<string, string> = {
+  'enterprise.csv': 'EnterpriseNumber',
+  'establishment.csv': 'EstablishmentNumber',
+  'denomination.csv': 'EntityNumber',
+  'address.csv': 'EntityNumber',
+  'contact.csv': 'EntityNumber',
+  'activity.csv': 'EntityNumber',
+};
+
+/**
+ * The two passes; a file found out of order is copied in order on disk (§11.5.10) and the passes start
+ * again. Pass 1 reads every file but `enterprise.csv` whole, checking its order, before pass 2 hands on
+ * anything; `enterprise.csv` may be found out of order later, which is safe too: what came before its
+ * first row out of order was joined right, so the new start hands on only the lines not handed on yet.
+ */
 async function* kboItems(files: RegistryFiles, options: KboOptions): AsyncGenerator<RegistryItem> {
+  const copies = new Map<string, string>();
+  let scratch: string | undefined;
+  let handedOn = 0;
+  let doneUpToLine = 0;
+  try {
+    for (;;) {
+      const enterpriseSorted = copies.has(files.find('enterprise.csv') ?? '');
+      try {
+        for await (const item of passes(withCopies(files, copies), options)) {
+          const line = (item.kind === 'unit' ? item.unit.source : item.source).line;
+          if (enterpriseSorted && line <= doneUpToLine) continue;
+          if (!enterpriseSorted) doneUpToLine = line;
+          handedOn++;
+          yield item;
+        }
+        return;
+      } catch (error) {
+        if (!(error instanceof OutOfOrderError)) throw error;
+        const key = KEY_COLUMNS[error.file.toLowerCase()];
+        const isEnterprises = error.file.toLowerCase() === 'enterprise.csv';
+        if (!key || copies.has(error.file)) throw error;
+        if (handedOn > 0 && !isEnterprises)
+          throw new RegistryFileError(
+            `${error.message}; found after ${handedOn} enterprises were converted, too late to sort it first: ` +
+              `sort it by its first column (a stable sort) and import again`,
+          );
+        scratch ??= await mkdtemp(join(options.runs?.dir ?? tmpdir(), 'kbo-sorted-'));
+        copies.set(error.file, await sortedCopy(files, error.file, key, entityKey, scratch, options.runs));
+      }
+    }
+  } finally {
+    if (scratch) await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+async function* passes(files: RegistryFiles, options: KboOptions): AsyncGenerator<RegistryItem> {
   const establishments = await establishmentsByEnterprise(files, options);
   try {
     yield* enterprises(files, establishments.sorted()[Symbol.asyncIterator]());
@@ -74,6 +132,17 @@ async function establishmentsByEnterprise(
         addresses: await addresses.take(next.key),
         activities: await activities.take(next.key),
       });
+    }
+    // The enterprises' names and contacts are read in pass 2 only: their order is checked here, before
+    // anything is handed on, so that a file out of order can still be sorted first.
+    for (const name of ['denomination.csv', 'contact.csv'] as const) {
+      const walk = await EntityRows.open(
+        files,
+        name,
+        name === 'contact.csv' ? 'contact' : 'denomination',
+        'any',
+      );
+      await walk.checkOrder().finally(() => walk.close());
     }
   } catch (error) {
     await runs.discard();
