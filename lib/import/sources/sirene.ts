@@ -269,20 +269,28 @@ async function cursorOf<const N extends string>(
 class HeadOffices {
   private previous = '';
   private previousLine = 0;
+  private readonly siren: number;
+  private readonly nic: number;
+  private readonly siege: number;
 
-  constructor(private readonly establishments: NamedCursor<EstablishmentRow>) {}
+  constructor(private readonly establishments: NamedCursor<EstablishmentRow>) {
+    const { header } = establishments.cursor.table;
+    this.siren = header.indexOf('siren');
+    this.nic = header.indexOf('nic');
+    this.siege = header.indexOf('etablissementSiege');
+  }
 
   async of(siren: string, nicSiege: string): Promise<EstablishmentRow | undefined> {
     const { cursor } = this.establishments;
-    let byNic: EstablishmentRow | undefined;
-    let flagged: EstablishmentRow | undefined;
+    let byNic: CsvRow | undefined;
+    let flagged: CsvRow | undefined;
     for (;;) {
       let row = cursor.row;
       if (!row) {
         if (!(await cursor.fill())) break;
         row = cursor.row!;
       }
-      const key = valueAt(row, this.sirenColumn).trim();
+      const key = valueAt(row, this.siren).trim();
       if (key < this.previous)
         throw outOfOrder(cursor.table.file, row.line, key, this.previous, this.previousLine);
       this.previous = key;
@@ -290,16 +298,11 @@ class HeadOffices {
       if (key > siren) break;
       cursor.next();
       if (key < siren) continue; // an establishment of a unit the units file does not hold
-      const establishment = this.establishments.read(row);
-      if (!byNic && nicSiege && establishment.nic.trim() === nicSiege) byNic = establishment;
-      if (!flagged && establishment.etablissementSiege.trim().toLowerCase() === 'true')
-        flagged = establishment;
+      if (!byNic && nicSiege && valueAt(row, this.nic).trim() === nicSiege) byNic = row;
+      if (!flagged && valueAt(row, this.siege).trim().toLowerCase() === 'true') flagged = row;
     }
-    return byNic ?? flagged;
-  }
-
-  private get sirenColumn(): number {
-    return this.establishments.cursor.table.header.indexOf('siren');
+    const office = byNic ?? flagged;
+    return office && this.establishments.read(office);
   }
 }
 

@@ -26,7 +26,7 @@ export class SortedRuns<T> {
   private readonly runSize: number;
 
   constructor(private readonly options: SortedRunsOptions = {}) {
-    this.runSize = options.runSize ?? 100_000;
+    this.runSize = options.runSize ?? 25_000;
   }
 
   async add(key: string, value: T): Promise<void> {
