@@ -8,6 +8,7 @@ import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
+import fc from 'fast-check';
 import yazl from 'yazl';
 import { openRegistryFiles } from '../../lib/import/sources/files';
 import { readKboFull } from '../../lib/import/sources/kbo';
@@ -257,5 +258,46 @@ describe('a KBO folder that is not a full extract as published', () => {
     const byLine = (a: RegistryItem, b: RegistryItem) => lineOf(a) - lineOf(b);
     expect([...items].sort(byLine)).toEqual(expected.sort(byLine));
     expect(items.map(lineOf)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+  });
+});
+
+describe('the KBO converter over ugly but valid denominations', () => {
+  it('keeps every name with its quotes, commas and line breaks, and each enterprise its own line', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc
+            .array(fc.constantFrom('a', 'Z', ' ', ',', '"', '\n', '\r\n', 'é', '€'), {
+              minLength: 1,
+              maxLength: 10,
+            })
+            .map((parts) => parts.join(''))
+            .filter((name) => name.trim() !== ''),
+          { minLength: 3, maxLength: 3 },
+        ),
+        async (names) => {
+          const folder = join(scratch, `ugly-${run++}`);
+          await cp(FULL, folder, { recursive: true });
+          const numbers = ['0403.170.701', '0410.000.093', '0712.345.630'];
+          const rows = names.map((name, i) => `"${numbers[i]}","2","001","${name.replace(/"/g, '""')}"`);
+          await writeFile(
+            join(folder, 'denomination.csv'),
+            ['"EntityNumber","Language","TypeOfDenomination","Denomination"', ...rows, ''].join('\n'),
+          );
+          const items = await convert(folder);
+          expect(numbers.map((n) => unitOf(items, n).fields.name)).toEqual(names.map((name) => name.trim()));
+          expect(unitOf(items, '0712.345.630').source.line).toBe(6);
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+});
+
+describe('a KBO update extract given as a full one', () => {
+  it('is refused', async () => {
+    const files = await openRegistryFiles(join(FULL, '..', 'kbo-update'));
+    await expect(readKboFull(files)).rejects.toThrow(/is a KBO update extract, not a full one/);
   });
 });

@@ -5,7 +5,10 @@
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import yazl from 'yazl';
 import { openRegistryFiles, RegistryFileError } from '../../lib/import/sources/files';
 import { sireneItems, type SireneOptions } from '../../lib/import/sources/sirene';
 import type { RegistryItem, RegistryUnit } from '../../lib/import/sources/unit';
@@ -166,5 +169,25 @@ describe('a SIRENE stock pair', () => {
     expect((error as Error).message).toMatch(
       /^StockUniteLegale_utf8\.csv line 3: siren 552100554 comes after 912345675/,
     );
+  });
+});
+
+describe('a SIRENE stock pair as published, zipped', () => {
+  it('gives the same items from the ZIPs as from the CSV files', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'sirene-zip-'));
+    const zipped = async (csv: string, name: string) => {
+      const zip = new yazl.ZipFile();
+      zip.addFile(csv, basename(csv));
+      zip.end();
+      const path = join(folder, name);
+      const out = createWriteStream(path);
+      zip.outputStream.pipe(out);
+      await once(out, 'close');
+      return path;
+    };
+    const units = await zipped(UNITS, 'StockUniteLegale_utf8.zip');
+    const establishments = await zipped(ESTABLISHMENTS, 'StockEtablissement_utf8.zip');
+    expect(await convert(units, establishments)).toEqual(await convert(UNITS, ESTABLISHMENTS));
+    await rm(folder, { recursive: true });
   });
 });
