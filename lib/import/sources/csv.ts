@@ -45,6 +45,8 @@ export async function readCsv(
     } as Options),
   );
   stream.on('error', (error) => parser.destroy(error));
+  // A reader that stops early (a join past its last entity) closes the file or ZIP member as well.
+  parser.on('close', () => stream.destroy());
   const batches = batchesOf(parser, file);
   const first = await batches.next();
   const header = first.done ? undefined : first.value[0];
