@@ -1,9 +1,10 @@
 /**
  * KBO's CSV files as streams of kept rows, walked entity by entity. The files are grouped by entity
- * number in ascending order (`registries.md` §1.4, observed); the mixed files (denominations,
- * addresses, contacts, activities) hold enterprises' and establishments' rows, and each kind is walked
- * on its own, so the join holds no more than one entity's rows. The order is checked as the rows go by:
- * a file out of order throws `OutOfOrderError` (its name and line) rather than join wrongly.
+ * number in ascending order (`registries.md` §1.4, observed): in the mixed files (denominations,
+ * addresses, contacts, activities) the enterprises (`0…`, `1…`) come before the establishments (`2…`)
+ * and the branches (`9…`), so one walk takes the enterprises' rows and then the establishments', and the
+ * join holds no more than one entity's rows. The order is checked as the rows go by: a file out of order
+ * throws `OutOfOrderError` (its name and line) rather than join wrongly.
  */
 import { RegistryFileError, type RegistryFiles } from './files';
 import { RowCursor, readCsv, valueAt, type CsvRow } from './csv';
@@ -11,13 +12,7 @@ import { KBO_COLUMNS, entityKey, type KboRow, type KboTable } from './kbo-unit';
 import { isoFromDayMonthYear } from './fields';
 import { ORIGINAL_LINE, OutOfOrderError } from './sorted-copy';
 
-/** Which entities a walk takes: enterprises (`0…`, `1…`), establishments (`2…`), or any. */
-export type EntityKind = 'enterprise' | 'establishment' | 'any';
-
-const isKind = (kind: Exclude<EntityKind, 'any'>, key: string) =>
-  kind === 'enterprise' ? key[0] === '0' || key[0] === '1' : key[0] === '2';
-
-/** One table's rows of one kind of entity, in key order. */
+/** One table's rows, entity by entity, in key order. */
 export class EntityRows {
   private last = '';
   private lastLine = 0;
@@ -27,17 +22,13 @@ export class EntityRows {
   private constructor(
     private readonly cursor: RowCursor,
     private readonly columns: number[],
-    private readonly kind: EntityKind,
+    /** Hands on rows whose number is malformed (`enterprise.csv`, to reject them); the others pass them over. */
+    private readonly keepsMalformed: boolean,
     /** A sorted copy's column holding each row's line in the original file (-1: the file is the original). */
     private readonly originalLine: number,
   ) {}
 
-  static async open(
-    files: RegistryFiles,
-    name: string,
-    table: KboTable,
-    kind: EntityKind,
-  ): Promise<EntityRows> {
+  static async open(files: RegistryFiles, name: string, table: KboTable): Promise<EntityRows> {
     const file = files.find(name);
     if (!file) throw new RegistryFileError(`${files.origin} has no ${name}: a KBO extract holds it`);
     const key = KBO_COLUMNS[table][0];
@@ -45,7 +36,7 @@ export class EntityRows {
     return new EntityRows(
       new RowCursor(csv),
       KBO_COLUMNS[table].map((column) => csv.header.indexOf(column)),
-      kind,
+      table === 'enterprise',
       csv.header.indexOf(ORIGINAL_LINE),
     );
   }
@@ -85,7 +76,7 @@ export class EntityRows {
     return this.cursor.close();
   }
 
-  /** The next row of this walk's kind, its key checked not to go backwards. */
+  /** The next row with a number (or any, for `enterprise.csv`), its key checked not to go backwards. */
   private async current(): Promise<CsvRow | undefined> {
     for (;;) {
       let row = this.cursor.row;
@@ -94,8 +85,6 @@ export class EntityRows {
         row = this.cursor.row!;
       }
       const key = entityKey(row.values[this.columns[0]!] ?? '');
-      // Every well-formed number is checked, whatever its kind: a walk that passes over the other kind's
-      // rows (pass 1 over the enterprises' activities) still vouches for their order.
       const wellFormed = key.length === 10;
       const line = this.lineOf(row);
       if (wellFormed && line !== this.lastLine) {
@@ -104,7 +93,7 @@ export class EntityRows {
         this.lastLine = line;
       }
       // A malformed number joins nothing: `enterprise.csv` hands it on (to be rejected), the others pass it over.
-      if (this.kind !== 'any' && !(wellFormed && isKind(this.kind, key))) {
+      if (!wellFormed && !this.keepsMalformed) {
         this.cursor.next();
         continue;
       }

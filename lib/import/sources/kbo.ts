@@ -1,21 +1,23 @@
 /**
  * A KBO full extract (contract §11.3; `registries.md` §1) → one item per enterprise of `enterprise.csv`,
- * in that file's order. Two passes, neither holding the registry:
+ * in that file's order. Every file is read once, none held:
  *
- * 1. The establishments: `establishment.csv` joined with the establishments' rows of `address.csv` and
- *    `activity.csv` (all in establishment order), each establishment's rows then re-ordered by its
- *    enterprise in sorted runs on disk (§11.5.10); the order of `denomination.csv` and `contact.csv` is
- *    checked too.
- * 2. The enterprises: `enterprise.csv` joined with the enterprises' rows of `denomination.csv`,
- *    `address.csv`, `contact.csv` and `activity.csv` and with pass 1's output, all in enterprise order.
+ * 1. The enterprises: `enterprise.csv` joined with the enterprises' rows of `denomination.csv`,
+ *    `address.csv`, `contact.csv` and `activity.csv` (all in enterprise order), each enterprise's rows
+ *    spooled to local disk in that order.
+ * 2. The establishments, which those files hold after the enterprises: `establishment.csv` joined with
+ *    the establishments' rows of `address.csv` and `activity.csv` (in establishment order), each
+ *    establishment's rows re-ordered by its enterprise in sorted runs on disk (§11.5.10).
+ * 3. The spool and the sorted establishments merged by enterprise, each enterprise mapped.
  *
- * Each join is a merge of streams grouped by entity number, checked as it goes (`kbo-tables.ts`); a
- * file out of that order is copied in order through sorted runs on disk first.
+ * Each join is a merge of streams grouped by entity number, their order checked as they go
+ * (`kbo-tables.ts`); every file is read to its end before anything is handed on, so a file found out of
+ * order is copied in order through sorted runs on disk and the reading starts again.
  */
 import { RegistryFileError, type RegistryFiles } from './files';
 import { EntityRows, readKboMeta, type KboMeta } from './kbo-tables';
 import { entityKey, kboUnit, type KboRow, type KboRows } from './kbo-unit';
-import { SortedRuns, type SortedRunsOptions } from './sorted-runs';
+import { SortedRuns, Spool, type SortedRunsOptions } from './sorted-runs';
 import { OutOfOrderError, sortedCopy, withCopies } from './sorted-copy';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -58,150 +60,127 @@ const KEY_COLUMNS: Record<string, string> = {
   'activity.csv': 'EntityNumber',
 };
 
-/**
- * The two passes; a file found out of order is copied in order on disk (§11.5.10) and the passes start
- * again. Pass 1 reads every file but `enterprise.csv` whole, checking its order, before pass 2 hands on
- * anything; `enterprise.csv` may be found out of order later, which is safe too: what came before its
- * first row out of order was joined right, so the new start hands on only the lines not handed on yet.
- */
+/** The two files' reading, then the join; a file found out of order is sorted on disk and the reading starts again. */
 async function* kboItems(files: RegistryFiles, options: KboOptions): AsyncGenerator<RegistryItem> {
   const copies = new Map<string, string>();
   let scratch: string | undefined;
-  let handedOn = 0;
-  let doneUpToLine = 0;
   try {
     for (;;) {
-      const enterpriseSorted = copies.has(files.find('enterprise.csv') ?? '');
-      try {
-        for await (const item of passes(withCopies(files, copies), options)) {
-          const line = (item.kind === 'unit' ? item.unit.source : item.source).line;
-          if (enterpriseSorted && line <= doneUpToLine) continue;
-          if (!enterpriseSorted) doneUpToLine = line;
-          handedOn++;
-          yield item;
-        }
+      const read = await readAll(withCopies(files, copies), options).catch((error: unknown) => error);
+      if (!(read instanceof OutOfOrderError)) {
+        if (read instanceof Error) throw read;
+        yield* joined(read as Read);
         return;
-      } catch (error) {
-        if (!(error instanceof OutOfOrderError)) throw error;
-        const key = KEY_COLUMNS[error.file.toLowerCase()];
-        const isEnterprises = error.file.toLowerCase() === 'enterprise.csv';
-        if (!key || copies.has(error.file)) throw error;
-        if (handedOn > 0 && !isEnterprises)
-          throw new RegistryFileError(
-            `${error.message}; found after ${handedOn} enterprises were converted, too late to sort it first: ` +
-              `sort it by its first column (a stable sort) and import again`,
-          );
-        scratch ??= await mkdtemp(join(options.runs?.dir ?? tmpdir(), 'kbo-sorted-'));
-        copies.set(error.file, await sortedCopy(files, error.file, key, entityKey, scratch, options.runs));
       }
+      const key = KEY_COLUMNS[read.file.toLowerCase()];
+      if (!key || copies.has(read.file)) throw read;
+      scratch ??= await mkdtemp(join(options.runs?.dir ?? tmpdir(), 'kbo-sorted-'));
+      copies.set(read.file, await sortedCopy(files, read.file, key, entityKey, scratch, options.runs));
     }
   } finally {
     if (scratch) await rm(scratch, { recursive: true, force: true });
   }
 }
 
-async function* passes(files: RegistryFiles, options: KboOptions): AsyncGenerator<RegistryItem> {
-  const establishments = await establishmentsByEnterprise(files, options);
-  try {
-    yield* enterprises(files, establishments.sorted()[Symbol.asyncIterator]());
-  } finally {
-    await establishments.discard();
-  }
+/** One enterprise as spooled: its line in `enterprise.csv` and its rows (no establishments yet), or a repeat. */
+type Spooled = { line: number; rows: KboRows } | { line: number; repeated: string };
+
+interface Read {
+  file: string;
+  enterprises: Spool<Spooled>;
+  establishments: SortedRuns<EstablishmentRows>;
 }
 
-async function establishmentsByEnterprise(
-  files: RegistryFiles,
-  options: KboOptions,
-): Promise<SortedRuns<EstablishmentRows>> {
-  const runs = new SortedRuns<EstablishmentRows>(options.runs);
+async function readAll(files: RegistryFiles, options: KboOptions): Promise<Read> {
+  const enterprises = new Spool<Spooled>(options.runs);
+  const establishments = new SortedRuns<EstablishmentRows>(options.runs);
   const walks = [
-    await EntityRows.open(files, 'establishment.csv', 'establishment', 'establishment'),
-    await EntityRows.open(files, 'address.csv', 'address', 'establishment'),
-    await EntityRows.open(files, 'activity.csv', 'activity', 'establishment'),
+    await EntityRows.open(files, 'enterprise.csv', 'enterprise'),
+    await EntityRows.open(files, 'denomination.csv', 'denomination'),
+    await EntityRows.open(files, 'address.csv', 'address'),
+    await EntityRows.open(files, 'contact.csv', 'contact'),
+    await EntityRows.open(files, 'activity.csv', 'activity'),
+    await EntityRows.open(files, 'establishment.csv', 'establishment'),
   ] as const;
-  const [establishments, addresses, activities] = walks;
+  const [enterpriseRows, denominations, addresses, contacts, activities, establishmentRows] = walks;
   try {
     let previous = '';
-    for (let next = await establishments.peek(); next; next = await establishments.peek()) {
-      establishments.skip();
+    for (let next = await enterpriseRows.peek(); next; next = await enterpriseRows.peek()) {
+      enterpriseRows.skip();
+      if (next.key === previous) {
+        await enterprises.add({ line: next.line, repeated: next.row[0]!.trim() });
+        continue;
+      }
+      previous = next.key;
+      // A malformed number (to be rejected) takes no rows: it would pass over other enterprises' rows.
+      const take = (walk: EntityRows) => (next.key.length === 10 ? walk.take(next.key) : Promise.resolve([]));
+      await enterprises.add({
+        line: next.line,
+        rows: {
+          enterprise: next.row,
+          establishments: [],
+          denominations: await take(denominations),
+          addresses: await take(addresses),
+          contacts: await take(contacts),
+          activities: await take(activities),
+        },
+      });
+    }
+    previous = '';
+    for (let next = await establishmentRows.peek(); next; next = await establishmentRows.peek()) {
+      establishmentRows.skip();
       if (next.key === previous) continue; // listed twice: its rows went with the first
       previous = next.key;
-      const enterprise = entityKey(next.row[2]!);
-      await runs.add(`${enterprise}:${next.key}`, {
+      await establishments.add(`${entityKey(next.row[2]!)}:${next.key}`, {
         establishment: next.row,
         addresses: await addresses.take(next.key),
         activities: await activities.take(next.key),
       });
     }
-    // The enterprises' names and contacts are read in pass 2 only: their order is checked here, before
-    // anything is handed on, so that a file out of order can still be sorted first.
-    for (const name of ['denomination.csv', 'contact.csv'] as const) {
-      const walk = await EntityRows.open(
-        files,
-        name,
-        name === 'contact.csv' ? 'contact' : 'denomination',
-        'any',
-      );
-      await walk.checkOrder().finally(() => walk.close());
-    }
+    // The rest of each file (establishments' names and contacts, branches) is read for its order alone.
+    for (const walk of [denominations, addresses, contacts, activities]) await walk.checkOrder();
+    return { file: enterpriseRows.file, enterprises, establishments };
   } catch (error) {
-    await runs.discard();
+    await Promise.all([enterprises.discard(), establishments.discard()]);
     throw error;
   } finally {
     await Promise.all(walks.map((walk) => walk.close()));
   }
-  return runs;
 }
 
-async function* enterprises(
-  files: RegistryFiles,
-  establishments: AsyncIterator<[string, EstablishmentRows]>,
-): AsyncGenerator<RegistryItem> {
-  const walks = [
-    await EntityRows.open(files, 'enterprise.csv', 'enterprise', 'any'),
-    await EntityRows.open(files, 'denomination.csv', 'denomination', 'enterprise'),
-    await EntityRows.open(files, 'address.csv', 'address', 'enterprise'),
-    await EntityRows.open(files, 'contact.csv', 'contact', 'enterprise'),
-    await EntityRows.open(files, 'activity.csv', 'activity', 'enterprise'),
-  ] as const;
-  const [enterpriseRows, denominations, addresses, contacts, activities] = walks;
-  let establishment = await establishments.next();
+async function* joined({ file, enterprises, establishments }: Read): AsyncGenerator<RegistryItem> {
+  const sorted = establishments.sorted()[Symbol.asyncIterator]();
+  let establishment = await sorted.next();
   try {
-    let previous = '';
-    for (let next = await enterpriseRows.peek(); next; next = await enterpriseRows.peek()) {
-      enterpriseRows.skip();
-      const source = { file: enterpriseRows.file, line: next.line };
-      if (next.key === previous) {
+    for await (const spooled of enterprises.read()) {
+      const source = { file, line: spooled.line };
+      if ('repeated' in spooled) {
         yield {
           kind: 'rejected',
           source,
-          reason: `enterprise ${next.row[0]!.trim()} appears twice (the first one wins)`,
+          reason: `enterprise ${spooled.repeated} appears twice (the first one wins)`,
         };
         continue;
       }
-      previous = next.key;
-      const rows: KboRows = {
-        enterprise: next.row,
-        establishments: [],
-        denominations: await denominations.take(next.key),
-        addresses: await addresses.take(next.key),
-        contacts: await contacts.take(next.key),
-        activities: await activities.take(next.key),
-      };
-      // Pass 1's keys are `enterprise:establishment`: those of enterprises not in this file are passed over.
-      while (!establishment.done && establishment.value[0] < `${next.key}:`)
-        establishment = await establishments.next();
-      while (!establishment.done && establishment.value[0].startsWith(`${next.key}:`)) {
-        const { establishment: row, addresses: its, activities: theirs } = establishment.value[1];
+      const { rows } = spooled;
+      const key = entityKey(rows.enterprise[0]!);
+      if (key.length !== 10) {
+        yield kboUnit(rows, { source });
+        continue;
+      }
+      // The runs' keys are `enterprise:establishment`: those of enterprises not in the file are passed over.
+      while (!establishment.done && establishment.value[0] < `${key}:`) establishment = await sorted.next();
+      while (!establishment.done && establishment.value[0].startsWith(`${key}:`)) {
+        const { establishment: row, addresses, activities } = establishment.value[1];
         rows.establishments.push(row);
-        rows.addresses.push(...its);
-        rows.activities.push(...theirs);
-        establishment = await establishments.next();
+        rows.addresses.push(...addresses);
+        rows.activities.push(...activities);
+        establishment = await sorted.next();
       }
       yield kboUnit(rows, { source });
     }
   } finally {
-    await Promise.all(walks.map((walk) => walk.close()));
-    await establishments.return?.(undefined);
+    await sorted.return?.(undefined);
+    await enterprises.discard();
   }
 }

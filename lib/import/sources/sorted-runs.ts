@@ -125,3 +125,56 @@ async function* linesOf(path: string): AsyncGenerator<string> {
   }
   if (rest) yield rest;
 }
+
+/** Records kept on local disk in the order they are added (JSON lines), read back once in that order. */
+export class Spool<T> {
+  private chunk = '';
+  private out: WriteStream | undefined;
+  private path: string | undefined;
+  private folder: string | undefined;
+
+  constructor(private readonly options: Pick<SortedRunsOptions, 'dir'> = {}) {}
+
+  async add(value: T): Promise<void> {
+    this.chunk += `${JSON.stringify(value)}\n`;
+    if (this.chunk.length > 1 << 16) {
+      await this.opened();
+      await writeChunk(this.out!, this.chunk);
+      this.chunk = '';
+    }
+  }
+
+  /** Every record added, in order; then the file is gone. */
+  async *read(): AsyncGenerator<T> {
+    try {
+      if (this.out) {
+        await writeChunk(this.out, this.chunk);
+        this.out.end();
+        await once(this.out, 'close');
+        for await (const line of linesOf(this.path!)) yield JSON.parse(line) as T;
+      } else {
+        for (const line of this.chunk.split('\n')) if (line) yield JSON.parse(line) as T;
+      }
+    } finally {
+      await this.discard();
+    }
+  }
+
+  async discard(): Promise<void> {
+    this.chunk = '';
+    if (this.out && !this.out.closed) {
+      this.out.end();
+      await once(this.out, 'close');
+    }
+    this.out = undefined;
+    if (this.folder) await rm(this.folder, { recursive: true, force: true });
+    this.folder = undefined;
+  }
+
+  private async opened(): Promise<void> {
+    if (this.out) return;
+    this.folder = await mkdtemp(join(this.options.dir ?? tmpdir(), 'registry-spool-'));
+    this.path = join(this.folder, 'spool');
+    this.out = createWriteStream(this.path);
+  }
+}
