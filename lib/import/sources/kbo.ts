@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import type { RegistryItem } from './unit';
 
 export interface KboOptions {
-  /** Where the establishments' sorted runs go (default: the system's temporary folder) and their size. */
+  /** Where the spool, the sorted runs and any sorted copy go (default: the system's temporary folder), and the runs' size. */
   runs?: SortedRunsOptions;
 }
 
@@ -60,7 +60,7 @@ const KEY_COLUMNS: Record<string, string> = {
   'activity.csv': 'EntityNumber',
 };
 
-/** The two files' reading, then the join; a file found out of order is sorted on disk and the reading starts again. */
+/** Every file read, then the join; a file found out of order is sorted on disk and the reading starts again. */
 async function* kboItems(files: RegistryFiles, options: KboOptions): AsyncGenerator<RegistryItem> {
   const copies = new Map<string, string>();
   let scratch: string | undefined;
