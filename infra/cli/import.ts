@@ -26,6 +26,7 @@ import type { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { isCalendarDate } from '../../lib/http/schemas';
 import { fileLines } from '../../lib/import/lines';
+import { RegistryFileError } from '../../lib/import/sources/files';
 import {
   REGISTRY_FORMATS,
   REGISTRY_SOURCES,
@@ -255,6 +256,12 @@ function fail(message: string): number {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
+    // A registry's file not as published (no meta.csv, a missing column, rows out of order): no run
+    // of the same files gets past it.
+    if (error instanceof RegistryFileError) {
+      console.error(`cannot import: ${error.message}`);
+      process.exit(2);
+    }
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     console.error(`import stopped: ${message} (${stageInUse}).`);
     console.error('Nothing is half-written: run the same import again to resume.');

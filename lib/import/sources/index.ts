@@ -7,6 +7,9 @@
  * when they say so (KBO's `SnapshotDate`): the import's `--as-of` defaults to it. A converter yields
  * ceased units too: `--active-only` is the import's (it knows which units are stored, §11.5.6).
  */
+import { openRegistryFiles, type RegistryFiles } from './files';
+import { readKboFull } from './kbo';
+import { sireneItems } from './sirene';
 import type { RegistryItem } from './unit';
 
 export const REGISTRY_FORMATS = ['kbo', 'sirene'] as const;
@@ -29,10 +32,52 @@ export interface RegistrySource {
 }
 
 /**
- * The converters by format. Each converter module adds its row here (`kbo: kboSource`); a format
- * without one is refused by the command with a clear message, never half-run.
+ * The converters by format. A KBO path is a full extract (its ZIP or folder; `meta.csv` required); a
+ * SIRENE path is the units file, the establishments file beside it optional. A file that cannot be
+ * read as published throws RegistryFileError (the command says why, exit 2).
  */
-export const REGISTRY_SOURCES: Partial<Record<RegistryFormat, RegistrySource>> = {};
+export const REGISTRY_SOURCES: Partial<Record<RegistryFormat, RegistrySource>> = {
+  kbo: {
+    open: async ([path]) => {
+      const files = await openRegistryFiles(path!);
+      const { meta, items } = await readKboFull(files).catch(closing(files));
+      return { snapshotDate: meta.snapshotDate, items: closedAfter(items, [files]) };
+    },
+  },
+  sirene: {
+    open: async ([path], { establishments }) => {
+      const units = await openRegistryFiles(path!);
+      const offices =
+        establishments === undefined
+          ? undefined
+          : await openRegistryFiles(establishments).catch(closing(units));
+      return {
+        snapshotDate: null,
+        items: closedAfter(sireneItems(units, offices), offices ? [units, offices] : [units]),
+      };
+    },
+  },
+};
+
+/** Closes the files (a ZIP's handle) once their items are read, or given up. */
+async function* closedAfter(
+  items: AsyncIterable<RegistryItem>,
+  files: RegistryFiles[],
+): AsyncGenerator<RegistryItem> {
+  try {
+    yield* items;
+  } finally {
+    await Promise.all(files.map((f) => f.close()));
+  }
+}
+
+/** Closes the files, then passes the error on: for a failure while opening. */
+const closing =
+  (files: RegistryFiles) =>
+  async (error: unknown): Promise<never> => {
+    await files.close();
+    throw error;
+  };
 
 /**
  * The registry whose CSV header `line` is (the first line of a file), or null when it is none: KBO's

@@ -23,6 +23,9 @@ export const REGISTRY_FIELDS = [
 
 export type RegistryField = (typeof REGISTRY_FIELDS)[number];
 
+/** The owned fields' values. */
+export type RegistryFields = Partial<Pick<CompanyRecord, RegistryField>>;
+
 /** Where a unit starts: the CSV's own file name (as in the ZIP or folder) and physical line (header = 1). */
 export interface UnitSource {
   file: string;
@@ -36,7 +39,7 @@ export interface RegistryUnit {
   companyNumber: string;
   /** The fields this source owns for this unit: each one is set from `fields`, absent there = empty. */
   owns: readonly RegistryField[];
-  fields: Partial<Pick<CompanyRecord, RegistryField>>;
+  fields: RegistryFields;
   /** Fields present in the file that the converter could not read: left empty, counted as `fields dropped`. */
   dropped: number;
   /**
@@ -56,6 +59,14 @@ export interface RegistryUnit {
 export type RegistryItem =
   | { kind: 'unit'; unit: RegistryUnit }
   /** Left out on purpose (§11.5.4): not read, counted on the `skipped` line under `reason`. */
-  | { kind: 'skipped'; reason: string; source: UnitSource }
+  | {
+      kind: 'skipped';
+      reason: string;
+      source: UnitSource;
+      /** Which company it is, when known: a stored one may still be concerned (§11.5.6: a name now withheld). */
+      company?: { country: 'BE' | 'FR'; companyNumber: string };
+      /** The unit as it reads, when a stored company should still get it (§11.5.6: a ceased unit under `--active-only`). */
+      unit?: RegistryUnit;
+    }
   /** Rejected (§11.5.5): an invalid company number or a missing name, reported `FILE line N: reason`. */
   | { kind: 'rejected'; reason: string; source: UnitSource };

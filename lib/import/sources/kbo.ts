@@ -1,0 +1,186 @@
+/**
+ * A KBO full extract (contract §11.3; `registries.md` §1) → one item per enterprise of `enterprise.csv`,
+ * in that file's order. Every file is read once, none held:
+ *
+ * 1. The enterprises: `enterprise.csv` joined with the enterprises' rows of `denomination.csv`,
+ *    `address.csv`, `contact.csv` and `activity.csv` (all in enterprise order), each enterprise's rows
+ *    spooled to local disk in that order.
+ * 2. The establishments, which those files hold after the enterprises: `establishment.csv` joined with
+ *    the establishments' rows of `address.csv` and `activity.csv` (in establishment order), each
+ *    establishment's rows re-ordered by its enterprise in sorted runs on disk (§11.5.10).
+ * 3. The spool and the sorted establishments merged by enterprise, each enterprise mapped.
+ *
+ * Each join is a merge of streams grouped by entity number, their order checked as they go
+ * (`kbo-tables.ts`); every file is read to its end before anything is handed on, so a file found out of
+ * order is copied in order through sorted runs on disk and the reading starts again.
+ */
+import { RegistryFileError, type RegistryFiles } from './files';
+import { EntityRows, readKboMeta, type KboMeta } from './kbo-tables';
+import { entityKey, kboUnit, type KboRow, type KboRows } from './kbo-unit';
+import { SortedRuns, Spool, type SortedRunsOptions } from './sorted-runs';
+import { OutOfOrderError, sortedCopy, withCopies } from './sorted-copy';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RegistryItem } from './unit';
+
+export interface KboOptions {
+  /** Where the spool, the sorted runs and any sorted copy go (default: the system's temporary folder), and the runs' size. */
+  runs?: SortedRunsOptions;
+}
+
+/** What a full extract gives: its meta and its items. */
+export interface KboExtract {
+  meta: KboMeta;
+  items: AsyncGenerator<RegistryItem>;
+}
+
+/** An establishment's rows, as pass 1 hands them to pass 2. */
+interface EstablishmentRows {
+  establishment: KboRow;
+  addresses: KboRow[];
+  activities: KboRow[];
+}
+
+/** Opens a full extract: `meta.csv` is read (refused without it, or when it is an update). */
+export async function readKboFull(files: RegistryFiles, options: KboOptions = {}): Promise<KboExtract> {
+  const meta = await readKboMeta(files);
+  if (meta.extractType && meta.extractType !== 'full')
+    throw new RegistryFileError(`${files.origin} is a KBO ${meta.extractType} extract, not a full one`);
+  return { meta, items: kboItems(files, options) };
+}
+
+/** The key column each file is sorted by when it comes out of order. */
+const KEY_COLUMNS: Record<string, string> = {
+  'enterprise.csv': 'EnterpriseNumber',
+  'establishment.csv': 'EstablishmentNumber',
+  'denomination.csv': 'EntityNumber',
+  'address.csv': 'EntityNumber',
+  'contact.csv': 'EntityNumber',
+  'activity.csv': 'EntityNumber',
+};
+
+/** Every file read, then the join; a file found out of order is sorted on disk and the reading starts again. */
+async function* kboItems(files: RegistryFiles, options: KboOptions): AsyncGenerator<RegistryItem> {
+  const copies = new Map<string, string>();
+  let scratch: string | undefined;
+  try {
+    for (;;) {
+      const read = await readAll(withCopies(files, copies), options).catch((error: unknown) => error);
+      if (!(read instanceof OutOfOrderError)) {
+        if (read instanceof Error) throw read;
+        yield* joined(read as Read);
+        return;
+      }
+      const key = KEY_COLUMNS[read.file.toLowerCase()];
+      if (!key || copies.has(read.file)) throw read;
+      scratch ??= await mkdtemp(join(options.runs?.dir ?? tmpdir(), 'kbo-sorted-'));
+      copies.set(read.file, await sortedCopy(files, read.file, key, entityKey, scratch, options.runs));
+    }
+  } finally {
+    if (scratch) await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** One enterprise as spooled: its line in `enterprise.csv` and its rows (no establishments yet), or a repeat. */
+type Spooled = { line: number; rows: KboRows } | { line: number; repeated: string };
+
+interface Read {
+  file: string;
+  enterprises: Spool<Spooled>;
+  establishments: SortedRuns<EstablishmentRows>;
+}
+
+async function readAll(files: RegistryFiles, options: KboOptions): Promise<Read> {
+  const enterprises = new Spool<Spooled>(options.runs);
+  const establishments = new SortedRuns<EstablishmentRows>(options.runs);
+  const walks = [
+    await EntityRows.open(files, 'enterprise.csv', 'enterprise'),
+    await EntityRows.open(files, 'denomination.csv', 'denomination'),
+    await EntityRows.open(files, 'address.csv', 'address'),
+    await EntityRows.open(files, 'contact.csv', 'contact'),
+    await EntityRows.open(files, 'activity.csv', 'activity'),
+    await EntityRows.open(files, 'establishment.csv', 'establishment'),
+  ] as const;
+  const [enterpriseRows, denominations, addresses, contacts, activities, establishmentRows] = walks;
+  try {
+    let previous = '';
+    for (let next = await enterpriseRows.peek(); next; next = await enterpriseRows.peek()) {
+      enterpriseRows.skip();
+      if (next.key === previous) {
+        await enterprises.add({ line: next.line, repeated: next.row[0]!.trim() });
+        continue;
+      }
+      previous = next.key;
+      // A malformed number (to be rejected) takes no rows: it would pass over other enterprises' rows.
+      const take = (walk: EntityRows) => (next.key.length === 10 ? walk.take(next.key) : Promise.resolve([]));
+      await enterprises.add({
+        line: next.line,
+        rows: {
+          enterprise: next.row,
+          establishments: [],
+          denominations: await take(denominations),
+          addresses: await take(addresses),
+          contacts: await take(contacts),
+          activities: await take(activities),
+        },
+      });
+    }
+    previous = '';
+    for (let next = await establishmentRows.peek(); next; next = await establishmentRows.peek()) {
+      establishmentRows.skip();
+      if (next.key === previous) continue; // listed twice: its rows went with the first
+      previous = next.key;
+      await establishments.add(`${entityKey(next.row[2]!)}:${next.key}`, {
+        establishment: next.row,
+        addresses: await addresses.take(next.key),
+        activities: await activities.take(next.key),
+      });
+    }
+    // The rest of each file (establishments' names and contacts, branches) is read for its order alone.
+    for (const walk of [denominations, addresses, contacts, activities]) await walk.checkOrder();
+    return { file: enterpriseRows.file, enterprises, establishments };
+  } catch (error) {
+    await Promise.all([enterprises.discard(), establishments.discard()]);
+    throw error;
+  } finally {
+    await Promise.all(walks.map((walk) => walk.close()));
+  }
+}
+
+async function* joined({ file, enterprises, establishments }: Read): AsyncGenerator<RegistryItem> {
+  const sorted = establishments.sorted()[Symbol.asyncIterator]();
+  let establishment = await sorted.next();
+  try {
+    for await (const spooled of enterprises.read()) {
+      const source = { file, line: spooled.line };
+      if ('repeated' in spooled) {
+        yield {
+          kind: 'rejected',
+          source,
+          reason: `enterprise ${spooled.repeated} appears twice (the first one wins)`,
+        };
+        continue;
+      }
+      const { rows } = spooled;
+      const key = entityKey(rows.enterprise[0]!);
+      if (key.length !== 10) {
+        yield kboUnit(rows, { source });
+        continue;
+      }
+      // The runs' keys are `enterprise:establishment`: those of enterprises not in the file are passed over.
+      while (!establishment.done && establishment.value[0] < `${key}:`) establishment = await sorted.next();
+      while (!establishment.done && establishment.value[0].startsWith(`${key}:`)) {
+        const { establishment: row, addresses, activities } = establishment.value[1];
+        rows.establishments.push(row);
+        rows.addresses.push(...addresses);
+        rows.activities.push(...activities);
+        establishment = await sorted.next();
+      }
+      yield kboUnit(rows, { source });
+    }
+  } finally {
+    await sorted.return?.(undefined);
+    await enterprises.discard();
+  }
+}

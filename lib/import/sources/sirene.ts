@@ -1,0 +1,316 @@
+/**
+ * The French SIRENE stock (contract §11.3; `registries.md` §2) → one item per row of
+ * `StockUniteLegale`, in its order. With `StockEtablissement` the unit's head office gives its address,
+ * place and shop signs: both files are in ascending `siren` order (observed), so they are merged as they
+ * stream, the order checked as it goes, and of a unit's establishments only the head office is kept.
+ *
+ * Privacy: a value the registry withholds (`[ND]`) is never output; a unit whose name is withheld is
+ * skipped; of a partially diffusible unit (`P`) only the municipality is kept.
+ */
+import { RegistryFileError, type RegistryFiles } from './files';
+import { RowCursor, readCsv, valueAt, type CsvRow } from './csv';
+import { countryCode, isoDate, otherNamesOf, textOf } from './fields';
+import type { RegistryField, RegistryItem, RegistryUnit, UnitSource } from './unit';
+import { frenchVatKey, parseCompanyNumber } from '../../companies/identifiers';
+
+export const UNIT_COLUMNS = [
+  'siren',
+  'statutDiffusionUniteLegale',
+  'dateCreationUniteLegale',
+  'sigleUniteLegale',
+  'prenom1UniteLegale',
+  'prenomUsuelUniteLegale',
+  'dateDebut',
+  'etatAdministratifUniteLegale',
+  'nomUniteLegale',
+  'nomUsageUniteLegale',
+  'denominationUniteLegale',
+  'denominationUsuelle1UniteLegale',
+  'denominationUsuelle2UniteLegale',
+  'denominationUsuelle3UniteLegale',
+  'categorieJuridiqueUniteLegale',
+  'activitePrincipaleUniteLegale',
+  'nomenclatureActivitePrincipaleUniteLegale',
+  'nicSiegeUniteLegale',
+  'activitePrincipaleNAF25UniteLegale',
+] as const;
+
+export const ESTABLISHMENT_COLUMNS = [
+  'siren',
+  'nic',
+  'statutDiffusionEtablissement',
+  'etablissementSiege',
+  'numeroVoieEtablissement',
+  'indiceRepetitionEtablissement',
+  'typeVoieEtablissement',
+  'libelleVoieEtablissement',
+  'codePostalEtablissement',
+  'libelleCommuneEtablissement',
+  'libelleCommuneEtrangerEtablissement',
+  'libellePaysEtrangerEtablissement',
+  'enseigne1Etablissement',
+  'enseigne2Etablissement',
+  'enseigne3Etablissement',
+  'denominationUsuelleEtablissement',
+] as const;
+
+export type UnitRow = Record<(typeof UNIT_COLUMNS)[number], string>;
+export type EstablishmentRow = Record<(typeof ESTABLISHMENT_COLUMNS)[number], string>;
+
+export interface SireneOptions {
+  /** Ceased units are left out (skipped, with the unit for a stored company to be stopped still, §11.5.6). */
+  activeOnly?: boolean;
+  /** The establishments file was given: the unit owns its address and place. */
+  withEstablishments?: boolean;
+}
+
+const WITHHELD = '[ND]';
+/** A value as output: a withheld one (`[ND]`) is no value. */
+const open = (value: string) => (value.trim() === WITHHELD ? null : textOf(value));
+
+/** One unit and, when the establishments were given, its head office (undefined: none found). */
+export function sireneItem(
+  unit: UnitRow,
+  headOffice: EstablishmentRow | undefined,
+  source: UnitSource,
+  options: SireneOptions = {},
+): RegistryItem {
+  const siren = unit.siren.trim();
+  const companyNumber = parseCompanyNumber('FR', siren);
+  if (!companyNumber || siren.length !== 9)
+    return { kind: 'rejected', source, reason: `siren ${siren || '""'} is not a valid FR company number` };
+  const company = { country: 'FR' as const, companyNumber };
+
+  const name = nameOf(unit);
+  if (name === WITHHELD) return { kind: 'skipped', reason: 'name withheld', source, company };
+  if (!name) return { kind: 'rejected', source, reason: `unit ${siren} has no name` };
+
+  let dropped = 0;
+  const foundedOn = dateOf(unit.dateCreationUniteLegale);
+  if (foundedOn === undefined) dropped++;
+  const ceased = unit.etatAdministratifUniteLegale.trim() === 'C';
+  const stoppedOn = ceased ? dateOf(unit.dateDebut) : null;
+  if (stoppedOn === undefined) dropped++;
+  const activity = activityOf(unit);
+  if (activity === undefined) dropped++;
+
+  const partial =
+    unit.statutDiffusionUniteLegale.trim() === 'P' || headOffice?.statutDiffusionEtablissement.trim() === 'P';
+  const address = options.withEstablishments && headOffice ? addressOf(headOffice, partial) : null;
+  const owns: RegistryField[] = [
+    'name',
+    'otherNames',
+    'legalForm',
+    'foundedOn',
+    'stoppedOn',
+    'activities',
+    'vatNumber',
+  ];
+  if (options.withEstablishments) owns.push('address', 'place');
+
+  const result: RegistryUnit = {
+    source,
+    country: 'FR',
+    companyNumber: siren,
+    owns,
+    fields: {
+      name,
+      otherNames: otherNamesOf(name, [
+        open(unit.sigleUniteLegale),
+        open(unit.denominationUsuelle1UniteLegale),
+        open(unit.denominationUsuelle2UniteLegale),
+        open(unit.denominationUsuelle3UniteLegale),
+        ...(headOffice && !partial
+          ? [
+              open(headOffice.enseigne1Etablissement),
+              open(headOffice.enseigne2Etablissement),
+              open(headOffice.enseigne3Etablissement),
+              open(headOffice.denominationUsuelleEtablissement),
+            ]
+          : []),
+      ]),
+      legalForm: open(unit.categorieJuridiqueUniteLegale),
+      foundedOn: foundedOn ?? null,
+      stoppedOn: stoppedOn ?? null,
+      activities: activity ? [activity] : [],
+      vatNumber: `FR${String(frenchVatKey(siren)).padStart(2, '0')}${siren}`,
+      ...(options.withEstablishments ? { address, place: address?.place ?? null } : {}),
+    },
+    dropped,
+  };
+  if (ceased && options.activeOnly)
+    return { kind: 'skipped', reason: 'ceased', source, company, unit: result };
+  return { kind: 'unit', unit: result };
+}
+
+/** The corporate name; a natural person's usual (else first) first name and usage (else birth) name; `[ND]` when withheld. */
+function nameOf(unit: UnitRow): string | null {
+  const denomination = unit.denominationUniteLegale.trim();
+  const naturalPerson =
+    unit.categorieJuridiqueUniteLegale.trim().startsWith('1') ||
+    (!denomination && (unit.nomUniteLegale.trim() !== '' || unit.nomUsageUniteLegale.trim() !== ''));
+  if (!naturalPerson) return denomination === WITHHELD ? WITHHELD : textOf(denomination);
+  const first = unit.prenomUsuelUniteLegale.trim() || unit.prenom1UniteLegale.trim();
+  const last = unit.nomUsageUniteLegale.trim() || unit.nomUniteLegale.trim();
+  if (first === WITHHELD || last === WITHHELD) return WITHHELD;
+  return textOf([first, last].filter(Boolean).join(' '));
+}
+
+/** An ISO date, null when empty or withheld, undefined when unreadable (a dropped field). */
+function dateOf(value: string): string | null | undefined {
+  const trimmed = value.trim();
+  if (!trimmed || trimmed === WITHHELD) return null;
+  return isoDate(trimmed) ?? undefined;
+}
+
+/**
+ * The NACE class of the APE code (`62.01Z` → `6201`): NAF rév. 2, else NAF 2025 (§11.5.7); null when
+ * none, undefined when the code is of another nomenclature or unreadable (a dropped field).
+ */
+function activityOf(unit: UnitRow): string | null | undefined {
+  const nace = (code: string) => /^(\d{2})\.?(\d{2})[A-Z]?$/.exec(code.trim());
+  const code = unit.activitePrincipaleUniteLegale.trim();
+  const rev2 = unit.nomenclatureActivitePrincipaleUniteLegale.trim() === 'NAFRev2' ? nace(code) : null;
+  if (rev2) return rev2[1]! + rev2[2]!;
+  const naf25 = nace(unit.activitePrincipaleNAF25UniteLegale);
+  if (naf25) return naf25[1]! + naf25[2]!;
+  return code && code !== WITHHELD ? undefined : null;
+}
+
+/** The head office's address; of a partially diffusible unit, only its municipality. */
+function addressOf(office: EstablishmentRow, partial: boolean) {
+  const foreignPlace = open(office.libelleCommuneEtrangerEtablissement);
+  const place = open(office.libelleCommuneEtablissement) ?? foreignPlace;
+  const foreignCountry = open(office.libellePaysEtrangerEtablissement);
+  // A seat abroad names its country (ISO 3166); a French one names none (the company's own, §11.1).
+  const country = foreignCountry ? countryCode(foreignCountry) : null;
+  const abroad = country ? { country } : {};
+  if (partial) return { street: null, number: null, box: null, postalCode: null, place, ...abroad };
+  const number = [open(office.numeroVoieEtablissement), open(office.indiceRepetitionEtablissement)].join('');
+  const street = [open(office.typeVoieEtablissement), open(office.libelleVoieEtablissement)]
+    .filter(Boolean)
+    .join(' ');
+  return {
+    street: street || null,
+    number: number || null,
+    box: null,
+    postalCode: open(office.codePostalEtablissement),
+    place,
+    ...abroad,
+  };
+}
+
+/** The units file (and the establishments file) as items, streamed and merged by `siren`. */
+export async function* sireneItems(
+  units: RegistryFiles,
+  establishments: RegistryFiles | undefined,
+  options: Omit<SireneOptions, 'withEstablishments'> = {},
+): AsyncGenerator<RegistryItem> {
+  const unitCursor = await cursorOf(units, 'StockUniteLegale', UNIT_COLUMNS);
+  const officeCursor =
+    establishments && (await cursorOf(establishments, 'StockEtablissement', ESTABLISHMENT_COLUMNS));
+  const offices = officeCursor && new HeadOffices(officeCursor);
+  const mapped = { ...options, withEstablishments: Boolean(establishments) };
+  try {
+    let previous = '';
+    let previousLine = 0;
+    for (;;) {
+      let row = unitCursor.cursor.row;
+      if (!row) {
+        if (!(await unitCursor.cursor.fill())) return;
+        row = unitCursor.cursor.row!;
+      }
+      unitCursor.cursor.next();
+      const unit = unitCursor.read(row);
+      const siren = unit.siren.trim();
+      const wellFormed = /^\d{9}$/.test(siren);
+      if (wellFormed) {
+        if (siren <= previous)
+          throw outOfOrder(unitCursor.cursor.table.file, row.line, siren, previous, previousLine);
+        previous = siren;
+        previousLine = row.line;
+      }
+      const headOffice =
+        offices && wellFormed ? await offices.of(siren, unit.nicSiegeUniteLegale.trim()) : undefined;
+      yield sireneItem(unit, headOffice, { file: unitCursor.cursor.table.file, line: row.line }, mapped);
+    }
+  } finally {
+    await unitCursor.cursor.close();
+    await officeCursor?.cursor.close();
+  }
+}
+
+interface NamedCursor<R> {
+  cursor: RowCursor;
+  read(row: CsvRow): R;
+}
+
+async function cursorOf<const N extends string>(
+  files: RegistryFiles,
+  stem: string,
+  columns: readonly N[],
+): Promise<NamedCursor<Record<N, string>>> {
+  const csvs = files.names.filter((name) => /\.csv$/i.test(name));
+  const file =
+    csvs.find((name) => name.toLowerCase().startsWith(stem.toLowerCase())) ??
+    (csvs.length === 1 ? csvs[0] : undefined);
+  if (!file) throw new RegistryFileError(`${files.origin} holds no ${stem} CSV file`);
+  const csv = await readCsv(await files.open(file), file, ['siren']);
+  const index = columns.map((column) => [column, csv.header.indexOf(column)] as const);
+  return {
+    cursor: new RowCursor(csv),
+    read: (row) => {
+      const record = {} as Record<N, string>;
+      for (const [column, at] of index) record[column] = valueAt(row, at);
+      return record;
+    },
+  };
+}
+
+/** The establishments, walked in `siren` order: of each unit's, the head office alone is kept. */
+class HeadOffices {
+  private previous = '';
+  private previousLine = 0;
+  private readonly siren: number;
+  private readonly nic: number;
+  private readonly siege: number;
+
+  constructor(private readonly establishments: NamedCursor<EstablishmentRow>) {
+    const { header } = establishments.cursor.table;
+    this.siren = header.indexOf('siren');
+    this.nic = header.indexOf('nic');
+    this.siege = header.indexOf('etablissementSiege');
+  }
+
+  async of(siren: string, nicSiege: string): Promise<EstablishmentRow | undefined> {
+    const { cursor } = this.establishments;
+    let byNic: CsvRow | undefined;
+    let flagged: CsvRow | undefined;
+    for (;;) {
+      let row = cursor.row;
+      if (!row) {
+        if (!(await cursor.fill())) break;
+        row = cursor.row!;
+      }
+      const key = valueAt(row, this.siren).trim();
+      if (key < this.previous)
+        throw outOfOrder(cursor.table.file, row.line, key, this.previous, this.previousLine);
+      this.previous = key;
+      this.previousLine = row.line;
+      if (key > siren) break;
+      cursor.next();
+      if (key < siren) continue; // an establishment of a unit the units file does not hold
+      if (!byNic && nicSiege && valueAt(row, this.nic).trim() === nicSiege) byNic = row;
+      if (!flagged && valueAt(row, this.siege).trim().toLowerCase() === 'true') flagged = row;
+    }
+    const office = byNic ?? flagged;
+    return office && this.establishments.read(office);
+  }
+}
+
+function outOfOrder(file: string, line: number, siren: string, previous: string, previousLine: number) {
+  return new RegistryFileError(
+    `${file} line ${line}: siren ${siren} comes after ${previous} (line ${previousLine}); the join relies on ` +
+      `the stock files being in ascending siren order, as INSEE publishes them`,
+  );
+}

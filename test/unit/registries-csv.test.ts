@@ -1,0 +1,149 @@
+/**
+ * The streamed readers under the registry converters: the CSV reader (values and physical lines of ugly
+ * but valid RFC 4180 files, whatever the chunking) and the sorted runs on disk; then the SIRENE converter
+ * over such files (names with quotes, commas and line breaks; the rejected unit's line).
+ */
+import { Readable } from 'node:stream';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { readCsv, type CsvRow } from '../../lib/import/sources/csv';
+import { openRegistryFiles } from '../../lib/import/sources/files';
+import { SortedRuns } from '../../lib/import/sources/sorted-runs';
+import { sireneItems } from '../../lib/import/sources/sirene';
+import type { RegistryItem } from '../../lib/import/sources/unit';
+
+/** Text with everything RFC 4180 makes awkward: quotes, commas, line breaks (LF and CRLF), accents. */
+const ugly = fc
+  .array(fc.constantFrom('a', 'Z', ' ', ',', '"', '\n', '\r\n', 'é', '€', '0', '.'), { maxLength: 12 })
+  .map((parts) => parts.join(''));
+
+/** A field as a writer may put it: quoted or not (when it can be bare), an empty one as `""` or nothing. */
+const written = (value: string, quote: boolean) =>
+  quote || /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+
+const breaks = (value: string) => value.split('\n').length - 1;
+
+async function rowsOf(text: string, chunk: number, file = 'x.csv'): Promise<CsvRow[]> {
+  const bytes = Buffer.from(text);
+  const chunks: Buffer[] = [];
+  for (let i = 0; i < bytes.length; i += chunk) chunks.push(bytes.subarray(i, i + chunk));
+  const csv = await readCsv(Readable.from(chunks), file);
+  const rows: CsvRow[] = [];
+  for await (const batch of csv.rows) rows.push(...batch);
+  return rows;
+}
+
+describe('the registry CSV reader', () => {
+  it('reads the values and the physical line of every row of an ugly but valid file, however it is chunked', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 2, max: 4 }).chain((columns) =>
+          fc.array(fc.array(fc.tuple(ugly, fc.boolean()), { minLength: columns, maxLength: columns }), {
+            maxLength: 8,
+          }),
+        ),
+        fc.constantFrom('\n', '\r\n'),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 64 }),
+        async (rows, eol, bom, chunk) => {
+          const columns = rows[0]?.length ?? 2;
+          const header = Array.from({ length: columns }, (_, i) => `"c${i}"`).join(',');
+          const text =
+            (bom ? '\ufeff' : '') +
+            [header, ...rows.map((row) => row.map(([v, q]) => written(v, q)).join(','))].join(eol) +
+            eol;
+          let line = 2;
+          const expected = rows.map((row) => {
+            const at = line;
+            line += 1 + row.reduce((sum, [v]) => sum + breaks(v), 0);
+            return { line: at, values: row.map(([v]) => v) };
+          });
+          expect(await rowsOf(text, chunk)).toEqual(expected);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('reads `""` and a bare empty field alike, strips a byte-order mark and counts blank lines', async () => {
+    const text = '\ufeff"a","b","c"\r\n"1","",\r\n\r\n"2",,""\r\n';
+    expect(await rowsOf(text, 5)).toEqual([
+      { line: 2, values: ['1', '', ''] },
+      { line: 4, values: ['2', '', ''] },
+    ]);
+  });
+
+  it('refuses a file without the columns the converter needs, naming it', async () => {
+    await expect(
+      readCsv(Readable.from([Buffer.from('"x"\n"1"\n')]), 'enterprise.csv', ['EnterpriseNumber']),
+    ).rejects.toThrow('enterprise.csv line 1: the header lacks EnterpriseNumber');
+  });
+});
+
+describe('sorted runs on disk', () => {
+  it('gives back every record in key order, equal keys in the order added, whatever the run size', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.stringMatching(/^[0-9]{1,3}$/), fc.integer()), { maxLength: 60 }),
+        fc.integer({ min: 1, max: 10 }),
+        async (records, runSize) => {
+          const runs = new SortedRuns<number>({ runSize });
+          for (const [key, value] of records) await runs.add(key, value);
+          const out: [string, number][] = [];
+          for await (const record of runs.sorted()) out.push(record);
+          const expected = records
+            .map((r, i) => [r, i] as const)
+            .sort((a, b) => (a[0][0] < b[0][0] ? -1 : a[0][0] > b[0][0] ? 1 : a[1] - b[1]))
+            .map(([r]) => r);
+          expect(out).toEqual(expected);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe('the SIRENE converter over ugly but valid files', () => {
+  let folder: string;
+  beforeAll(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'sirene-ugly-'));
+  });
+  afterAll(() => rm(folder, { recursive: true, force: true }));
+
+  it('keeps names with quotes, commas and line breaks, and names the right line of a rejected unit after them', async () => {
+    const sirens = ['552100554', '912345675'];
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          ugly.filter((name) => name.trim() !== '' && name.trim() !== '[ND]'),
+          {
+            minLength: 2,
+            maxLength: 2,
+          },
+        ),
+        fc.constantFrom('\n', '\r\n'),
+        async (names, eol) => {
+          const path = join(folder, `StockUniteLegale_${run++}.csv`);
+          const lines = [
+            'siren,denominationUniteLegale,categorieJuridiqueUniteLegale',
+            ...names.map((name, i) => `${sirens[i]},${written(name, false)},5710`),
+            '912345676,NUMERO FAUX,5710',
+          ];
+          await writeFile(path, lines.join(eol) + eol);
+          const items: RegistryItem[] = [];
+          for await (const item of sireneItems(await openRegistryFiles(path), undefined)) items.push(item);
+          expect(items.map((i) => (i.kind === 'unit' ? i.unit.fields.name : i.kind))).toEqual([
+            ...names.map((name) => name.trim()),
+            'rejected',
+          ]);
+          const rejectedLine = 2 + names.reduce((sum, name) => sum + 1 + breaks(name), 0);
+          expect(items[2]?.kind === 'rejected' && items[2].source.line).toBe(rejectedLine);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});

@@ -1,0 +1,302 @@
+/**
+ * The KBO full extract converter (contract §11.3, §11.5) over the sample extract in
+ * test/fixtures/registries/kbo-full: every mapped field for each awkward case, read from the folder
+ * and from a ZIP made of it.
+ */
+import { createWriteStream } from 'node:fs';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import fc from 'fast-check';
+import yazl from 'yazl';
+import { openRegistryFiles } from '../../lib/import/sources/files';
+import { readKboFull } from '../../lib/import/sources/kbo';
+import type { RegistryItem, RegistryUnit } from '../../lib/import/sources/unit';
+
+const FULL = join(__dirname, '../fixtures/registries/kbo-full');
+
+async function convert(path: string, runSize?: number): Promise<RegistryItem[]> {
+  const files = await openRegistryFiles(path);
+  try {
+    const { items } = await readKboFull(files, runSize ? { runs: { runSize } } : {});
+    const all: RegistryItem[] = [];
+    for await (const item of items) all.push(item);
+    return all;
+  } finally {
+    await files.close();
+  }
+}
+
+function unitOf(items: RegistryItem[], number: string): RegistryUnit {
+  const item = items.find((i) => i.kind === 'unit' && i.unit.companyNumber === number);
+  if (item?.kind !== 'unit') throw new Error(`no unit ${number}`);
+  return item.unit;
+}
+
+async function zipOf(folder: string, into: string): Promise<string> {
+  const zip = new yazl.ZipFile();
+  for (const name of await readdir(folder)) zip.addFile(join(folder, name), name);
+  zip.end();
+  const path = join(into, 'KboOpenData_0127_2025_09_Full.zip');
+  const out = createWriteStream(path);
+  zip.outputStream.pipe(out);
+  await once(out, 'close');
+  return path;
+}
+
+let scratch: string;
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'kbo-test-'));
+});
+afterAll(() => rm(scratch, { recursive: true, force: true }));
+
+describe('a KBO full extract', () => {
+  let items: RegistryItem[];
+  beforeAll(async () => {
+    items = await convert(FULL);
+  });
+
+  it('reads meta.csv: the snapshot date as ISO, the extract number', async () => {
+    const files = await openRegistryFiles(FULL);
+    const { meta } = await readKboFull(files);
+    await files.close();
+    expect(meta).toEqual({ snapshotDate: '2025-08-30', extractType: 'full', extractNumber: 127 });
+  });
+
+  it('gives one item per enterprise, in the order of enterprise.csv, with its line', () => {
+    const sources = items.map((i) => (i.kind === 'unit' ? i.unit.source : i.source));
+    expect(sources.map((s) => s.line)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    expect(sources.every((s) => s.file === 'enterprise.csv')).toBe(true);
+  });
+
+  it('rejects an invalid number and a missing name, naming the file and line, and nothing else', () => {
+    expect(items.filter((i) => i.kind !== 'unit')).toEqual([
+      {
+        kind: 'rejected',
+        source: { file: 'enterprise.csv', line: 3 },
+        reason: 'EnterpriseNumber 0300.000.001 is not a valid BE company number',
+      },
+      {
+        kind: 'rejected',
+        source: { file: 'enterprise.csv', line: 8 },
+        reason: 'enterprise 0812.345.603 has no name (denomination 001)',
+      },
+    ]);
+  });
+
+  it('maps a Flemish company: Dutch name, other names without repeats, the seat in Dutch, MAIN by group then SECO of NACE 2008, VAT, the first website', () => {
+    const unit = unitOf(items, '0403.170.701');
+    expect(unit.country).toBe('BE');
+    expect(unit.owns).toEqual([
+      'name',
+      'otherNames',
+      'address',
+      'place',
+      'legalForm',
+      'foundedOn',
+      'stoppedOn',
+      'activities',
+      'vatNumber',
+      'website',
+    ]);
+    expect(unit.fields).toEqual({
+      name: 'Acme Bouw, "De Toekomst"',
+      otherNames: ['Acme Construction', 'ACB', 'Acme Renovatie'],
+      address: {
+        street: 'Voorbeeldstraat',
+        number: '12',
+        box: 'A',
+        postalCode: '9000',
+        place: 'Gent',
+      },
+      place: 'Gent',
+      legalForm: '014',
+      foundedOn: '1998-03-01',
+      stoppedOn: null,
+      activities: ['41201', '43999', '43320'],
+      vatNumber: 'BE0403170701',
+      website: 'https://www.acme-bouw.be',
+    });
+    expect(unit.dropped).toBe(0);
+  });
+
+  it('maps a Brussels company in French, the seat in French with `""` and bare empty parts as none, NACE 2025 when that is all it has', () => {
+    const { fields } = unitOf(items, '0410.000.093');
+    expect(fields.name).toBe('Café Bruxellois');
+    expect(fields.otherNames).toEqual(['Brusselse Koffie']);
+    expect(fields.address).toEqual({
+      street: 'Rue du Chêne',
+      number: '16',
+      box: null,
+      postalCode: '1000',
+      place: 'Bruxelles',
+    });
+    expect(fields.activities).toEqual(['56301', '47291']);
+    expect(fields.vatNumber).toBeNull();
+    expect(fields.website).toBe('https://www.cafe-bruxellois.be');
+  });
+
+  it('names a company of the German-speaking area in German', () => {
+    const { fields } = unitOf(items, '0200.000.439');
+    expect(fields.name).toBe('Beispiel Eupen GmbH');
+    expect(fields.otherNames).toEqual(['Exemple Eupen SPRL']);
+    expect(fields.place).toBe('Eupen');
+  });
+
+  it('maps a natural person: no seat address, no legal form, the place and activities of its establishments', () => {
+    const unit = unitOf(items, '0712.345.630');
+    expect(unit.fields).toMatchObject({
+      name: 'Peeters, Jan',
+      otherNames: [],
+      address: null,
+      place: 'Gent',
+      legalForm: null,
+      foundedOn: '2021-01-02',
+      activities: ['56101', '56102'],
+      vatNumber: 'BE0712345630',
+      website: null,
+    });
+  });
+
+  it('maps a foreign seat with its country as an ISO code; an impossible date is dropped and counted', () => {
+    const unit = unitOf(items, '0765.432.146');
+    expect(unit.fields.address).toEqual({
+      street: 'Rue de Rivoli',
+      number: '1',
+      box: null,
+      postalCode: '75008',
+      place: 'Paris',
+      country: 'FR',
+    });
+    expect(unit.fields.name).toBe('Société Exemple France');
+    expect(unit.fields.otherNames).toEqual([]); // the branch's name is the branch's
+    expect(unit.fields.foundedOn).toBeNull();
+    expect(unit.fields.activities).toEqual([]);
+    expect(unit.dropped).toBe(1);
+  });
+
+  it("takes the establishments' activities when the enterprise has only NACE 2003 ones", () => {
+    expect(unitOf(items, '0820.000.089').fields.activities).toEqual(['46761']);
+  });
+
+  it('counts NACE 2003 codes alone as a dropped field', () => {
+    const unit = unitOf(items, '0830.000.096');
+    expect(unit.fields.activities).toEqual([]);
+    expect(unit.dropped).toBe(1);
+  });
+
+  it('cuts a 7-digit code to 5 and reads a number starting with 1', () => {
+    const unit = unitOf(items, '1001.234.592');
+    expect(unit.fields.activities).toEqual(['62010', '62020']);
+    expect(unit.fields.vatNumber).toBe('BE1001234592');
+    expect(unit.fields.address).toMatchObject({
+      street: 'Rue de Fer',
+      number: '7',
+      box: '2',
+      place: 'Namur',
+    });
+  });
+
+  it('keeps the rows an update needs: the enterprise, its establishments and their addresses and activities', () => {
+    const rows = unitOf(items, '0712.345.630').registryRows as Record<string, string[][]>;
+    expect(rows['establishments']!.map((row) => row[0])).toEqual(['2.000.123.469', '2.000.567.887']);
+    expect(rows['addresses']!.map((row) => row[0])).toEqual(['2.000.123.469', '2.000.567.887']);
+    expect(rows['activities']).toHaveLength(3);
+  });
+
+  it('gives the same items from a ZIP of the folder, and with the establishments sorted in runs on disk', async () => {
+    expect(await convert(await zipOf(FULL, scratch))).toEqual(items);
+    expect(await convert(FULL, 2)).toEqual(items);
+  });
+});
+
+describe('a KBO folder that is not a full extract as published', () => {
+  async function variant(name: string, change: (folder: string) => Promise<void>): Promise<string> {
+    const folder = join(scratch, name);
+    await cp(FULL, folder, { recursive: true });
+    await change(folder);
+    return folder;
+  }
+
+  it('is refused without meta.csv', async () => {
+    const folder = await variant('no-meta', (f) => rm(join(f, 'meta.csv')));
+    const files = await openRegistryFiles(folder);
+    await expect(readKboFull(files)).rejects.toThrow(/has no meta\.csv/);
+  });
+
+  /** The file with the first entity's rows moved to the end (each entity's rows kept in their order). */
+  async function firstEntityLast(folder: string, name: string): Promise<void> {
+    const [header, ...rows] = (await readFile(join(folder, name), 'utf8')).trimEnd().split(/\r?\n/);
+    const first = rows[0]!.split(',')[0];
+    const moved = rows.filter((row) => row.split(',')[0] === first);
+    const kept = rows.filter((row) => row.split(',')[0] !== first);
+    await writeFile(join(folder, name), [header, ...kept, ...moved, ''].join('\n'));
+  }
+
+  it.each(['contact.csv', 'activity.csv', 'establishment.csv', 'denomination.csv', 'address.csv'])(
+    'sorts %s on disk when it is out of entity order, and gives the same items',
+    async (name) => {
+      const folder = await variant(`out-of-order-${name}`, (f) => firstEntityLast(f, name));
+      expect(await convert(folder)).toEqual(await convert(FULL));
+    },
+  );
+
+  it('sorts enterprise.csv when it is out of order, handing on each enterprise once, with its own line', async () => {
+    const folder = await variant('out-of-order-enterprises', (f) => firstEntityLast(f, 'enterprise.csv'));
+    const items = await convert(folder);
+    const lineOf = (i: RegistryItem) => (i.kind === 'unit' ? i.unit.source : i.source).line;
+    // The first enterprise (line 2) moved to the last line (11): the others each moved up a line.
+    const expected = (await convert(FULL)).map((item) => {
+      const line = lineOf(item) === 2 ? 11 : lineOf(item) - 1;
+      return item.kind === 'unit'
+        ? { ...item, unit: { ...item.unit, source: { ...item.unit.source, line } } }
+        : { ...item, source: { ...item.source, line } };
+    });
+    const byLine = (a: RegistryItem, b: RegistryItem) => lineOf(a) - lineOf(b);
+    expect([...items].sort(byLine)).toEqual(expected.sort(byLine));
+    // In the sorted copy's order (by number), each with its line in the file as given.
+    expect(items.map(lineOf)).toEqual([11, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+});
+
+describe('the KBO converter over ugly but valid denominations', () => {
+  it('keeps every name with its quotes, commas and line breaks, and each enterprise its own line', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc
+            .array(fc.constantFrom('a', 'Z', ' ', ',', '"', '\n', '\r\n', 'é', '€'), {
+              minLength: 1,
+              maxLength: 10,
+            })
+            .map((parts) => parts.join(''))
+            .filter((name) => name.trim() !== ''),
+          { minLength: 3, maxLength: 3 },
+        ),
+        async (names) => {
+          const folder = join(scratch, `ugly-${run++}`);
+          await cp(FULL, folder, { recursive: true });
+          const numbers = ['0403.170.701', '0410.000.093', '0712.345.630'];
+          const rows = names.map((name, i) => `"${numbers[i]}","2","001","${name.replace(/"/g, '""')}"`);
+          await writeFile(
+            join(folder, 'denomination.csv'),
+            ['"EntityNumber","Language","TypeOfDenomination","Denomination"', ...rows, ''].join('\n'),
+          );
+          const items = await convert(folder);
+          expect(numbers.map((n) => unitOf(items, n).fields.name)).toEqual(names.map((name) => name.trim()));
+          expect(unitOf(items, '0712.345.630').source.line).toBe(6);
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+});
+
+describe('a KBO update extract given as a full one', () => {
+  it('is refused', async () => {
+    const files = await openRegistryFiles(join(FULL, '..', 'kbo-update'));
+    await expect(readKboFull(files)).rejects.toThrow(/is a KBO update extract, not a full one/);
+  });
+});

@@ -1,0 +1,191 @@
+/**
+ * The SIRENE stock converter (contract §11.3, §11.5) over the sample pair in
+ * test/fixtures/registries/sirene: every mapped field for each awkward case, with and without the
+ * establishments file, with and without `--active-only`.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import yazl from 'yazl';
+import { openRegistryFiles, RegistryFileError } from '../../lib/import/sources/files';
+import { sireneItems, type SireneOptions } from '../../lib/import/sources/sirene';
+import type { RegistryItem, RegistryUnit } from '../../lib/import/sources/unit';
+
+const UNITS = join(__dirname, '../fixtures/registries/sirene/StockUniteLegale_utf8.csv');
+const ESTABLISHMENTS = join(__dirname, '../fixtures/registries/sirene/StockEtablissement_utf8.csv');
+
+async function convert(units: string, establishments?: string, options: SireneOptions = {}) {
+  const unitFiles = await openRegistryFiles(units);
+  const establishmentFiles = establishments ? await openRegistryFiles(establishments) : undefined;
+  const items: RegistryItem[] = [];
+  for await (const item of sireneItems(unitFiles, establishmentFiles, options)) items.push(item);
+  return items;
+}
+
+function unitOf(items: RegistryItem[], siren: string): RegistryUnit {
+  const item = items.find((i) => i.kind === 'unit' && i.unit.companyNumber === siren);
+  if (item?.kind !== 'unit') throw new Error(`no unit ${siren}`);
+  return item.unit;
+}
+
+describe('a SIRENE stock pair', () => {
+  let items: RegistryItem[];
+  beforeAll(async () => {
+    items = await convert(UNITS, ESTABLISHMENTS);
+  });
+
+  it('gives one item per unit row, its line counted past the byte-order mark and CRLF line ends', () => {
+    const lines = items.map((i) => (i.kind === 'unit' ? i.unit.source : i.source).line);
+    expect(lines).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+  });
+
+  it('maps a company with several establishments from its head office: address, place, shop signs, NAF rév. 2 as NACE', () => {
+    const unit = unitOf(items, '552100554');
+    expect(unit.country).toBe('FR');
+    expect(unit.owns).toEqual([
+      'name',
+      'otherNames',
+      'legalForm',
+      'foundedOn',
+      'stoppedOn',
+      'activities',
+      'vatNumber',
+      'address',
+      'place',
+    ]);
+    expect(unit.fields).toEqual({
+      name: 'LES ATELIERS "DU NORD", PARIS',
+      otherNames: ['ADN', 'ATELIERS DU NORD', 'ADN PARIS', 'ADN "CONSEIL"'],
+      legalForm: '5710',
+      foundedOn: '1955-01-01',
+      stoppedOn: null,
+      activities: ['6201'],
+      vatNumber: 'FR96552100554',
+      address: {
+        street: 'BD HAUSSMANN',
+        number: '12B',
+        box: null,
+        postalCode: '75009',
+        place: 'PARIS',
+      },
+      place: 'PARIS',
+    });
+    expect(unit.dropped).toBe(0);
+  });
+
+  it('names a ceased sole proprietor by usual first name and usage name, stopped on dateDebut', () => {
+    expect(unitOf(items, '300000007').fields).toMatchObject({
+      name: 'MARIE MARTIN',
+      legalForm: '1000',
+      stoppedOn: '2019-06-30',
+      activities: ['4322'],
+      vatNumber: 'FR83300000007',
+      place: 'BORDEAUX',
+    });
+  });
+
+  it('falls back to the first name and birth name, and to NAF 2025 when there is no NAF rév. 2 code', () => {
+    expect(unitOf(items, '444444442').fields).toMatchObject({ name: 'LUC BERNARD', activities: ['3212'] });
+  });
+
+  it('keeps only the municipality of a partially diffusible unit and never outputs [ND]', () => {
+    const unit = unitOf(items, '400000006');
+    expect(unit.fields.address).toEqual({
+      street: null,
+      number: null,
+      box: null,
+      postalCode: null,
+      place: 'NANTES',
+    });
+    expect(unit.fields.otherNames).toEqual([]);
+    expect(JSON.stringify(items)).not.toContain('[ND]');
+  });
+
+  it('skips a unit whose name is withheld, naming the company for a stored one', () => {
+    expect(items.find((i) => i.kind === 'skipped')).toEqual({
+      kind: 'skipped',
+      reason: 'name withheld',
+      source: { file: 'StockUniteLegale_utf8.csv', line: 9 },
+      company: { country: 'FR', companyNumber: '800123457' },
+    });
+  });
+
+  it('maps a head office abroad to its country code and foreign municipality', () => {
+    expect(unitOf(items, '333333334').fields.address).toMatchObject({ place: 'BRUXELLES', country: 'BE' });
+  });
+
+  it('counts an activity of an older nomenclature as dropped, and a unit without a head office has no address', () => {
+    const unit = unitOf(items, '123456782');
+    expect(unit.fields.activities).toEqual([]);
+    expect(unit.fields.address).toBeNull();
+    expect(unit.dropped).toBe(1);
+  });
+
+  it('rejects an invalid siren and a unit without a name, with the line', () => {
+    expect(items.filter((i) => i.kind === 'rejected')).toEqual([
+      {
+        kind: 'rejected',
+        source: { file: 'StockUniteLegale_utf8.csv', line: 3 },
+        reason: 'unit 200000008 has no name',
+      },
+      {
+        kind: 'rejected',
+        source: { file: 'StockUniteLegale_utf8.csv', line: 11 },
+        reason: 'siren 912345676 is not a valid FR company number',
+      },
+    ]);
+  });
+
+  it('without the establishments file owns no address or place', async () => {
+    const unit = unitOf(await convert(UNITS), '552100554');
+    expect(unit.owns).not.toContain('address');
+    expect(unit.fields).not.toHaveProperty('address');
+    expect(unit.fields.otherNames).toEqual(['ADN', 'ATELIERS DU NORD']);
+  });
+
+  it('with --active-only skips ceased units, handing on the unit for a stored company', async () => {
+    const skipped = (await convert(UNITS, ESTABLISHMENTS, { activeOnly: true })).filter(
+      (i) => i.kind === 'skipped',
+    );
+    expect(skipped.map((i) => i.kind === 'skipped' && [i.reason, i.company?.companyNumber])).toEqual([
+      ['ceased', '300000007'],
+      ['name withheld', '800123457'],
+    ]);
+    const ceased = skipped[0];
+    expect(ceased?.kind === 'skipped' && ceased.unit?.fields.stoppedOn).toBe('2019-06-30');
+  });
+
+  it('stops with the file and line when the units are out of siren order', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'sirene-test-'));
+    const path = join(folder, 'StockUniteLegale_utf8.csv');
+    await writeFile(path, 'siren,denominationUniteLegale\n912345675,B\n552100554,A\n');
+    const error = await convert(path).catch((e: unknown) => e);
+    await rm(folder, { recursive: true });
+    expect(error).toBeInstanceOf(RegistryFileError);
+    expect((error as Error).message).toMatch(
+      /^StockUniteLegale_utf8\.csv line 3: siren 552100554 comes after 912345675/,
+    );
+  });
+});
+
+describe('a SIRENE stock pair as published, zipped', () => {
+  it('gives the same items from the ZIPs as from the CSV files', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'sirene-zip-'));
+    const zipped = async (csv: string, name: string) => {
+      const zip = new yazl.ZipFile();
+      zip.addFile(csv, basename(csv));
+      zip.end();
+      const path = join(folder, name);
+      const out = createWriteStream(path);
+      zip.outputStream.pipe(out);
+      await once(out, 'close');
+      return path;
+    };
+    const units = await zipped(UNITS, 'StockUniteLegale_utf8.zip');
+    const establishments = await zipped(ESTABLISHMENTS, 'StockEtablissement_utf8.zip');
+    expect(await convert(units, establishments)).toEqual(await convert(UNITS, ESTABLISHMENTS));
+    await rm(folder, { recursive: true });
+  });
+});
