@@ -22,6 +22,7 @@ import {
   WAF_WINDOW_SECONDS,
   workerBounds,
 } from '../../infra/capacity';
+import { ALARM_THRESHOLDS } from '../../infra/alarms';
 import { CompanyDataStack } from '../../infra/stack';
 import { publicPathPattern, WAF_RETRY_AFTER_SECONDS } from '../../infra/waf';
 import { routes, workers, type WorkerId } from '../../lib/routes';
@@ -190,4 +191,64 @@ describe('the public routes, as WAF sees their paths', () => {
       expect(pattern.test(path)).toBe(false);
     },
   );
+});
+
+/** A rule body naming its log group by reference (`Fn::Join` around a `Ref`), with a name in its place. */
+function withLogGroupName(body: unknown): string {
+  if (typeof body === 'string') return body;
+  const [, parts] = (body as { 'Fn::Join': [string, unknown[]] })['Fn::Join'];
+  return parts.map((part) => (typeof part === 'string' ? part : 'access-log-group')).join('');
+}
+
+describe('contact harvesting (docs/security.md API6)', () => {
+  const template = synth();
+  const contactPaths = [routes.getListContacts.path, routes.getCompanyContacts.path];
+
+  it('counts the pages of both contact routes, for the stage and per account (the account as dimension)', () => {
+    const filters = resourcesOfType(template, 'AWS::Logs::MetricFilter').filter(([, f]) =>
+      String(f.Properties.FilterPattern).includes('contacts'),
+    );
+    expect(filters).toHaveLength(2);
+    for (const [, filter] of filters) {
+      for (const path of contactPaths) expect(filter.Properties.FilterPattern).toContain(`"${path}"`);
+      expect(filter.Properties.FilterPattern).toContain('($.status = "200")');
+    }
+    const transformations = filters.flatMap(
+      ([, f]) => f.Properties.MetricTransformations as { MetricName: string; Dimensions?: unknown }[],
+    );
+    expect(transformations.find((t) => t.MetricName === 'ContactPagesByAccount')?.Dimensions).toEqual([
+      { Key: 'accountId', Value: '$.accountId' },
+    ]);
+  });
+
+  it('raises an alarm when any one account is answered the threshold of contact pages in 5 minutes', () => {
+    const [[ruleId, rule]] = resourcesOfType(template, 'AWS::CloudWatch::InsightRule') as [
+      [string, CfnResource],
+    ];
+    const body = JSON.parse(withLogGroupName(rule.Properties.RuleBody)) as {
+      LogFormat: string;
+      Contribution: { Keys: string[]; Filters: { Match: string; In: string[] }[] };
+      AggregateOn: string;
+    };
+    expect(body.LogFormat).toBe('JSON');
+    expect(body.Contribution.Keys).toEqual(['$.accountId']);
+    expect(body.Contribution.Filters).toEqual([
+      { Match: '$.resource', In: contactPaths },
+      { Match: '$.status', In: ['200'] },
+    ]);
+    expect(body.AggregateOn).toBe('Count');
+    const alarm = resourcesOfType(template, 'AWS::CloudWatch::Alarm').find(([, a]) =>
+      JSON.stringify(a.Properties.Metrics ?? []).includes('INSIGHT_RULE_METRIC'),
+    );
+    expect(alarm).toBeDefined();
+    const [, { Properties }] = alarm!;
+    expect(Properties.Threshold).toBe(ALARM_THRESHOLDS.contactPagesPerAccount);
+    expect(Properties.ComparisonOperator).toBe('GreaterThanOrEqualToThreshold');
+    expect(Properties.AlarmActions).toHaveLength(1);
+    const metrics = JSON.stringify(Properties.Metrics);
+    expect(metrics).toContain('MaxContributorValue');
+    expect(metrics).toContain(ruleId);
+    expect(metrics).toContain('"Period":300');
+    expect(ALARM_THRESHOLDS.contactPagesPerAccount).toBeLessThan(ALARM_THRESHOLDS.contactPages);
+  });
 });
