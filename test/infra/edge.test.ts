@@ -119,6 +119,14 @@ describe('the stage (AWS)', () => {
     for (const [, source] of sources) expect(source.Properties.ScalingConfig).toBeDefined();
   });
 
+  it('keeps the access log 30 days and the WAF log a year (docs/security.md, retention)', () => {
+    const groups = resourcesOfType(template, 'AWS::Logs::LogGroup');
+    const [, access] = groups.find(([id]) => id.startsWith('AccessLogs'))!;
+    expect(access.Properties.RetentionInDays).toBe(30);
+    const [, waf] = groups.find(([, g]) => String(g.Properties.LogGroupName).startsWith('aws-waf-logs-'))!;
+    expect(waf.Properties.RetentionInDays).toBe(365);
+  });
+
   it('has the import wait for a slot when another run holds its steps, instead of failing', () => {
     const machines = resourcesOfType(template, 'AWS::StepFunctions::StateMachine');
     expect(machines.length).toBeGreaterThan(0);

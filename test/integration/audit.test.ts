@@ -9,7 +9,7 @@ import os from 'node:os';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { auditRecords, AUDIT_RETENTION_DAYS } from '../../lib/audit/audit';
 import { putToken, revokeToken } from '../../lib/tokens/store';
-import { createToken } from '../../lib/tokens/tokens';
+import { createToken, MAX_TOKEN_DAYS } from '../../lib/tokens/tokens';
 import { dynamodb, tableName } from '../../lib/storage/client';
 import { operatorKeys } from '../../lib/storage/operator-keys';
 import { getAccountPlan } from '../../lib/usage/store';
@@ -140,4 +140,8 @@ it('writes a token change and its record together, or neither', async () => {
     ['token.create', info.tokenId],
     ['token.create', token.tokenId],
   ]);
+});
+
+it('keeps a record longer than any token of a deployed stage lives', () => {
+  expect(AUDIT_RETENTION_DAYS).toBeGreaterThan(MAX_TOKEN_DAYS);
 });
