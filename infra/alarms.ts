@@ -4,13 +4,15 @@
  * function in its own template), on the table (throttled requests, system errors), on the import at
  * scale (failed runs, files whose event started none), and on abuse: a
  * spike of 401/403 answers (token guessing, a leaked token tried everywhere) and of contacts handed out
- * (bulk collection of names and job titles), both counted from the access log. `-c alarmEmail=` subscribes
+ * (bulk collection of names and job titles) on either contact route, for the stage and for any one
+ * account, counted from the access log. `-c alarmEmail=` subscribes
  * an address to the topic (`AlarmTopicArn` output); a production stage needs one.
  */
 import { CfnOutput, Duration, Validations } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
   Alarm,
+  CfnInsightRule,
   ComparisonOperator,
   MathExpression,
   Metric,
@@ -26,6 +28,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { routes } from '../lib/routes';
 import type { StorageAction } from '../lib/storage/access';
 
 /** The alarm thresholds, in one place (README "Operations" repeats them). */
@@ -38,8 +41,14 @@ export const ALARM_THRESHOLDS = {
   count: 1,
   /** 401 and 403 answers in 5 minutes: far more than clients with a wrong scope or an expired token make. */
   authFailures: 100,
-  /** Pages of list contacts answered in 5 minutes (up to 500 contacts each): a bulk collection. */
+  /** Pages of contacts (either contact route) answered in 5 minutes, all accounts together. */
   contactPages: 300,
+  /**
+   * Pages of contacts one account is answered in 5 minutes: a list's pages hold up to 500 contacts, so
+   * 100 pages are up to 50,000 names and job titles, far more than a person reads or a sync of changes
+   * needs.
+   */
+  contactPagesPerAccount: 100,
 } as const;
 
 /** DynamoDB publishes SystemErrors per operation: these are the ones the functions make. */
@@ -219,16 +228,57 @@ export class StageAlarms extends Construct {
       1,
       `${ALARM_THRESHOLDS.authFailures} or more 401/403 answers in 5 minutes (token guessing or a leaked token)`,
     );
+    // Contact harvesting (docs/security.md API6): the pages of either contact route answered.
+    const contactRoutes = [routes.getListContacts.path, routes.getCompanyContacts.path];
+    const contactPages = `{ (${contactRoutes.map((path) => `($.resource = "${path}")`).join(' || ')}) && ($.status = "200") }`;
     alarm(
       'ContactPages',
-      accessLogMetric(
-        'ContactPagesFilter',
-        'ContactPages',
-        '{ ($.resource = "/v1/lists/{id}/contacts") && ($.status = "200") }',
-      ),
+      accessLogMetric('ContactPagesFilter', 'ContactPages', contactPages),
       ALARM_THRESHOLDS.contactPages,
       1,
       `${ALARM_THRESHOLDS.contactPages} or more pages of contacts in 5 minutes (bulk collection of contact data)`,
+    );
+    // The same per account: a metric with the account as its dimension (for graphs and a look at who)…
+    new MetricFilter(this, 'ContactPagesByAccountFilter', {
+      logGroup: props.accessLogs,
+      metricNamespace: namespace,
+      metricName: 'ContactPagesByAccount',
+      filterPattern: FilterPattern.literal(contactPages),
+      metricValue: '1',
+      dimensions: { accountId: '$.accountId' },
+    });
+    // …and, since an alarm watches one series and accounts come and go, a Contributor Insights rule over
+    // the same lines keyed by account, whose largest contributor the alarm watches: it fires when any one
+    // account is answered that many pages, and the rule's report names it.
+    const byAccount = new CfnInsightRule(this, 'ContactPagesByAccountRule', {
+      ruleName: `company-data-${props.stage}-contact-pages-by-account`,
+      ruleState: 'ENABLED',
+      ruleBody: JSON.stringify({
+        Schema: { Name: 'CloudWatchLogRule', Version: 1 },
+        LogGroupNames: [props.accessLogs.logGroupName],
+        LogFormat: 'JSON',
+        Contribution: {
+          Keys: ['$.accountId'],
+          Filters: [
+            { Match: '$.resource', In: contactRoutes },
+            { Match: '$.status', In: ['200'] },
+          ],
+        },
+        AggregateOn: 'Count',
+      }),
+    });
+    alarm(
+      'ContactPagesPerAccount',
+      new MathExpression({
+        expression: `INSIGHT_RULE_METRIC("${byAccount.attrRuleName}", "MaxContributorValue")`,
+        usingMetrics: {},
+        label: 'contact pages of the account answered the most',
+        period: PERIOD,
+      }),
+      ALARM_THRESHOLDS.contactPagesPerAccount,
+      1,
+      `one account was answered ${ALARM_THRESHOLDS.contactPagesPerAccount} or more pages of contacts in 5 ` +
+        `minutes (bulk collection; the rule ${byAccount.ruleName} names it)`,
     );
 
     new CfnOutput(scope, 'AlarmTopicArn', {

@@ -33,16 +33,11 @@ import { acknowledgePublicMethod, addGatewayResponses, addMethodNotAllowed } fro
 const API_GATEWAY_LOGS_POLICY_ARN =
   'arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs';
 /**
- * The stage's ceiling over every account together: each account is held to its own plan by the usage
- * plans below, so this only keeps the whole stage within what its functions and table take.
+ * The stage's ceiling over every account together and the authorizer's reserved executions: sized from
+ * the plans sold in capacity.ts. Each account is held to its own plan by the usage plans below; the
+ * public routes are limited per address by the WAF (waf.ts), not by a ceiling the whole world shares.
  */
-export const DEFAULT_THROTTLE_RATE = 500;
-export const DEFAULT_THROTTLE_BURST = 1000;
-/** Routes without a token (health): limits of their own, so anonymous traffic cannot eat the stage's. */
-const PUBLIC_THROTTLE_RATE = 5;
-const PUBLIC_THROTTLE_BURST = 10;
-/** Kept for the authorizer alone: a flood on the routes cannot starve the check every call needs first. */
-export const DEFAULT_AUTHORIZER_CONCURRENCY = 10;
+export { DEFAULT_AUTHORIZER_CONCURRENCY, DEFAULT_THROTTLE_BURST, DEFAULT_THROTTLE_RATE } from './capacity';
 
 /**
  * One JSON line per request in the access log: who called (the authorizer's principalId is the token id,
@@ -77,13 +72,11 @@ export function createStageApi(
   scope: Stack,
   {
     stage,
-    routes,
     removalPolicy,
     throttleRate,
     throttleBurst,
   }: {
     stage: string;
-    routes: Route[];
     removalPolicy: RemovalPolicy;
     throttleRate: number;
     throttleBurst: number;
@@ -114,14 +107,6 @@ export function createStageApi(
       tracingEnabled: true,
       throttlingRateLimit: throttleRate,
       throttlingBurstLimit: throttleBurst,
-      methodOptions: Object.fromEntries(
-        routes
-          .filter((route) => route.scope === null)
-          .map((route) => [
-            `${route.path}/${route.method}`,
-            { throttlingRateLimit: PUBLIC_THROTTLE_RATE, throttlingBurstLimit: PUBLIC_THROTTLE_BURST },
-          ]),
-      ),
     },
     // Execution logging needs the account-wide API Gateway CloudWatch role; other stages in the
     // account may rely on it, so deleting this stack must not delete it.

@@ -25,6 +25,7 @@ import {
   UnsupportedMediaTypeError,
 } from '../lib/http/errors';
 import type { HttpMethod } from '../lib/http/route';
+import { QUOTA_RETRY_AFTER_KEY } from '../lib/tokens/authorize';
 
 /**
  * Answers API Gateway produces itself, in the contract's error shape (contract §2.1), so a client sees
@@ -38,16 +39,15 @@ const gatewayErrors: Array<[ResponseType, ApiError]> = [
   [ResponseType.MISSING_AUTHENTICATION_TOKEN, new RouteNotFoundError()],
   [ResponseType.RESOURCE_NOT_FOUND, new RouteNotFoundError()],
   [ResponseType.THROTTLED, new ThrottledError()],
-  [ResponseType.QUOTA_EXCEEDED, new ThrottledError()],
   // The gateway's own limit is 10 MB; the handlers enforce the contract's 1 MiB below that.
   [ResponseType.REQUEST_TOO_LARGE, new PayloadTooLargeError()],
   [ResponseType.UNSUPPORTED_MEDIA_TYPE, new UnsupportedMediaTypeError()],
   [ResponseType.INTEGRATION_TIMEOUT, new UnavailableError(GATEWAY_RETRY_AFTER_SECONDS)],
   // The function could not be invoked (Lambda throttled it, or the invoke failed): try again shortly.
   [ResponseType.INTEGRATION_FAILURE, new UnavailableError(GATEWAY_RETRY_AFTER_SECONDS)],
-  // The only WAF rule is the per-IP rate limit (production stages), judged over the last 5 minutes: an IP
-  // over it stays refused until its rate falls, so it is told to wait a minute, not a second.
-  [ResponseType.WAF_FILTERED, new ThrottledError(60)],
+  // What the WAF's managed rules refuse (its rate rules answer 429 themselves, infra/waf.ts): sending it
+  // again will be refused again, so 403, never 429 (contract §13).
+  [ResponseType.WAF_FILTERED, new ForbiddenError()],
   [ResponseType.AUTHORIZER_FAILURE, new UnavailableError(GATEWAY_RETRY_AFTER_SECONDS)],
   [ResponseType.AUTHORIZER_CONFIGURATION_ERROR, new UnavailableError(GATEWAY_RETRY_AFTER_SECONDS)],
   [ResponseType.DEFAULT_5XX, new InternalError()],
@@ -70,6 +70,8 @@ function addErrorResponse(
   body: { message: string; code: string },
   statusCode?: string,
   headers: Record<string, string> = {},
+  /** Headers mapped from the request's context (`context.…`), not literals. */
+  mappedHeaders: Record<string, string> = {},
 ): void {
   api.addGatewayResponse(`${type.responseType}Response`, {
     type,
@@ -80,6 +82,7 @@ function addErrorResponse(
       'Cache-Control': `'${ANSWER_HEADERS['Cache-Control']}'`,
       // Static header values are quoted literals in API Gateway mappings.
       ...Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, `'${value}'`])),
+      ...mappedHeaders,
     },
   });
 }
@@ -89,6 +92,19 @@ export function addGatewayResponses(api: RestApi): void {
   for (const [type, error] of gatewayErrors) {
     addErrorResponse(api, type, error, String(error.status), error.headers);
   }
+  // A spent daily quota starts again at the next UTC midnight (contract §13). A gateway response computes
+  // nothing, so the authorizer, which runs before the quota is counted, says how far that is.
+  const quotaSpent = new ThrottledError();
+  addErrorResponse(
+    api,
+    ResponseType.QUOTA_EXCEEDED,
+    quotaSpent,
+    String(quotaSpent.status),
+    {},
+    {
+      'Retry-After': `context.authorizer.${QUOTA_RETRY_AFTER_KEY}`,
+    },
+  );
   addErrorResponse(api, ResponseType.DEFAULT_4XX, otherClientError, String(otherClientError.status));
 }
 

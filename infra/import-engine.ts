@@ -37,8 +37,8 @@ import {
   WaitTime,
   type IChainable,
 } from 'aws-cdk-lib/aws-stepfunctions';
-import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
+import { SlotWaitingInvoke } from './capacity';
 import { INCOMING_PREFIX, REPORTS_PREFIX, WORK_PREFIX } from '../lib/import/engine';
 
 export interface ImportEngineProps {
@@ -141,8 +141,9 @@ export class ImportEngine extends Construct {
     props.legalEntitySecret.grantRead(partition);
     partition.addEnvironment('LEGAL_ENTITY_SECRET_ARN', props.legalEntitySecret.secretArn);
 
+    // Every step waits for a slot when throttled (capacity.ts); any other failure is tried 3 times.
     const retry = { errors: ['States.ALL'], maxAttempts: 3, interval: Duration.seconds(10), backoffRate: 2 };
-    const splitStep = new LambdaInvoke(this, 'Split', {
+    const splitStep = new SlotWaitingInvoke(this, 'Split', {
       lambdaFunction: split,
       payload: TaskInput.fromObject({
         bucket: JsonPath.stringAt('$.bucket'),
@@ -164,12 +165,12 @@ export class ImportEngine extends Construct {
       resultPath: JsonPath.DISCARD,
     });
     importStep.itemProcessor(
-      new LambdaInvoke(this, 'ImportPartition', {
+      new SlotWaitingInvoke(this, 'ImportPartition', {
         lambdaFunction: partition,
         payloadResponseOnly: true,
       }).addRetry(retry),
     );
-    const completeStep = new LambdaInvoke(this, 'Complete', {
+    const completeStep = new SlotWaitingInvoke(this, 'Complete', {
       lambdaFunction: complete,
       payloadResponseOnly: true,
     }).addRetry(retry);
@@ -192,7 +193,7 @@ export class ImportEngine extends Construct {
         result: Result.fromObject({ round: 1 }),
         resultPath: '$.lookalikes',
       });
-      const plan = new LambdaInvoke(this, `${id}Plan`, {
+      const plan = new SlotWaitingInvoke(this, `${id}Plan`, {
         lambdaFunction: lookalikesPlan,
         payload: TaskInput.fromObject({ bucket, run, mode, round }),
         payloadResponseOnly: true,
@@ -205,12 +206,12 @@ export class ImportEngine extends Construct {
         resultPath: JsonPath.DISCARD,
       });
       shards.itemProcessor(
-        new LambdaInvoke(this, `${id}Shard`, {
+        new SlotWaitingInvoke(this, `${id}Shard`, {
           lambdaFunction: lookalikesShard,
           payloadResponseOnly: true,
         }).addRetry(retry),
       );
-      const finish = new LambdaInvoke(this, `${id}Finish`, {
+      const finish = new SlotWaitingInvoke(this, `${id}Finish`, {
         lambdaFunction: lookalikesFinish,
         payload: TaskInput.fromObject({ bucket, run, round }),
         payloadResponseOnly: true,

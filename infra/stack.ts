@@ -20,7 +20,12 @@ import {
 } from './api';
 import { ImportStore } from './import-engine';
 import { addAuthorizerFunction, DomainRoutes } from './route-functions';
-import { DEFAULT_WAF_ANONYMOUS_RATE_LIMIT, DEFAULT_WAF_RATE_LIMIT, StageWaf } from './waf';
+import {
+  DEFAULT_WAF_ANONYMOUS_RATE_LIMIT,
+  DEFAULT_WAF_PUBLIC_RATE_LIMIT,
+  DEFAULT_WAF_RATE_LIMIT,
+  StageWaf,
+} from './waf';
 import { WebhookDelivery } from './webhooks';
 import { Workers } from './workers';
 
@@ -122,7 +127,6 @@ export class CompanyDataStack extends Stack {
     const routeList = tableDomains.flatMap(([, domainRoutes]) => Object.values(domainRoutes));
     const { api, accessLogs } = createStageApi(this, {
       stage,
-      routes: routeList,
       removalPolicy,
       throttleRate: this.numberFromContext('throttleRate', DEFAULT_THROTTLE_RATE),
       throttleBurst: this.numberFromContext('throttleBurst', DEFAULT_THROTTLE_BURST),
@@ -201,6 +205,8 @@ export class CompanyDataStack extends Stack {
       api,
       rateLimit: this.numberFromContext('wafRateLimit', DEFAULT_WAF_RATE_LIMIT),
       anonymousRateLimit: this.numberFromContext('wafAnonymousRateLimit', DEFAULT_WAF_ANONYMOUS_RATE_LIMIT),
+      publicRateLimit: this.numberFromContext('wafPublicRateLimit', DEFAULT_WAF_PUBLIC_RATE_LIMIT),
+      publicPaths: routeList.filter((route) => route.scope === null).map((route) => route.path),
       removalPolicy,
     });
 

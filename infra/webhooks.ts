@@ -21,6 +21,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DELIVERY_METRICS } from '../lib/webhooks/metrics';
 import { addAlarm, type AlarmTarget } from './alarms';
+import { DELIVERY_SOURCE_CONCURRENCY, FAN_OUT_SOURCE_CONCURRENCY } from './capacity';
 
 export interface WebhookDeliveryProps {
   stage: string;
@@ -132,7 +133,12 @@ export class WebhookDelivery extends Construct {
   connect(props: WebhookUsers): void {
     consume(
       props.deliver,
-      new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }),
+      // At most this many batches at once (infra/capacity.ts): the routes keep their share of the account.
+      new SqsEventSource(this.queue, {
+        batchSize: 10,
+        reportBatchItemFailures: true,
+        maxConcurrency: DELIVERY_SOURCE_CONCURRENCY,
+      }),
       "An SQS source's failures stay in the queue and go to its dead-letter queue after 5 receives " +
         '(the redrive policy above, alarmed)',
     );
@@ -149,7 +155,7 @@ export class WebhookDelivery extends Construct {
 
     consume(
       props.fanOut,
-      new SqsEventSource(this.fanOutQueue, { batchSize: 10 }),
+      new SqsEventSource(this.fanOutQueue, { batchSize: 10, maxConcurrency: FAN_OUT_SOURCE_CONCURRENCY }),
       "An SQS source's failures stay in the queue (retried until the message's retention ends)",
     );
     sendTo(this.fanOutQueue, 'FAN_OUT_QUEUE_URL', [props.fanOut, ...props.announcers]);

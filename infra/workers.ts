@@ -13,6 +13,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { workers, type Worker, type WorkerId } from '../lib/routes';
 import type { AlarmTarget } from './alarms';
+import { QUEUE_WORKERS, workerBounds } from './capacity';
 import { ApiFunction } from './function';
 import { ImportEngine, type ImportStore } from './import-engine';
 
@@ -40,6 +41,8 @@ export class Workers extends NestedStack {
     });
     const { table, removalPolicy, alarms } = props;
     this.functions = {} as Record<WorkerId, NodejsFunction>;
+    // Each worker bounded, so the routes keep their share of the account's concurrency (capacity.ts).
+    const bounds = workerBounds(props.importConcurrency);
     for (const [workerId, worker] of Object.entries(workers) as [WorkerId, Worker][]) {
       const { function: job } = new ApiFunction(this, `${workerId}Function`, {
         name: workerId,
@@ -50,6 +53,7 @@ export class Workers extends NestedStack {
         timeout: Duration.minutes(worker.timeoutMinutes),
         removalPolicy,
         alarms,
+        ...(QUEUE_WORKERS.includes(workerId) ? {} : { reservedConcurrentExecutions: bounds[workerId] }),
       });
       this.functions[workerId] = job;
       if (!worker.schedule) continue;

@@ -7,14 +7,15 @@
  *
  * Tiers: standard (the contract's defaults: 25/s, burst 50, 100,000 a day), large, bulk
  * (lib/usage/plans.ts). On a deployed stage (`--table`, AWS credentials and AWS_REGION set) `plan` also
- * files the account's API key under the tier's usage plan. Who ran it (`--actor`, else $AUDIT_ACTOR, else
- * user@host) goes into the audit record. The stage as for `npm run token` (infra/cli/stage.ts).
+ * files the account's API key under the tier's usage plan. Who ran it (the principal the AWS credentials
+ * resolve to; on the local stage `local:<OS user>`) goes into the audit record, written in one
+ * transaction with the plan. The stage as for `npm run token` (infra/cli/stage.ts).
  */
 import { parseArgs } from 'node:util';
-import { actorOf, isInAws } from './operator';
+import { isInAws, operatorIdentity } from './operator';
 import { useStage } from './stage';
 
-const USAGE = `usage: npm run account -- plan --account ID --tier standard|large|bulk [--actor WHO]
+const USAGE = `usage: npm run account -- plan --account ID --tier standard|large|bulk
        npm run account -- show --account ID
        npm run account -- audit [--month YYYY-MM]
 options: --table NAME, --endpoint URL (as for npm run token)`;
@@ -28,7 +29,6 @@ async function main(): Promise<number> {
       account: { type: 'string' },
       tier: { type: 'string' },
       month: { type: 'string' },
-      actor: { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -51,7 +51,7 @@ async function main(): Promise<number> {
       const { before, after } = await setAccountPlan(
         values.account,
         values.tier,
-        actorOf(values.actor),
+        await operatorIdentity(inAws),
         inAws ? (accountId, tier) => fileAccountKey(table, accountId, tier) : null,
       );
       const figures = PLAN_TIERS[after.tier];

@@ -8,8 +8,9 @@
  *
  * On a deployed stage a token expires after 90 days unless --expires-in says otherwise, and never later
  * than a year (--no-expiry is refused there); on the local stage it never expires unless --expires-in
- * says so. Creating and revoking write an audit record: who (`--actor`, else $AUDIT_ACTOR, else
- * user@host), when, the token id (`npm run account -- audit`). On a deployed stage in AWS, an account's
+ * says so. Creating and revoking write an audit record in the same transaction: who (the principal the
+ * AWS credentials resolve to; on the local stage `local:<OS user>`), when, the token id
+ * (`npm run account -- audit`). On a deployed stage in AWS, an account's
  * first token also files the account's API key under its plan's usage plan (infra/cli/usage-plans.ts).
  * A revoked token stops working within 5 seconds (the gateways keep the authorizer's answer 4 s).
  *
@@ -20,14 +21,14 @@
  */
 import { parseArgs } from 'node:util';
 import { LOCAL_TABLE_NAME } from '../../lib/storage/table';
-import { actorOf, isDeployedTable, isInAws } from './operator';
+import { isDeployedTable, isInAws, operatorIdentity } from './operator';
 import { useStage } from './stage';
 
 const USAGE = `usage: npm run token -- create --account ID --email EMAIL --scopes a,b [--expires-in DAYS | --no-expiry (local stage)]
        npm run token -- list
        npm run token -- revoke TOKEN_ID          (or: revoke - , the token on standard input)
 options: --table NAME (default $TABLE_NAME or ${LOCAL_TABLE_NAME}), --endpoint URL (default $DYNAMODB_ENDPOINT;
-         http://127.0.0.1:$DYNAMODB_LOCAL_PORT (8000) for the local table), --actor WHO (for the audit record)`;
+         http://127.0.0.1:$DYNAMODB_LOCAL_PORT (8000) for the local table)`;
 /** A token id as `list` shows it: the first 12 hex characters of the token's hash. */
 const TOKEN_ID = /^[0-9a-f]{12}$/;
 
@@ -45,7 +46,6 @@ async function main(): Promise<number> {
       scopes: { type: 'string' },
       'expires-in': { type: 'string' },
       'no-expiry': { type: 'boolean' },
-      actor: { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -55,7 +55,8 @@ async function main(): Promise<number> {
   if (values.endpoint) process.env['DYNAMODB_ENDPOINT'] = values.endpoint;
   const inAws = isInAws(values.table);
   stageInUse = useStage(values.table);
-  const actor = actorOf(values.actor);
+  // Only the commands that change a token record who ran them (and ask STS who that is).
+  const actor = () => operatorIdentity(inAws);
 
   // Loaded after the environment is set: the storage client reads it when first imported.
   const {
@@ -104,7 +105,7 @@ async function main(): Promise<number> {
       const { token, info } = await createToken(
         { accountId: values.account, userEmail: values.email, scopes: scopes.filter(isScope), expiresAt },
         undefined,
-        actor,
+        await actor(),
       );
       console.log(
         `token ${info.tokenId} created for ${info.userEmail} (${info.accountId}): ${info.scopes.join(' ')}`,
@@ -145,7 +146,8 @@ async function main(): Promise<number> {
       }
       const given = target === '-' ? (await readStdin()).trim() : target;
       if (!given) return fail('no token on standard input');
-      if (!(await revoke(given, actor))) return fail(target === '-' ? 'no such token' : `no token ${target}`);
+      if (!(await revoke(given, await actor())))
+        return fail(target === '-' ? 'no such token' : `no token ${target}`);
       console.log(
         `revoked ${target === '-' ? 'the given token' : target} (it stops working within 5 seconds)`,
       );

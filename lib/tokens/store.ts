@@ -1,7 +1,8 @@
 /** Where tokens sit in the table (key patterns in lib/storage/keys.ts). Only hashes are stored. */
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { auditWrite, type AuditRecord } from '../audit/audit';
 import { getItem, queryAll } from '../storage/batch';
-import { dynamodb, send, tableName } from '../storage/client';
+import { tableName } from '../storage/client';
+import { sendTransaction } from '../storage/transactions';
 import * as keys from '../storage/keys';
 import { tokenIndex } from '../storage/keys';
 import type { Scope } from './scopes';
@@ -27,11 +28,14 @@ export async function getToken(hash: string): Promise<StoredToken | null> {
   return item ? toToken(item) : null;
 }
 
-/** Stores a new token; refuses to overwrite one with the same hash. */
-export async function putToken(token: StoredToken): Promise<void> {
-  await send(() =>
-    dynamodb().send(
-      new PutCommand({
+/** An audit record to write with a change (lib/audit/audit.ts): absent for tokens no operator made. */
+export type TokenAudit = Omit<AuditRecord, 'at'>;
+
+/** Stores a new token, with its audit record in the same transaction; refuses to overwrite one with the same hash. */
+export async function putToken(token: StoredToken, audit?: TokenAudit): Promise<void> {
+  await sendTransaction([
+    {
+      Put: {
         TableName: tableName(),
         Item: {
           ...keys.token(token.hash),
@@ -43,9 +47,10 @@ export async function putToken(token: StoredToken): Promise<void> {
           revokedAt: token.revokedAt ?? undefined,
         },
         ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    ),
-  );
+      },
+    },
+    ...(audit ? [auditWrite(audit, new Date(token.createdAt))] : []),
+  ]);
 }
 
 export async function listTokens(): Promise<StoredToken[]> {
@@ -59,19 +64,23 @@ export async function listTokens(): Promise<StoredToken[]> {
   return items.map(toToken);
 }
 
-/** Marks a token revoked (idempotent: a second revoke keeps the first time). */
-export async function revokeToken(hash: string, at: string): Promise<void> {
-  await send(() =>
-    dynamodb().send(
-      new UpdateCommand({
+/**
+ * Marks a token revoked (idempotent: a second revoke keeps the first time), with its audit record in the
+ * same transaction.
+ */
+export async function revokeToken(hash: string, at: string, audit?: TokenAudit): Promise<void> {
+  await sendTransaction([
+    {
+      Update: {
         TableName: tableName(),
         Key: keys.token(hash),
         UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :at)',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':at': at },
-      }),
-    ),
-  );
+      },
+    },
+    ...(audit ? [auditWrite(audit, new Date(at))] : []),
+  ]);
 }
 
 function toToken(item: Record<string, unknown>): StoredToken {

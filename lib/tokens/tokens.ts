@@ -3,7 +3,6 @@
  * account, the user's e-mail, the scopes, an optional expiry and a revocation time.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { recordAudit } from '../audit/audit';
 import { getToken, listTokens, putToken, revokeToken, type StoredToken } from './store';
 import type { Caller } from './caller';
 import type { Scope } from './scopes';
@@ -69,8 +68,8 @@ export function tokenExpiry(
 }
 
 /**
- * Creates a token and returns it in clear: the only time it is ever seen. With an `actor` (the operator
- * creating it), an audit record names who, when and the token's id.
+ * Creates a token and returns it in clear: the only time it is ever seen. With an `actor` (the identity
+ * of the operator creating it), an audit record names who, when and the token's id, written with it.
  */
 export async function createToken(
   spec: NewToken,
@@ -86,16 +85,18 @@ export async function createToken(
     createdAt: new Date().toISOString(),
     revokedAt: null,
   };
-  await putToken(stored);
-  if (actor !== undefined) {
-    await recordAudit({
-      action: 'token.create',
-      actor,
-      accountId: stored.accountId,
-      tokenId: stored.tokenId,
-      detail: `${stored.userEmail}: ${stored.scopes.join(' ')}; expires ${stored.expiresAt ?? 'never'}`,
-    });
-  }
+  await putToken(
+    stored,
+    actor === undefined
+      ? undefined
+      : {
+          action: 'token.create',
+          actor,
+          accountId: stored.accountId,
+          tokenId: stored.tokenId,
+          detail: `${stored.userEmail}: ${stored.scopes.join(' ')}; expires ${stored.expiresAt ?? 'never'}`,
+        },
+  );
   return { token, info: withoutHash(stored) };
 }
 
@@ -105,7 +106,8 @@ export async function listTokenInfo(): Promise<TokenInfo[]> {
 
 /**
  * Revokes by token id (as listed) or by the token itself; false when no such token exists. With an
- * `actor` (the operator revoking it), an audit record names who, when and the token's id. The authorizer
+ * `actor` (the identity of the operator revoking it), an audit record names who, when and the token's
+ * id, written with the revocation. The authorizer
  * reads the token consistently and the gateways keep its answer at most `authorizer.cacheTtlSeconds`
  * (lib/routes.ts), so the token stops working within that.
  */
@@ -114,10 +116,13 @@ export async function revoke(tokenIdOrToken: string, actor?: string): Promise<bo
   const hash = hashToken(tokenIdOrToken);
   const match = all.find((t) => t.tokenId === tokenIdOrToken || t.hash === hash);
   if (!match) return false;
-  await revokeToken(match.hash, new Date().toISOString());
-  if (actor !== undefined) {
-    await recordAudit({ action: 'token.revoke', actor, accountId: match.accountId, tokenId: match.tokenId });
-  }
+  await revokeToken(
+    match.hash,
+    new Date().toISOString(),
+    actor === undefined
+      ? undefined
+      : { action: 'token.revoke', actor, accountId: match.accountId, tokenId: match.tokenId },
+  );
   return true;
 }
 

@@ -3,7 +3,7 @@
  * who changed what. On a deployed stage the account's API key is filed under the tier's usage plan first
  * (`fileKey`, infra/cli/usage-plans.ts), so the plan item never names a tier the gateway does not enforce.
  */
-import { recordAudit } from '../audit/audit';
+import { auditWrite } from '../audit/audit';
 import type { PlanTier } from './plans';
 import { getAccountPlan, putAccountPlan, type AccountPlan } from './store';
 
@@ -25,8 +25,12 @@ export async function setAccountPlan(
     ? await fileKey(accountId, tier)
     : { apiKeyId: before.apiKeyId, usagePlanId: before.usagePlanId };
   const after: AccountPlan = { tier, ...filed, changedAt: now.toISOString() };
-  await putAccountPlan(accountId, after);
-  await recordAudit({ action: 'plan.change', actor, accountId, detail: `${before.tier} → ${tier}` }, now);
+  // The plan and its audit record in one transaction.
+  await putAccountPlan(
+    accountId,
+    after,
+    auditWrite({ action: 'plan.change', actor, accountId, detail: `${before.tier} → ${tier}` }, now),
+  );
   return { before, after };
 }
 

@@ -1,7 +1,7 @@
 /** Where an account's plan sits in the table (key pattern in lib/storage/keys.ts). */
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { getItem } from '../storage/batch';
-import { dynamodb, send, tableName } from '../storage/client';
+import { tableName } from '../storage/client';
+import { sendTransaction, type TransactItems } from '../storage/transactions';
 import { operatorKeys } from '../storage/operator-keys';
 import { DEFAULT_TIER, isPlanTier, type PlanTier } from './plans';
 
@@ -27,10 +27,15 @@ export async function getAccountPlan(accountId: string): Promise<AccountPlan> {
   };
 }
 
-export async function putAccountPlan(accountId: string, plan: AccountPlan): Promise<void> {
-  await send(() =>
-    dynamodb().send(
-      new PutCommand({
+/** Stores the account's plan; with `audit` (lib/audit/audit.ts `auditWrite`), in one transaction with it. */
+export async function putAccountPlan(
+  accountId: string,
+  plan: AccountPlan,
+  audit?: TransactItems[number],
+): Promise<void> {
+  await sendTransaction([
+    {
+      Put: {
         TableName: tableName(),
         Item: {
           ...operatorKeys.accountPlan(accountId),
@@ -41,7 +46,8 @@ export async function putAccountPlan(accountId: string, plan: AccountPlan): Prom
           ...(plan.usagePlanId ? { usagePlanId: plan.usagePlanId } : {}),
           ...(plan.changedAt ? { changedAt: plan.changedAt } : {}),
         },
-      }),
-    ),
-  );
+      },
+    },
+    ...(audit ? [audit] : []),
+  ]);
 }

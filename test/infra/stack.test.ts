@@ -2,9 +2,14 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { ALARM_THRESHOLDS } from '../../infra/alarms';
-import { DEFAULT_THROTTLE_BURST, DEFAULT_THROTTLE_RATE } from '../../infra/api';
+import {
+  DEFAULT_AUTHORIZER_CONCURRENCY,
+  DEFAULT_THROTTLE_BURST,
+  DEFAULT_THROTTLE_RATE,
+} from '../../infra/api';
 import {
   DEFAULT_WAF_ANONYMOUS_RATE_LIMIT,
+  DEFAULT_WAF_PUBLIC_RATE_LIMIT,
   DEFAULT_WAF_RATE_LIMIT,
   MANAGED_RULE_GROUPS,
 } from '../../infra/waf';
@@ -26,6 +31,7 @@ import { authorizer, routes, workers, type Worker } from '../../lib/routes';
 import { tableDefinition } from '../../lib/storage/table';
 import { REQUEST_LOG_SAMPLE_RATE } from '../../lib/config';
 import { BEARER_HEADER_PATTERN } from '../../lib/tokens/token-format';
+import { QUOTA_RETRY_AFTER_KEY } from '../../lib/tokens/authorize';
 
 interface CfnResource {
   Type: string;
@@ -270,7 +276,7 @@ describe('CompanyDataStack (dev)', () => {
       const fn = template.findResources('AWS::Lambda::Function')[
         authorizerFunctionId(template)
       ] as CfnResource;
-      expect(fn.Properties.ReservedConcurrentExecutions).toBe(10);
+      expect(fn.Properties.ReservedConcurrentExecutions).toBe(DEFAULT_AUTHORIZER_CONCURRENCY);
     });
 
     it('may only GetItem token items: TOKEN#* on the table, nothing else', () => {
@@ -511,20 +517,12 @@ describe('CompanyDataStack (dev)', () => {
       expect(JSON.stringify(format)).not.toMatch(/authorization|identity\.apiKey\b/i);
     });
 
-    it('gives the public routes throttling of their own, below the stage limits', () => {
+    it('gives the public routes no ceiling the whole world shares (the WAF limits them per address)', () => {
       const [[, stageResource]] = resourcesOfType(template, 'AWS::ApiGateway::Stage') as [
         [string, CfnResource],
       ];
       const settings = stageResource.Properties.MethodSettings as Record<string, unknown>[];
-      const publicRoutes = allRoutes.filter((r) => r.scope === null);
-      expect(publicRoutes.length).toBeGreaterThan(0);
-      for (const route of publicRoutes) {
-        // API Gateway's method setting path: the resource path with its slashes escaped as ~1.
-        const setting = settings.find(
-          (m) => m.HttpMethod === route.method && m.ResourcePath === `/${route.path.replaceAll('/', '~1')}`,
-        );
-        expect(setting).toMatchObject({ ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 });
-      }
+      expect(settings.map((m) => m.ResourcePath)).toEqual(['/*']);
     });
 
     it('traces the API and every function with X-Ray', () => {
@@ -556,7 +554,7 @@ describe('CompanyDataStack (dev)', () => {
       status: '503',
       message: 'Service unavailable, retry later',
       code: 'UNAVAILABLE',
-      retryAfter: '3',
+      retryAfter: "'3'",
     };
     interface Expected {
       type: string;
@@ -576,17 +574,23 @@ describe('CompanyDataStack (dev)', () => {
       },
       { type: 'ACCESS_DENIED', status: '403', message: 'Forbidden', code: 'FORBIDDEN' },
       { type: 'MISSING_AUTHENTICATION_TOKEN', status: '404', message: 'Route not found', code: 'NOT_FOUND' },
-      ...[
-        ['THROTTLED', '1'],
-        ['QUOTA_EXCEEDED', '1'],
-        ['WAF_FILTERED', '60'],
-      ].map(([type, retryAfter]) => ({
-        type: type!,
+      {
+        type: 'THROTTLED',
         status: '429',
         message: 'Too many requests',
         code: 'THROTTLED',
-        retryAfter,
-      })),
+        retryAfter: "'1'",
+      },
+      // The seconds to the next UTC midnight, as the authorizer computed them (lib/tokens/authorize.ts).
+      {
+        type: 'QUOTA_EXCEEDED',
+        status: '429',
+        message: 'Too many requests',
+        code: 'THROTTLED',
+        retryAfter: `context.authorizer.${QUOTA_RETRY_AFTER_KEY}`,
+      },
+      // The managed rules' refusals: asking again is refused again (the rate rules answer 429 themselves).
+      { type: 'WAF_FILTERED', status: '403', message: 'Forbidden', code: 'FORBIDDEN' },
       {
         type: 'REQUEST_TOO_LARGE',
         status: '413',
@@ -623,9 +627,7 @@ describe('CompanyDataStack (dev)', () => {
         const headers = Properties.ResponseParameters as Record<string, string>;
         expect(headers['gatewayresponse.header.x-request-id']).toBe('context.requestId');
         expect(headers['gatewayresponse.header.Cache-Control']).toBe("'no-store'");
-        expect(headers['gatewayresponse.header.Retry-After']).toBe(
-          retryAfter ? `'${retryAfter}'` : undefined,
-        );
+        expect(headers['gatewayresponse.header.Retry-After']).toBe(retryAfter);
         expect(headers['gatewayresponse.header.WWW-Authenticate']).toBe(
           wwwAuthenticate ? "'Bearer'" : undefined,
         );
@@ -1241,8 +1243,14 @@ describe('CompanyDataStack: fair use and edge protection (contract §13)', () =>
       Priority: number;
       Statement: Record<string, Record<string, unknown>>;
     }[];
-    expect(rules.map((r) => r.Name)).toEqual(['RatePerIpAnonymous', 'RatePerIp', ...MANAGED_RULE_GROUPS]);
-    expect(rules.map((r) => r.Priority)).toEqual([0, 1, 2, 3, 4]);
+    expect(rules.map((r) => r.Name)).toEqual([
+      'RatePerIpAnonymous',
+      'RatePerIpPublic',
+      'RatePerIp',
+      ...MANAGED_RULE_GROUPS,
+    ]);
+    expect(rules.map((r) => r.Priority)).toEqual([0, 1, 2, 3, 4, 5]);
+    // Without a header that can be a bearer token: an invented Authorization header lifts no one.
     expect(rules[0]!.Statement['RateBasedStatement']).toMatchObject({
       AggregateKeyType: 'IP',
       Limit: DEFAULT_WAF_ANONYMOUS_RATE_LIMIT,
@@ -1250,21 +1258,28 @@ describe('CompanyDataStack: fair use and edge protection (contract §13)', () =>
       ScopeDownStatement: {
         NotStatement: {
           Statement: {
-            SizeConstraintStatement: expect.objectContaining({
+            RegexMatchStatement: expect.objectContaining({
               FieldToMatch: { SingleHeader: { Name: 'authorization' } },
-              ComparisonOperator: 'GT',
-              Size: 0,
+              RegexString: BEARER_HEADER_PATTERN,
             }),
           },
         },
       },
     });
-    expect(rules[1]!.Statement['RateBasedStatement']).toEqual({
+    expect(rules[1]!.Statement['RateBasedStatement']).toMatchObject({
+      AggregateKeyType: 'IP',
+      Limit: DEFAULT_WAF_PUBLIC_RATE_LIMIT,
+      EvaluationWindowSec: 300,
+      ScopeDownStatement: {
+        RegexMatchStatement: expect.objectContaining({ FieldToMatch: { UriPath: {} } }),
+      },
+    });
+    expect(rules[2]!.Statement['RateBasedStatement']).toEqual({
       AggregateKeyType: 'IP',
       Limit: DEFAULT_WAF_RATE_LIMIT,
       EvaluationWindowSec: 300,
     });
-    for (const rule of rules.slice(2)) {
+    for (const rule of rules.slice(3)) {
       expect(rule.Statement['ManagedRuleGroupStatement']).toMatchObject({
         VendorName: 'AWS',
         Name: rule.Name,

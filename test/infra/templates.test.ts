@@ -21,9 +21,10 @@ const METADATA = 1;
 /**
  * The stage's own template besides what the route table adds to it: the table, the secret, the key,
  * the queues, the bucket, the topic, the REST API with its stage, deployment, gateway responses, usage
- * plans, web ACL and stage alarms, the authorizer and its function, and the workers' nested stack.
+ * plans, web ACL and stage alarms (with the contact pages per account: a metric filter, a Contributor
+ * Insights rule and its alarm), the authorizer and its function, and the workers' nested stack.
  */
-const STAGE_OWN_RESOURCES = 64 + METADATA;
+const STAGE_OWN_RESOURCES = 67 + METADATA;
 /** The workers' template: ten functions and their alarms, three schedules, the import's state machines. */
 const WORKERS_RESOURCES = 74 + METADATA;
 
