@@ -25,13 +25,15 @@ import {
   UnsupportedMediaTypeError,
 } from '../lib/http/errors';
 import type { HttpMethod } from '../lib/http/route';
-import { QUOTA_RETRY_AFTER_KEY } from '../lib/tokens/authorize';
 
 /**
  * Answers API Gateway produces itself, in the contract's error shape (contract §2.1), so a client sees
  * one error format whichever layer answered. They are the same error classes the handlers throw
  * (lib/http/errors.ts): status, code, message and headers come from there.
  */
+/** What a spent daily quota answers on AWS (contract §13: API Gateway answers from a fixed response). */
+export const QUOTA_RETRY_AFTER_ON_AWS_SECONDS = 3600;
+
 const gatewayErrors: Array<[ResponseType, ApiError]> = [
   [ResponseType.UNAUTHORIZED, new UnauthorizedError()],
   [ResponseType.ACCESS_DENIED, new ForbiddenError()],
@@ -39,6 +41,9 @@ const gatewayErrors: Array<[ResponseType, ApiError]> = [
   [ResponseType.MISSING_AUTHENTICATION_TOKEN, new RouteNotFoundError()],
   [ResponseType.RESOURCE_NOT_FOUND, new RouteNotFoundError()],
   [ResponseType.THROTTLED, new ThrottledError()],
+  // A spent daily quota starts again at the next UTC midnight; a gateway response is fixed, so on AWS it
+  // says a fixed hour (contract §13), where the local stage says the seconds to midnight.
+  [ResponseType.QUOTA_EXCEEDED, new ThrottledError(QUOTA_RETRY_AFTER_ON_AWS_SECONDS)],
   // The gateway's own limit is 10 MB; the handlers enforce the contract's 1 MiB below that.
   [ResponseType.REQUEST_TOO_LARGE, new PayloadTooLargeError()],
   [ResponseType.UNSUPPORTED_MEDIA_TYPE, new UnsupportedMediaTypeError()],
@@ -92,19 +97,6 @@ export function addGatewayResponses(api: RestApi): void {
   for (const [type, error] of gatewayErrors) {
     addErrorResponse(api, type, error, String(error.status), error.headers);
   }
-  // A spent daily quota starts again at the next UTC midnight (contract §13). A gateway response computes
-  // nothing, so the authorizer, which runs before the quota is counted, says how far that is.
-  const quotaSpent = new ThrottledError();
-  addErrorResponse(
-    api,
-    ResponseType.QUOTA_EXCEEDED,
-    quotaSpent,
-    String(quotaSpent.status),
-    {},
-    {
-      'Retry-After': `context.authorizer.${QUOTA_RETRY_AFTER_KEY}`,
-    },
-  );
   addErrorResponse(api, ResponseType.DEFAULT_4XX, otherClientError, String(otherClientError.status));
 }
 

@@ -4,26 +4,18 @@
  * handler checks its route's scope) and names the account's API key (`usageIdentifierKey`), whose
  * usage plan API Gateway counts the request against (contract §13). Anything else is `Unauthorized`,
  * which API Gateway turns into 401.
- *
- * It also says when the account's daily quota starts again (QUOTA_RETRY_AFTER_KEY: the seconds to the
- * next UTC midnight): API Gateway answers a spent quota from a fixed gateway response, which can read the
- * authorizer's context but compute nothing (infra/gateway-responses.ts). The answer is reused for the
- * cache's few seconds, so the figure errs by at most that, always late, never before midnight.
  */
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { toAuthorizerContext } from './caller';
 import type { StorageAccess } from '../storage/access';
 import { tableName } from '../storage/client';
 import * as partitions from '../storage/partitions';
-import { secondsUntilNextUtcDay, usageKeyOf } from '../usage/plans';
+import { usageKeyOf } from '../usage/plans';
 import { bearerToken } from './token-format';
 import { callerForToken } from './tokens';
 
 /** The authorizer reads token items by hash, nothing else (its IAM policy is made from this). */
 export const authorizerStorage = { GetItem: [partitions.token] } as const satisfies StorageAccess;
-
-/** The authorizer context's key for the seconds until the daily quota starts again. */
-export const QUOTA_RETRY_AFTER_KEY = 'quotaRetryAfter';
 
 /** The exact error text API Gateway maps to 401. */
 export const UNAUTHORIZED = 'Unauthorized';
@@ -31,7 +23,6 @@ export const UNAUTHORIZED = 'Unauthorized';
 export async function authorizeToken(
   header: string | undefined,
   methodArn: string,
-  now: Date = new Date(),
 ): Promise<APIGatewayAuthorizerResult> {
   const token = bearerToken(header);
   const caller = token
@@ -52,7 +43,7 @@ export async function authorizeToken(
       Version: '2012-10-17',
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeApi(methodArn) }],
     },
-    context: { ...toAuthorizerContext(caller), [QUOTA_RETRY_AFTER_KEY]: secondsUntilNextUtcDay(now) },
+    context: { ...toAuthorizerContext(caller) },
     usageIdentifierKey: usageKeyFor(caller.accountId),
   };
 }

@@ -31,7 +31,6 @@ import { authorizer, routes, workers, type Worker } from '../../lib/routes';
 import { tableDefinition } from '../../lib/storage/table';
 import { REQUEST_LOG_SAMPLE_RATE } from '../../lib/config';
 import { BEARER_HEADER_PATTERN } from '../../lib/tokens/token-format';
-import { QUOTA_RETRY_AFTER_KEY } from '../../lib/tokens/authorize';
 
 interface CfnResource {
   Type: string;
@@ -581,13 +580,13 @@ describe('CompanyDataStack (dev)', () => {
         code: 'THROTTLED',
         retryAfter: "'1'",
       },
-      // The seconds to the next UTC midnight, as the authorizer computed them (lib/tokens/authorize.ts).
+      // A fixed hour: a gateway response computes nothing (contract §13).
       {
         type: 'QUOTA_EXCEEDED',
         status: '429',
         message: 'Too many requests',
         code: 'THROTTLED',
-        retryAfter: `context.authorizer.${QUOTA_RETRY_AFTER_KEY}`,
+        retryAfter: "'3600'",
       },
       // The managed rules' refusals: asking again is refused again (the rate rules answer 429 themselves).
       { type: 'WAF_FILTERED', status: '403', message: 'Forbidden', code: 'FORBIDDEN' },

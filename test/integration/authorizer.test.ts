@@ -1,6 +1,5 @@
 /** The TOKEN authorizer and the token lifecycle, against DynamoDB Local. */
 import { handler as authorize } from '../../functions/authorize';
-import { authorizeToken, QUOTA_RETRY_AFTER_KEY } from '../../lib/tokens/authorize';
 import { getToken } from '../../lib/tokens/store';
 import { createToken, hashToken, listTokenInfo, revoke } from '../../lib/tokens/tokens';
 import { useFreshTable } from '../support/table';
@@ -58,24 +57,8 @@ describe('the authorizer', () => {
       accountId: 'acme',
       userEmail: 'ann@acme.example',
       scopes: 'companies:read',
-      quotaRetryAfter: expect.any(Number) as unknown,
     });
   });
-
-  it.each([
-    ['2026-11-29T23:00:00.000Z', 3600],
-    ['2026-11-29T00:00:00.000Z', 86_400],
-    ['2026-11-29T23:59:59.500Z', 1],
-  ])(
-    'tells the gateway, at %s, the seconds to the next UTC midnight for a spent quota',
-    async (at, seconds) => {
-      const { token } = await createToken(spec);
-
-      const result = await authorizeToken(`Bearer ${token}`, METHOD_ARN, new Date(at));
-
-      expect(result.context?.[QUOTA_RETRY_AFTER_KEY]).toBe(seconds);
-    },
-  );
 
   it.each([
     ['an empty header', ''],
