@@ -29,7 +29,7 @@
  * Idempotent: deriving the same changes again changes no item, so writes nothing.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { BatchDerivation, CompanyChange, Derived } from '../import/change';
+import type { BatchDerivation, CompanyChange, Derived } from '../derivation/change';
 import { assignLegalEntityIds } from '../legal-entities/assign';
 import { stageIdScheme, type LegalEntityIdScheme } from '../legal-entities/ids';
 import { backoff } from '../storage/batch';

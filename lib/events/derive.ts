@@ -21,7 +21,7 @@
  */
 import { getRelationshipsOf } from '../companies/holdings-store';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
-import type { CompanyChange, Derived } from '../import/change';
+import type { CompanyChange, Derived } from '../derivation/change';
 import { deriveUpdates, type Update } from '../updates/derive';
 import { announceEvents } from '../webhooks/announce';
 import { companyUpdateEvent } from './event';

@@ -32,7 +32,7 @@ import type {
   Derivation,
   Derived,
   DerivedWrites,
-} from './change';
+} from '../derivation/change';
 import { GatheredWrites } from './gathered-writes';
 
 /**

@@ -12,7 +12,7 @@
  */
 import { companyKey } from '../companies/identifiers';
 import type { CompanyProfile } from '../companies/record';
-import type { CompanyChange, Derived } from '../import/change';
+import type { CompanyChange, Derived } from '../derivation/change';
 import { getDomain } from 'tldts';
 import { matchIndexText } from '../storage/keys';
 import { canonicalVat, nameIndexValue, normaliseName, websiteHost } from '../matching/normalise';

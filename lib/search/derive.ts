@@ -7,7 +7,7 @@
  * then puts: a word kept is put again). Deriving the same change twice writes the same items: idempotent.
  */
 import type { CompanyProfile } from '../companies/record';
-import type { BatchDerivation, CompanyChange, DerivedWrites } from '../import/change';
+import type { BatchDerivation, CompanyChange, DerivedWrites } from '../derivation/change';
 import { nameWords } from '../matching/normalise';
 import * as keys from '../storage/keys';
 import { searchWordItem } from './store';

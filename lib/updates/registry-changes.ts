@@ -29,7 +29,7 @@ export interface RegistryEvent {
   time: string;
 }
 
-/** What the import knows of a change beyond the records (lib/import/change.ts `CompanyChange`). */
+/** What the import knows of a change beyond the records (lib/derivation/change.ts `CompanyChange`). */
 export interface ChangeContext {
   firstBySource?: boolean | undefined;
   addressForms?: { before?: string; after?: string } | undefined;

@@ -28,7 +28,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import type { CompanyChange } from '../../lib/import/change';
+import type { CompanyChange } from '../../lib/derivation/change';
 import { benchDynamoDb, dynamoDbLocalCpuMs } from './local-dynamodb';
 import { median, percentile } from './statistics';
 
