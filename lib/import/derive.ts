@@ -14,7 +14,7 @@
  * lookalike lease while it recomputes, and waits for it when another recompute holds it
  * (lib/lookalikes/lease.ts): the import returns with its lookalikes written (contract §6.3).
  */
-import { deriveHoldings } from '../companies/holdings';
+import { deriveHoldings } from '../legal-entities/holdings';
 import { deriveEvents } from '../events/derive';
 import { batchDelete, batchPut } from '../storage/batch';
 import { tableName } from '../storage/client';
