@@ -15,7 +15,7 @@ import type { CompanyProfile } from '../companies/record';
 import type { CompanyChange, Derived } from '../derivation/change';
 import { getDomain } from 'tldts';
 import { matchIndexText } from '../storage/keys';
-import { canonicalVat, nameIndexValue, normaliseName, websiteHost } from '../matching/normalise';
+import { canonicalVat, nameIndexValue, normaliseName, websiteHost } from '../companies/normalise';
 import { matchIndexChange, type MatchKey } from './store/match-indexes';
 
 /**

@@ -31,7 +31,7 @@ import {
   parseVat,
   websiteHost,
   type ParsedVat,
-} from './normalise';
+} from '../companies/normalise';
 import type { EntryProperty } from '../lists/schemas';
 import type { MatchKey } from '../lists/store/match-indexes';
 import { matchIndexText } from '../storage/keys';

@@ -8,7 +8,7 @@
  */
 import type { CompanyProfile } from '../companies/record';
 import type { BatchDerivation, CompanyChange, DerivedWrites } from '../derivation/change';
-import { nameWords } from '../matching/normalise';
+import { nameWords } from '../companies/normalise';
 import * as keys from '../storage/keys';
 import { searchWordItem } from './store';
 
