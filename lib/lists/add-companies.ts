@@ -18,7 +18,7 @@ import { withIdempotency } from '../idempotency/idempotency';
 import { visibleList } from './lists';
 import { decide, lookupsOf, MATCH_MESSAGES, planEntry, type MatchEntry } from '../matching/decide';
 import { ENTRY_PROPERTIES, type AddListCompaniesResult, type EntryProperty } from './schemas';
-import { getMatchIndexes } from './store/match-indexes';
+import { getMatchIndexes } from '../search/match-indexes';
 import { addMembers } from './store/members';
 import { ListChangedError, type StoredList } from './store/model';
 import { getListedCompanies } from './store/pages';

@@ -16,7 +16,7 @@ import type { CompanyChange, Derived } from '../derivation/change';
 import { getDomain } from 'tldts';
 import { matchIndexText } from '../storage/keys';
 import { canonicalVat, nameIndexValue, normaliseName, websiteHost } from '../companies/normalise';
-import { matchIndexChange, type MatchKey } from './store/match-indexes';
+import { matchIndexChange, type MatchKey } from '../search/match-indexes';
 
 /**
  * The index keys a company is found under: one per distinct normalised name, its other names too

@@ -33,7 +33,7 @@ import {
   type ParsedVat,
 } from '../companies/normalise';
 import type { EntryProperty } from '../lists/schemas';
-import type { MatchKey } from '../lists/store/match-indexes';
+import type { MatchKey } from '../search/match-indexes';
 import { matchIndexText } from '../storage/keys';
 
 export const MATCH_MESSAGES = {

@@ -33,7 +33,7 @@ import {
   type Country,
 } from '../companies/identifiers';
 import type { Identifier } from '../companies/schemas';
-import { getMatchIndexes } from '../lists/store/match-indexes';
+import { getMatchIndexes } from './match-indexes';
 import { nameIndexValue, nameWords, parseVat } from '../companies/normalise';
 import { matchIndexText } from '../storage/keys';
 import { byCodePoint } from '../order';
