@@ -32,7 +32,7 @@ import {
   websiteHost,
   type ParsedVat,
 } from '../companies/normalise';
-import type { EntryProperty } from '../lists/schemas';
+import type { EntryProperty } from './entry';
 import type { MatchKey } from '../search/match-indexes';
 import { matchIndexText } from '../storage/keys';
 
