@@ -3,7 +3,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { getItem } from '../storage/batch';
 import { dynamodb, send, tableName } from '../storage/client';
 import { operatorKeys } from '../storage/operator-keys';
-import { DEFAULT_TIER, isPlanTier, type PlanTier } from './plans';
+import { DEFAULT_TIER, isPlanTier, type PlanTier } from '../plans/plans';
 
 export interface AccountPlan {
   tier: PlanTier;
