@@ -177,7 +177,9 @@ export async function writeChanges(accepted: Array<Change & Claimed>, run: Run):
 
   // Who wrote each company so far: a source's first write derives no registry change (§8.2).
   const state = (e: Claimed) => e.stored?.state;
-  const sourcesOf = (e: Change & Claimed) => [...new Set([...storedSources(state(e)), e.source ?? JSON_LINES])];
+  const sourcesOf = (e: Change & Claimed) => [
+    ...new Set([...storedSources(state(e)), e.source ?? JSON_LINES]),
+  ];
   const firstBySource = (e: Change & Claimed) =>
     before(e) !== null && !storedSources(state(e)).includes(e.source ?? JSON_LINES);
 
