@@ -27,7 +27,7 @@ import { MIN_COMPRESSION_BYTES } from '../lib/http/endpoint';
 import type { HttpMethod, Route } from '../lib/http/route';
 import { authorizer } from '../lib/routes';
 import { BEARER_HEADER_PATTERN } from '../lib/tokens/token-format';
-import { PLAN_TIERS, type PlanTier } from '../lib/usage/plans';
+import { PLAN_TIERS, type PlanTier } from '../lib/plans/plans';
 import { acknowledgePublicMethod, addGatewayResponses, addMethodNotAllowed } from './gateway-responses';
 
 const API_GATEWAY_LOGS_POLICY_ARN =

@@ -1,6 +1,6 @@
 /**
  * How a deployed stage is sized so that a flood cannot take other tenants down (contract §13), from the
- * plans sold (PLAN_TIERS, lib/usage/plans.ts) and the account's Lambda concurrency. docs/security.md
+ * plans sold (PLAN_TIERS, lib/plans/plans.ts) and the account's Lambda concurrency. docs/security.md
  * (API4) writes the arithmetic out; test/infra/edge.test.ts checks that every figure here holds it.
  *
  * - Per address (WAF): above the largest plan's rate and burst over the WAF's 5-minute window, so no
@@ -17,7 +17,7 @@ import { Duration } from 'aws-cdk-lib';
 import { JitterType } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke, type LambdaInvokeProps } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
-import { PLAN_TIERS } from '../lib/usage/plans';
+import { PLAN_TIERS } from '../lib/plans/plans';
 import type { WorkerId } from '../lib/routes';
 
 /** Lambda's default concurrent executions per account and region. */

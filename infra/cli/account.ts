@@ -6,7 +6,7 @@
  *   npm run account -- audit [--month 2026-11]               token and plan changes of a month (UTC)
  *
  * Tiers: standard (the contract's defaults: 25/s, burst 50, 100,000 a day), large, bulk
- * (lib/usage/plans.ts). On a deployed stage (`--table`, AWS credentials and AWS_REGION set) `plan` also
+ * (lib/plans/plans.ts). On a deployed stage (`--table`, AWS credentials and AWS_REGION set) `plan` also
  * files the account's API key under the tier's usage plan. Who ran it (the principal the AWS credentials
  * resolve to; on the local stage `local:<OS user>`) goes into the audit record, written in one
  * transaction with the plan. The stage as for `npm run token` (infra/cli/stage.ts).
@@ -38,7 +38,7 @@ async function main(): Promise<number> {
   const inAws = isInAws(values.table);
   const stage = useStage(values.table);
 
-  const { PLAN_TIERS, isPlanTier } = await import('../../lib/usage/plans');
+  const { PLAN_TIERS, isPlanTier } = await import('../../lib/plans/plans');
   const { ACCOUNT_ID } = await import('../../lib/tokens/tokens');
   switch (command) {
     case 'plan': {

@@ -14,7 +14,7 @@ import {
   GetUsagePlansCommand,
   NotFoundException,
 } from '@aws-sdk/client-api-gateway';
-import { usageKeyOf, type PlanTier } from '../../lib/usage/plans';
+import { usageKeyOf, type PlanTier } from '../../lib/plans/plans';
 
 const client = () => new APIGatewayClient({});
 

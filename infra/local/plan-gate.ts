@@ -6,7 +6,7 @@
  */
 import { ThrottledError } from '../../lib/http/errors';
 import { localLimiter } from '../../lib/usage/limiter';
-import { PLAN_TIERS, type PlanTier } from '../../lib/usage/plans';
+import { PLAN_TIERS, type PlanTier } from '../../lib/plans/plans';
 import { getAccountPlan } from '../../lib/usage/store';
 
 /** How long an account's tier is reused before it is read again. */

@@ -9,7 +9,7 @@
  */
 import { CompanyNotFound } from '../errors';
 import { paginate, type PageRequest } from '../http/pagination';
-import { canonicalVat } from '../matching/normalise';
+import { canonicalVat } from './normalise';
 import { toIdentifier } from './company';
 import { byContactName } from './contact-order';
 import type { BulkDetailsItem, CompanyContacts, CompanyDetails, CompanyDetailsData } from './details-schemas';

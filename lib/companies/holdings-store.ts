@@ -1,7 +1,7 @@
 /**
  * Where holdings are kept (contract §6.2, §6.4): one relationships item per company (key pattern in
  * lib/storage/keys.ts), derived at import from the held company's `shareholders` — the one fact per
- * holding — by lib/companies/holdings.ts. The item holds:
+ * holding — by lib/legal-entities/holdings.ts. The item holds:
  *
  * - `self`: the company's identifier and legal entity id, written by its own derivation (present =
  *   the company is imported), with `version`, a counter that grows whenever `self` changes;

@@ -1,7 +1,7 @@
 /**
  * Relationships (contract §6.2): a company's `parents` (its shareholders) and `children` (the
  * companies it holds shares in), both seen through the one fact per holding — the held company's
- * shareholder entry — as lib/companies/holdings.ts derives it at import.
+ * shareholder entry — as lib/legal-entities/holdings.ts derives it at import.
  */
 import { CompanyNotFound } from '../errors';
 import { toIdentifier } from './company';

@@ -17,13 +17,13 @@
  *   more. Else one BatchGetItem of the watched lists' items, and one transaction for the events of up
  *   to 33 accounts (three items each: the account's number, the ids written, a page of events).
  * - **Delivered soon**: the batch's accounts are announced to the webhook fan-out (on AWS one SQS
- *   message per account, lib/webhooks/announce.ts), which queues their deliveries at once.
+ *   message per account, lib/webhooks/announce.ts), which queues their deliveries at once. The import
+ *   wires that announcement in (`eventsDerivation`), so events import nothing of the webhooks.
  */
 import { getRelationshipsOf } from '../companies/holdings-store';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
-import type { CompanyChange, Derived } from '../import/change';
+import type { BatchDerivation, CompanyChange } from '../derivation/change';
 import { deriveUpdates, type Update } from '../updates/derive';
-import { announceEvents } from '../webhooks/announce';
 import { companyUpdateEvent } from './event';
 import { writeBatchEvents, type NewEvent } from './store';
 import { watchedLists, watchedListsOf } from './watched';
@@ -40,15 +40,25 @@ export interface EventsDerived {
   events: Map<string, number>;
 }
 
-export async function deriveEvents(changes: CompanyChange[]): Promise<Derived> {
-  await deriveAndWriteEvents(changes);
-  // Events are no updates (§8): the import's count of updates stays the update feed's.
-  return { updates: 0 };
+/**
+ * Tells whoever delivers events that `accountIds` have new ones; `occasion` names the batch (its change
+ * id). The import wires the webhook fan-out's announcement (lib/webhooks/announce.ts) here.
+ */
+export type AnnounceEvents = (accountIds: Iterable<string>, occasion: string) => Promise<void>;
+
+/** The events derivation of a batch, announcing the accounts it wrote events of with `announce`. */
+export function eventsDerivation(announce: AnnounceEvents): BatchDerivation {
+  return async (changes) => {
+    await deriveAndWriteEvents(changes, announce);
+    // Events are no updates (§8): the import's count of updates stays the update feed's.
+    return { updates: 0 };
+  };
 }
 
 /** The derivation itself, answering what it wrote (the tests read it). */
 export async function deriveAndWriteEvents(
   changes: CompanyChange[],
+  announce: AnnounceEvents,
   now: () => Date = () => new Date(),
 ): Promise<EventsDerived> {
   const withUpdates = changes
@@ -104,7 +114,7 @@ export async function deriveAndWriteEvents(
   // Every account of the batch, also one whose events a first try wrote (a resumed batch): the
   // announcement that try was to send may never have left. An announcement SQS kept refusing does not
   // fail the batch (its events are written): the fan-out's sweep finds them within a minute.
-  await announceEvents(toWrite.keys(), changeId).catch((error: unknown) => {
+  await announce(toWrite.keys(), changeId).catch((error: unknown) => {
     const { name, message } = error instanceof Error ? error : new Error(String(error));
     console.warn(
       JSON.stringify({

@@ -11,7 +11,7 @@ import { forEachLimited } from '../concurrency';
 import { assignLegalEntityIds } from '../legal-entities/assign';
 import type { LegalEntityIdScheme } from '../legal-entities/ids';
 import { gatheredBy } from '../storage/one-action-per-item';
-import type { BatchDerivation, CompanyChange, Derivation, DerivedWrites } from './change';
+import type { BatchDerivation, CompanyChange, Derivation, DerivedWrites } from '../derivation/change';
 import type { ContactClaimer } from './contacts';
 import { GatheredWrites } from './gathered-writes';
 import type { Entry, Judge } from './lines';

@@ -14,8 +14,8 @@
  * lookalike lease while it recomputes, and waits for it when another recompute holds it
  * (lib/lookalikes/lease.ts): the import returns with its lookalikes written (contract §6.3).
  */
-import { deriveHoldings } from '../companies/holdings';
-import { deriveEvents } from '../events/derive';
+import { deriveHoldings } from '../legal-entities/holdings';
+import { eventsDerivation } from '../events/derive';
 import { batchDelete, batchPut } from '../storage/batch';
 import { tableName } from '../storage/client';
 import { batchAdd, batchSetChanges, type Addition, type SetChange } from '../storage/transactions';
@@ -24,6 +24,7 @@ import { applySmartListFlips, deriveSmartLists } from '../lists/smart';
 import { deriveLookalikes, recomputeMarked, type RecomputeOptions } from '../lookalikes/recompute';
 import { deriveSearchIndex } from '../search/derive';
 import { deriveCompanyUpdates } from '../updates/derivation';
+import { announceEvents } from '../webhooks/announce';
 import { gatheredBy } from '../storage/one-action-per-item';
 import type {
   BatchDerivation,
@@ -32,7 +33,7 @@ import type {
   Derivation,
   Derived,
   DerivedWrites,
-} from './change';
+} from '../derivation/change';
 import { GatheredWrites } from './gathered-writes';
 
 /**
@@ -43,7 +44,7 @@ const batchDerivations: Record<string, BatchDerivation> = {
   holdings: deriveHoldings,
   lookalikes: deriveLookalikes,
   'search index': deriveSearchIndex,
-  events: deriveEvents,
+  events: eventsDerivation(announceEvents),
 };
 
 export function deriveBatch(changes: CompanyChange[]): Promise<Derived> {

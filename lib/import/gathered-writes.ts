@@ -14,7 +14,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Key } from '../storage/keys';
 import { TwoActionsOnOneItemError, uniqueKey } from '../storage/one-action-per-item';
 import type { Addition, SetChange } from '../storage/transactions';
-import type { DerivedWrites } from './change';
+import type { DerivedWrites } from '../derivation/change';
 
 type Item = Record<string, unknown>;
 

@@ -23,7 +23,7 @@ import { randomUUID } from 'node:crypto';
 import { companyKey } from '../companies/identifiers';
 import { getCompanyStates, type CompanyState } from '../companies/store';
 import { loadStageIdScheme, stageIdScheme, type LegalEntityIdScheme } from '../legal-entities/ids';
-import type { BatchDerivation, Completion, Derivation } from './change';
+import type { BatchDerivation, Completion, Derivation } from '../derivation/change';
 import { emptySummary, queueChanges, writeChanges, type ImportSummary, type Run } from './changes';
 import { completeImport, deriveBatch, deriveChange, derivedWriter, oneAtATime } from './derive';
 import { contactClaimer } from './contacts';

@@ -36,9 +36,9 @@ export interface JournalEntry {
   company: CompanyRef;
   /** The record before the change; null for a new company. */
   before: CompanyRecord | null;
-  /** (ext) The change is a source's first write of the company (lib/import/change.ts). */
+  /** (ext) The change is a source's first write of the company (lib/derivation/change.ts). */
   firstBySource?: boolean;
-  /** (ext) The company's address forms before the change (lib/import/change.ts). */
+  /** (ext) The company's address forms before the change (lib/derivation/change.ts). */
   addressFormsBefore?: string;
 }
 

@@ -16,7 +16,7 @@
  */
 import { companyKey } from '../companies/identifiers';
 import { forEachLimited } from '../concurrency';
-import type { CompanyChange, Derived } from '../import/change';
+import type { CompanyChange, Derived } from '../derivation/change';
 import { batchDelete } from '../storage/batch';
 import { tableName } from '../storage/client';
 import { deriveMatchIndexes } from './match-index';

@@ -12,11 +12,11 @@
  */
 import { companyKey } from '../companies/identifiers';
 import type { CompanyProfile } from '../companies/record';
-import type { CompanyChange, Derived } from '../import/change';
+import type { CompanyChange, Derived } from '../derivation/change';
 import { getDomain } from 'tldts';
 import { matchIndexText } from '../storage/keys';
-import { canonicalVat, nameIndexValue, normaliseName, websiteHost } from '../matching/normalise';
-import { matchIndexChange, type MatchKey } from './store/match-indexes';
+import { canonicalVat, nameIndexValue, normaliseName, websiteHost } from '../companies/normalise';
+import { matchIndexChange, type MatchKey } from '../search/match-indexes';
 
 /**
  * The index keys a company is found under: one per distinct normalised name, its other names too

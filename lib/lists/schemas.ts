@@ -6,6 +6,7 @@ import * as v from 'valibot';
 import { identifierSchema } from '../companies/schemas';
 import { documentedAs, jsonObject, paginationQuery, paginationSchema } from '../http/schemas';
 import { filtersSchema } from './filters';
+import { ENTRY_PROPERTIES } from '../matching/entry';
 
 /** A list id in a path: a positive integer (anything else is 400; an unknown id is 404). */
 const listPathParams = v.object({
@@ -40,9 +41,6 @@ export const getListContactsRequest = {
 
 // ---- PUT /v1/lists/{id}/companies (§7.5) -------------------------------------------------------
 
-/** The properties an entry may give, in the contract's spelling (`country`, `VAT`). */
-export const ENTRY_PROPERTIES = ['companyNumber', 'country', 'name', 'website', 'VAT'] as const;
-export type EntryProperty = (typeof ENTRY_PROPERTIES)[number];
 const MAX_PROPERTY_LENGTH = 200;
 const MAX_ENTRIES = 100;
 

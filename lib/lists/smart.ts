@@ -30,7 +30,7 @@ import { companyKey, type CompanyRef } from '../companies/identifiers';
 import { batchDelete } from '../storage/batch';
 import { tableName } from '../storage/client';
 import type { CompanyRecord } from '../companies/record';
-import type { CompanyChange, Derived } from '../import/change';
+import type { CompanyChange, Derived } from '../derivation/change';
 import {
   companyBuckets,
   filterBuckets,

@@ -12,7 +12,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
 import type { FinancialPeriod } from '../companies/schemas';
-import type { DerivedWrites } from '../import/change';
+import type { DerivedWrites } from '../derivation/change';
 import { batchDelete, batchPut, projection, queryAll, queryPartitions } from '../storage/batch';
 import { dynamodb, send, tableName } from '../storage/client';
 import * as keys from '../storage/keys';

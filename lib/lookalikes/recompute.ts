@@ -23,7 +23,7 @@
  */
 import { companyKey, type CompanyRef } from '../companies/identifiers';
 import { forEachLimited } from '../concurrency';
-import type { CompanyChange, Derived, DerivedWrites } from '../import/change';
+import type { CompanyChange, Derived, DerivedWrites } from '../derivation/change';
 import {
   deleteMarks,
   getBlock,

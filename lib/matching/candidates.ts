@@ -15,7 +15,7 @@ import { companyKey, COUNTRIES, type Country } from '../companies/identifiers';
 import { matchIndexText } from '../storage/keys';
 import { calibrated, confidenceOf, type Features } from './confidence';
 import { decide, planEntry, type Decision, type Found, type MatchEntry, type Plan } from './decide';
-import { nameWords } from './normalise';
+import { nameWords } from '../companies/normalise';
 import { nameSimilarity, samePlace } from './similarity';
 
 export const MATCH_PROPERTIES = ['companyNumber', 'country', 'VAT', 'website', 'name', 'place'] as const;

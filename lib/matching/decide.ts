@@ -31,9 +31,9 @@ import {
   parseVat,
   websiteHost,
   type ParsedVat,
-} from './normalise';
-import type { EntryProperty } from '../lists/schemas';
-import type { MatchKey } from '../lists/store/match-indexes';
+} from '../companies/normalise';
+import type { EntryProperty } from './entry';
+import type { MatchKey } from '../search/match-indexes';
 import { matchIndexText } from '../storage/keys';
 
 export const MATCH_MESSAGES = {

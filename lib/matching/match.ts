@@ -13,7 +13,7 @@
  */
 import { companyKey, type CompanyRef, type Country } from '../companies/identifiers';
 import { forEachLimited } from '../concurrency';
-import { getMatchIndexes } from '../lists/store/match-indexes';
+import { getMatchIndexes } from '../search/match-indexes';
 import { findByWordPrefix } from '../search/store';
 import { batchGet } from '../storage/batch';
 import { tableName } from '../storage/client';

@@ -1,9 +1,9 @@
 /**
  * How alike two company names and two places are (contract §6.5 match), on the normalised words of
- * lib/matching/normalise.ts: the same words in any order are the same name; a word matches a word
+ * lib/companies/normalise.ts: the same words in any order are the same name; a word matches a word
  * that it starts (a customer's `Bouw` for `Bouwbedrijf`) or that differs by a typo.
  */
-import { foldedWords } from './normalise';
+import { foldedWords } from '../companies/normalise';
 
 /** 1 for the same words (any order), 0 for nothing in common: a Dice coefficient over fuzzy word matches. */
 export function nameSimilarity(a: readonly string[], b: readonly string[]): number {

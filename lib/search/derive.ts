@@ -7,8 +7,8 @@
  * then puts: a word kept is put again). Deriving the same change twice writes the same items: idempotent.
  */
 import type { CompanyProfile } from '../companies/record';
-import type { BatchDerivation, CompanyChange, DerivedWrites } from '../import/change';
-import { nameWords } from '../matching/normalise';
+import type { BatchDerivation, CompanyChange, DerivedWrites } from '../derivation/change';
+import { nameWords } from '../companies/normalise';
 import * as keys from '../storage/keys';
 import { searchWordItem } from './store';
 

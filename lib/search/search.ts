@@ -4,7 +4,7 @@
  * A number finds its company: `q` is read as a company number of each country asked for (any input
  * form of §3) and as a VAT number; the companies they name are read by key, and answered alone. A
  * name matches when every word of `q` starts a word of one and the same of the company's names, its
- * `name` or one of its `otherNames` (lib/matching/normalise.ts `nameWords`: case, accents, punctuation
+ * `name` or one of its `otherNames` (lib/companies/normalise.ts `nameWords`: case, accents, punctuation
  * and legal-form words ignored); the answer shows the registered name. The search index
  * (lib/search/store.ts) is looked up by the longest word of `q` (the most selective guess); DynamoDB
  * sends back only the entries whose name has the other words too, and the rank checks every word again.
@@ -33,8 +33,8 @@ import {
   type Country,
 } from '../companies/identifiers';
 import type { Identifier } from '../companies/schemas';
-import { getMatchIndexes } from '../lists/store/match-indexes';
-import { nameIndexValue, nameWords, parseVat } from '../matching/normalise';
+import { getMatchIndexes } from './match-indexes';
+import { nameIndexValue, nameWords, parseVat } from '../companies/normalise';
 import { matchIndexText } from '../storage/keys';
 import { byCodePoint } from '../order';
 import { searchNames } from './derive';

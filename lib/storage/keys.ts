@@ -203,7 +203,7 @@ export const listOrderAll = (accountId: string, listId: number, matchedSinceMs: 
 /** The gsi1 partition of a list's order items of every state. */
 export const listOrderAllPartition = (accountId: string, listId: number): string =>
   `ACCOUNT#${accountId}#LIST#${listId}#ALL`;
-/** `word`: one word of a normalised name (lib/matching/normalise.ts `nameWords`), never empty. */
+/** `word`: one word of a normalised name (lib/companies/normalise.ts `nameWords`), never empty. */
 export const searchWord = (ref: CompanyRef, word: string): Key => ({
   pk: `SEARCH#${ref.country}#${word.charAt(0)}`,
   sk: `${word}#${ref.companyNumber}`,

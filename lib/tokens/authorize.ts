@@ -10,7 +10,7 @@ import { toAuthorizerContext } from './caller';
 import type { StorageAccess } from '../storage/access';
 import { tableName } from '../storage/client';
 import * as partitions from '../storage/partitions';
-import { usageKeyOf } from '../usage/plans';
+import { usageKeyOf } from '../plans/plans';
 import { bearerToken } from './token-format';
 import { callerForToken } from './tokens';
 

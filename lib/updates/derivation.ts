@@ -6,7 +6,7 @@
  * requests (lib/storage/batch.ts `batchPut`, `batchAdd`) before the batch's journal goes, so a run cut
  * off earlier derives and writes them again, which changes nothing.
  */
-import type { CompanyChange, Derived } from '../import/change';
+import type { CompanyChange, Derived } from '../derivation/change';
 import { deriveUpdates } from './derive';
 import { feedAddition, feedItem } from './store';
 

@@ -58,7 +58,7 @@ export const NAMED_PEOPLE = 3;
 /**
  * The updates one change derives (contract §8.2), in no particular order. `context`: whether the change
  * is a source's first write of the company, and the address in each language the registry gives it
- * (lib/import/change.ts).
+ * (lib/derivation/change.ts).
  */
 export function deriveUpdates(
   before: CompanyRecord | null,

@@ -6,7 +6,7 @@
  *   imported already stopped, dated its `stoppedOn`.
  * - The first write of a company by a source that had not written it before (a registry taking over
  *   from JSON Lines) is no change either: it derives none of the three.
- * - `NAME_CHANGED` compares the names as search does (lib/matching/normalise.ts `nameWords`: case,
+ * - `NAME_CHANGED` compares the names as search does (lib/companies/normalise.ts `nameWords`: case,
  *   accents, punctuation and legal-form words ignored); dated the day of the change (the as-of date).
  * - `MOVED` compares the registered address part by part (street, number, box, postal code, place) as
  *   search compares words, only where both before and after carry a street or a postal code, and only
@@ -17,7 +17,7 @@
  * change again gives the same id (lib/updates/derive.ts `updateId`).
  */
 import type { Address, CompanyRecord } from '../companies/record';
-import { foldedWords, nameWords } from '../matching/normalise';
+import { foldedWords, nameWords } from '../companies/normalise';
 
 export type RegistryUpdateFacts =
   { type: 'NAME_CHANGED'; old: string; new: string } | { type: 'MOVED'; place: string } | { type: 'STOPPED' };
@@ -29,7 +29,7 @@ export interface RegistryEvent {
   time: string;
 }
 
-/** What the import knows of a change beyond the records (lib/import/change.ts `CompanyChange`). */
+/** What the import knows of a change beyond the records (lib/derivation/change.ts `CompanyChange`). */
 export interface ChangeContext {
   firstBySource?: boolean | undefined;
   addressForms?: { before?: string; after?: string } | undefined;

@@ -4,7 +4,7 @@
  * (`fileKey`, infra/cli/usage-plans.ts), so the plan item never names a tier the gateway does not enforce.
  */
 import { auditWrite } from '../audit/audit';
-import type { PlanTier } from './plans';
+import type { PlanTier } from '../plans/plans';
 import { getAccountPlan, putAccountPlan, type AccountPlan } from './store';
 
 /** Files the account's API key under a tier's usage plan (deployed stages only): the key's and the plan's ids. */

@@ -10,7 +10,7 @@
  */
 import { APIGatewayClient, GetUsageCommand } from '@aws-sdk/client-api-gateway';
 import { config, usageConfig } from '../config';
-import { utcDay } from './plans';
+import { utcDay } from '../plans/plans';
 import type { UsageMeter } from './meter';
 
 let client: APIGatewayClient | undefined;

@@ -5,7 +5,7 @@
  * One instance per process: the local gateway takes from it and `GET /v1/usage` reads it (the same
  * process runs both, as the gateway loads the handlers).
  */
-import { secondsUntilNextUtcDay, utcDay, type Plan } from './plans';
+import { secondsUntilNextUtcDay, utcDay, type Plan } from '../plans/plans';
 
 export type Admission = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 

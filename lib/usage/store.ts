@@ -3,7 +3,7 @@ import { getItem } from '../storage/batch';
 import { tableName } from '../storage/client';
 import { sendTransaction, type TransactItems } from '../storage/transactions';
 import { operatorKeys } from '../storage/operator-keys';
-import { DEFAULT_TIER, isPlanTier, type PlanTier } from './plans';
+import { DEFAULT_TIER, isPlanTier, type PlanTier } from '../plans/plans';
 
 export interface AccountPlan {
   tier: PlanTier;

@@ -7,7 +7,7 @@
 import { usageConfig } from '../config';
 import type { Caller } from '../tokens/caller';
 import { localLimiter } from './limiter';
-import { PLAN_TIERS } from './plans';
+import { PLAN_TIERS } from '../plans/plans';
 import type { Usage } from './routes';
 import type { UsageMeter } from './meter';
 import { getAccountPlan } from './store';

@@ -44,7 +44,7 @@ import { legalEntityIdCandidate, stageIdScheme } from '../../lib/legal-entities/
 import { SCOPES } from '../../lib/tokens/scopes';
 import type { FloorKind, RecordedCall } from './runners';
 import { generateDemoData } from '../fixtures/demo-data/companies';
-import { nameWords } from '../../lib/matching/normalise';
+import { nameWords } from '../../lib/companies/normalise';
 import { nameProbe } from '../../lib/search/search';
 
 export type FunctionId = RouteId | 'authorizer';

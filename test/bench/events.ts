@@ -28,7 +28,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import type { CompanyChange } from '../../lib/import/change';
+import type { CompanyChange } from '../../lib/derivation/change';
 import { benchDynamoDb, dynamoDbLocalCpuMs } from './local-dynamodb';
 import { median, percentile } from './statistics';
 
@@ -67,7 +67,7 @@ async function main(): Promise<void> {
     const { createList } = await import('../../lib/lists/store/lists');
     const { addMembers } = await import('../../lib/lists/store/members');
     const { capacitySoFar, countWrites } = await import('../../lib/storage/write-counts');
-    const { deriveHoldings } = await import('../../lib/companies/holdings');
+    const { deriveHoldings } = await import('../../lib/legal-entities/holdings');
     const { deriveLookalikes } = await import('../../lib/lookalikes/recompute');
     const { deriveSearchIndex } = await import('../../lib/search/derive');
     countWrites();

@@ -16,7 +16,7 @@ import {
 import { vectorOf, WEIGHTS, type FeatureVector } from '../../lib/matching/confidence';
 
 import type { Found } from '../../lib/matching/decide';
-import { nameWords } from '../../lib/matching/normalise';
+import { nameWords } from '../../lib/companies/normalise';
 import type { DemoRecord } from '../fixtures/demo-data/records';
 
 export interface MatchLabelled {

@@ -7,7 +7,7 @@
 import { authorizer } from '../../lib/routes';
 import { createToken, revoke } from '../../lib/tokens/tokens';
 import { setAccountPlan } from '../../lib/usage/accounts';
-import { PLAN_TIERS } from '../../lib/usage/plans';
+import { PLAN_TIERS } from '../../lib/plans/plans';
 import { expectError, expectOk, TOKENS, useApi, type Exchange } from './http';
 
 const api = useApi({ fairUse: true });

@@ -4,7 +4,7 @@
  * and its bounds are checked against the rule itself.
  */
 import { importDemoCompanies } from '../../infra/local/demo';
-import { nameWords } from '../../lib/matching/normalise';
+import { nameWords } from '../../lib/companies/normalise';
 import type { DemoRecord } from '../fixtures/demo-data/records';
 import { expectOk, expectValidationError, identifierOf, useApi } from './http';
 

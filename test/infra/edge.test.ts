@@ -26,7 +26,7 @@ import { ALARM_THRESHOLDS } from '../../infra/alarms';
 import { CompanyDataStack } from '../../infra/stack';
 import { publicPathPattern, WAF_RETRY_AFTER_SECONDS } from '../../infra/waf';
 import { routes, workers, type WorkerId } from '../../lib/routes';
-import { PLAN_TIERS } from '../../lib/usage/plans';
+import { PLAN_TIERS } from '../../lib/plans/plans';
 import { stageTemplate } from './stage-template';
 
 interface CfnResource {

@@ -13,7 +13,7 @@ import {
   DEFAULT_WAF_RATE_LIMIT,
   MANAGED_RULE_GROUPS,
 } from '../../infra/waf';
-import { PLAN_TIERS } from '../../lib/usage/plans';
+import { PLAN_TIERS } from '../../lib/plans/plans';
 import { CompanyDataStack, type CompanyDataStackProps } from '../../infra/stack';
 import { stageTemplate } from './stage-template';
 import { MIN_COMPRESSION_BYTES } from '../../lib/http/endpoint';

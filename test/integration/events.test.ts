@@ -21,6 +21,7 @@ import { getFeeds } from '../../lib/updates/store';
 import { getRelationships } from '../../lib/companies/holdings-store';
 import type { Caller } from '../../lib/tokens/caller';
 import { SCOPES } from '../../lib/tokens/scopes';
+import { announceEvents } from '../../lib/webhooks/announce';
 import { handler as getEventsHandler } from '../../functions/get-events';
 import { ALICE, call } from '../support/events';
 import { bareCompany, companyRecord, period } from '../support/records';
@@ -177,8 +178,12 @@ describe('derived with the updates', () => {
       changeId: 'resumed.1',
     } as unknown as Parameters<typeof deriveAndWriteEvents>[0][number];
 
-    const first = await deriveAndWriteEvents([change]);
-    const again = await deriveAndWriteEvents([change], () => new Date(Date.now() + 20 * 60 * 1000));
+    const first = await deriveAndWriteEvents([change], announceEvents);
+    const again = await deriveAndWriteEvents(
+      [change],
+      announceEvents,
+      () => new Date(Date.now() + 20 * 60 * 1000),
+    );
 
     expect(first.events.get(ALICE.accountId)).toBe(2);
     expect(again.events.get(ALICE.accountId)).toBe(0);

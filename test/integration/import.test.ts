@@ -3,7 +3,7 @@ import { belgianCheckDigits } from '../../lib/companies/identifiers';
 import * as recordModule from '../../lib/companies/record';
 import type { CompanyRecordInput } from '../../lib/companies/record';
 import { getCompanyRecords } from '../../lib/companies/store';
-import type { CompanyChange, Derivation } from '../../lib/import/change';
+import type { CompanyChange, Derivation } from '../../lib/derivation/change';
 import { formatSummary, importCompanies, type ImportOptions } from '../../lib/import/import';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamodb } from '../../lib/storage/client';

@@ -8,7 +8,7 @@ import { handler as getCompany } from '../../functions/get-company';
 import { handler as matchHandler } from '../../functions/match-companies';
 import { handler as searchHandler } from '../../functions/search-companies';
 import { getCompanyRecords } from '../../lib/companies/store';
-import type { Derivation } from '../../lib/import/change';
+import type { Derivation } from '../../lib/derivation/change';
 import { formatSkipped } from '../../lib/import/registry-import';
 import type { RegistryField, RegistryItem } from '../../lib/import/sources/unit';
 import { addCompanies } from '../../lib/lists/add-companies';

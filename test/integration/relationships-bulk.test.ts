@@ -2,7 +2,7 @@
  * The round-trip budget of bulk relationships (contract §6.2): 100 companies with 100 holdings each,
  * on either side, answered in at most 2 DynamoDB round trips (counted as the request log counts them).
  */
-import { holdingsDerivation } from '../../lib/companies/holdings';
+import { holdingsDerivation } from '../../lib/legal-entities/holdings';
 import { belgianCheckDigits } from '../../lib/companies/identifiers';
 import { getRelationshipsInBulk } from '../../lib/companies/relationships';
 import { importCompanies } from '../../lib/import/import';

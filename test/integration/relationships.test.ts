@@ -3,7 +3,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as getLegalEntities } from '../../functions/get-company-legal-entities';
 import { handler as getRelationships } from '../../functions/get-company-relationships';
 import { handler as getRelationshipsBulk } from '../../functions/get-company-relationships-bulk';
-import { holdingsDerivation } from '../../lib/companies/holdings';
+import { holdingsDerivation } from '../../lib/legal-entities/holdings';
 import { belgianCheckDigits } from '../../lib/companies/identifiers';
 import { parseCompanyRecord, type CompanyRecordInput } from '../../lib/companies/record';
 import { importCompanies } from '../../lib/import/import';

@@ -11,7 +11,7 @@ import type { CompanyRecordInput } from '../../lib/companies/record';
 import { backfillRan, backfillWatchedLists } from '../../lib/events/backfill';
 import { getEvents } from '../../lib/events/feed';
 import { watchedLists } from '../../lib/events/watched';
-import type { BatchDerivation } from '../../lib/import/change';
+import type { BatchDerivation } from '../../lib/derivation/change';
 import { deriveBatch } from '../../lib/import/derive';
 import { importPartitionStorage } from '../../lib/import/storage-access';
 import { withDeclaredAccess } from '../../lib/storage/access';

@@ -4,7 +4,7 @@
  * the accounts' API key values; and how long a new token may live.
  */
 import { PlanLimiter } from '../../lib/usage/limiter';
-import { PLAN_TIERS, secondsUntilNextUtcDay, usageKeyOf } from '../../lib/usage/plans';
+import { PLAN_TIERS, secondsUntilNextUtcDay, usageKeyOf } from '../../lib/plans/plans';
 import { InvalidExpiryError, MAX_TOKEN_DAYS, tokenExpiry } from '../../lib/tokens/tokens';
 
 const at = (iso: string) => new Date(iso);

@@ -6,7 +6,7 @@ import { companyKey } from '../../lib/companies/identifiers';
 import { matchEntry, planMatch, type CandidateEntry } from '../../lib/matching/candidates';
 import { calibrated, CALIBRATION } from '../../lib/matching/confidence';
 import type { Found } from '../../lib/matching/decide';
-import { nameWords } from '../../lib/matching/normalise';
+import { nameWords } from '../../lib/companies/normalise';
 import { nameSimilarity, samePlace } from '../../lib/matching/similarity';
 import { matchKeysOf } from '../../lib/lists/match-index';
 import { matchIndexText } from '../../lib/storage/keys';

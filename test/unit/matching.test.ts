@@ -10,7 +10,7 @@ import {
   normaliseName,
   parseVat,
   websiteHost,
-} from '../../lib/matching/normalise';
+} from '../../lib/companies/normalise';
 import * as keys from '../../lib/storage/keys';
 import { listOrderOfKey } from '../../lib/storage/keys';
 

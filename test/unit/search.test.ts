@@ -3,7 +3,7 @@
  * import writes to the search index for a change.
  */
 import { parseCompanyRecord, type CompanyRecord } from '../../lib/companies/record';
-import { nameWords } from '../../lib/matching/normalise';
+import { nameWords } from '../../lib/companies/normalise';
 import { deriveSearchIndex } from '../../lib/search/derive';
 import { bestRank, rankOf } from '../../lib/search/search';
 import { companyRecord } from '../support/records';

@@ -2,11 +2,11 @@
  * The match indexes that adding companies by name, VAT number or website looks up: one item per index
  * key holding the companies under it, kept by the import.
  */
-import { batchGet } from '../../storage/batch';
-import type { SetChange } from '../../storage/transactions';
-import { tableName } from '../../storage/client';
-import * as keys from '../../storage/keys';
-import { matchIndexTextOfKey, type MatchKind } from '../../storage/keys';
+import { batchGet } from '../storage/batch';
+import type { SetChange } from '../storage/transactions';
+import { tableName } from '../storage/client';
+import * as keys from '../storage/keys';
+import { matchIndexTextOfKey, type MatchKind } from '../storage/keys';
 
 export interface MatchKey {
   kind: MatchKind;

@@ -29,13 +29,13 @@
  * Idempotent: deriving the same changes again changes no item, so writes nothing.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { BatchDerivation, CompanyChange, Derived } from '../import/change';
-import { assignLegalEntityIds } from '../legal-entities/assign';
-import { stageIdScheme, type LegalEntityIdScheme } from '../legal-entities/ids';
+import type { BatchDerivation, CompanyChange, Derived } from '../derivation/change';
+import { assignLegalEntityIds } from './assign';
+import { stageIdScheme, type LegalEntityIdScheme } from './ids';
 import { backoff } from '../storage/batch';
 import { StorageUnavailableError } from '../storage/errors';
 import { companyOfAttribute, heldAttribute, holderNameAttribute } from '../storage/keys';
-import { companyKey, type CompanyRef } from './identifiers';
+import { companyKey, type CompanyRef } from '../companies/identifiers';
 import {
   readRelationshipsItems,
   writeRelationshipsItems,
@@ -43,8 +43,8 @@ import {
   type RegisteredCompany,
   type RelationshipsItem,
   type RelationshipsWrite,
-} from './holdings-store';
-import { holdersOf } from './relationships';
+} from '../companies/holdings-store';
+import { holdersOf } from '../companies/relationships';
 
 /** Rounds of read, compute and write before giving up: each lost one means another import wrote meanwhile. */
 const MAX_ATTEMPTS = 10;

@@ -3,7 +3,7 @@
  * requests — counted per account, never shared between accounts. Plans come in tiers; the operator
  * puts an account on a tier (`npm run account -- plan`). On AWS each tier is an API Gateway usage plan
  * and each account has one API key in it, which the authorizer names for every request
- * (`usageIdentifierKey`); the local gateway enforces the same figures itself (limiter.ts).
+ * (`usageIdentifierKey`); the local gateway enforces the same figures itself (lib/usage/limiter.ts).
  */
 import { createHash } from 'node:crypto';
 

@@ -6,7 +6,7 @@
  * (registered domains): a request looks up every suffix of the host it was given, of which only the
  * registered domain can be in the index — so the functions carry no suffix list (130 KB, 7 ms of load).
  */
-import { parseCompanyNumber, parseCountry, type CompanyRef, type Country } from '../companies/identifiers';
+import { parseCompanyNumber, parseCountry, type CompanyRef, type Country } from './identifiers';
 
 /**
  * Legal-form words (BE, NL, FR and their neighbours), compared after accents, case and dots are gone
