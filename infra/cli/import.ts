@@ -26,6 +26,7 @@ import type { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { isCalendarDate } from '../../lib/http/schemas';
 import { fileLines } from '../../lib/import/lines';
+import type { ImportSummary } from '../../lib/import/import';
 import { RegistryFileError } from '../../lib/import/sources/files';
 import {
   REGISTRY_FORMATS,
@@ -127,10 +128,7 @@ async function importJsonLines({
   stageInUse = stage;
 
   // Loaded after the stage is chosen: the storage client reads the environment when first used.
-  const { importCompanies, formatSummary } = await import('../../lib/import/import');
-  const { formatCapacity, formatWrites, writesSince } = await import('../../lib/import/writes');
-  const { capacitySoFar, countWrites, writesSoFar } = await import('../../lib/storage/write-counts');
-  const { releaseLeasesHeldHere } = await import('../../lib/lookalikes/lease');
+  const { importCompanies } = await import('../../lib/import/import');
 
   const raw: Readable = file === '-' ? process.stdin : createReadStream(file);
   const progress = progressReporter(size, process.stderr);
@@ -153,29 +151,13 @@ async function importJsonLines({
 
   // The heading first: a bar started before it would be written over by it.
   console.error(`importing ${file === '-' ? 'standard input' : file} into ${stage}, as of ${asOf}`);
-  cleanUpOnSignal(async (signal) => {
-    progress.stop();
-    console.error(`import stopped by ${signal} (${stage}).`);
-    console.error('Nothing is half-written: run the same import again to resume.');
-    await releaseLeasesHeldHere();
-  });
-
-  let summary;
-  countWrites();
-  const writesBefore = writesSoFar();
-  try {
-    summary = await importCompanies(all(), {
+  return runAndReport(stage, progress, () =>
+    importCompanies(all(), {
       asOf,
       onRejected: (line, reason) => progress.log(`line ${line}: ${reason}`),
       onProgress: ({ imported }) => progress.imported(imported),
-    });
-  } finally {
-    progress.stop();
-  }
-  console.log(formatSummary(summary));
-  console.log(formatWrites(summary, writesSince(writesBefore)));
-  console.log(formatCapacity(summary, capacitySoFar()));
-  return summary.rejected > 0 ? 1 : 0;
+    }),
+  );
 }
 
 async function importRegistry(command: Extract<Command, { kind: 'registry' }>): Promise<number> {
@@ -189,16 +171,42 @@ async function importRegistry(command: Extract<Command, { kind: 'registry' }>): 
   const stage = useStage(table);
   stageInUse = stage;
 
-  const { formatSummary } = await import('../../lib/import/import');
   const { formatSkipped, importRegistryItems } = await import('../../lib/import/registry-import');
-  const { formatCapacity, formatWrites, writesSince } = await import('../../lib/import/writes');
-  const { capacitySoFar, countWrites, writesSoFar } = await import('../../lib/storage/write-counts');
-  const { releaseLeasesHeldHere } = await import('../../lib/lookalikes/lease');
 
   const opened = await source.open(paths, establishments === undefined ? {} : { establishments });
   const asOf = command.asOf ?? opened.snapshotDate ?? today();
   console.error(`importing ${format} ${paths.join(' ')} into ${stage}, as of ${asOf}`);
   const progress = progressReporter(null, process.stderr);
+  return runAndReport(
+    stage,
+    progress,
+    () =>
+      importRegistryItems(opened.items, {
+        asOf,
+        source: format,
+        activeOnly,
+        onRejected: ({ file, line }, reason) => progress.log(`${file} line ${line}: ${reason}`),
+        onProgress: ({ imported }) => progress.imported(imported),
+      }),
+    formatSkipped,
+  );
+}
+
+/**
+ * Runs an import with its progress, then prints the skipped line (when `skippedLine` has one), the
+ * summary and the cost lines; the exit code is 1 when a line was rejected. Stopped by Ctrl-C or
+ * SIGTERM it frees the lookalike lease this process holds and says how to resume.
+ */
+async function runAndReport<S extends ImportSummary>(
+  stage: string,
+  progress: ReturnType<typeof progressReporter>,
+  run: () => Promise<S>,
+  skippedLine: (summary: S) => string | null = () => null,
+): Promise<number> {
+  const { formatSummary } = await import('../../lib/import/import');
+  const { formatCapacity, formatWrites, writesSince } = await import('../../lib/import/writes');
+  const { capacitySoFar, countWrites, writesSoFar } = await import('../../lib/storage/write-counts');
+  const { releaseLeasesHeldHere } = await import('../../lib/lookalikes/lease');
   cleanUpOnSignal(async (signal) => {
     progress.stop();
     console.error(`import stopped by ${signal} (${stage}).`);
@@ -206,21 +214,15 @@ async function importRegistry(command: Extract<Command, { kind: 'registry' }>): 
     await releaseLeasesHeldHere();
   });
 
-  let summary;
+  let summary: S;
   countWrites();
   const writesBefore = writesSoFar();
   try {
-    summary = await importRegistryItems(opened.items, {
-      asOf,
-      source: format,
-      activeOnly,
-      onRejected: ({ file, line }, reason) => progress.log(`${file} line ${line}: ${reason}`),
-      onProgress: ({ imported }) => progress.imported(imported),
-    });
+    summary = await run();
   } finally {
     progress.stop();
   }
-  const skipped = formatSkipped(summary);
+  const skipped = skippedLine(summary);
   if (skipped) console.log(skipped);
   console.log(formatSummary(summary));
   console.log(formatWrites(summary, writesSince(writesBefore)));
