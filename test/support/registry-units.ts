@@ -8,7 +8,8 @@ import { belgianCheckDigits, type CompanyRef } from '../../lib/companies/identif
 import type { CompanyRecordInput } from '../../lib/companies/record';
 import { importCompanies } from '../../lib/import/import';
 import { importRegistryItems, type RegistrySummary } from '../../lib/import/registry-import';
-import type { RegistryField, RegistryItem, RegistryUnit } from '../../lib/import/sources/unit';
+import { KBO_OWNS } from '../../lib/import/sources/kbo-unit';
+import type { RegistryItem, RegistryUnit } from '../../lib/import/sources/unit';
 import { updateRoutes } from '../../lib/updates/routes';
 import { call } from './events';
 
@@ -18,18 +19,8 @@ export const beNumber = (n: number) => {
 };
 export const ref = (n: number): CompanyRef => ({ country: 'BE', companyNumber: beNumber(n) });
 
-export const KBO_OWNS: RegistryField[] = [
-  'name',
-  'otherNames',
-  'address',
-  'place',
-  'legalForm',
-  'foundedOn',
-  'stoppedOn',
-  'activities',
-  'vatNumber',
-  'website',
-];
+/** What a KBO unit owns: the converter's own list. */
+export { KBO_OWNS };
 export const ADDRESS = { street: 'Kerkstraat', number: '12', box: null, postalCode: '9000', place: 'Gent' };
 
 /** Enterprise n as a KBO converter would hand it, from `enterprise.csv` line n + 1. */
