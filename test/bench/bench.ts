@@ -280,10 +280,16 @@ function writePair(
   };
 }
 
+/** With --profile, node's options for a CPU profile of the process, written as `<dir>/<name>.cpuprofile`. */
+const profileArgs = (dir: string | undefined, name: string): string[] =>
+  dir
+    ? ['--cpu-prof', '--cpu-prof-interval=50', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}.cpuprofile`]
+    : [];
+
 /**
  * Cold: round by round, each function right next to a run of its own floor (taking turns at going first);
  * the pairs rotate each round. Round 0 is discarded: it warms the disk cache and DynamoDB Local's JIT for
- * everyone alike.
+ * everyone alike. With --profile, the last round's runs are profiled.
  */
 async function measureCold(
   pairs: Pair[],
@@ -302,20 +308,11 @@ async function measureCold(
       ];
       if ((pass + i) % 2 === 1) runs.reverse();
       for (const { side, file, event } of runs) {
-        // With --profile, the last round's cold runs write CPU profiles (<id>.<side>.cold.cpuprofile).
-        const profiled = profile !== undefined && pass === rounds;
         const sample = await runCold(
           coldRunner,
           [file, event],
           { ...env, BENCH_SEQ_FILE: pair.seqFile },
-          profiled
-            ? [
-                `--cpu-prof`,
-                `--cpu-prof-interval=50`,
-                `--cpu-prof-dir=${profile}`,
-                `--cpu-prof-name=${pair.id}.${side}.cold.cpuprofile`,
-              ]
-            : [],
+          pass === rounds ? profileArgs(profile, `${pair.id}.${side}.cold`) : [],
         );
         if (!sample.ok) throw new Error(`${pair.id} (${side}) answered ${sample.status} on its cold call`);
         if (pass > 0) cold.get(pair.id)![side].push(sample);
@@ -345,9 +342,7 @@ async function measureWarm(
         [subject.file, events],
         { ...env, BENCH_SEQ_FILE: pair.seqFile },
         children,
-        profile
-          ? [`--cpu-prof`, `--cpu-prof-dir=${profile}`, `--cpu-prof-name=${pair.id}.${side}.cpuprofile`]
-          : [],
+        profileArgs(profile, `${pair.id}.${side}`),
       );
     const fn = await start('function', pair.fn);
     const floor = await start('floor', pair.floor);
