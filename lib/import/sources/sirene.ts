@@ -107,6 +107,9 @@ export function sireneItem(
     'vatNumber',
   ];
   if (options.withEstablishments) owns.push('address', 'place');
+  // Without the establishments a unit now partially diffusible still erases the street of an address
+  // stored before (§11.5.6): only its municipality, `place`, stays.
+  else if (partial) owns.push('address');
 
   const result: RegistryUnit = {
     source,
@@ -134,7 +137,11 @@ export function sireneItem(
       stoppedOn: stoppedOn ?? null,
       activities: activity ? [activity] : [],
       vatNumber: `FR${String(frenchVatKey(siren)).padStart(2, '0')}${siren}`,
-      ...(options.withEstablishments ? { address, place: address?.place ?? null } : {}),
+      ...(options.withEstablishments
+        ? { address, place: address?.place ?? null }
+        : partial
+          ? { address: null }
+          : {}),
     },
     dropped,
   };
