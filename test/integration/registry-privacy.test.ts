@@ -2,9 +2,9 @@
  * (ext) Privacy over time (contract §11.3, §11.5.6): a value a later registry file withholds is erased
  * from what is stored, never kept from an earlier file. Through the command into DynamoDB Local, read
  * back through the API: a SIRENE unit that turns partially diffusible (`P`, `[ND]`), with and without
- * the establishments file.
+ * the establishments file; a KBO seat an update deletes.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { getCompanyDetails } from '../../lib/companies/details';
@@ -14,7 +14,8 @@ import { useFreshTable } from '../support/table';
 const table = useFreshTable();
 jest.setTimeout(180_000);
 
-const SIRENE = path.join(__dirname, '..', 'fixtures', 'registries', 'sirene');
+const FIXTURES = path.join(__dirname, '..', 'fixtures', 'registries');
+const SIRENE = path.join(FIXTURES, 'sirene');
 const importCli = (...args: string[]) => runCli('infra/cli/import.ts', args, table.name);
 const details = async (companyNumber: string) =>
   (await getCompanyDetails({ countryCode: 'FR', companyNumber }, '2026-11-29')).data;
@@ -116,5 +117,34 @@ describe('a SIRENE unit that turns partially diffusible', () => {
       postalCode: null,
       place: 'LYON',
     });
+  });
+});
+
+describe('a KBO seat an update deletes', () => {
+  it('is erased: no street, postal code or number stays from the full extract', async () => {
+    await importCli('--format', 'kbo', path.join(FIXTURES, 'kbo-full'));
+    expect(
+      (await getCompanyDetails({ countryCode: 'BE', companyNumber: '0403170701' }, '2026-11-29')).data
+        .address,
+    ).toMatchObject({
+      street: 'Voorbeeldstraat',
+      postalCode: '9000',
+    });
+    // The sample update, its address files listing 0403.170.701 and inserting nothing for it.
+    const update = path.join(scratch, 'kbo-update');
+    await cp(path.join(FIXTURES, 'kbo-update'), update, { recursive: true });
+    await writeFile(path.join(update, 'address_delete.csv'), '"EntityNumber"\n"0403.170.701"\n');
+    await writeFile(
+      path.join(update, 'address_insert.csv'),
+      (await readFile(path.join(update, 'address_insert.csv'), 'utf8')).split('\n')[0] + '\n',
+    );
+    const run = await importCli('--format', 'kbo', update);
+    expect(run.code).toBe(0);
+    const { address } = (
+      await getCompanyDetails({ countryCode: 'BE', companyNumber: '0403170701' }, '2026-11-29')
+    ).data;
+    expect(address).toMatchObject({ street: null, number: null, box: null, postalCode: null });
+    // Its place is its establishment's, as for any enterprise without a seat.
+    expect(address.place).toBe('Gentbrugge');
   });
 });
