@@ -13,7 +13,7 @@
  *   then refused, which writes nothing.
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamodb, send, tableName } from '../storage/client';
+import { conditionHeld, dynamodb, send, tableName } from '../storage/client';
 import * as keys from '../storage/keys';
 
 /** Which extract an import is: its kind and number as its own files say (KBO `meta.csv`). */
@@ -82,17 +82,26 @@ export async function beginExtract(extract: Extract): Promise<string[]> {
       `note: no ${source.toUpperCase()} extract was imported into this stage before: the update changes ` +
         `only the enterprises it inserts whole`,
     );
-  await send(() =>
+  // Taken only as read: another import that began an extract in between makes this one ask again.
+  const taken = await conditionHeld(() =>
     dynamodb().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.registryProgress(source),
         UpdateExpression: 'SET entity = :entity, running = :number',
-        ExpressionAttributeValues: { ':entity': 'RegistryProgress', ':number': number },
+        ConditionExpression:
+          '(attribute_not_exists(running) OR running = :number) AND ' +
+          (last === undefined ? 'attribute_not_exists(#last)' : '#last = :last'),
+        ExpressionAttributeNames: { '#last': 'last' },
+        ExpressionAttributeValues: {
+          ':entity': 'RegistryProgress',
+          ':number': number,
+          ...(last === undefined ? {} : { ':last': last }),
+        },
       }),
     ),
   );
-  return notices;
+  return taken ? notices : beginExtract(extract);
 }
 
 /** The extract imported whole: it is the last applied, none runs. */

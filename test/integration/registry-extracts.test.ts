@@ -13,6 +13,7 @@ import yazl from 'yazl';
 import { handler as getUpdates } from '../../functions/get-legal-entity-updates';
 import { getCompanyDetails } from '../../lib/companies/details';
 import { getRelationships } from '../../lib/companies/holdings-store';
+import { beginExtract } from '../../lib/import/registry-progress';
 import { updateRoutes } from '../../lib/updates/routes';
 import { runCli } from '../support/cli';
 import { call } from '../support/events';
@@ -201,5 +202,27 @@ describe('a later KBO full extract', () => {
     const run = await importCli('--format', 'kbo', FULL);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/KBO full extract 127 refused: it is older than extract 132/);
+  });
+});
+
+describe('a KBO extract cut off', () => {
+  it('is resumed by the same extract, and holds back any other until it has', async () => {
+    // An import of update 133 that began and never ended.
+    expect(await beginExtract({ source: 'kbo', kind: 'update', number: 133 })).toEqual([]);
+    const next = await variant(UPDATE, 'update-134', { number: 134, snapshot: '02-10-2025' });
+    const refused = await importCli('--format', 'kbo', next);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /extract 134 refused: extract 133 was cut off before it ended; import it again first/,
+    );
+
+    const resumed = await importCli(
+      '--format',
+      'kbo',
+      await variant(UPDATE, 'update-133', { number: 133, snapshot: '01-10-2025' }),
+    );
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).not.toMatch(/note:/);
+    expect((await importCli('--format', 'kbo', next)).code).toBe(0);
   });
 });
