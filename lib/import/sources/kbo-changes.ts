@@ -68,12 +68,9 @@ export async function* kboUpdateItems(
           for (const row of rows) await byEnterprise.add(enterprise, { ...row, e: key });
     }
     for await (const batch of entityGroups(byEnterprise.sorted(), PER_READ)) {
-      const kept = stored
-        ? await stored.rowsOf(
-            'BE',
-            batch.map(([key]) => key),
-          )
-        : new Map<string, unknown>();
+      const numbers = batch.map(([key]) => key).filter((key) => !key.startsWith('~'));
+      const kept =
+        stored && numbers.length > 0 ? await stored.rowsOf('BE', numbers) : new Map<string, unknown>();
       for (const [key, rows] of batch) {
         const source: UnitSource = { file: rows[0]!.f, line: rows[0]!.l };
         if (key.startsWith('~')) {
