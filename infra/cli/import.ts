@@ -173,12 +173,15 @@ async function importRegistry(command: Extract<Command, { kind: 'registry' }>): 
   const stage = useStage(table);
   stageInUse = stage;
 
-  const [{ formatSkipped, importRegistryItems }, { storedRegistry }, { beginExtract, endExtract }] =
-    await Promise.all([
-      import('../../lib/import/registry-import'),
-      import('../../lib/import/registry-store'),
-      import('../../lib/import/registry-progress'),
-    ]);
+  const [
+    { formatSkipped, importRegistryItems },
+    { storedRegistry },
+    { abandonExtract, beginExtract, endExtract },
+  ] = await Promise.all([
+    import('../../lib/import/registry-import'),
+    import('../../lib/import/registry-store'),
+    import('../../lib/import/registry-progress'),
+  ]);
 
   const opened = await source.open(paths, {
     ...(establishments === undefined ? {} : { establishments }),
@@ -202,6 +205,10 @@ async function importRegistry(command: Extract<Command, { kind: 'registry' }>): 
         activeOnly,
         onRejected: ({ file, line }, reason) => progress.log(`${file} line ${line}: ${reason}`),
         onProgress: ({ imported }) => progress.imported(imported),
+      }).catch(async (error: unknown) => {
+        // Files not as published are found before any unit is handed on: the extract wrote nothing.
+        if (extract && error instanceof RegistryFileError) await abandonExtract(extract);
+        throw error;
       });
       if (extract) await endExtract(extract);
       return summary;

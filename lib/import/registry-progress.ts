@@ -11,6 +11,8 @@
  *   import is idempotent), another one is refused until it has.
  * - Only when the whole extract is imported does it become the last applied: the same update again is
  *   then refused, which writes nothing.
+ * - An extract whose files turn out not to be as published is given up (`abandonExtract`): its
+ *   converter reads every file through before it hands on a unit, so it wrote nothing.
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionHeld, dynamodb, send, tableName } from '../storage/client';
@@ -114,6 +116,21 @@ export async function endExtract({ source, number }: Extract): Promise<void> {
         UpdateExpression: 'SET #last = :number REMOVE running',
         ConditionExpression: 'running = :number',
         ExpressionAttributeNames: { '#last': 'last' },
+        ExpressionAttributeValues: { ':number': number },
+      }),
+    ),
+  );
+}
+
+/** An extract that wrote nothing (its files are not as published): no longer the running one. */
+export async function abandonExtract({ source, number }: Extract): Promise<void> {
+  await conditionHeld(() =>
+    dynamodb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.registryProgress(source),
+        UpdateExpression: 'REMOVE running',
+        ConditionExpression: 'running = :number',
         ExpressionAttributeValues: { ':number': number },
       }),
     ),

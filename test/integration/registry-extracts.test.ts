@@ -225,4 +225,25 @@ describe('a KBO extract cut off', () => {
     expect(resumed.stderr).not.toMatch(/note:/);
     expect((await importCli('--format', 'kbo', next)).code).toBe(0);
   });
+
+  it('an extract whose files are not as published writes nothing and holds back no other', async () => {
+    const broken = await variant(
+      FULL,
+      'full-135',
+      { number: 135, snapshot: '31-10-2025' },
+      { 'contact.csv': (text) => text.replace('"EntityNumber"', '"Entity"') },
+    );
+    const run = await importCli('--format', 'kbo', broken);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^cannot import: contact\.csv line 1: the header lacks EntityNumber/m);
+    expect((await details('0403170701')).name).toBe('Acme Bouwgroep');
+
+    const next = await importCli(
+      '--format',
+      'kbo',
+      await variant(FULL, 'full-136', { number: 136, snapshot: '30-11-2025' }),
+    );
+    expect(next.stderr).toMatch(/importing kbo full extract 136 /);
+    expect(next.stderr).not.toMatch(/refused/);
+  });
 });
