@@ -11,7 +11,7 @@ import { KBO_OWNS } from './kbo-unit';
 import { SortedRuns, type Spool, type SortedRunsOptions } from './sorted-runs';
 import type { RegistryItem, StoredRegistry } from './unit';
 
-/** The `skipped`-free stop of each stored enterprise `held` (ascending numbers) does not hold. */
+/** A stop (`stoppedOn` alone, the extract's `SnapshotDate`) for each stored enterprise `held` (the extract's numbers, ascending) lacks. */
 export async function* stoppedEnterprises(
   held: Spool<string>,
   stored: StoredRegistry,
