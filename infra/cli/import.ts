@@ -14,7 +14,9 @@
  * on stderr per rejected line (a registry's: `FILE line N: reason`), a registry's `skipped` line, then
  * the summary. Exit code 0, or 1 when a line was rejected, 2 when the import could not run: a usage
  * error prints the usage, a file that cannot be read says so, and a registry's CSV handed to the JSON
- * Lines import names the `--format` it needs — each only that.
+ * Lines import names the `--format` it needs, and a KBO extract out of `ExtractNumber` order is refused
+ * before anything is written (§11.5.2) — each only that. Only the converter of the format asked for is
+ * loaded.
  *
  * The lookalikes are recomputed before it returns, under the table's lookalike lease; while another
  * recompute holds it the import waits and says for whom (lib/lookalikes/lease.ts). Stopped by Ctrl-C or
@@ -27,7 +29,7 @@ import { parseArgs } from 'node:util';
 import { isCalendarDate } from '../../lib/http/schemas';
 import { fileLines } from '../../lib/import/lines';
 import type { ImportSummary } from '../../lib/import/import';
-import { RegistryFileError } from '../../lib/import/sources/files';
+import { RegistryFileError } from '../../lib/import/sources/registry-error';
 import {
   REGISTRY_FORMATS,
   REGISTRY_SOURCES,
@@ -171,23 +173,46 @@ async function importRegistry(command: Extract<Command, { kind: 'registry' }>): 
   const stage = useStage(table);
   stageInUse = stage;
 
-  const { formatSkipped, importRegistryItems } = await import('../../lib/import/registry-import');
+  const [
+    { formatSkipped, importRegistryItems },
+    { storedRegistry },
+    { abandonExtract, beginExtract, endExtract },
+  ] = await Promise.all([
+    import('../../lib/import/registry-import'),
+    import('../../lib/import/registry-store'),
+    import('../../lib/import/registry-progress'),
+  ]);
 
-  const opened = await source.open(paths, establishments === undefined ? {} : { establishments });
+  const opened = await source.open(paths, {
+    ...(establishments === undefined ? {} : { establishments }),
+    stored: storedRegistry,
+  });
+  // A numbered extract applies in order: refused before anything is read or written when it cannot.
+  const extract = opened.extract && { source: format, ...opened.extract };
+  const notices = extract ? await beginExtract(extract) : [];
   const asOf = command.asOf ?? opened.snapshotDate ?? today();
-  console.error(`importing ${format} ${paths.join(' ')} into ${stage}, as of ${asOf}`);
+  const named = extract ? `${format} ${extract.kind} extract ${extract.number}` : format;
+  console.error(`importing ${named} ${paths.join(' ')} into ${stage}, as of ${asOf}`);
+  for (const notice of notices) console.error(notice);
   const progress = progressReporter(null, process.stderr);
   return runAndReport(
     stage,
     progress,
-    () =>
-      importRegistryItems(opened.items, {
+    async () => {
+      const summary = await importRegistryItems(opened.items, {
         asOf,
         source: format,
         activeOnly,
         onRejected: ({ file, line }, reason) => progress.log(`${file} line ${line}: ${reason}`),
         onProgress: ({ imported }) => progress.imported(imported),
-      }),
+      }).catch(async (error: unknown) => {
+        // Files not as published are found before any unit is handed on: the extract wrote nothing.
+        if (extract && error instanceof RegistryFileError) await abandonExtract(extract);
+        throw error;
+      });
+      if (extract) await endExtract(extract);
+      return summary;
+    },
     formatSkipped,
   );
 }
@@ -260,7 +285,10 @@ main().then(
   (error: unknown) => {
     // A registry's file not as published (no meta.csv, a missing column, rows out of order): no run
     // of the same files gets past it.
-    if (error instanceof RegistryFileError) {
+    if (
+      error instanceof RegistryFileError ||
+      (error instanceof Error && error.name === 'ExtractRefusedError')
+    ) {
       console.error(`cannot import: ${error.message}`);
       process.exit(2);
     }

@@ -16,6 +16,9 @@
  *   projected read of the company's state that a JSON Lines line costs. Any other write of the company
  *   (a JSON Lines record, another registry) leaves another fingerprint, so the next unit reads the
  *   record and merges it again.
+ * - **Links** (§11.5.2): a unit whose fingerprint changed has a link kept from each of its sub-entities
+ *   (a KBO establishment) to it, written before the company, so that an update naming only the
+ *   sub-entity finds it (lib/import/registry-store.ts).
  * - **Counting** (§11.5.4): `read` counts the units and the rejected ones; units left out on purpose are
  *   not read, they are counted by reason for the `skipped` line.
  * - **Repeats**: a registry's files are grouped by entity number and a converter yields one unit per
@@ -40,6 +43,7 @@ import {
 } from '../companies/store';
 import { queueChanges, type Change, type ImportSummary, type Run } from './changes';
 import { runImport, type BatchTurns, type ImportOptions } from './import';
+import { putRegistryLinks } from './registry-store';
 import {
   REGISTRY_FIELDS,
   type RegistryField,
@@ -85,6 +89,8 @@ interface ReadUnit {
   registryRows?: string;
   /** The address in each language the registry gives it, JSON text (`addressForms`). */
   addressForms?: string;
+  /** The registry's sub-entities that belong to it (`RegistryUnit.links`). */
+  links?: string[];
 }
 
 export async function importRegistryItems(
@@ -196,6 +202,7 @@ export function readUnit(unit: RegistryUnit, seq: number): Judged {
           fingerprint,
           ...(rows === undefined ? {} : { registryRows: rows }),
           ...(forms === undefined ? {} : { addressForms: forms }),
+          ...(unit.links === undefined ? {} : { links: unit.links }),
         },
       };
     }
@@ -284,6 +291,11 @@ async function importUnits(
   }
   const stored = await getCompanyRecords(
     fresh.filter((u) => states.has(companyKey(u.ref))).map((u) => u.ref),
+  );
+  // Links first: a run cut off after them finds its units again; one that left before them never writes them.
+  await putRegistryLinks(
+    source,
+    fresh.flatMap((u) => (u.links ?? []).map((entity) => ({ entity, companyNumber: u.ref.companyNumber }))),
   );
   const entries: Change[] = [];
   for (const unit of fresh) {

@@ -23,6 +23,7 @@ export const importPartitionStorage = {
     partitions.contactClaims,
     partitions.legalEntity,
     partitions.accountLists,
+    partitions.registryLinks,
   ],
   GetItem: [partitions.eventLog],
   Query: [
@@ -44,6 +45,7 @@ export const importPartitionStorage = {
     partitions.smartListFlips,
     partitions.contactsChanged,
     partitions.searchWords,
+    partitions.registryLinks,
   ],
 } as const satisfies StorageAccess;
 

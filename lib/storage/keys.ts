@@ -39,6 +39,8 @@
  * | Webhook endpoint   | ACCOUNT#<account>#WEBHOOKS          | WEBHOOK#<id> / COUNT |  |                      | an account's webhook endpoints (§12), their sealed secrets and the feed position delivered from, and their number (≤ 5, moved in the same transaction): one Query for all |
  * | Watched list       | WATCHED_LISTS                       | ACCOUNT#<account>#LIST#<id> |  |                | a STATIC list with notifications enabled (§12), written with the list: the import reads this one partition per batch and looks up no company's lists when it is empty; `BACKFILL` records the last run of the backfill of lists older than this index |
  * | Webhook listing    | WEBHOOK_ENDPOINTS                   | ACCOUNT#<account>#WEBHOOK#<id> | |                 | every endpoint of the service, for the delivery fan-out (one Query; never on a request path) |
+ * | Registry progress  | REGISTRY#<source>                   | PROGRESS      |        |                       | (ext) the last extract of a registry applied to the stage (KBO `ExtractNumber`) and the one running: an update in order or refused, one GetItem (§11.5.2) |
+ * | Registry link      | REGISTRY_LINK#<source>#<entity>     | LINK          |        |                       | (ext) the company a registry's sub-entity belongs to (a KBO establishment's enterprise), written with the company's registry rows: an update naming only the establishment finds its enterprise, one BatchGet for 100 |
  * | Delivery due       | WEBHOOK_DUE#<0..3>                  | <due ms, 15 digits>#<account>#<id>#<eventId> | |    | a delivery attempt waiting for its time (the local stage's queue; SQS on AWS), with the event's body |
  * | Webhook delivery   | ACCOUNT#<account>#WEBHOOK#<id>#DELIVERIES | <newest first: 999…−ms>#<eventId>#<attempt> | | | each delivery attempt, newest first: the deliveries log is one Query; 30-day TTL |
  *
@@ -240,6 +242,13 @@ export const watchedList = (accountId: string, listId: number): Key => ({
   sk: `ACCOUNT#${accountId}#LIST#${listId}`,
 });
 /** Beside the watched lists: when the backfill of lists older than this index last ran. */
+/** (ext) A registry's extracts applied to the stage (lib/import/registry-progress.ts). */
+export const registryProgress = (source: string): Key => ({ pk: `REGISTRY#${source}`, sk: 'PROGRESS' });
+/** (ext) The company a registry's sub-entity (a KBO establishment, by its digits) belongs to. */
+export const registryLink = (source: string, entity: string): Key => ({
+  pk: `REGISTRY_LINK#${source}#${entity}`,
+  sk: 'LINK',
+});
 export const watchedListsBackfill = (): Key => ({ pk: 'WATCHED_LISTS', sk: 'BACKFILL' });
 export const webhooks = (accountId: string): string => `ACCOUNT#${accountId}#WEBHOOKS`;
 export const webhook = (accountId: string, webhookId: string): Key => ({

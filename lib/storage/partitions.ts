@@ -60,5 +60,7 @@ export const eventLog: Partition = { pattern: keys.eventLog(ANY) };
 export const webhooks: Partition = { pattern: keys.webhooks(ANY) };
 export const webhookDeliveries: Partition = { pattern: keys.webhookDeliveries(ANY, ANY) };
 export const webhookListings: Partition = { pattern: keys.webhookListings() };
+export const registryProgress: Partition = { pattern: keys.registryProgress(ANY).pk };
+export const registryLinks: Partition = { pattern: keys.registryLink(ANY, ANY).pk };
 export const watchedLists: Partition = { pattern: keys.watchedLists() };
 export const deliveriesDue: Partition = { pattern: keys.deliveriesDue(anyNumber) };
