@@ -1,6 +1,6 @@
 /**
  * (ext) What company details and company contacts read (contract §6.5): the company item only, its
- * profile with the stored JSON text of its periods and contacts (lib/companies/store.ts says why text).
+ * profile with its stored periods and contacts (lib/companies/store.ts says how they are stored).
  *
  * Access patterns: details of one company, or its contacts: one GetItem; details of up to 100
  * companies: one BatchGetItem (2 rounds when DynamoDB leaves keys unprocessed).
@@ -9,8 +9,10 @@ import { batchGet, getItem } from '../storage/batch';
 import { tableName } from '../storage/client';
 import * as keys from '../storage/keys';
 import type { CompanyRef } from './identifiers';
-import type { CompanyProfile } from './record';
+import type { CompanyProfile, Contact } from './record';
+import type { FinancialPeriod } from './schemas';
 import { keyOf, toProfile } from './store';
+import { newestPeriod } from './stored-periods';
 
 const PROFILE = [
   'pk',
@@ -28,11 +30,17 @@ const PROFILE = [
   'activities',
 ] as const;
 
-/** The profile with the periods and contacts as stored: JSON text, cut or counted without a full parse. */
+/** What details show of the stored record: the profile, the newest period and the number of contacts. */
 export interface StoredDetails {
   company: CompanyProfile;
-  periodsJson: string;
-  contactsJson: string;
+  newestPeriod: FinancialPeriod | null;
+  contactCount: number;
+}
+
+/** The profile with every contact, as stored. */
+export interface StoredContacts {
+  company: CompanyProfile;
+  contacts: Contact[];
 }
 
 export const DETAILS_PROJECTION = [...PROFILE, 'periods', 'contacts'];
@@ -52,20 +60,20 @@ export async function getCompanyDetailsItems(refs: CompanyRef[]): Promise<Map<st
   return found;
 }
 
-/** A company's profile and its contacts' JSON text, or null when it is unknown. */
-export async function getCompanyContactsItem(ref: CompanyRef): Promise<StoredDetails | null> {
+/** A company's profile and its contacts, or null when it is unknown. */
+export async function getCompanyContactsItem(ref: CompanyRef): Promise<StoredContacts | null> {
   const item = await getItem(tableName(), keys.company(ref), { projection: CONTACTS_PROJECTION });
-  return item ? toDetails(item) : null;
+  return item ? { company: toProfile(item), contacts: storedContacts(item) } : null;
 }
 
 function toDetails(item: Record<string, unknown>): StoredDetails {
   return {
     company: toProfile(item),
-    periodsJson: jsonText(item, 'periods'),
-    contactsJson: jsonText(item, 'contacts'),
+    newestPeriod: newestPeriod(item['periods']),
+    contactCount: storedContacts(item).length,
   };
 }
 
-/** A stored JSON list's text, `[]` when absent (a function of the module: see `textOrNull` in store.ts). */
-const jsonText = (item: Record<string, unknown>, name: string) =>
-  typeof item[name] === 'string' ? (item[name] as string) : '[]';
+/** The stored contacts (one JSON text, lib/companies/store.ts), [] when absent. */
+const storedContacts = (item: Record<string, unknown>): Contact[] =>
+  typeof item['contacts'] === 'string' ? (JSON.parse(item['contacts']) as Contact[]) : [];
