@@ -2,8 +2,8 @@
  * (ext) Company details and company contacts (contract §6.5): what the imported record (§11.1) says
  * about a company, in the fields of the service this contract extends, and the people to call there.
  *
- * One read per company (lib/companies/details-store.ts). Of the stored periods only the newest is
- * parsed (lib/companies/stored-periods.ts): a details answer shows two of its figures.
+ * One read per company (lib/companies/details-store.ts), of its profile and the three figures details
+ * show of its periods and contacts, which the import keeps beside them (lib/companies/details-figures.ts).
  */
 import { CompanyNotFound } from '../errors';
 import { paginate, type PageRequest } from '../http/pagination';
@@ -59,10 +59,7 @@ export async function getCompanyContacts(path: CompanyPath, page: PageRequest): 
 }
 
 /** The fields of §6.5 from the stored record, in the contract's order. */
-export function detailsOf(
-  { company, newestPeriod, contactCount }: StoredDetails,
-  today: string,
-): CompanyDetailsData {
+export function detailsOf({ company, figures }: StoredDetails, today: string): CompanyDetailsData {
   const address = company.address;
   return {
     vatNumber: company.vatNumber === null ? null : canonicalVat(company.vatNumber, company.country),
@@ -82,9 +79,9 @@ export function detailsOf(
     },
     website: company.website === null ? [] : [company.website],
     activities: company.activities,
-    employees: newestPeriod?.people.employees ?? null,
-    healthIndicator: newestPeriod?.healthIndicator ?? null,
-    contacts: contactCount,
+    employees: figures.employees,
+    healthIndicator: figures.healthIndicator,
+    contacts: figures.contacts,
     otherNames: company.otherNames,
   };
 }

@@ -2,9 +2,10 @@
  * Where a company sits in the table: one item holds the whole record (key pattern in
  * lib/storage/keys.ts), so an import writes a company in one atomic put and never leaves it half-written.
  * Shareholders and contacts, only ever read whole, are one JSON string each; the periods, read a page
- * or the newest one at a time, are a list of one JSON string per period (lib/companies/stored-periods.ts).
- * A string keeps the contract's key order and parses far faster than a nested DynamoDB map. Readers
- * project only the attributes they show.
+ * at a time, are a list of one JSON string per period (lib/companies/stored-periods.ts).
+ * A string keeps the contract's key order and parses far faster than a nested DynamoDB map. The figures
+ * company details show of the periods and contacts are kept beside them as numbers
+ * (lib/companies/details-figures.ts). Readers project only the attributes they show.
  *
  * Access patterns:
  * - financials of one company: one GetItem → 1 round trip;
@@ -18,6 +19,7 @@ import { tableName } from '../storage/client';
 import * as keys from '../storage/keys';
 import { companyOfKey } from '../storage/keys';
 import { companyKey, type CompanyRef } from './identifiers';
+import { detailsFigureAttributes } from './details-figures';
 import type { CompanyProfile, CompanyRecord } from './record';
 import { periodsAttribute, periodTexts, storedPeriods } from './stored-periods';
 
@@ -152,6 +154,7 @@ export function companyItem(record: CompanyRecord, state: CompanyState): Item {
     periods: periodsAttribute(financials),
     shareholders: JSON.stringify(shareholders),
     contacts: JSON.stringify(contacts),
+    ...detailsFigureAttributes(financials, contacts),
     contentHash: state.hash,
     changeId: state.changeId,
     ...(state.legalEntityId ? { legalEntityId: state.legalEntityId } : {}),

@@ -6,7 +6,7 @@
  *
  * | Entity             | pk                                  | sk            | gsi1pk | gsi1sk                | Serves                                       |
  * |--------------------|-------------------------------------|---------------|--------|-----------------------|----------------------------------------------|
- * | Company            | COMPANY#<country>#<number>          | COMPANY       |        |                       | the whole record (profile, periods, shareholders, contacts) and its content hash: one read per company, one atomic write per import |
+ * | Company            | COMPANY#<country>#<number>          | COMPANY       |        |                       | the whole record (profile, periods, shareholders, contacts), the figures details show of it, and its content hash: one read per company, one atomic write per import |
  * | Relationships      | COMPANY#<country>#<number>          | RELATIONSHIPS |        |                       | derived from holdings (§6.2, §6.4): the company's own identifier and legal entity id, its parents list, attributes `n#<holder>` (registered holders' names) and `c#<held>` (one per company it holds): relationships and legal entities, one read per company |
  * | Legal entity       | LEGAL_ENTITY#<legalEntityId>        | LEGAL_ENTITY  |        |                       | an id's entity (country, number): lookup by id in one GetItem; its conditional put detects a colliding id |
  * | Lookalikes         | COMPANY#<country>#<number>          | LOOKALIKES    |        |                       | a company's identifier and its best 100 lookalikes (§6.3), one packed attribute: one read per company |

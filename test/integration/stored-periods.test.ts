@@ -1,8 +1,10 @@
 /**
- * A company item holds its periods as a list of one JSON text per period (lib/companies/stored-periods.ts).
- * Items a deployed stage wrote before hold them as one JSON text of the whole array: every reader
- * (financials, details, the whole record the import and the lookalikes read) answers the same bytes for
- * either form, and an import that changes such a company writes it in the list form.
+ * A company item holds its periods as a list of one JSON text per period (lib/companies/stored-periods.ts)
+ * and the figures details show of its periods and contacts as numbers (lib/companies/details-figures.ts).
+ * Items a deployed stage wrote before hold the periods as one JSON text of the whole array and no
+ * figures: every reader (financials, details, the whole record the import and the lookalikes read)
+ * answers the same bytes for either form, bulk calls over a mix of both included, and an import that
+ * changes such a company writes it in the new form.
  */
 import { GetItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { handler as getCompany } from '../../functions/get-company';
@@ -64,19 +66,23 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => client.destroy());
 
-const storedPeriods = async (ref: CompanyRef) => {
+const storedItem = async (ref: CompanyRef) => {
   const { Item } = await client.send(
     new GetItemCommand({
       TableName: table.name,
       Key: { pk: { S: keys.company(ref).pk }, sk: { S: keys.company(ref).sk } },
     }),
   );
-  return Item!['periods']!;
+  return Item!;
 };
+const storedPeriods = async (ref: CompanyRef) => (await storedItem(ref))['periods']!;
 
-/** Rewrites every company item's periods in the legacy form: the JSON text of the whole array. */
+/**
+ * Rewrites every other company item, the last two among them, in the legacy form: the periods as the
+ * JSON text of the whole array, no figures.
+ */
 async function toLegacyForm() {
-  for (const ref of refs) {
+  for (const ref of refs.filter((_, i) => i % 2 === 1 || i >= refs.length - 2)) {
     const periods = await storedPeriods(ref);
     const json = `[${(periods.L ?? []).map((text) => text.S!).join(',')}]`;
     const key = keys.company(ref);
@@ -84,7 +90,7 @@ async function toLegacyForm() {
       new UpdateItemCommand({
         TableName: table.name,
         Key: { pk: { S: key.pk }, sk: { S: key.sk } },
-        UpdateExpression: 'SET periods = :json',
+        UpdateExpression: 'SET periods = :json REMOVE newestEmployees, newestHealthIndicator, contactCount',
         ExpressionAttributeValues: { ':json': { S: json } },
       }),
     );
@@ -136,30 +142,39 @@ async function everyAnswer(): Promise<string[]> {
   return answers;
 }
 
-it('the import writes one JSON text per period, newest first', async () => {
-  const tricky = await storedPeriods(refs.at(-2)!);
-  expect(tricky.L!.map((text) => JSON.parse(text.S!) as unknown)).toEqual(
-    [...TRICKY.financials!].sort((a, b) => b.endDate.localeCompare(a.endDate)),
-  );
-  expect(await storedPeriods(refs.at(-1)!)).toEqual({ L: [] });
+it('the import writes one JSON text per period, newest first, and the figures details show', async () => {
+  const tricky = await storedItem(refs.at(-2)!);
+  const newestFirst = [...TRICKY.financials!].sort((a, b) => b.endDate.localeCompare(a.endDate));
+  expect(tricky['periods']!.L!.map((text) => JSON.parse(text.S!) as unknown)).toEqual(newestFirst);
+  expect(tricky['newestEmployees']).toEqual({ N: String(newestFirst[0]!.people.employees) });
+  expect(tricky['newestHealthIndicator']).toEqual({ N: String(newestFirst[0]!.healthIndicator) });
+  expect(tricky['contactCount']).toEqual({ N: '1' });
+  const empty = await storedItem(refs.at(-1)!);
+  expect(empty['periods']).toEqual({ L: [] });
+  expect(empty['newestEmployees']).toBeUndefined();
+  expect(empty['newestHealthIndicator']).toBeUndefined();
+  expect(empty['contactCount']).toEqual({ N: '0' });
 });
 
 it('answers the same bytes from items that hold their periods as one JSON text', async () => {
   const fromLists = await everyAnswer();
   expect(fromLists.filter((answer) => answer.includes('"healthIndicator":')).length).toBeGreaterThan(40);
   await toLegacyForm();
-  expect((await storedPeriods(refs[0]!)).S).toMatch(/^\[\{"startDate":/);
+  expect((await storedPeriods(refs[1]!)).S).toMatch(/^\[\{"startDate":/);
+  expect((await storedItem(refs[1]!))['contactCount']).toBeUndefined();
+  expect((await storedPeriods(refs[0]!)).L).toBeDefined();
   expect(await storedPeriods(refs.at(-1)!)).toEqual({ S: '[]' });
   const fromText = await everyAnswer();
   expect(fromText).toEqual(fromLists);
 }, 120_000);
 
-it('an import that changes a company held in the legacy form writes its periods as a list', async () => {
+it('an import that changes a company held in the legacy form writes it in the new form', async () => {
   const changed = { ...TRICKY, financials: [...TRICKY.financials!, period(2024)] };
   const summary = await importRecords([changed]);
   expect(summary.imported).toBe(1);
-  const periods = await storedPeriods(refs.at(-2)!);
-  expect(periods.L!.map((text) => (JSON.parse(text.S!) as { endDate: string }).endDate)).toEqual([
+  const item = await storedItem(refs.at(-2)!);
+  expect(item['contactCount']).toEqual({ N: '1' });
+  expect(item['periods']!.L!.map((text) => (JSON.parse(text.S!) as { endDate: string }).endDate)).toEqual([
     '2024-12-31',
     '2023-12-31',
     '2022-12-31',
