@@ -199,8 +199,8 @@ export const BENCH_CASES = {
     budget: 'bulk',
     events: ({ companies }) => bulkPosts('getCompanyFinancialsBulk', companies, { limit: 4 }),
   },
-  // (ext) §6.5: the company item with its periods and contacts (one GetItem / one BatchGetItem); the
-  // floors read the same item with the same projection.
+  // (ext) §6.5: the company item's profile and the figures details show (one GetItem / one
+  // BatchGetItem); the floors read the same item with the same projection.
   getCompany: {
     label: 'company details single GET',
     floor: 'getCompanyDetails',
