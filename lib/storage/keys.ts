@@ -24,7 +24,6 @@
  * | Filter profile     | FILTER_PROFILES#<country>#<0..7>    | <number>      |        |                       | what smart-list filters read of a company (activities, place, latest employees, assets, health), kept by the import: evaluating a new filter reads these partitions (only the filter's countries) in parallel, never the company items |
  * | Smart-list flip    | SMART_FLIP#<0..15>                  | ACCOUNT#<account>#LIST#<id>#COMPANY#<country>#<number>#<change> | | | a changed company that enters or leaves a smart list, written by the import's derivation (batched) and applied per list by its completion |
  * | List clean-up      | LIST_CLEANUP                        | ACCOUNT#<account>#LIST#<id> |  |               | a deleted list whose members and order items the clean-up worker still has to delete |
- * | List id sequence   | SEQUENCE#LIST                       | SEQUENCE      |        |                       | a counter of list ids that a table may hold; nothing reads or writes it (list ids are drawn at random above its range: lib/lists/store/list-ids.ts) |
  * | List id claim      | LIST_ID#<id>                        | LIST_ID       |        |                       | a random list id taken (a conditional put in the create's transaction: unique across the service, revealing nothing) |
  * | List count         | ACCOUNT#<account>                   | LIST_COUNT    |        |                       | how many lists the account has (§2.1: at most 200), moved in the create's and delete's transactions |
  * | Smart evaluation   | SMART_EVAL                          | ACCOUNT#<account>#LIST#<id> | |               | a smart list whose filter matched more than one request evaluates: the rest, left to the background worker (§7.6) |
@@ -125,7 +124,6 @@ export const list = (accountId: string, listId: number): Key => ({
 });
 /** The partition of an account's lists and the sk prefix of a list (the overview's Query). */
 export const accountLists = (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: 'LIST#' });
-export const listSequence = (): Key => ({ pk: 'SEQUENCE#LIST', sk: 'SEQUENCE' });
 export const listIdClaim = (listId: number): Key => ({ pk: `LIST_ID#${listId}`, sk: 'LIST_ID' });
 export const listCount = (accountId: string): Key => ({ pk: `ACCOUNT#${accountId}`, sk: 'LIST_COUNT' });
 export const smartListEvaluation = (accountId: string, listId: number): Key => ({

@@ -33,7 +33,6 @@ export const tokenListing: Partition = {
 export const idempotency: Partition = { pattern: keys.idempotency(ANY, ANY).pk };
 /** An account's lists and the names they hold (nothing else is keyed `ACCOUNT#<account>` alone). */
 export const accountLists: Partition = { pattern: keys.list(ANY, anyNumber).pk };
-export const listSequence: Partition = { pattern: keys.listSequence().pk };
 export const listIdClaims: Partition = { pattern: keys.listIdClaim(anyNumber).pk };
 export const smartListEvaluations: Partition = { pattern: keys.smartListEvaluations() };
 export const listMembers: Partition = { pattern: keys.listMember(ANY, anyNumber, anyCompany).pk };
