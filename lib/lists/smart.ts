@@ -77,6 +77,11 @@ type SmartList = Pick<StoredList, 'accountId' | 'id' | 'pending'> & { filters: F
 export interface Target {
   list: SmartList;
   candidates: Candidate[];
+  /**
+   * A new (pending) list whose evaluation these candidates complete: its hold of the account's bound
+   * (`held`, store/smart-holds.ts) gives way to its companies when it appears.
+   */
+  completes?: { held: number };
 }
 
 /**
@@ -88,7 +93,7 @@ export interface Target {
 export async function evaluateSmartLists(targets: Target[], now: Date): Promise<Evaluated> {
   const result: Evaluated = { entered: 0, left: 0 };
   const flips: FlipTarget[] = [];
-  for (const { list, candidates } of targets) {
+  for (const { list, candidates, completes } of targets) {
     const entering: Candidate[] = [];
     const stopping: Candidate[] = [];
     for (const candidate of candidates) {
@@ -101,7 +106,12 @@ export async function evaluateSmartLists(targets: Target[], now: Date): Promise<
       // A new list nobody can see yet: its members first, then it appears with exact counters.
       await writeHiddenMembers(list as StoredList, members, 'NEW', now);
       const contacts = members.reduce((n, m) => n + m.contacts, 0);
-      await revealList(list as StoredList, { NEW: members.length, SAVED: 0, ARCHIVED: 0 }, contacts);
+      await revealList(
+        list as StoredList,
+        { NEW: members.length, SAVED: 0, ARCHIVED: 0 },
+        contacts,
+        completes,
+      );
       result.entered += members.length;
     } else if (members.length > 0 || stopping.length > 0) {
       flips.push({
@@ -109,6 +119,8 @@ export async function evaluateSmartLists(targets: Target[], now: Date): Promise<
         listId: list.id,
         entering: members,
         stopping: stopping.map((c) => c.ref),
+        // Evaluated against these filters: a list whose filters changed since is the newer change's.
+        filters: JSON.stringify(list.filters),
       });
     }
   }
