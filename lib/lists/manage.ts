@@ -192,7 +192,8 @@ async function filterChange(list: StoredList, filters: Filters) {
  */
 async function reevaluate(list: StoredList, filters: Filters, plan: Plan, now: Date) {
   const stored = JSON.stringify(filters);
-  await noteJob(list.accountId, list.id, stored, plan.rest ?? {});
+  // A newer filter change got there first: its evaluation is the list's.
+  if (!(await noteJob(list.accountId, list.id, stored, plan.rest ?? {}))) return;
   await evaluateSmartLists([{ list: { ...list, filters }, candidates: plan.now }], now);
   if (!plan.rest)
     await settleHold(list.accountId, list.id, stored, {

@@ -14,7 +14,15 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '../../storage/batch';
-import { conditionHeld, dynamodb, isConditionFailed, send, tableName } from '../../storage/client';
+import {
+  cancellationReasons,
+  conditionHeld,
+  dynamodb,
+  isConditionFailed,
+  send,
+  tableName,
+} from '../../storage/client';
+import { sendTransaction } from '../../storage/transactions';
 import * as keys from '../../storage/keys';
 import { listOfKey } from '../../storage/keys';
 import type { Item } from './model';
@@ -48,31 +56,47 @@ export interface HeldJob extends EvaluationJob {
 
 /**
  * Notes (or notes again, for new filters) a list's evaluation for the worker: cursor and lease reset,
- * `turnAt` kept (a filter change does not move an account ahead of the others).
+ * `turnAt` kept (a filter change does not move an account ahead of the others). Only while the list's
+ * filters are still `filters` (checked in the same transaction): false when a newer filter change got
+ * there first, whose job this must not overwrite.
  */
 export async function noteJob(
   accountId: string,
   listId: number,
   filters: string,
   cursor: JobCursor,
-): Promise<void> {
-  await send(() =>
-    dynamodb().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.smartListEvaluation(accountId, listId),
-        UpdateExpression:
-          'SET entity = :entity, filters = :filters, #cursor = :cursor, notedAt = :at REMOVE leaseToken, leaseUntil',
-        ExpressionAttributeNames: { '#cursor': 'cursor' },
-        ExpressionAttributeValues: {
-          ':entity': 'SmartListEvaluation',
-          ':filters': filters,
-          ':cursor': JSON.stringify(cursor),
-          ':at': Date.now(),
+): Promise<boolean> {
+  try {
+    await sendTransaction([
+      {
+        ConditionCheck: {
+          TableName: tableName(),
+          Key: keys.list(accountId, listId),
+          ConditionExpression: 'filters = :filters',
+          ExpressionAttributeValues: { ':filters': filters },
         },
-      }),
-    ),
-  );
+      },
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.smartListEvaluation(accountId, listId),
+          UpdateExpression:
+            'SET entity = :entity, filters = :filters, #cursor = :cursor, notedAt = :at REMOVE leaseToken, leaseUntil',
+          ExpressionAttributeNames: { '#cursor': 'cursor' },
+          ExpressionAttributeValues: {
+            ':entity': 'SmartListEvaluation',
+            ':filters': filters,
+            ':cursor': JSON.stringify(cursor),
+            ':at': Date.now(),
+          },
+        },
+      },
+    ]);
+    return true;
+  } catch (error) {
+    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') return false;
+    throw error;
+  }
 }
 
 /** Every job (one partition: the lists whose evaluation goes on), consistent. */
