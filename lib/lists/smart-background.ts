@@ -65,6 +65,8 @@ export const evaluateSmartListsStorage = {
 
 /** How long a turn's job is its worker's alone: far more than a turn takes, the wait after a crash. */
 export const LEASE_MS = 5 * 60_000;
+/** How long a job noted with nothing left waits for its request to end it (a request's time, and more). */
+const NOTED_GRACE_MS = 60_000;
 /** A run takes no new turn after this long (the next run starts a minute after this one). */
 const RUN_BUDGET_MS = 20_000;
 
@@ -103,7 +105,8 @@ async function nextTurn(): Promise<HeldJob | null> {
   const now = Date.now();
   const order = (job: EvaluationJob) => [lastTurn.get(job.accountId)!, job.turnAt, job.notedAt, job.listId];
   const free = jobs
-    .filter((job) => job.leaseUntil < now)
+    // A job with nothing left is its request's to end, unless that request died (NOTED_GRACE_MS ago).
+    .filter((job) => job.leaseUntil < now && (hasWork(job) || now - job.notedAt > NOTED_GRACE_MS))
     .sort((a, b) => {
       const [x, y] = [order(a), order(b)];
       return x.reduce((by, n, i) => by || n - y[i]!, 0) || a.accountId.localeCompare(b.accountId);
@@ -114,6 +117,8 @@ async function nextTurn(): Promise<HeldJob | null> {
   }
   return null;
 }
+
+const hasWork = ({ cursor }: EvaluationJob) => cursor.leave !== undefined || cursor.enter !== undefined;
 
 /** One turn of a held job (see the module comment). Returns how many companies entered. */
 async function takeTurn(job: HeldJob): Promise<number> {

@@ -18,6 +18,7 @@ import {
   LEASE_MS,
 } from '../../lib/lists/smart-background';
 import { filterProfileItem } from '../../lib/lists/store/profiles';
+import { flipMembers } from '../../lib/lists/store/smart-flips';
 import { HELD, SMART_COMPANIES } from '../../lib/lists/store/smart-holds';
 import { getJobs, takeLease } from '../../lib/lists/store/smart-jobs';
 import { withDeclaredAccess } from '../../lib/storage/access';
@@ -194,6 +195,24 @@ describe("an account's smart lists hold at most SMART_LISTS_MAX_COMPANIES compan
     expect(racing.map((r) => r.status).sort()).toEqual([201, 201, 409]);
     expect(racing.find((r) => r.status === 409)!.body).toMatchObject(LIMIT);
     expect(await held('hooli')).toBe(30);
+
+    // An import's new matches into a full account: none enters, and the log says so.
+    const listId = racing.find((r) => r.status === 201)!.body.id as number;
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const entering = [1, 2].map((n) => ({
+        ref: { country: 'NL' as const, companyNumber: String(30_000_000 + n) },
+        contacts: 1,
+      }));
+      expect(await flipMembers('hooli', listId, entering, [], new Date())).toEqual({ entered: 0, left: 0 });
+      expect(warn.mock.calls.map(([line]) => JSON.parse(line as string))).toContainEqual(
+        expect.objectContaining({ level: 'WARN', accountId: 'hooli', listId, leftOut: 2, bound: 30 }),
+      );
+    } finally {
+      warn.mockRestore();
+    }
+    expect(await held('hooli')).toBe(30);
+    expect(await members('hooli', listId)).toHaveLength(15);
   });
 });
 
