@@ -94,12 +94,15 @@ export const usageConfig = {
   apiGatewayEndpoint: (): string | undefined => process.env['AWS_ENDPOINT_URL_API_GATEWAY'] || undefined,
 };
 
-/** What the smart lists' bounds read (contract §7.6): apart from `config`, so only the list functions bundle it. */
+/**
+ * Lower bounds for the smart lists (contract §7.6), for tests: apart from `config`, so only the list
+ * functions bundle it. Undefined when unset: the domain's own numbers apply (lib/lists).
+ */
 export const smartListConfig = {
   /** Companies an account's smart lists hold together, at most. */
-  maxCompanies: (): number => Math.floor(positiveNumber('SMART_LISTS_MAX_COMPANIES') ?? 1_000_000),
+  maxCompanies: (): number | undefined => positiveNumber('SMART_LISTS_MAX_COMPANIES'),
   /** Companies a create or filter change enters (and takes out) in the request; the rest in the background. */
-  evaluateAtOnce: (): number => Math.floor(positiveNumber('SMART_LISTS_EVALUATE_AT_ONCE') ?? 10_000),
+  evaluateAtOnce: (): number | undefined => positiveNumber('SMART_LISTS_EVALUATE_AT_ONCE'),
   /** What one turn of the background worker reads: filter profiles, or a list's NEW members. */
-  turnCompanies: (): number => Math.floor(positiveNumber('SMART_LISTS_TURN_COMPANIES') ?? 10_000),
+  turnCompanies: (): number | undefined => positiveNumber('SMART_LISTS_TURN_COMPANIES'),
 };

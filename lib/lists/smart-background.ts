@@ -4,7 +4,7 @@
  * the local stage runs it every second.
  *
  * Turns. A run takes turns until no job is free or its time is up. Each turn is one job's bounded
- * work, under that job's lease: at most `smartListConfig.turnCompanies()` of its list's NEW members
+ * work, under that job's lease: at most TURN_COMPANIES of its list's NEW members
  * checked for leaving, or as many filter profiles read for entering, from where its last turn stopped
  * (the cursor), then the cursor moves on and the lease is released. The next turn goes to the account
  * whose last turn is the oldest (its jobs' latest `turnAt`; never: first), so accounts take turns
@@ -63,6 +63,8 @@ export const evaluateSmartListsStorage = {
   BatchWriteItem: [partitions.listMembers, partitions.listOrder],
 } as const satisfies StorageAccess;
 
+/** Filter profiles (or NEW members) one turn reads: a turn's work, whatever its list's size. */
+export const TURN_COMPANIES = 10_000;
 /** How long a turn's job is its worker's alone: far more than a turn takes, the wait after a crash. */
 export const LEASE_MS = 5 * 60_000;
 /** How long a job noted with nothing left waits for its request to end it (a request's time, and more). */
@@ -131,7 +133,7 @@ async function takeTurn(job: HeldJob): Promise<number> {
   // Still being created: its first members are not written yet; its turn comes again.
   if (list.pending) return (await endTurn(job, job.cursor), 0);
   const filters = list.filters;
-  const limit = smartListConfig.turnCompanies();
+  const limit = Math.floor(smartListConfig.turnCompanies() ?? TURN_COMPANIES);
   let cursor: JobCursor = job.cursor;
   let candidates: Candidate[] = [];
   if (cursor.leave) {

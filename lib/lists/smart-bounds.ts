@@ -20,7 +20,7 @@ import type { JobCursor } from './store/smart-jobs';
 export const EVALUATE_AT_ONCE = 10_000;
 
 /** The bound as configured (EVALUATE_AT_ONCE unless a test lowers it). */
-export const evaluateAtOnce = (): number => smartListConfig.evaluateAtOnce();
+export const evaluateAtOnce = (): number => Math.floor(smartListConfig.evaluateAtOnce() ?? EVALUATE_AT_ONCE);
 
 export interface Plan {
   /** Companies the list holds once evaluated: its SAVED and ARCHIVED ones, and every match besides. */

@@ -29,8 +29,12 @@ export const SMART_COMPANIES = 'smartCompanies';
 /** The list item's attribute while an evaluation of it runs: the companies it holds at least. */
 export const HELD = 'held';
 
-/** The bound as configured (1,000,000 unless a test lowers it). */
-export const maxSmartCompanies = (): number => smartListConfig.maxCompanies();
+/** Companies an account's smart lists hold together, at most (§7.6). */
+export const MAX_SMART_COMPANIES = 1_000_000;
+
+/** The bound as configured (MAX_SMART_COMPANIES unless a test lowers it). */
+export const maxSmartCompanies = (): number =>
+  Math.floor(smartListConfig.maxCompanies() ?? MAX_SMART_COMPANIES);
 
 /** What a list holds against the bound: `held` while an evaluation runs (never below its companies). */
 export const holdOf = (companies: number, held: number | null): number =>
