@@ -137,8 +137,7 @@ describe("a smart list's flips", () => {
   it("writes the flips of several lists in shared batches, each list's counters moved by one update", async () => {
     const [first, second] = [await newList(), await newList()];
     await withNew(first, [4, 5], 1);
-    // The account's count of smart-list companies exists (a first claim would sum its lists first).
-    await ensureSmartCount(ALICE.accountId);
+    await ensureSmartCount(ALICE.accountId); // else the first claim sums the account's lists first
     const entering = [1, 2, 3].map((n) => ({ ref: company(n), contacts: n }));
     const { result, calls } = await recordCalls(() =>
       flipLists(
@@ -156,8 +155,8 @@ describe("a smart list's flips", () => {
       ),
     );
     expect(result).toEqual({ entered: 6, left: 2 });
-    // Lists read, then members; a claim per list (with its account's count of smart-list companies, one
-    // list after the other); 16 member and order items in one batch; a release per list.
+    // Lists read, then members; a claim per list (with its account's count, one after the other); 16
+    // member and order items in one batch; a release per list.
     expect(calls.map((c) => c.command).join(' ')).toBe(
       'BatchGetItem BatchGetItem TransactWriteItems TransactWriteItems BatchWriteItem UpdateItem UpdateItem',
     );
