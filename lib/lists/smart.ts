@@ -3,10 +3,12 @@
  * smart lists and candidate companies (their filter profiles, and whether each may be in the list
  * already), the companies that match and are not in the list enter as NEW with `matchedSince` = now;
  * NEW ones that no longer match leave; SAVED and ARCHIVED ones stay (a dismissed company never comes
- * back as NEW). Two callers:
+ * back as NEW). Three callers:
  *
  * - creating a list or changing its filters (lib/lists/manage.ts): every company of the filter's
- *   countries is a candidate (`candidatesForList`, from the filter profiles the import keeps);
+ *   countries is a candidate (`candidatesForList`, from the filter profiles the import keeps), and the
+ *   request evaluates a bounded part of them (smart-bounds.ts);
+ * - the smart-list worker (smart-background.ts): the rest, a bounded slice a turn;
  * - the import (lib/import/derive.ts): its derivation (`deriveSmartLists`, for every changed company)
  *   notes the smart lists the company enters or leaves, among those it could touch only; its
  *   completion (`applySmartListFlips`) evaluates them per list when the run ends.
