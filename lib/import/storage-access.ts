@@ -65,6 +65,8 @@ export const importCompleteStorage = {
     partitions.contactsChanged,
     partitions.listMemberships,
     partitions.listMembers,
+    // An account whose smart lists predate its count of their companies has them summed once.
+    partitions.accountLists,
   ],
   GetItem: [partitions.accountLists],
   BatchGetItem: [partitions.accountLists, partitions.listMembers, partitions.filterProfiles],

@@ -2934,7 +2934,7 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
-      /** @description The request conflicts with stored data: `LIST_NAME_TAKEN` (a list name the account already uses); `LIMIT_REACHED` (the account already has as many as its limit allows (200 lists, 5 webhook endpoints)). */
+      /** @description The request conflicts with stored data: `LIST_NAME_TAKEN` (a list name the account already uses); `LIMIT_REACHED` (the account already has as many as its limit allows (200 lists, 5 webhook endpoints, 1,000,000 companies in its smart lists together)). */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId'];
@@ -3182,7 +3182,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
-      /** @description The request conflicts with stored data: `LIST_NAME_TAKEN` (a list name the account already uses). */
+      /** @description The request conflicts with stored data: `LIST_NAME_TAKEN` (a list name the account already uses); `LIMIT_REACHED` (the account already has as many as its limit allows (200 lists, 5 webhook endpoints, 1,000,000 companies in its smart lists together)). */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId'];
@@ -3191,7 +3191,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            code?: 'LIST_NAME_TAKEN';
+            code?: 'LIST_NAME_TAKEN' | 'LIMIT_REACHED';
           };
         };
       };
@@ -3727,7 +3727,7 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
-      /** @description The request conflicts with stored data: `LIMIT_REACHED` (the account already has as many as its limit allows (200 lists, 5 webhook endpoints)). */
+      /** @description The request conflicts with stored data: `LIMIT_REACHED` (the account already has as many as its limit allows (200 lists, 5 webhook endpoints, 1,000,000 companies in its smart lists together)). */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId'];
