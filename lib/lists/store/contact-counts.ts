@@ -95,8 +95,8 @@ export interface ListCounts {
 /**
  * A list's member partition is read whole (one consistent Query, members only) instead of key by key
  * when it holds at most this many times the members wanted: a key costs DynamoDB a read unit (up to
- * 4 KB, consistent), a Query one per 4 KB of members (about 50 of 80 bytes), and DynamoDB Local about
- * 100 µs of CPU a key against about 40 µs an item queried (measured on the 2-core machine, loaded). Only the
+ * 4 KB, consistent), a Query one per 4 KB of members (about 50 of 80 bytes), and a key costs more
+ * CPU than an item queried (docs/benchmarks.md, "Why the code is shaped this way"). Only the
  * import's completion asks for it (`partitions`); a request reads its few companies by key.
  */
 const PARTITION_READ_FACTOR = 8;

@@ -4,8 +4,8 @@
  *
  * Cost of one flip (flip-intents.ts has the protocol): its member and order item, put or deleted in
  * BatchWriteItem requests of 25 items across lists (2 items, 0.08 requests), after one consistent read
- * of its member (a key of a BatchGetItem of 100 across lists: reading small lists whole by a Query, as
- * the contact counts do, cost DynamoDB Local more CPU here, measured). Per list per evaluation, whatever its number of flips up to
+ * of its member (a key of a BatchGetItem of 100 across lists, rather than a Query of each small list
+ * whole: flips touch few members of many lists). Per list per evaluation, whatever its number of flips up to
  * FLIPS_PER_CLAIM: its item read once, one UpdateItem that moves its counters and claims the flips,
  * one that releases them. No transaction.
  */
