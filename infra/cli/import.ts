@@ -34,16 +34,27 @@ import {
   registryFormatOfHeader,
   type RegistryFormat,
 } from '../../lib/import/sources';
+import { FILING_FORMATS } from '../../lib/filings/sources';
+import {
+  FILING_USAGE,
+  filingCommand,
+  importFilingFiles,
+  isFilingFormat,
+  type FilingCommand,
+} from './import-filings';
 import { progressReporter } from './import-progress';
 import { cleanUpOnSignal } from './signals';
 import { useStage } from './stage';
 
 let stageInUse = '';
 
+const FORMATS = [...REGISTRY_FORMATS, ...FILING_FORMATS];
+
 const USAGE = [
   'usage: npm run import -- FILE.jsonl[.gz]|- [--as-of YYYY-MM-DD] [--table NAME]',
   '       npm run import -- --format kbo PATH [--as-of YYYY-MM-DD] [--table NAME]',
   '       npm run import -- --format sirene UNITS [--establishments FILE] [--active-only] [--as-of YYYY-MM-DD] [--table NAME]',
+  FILING_USAGE,
 ].join('\n');
 
 /** What the command line asks for, or the usage error to print. */
@@ -57,7 +68,8 @@ type Command =
       activeOnly: boolean;
       asOf: string | null;
       table: string | undefined;
-    };
+    }
+  | FilingCommand;
 
 /** The command line read, or a usage error (a sentence, then the usage). */
 function parseCommand(args: string[]): Command | { usage: string } {
@@ -91,8 +103,12 @@ function parseCommand(args: string[]): Command | { usage: string } {
     if (positionals.length !== 1) return usage('give one FILE.jsonl (or - for standard input)');
     return { kind: 'jsonl', file: positionals[0]!, asOf, table: values.table };
   }
+  if (isFilingFormat(format)) {
+    const filing = filingCommand(format, positionals, values, asOf);
+    return 'problem' in filing ? usage(filing.problem) : filing;
+  }
   if (!(REGISTRY_FORMATS as readonly string[]).includes(format))
-    return usage(`--format takes ${REGISTRY_FORMATS.join(' or ')} (got ${format})`);
+    return usage(`--format takes ${FORMATS.slice(0, -1).join(', ')} or ${FORMATS.at(-1)} (got ${format})`);
   if (format === 'kbo' && (values.establishments !== undefined || values['active-only']))
     return usage('--establishments and --active-only go with --format sirene');
   if (positionals.length !== 1)
@@ -113,6 +129,14 @@ function parseCommand(args: string[]): Command | { usage: string } {
 async function main(): Promise<number> {
   const command = parseCommand(process.argv.slice(2));
   if ('usage' in command) return fail(command.usage);
+  if (command.kind === 'filings')
+    return importFilingFiles(command, {
+      fileSize,
+      fail,
+      today,
+      runAndReport,
+      useStage: (table) => (stageInUse = useStage(table)),
+    });
   return command.kind === 'jsonl' ? importJsonLines(command) : importRegistry(command);
 }
 
