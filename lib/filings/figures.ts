@@ -4,6 +4,7 @@
  */
 import {
   MAPPING,
+  type Confidence,
   type Figures,
   type Group,
   type RatioRow,
@@ -40,9 +41,12 @@ export function figuresOf<S extends 'cbso' | 'inpi'>(
   return { figures: held.figures, dropped: dropped + held.dropped };
 }
 
-/** Amounts that may not be negative (the period schema's `amount`). */
+/** Figures that may not be negative (the period schema's `amount`, `ratio` and `count`). */
 const NON_NEGATIVE = new Set([
   'revenue',
+  'currentRatio',
+  'quickRatio',
+  'employees',
   'cash',
   'totalAssets',
   'capital',
@@ -66,7 +70,7 @@ function keepIdentities(f: Figures): { figures: Figures; dropped: number } {
     if (f[group][field] !== null) dropped++;
     (f[group][field] as Value) = null;
   };
-  for (const group of ['profitability', 'liquidity', 'solvency'] as const)
+  for (const group of ['profitability', 'liquidity', 'solvency', 'people'] as const)
     for (const [field, value] of Object.entries(f[group]))
       if (NON_NEGATIVE.has(field) && value !== null && value < 0) drop(group, field as never);
   const s = f.solvency;
@@ -88,6 +92,9 @@ export function mappingTableMarkdown(): string {
   const lines = [
     '| Field | Belgium (CBSO rubrics) | sure | how / why null | France (ratios column) | sure | how / why null |',
     '|---|---|---|---|---|---|---|',
+    ...PERIOD_FIELDS.map(
+      (f) => `| \`${f.field}\` | ${f.cbso} | ${f.confidence} | | ${f.inpi} | ${f.confidence} | |`,
+    ),
     ...MAPPING.map(
       (row) =>
         `| \`${row.group}.${row.field}\` | ${cell(row.cbso as SourceMapping<never>)} | ${cell(row.inpi as SourceMapping<never>)} |`,
@@ -95,3 +102,37 @@ export function mappingTableMarkdown(): string {
   ];
   return lines.join('\n');
 }
+
+/** The period's other fields: where each comes from (the code: lib/filings/cbso.ts, inpi-ratios.ts, apply.ts). */
+export const PERIOD_FIELDS: ReadonlyArray<{
+  field: string;
+  cbso: string;
+  inpi: string;
+  confidence: Confidence;
+}> = [
+  {
+    field: 'startDate',
+    cbso: '`ExerciseDates.startDate` (or `StartDate`)',
+    inpi: 'the day after the company’s previous `endDate`, else a year before `endDate` plus a day',
+    confidence: 'contract',
+  },
+  {
+    field: 'endDate',
+    cbso: '`ExerciseDates.endDate` (or `EndDate`)',
+    inpi: '`date_cloture_exercice`',
+    confidence: 'contract',
+  },
+  {
+    field: 'dateReceived',
+    cbso: '`DepositDate`',
+    inpi: 'the as-of date of the import that first brought these figures',
+    confidence: 'contract',
+  },
+  {
+    field: 'healthIndicator',
+    cbso: 'Altman Z′′ of the period’s figures, banded 0..10 (below); null when one is missing',
+    inpi: 'the ratios scorecard (below); null when a column it reads is empty',
+    confidence: 'contract',
+  },
+  { field: 'jointCommitteeCodes', cbso: '`[]`', inpi: '`[]`', confidence: 'contract' },
+];

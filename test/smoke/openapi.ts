@@ -929,7 +929,7 @@ export interface operations {
                   website: string[];
                   activities: string[];
                   employees: number | null;
-                  healthIndicator: number | null;
+                  healthIndicator: (number | null) | null;
                   contacts: number;
                   otherNames: string[];
                 };
@@ -1040,7 +1040,7 @@ export interface operations {
               website: string[];
               activities: string[];
               employees: number | null;
-              healthIndicator: number | null;
+              healthIndicator: (number | null) | null;
               contacts: number;
               otherNames: string[];
             };
@@ -1286,7 +1286,7 @@ export interface operations {
               endDate: string;
               /** Format: date */
               dateReceived: string;
-              healthIndicator: number;
+              healthIndicator: number | null;
               jointCommitteeCodes: string[];
               profitability: {
                 revenue: number | null;
@@ -1831,7 +1831,7 @@ export interface operations {
                   endDate: string;
                   /** Format: date */
                   dateReceived: string;
-                  healthIndicator: number;
+                  healthIndicator: number | null;
                   jointCommitteeCodes: string[];
                   profitability: {
                     revenue: number | null;
