@@ -42,6 +42,12 @@ export type FilingItem =
   /** An invalid company number (§11.5.5): `FILE line N: reason`. */
   | { kind: 'rejected'; reason: string; source: UnitSource };
 
+/**
+ * Filings held in memory by the import before a run of them is sorted onto disk (about 1 KB each as
+ * JSON text): what bounds its memory, whatever the files' size (§11.5.10).
+ */
+export const FILING_RUN_SIZE = 5_000;
+
 /** The rank prefix of the French ratios' rows: their periods' start dates are worked out (§11.4). */
 export const INPI_RANK = 'inpi:';
 

@@ -26,7 +26,7 @@ import { mergeUnit, type RegistrySummary } from '../import/registry-import';
 import { SortedRuns } from '../import/sources/sorted-runs';
 import type { UnitSource } from '../import/sources/unit';
 import { applyFilings } from './apply';
-import type { Filing, FilingFormat, FilingItem } from './filing';
+import { FILING_RUN_SIZE, type Filing, type FilingFormat, type FilingItem } from './filing';
 import { getFiledPeriods, putFiledPeriods } from './store';
 
 export interface FilingImportOptions extends Omit<ImportOptions, 'onRejected'> {
@@ -56,7 +56,7 @@ export async function importFilings(
   const tally = { read: 0, rejected: 0, created: 0, changed: 0, unchanged: 0, fieldsDropped: 0 };
   const skipped = new Map<string, number>();
   const skip = (reason: string, n = 1) => skipped.set(reason, (skipped.get(reason) ?? 0) + n);
-  const runs = new SortedRuns<Filing>({ runSize: options.runSize ?? 25_000 });
+  const runs = new SortedRuns<Filing>({ runSize: options.runSize ?? FILING_RUN_SIZE });
   try {
     for await (const item of items) {
       if (item.kind === 'skipped') skip(item.reason);

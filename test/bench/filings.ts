@@ -8,6 +8,7 @@
  *
  *   npm run bench:filings                         20,000 and 100,000 filings of each format
  *   npm run bench:filings -- --sizes 10000,400000
+ *   npm run bench:filings -- --import 3000       the import itself on DynamoDB Local (see importRun)
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
@@ -17,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { companyKey } from '../../lib/companies/identifiers';
-import type { Filing } from '../../lib/filings/filing';
+import { FILING_RUN_SIZE, type Filing } from '../../lib/filings/filing';
 import { FILING_SOURCES, type FilingFormat } from '../../lib/filings/sources';
 import { SortedRuns } from '../../lib/import/sources/sorted-runs';
 
@@ -121,7 +122,7 @@ async function writeRatios(file: string, count: number): Promise<void> {
 async function measure(format: FilingFormat, target: string): Promise<Measure> {
   const started = performance.now();
   const cpu = process.cpuUsage();
-  const runs = new SortedRuns<Filing>();
+  const runs = new SortedRuns<Filing>({ runSize: FILING_RUN_SIZE });
   let filings = 0;
   for await (const item of FILING_SOURCES[format](target)) {
     if (item.kind !== 'filing') continue;
@@ -156,13 +157,56 @@ function measureInChild(format: FilingFormat, target: string): Promise<Measure> 
   });
 }
 
+/**
+ * `--import N`: N CBSO filings (three years of N / 3 companies) through `npm run import -- --format
+ * cbso` into DynamoDB Local, after their companies (JSON Lines), then the same folder again; the
+ * command's own summary and cost lines for each.
+ */
+async function importRun(count: number): Promise<void> {
+  process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
+  const scratch = await mkdtemp(path.join(os.tmpdir(), 'filings-import-bench-'));
+  const { ensureTable } = await import('../../infra/local/dynamodb');
+  const { benchDynamoDb } = await import('./local-dynamodb');
+  const { runCli, usageReporter } = await import('./cli-runs');
+  const { endpoint, stop } = await benchDynamoDb({ log: console.error });
+  try {
+    const table = `filings-bench-${Date.now()}`;
+    await ensureTable(endpoint, table);
+    const usage = usageReporter(scratch);
+    const companies = path.join(scratch, 'companies.jsonl');
+    const lines = Array.from({ length: Math.ceil(count / 3) }, (_, c) =>
+      JSON.stringify({ country: 'BE', companyNumber: belgianNumber(c * 7919), name: `Bench Company ${c}` }),
+    );
+    await writeFile(companies, `${lines.join('\n')}\n`);
+    const folder = path.join(scratch, 'cbso');
+    await writeCbso(folder, count);
+    const options = { endpoint, usage };
+    console.error(`importing ${lines.length} companies`);
+    await runCli('import', [companies, '--table', table, '--as-of', '2025-01-01'], options);
+    for (const label of ['filings', 'again']) {
+      console.error(`importing ${count} filings (${label})`);
+      const run = await runCli('import', ['--format', 'cbso', folder, '--table', table], options);
+      console.log(
+        `${label}: ${count} filings in ${run.wallSeconds.toFixed(1)} s wall, ${run.cpuSeconds.toFixed(1)} s CPU, peak ${run.maxRssMb.toFixed(0)} MB, load ${os.loadavg()[0]!.toFixed(1)}`,
+      );
+      console.log(run.stdout.trim());
+    }
+  } finally {
+    stop();
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   if (process.argv[2] === 'measure') {
     const format = process.argv[3] as FilingFormat;
     process.stdout.write(JSON.stringify(await measure(format, process.argv[4]!)));
     return;
   }
-  const { values } = parseArgs({ options: { sizes: { type: 'string', default: '20000,100000' } } });
+  const { values } = parseArgs({
+    options: { sizes: { type: 'string', default: '20000,100000' }, import: { type: 'string' } },
+  });
+  if (values.import !== undefined) return importRun(Number(values.import));
   const sizes = values.sizes.split(',').map(Number);
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'filings-bench-'));
   try {
