@@ -34,7 +34,7 @@ import {
   registryFormatOfHeader,
   type RegistryFormat,
 } from '../../lib/import/sources';
-import { FILING_FORMATS } from '../../lib/filings/sources';
+import { FILING_FORMATS, ratiosFormatOfHeader } from '../../lib/filings/sources';
 import {
   FILING_USAGE,
   filingCommand,
@@ -160,11 +160,14 @@ async function importJsonLines({
   // A registry's CSV is not JSON Lines: one message naming its format, not a rejection per line.
   const iterator = lines[Symbol.asyncIterator]();
   const first = await iterator.next();
-  const format = first.done ? null : registryFormatOfHeader(first.value);
+  const format = first.done
+    ? null
+    : (ratiosFormatOfHeader(first.value) ?? registryFormatOfHeader(first.value));
   if (format) {
     raw.destroy();
+    const kind = { kbo: 'KBO', sirene: 'SIRENE', 'inpi-ratios': 'French ratios' }[format];
     return fail(
-      `${file === '-' ? 'standard input' : file} is a ${format === 'kbo' ? 'KBO' : 'SIRENE'} CSV file, ` +
+      `${file === '-' ? 'standard input' : file} is a ${kind} CSV file, ` +
         `not JSON Lines: import it with --format ${format}`,
     );
   }

@@ -13,3 +13,24 @@ export const FILING_SOURCES: Record<FilingFormat, (path: string) => AsyncIterabl
   cbso: cbsoFilings,
   'inpi-ratios': inpiRatioFilings,
 };
+
+/**
+ * `inpi-ratios` when `line` is the ratios file's header (a first line naming `siren`, like SIRENE's,
+ * but also `date_cloture_exercice` and `type_bilan`), else null: the JSON Lines import names the format.
+ */
+export function ratiosFormatOfHeader(line: string): 'inpi-ratios' | null {
+  const columns = new Set(
+    line
+      .replace(/^\uFEFF/, '')
+      .split(/[;,]/)
+      .map((column) =>
+        column
+          .trim()
+          .replace(/^"(.*)"$/, '$1')
+          .toLowerCase(),
+      ),
+  );
+  return columns.has('siren') && columns.has('date_cloture_exercice') && columns.has('type_bilan')
+    ? 'inpi-ratios'
+    : null;
+}

@@ -194,7 +194,14 @@ describe('npm run import -- --format cbso', () => {
 
   it('lets a correction replace its period, deriving nothing, and never an older filing', async () => {
     const updatesBefore = (await feedOf(ACME)).length;
-    const corrected = await importCli('--format', 'cbso', CORRECTION, '--as-of', '2024-10-02');
+    // One filing's file, its pair beside it.
+    const corrected = await importCli(
+      '--format',
+      'cbso',
+      path.join(CORRECTION, '2024-00000202.reference.json'),
+      '--as-of',
+      '2024-10-02',
+    );
     expect(corrected.stdout).toMatch(
       /^read 1, imported 1 \(new 0, changed 1, unchanged 0\), rejected 0, updates 0,/m,
     );
@@ -215,6 +222,14 @@ describe('npm run import -- --format cbso', () => {
 });
 
 describe('npm run import -- --format inpi-ratios', () => {
+  it('is named when the ratios file is handed to the JSON Lines import', async () => {
+    const run = await importCli(RATIOS);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(
+      /is a French ratios CSV file, not JSON Lines: import it with --format inpi-ratios/,
+    );
+  });
+
   it('reads the BOM and ;, prefers consolidated to complete to simplified, and works out the dates', async () => {
     const run = await importCli('--format', 'inpi-ratios', RATIOS, '--as-of', '2024-11-04');
     expect(run.stderr).toMatch(
