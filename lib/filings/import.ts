@@ -111,8 +111,8 @@ export async function importFilings(
       // Each company is in one group only: no batch waits for another's verdicts.
       turns.judge.end();
       const refs = groups.map((g) => g.ref);
-      const stored = await getCompanyRecords(refs);
-      const filed = await getFiledPeriods(refs.filter((ref) => stored.has(companyKey(ref))));
+      // Both reads at once: a company not stored has no filed periods either, and is skipped below.
+      const [stored, filed] = await Promise.all([getCompanyRecords(refs), getFiledPeriods(refs)]);
       const entries: Change[] = [];
       const filedWrites: Parameters<typeof putFiledPeriods>[0] = [];
       for (const group of groups) {

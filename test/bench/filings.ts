@@ -183,9 +183,20 @@ async function importRun(count: number): Promise<void> {
     const options = { endpoint, usage };
     console.error(`importing ${lines.length} companies`);
     await runCli('import', [companies, '--table', table, '--as-of', '2025-01-01'], options);
+    // What DynamoDB Local alone writes (after the companies' import warmed it up): the import's ceiling.
+    const { companiesPerSecondCeiling, importWriteSplit, measureWriteFloor } = await import('./write-floor');
+    console.error('measuring what DynamoDB Local itself can write (the floor)');
+    const floor = await measureWriteFloor(endpoint);
     for (const label of ['filings', 'again']) {
       console.error(`importing ${count} filings (${label})`);
       const run = await runCli('import', ['--format', 'cbso', folder, '--table', table], options);
+      const rate = Number(/\((\d+) companies\/s\)/.exec(run.stdout)?.[1] ?? 0);
+      const writes = /^writes: .*$/m.exec(run.stdout)?.[0] ?? '';
+      const ceiling = companiesPerSecondCeiling(floor, importWriteSplit(writes));
+      if (Number.isFinite(ceiling))
+        console.log(
+          `ceiling: ${Math.round(ceiling)} filings/s from the items written; ${Math.round((100 * rate) / ceiling)} % of it`,
+        );
       console.log(
         `${label}: ${count} filings in ${run.wallSeconds.toFixed(1)} s wall, ${run.cpuSeconds.toFixed(1)} s CPU, peak ${run.maxRssMb.toFixed(0)} MB, load ${os.loadavg()[0]!.toFixed(1)}`,
       );
