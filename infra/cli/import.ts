@@ -36,16 +36,27 @@ import {
   registryFormatOfHeader,
   type RegistryFormat,
 } from '../../lib/import/sources';
+import { FILING_FORMATS, ratiosFormatOfHeader } from '../../lib/filings/sources';
+import {
+  FILING_USAGE,
+  filingCommand,
+  importFilingFiles,
+  isFilingFormat,
+  type FilingCommand,
+} from './import-filings';
 import { progressReporter } from './import-progress';
 import { cleanUpOnSignal } from './signals';
 import { useStage } from './stage';
 
 let stageInUse = '';
 
+const FORMATS = [...REGISTRY_FORMATS, ...FILING_FORMATS];
+
 const USAGE = [
   'usage: npm run import -- FILE.jsonl[.gz]|- [--as-of YYYY-MM-DD] [--table NAME]',
   '       npm run import -- --format kbo PATH [--as-of YYYY-MM-DD] [--table NAME]',
   '       npm run import -- --format sirene UNITS [--establishments FILE] [--active-only] [--as-of YYYY-MM-DD] [--table NAME]',
+  FILING_USAGE,
 ].join('\n');
 
 /** What the command line asks for, or the usage error to print. */
@@ -59,7 +70,8 @@ type Command =
       activeOnly: boolean;
       asOf: string | null;
       table: string | undefined;
-    };
+    }
+  | FilingCommand;
 
 /** The command line read, or a usage error (a sentence, then the usage). */
 function parseCommand(args: string[]): Command | { usage: string } {
@@ -93,8 +105,12 @@ function parseCommand(args: string[]): Command | { usage: string } {
     if (positionals.length !== 1) return usage('give one FILE.jsonl (or - for standard input)');
     return { kind: 'jsonl', file: positionals[0]!, asOf, table: values.table };
   }
+  if (isFilingFormat(format)) {
+    const filing = filingCommand(format, positionals, values, asOf);
+    return 'problem' in filing ? usage(filing.problem) : filing;
+  }
   if (!(REGISTRY_FORMATS as readonly string[]).includes(format))
-    return usage(`--format takes ${REGISTRY_FORMATS.join(' or ')} (got ${format})`);
+    return usage(`--format takes ${FORMATS.slice(0, -1).join(', ')} or ${FORMATS.at(-1)} (got ${format})`);
   if (format === 'kbo' && (values.establishments !== undefined || values['active-only']))
     return usage('--establishments and --active-only go with --format sirene');
   if (positionals.length !== 1)
@@ -115,6 +131,14 @@ function parseCommand(args: string[]): Command | { usage: string } {
 async function main(): Promise<number> {
   const command = parseCommand(process.argv.slice(2));
   if ('usage' in command) return fail(command.usage);
+  if (command.kind === 'filings')
+    return importFilingFiles(command, {
+      fileSize,
+      fail,
+      today,
+      runAndReport,
+      useStage: (table) => (stageInUse = useStage(table)),
+    });
   return command.kind === 'jsonl' ? importJsonLines(command) : importRegistry(command);
 }
 
@@ -138,11 +162,14 @@ async function importJsonLines({
   // A registry's CSV is not JSON Lines: one message naming its format, not a rejection per line.
   const iterator = lines[Symbol.asyncIterator]();
   const first = await iterator.next();
-  const format = first.done ? null : registryFormatOfHeader(first.value);
+  const format = first.done
+    ? null
+    : (ratiosFormatOfHeader(first.value) ?? registryFormatOfHeader(first.value));
   if (format) {
     raw.destroy();
+    const kind = { kbo: 'KBO', sirene: 'SIRENE', 'inpi-ratios': 'French ratios' }[format];
     return fail(
-      `${file === '-' ? 'standard input' : file} is a ${format === 'kbo' ? 'KBO' : 'SIRENE'} CSV file, ` +
+      `${file === '-' ? 'standard input' : file} is a ${kind} CSV file, ` +
         `not JSON Lines: import it with --format ${format}`,
     );
   }

@@ -10,6 +10,7 @@
  * | Relationships      | COMPANY#<country>#<number>          | RELATIONSHIPS |        |                       | derived from holdings (§6.2, §6.4): the company's own identifier and legal entity id, its parents list, attributes `n#<holder>` (registered holders' names) and `c#<held>` (one per company it holds): relationships and legal entities, one read per company |
  * | Legal entity       | LEGAL_ENTITY#<legalEntityId>        | LEGAL_ENTITY  |        |                       | an id's entity (country, number): lookup by id in one GetItem; its conditional put detects a colliding id |
  * | Lookalikes         | COMPANY#<country>#<number>          | LOOKALIKES    |        |                       | a company's identifier and its best 100 lookalikes (§6.3), one packed attribute: one read per company |
+ * | Filed periods      | COMPANY#<country>#<number>          | FILINGS       |        |                       | (ext) which filing brought each period a filing import wrote (its rank and a hash of the figures it gave), so that a later import knows whether a filing replaces a period (§11.5.9): read and written with the company by the filing import |
  * | Update feed        | COMPANY#<country>#<number>          | UPDATES       |        |                       | every update derived from the company's changes (§8), one attribute `u#<id>` each (added only where absent: an id is never stored twice; total = their number): one read per legal entity, after its id is resolved by the Legal entity item; 100 entities = 2 rounds of BatchGetItem |
  * | Lookalike features | LOOKALIKE_BLOCK#<NACE division>     | COMPANY#<country>#<number> |  |                  | what a company is compared on, and its 100th score: a block's candidates in one Query (import-time recompute, full job) |
  * | Lookalike mark     | LOOKALIKE_DIRTY#<0..15>             | BATCH#<changeId>#<part> | |               | the companies of one import batch whose lookalikes must be recomputed, with their features before the change (import completion); one per batch |
@@ -74,6 +75,10 @@ export const legalEntity = (legalEntityId: string): Key => ({
 export const lookalikes = (ref: CompanyRef): Key => ({
   pk: `COMPANY#${ref.country}#${ref.companyNumber}`,
   sk: 'LOOKALIKES',
+});
+export const filedPeriods = (ref: CompanyRef): Key => ({
+  pk: `COMPANY#${ref.country}#${ref.companyNumber}`,
+  sk: 'FILINGS',
 });
 export const updateFeed = (ref: CompanyRef): Key => ({
   pk: `COMPANY#${ref.country}#${ref.companyNumber}`,
