@@ -154,6 +154,8 @@ export async function deliverDue(
     }
     if (due.length > 0) continue;
     if (underway.size === 0) return outcomes;
-    await Promise.race([...underway, new Promise((resolve) => setTimeout(resolve, POLL_MS))]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([...underway, new Promise((resolve) => (timer = setTimeout(resolve, POLL_MS)))]);
+    clearTimeout(timer);
   }
 }

@@ -204,6 +204,8 @@ it('delivers a batch from the queue, sends a job due later on, and hands back th
   expect(aws.sent[0]).toMatchObject({
     queueUrl: aws.queueUrl('deliveries'),
     delaySeconds: MAX_DELAY_SECONDS,
+    // The delivery queue is a fair queue: its messages are grouped by account (the tenant).
+    groupId: caller.accountId,
   });
   expect(JSON.parse(aws.sent[0]!.body)).toMatchObject({ job: { eventId: 'evt_later' } });
   const log = await getDeliveries(caller.accountId, endpoint.id, { limit: 10, offset: 0 });
