@@ -137,7 +137,7 @@ export async function getWebhooks(accountId: string, { consistent = false } = {}
 }
 
 export type WebhookChanges = Partial<
-  Pick<StoredWebhook, 'url' | 'description' | 'enabled' | 'secrets' | 'cursor' | 'failingSince'>
+  Pick<StoredWebhook, 'url' | 'description' | 'enabled' | 'secrets' | 'cursor' | 'failingSince' | 'createdBy'>
 > & { clearFailing?: true };
 
 /**

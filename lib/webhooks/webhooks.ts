@@ -105,8 +105,12 @@ export async function updateOneWebhook(
   const url = body.url === undefined ? undefined : await checkedUrl(body.url, rules);
   // Re-enabled: sent what is derived from now on; what was derived while it was off stays in the feed.
   const resumes = body.enabled === true && !webhook.enabled;
+  // The endpoint's events are those its creator sees (§12). Pointed elsewhere by another user of the
+  // account, it sends what that user sees: no user can have another's private lists sent to itself.
+  const repointed = url !== undefined && webhook.createdBy !== caller.userEmail;
   const updated = await updateWebhook(caller.accountId, id, {
     ...(url === undefined ? {} : { url }),
+    ...(repointed ? { createdBy: caller.userEmail } : {}),
     ...(body.description === undefined ? {} : { description: body.description }),
     ...(body.enabled === undefined ? {} : { enabled: body.enabled }),
     ...(resumes ? { cursor: await lastEventNumber(caller.accountId), clearFailing: true as const } : {}),

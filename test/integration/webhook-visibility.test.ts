@@ -3,7 +3,8 @@
  * Local with receivers on 127.0.0.1: a user's feed and an endpoint (by the user who created it) show
  * only the lists that user sees, and leave out an event none of whose lists it sees; an endpoint with no
  * recorded creator sees shared lists only; a list made private stops its events from reaching the
- * endpoints of users who no longer see it; a retry of an event no longer visible is dropped.
+ * endpoints of users who no longer see it; a retry of an event no longer visible is dropped; an
+ * endpoint pointed elsewhere by another user sends what that user sees.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import http from 'node:http';
@@ -22,7 +23,7 @@ import { deliverAll, deliverDue, queueNewEvents } from '../../lib/webhooks/deliv
 import type { DueJob } from '../../lib/webhooks/job';
 import { takeDueDeliveries } from '../../lib/webhooks/queue';
 import type { UrlRules } from '../../lib/webhooks/url';
-import { createWebhook } from '../../lib/webhooks/webhooks';
+import { createWebhook, updateOneWebhook } from '../../lib/webhooks/webhooks';
 import { bareCompany, importRecords, withPeriod } from '../support/records';
 import { useFreshTable } from '../support/table';
 
@@ -187,4 +188,23 @@ it('drops a retry of an event its endpoint no longer sees: no attempt, and the f
   expect(bobs.events).toHaveLength(1);
   const { data } = await getDeliveries(BOB.accountId, endpoint.id, { limit: 10, offset: 0 });
   expect(data).toMatchObject([{ attempt: 1, status: 'failed', responseStatus: 500, nextAttemptAt: null }]);
+});
+
+it("sends what the user who points an endpoint elsewhere sees: another user cannot redirect someone's private events", async () => {
+  const carol: Caller = { ...ALICE, accountId: 'redirected', userEmail: 'carol@redirected.example' };
+  const dave: Caller = { ...carol, userEmail: 'dave@redirected.example' };
+  const carols = await list(carol, "Carol's own", false, [onlyPrivate]);
+  const [carolsHook, davesHook] = [await receiver(), await receiver()];
+  const { body: endpoint } = await createWebhook(carol, { url: carolsHook.url }, LOCAL);
+  // A description changed by another user changes nothing of what the endpoint is sent.
+  await updateOneWebhook(dave, endpoint.id, { description: 'ours' }, LOCAL);
+  await importRecords(withPeriod([onlyPrivate], 2025));
+  await drain();
+  expect(byCompany(carolsHook.events)).toEqual({ [onlyPrivate.companyNumber]: [carols] });
+
+  await updateOneWebhook(dave, endpoint.id, { url: davesHook.url }, LOCAL);
+  await importRecords(withPeriod([onlyPrivate], 2026));
+  await drain();
+  expect(davesHook.events).toEqual([]);
+  expect(carolsHook.events).toHaveLength(1);
 });
