@@ -121,13 +121,13 @@ export async function deliverAll(
   dues: DueJob[],
   options: DeliveryRunOptions,
 ): Promise<Array<Outcome | Error>> {
-  const run = new DeliveryRun({ enqueue: enqueueDeliveries, ...options });
+  const run = new DeliveryRun({ ...options, enqueue: options.enqueue ?? enqueueDeliveries });
   return Promise.all(dues.map((due) => run.submit(due)));
 }
 
 /** How often the local run looks for jobs come due while attempts are under way. */
 const POLL_MS = 100;
-/** Jobs the local run holds taken and not yet attempted at most (it takes no more until they start). */
+/** Jobs the local run holds taken and not yet ended at most (it takes no more until some end). */
 const TAKEN_AT_MOST = 1000;
 
 /**
@@ -140,7 +140,7 @@ export async function deliverDue(
   take: (nowMs: number) => Promise<DueJob[]> = takeDueDeliveries,
 ): Promise<Array<Outcome | Error>> {
   const now = options.now ?? (() => new Date());
-  const run = new DeliveryRun({ enqueue: enqueueDeliveries, ...options, now });
+  const run = new DeliveryRun({ ...options, now, enqueue: options.enqueue ?? enqueueDeliveries });
   const outcomes: Array<Outcome | Error> = [];
   const underway = new Set<Promise<void>>();
   for (;;) {
