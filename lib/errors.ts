@@ -138,6 +138,14 @@ export class WebhookNotFound extends DomainError {
   }
 }
 
+/** §12: a second test delivery to an endpoint within the minute; another may be sent after `retryAfterSeconds`. */
+export class TestDeliveryTooSoon extends DomainError {
+  readonly refused = 'too-soon';
+  constructor(readonly retryAfterSeconds: number) {
+    super('A webhook endpoint can be sent at most one test delivery a minute');
+  }
+}
+
 /** Every domain error, told apart by `refused`. */
 export type Refused =
   | InvalidInput
@@ -151,4 +159,5 @@ export type Refused =
   | ListBusy
   | CursorExpired
   | WebhookNotFound
+  | TestDeliveryTooSoon
   | LimitReached;

@@ -569,7 +569,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Sends a webhook.test event to the endpoint
+     * Sends a webhook.test event to the endpoint, attempted once; at most one test a minute
      * @description Needs a token with the scope `webhooks:write`.
      */
     post: operations['testWebhook'];
