@@ -26,7 +26,7 @@
  *   check keeps one company, not one per company read, so memory stays flat (§11.5.10).
  */
 import { createHash } from 'node:crypto';
-import { companyKey, type CompanyRef } from '../companies/identifiers';
+import { companyKey, parseCompanyNumber, type CompanyRef } from '../companies/identifiers';
 import {
   otherNamesOf,
   parseCompanyRecord,
@@ -43,8 +43,10 @@ import {
 } from '../companies/store';
 import { queueChanges, type Change, type ImportSummary, type Run } from './changes';
 import { runImport, type BatchTurns, type ImportOptions } from './import';
+import { eraseCompanies, emptyRecord, resumeErasures } from './erase';
 import { putRegistryLinks } from './registry-store';
 import {
+  NAME_WITHHELD,
   REGISTRY_FIELDS,
   type RegistryField,
   type RegistryItem,
@@ -91,6 +93,8 @@ interface ReadUnit {
   addressForms?: string;
   /** The registry's sub-entities that belong to it (`RegistryUnit.links`). */
   links?: string[];
+  /** (ext) Its registry withholds its name: a stored company of this number is erased (§11.5.6). */
+  erase?: boolean;
 }
 
 export async function importRegistryItems(
@@ -111,6 +115,17 @@ export async function importRegistryItems(
     async function* read(summary) {
       let seq = 0;
       for await (const item of items) {
+        if (item.kind === 'skipped' && item.reason === NAME_WITHHELD && item.company) {
+          // Read as a unit: a stored company is erased by it; else it is skipped after all (`importUnits`).
+          summary.read++;
+          const ref = canonicalRef(item.company);
+          if (ref) {
+            sources.set(++seq, item.source);
+            yield { seq, source: item.source, ref, owned: {}, owns: [], fingerprint: '', erase: true };
+            continue;
+          }
+          summary.read--;
+        }
         if (item.kind === 'skipped') {
           skipped.set(item.reason, (skipped.get(item.reason) ?? 0) + 1);
           continue;
@@ -148,6 +163,12 @@ export async function importRegistryItems(
     (seq, reason) => reject(sources.get(seq) ?? { file: '?', line: 0 }, reason),
   );
   return { ...summary, skipped, fieldsDropped };
+}
+
+/** The company a converter names, canonical; null when its number is not valid. */
+function canonicalRef({ country, companyNumber }: CompanyRef): CompanyRef | null {
+  const canonical = parseCompanyNumber(country, companyNumber);
+  return canonical ? { country, companyNumber: canonical } : null;
 }
 
 /** `skipped N (reason: n, …)`, or null when nothing was skipped or dropped (§11.5.4). */
@@ -262,6 +283,9 @@ async function importUnits(
   const { source } = context;
   let fresh: ReadUnit[];
   let states: Map<string, CompanyState>;
+  // Withheld names (§11.5.6): stored companies to erase, and the numbers not stored.
+  const erasing: CompanyRef[] = [];
+  const notStored: CompanyRef[] = [];
   try {
     states = await getCompanyStates(units.map((u) => u.ref));
     await turns.judge.ready;
@@ -277,6 +301,16 @@ async function importUnits(
         continue;
       }
       context.setLast({ key, source: unit.source });
+      if (unit.erase) {
+        if (states.has(key)) erasing.push(unit.ref);
+        else {
+          // Left out on purpose: not read (§11.5.4).
+          run.summary.read--;
+          context.skip(NAME_WITHHELD);
+          notStored.push(unit.ref);
+        }
+        continue;
+      }
       if (context.activeOnly && unit.owned.stoppedOn && !states.has(key)) {
         // Left out on purpose: not read (§11.5.4).
         run.summary.read--;
@@ -289,6 +323,8 @@ async function importUnits(
   } finally {
     void turns.judge.ready.then(turns.judge.end);
   }
+  await eraseCompanies(erasing, run);
+  await resumeErasures(notStored, run);
   const stored = await getCompanyRecords(
     fresh.filter((u) => states.has(companyKey(u.ref))).map((u) => u.ref),
   );
@@ -326,22 +362,7 @@ export function mergeUnit(
   stored: StoredCompany | null,
   unit: Pick<ReadUnit, 'ref' | 'owned' | 'owns'>,
 ): CompanyRecord {
-  const base: CompanyRecord = stored?.record ?? {
-    ...unit.ref,
-    name: '',
-    place: null,
-    vatNumber: null,
-    website: null,
-    legalForm: null,
-    foundedOn: null,
-    stoppedOn: null,
-    address: null,
-    otherNames: [],
-    activities: [],
-    financials: [],
-    shareholders: [],
-    contacts: [],
-  };
+  const base: CompanyRecord = stored?.record ?? emptyRecord(unit.ref);
   const merged: CompanyRecord = {
     ...base,
     ...unit.owned,
