@@ -21,7 +21,7 @@
  * through the mark and derives what is missing (`resumeErasures`). Idempotent: a company erased already
  * is not stored, so its unit is skipped as any withheld name of a company not stored (§11.5.4).
  */
-import { companyKey, type CompanyRef } from '../companies/identifiers';
+import { companyKey, parseCompanyNumber, type CompanyRef } from '../companies/identifiers';
 import type { CompanyRecord } from '../companies/record';
 import { getCompanyRecords, getCompanyStates, type StoredCompany } from '../companies/store';
 import type { CompanyChange } from '../derivation/change';
@@ -94,13 +94,18 @@ export async function resumeErasures(refs: CompanyRef[], run: Run): Promise<void
     projection: ['changeId'],
     consistent: true,
   });
-  const changeIds = [...new Set(marks.map((m) => m['changeId'] as string))].filter((id) => !run.settled.has(id));
+  const changeIds = [...new Set(marks.map((m) => m['changeId'] as string))].filter(
+    (id) => !run.settled.has(id),
+  );
   for (const journal of await getJournals(changeIds)) {
     const entries = journal.entries.filter((e) => e.gone && e.before);
     const companies = entries.map((e) => e.company);
     const [present, erased] = await Promise.all([
       getCompanyStates(companies),
-      batchGet(tableName(), companies.map(keys.companyErased), { projection: ['pk', 'changeId'], consistent: true }),
+      batchGet(tableName(), companies.map(keys.companyErased), {
+        projection: ['pk', 'changeId'],
+        consistent: true,
+      }),
     ]);
     const erasedHere = new Set(
       erased.filter((m) => m['changeId'] === journal.changeId).map((m) => m['pk'] as string),
@@ -121,7 +126,10 @@ export async function resumeErasures(refs: CompanyRef[], run: Run): Promise<void
 
 const goneChange =
   (asOf: string, changeId: string) =>
-  ({ record, state }: Pick<StoredCompany, 'record'> & Partial<Pick<StoredCompany, 'state'>>): CompanyChange => ({
+  ({
+    record,
+    state,
+  }: Pick<StoredCompany, 'record'> & Partial<Pick<StoredCompany, 'state'>>): CompanyChange => ({
     before: record,
     after: emptyRecord(record),
     asOf,
@@ -129,5 +137,11 @@ const goneChange =
     ...(state?.legalEntityId ? { legalEntityId: state.legalEntityId } : {}),
     gone: true,
   });
+
+/** The company a converter names (any input form of §3), canonical; null when none or not valid. */
+export function canonicalRef(ref: CompanyRef | undefined): CompanyRef | null {
+  const canonical = ref && parseCompanyNumber(ref.country, ref.companyNumber);
+  return canonical ? { country: ref.country, companyNumber: canonical } : null;
+}
 
 const refOf = ({ country, companyNumber }: CompanyRef): CompanyRef => ({ country, companyNumber });

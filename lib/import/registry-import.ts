@@ -21,12 +21,14 @@
  *   sub-entity finds it (lib/import/registry-store.ts).
  * - **Counting** (§11.5.4): `read` counts the units and the rejected ones; units left out on purpose are
  *   not read, they are counted by reason for the `skipped` line.
+ * - **Withheld names** (§11.5.6): a unit whose registry withholds its name erases its stored company
+ *   (lib/import/erase.ts) and counts as read and changed; of a number not stored it is skipped.
  * - **Repeats**: a registry's files are grouped by entity number and a converter yields one unit per
  *   entity, so a unit that names the same company as the unit before it is rejected as a repeat; the
  *   check keeps one company, not one per company read, so memory stays flat (§11.5.10).
  */
 import { createHash } from 'node:crypto';
-import { companyKey, parseCompanyNumber, type CompanyRef } from '../companies/identifiers';
+import { companyKey, type CompanyRef } from '../companies/identifiers';
 import {
   otherNamesOf,
   parseCompanyRecord,
@@ -43,7 +45,7 @@ import {
 } from '../companies/store';
 import { queueChanges, type Change, type ImportSummary, type Run } from './changes';
 import { runImport, type BatchTurns, type ImportOptions } from './import';
-import { eraseCompanies, emptyRecord, resumeErasures } from './erase';
+import { canonicalRef, eraseCompanies, emptyRecord, resumeErasures } from './erase';
 import { putRegistryLinks } from './registry-store';
 import {
   NAME_WITHHELD,
@@ -65,6 +67,9 @@ export interface RegistryImportOptions extends Omit<ImportOptions, 'onRejected'>
    */
   activeOnly?: boolean;
 }
+
+/** A unit whose name is withheld owns nothing: it erases its company, if stored. */
+const WITHHELD_UNIT = { owned: {}, owns: [], fingerprint: '', erase: true } as const;
 
 /** The `skipped` reason of a ceased unit left out by `activeOnly`. */
 export const CEASED = 'ceased';
@@ -115,16 +120,14 @@ export async function importRegistryItems(
     async function* read(summary) {
       let seq = 0;
       for await (const item of items) {
-        if (item.kind === 'skipped' && item.reason === NAME_WITHHELD && item.company) {
-          // Read as a unit: a stored company is erased by it; else it is skipped after all (`importUnits`).
+        const withheld =
+          item.kind === 'skipped' && item.reason === NAME_WITHHELD && canonicalRef(item.company);
+        if (withheld) {
+          // Read as a unit: a stored company is erased by it, else it is skipped after all (`importUnits`).
           summary.read++;
-          const ref = canonicalRef(item.company);
-          if (ref) {
-            sources.set(++seq, item.source);
-            yield { seq, source: item.source, ref, owned: {}, owns: [], fingerprint: '', erase: true };
-            continue;
-          }
-          summary.read--;
+          sources.set(++seq, item.source);
+          yield { seq, source: item.source, ref: withheld, ...WITHHELD_UNIT };
+          continue;
         }
         if (item.kind === 'skipped') {
           skipped.set(item.reason, (skipped.get(item.reason) ?? 0) + 1);
@@ -163,12 +166,6 @@ export async function importRegistryItems(
     (seq, reason) => reject(sources.get(seq) ?? { file: '?', line: 0 }, reason),
   );
   return { ...summary, skipped, fieldsDropped };
-}
-
-/** The company a converter names, canonical; null when its number is not valid. */
-function canonicalRef({ country, companyNumber }: CompanyRef): CompanyRef | null {
-  const canonical = parseCompanyNumber(country, companyNumber);
-  return canonical ? { country, companyNumber: canonical } : null;
 }
 
 /** `skipped N (reason: n, …)`, or null when nothing was skipped or dropped (§11.5.4). */
@@ -301,23 +298,19 @@ async function importUnits(
         continue;
       }
       context.setLast({ key, source: unit.source });
-      if (unit.erase) {
-        if (states.has(key)) erasing.push(unit.ref);
-        else {
-          // Left out on purpose: not read (§11.5.4).
-          run.summary.read--;
-          context.skip(NAME_WITHHELD);
-          notStored.push(unit.ref);
-        }
-        continue;
-      }
-      if (context.activeOnly && unit.owned.stoppedOn && !states.has(key)) {
+      const known = states.has(key);
+      if (unit.erase && !known) notStored.push(unit.ref);
+      const leftOut = known
+        ? null
+        : unit.erase
+          ? NAME_WITHHELD
+          : context.activeOnly && unit.owned.stoppedOn && CEASED;
+      if (leftOut) {
         // Left out on purpose: not read (§11.5.4).
         run.summary.read--;
-        context.skip(CEASED);
-        continue;
-      }
-      if (states.get(key)?.lineHash === unit.fingerprint) run.judge.unchanged();
+        context.skip(leftOut);
+      } else if (unit.erase) erasing.push(unit.ref);
+      else if (states.get(key)?.lineHash === unit.fingerprint) run.judge.unchanged();
       else fresh.push(unit);
     }
   } finally {

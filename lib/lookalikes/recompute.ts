@@ -102,7 +102,10 @@ export interface SectionWork {
  * writes the company's features and names it in the batch's mark (lib/lookalikes/block-store.ts).
  */
 export async function deriveLookalikes(changes: CompanyChange[]): Promise<Derived> {
-  const byBatch = new Map<string, Array<{ before: LookalikeFeatures | null; after: LookalikeFeatures | null }>>();
+  const byBatch = new Map<
+    string,
+    Array<{ before: LookalikeFeatures | null; after: LookalikeFeatures | null }>
+  >();
   const writes: DerivedWrites = { puts: [], deletes: [] };
   for (const { before, after, changeId, gone } of changes) {
     const old = before && featuresOf(before);

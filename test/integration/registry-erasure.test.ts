@@ -28,7 +28,8 @@ import { getCompanyRecords } from '../../lib/companies/store';
 import { addCompanies } from '../../lib/lists/add-companies';
 import { getListCompanies } from '../../lib/lists/lists';
 import { createOneList, getOneList } from '../../lib/lists/manage';
-import { getItem } from '../../lib/storage/batch';
+import { batchDelete, batchPut, getItem } from '../../lib/storage/batch';
+import { getJournals, putJournal } from '../../lib/import/store';
 import { tableName } from '../../lib/storage/client';
 import * as keys from '../../lib/storage/keys';
 import { ALICE, call } from '../support/events';
@@ -63,7 +64,11 @@ let smartList: number;
 const legalEntityIds = new Map<string, string>();
 
 /** The sample SIRENE file's header and the rows of `siren` alone, with `changes` (column → value) applied. */
-async function sireneRows(file: string, siren: string, changes: Record<string, string> = {}): Promise<string> {
+async function sireneRows(
+  file: string,
+  siren: string,
+  changes: Record<string, string> = {},
+): Promise<string> {
   const [header, ...lines] = (await readFile(path.join(SIRENE, file), 'utf8')).split('\n');
   const columns = header!.replace(/^\uFEFF/, '').split(',');
   const rows = lines
@@ -76,11 +81,15 @@ async function sireneRows(file: string, siren: string, changes: Record<string, s
   return [header, ...rows].join('\n') + '\n';
 }
 
-async function sireneStock(name: string, unitChanges: Record<string, string> = {}): Promise<string[]> {
+async function sireneStock(
+  name: string,
+  unitChanges: Record<string, string> = {},
+  siren = TRADER.companyNumber,
+): Promise<string[]> {
   const units = path.join(scratch, `${name}-StockUniteLegale_utf8.csv`);
   const offices = path.join(scratch, `${name}-StockEtablissement_utf8.csv`);
-  await writeFile(units, await sireneRows('StockUniteLegale_utf8.csv', TRADER.companyNumber, unitChanges));
-  await writeFile(offices, await sireneRows('StockEtablissement_utf8.csv', TRADER.companyNumber));
+  await writeFile(units, await sireneRows('StockUniteLegale_utf8.csv', siren, unitChanges));
+  await writeFile(offices, await sireneRows('StockEtablissement_utf8.csv', siren));
   return ['--format', 'sirene', units, '--establishments', offices];
 }
 
@@ -157,7 +166,10 @@ const searched = async (q: string) =>
     (c) => `${c.country}${c.companyNumber}`,
   );
 const matched = async (entryOf: Record<string, string>) => {
-  const { body } = await call(matchHandler, { resource: '/v1/companies/match', body: { companies: [entryOf] } });
+  const { body } = await call(matchHandler, {
+    resource: '/v1/companies/match',
+    body: { companies: [entryOf] },
+  });
   return (body as Array<{ data: Array<{ identifier: Ref }> }>)[0]!.data.map(
     (c) => `${c.identifier.country}${c.identifier.companyNumber}`,
   );
@@ -178,7 +190,9 @@ const relationshipsOf = async (ref: Ref) =>
       resource: '/v1/companies/{countryCode}/{companyNumber}/relationships',
       pathParameters: path_(ref),
     })
-  ).body as { data: { parents: Array<{ identifier: Ref | null }>; children: Array<{ identifier: Ref | null }> } };
+  ).body as {
+    data: { parents: Array<{ identifier: Ref | null }>; children: Array<{ identifier: Ref | null }> };
+  };
 const legalEntitiesOf = async (ref: Ref) =>
   (
     await call(getLegalEntities, {
@@ -210,7 +224,14 @@ beforeAll(async () => {
       shareholders: [{ ...HOLDER, name: 'Oud Fonds BV', percentage: 0.3 }],
       contacts: [{ contactId: 70001, firstName: 'Jan', lastName: 'Peeters', jobTitle: 'Zaakvoerder' }],
     }),
-    companyRecord({ ...HOLDER, name: 'Oud Fonds BV', vatNumber: null, website: null, shareholders: [], contacts: [] }),
+    companyRecord({
+      ...HOLDER,
+      name: 'Oud Fonds BV',
+      vatNumber: null,
+      website: null,
+      shareholders: [],
+      contacts: [],
+    }),
     companyRecord({
       ...HELD,
       name: 'Frituur Holding BV',
@@ -230,7 +251,10 @@ beforeAll(async () => {
       contacts: [],
     }),
   ];
-  const seeded = await importCli(['-', '--as-of', '2025-08-01'], records.map((r) => JSON.stringify(r)).join('\n'));
+  const seeded = await importCli(
+    ['-', '--as-of', '2025-08-01'],
+    records.map((r) => JSON.stringify(r)).join('\n'),
+  );
   expect(seeded.code).toBe(0);
   // The sample full extract holds an invalid number and a legal person without a name: exit 1.
   expect((await importCli(['--format', 'kbo', path.join(FIXTURES, 'kbo-full')])).code).toBe(1);
@@ -269,8 +293,12 @@ test('before: both are served, found, related, lookalikes and in lists', async (
   expect(await searched('Peeters')).toContain(key(PERSON));
   expect(await searched('Luc Bernard')).toContain(key(TRADER));
   expect(await lookalikesOf(FRIETKOT)).toContain(key(PERSON));
-  expect((await relationshipsOf(HELD)).data.parents.map((p) => p.identifier)).toEqual([expect.objectContaining(PERSON)]);
-  expect((await relationshipsOf(HOLDER)).data.children.map((c) => c.identifier)).toEqual([expect.objectContaining(PERSON)]);
+  expect((await relationshipsOf(HELD)).data.parents.map((p) => p.identifier)).toEqual([
+    expect.objectContaining(PERSON),
+  ]);
+  expect((await relationshipsOf(HOLDER)).data.children.map((c) => c.identifier)).toEqual([
+    expect.objectContaining(PERSON),
+  ]);
   expect((await legalEntitiesOf(HELD)).data[0]!.isPrimary).toBe(false);
   expect((await members(staticList)).sort()).toEqual([key(TRADER), key(PERSON), key(FRIETKOT)].sort());
   expect(await counters(staticList)).toEqual({ amountOfCompanies: 2, newResults: null });
@@ -310,7 +338,9 @@ test('a KBO natural person whose update no longer gives its name is erased', asy
   expect((await members(staticList)).sort()).toEqual([key(TRADER), key(FRIETKOT)].sort());
   expect(await counters(staticList)).toEqual({ amountOfCompanies: 1, newResults: null });
   // PUT no longer finds it.
-  expect(await addCompanies(ALICE, staticList, [{ country: 'BE', companyNumber: '0712345630' }])).toMatchObject({
+  expect(
+    await addCompanies(ALICE, staticList, [{ country: 'BE', companyNumber: '0712345630' }]),
+  ).toMatchObject({
     success: false,
     failed: [{ message: 'Company not found' }],
   });
@@ -320,12 +350,18 @@ test('a SIRENE unit whose name turns [ND] is erased, once; published again it co
   const withheld = await sireneStock('withheld', WITHHELD);
   const run = await importCli(withheld);
   expect(run.code).toBe(0);
-  expect(run.stdout).toMatch(/^read 1, imported 1 \(new 0, changed 1, unchanged 0\), rejected 0, updates 0, /m);
+  expect(run.stdout).toMatch(
+    /^read 1, imported 1 \(new 0, changed 1, unchanged 0\), rejected 0, updates 0, /m,
+  );
   expect(run.stdout).not.toMatch(/^skipped/m);
 
   expect(await answers(TRADER, legalEntityIds.get(key(TRADER))!)).toEqual(UNKNOWN);
   expect(await searched('Luc Bernard')).not.toContain(key(TRADER));
-  expect(await matched({ VAT: `FR${String(frenchVatKey(TRADER.companyNumber)).padStart(2, '0')}${TRADER.companyNumber}` })).toEqual([]);
+  expect(
+    await matched({
+      VAT: `FR${String(frenchVatKey(TRADER.companyNumber)).padStart(2, '0')}${TRADER.companyNumber}`,
+    }),
+  ).toEqual([]);
   expect(await matched({ companyNumber: TRADER.companyNumber, country: 'FR' })).toEqual([]);
   // It leaves the smart list it was NEW in and the static list it was ARCHIVED in, counters with it.
   expect(await members(smartList)).toEqual([]);
@@ -338,7 +374,9 @@ test('a SIRENE unit whose name turns [ND] is erased, once; published again it co
   const again = await importCli(withheld);
   expect(again.code).toBe(0);
   expect(again.stdout).toMatch(/^skipped 1 \(name withheld: 1\)$/m);
-  expect(again.stdout).toMatch(/^read 0, imported 0 \(new 0, changed 0, unchanged 0\), rejected 0, updates 0, /m);
+  expect(again.stdout).toMatch(
+    /^read 0, imported 0 \(new 0, changed 0, unchanged 0\), rejected 0, updates 0, /m,
+  );
   expect(await counters(smartList)).toEqual({ amountOfCompanies: 0, newResults: 0 });
 
   // A file that gives the name again brings it back as a new company, with its old legal entity id.
@@ -349,4 +387,33 @@ test('a SIRENE unit whose name turns [ND] is erased, once; published again it co
   expect(await members(smartList, 'NEW')).toEqual([key(TRADER)]);
   expect(await counters(smartList)).toEqual({ amountOfCompanies: 1, newResults: 1 });
   expect(await members(staticList)).toEqual([key(FRIETKOT)]);
+});
+
+test('an erasure cut off after the company went is derived by the next run that meets the withheld name', async () => {
+  const ABC: CompanyRef = { country: 'FR', companyNumber: '912345675' };
+  expect((await importCli(await sireneStock('abc', {}, ABC.companyNumber))).code).toBe(0);
+  expect(await addCompanies(ALICE, staticList, [{ ...ABC }])).toMatchObject({ success: true });
+  const before = await counters(staticList);
+
+  // A run cut off as `eraseCompanies` leaves it: journal, mark, company item gone, nothing derived.
+  const [stored] = (await getCompanyRecords([ABC])).values();
+  const changeId = 'cut-off-run.1';
+  await putJournal({
+    changeId,
+    asOf: '2026-11-29',
+    entries: [{ company: ABC, before: stored!.record, gone: true }],
+  });
+  await batchPut(tableName(), [{ ...keys.companyErased(ABC), entity: 'CompanyErased', changeId }]);
+  await batchDelete(tableName(), [keys.company(ABC)]);
+  expect(await searched('ABC Logiciels')).toContain(key(ABC));
+
+  const run = await importCli(
+    await sireneStock('abc-withheld', { denominationUniteLegale: '[ND]' }, ABC.companyNumber),
+  );
+  expect(run.code).toBe(0);
+  expect(run.stdout).toMatch(/^skipped 1 \(name withheld: 1\)$/m);
+  expect(await searched('ABC Logiciels')).not.toContain(key(ABC));
+  expect(await members(staticList)).not.toContain(key(ABC));
+  expect(await counters(staticList)).toEqual({ ...before, amountOfCompanies: before.amountOfCompanies - 1 });
+  expect(await getJournals([changeId])).toEqual([]);
 });

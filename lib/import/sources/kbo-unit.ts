@@ -9,7 +9,13 @@ import { RECORD_LIMITS } from '../../companies/record';
 import { parseCompanyNumber } from '../../companies/identifiers';
 import { byCodePoint } from '../../order';
 import { countryCode, isoFromDayMonthYear, otherNamesOf, textOf, websiteOf } from './fields';
-import { NAME_WITHHELD, type RegistryField, type RegistryItem, type RegistryUnit, type UnitSource } from './unit';
+import {
+  NAME_WITHHELD,
+  type RegistryField,
+  type RegistryItem,
+  type RegistryUnit,
+  type UnitSource,
+} from './unit';
 
 /** Each kept table's columns, in the order a row keeps them (the published order). */
 export const KBO_COLUMNS = {

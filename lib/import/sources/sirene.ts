@@ -12,7 +12,13 @@
 import { RegistryFileError, type RegistryFiles } from './files';
 import { RowCursor, readCsv, valueAt, type CsvRow } from './csv';
 import { countryCode, isoDate, otherNamesOf, textOf } from './fields';
-import { NAME_WITHHELD, type RegistryField, type RegistryItem, type RegistryUnit, type UnitSource } from './unit';
+import {
+  NAME_WITHHELD,
+  type RegistryField,
+  type RegistryItem,
+  type RegistryUnit,
+  type UnitSource,
+} from './unit';
 import { firstColumnAscending } from './key-order';
 import { ORIGINAL_LINE, sortedCopy, withCopies } from './sorted-copy';
 import type { SortedRunsOptions } from './sorted-runs';
