@@ -8,18 +8,9 @@
 import { appendFile, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { handler as getCompany } from '../../functions/get-company';
-import { handler as getCompanyBulk } from '../../functions/get-company-bulk';
-import { handler as getContacts } from '../../functions/get-company-contacts';
-import { handler as getFinancials } from '../../functions/get-company-financials';
-import { handler as getFinancialsBulk } from '../../functions/get-company-financials-bulk';
 import { handler as getLegalEntities } from '../../functions/get-company-legal-entities';
 import { handler as getLookalikes } from '../../functions/get-company-lookalikes';
-import { handler as getLookalikesBulk } from '../../functions/get-company-lookalikes-bulk';
 import { handler as getRelationships } from '../../functions/get-company-relationships';
-import { handler as getRelationshipsBulk } from '../../functions/get-company-relationships-bulk';
-import { handler as getUpdates } from '../../functions/get-legal-entity-updates';
-import { handler as getUpdatesBulk } from '../../functions/get-legal-entity-updates-bulk';
 import { handler as matchHandler } from '../../functions/match-companies';
 import { handler as moveCompanies } from '../../functions/move-list-companies';
 import { handler as searchHandler } from '../../functions/search-companies';
@@ -33,6 +24,7 @@ import { getJournals, putJournal } from '../../lib/import/store';
 import { tableName } from '../../lib/storage/client';
 import * as keys from '../../lib/storage/keys';
 import { ALICE, call } from '../support/events';
+import { answers, UNKNOWN } from '../support/company-answers';
 import { companyRecord, period } from '../support/records';
 import { runCli } from '../support/cli';
 import { useFreshTable } from '../support/table';
@@ -56,7 +48,6 @@ const NEVER: CompanyRef = { country: 'BE', companyNumber: '0417497106' };
 
 type Ref = CompanyRef;
 const path_ = (ref: Ref) => ({ countryCode: ref.country, companyNumber: ref.companyNumber });
-const entry = (ref: Ref) => ({ countryCode: ref.country, companyNumber: ref.companyNumber });
 
 let scratch: string;
 let staticList: number;
@@ -99,66 +90,6 @@ const WITHHELD = {
   sexeUniteLegale: '[ND]',
   prenom1UniteLegale: '[ND]',
   nomUniteLegale: '[ND]',
-};
-
-const status = async (handler: Parameters<typeof call>[0], ref: Ref, resource: string) =>
-  (await call(handler, { resource, pathParameters: path_(ref) })).status;
-
-/** Every company endpoint's answer for `ref`, as status and message (single) or item message (bulk). */
-async function answers(ref: Ref, legalEntityId: string) {
-  const bulk = async (handler: Parameters<typeof call>[0], resource: string) => {
-    const { status: code, body } = await call(handler, { resource, body: { companies: [entry(ref)] } });
-    return [code, (body as Array<{ data: unknown; message: string | null }>)[0]];
-  };
-  const updates = await call(getUpdates, {
-    resource: '/v1/legal-entities/{legalEntityId}/updates',
-    pathParameters: { legalEntityId },
-  });
-  const updatesBulk = await call(getUpdatesBulk, {
-    resource: '/v1/legal-entities/updates',
-    body: { legalEntities: [{ legalEntityId }] },
-  });
-  return {
-    details: await status(getCompany, ref, '/v1/companies/{countryCode}/{companyNumber}'),
-    financials: await status(getFinancials, ref, '/v1/companies/{countryCode}/{companyNumber}/financials'),
-    contacts: await status(getContacts, ref, '/v1/companies/{countryCode}/{companyNumber}/contacts'),
-    lookalikes: await status(getLookalikes, ref, '/v1/companies/{countryCode}/{companyNumber}/lookalikes'),
-    relationships: await status(
-      getRelationships,
-      ref,
-      '/v1/companies/{countryCode}/{companyNumber}/relationships',
-    ),
-    legalEntities: await status(
-      getLegalEntities,
-      ref,
-      '/v1/companies/{countryCode}/{companyNumber}/legal-entities',
-    ),
-    updates: updates.status,
-    detailsBulk: await bulk(getCompanyBulk, '/v1/companies'),
-    financialsBulk: await bulk(getFinancialsBulk, '/v1/companies/financials'),
-    lookalikesBulk: await bulk(getLookalikesBulk, '/v1/companies/lookalikes'),
-    relationshipsBulk: await bulk(getRelationshipsBulk, '/v1/companies/relationships'),
-    updatesBulk: [
-      updatesBulk.status,
-      (updatesBulk.body as Array<{ data: unknown; message: string | null }>)[0]?.message,
-    ],
-  };
-}
-
-/** What an unknown company answers everywhere (the bulk items' `identifier` aside). */
-const UNKNOWN = {
-  details: 404,
-  financials: 404,
-  contacts: 404,
-  lookalikes: 404,
-  relationships: 404,
-  legalEntities: 404,
-  updates: 404,
-  detailsBulk: [200, expect.objectContaining({ data: null, message: 'Company not found' })],
-  financialsBulk: [200, expect.objectContaining({ data: null, message: 'Company not found' })],
-  lookalikesBulk: [200, expect.objectContaining({ data: null, message: 'Company not found' })],
-  relationshipsBulk: [200, expect.objectContaining({ data: null, message: 'Company not found' })],
-  updatesBulk: [200, 'Legal entity not found'],
 };
 
 const searched = async (q: string) =>
