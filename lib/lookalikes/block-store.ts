@@ -60,8 +60,9 @@ function floorItem(ref: LookalikeFeatures, floor: number): Item {
 
 /**
  * Records a batch's changed features in their blocks and marks the batch for recomputation: one put
- * per company (plus a delete when it left its block) and one mark item per batch naming its companies
- * with their features before, instead of a mark put and deleted per company. Idempotent, and no
+ * per company (plus a delete when it left its block; an erased one's features only deleted, §11.5.6) and
+ * one mark item per batch naming its companies with their features before, instead of a mark put and
+ * deleted per company. Idempotent, and no
  * transaction is needed: a batch whose derivation was cut off is derived again by the resumed import
  * (same `changeId`).
  *
