@@ -62,9 +62,8 @@ function floorItem(ref: LookalikeFeatures, floor: number): Item {
  * Records a batch's changed features in their blocks and marks the batch for recomputation: one put
  * per company (plus a delete when it left its block; an erased one's features only deleted, §11.5.6) and
  * one mark item per batch naming its companies with their features before, instead of a mark put and
- * deleted per company. Idempotent, and no
- * transaction is needed: a batch whose derivation was cut off is derived again by the resumed import
- * (same `changeId`).
+ * deleted per company. Idempotent, and no transaction is needed: a batch whose derivation was cut off
+ * is derived again by the resumed import (same `changeId`).
  *
  * A mark is keyed by the batch that wrote it and by what it names (a hash of its lines), never by a
  * company alone: two changes of a company between completions leave two marks, so the completion sees
