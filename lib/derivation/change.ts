@@ -29,6 +29,12 @@ export interface CompanyChange {
    * of address lists; absent: not known): MOVED compares these when both are known (§8.2).
    */
   addressForms?: { before?: string; after?: string };
+  /**
+   * (ext) The company is gone: erased because its registry now withholds its name (§11.5.6). `after`
+   * is then its erased record (number and country, every other field empty: lib/import/erase.ts), and
+   * each derivation removes what it derived of the company, so it answers as one never imported.
+   */
+  gone?: boolean;
 }
 
 export interface Derived {

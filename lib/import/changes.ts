@@ -281,7 +281,7 @@ async function resume(journal: Journal & StoredJournal, run: Run): Promise<numbe
 }
 
 /** Runs a batch's derivations and makes the writes they hand back; answers the number of updates. */
-async function deriveAndWrite(changes: CompanyChange[], run: Run): Promise<number> {
+export async function deriveAndWrite(changes: CompanyChange[], run: Run): Promise<number> {
   const writes = new GatheredWrites();
   const together = await gatheredBy('the batch derivations', () => run.deriveBatch(changes));
   let updates = together.updates;

@@ -21,6 +21,8 @@
  *   sub-entity finds it (lib/import/registry-store.ts).
  * - **Counting** (§11.5.4): `read` counts the units and the rejected ones; units left out on purpose are
  *   not read, they are counted by reason for the `skipped` line.
+ * - **Withheld names** (§11.5.6): a unit whose registry withholds its name erases its stored company
+ *   (lib/import/erase.ts) and counts as read and changed; of a number not stored it is skipped.
  * - **Repeats**: a registry's files are grouped by entity number and a converter yields one unit per
  *   entity, so a unit that names the same company as the unit before it is rejected as a repeat; the
  *   check keeps one company, not one per company read, so memory stays flat (§11.5.10).
@@ -43,8 +45,10 @@ import {
 } from '../companies/store';
 import { queueChanges, type Change, type ImportSummary, type Run } from './changes';
 import { runImport, type BatchTurns, type ImportOptions } from './import';
+import { canonicalRef, eraseCompanies, emptyRecord, resumeErasures } from './erase';
 import { putRegistryLinks } from './registry-store';
 import {
+  NAME_WITHHELD,
   REGISTRY_FIELDS,
   type RegistryField,
   type RegistryItem,
@@ -63,6 +67,9 @@ export interface RegistryImportOptions extends Omit<ImportOptions, 'onRejected'>
    */
   activeOnly?: boolean;
 }
+
+/** A unit whose name is withheld owns nothing: it erases its company, if stored. */
+const WITHHELD_UNIT = { owned: {}, owns: [], fingerprint: '', erase: true } as const;
 
 /** The `skipped` reason of a ceased unit left out by `activeOnly`. */
 export const CEASED = 'ceased';
@@ -91,6 +98,8 @@ interface ReadUnit {
   addressForms?: string;
   /** The registry's sub-entities that belong to it (`RegistryUnit.links`). */
   links?: string[];
+  /** (ext) Its registry withholds its name: a stored company of this number is erased (§11.5.6). */
+  erase?: boolean;
 }
 
 export async function importRegistryItems(
@@ -111,6 +120,15 @@ export async function importRegistryItems(
     async function* read(summary) {
       let seq = 0;
       for await (const item of items) {
+        const withheld =
+          item.kind === 'skipped' && item.reason === NAME_WITHHELD && canonicalRef(item.company);
+        if (withheld) {
+          // Read as a unit: a stored company is erased by it, else it is skipped after all (`importUnits`).
+          summary.read++;
+          sources.set(++seq, item.source);
+          yield { seq, source: item.source, ref: withheld, ...WITHHELD_UNIT };
+          continue;
+        }
         if (item.kind === 'skipped') {
           skipped.set(item.reason, (skipped.get(item.reason) ?? 0) + 1);
           continue;
@@ -262,6 +280,9 @@ async function importUnits(
   const { source } = context;
   let fresh: ReadUnit[];
   let states: Map<string, CompanyState>;
+  // Withheld names (§11.5.6): stored companies to erase, and the numbers not stored.
+  const erasing: CompanyRef[] = [];
+  const notStored: CompanyRef[] = [];
   try {
     states = await getCompanyStates(units.map((u) => u.ref));
     await turns.judge.ready;
@@ -277,18 +298,26 @@ async function importUnits(
         continue;
       }
       context.setLast({ key, source: unit.source });
-      if (context.activeOnly && unit.owned.stoppedOn && !states.has(key)) {
+      const known = states.has(key);
+      if (unit.erase && !known) notStored.push(unit.ref);
+      const leftOut = known
+        ? null
+        : unit.erase
+          ? NAME_WITHHELD
+          : context.activeOnly && unit.owned.stoppedOn && CEASED;
+      if (leftOut) {
         // Left out on purpose: not read (§11.5.4).
         run.summary.read--;
-        context.skip(CEASED);
-        continue;
-      }
-      if (states.get(key)?.lineHash === unit.fingerprint) run.judge.unchanged();
+        context.skip(leftOut);
+      } else if (unit.erase) erasing.push(unit.ref);
+      else if (states.get(key)?.lineHash === unit.fingerprint) run.judge.unchanged();
       else fresh.push(unit);
     }
   } finally {
     void turns.judge.ready.then(turns.judge.end);
   }
+  await eraseCompanies(erasing, run);
+  await resumeErasures(notStored, run);
   const stored = await getCompanyRecords(
     fresh.filter((u) => states.has(companyKey(u.ref))).map((u) => u.ref),
   );
@@ -326,22 +355,7 @@ export function mergeUnit(
   stored: StoredCompany | null,
   unit: Pick<ReadUnit, 'ref' | 'owned' | 'owns'>,
 ): CompanyRecord {
-  const base: CompanyRecord = stored?.record ?? {
-    ...unit.ref,
-    name: '',
-    place: null,
-    vatNumber: null,
-    website: null,
-    legalForm: null,
-    foundedOn: null,
-    stoppedOn: null,
-    address: null,
-    otherNames: [],
-    activities: [],
-    financials: [],
-    shareholders: [],
-    contacts: [],
-  };
+  const base: CompanyRecord = stored?.record ?? emptyRecord(unit.ref);
   const merged: CompanyRecord = {
     ...base,
     ...unit.owned,

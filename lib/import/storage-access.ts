@@ -15,6 +15,9 @@ import * as partitions from '../storage/partitions';
  * match it changes. For events (§12): the watched lists (one partition), their list items (revision)
  * and companies, or the lists of each company with updates (gsi1), and per account its last event
  * number and what the batch wrote (read), then its events and their numbers (one transaction).
+ * (ext) A company erased (§11.5.6, lib/lists/store/erasure.ts) leaves its lists: the lists it is in
+ * (gsi1), each one's member with the list item (read), then member and order item deleted and the list
+ * item updated in one transaction (a refused one reads the list item).
  */
 export const importPartitionStorage = {
   BatchGetItem: [
@@ -24,8 +27,9 @@ export const importPartitionStorage = {
     partitions.legalEntity,
     partitions.accountLists,
     partitions.registryLinks,
+    partitions.listMembers,
   ],
-  GetItem: [partitions.eventLog],
+  GetItem: [partitions.eventLog, partitions.accountLists],
   Query: [
     partitions.importChange,
     partitions.smartLists,
@@ -35,7 +39,14 @@ export const importPartitionStorage = {
     partitions.eventLog,
   ],
   PutItem: [partitions.legalEntity, partitions.eventLog, partitions.events],
-  UpdateItem: [partitions.company, partitions.contactClaims, partitions.matchIndex, partitions.eventLog],
+  UpdateItem: [
+    partitions.company,
+    partitions.contactClaims,
+    partitions.matchIndex,
+    partitions.eventLog,
+    partitions.accountLists,
+  ],
+  DeleteItem: [partitions.listMembers, partitions.listOrder],
   BatchWriteItem: [
     partitions.company,
     partitions.importChange,

@@ -40,6 +40,8 @@ export interface JournalEntry {
   firstBySource?: boolean;
   /** (ext) The company's address forms before the change (lib/derivation/change.ts). */
   addressFormsBefore?: string;
+  /** (ext) The company was erased by this change (lib/import/erase.ts). */
+  gone?: boolean;
 }
 
 export interface Journal {

@@ -66,6 +66,8 @@ interface Holdings {
   formerHolders: Map<string, CompanyHolder>;
   /** New, renamed or moved: the companies it holds show its name. */
   introduced: boolean;
+  /** (ext) Erased (§11.5.6): it is no company any more, nobody's parent or child, and names itself nowhere. */
+  gone: boolean;
 }
 
 export function holdingsDerivation(options: HoldingsOptions = {}): BatchDerivation {
@@ -73,19 +75,20 @@ export function holdingsDerivation(options: HoldingsOptions = {}): BatchDerivati
   return async (changes: CompanyChange[]): Promise<Derived> => {
     if (changes.length === 0) return { updates: 0 };
     // The import assigns a batch's ids together (lib/import/import.ts); changes derived alone claim theirs.
-    const missing = changes.filter((c) => !c.legalEntityId).map((c) => companyRef(c.after));
+    const missing = changes.filter((c) => !c.legalEntityId && !c.gone).map((c) => companyRef(c.after));
     const claimed =
       missing.length > 0 ? await assignLegalEntityIds(missing, scheme()) : new Map<string, string>();
-    const batch = changes.map(({ before, after, legalEntityId }): Holdings => {
+    const batch = changes.map(({ before, after, legalEntityId, gone = false }): Holdings => {
       const company = companyRef(after);
-      const id = legalEntityId ?? claimed.get(companyKey(company))!;
+      const id = legalEntityId ?? claimed.get(companyKey(company)) ?? '';
       return {
         company,
         self: { ...company, name: after.name, place: after.place, legalEntityId: id },
         holders: holdersOf(after),
         holderCompanies: companyHolders(holdersOf(after)),
         formerHolders: companyHolders(holdersOf(before)),
-        introduced: !before || before.name !== after.name || before.place !== after.place,
+        introduced: !gone && (!before || before.name !== after.name || before.place !== after.place),
+        gone,
       };
     });
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -117,6 +120,12 @@ async function planWrites(batch: Holdings[]): Promise<RelationshipsWrite[]> {
   // Own parts first, so that every holding below sees the batch's own companies as imported.
   for (const h of batch) {
     const own = item(h.company);
+    if (h.gone) {
+      // Its holdings of other companies (`c#…`, their facts) stay: were it imported again, they show again.
+      delete own.attributes['self'];
+      delete own.attributes['parents'];
+      continue;
+    }
     if (!sameSelf(own.attributes['self'], h.self)) {
       own.attributes['self'] = h.self;
       own.attributes['version'] = ((own.attributes['version'] as number | undefined) ?? 0) + 1;
@@ -146,13 +155,19 @@ async function planWrites(batch: Holdings[]): Promise<RelationshipsWrite[]> {
     }
   }
 
-  // The companies a new or renamed company holds (their derivations wrote `c#…` in its item) show its name.
-  const introducedHeld = batch.filter((h) => h.introduced).map((h) => ({ h, held: heldBy(item(h.company)) }));
+  // The companies a new or renamed company holds (their derivations wrote `c#…` in its item) show its
+  // name; those an erased one holds forget it (their parent shows as no registered company).
+  const introducedHeld = batch
+    .filter((h) => h.introduced || h.gone)
+    .map((h) => ({ h, held: heldBy(item(h.company)) }));
   const unread = introducedHeld.flatMap(({ held }) => held).filter((ref) => !items.has(companyKey(ref)));
   if (unread.length > 0) await load([...new Map(unread.map((ref) => [companyKey(ref), ref])).values()]);
   for (const { h, held } of introducedHeld) {
     const name = nameOf(item(h.company));
-    for (const ref of held) if (name) item(ref).attributes[holderNameAttribute(h.company)] = name;
+    for (const ref of held) {
+      if (h.gone) delete item(ref).attributes[holderNameAttribute(h.company)];
+      else if (name) item(ref).attributes[holderNameAttribute(h.company)] = name;
+    }
   }
 
   return [...items.values()].flatMap((w) => {

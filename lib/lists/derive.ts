@@ -20,6 +20,7 @@ import type { CompanyChange, Derived } from '../derivation/change';
 import { batchDelete } from '../storage/batch';
 import { tableName } from '../storage/client';
 import { deriveMatchIndexes } from './match-index';
+import { removeFromEveryList } from './store/erasure';
 import {
   contactsChangedItem,
   getContactNumbers,
@@ -33,8 +34,10 @@ import {
 export async function deriveLists(change: CompanyChange): Promise<Derived> {
   const { writes: matchIndexes } = await deriveMatchIndexes(change);
   const { before, after } = change;
+  // An erased company (§11.5.6) leaves every list at once: no count of its contacts follows.
+  if (change.gone) await removeFromEveryList(after);
   // A new company is in no list yet; the lists it joins later read its contacts then.
-  const changed = before !== null && before.contacts.length !== after.contacts.length;
+  const changed = before !== null && !change.gone && before.contacts.length !== after.contacts.length;
   return {
     updates: 0,
     writes: {

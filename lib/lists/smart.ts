@@ -45,7 +45,7 @@ import {
 } from './filters';
 import { revealList, writeHiddenMembers } from './store/lists';
 import type { Member, StoredList } from './store/model';
-import { filterProfileItem, getFilterProfiles } from './store/profiles';
+import { filterProfileItem, filterProfileKey, getFilterProfiles } from './store/profiles';
 import {
   flipLists,
   getSmartListFlips,
@@ -183,7 +183,10 @@ function listsTouching(byBucket: Map<string, SmartListEntry[]>, profiles: Filter
  * many flips into one list moves its counters once and writes its members in batches shared by all
  * lists, not a write per company.
  */
-export async function deriveSmartLists({ before, after }: CompanyChange): Promise<Derived> {
+export async function deriveSmartLists({ before, after, gone }: CompanyChange): Promise<Derived> {
+  // An erased company (§11.5.6): no filter profile, so no list matches it again (lib/lists/derive.ts
+  // takes it out of the lists it is in).
+  if (gone) return { updates: 0, writes: { puts: [], deletes: [filterProfileKey(after)] } };
   const next = filterProfileOf(after);
   const previous = before ? filterProfileOf(before) : null;
   const packed = packProfile(next);

@@ -60,10 +60,10 @@ function floorItem(ref: LookalikeFeatures, floor: number): Item {
 
 /**
  * Records a batch's changed features in their blocks and marks the batch for recomputation: one put
- * per company (plus a delete when it left its block) and one mark item per batch naming its companies
- * with their features before, instead of a mark put and deleted per company. Idempotent, and no
- * transaction is needed: a batch whose derivation was cut off is derived again by the resumed import
- * (same `changeId`).
+ * per company (plus a delete when it left its block; an erased one's features only deleted, §11.5.6) and
+ * one mark item per batch naming its companies with their features before, instead of a mark put and
+ * deleted per company. Idempotent, and no transaction is needed: a batch whose derivation was cut off
+ * is derived again by the resumed import (same `changeId`).
  *
  * A mark is keyed by the batch that wrote it and by what it names (a hash of its lines), never by a
  * company alone: two changes of a company between completions leave two marks, so the completion sees
@@ -74,7 +74,7 @@ function floorItem(ref: LookalikeFeatures, floor: number): Item {
  * then the endpoints answer it an empty list (lib/lookalikes/store.ts).
  */
 export function changeWrites(
-  changes: Array<{ before: LookalikeFeatures | null; after: LookalikeFeatures }>,
+  changes: Array<{ before: LookalikeFeatures | null; after: LookalikeFeatures | null }>,
   changeId: string,
 ): DerivedWrites {
   const puts: Item[] = [];
@@ -82,12 +82,15 @@ export function changeWrites(
   const parts: string[][] = [[]];
   let chars = 0;
   for (const { before, after } of changes) {
-    puts.push(featuresItem(after));
+    if (after !== null) puts.push(featuresItem(after));
     // Its floor is unknown until the completion computes its list (0 until then: reached by anyone).
     if (before !== null) deletes.push(keys.lookalikeFloor(blockOf(before), before));
-    if (before !== null && blockOf(before) !== blockOf(after))
+    if (before !== null && (after === null || blockOf(before) !== blockOf(after)))
       deletes.push(keys.lookalikeFeatures(blockOf(before), before));
-    const line = `${companyKey(after)}\t${blockOf(after)}\t${before ? packFeatures(before) : ''}`;
+    // A company gone (after null) is marked in the block it leaves: the lists it was in are recomputed.
+    const now = after ?? before;
+    if (now === null) continue;
+    const line = `${companyKey(now)}\t${blockOf(now)}\t${before ? packFeatures(before) : ''}`;
     if (chars + line.length > MARK_CHARS && parts.at(-1)!.length > 0) {
       parts.push([]);
       chars = 0;

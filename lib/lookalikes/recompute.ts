@@ -58,6 +58,7 @@ import {
   type LeaseHeld,
 } from './lease';
 import { SectionIndex } from './section-index';
+import * as keys from '../storage/keys';
 import { packLookalikes } from './store';
 
 /** Sections read at once: one computes while another reads or writes. */
@@ -101,20 +102,25 @@ export interface SectionWork {
  * writes the company's features and names it in the batch's mark (lib/lookalikes/block-store.ts).
  */
 export async function deriveLookalikes(changes: CompanyChange[]): Promise<Derived> {
-  const byBatch = new Map<string, Array<{ before: LookalikeFeatures | null; after: LookalikeFeatures }>>();
-  for (const { before, after, changeId } of changes) {
+  const byBatch = new Map<
+    string,
+    Array<{ before: LookalikeFeatures | null; after: LookalikeFeatures | null }>
+  >();
+  const writes: DerivedWrites = { puts: [], deletes: [] };
+  for (const { before, after, changeId, gone } of changes) {
     const old = before && featuresOf(before);
-    const now = featuresOf(after);
-    if (sameFeatures(old, now)) continue;
+    // An erased company (§11.5.6) leaves its block and its own list goes: it answers as unknown.
+    if (gone) writes.deletes.push(keys.lookalikes(after));
+    const now = gone ? null : featuresOf(after);
+    if (now === null ? old === null : sameFeatures(old, now)) continue;
     byBatch.set(changeId, [...(byBatch.get(changeId) ?? []), { before: old, after: now }]);
   }
-  const writes: DerivedWrites = { puts: [], deletes: [] };
   for (const [changeId, changed] of byBatch) {
     const { puts, deletes } = changeWrites(changed, changeId);
     writes.puts.push(...puts);
     writes.deletes.push(...deletes);
   }
-  return writes.puts.length === 0 ? { updates: 0 } : { updates: 0, writes };
+  return writes.puts.length === 0 && writes.deletes.length === 0 ? { updates: 0 } : { updates: 0, writes };
 }
 
 /**

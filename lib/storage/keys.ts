@@ -41,6 +41,7 @@
  * | Webhook listing    | WEBHOOK_ENDPOINTS                   | ACCOUNT#<account>#WEBHOOK#<id> | |                 | every endpoint of the service, for the delivery fan-out (one Query; never on a request path) |
  * | Registry progress  | REGISTRY#<source>                   | PROGRESS      |        |                       | (ext) the last extract of a registry applied to the stage (KBO `ExtractNumber`) and the one running: an update in order or refused, one GetItem (§11.5.2) |
  * | Registry link      | REGISTRY_LINK#<source>#<entity>     | LINK          |        |                       | (ext) the company a registry's sub-entity belongs to (a KBO establishment's enterprise), written with the company's registry rows: an update naming only the establishment finds its enterprise, one BatchGet for 100 |
+ * | Company erased     | COMPANY#<country>#<number>          | ERASED        |        |                       | (ext) a company erased because its registry now withholds its name (§11.5.6): the import change that erased it, nothing personal; its journal is found again from it when the run was cut off |
  * | Delivery due       | WEBHOOK_DUE#<0..3>                  | <due ms, 15 digits>#<account>#<id>#<eventId> | |    | a delivery attempt waiting for its time (the local stage's queue; SQS on AWS), with the event's body |
  * | Webhook delivery   | ACCOUNT#<account>#WEBHOOK#<id>#DELIVERIES | <newest first: 999…−ms>#<eventId>#<attempt> | | | each delivery attempt, newest first: the deliveries log is one Query; 30-day TTL |
  *
@@ -251,6 +252,11 @@ export const registryProgress = (source: string): Key => ({ pk: `REGISTRY#${sour
 export const registryLink = (source: string, entity: string): Key => ({
   pk: `REGISTRY_LINK#${source}#${entity}`,
   sk: 'LINK',
+});
+/** (ext) The mark of a company erased (lib/import/erase.ts): beside the company item, which is gone. */
+export const companyErased = (ref: CompanyRef): Key => ({
+  pk: `COMPANY#${ref.country}#${ref.companyNumber}`,
+  sk: 'ERASED',
 });
 export const watchedListsBackfill = (): Key => ({ pk: 'WATCHED_LISTS', sk: 'BACKFILL' });
 export const webhooks = (accountId: string): string => `ACCOUNT#${accountId}#WEBHOOKS`;

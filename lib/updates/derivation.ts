@@ -8,6 +8,7 @@
  */
 import type { CompanyChange, Derived } from '../derivation/change';
 import { deriveUpdates } from './derive';
+import * as keys from '../storage/keys';
 import { feedAddition, feedItem } from './store';
 
 export async function deriveCompanyUpdates({
@@ -16,7 +17,10 @@ export async function deriveCompanyUpdates({
   asOf,
   firstBySource,
   addressForms,
+  gone,
 }: CompanyChange): Promise<Derived> {
+  // An erased company's feed goes with it (§11.5.6).
+  if (gone) return { updates: 0, writes: { puts: [], deletes: [keys.updateFeed(after)] } };
   const updates = deriveUpdates(before, after, asOf, { firstBySource, addressForms });
   if (updates.length === 0) return { updates: 0 };
   return {

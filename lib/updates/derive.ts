@@ -66,6 +66,7 @@ export function deriveUpdates(
   asOf: string,
   context: ChangeContext = {},
 ): Update[] {
+  if (context.gone) return [];
   const company: CompanyRef = { country: after.country, companyNumber: after.companyNumber };
   const known = new Set((before?.financials ?? []).map((p) => p.endDate));
   // Newest first, whatever order the record keeps them in: the previous of periods[i] is periods[i + 1].

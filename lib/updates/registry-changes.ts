@@ -33,6 +33,8 @@ export interface RegistryEvent {
 export interface ChangeContext {
   firstBySource?: boolean | undefined;
   addressForms?: { before?: string; after?: string } | undefined;
+  /** (ext) The company is erased (lib/derivation/change.ts): it derives no update. */
+  gone?: boolean | undefined;
 }
 
 export function registryEvents(

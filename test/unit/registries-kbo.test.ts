@@ -12,6 +12,7 @@ import fc from 'fast-check';
 import yazl from 'yazl';
 import { openRegistryFiles } from '../../lib/import/sources/files';
 import { readKboFull } from '../../lib/import/sources/kbo';
+import { kboUnit } from '../../lib/import/sources/kbo-unit';
 import type { RegistryItem, RegistryUnit } from '../../lib/import/sources/unit';
 
 const FULL = join(__dirname, '../fixtures/registries/kbo-full');
@@ -298,5 +299,35 @@ describe('a KBO update extract given as a full one', () => {
   it('is refused', async () => {
     const files = await openRegistryFiles(join(FULL, '..', 'kbo-update'));
     await expect(readKboFull(files)).rejects.toThrow(/is a KBO update extract, not a full one/);
+  });
+});
+
+describe('a KBO natural person whose name the extract does not give', () => {
+  const rows = (type: string) => ({
+    enterprise: ['0712.345.630', 'AC', '000', type, type === '1' ? '' : '610', '', '02-01-2021'],
+    establishments: [['2.000.123.469', '01-04-2019', '0712.345.630']],
+    // A commercial name of its establishment, but no name (001) of its own.
+    denominations: [['2.000.123.469', '2', '003', 'Frituur Jan']],
+    addresses: [],
+    contacts: [],
+    activities: [],
+  });
+  const source = { file: 'enterprise.csv', line: 6 };
+
+  it('is withheld: skipped with its company, so that a stored one is erased (§11.5.6)', () => {
+    expect(kboUnit(rows('1'), { source })).toEqual({
+      kind: 'skipped',
+      reason: 'name withheld',
+      source,
+      company: { country: 'BE', companyNumber: '0712345630' },
+    });
+  });
+
+  it('is still a rejection for a legal person', () => {
+    expect(kboUnit(rows('2'), { source })).toEqual({
+      kind: 'rejected',
+      source,
+      reason: 'enterprise 0712.345.630 has no name (denomination 001)',
+    });
   });
 });

@@ -9,7 +9,13 @@ import { RECORD_LIMITS } from '../../companies/record';
 import { parseCompanyNumber } from '../../companies/identifiers';
 import { byCodePoint } from '../../order';
 import { countryCode, isoFromDayMonthYear, otherNamesOf, textOf, websiteOf } from './fields';
-import type { RegistryField, RegistryItem, RegistryUnit, UnitSource } from './unit';
+import {
+  NAME_WITHHELD,
+  type RegistryField,
+  type RegistryItem,
+  type RegistryUnit,
+  type UnitSource,
+} from './unit';
 
 /** Each kept table's columns, in the order a row keeps them (the published order). */
 export const KBO_COLUMNS = {
@@ -118,6 +124,11 @@ export function kboUnit(rows: KboRows, { source }: KboContext): RegistryItem {
 
   const seat = rows.addresses.find((a) => entityKey(a[0]!) === key && a[1] === 'REGO' && !a[12]?.trim());
   const name = nameOf(rows.denominations, key, seat ? regionLanguage(seat) : null);
+  const naturalPerson = type.trim() === '1';
+  // A natural person's name is personal: one the extract does not give is withheld (§11.3 privacy),
+  // and a stored company of that number is erased (§11.5.6). A legal person without one is rejected.
+  if (!name && naturalPerson)
+    return { kind: 'skipped', reason: NAME_WITHHELD, source, company: { country: 'BE', companyNumber } };
   if (!name)
     return { kind: 'rejected', source, reason: `enterprise ${number.trim()} has no name (denomination 001)` };
   const addressLanguage = name.language === DUTCH ? 'NL' : 'FR';
@@ -134,7 +145,6 @@ export function kboUnit(rows: KboRows, { source }: KboContext): RegistryItem {
 
   const address = seat ? addressOf(seat, addressLanguage) : null;
   const place = address?.place ?? firstEstablishmentPlace(rows, addressLanguage);
-  const naturalPerson = type.trim() === '1';
 
   const unit: RegistryUnit = {
     source,

@@ -12,7 +12,13 @@
 import { RegistryFileError, type RegistryFiles } from './files';
 import { RowCursor, readCsv, valueAt, type CsvRow } from './csv';
 import { countryCode, isoDate, otherNamesOf, textOf } from './fields';
-import type { RegistryField, RegistryItem, RegistryUnit, UnitSource } from './unit';
+import {
+  NAME_WITHHELD,
+  type RegistryField,
+  type RegistryItem,
+  type RegistryUnit,
+  type UnitSource,
+} from './unit';
 import { firstColumnAscending } from './key-order';
 import { ORIGINAL_LINE, sortedCopy, withCopies } from './sorted-copy';
 import type { SortedRunsOptions } from './sorted-runs';
@@ -92,7 +98,7 @@ export function sireneItem(
   const company = { country: 'FR' as const, companyNumber };
 
   const name = nameOf(unit);
-  if (name === WITHHELD) return { kind: 'skipped', reason: 'name withheld', source, company };
+  if (name === WITHHELD) return { kind: 'skipped', reason: NAME_WITHHELD, source, company };
   if (!name) return { kind: 'rejected', source, reason: `unit ${siren} has no name` };
 
   let dropped = 0;

@@ -61,6 +61,12 @@ export interface RegistryUnit {
   links?: string[];
 }
 
+/**
+ * The `skipped` reason of a unit whose registry withholds its name (§11.3 privacy). Given with its
+ * `company`, a stored company of that number is erased instead (§11.5.6, lib/import/erase.ts).
+ */
+export const NAME_WITHHELD = 'name withheld';
+
 /** What a converter yields, in the file's order. */
 export type RegistryItem =
   | { kind: 'unit'; unit: RegistryUnit }

@@ -79,7 +79,7 @@ export function newMembersLeaving(accountId: string, listId: number, members: Me
  * conditional on the list (`listCondition`) and on the `counted` members' counts as read
  * (`countedAsRead`). The one counter update of every write that adds members or takes NEW ones out.
  */
-function listCounterUpdate(
+export function listCounterUpdate(
   accountId: string,
   listId: number,
   state: MemberState,

@@ -14,6 +14,9 @@ export function filterProfileItem(ref: CompanyRef, packed: string, contacts: num
   return { ...keys.filterProfile(ref), entity: 'FilterProfile', p: packed, c: contacts };
 }
 
+/** The key of that item (an erased company's is deleted). */
+export const filterProfileKey = (ref: CompanyRef) => keys.filterProfile(ref);
+
 export interface StoredProfile {
   ref: CompanyRef;
   packed: string;
