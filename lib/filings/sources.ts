@@ -1,17 +1,22 @@
 /**
  * The filing formats the import command knows (contract §11.4): each one's converter, a path in,
- * filings out, streamed (lib/filings/filing.ts).
+ * filings out, streamed (lib/filings/filing.ts). Only this module is loaded up front: a converter (and
+ * its CSV parser or ZIP reader) comes in when its format is asked for.
  */
-import { cbsoFilings } from './cbso';
 import type { FilingFormat, FilingItem } from './filing';
-import { inpiRatioFilings } from './inpi-ratios';
 
 export { FILING_FORMATS, type FilingFormat } from './filing';
 
 /** A CBSO path is a folder or ZIP of filings (or one filing's file); a ratios path is the CSV file. */
 export const FILING_SOURCES: Record<FilingFormat, (path: string) => AsyncIterable<FilingItem>> = {
-  cbso: cbsoFilings,
-  'inpi-ratios': inpiRatioFilings,
+  async *cbso(path) {
+    const { cbsoFilings } = await import('./cbso');
+    yield* cbsoFilings(path);
+  },
+  async *'inpi-ratios'(path) {
+    const { inpiRatioFilings } = await import('./inpi-ratios');
+    yield* inpiRatioFilings(path);
+  },
 };
 
 /**
