@@ -39,6 +39,7 @@ import {
   type StoredCompany,
 } from '../companies/store';
 import { queueChanges, type Change, type ImportSummary, type Run } from './changes';
+import { RegistryDigests } from './registry-digest';
 import { runImport, type BatchTurns, type ImportOptions } from './import';
 import {
   REGISTRY_FIELDS,
@@ -100,47 +101,72 @@ export async function importRegistryItems(
   // The run's rejections (a repeat) come back by sequence number, named by their source below.
   const importOptions: ImportOptions = { ...options, onRejected: undefined };
 
+  // A block of units whose registry digest matches is unchanged without reading its companies.
+  const digests = new RegistryDigests(options.source);
+  const activeOnly = options.activeOnly ?? false;
+
   const summary = await runImport<ReadUnit>(
     importOptions,
     async function* read(summary) {
       let seq = 0;
-      for await (const item of items) {
-        if (item.kind === 'skipped') {
-          skipped.set(item.reason, (skipped.get(item.reason) ?? 0) + 1);
+      const judgedItems = async function* (): AsyncGenerator<JudgedItem> {
+        for await (const item of items)
+          yield item.kind === 'unit' ? { item, judged: readUnit(item.unit, ++seq) } : { item };
+      };
+      const checked = digests.check(judgedItems(), ({ item, judged }) =>
+        judged?.ok && !(activeOnly && judged.unit.owned.stoppedOn)
+          ? { unit: judged.unit }
+          : { ...(item.kind === 'skipped' ? { ref: item.company } : {}) },
+      );
+      for await (const { entry, unchanged } of checked) {
+        if (entry.item.kind === 'skipped') {
+          skipped.set(entry.item.reason, (skipped.get(entry.item.reason) ?? 0) + 1);
           continue;
         }
         summary.read++;
-        if (item.kind === 'rejected') {
+        if (entry.item.kind === 'rejected') {
           summary.rejected++;
-          reject(item.source, item.reason);
+          reject(entry.item.source, entry.item.reason);
           continue;
         }
-        const judged = readUnit(item.unit, ++seq);
+        const { item, judged } = entry as Extract<JudgedItem, { judged: Judged }>;
         fieldsDropped += judged.dropped;
         if (!judged.ok) {
           summary.rejected++;
           reject(item.unit.source, judged.reason);
           continue;
         }
-        sources.set(seq, item.unit.source);
+        if (unchanged) {
+          summary.unchanged++;
+          summary.imported++;
+          continue;
+        }
+        sources.set(judged.unit.seq, item.unit.source);
         yield judged.unit;
       }
     },
     async (batch, run, turns) => {
+      const first = batch[0]!.seq;
+      digests.batchStarted(run.id, first, batch[batch.length - 1]!.seq);
       try {
         await importUnits(batch, run, turns, {
           last: () => last,
           setLast: (next) => (last = next),
           source: options.source,
-          activeOnly: options.activeOnly ?? false,
+          activeOnly,
           skip: (reason) => skipped.set(reason, (skipped.get(reason) ?? 0) + 1),
         });
       } finally {
         for (const unit of batch) sources.delete(unit.seq);
       }
+      await digests.batchDone(first);
     },
-    (seq, reason) => reject(sources.get(seq) ?? { file: '?', line: 0 }, reason),
+    (seq, reason) => {
+      digests.rejected(seq);
+      reject(sources.get(seq) ?? { file: '?', line: 0 }, reason);
+    },
   );
+  await digests.finish();
   return { ...summary, skipped, fieldsDropped };
 }
 
@@ -156,6 +182,11 @@ export function formatSkipped({
 }
 
 type Judged = { ok: true; unit: ReadUnit; dropped: number } | { ok: false; reason: string; dropped: number };
+
+/** An item as read, a unit with its verdict. */
+type JudgedItem =
+  | { item: Exclude<RegistryItem, { kind: 'unit' }>; judged?: undefined }
+  | { item: Extract<RegistryItem, { kind: 'unit' }>; judged: Judged };
 
 /**
  * A unit's owned fields through the record's rules: the fields the rules refuse are dropped (left

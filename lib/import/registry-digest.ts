@@ -1,0 +1,258 @@
+/**
+ * (ext) Registry digests: a registry file imported again reads one item per block of company numbers,
+ * not one per company (contract §11.3: an unchanged file goes at least as fast as its rows are read).
+ *
+ * A registry's units come in company-number order, so they fall in blocks: the companies whose numbers
+ * share all but their last digits (`digestBlock`). When a run has imported a block, it keeps one
+ * **registry digest** item for it (`REGISTRY_DIGEST#<source>#<country>#<block>`, docs/data-model.md): a
+ * hash of the block's unit fingerprints in file order (each one the fingerprint the company was
+ * written or found unchanged with, lib/import/registry-import.ts) and the run that wrote it. The next
+ * run hashes the block's units as it reads them; when the stored digest is the same, every unit of the
+ * block is unchanged and no company of it is read.
+ *
+ * A digest is trusted only when it says exactly that:
+ * - **written after its units**: only once every unit of the block has been judged, its changes queued
+ *   and none rejected; and trusted only when the run that wrote it ended whole (its `DONE` mark,
+ *   lib/import/store.ts), so that a cut-off run's digests never hide companies it did not write;
+ * - **every block item of a unit**: a block with a rejected or skipped item, or a ceased unit an
+ *   `--active-only` run may leave out, gets no digest (those are counted afresh every time);
+ * - **no other write since**: any other import that writes a company a registry wrote (JSON Lines, a
+ *   filing, another registry) first replaces the block's item with a fresh `token` and no digest, in
+ *   one batch (`markDigestsStale`, called by lib/import/changes.ts before the companies are written). A
+ *   run writes its digest only if the item's token is still the one it read before judging the block,
+ *   so a write that slips in between two imports' steps leaves no digest, never a wrong one.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { CompanyRef } from '../companies/identifiers';
+import { forEachLimited } from '../concurrency';
+import { batchGet, batchPut } from '../storage/batch';
+import { conditionHeld, dynamodb, tableName } from '../storage/client';
+import * as keys from '../storage/keys';
+import { doneRuns, markRunDone } from './store';
+
+/**
+ * Digits dropped from a company number to name its block: about 30 companies of a registry share a
+ * block (KBO numbers end in two check digits, SIREN numbers in one).
+ */
+const BLOCK_DIGITS: Record<string, number> = { BE: 4, FR: 3 };
+
+/** The block of a company's (canonical) number. */
+export function digestBlock(ref: CompanyRef): string {
+  const digits = ref.companyNumber.replace(/\D/g, '');
+  return digits.slice(0, Math.max(0, digits.length - (BLOCK_DIGITS[ref.country] ?? 3)));
+}
+
+/** Blocks whose digests are read in one round (BatchGetItem takes 100 keys). */
+const BLOCKS_PER_ROUND = 100;
+/** Items held back at most to gather a round of blocks. */
+const ITEMS_PER_ROUND = 4000;
+const WRITES_IN_FLIGHT = 8;
+
+/** A unit as the digest sees it: its order, its company and its fingerprint. */
+export interface DigestUnit {
+  seq: number;
+  ref: CompanyRef;
+  fingerprint: string;
+}
+
+/** What a read item is to the digest: a unit, or an item that keeps its block from having one. */
+export type DigestEntry = { unit: DigestUnit; ref?: undefined } | { unit?: undefined; ref?: CompanyRef };
+
+interface Block<E> {
+  key: string;
+  /** Its first company (none: items before any company, never a digest). */
+  ref: CompanyRef | undefined;
+  entries: E[];
+  units: DigestUnit[];
+  eligible: boolean;
+}
+
+/** A digest to write once its block's units are through (`RegistryDigests.batchDone`). */
+interface Pending {
+  ref: CompanyRef;
+  first: number;
+  last: number;
+  digest: string;
+  /** The item's token when it was read (absent: there was no item). */
+  token: string | undefined;
+  units: number;
+  rejected: boolean;
+}
+
+export class RegistryDigests {
+  private readonly pending: Pending[] = [];
+  private readonly inFlight = new Map<number, number>();
+  private started = 0;
+  private runId: string | undefined;
+  private readonly runsDone = new Map<string, Promise<boolean>>();
+  /** Digests written by this run, and blocks found unchanged by their digest. */
+  written = 0;
+  matched = 0;
+
+  constructor(private readonly source: string) {}
+
+  /**
+   * The entries in their order, each with `unchanged` true when its block's digest matches (its units
+   * need no reading). `entryOf` says what each is to the digest.
+   */
+  async *check<E>(
+    entries: AsyncIterable<E>,
+    entryOf: (entry: E) => DigestEntry,
+  ): AsyncGenerator<{ entry: E; unchanged: boolean }> {
+    let blocks: Array<Block<E>> = [];
+    let held = 0;
+    for await (const entry of entries) {
+      const seen = entryOf(entry);
+      const ref = seen.unit?.ref ?? seen.ref;
+      const current = blocks[blocks.length - 1];
+      const key = ref && `${ref.country}#${digestBlock(ref)}`;
+      if (ref && key && key !== current?.key) {
+        if (blocks.length > BLOCKS_PER_ROUND || held >= ITEMS_PER_ROUND) {
+          // The blocks so far are whole (a new one starts): their digests are read in one round.
+          yield* this.round(blocks);
+          blocks = [];
+          held = 0;
+        }
+        blocks.push({ key, ref, entries: [], units: [], eligible: true });
+      } else if (!current) {
+        blocks.push({ key: '', ref: undefined, entries: [], units: [], eligible: false });
+      }
+      const block = blocks[blocks.length - 1]!;
+      block.entries.push(entry);
+      held++;
+      if (seen.unit) block.units.push(seen.unit);
+      else block.eligible = false;
+    }
+    yield* this.round(blocks);
+  }
+
+  private async *round<E>(blocks: Array<Block<E>>): AsyncGenerator<{ entry: E; unchanged: boolean }> {
+    const eligible = blocks.filter((b) => b.eligible && b.ref && b.units.length > 0);
+    const items = await batchGet(
+      tableName(),
+      eligible.map((b) => this.keyOf(b.ref!)),
+      { consistent: true },
+    );
+    const stored = new Map(items.map((item) => [item['pk'] as string, item]));
+    for (const block of blocks) {
+      const ref = block.eligible && block.units.length > 0 ? block.ref : undefined;
+      const item = ref && stored.get(this.keyOf(ref).pk);
+      const digest = ref ? digestOf(block.units) : '';
+      const unchanged =
+        ref !== undefined &&
+        item !== undefined &&
+        item['digest'] === digest &&
+        typeof item['run'] === 'string' &&
+        (await this.runDone(item['run']));
+      if (unchanged) this.matched++;
+      else if (ref)
+        this.pending.push({
+          ref,
+          first: block.units[0]!.seq,
+          last: block.units[block.units.length - 1]!.seq,
+          digest,
+          token: typeof item?.['token'] === 'string' ? item['token'] : undefined,
+          units: block.units.length,
+          rejected: false,
+        });
+      for (const entry of block.entries) yield { entry, unchanged };
+    }
+  }
+
+  /** A batch of units (sequence numbers `first`..`last`, in file order) goes to the import. */
+  batchStarted(runId: string, first: number, last: number): void {
+    this.runId = runId;
+    this.inFlight.set(first, last);
+    this.started = Math.max(this.started, last);
+  }
+
+  /** A batch has been judged and its changes queued (or it failed: its blocks then stay pending). */
+  async batchDone(first: number): Promise<void> {
+    this.inFlight.delete(first);
+    const through = Math.min(this.started, ...[...this.inFlight.keys()].map((seq) => seq - 1));
+    let ready = 0;
+    while (ready < this.pending.length && this.pending[ready]!.last <= through) ready++;
+    await this.write(this.pending.splice(0, ready));
+  }
+
+  /** A unit was rejected by the import: its block gets no digest. */
+  rejected(seq: number): void {
+    for (const pending of this.pending) if (pending.first <= seq && seq <= pending.last) pending.rejected = true;
+  }
+
+  /** The run ended whole: the digests left are written, and the run marked done so they are trusted. */
+  async finish(): Promise<void> {
+    await this.write(this.pending.splice(0));
+    // The import marks a run done when it wrote a change; a run that wrote only digests marks it here.
+    if (this.runId && this.written > 0) await markRunDone(this.runId);
+  }
+
+  private async write(ready: Pending[]): Promise<void> {
+    const runId = this.runId;
+    if (!runId) return;
+    await forEachLimited(
+      ready.filter((p) => !p.rejected),
+      WRITES_IN_FLIGHT,
+      async (p) => {
+        const held = await conditionHeld(() =>
+          dynamodb().send(
+            new PutCommand({
+              TableName: tableName(),
+              Item: {
+                ...this.keyOf(p.ref),
+                entity: 'RegistryDigest',
+                token: randomUUID(),
+                digest: p.digest,
+                run: runId,
+                units: p.units,
+              },
+              ...(p.token === undefined
+                ? { ConditionExpression: 'attribute_not_exists(pk)' }
+                : { ConditionExpression: '#token = :token', ExpressionAttributeValues: { ':token': p.token } }),
+              ...(p.token === undefined ? {} : { ExpressionAttributeNames: { '#token': 'token' } }),
+            }),
+          ),
+        );
+        if (held) this.written++;
+      },
+    );
+  }
+
+  private keyOf(ref: CompanyRef) {
+    return keys.registryDigest(this.source, ref.country, digestBlock(ref));
+  }
+
+  private runDone(runId: string): Promise<boolean> {
+    let done = this.runsDone.get(runId);
+    if (!done) {
+      done = doneRuns([runId]).then((runs) => runs.has(runId));
+      this.runsDone.set(runId, done);
+    }
+    return done;
+  }
+}
+
+/** The hash of a block's units: their fingerprints (which name their companies) in file order. */
+function digestOf(units: DigestUnit[]): string {
+  const hash = createHash('sha256');
+  for (const unit of units) hash.update(unit.fingerprint).update('\n');
+  return hash.digest('base64url');
+}
+
+/**
+ * Before other sources write companies a registry wrote: the digest of each such company's block, for
+ * each registry that wrote it, is replaced by an item with a fresh token and no digest (one batch), so
+ * the registry's next run reads that block's companies again.
+ */
+export async function markDigestsStale(
+  writes: Array<{ company: CompanyRef; registries: readonly string[] }>,
+): Promise<void> {
+  const stale = new Map<string, Record<string, unknown>>();
+  for (const { company, registries } of writes)
+    for (const source of registries) {
+      const key = keys.registryDigest(source, company.country, digestBlock(company));
+      stale.set(key.pk, { ...key, entity: 'RegistryDigest', token: randomUUID() });
+    }
+  if (stale.size > 0) await batchPut(tableName(), [...stale.values()]);
+}
