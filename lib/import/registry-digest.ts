@@ -178,7 +178,8 @@ export class RegistryDigests {
 
   /** A unit was rejected by the import: its block gets no digest. */
   rejected(seq: number): void {
-    for (const pending of this.pending) if (pending.first <= seq && seq <= pending.last) pending.rejected = true;
+    for (const pending of this.pending)
+      if (pending.first <= seq && seq <= pending.last) pending.rejected = true;
   }
 
   /** The run ended whole: the digests left are written, and the run marked done so they are trusted. */
@@ -209,7 +210,10 @@ export class RegistryDigests {
               },
               ...(p.token === undefined
                 ? { ConditionExpression: 'attribute_not_exists(pk)' }
-                : { ConditionExpression: '#token = :token', ExpressionAttributeValues: { ':token': p.token } }),
+                : {
+                    ConditionExpression: '#token = :token',
+                    ExpressionAttributeValues: { ':token': p.token },
+                  }),
               ...(p.token === undefined ? {} : { ExpressionAttributeNames: { '#token': 'token' } }),
             }),
           ),
