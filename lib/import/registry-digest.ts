@@ -14,8 +14,10 @@
  * - **written after its units**: only once every unit of the block has been judged, its changes queued
  *   and none rejected; and trusted only when the run that wrote it ended whole (its `DONE` mark,
  *   lib/import/store.ts), so that a cut-off run's digests never hide companies it did not write;
- * - **every block item of a unit**: a block with a rejected or skipped item, or a ceased unit an
- *   `--active-only` run may leave out, gets no digest (those are counted afresh every time);
+ * - **of everything in the block**: its rejected and skipped items are in the digest too (the import
+ *   counts and reports them afresh every run, before the digest is looked at); a block with an item
+ *   whose effect depends on what is stored (a ceased unit an `--active-only` run leaves out only when
+ *   it is not stored) gets none;
  * - **no other write since**: any other import that writes a company a registry wrote (JSON Lines, a
  *   filing, another registry) first replaces the block's item with a fresh `token` and no digest, in
  *   one batch (`markDigestsStale`, called by lib/import/changes.ts before the companies are written). A
@@ -29,6 +31,7 @@ import { forEachLimited } from '../concurrency';
 import { batchGet, batchPut } from '../storage/batch';
 import { conditionHeld, dynamodb, tableName } from '../storage/client';
 import * as keys from '../storage/keys';
+import type { RegistryItem } from './sources/unit';
 import { doneRuns, markRunDone } from './store';
 
 /**
@@ -41,6 +44,31 @@ const BLOCK_DIGITS: Record<string, number> = { BE: 4, FR: 3 };
 export function digestBlock(ref: CompanyRef): string {
   const digits = ref.companyNumber.replace(/\D/g, '');
   return digits.slice(0, Math.max(0, digits.length - (BLOCK_DIGITS[ref.country] ?? 3)));
+}
+
+/**
+ * What an item read is to its block's digest; `judged` is a unit's verdict (lib/import/registry-import.ts
+ * `readUnit`), `activeOnly` the run's `--active-only`.
+ */
+export function digestEntry(
+  item: RegistryItem,
+  judged:
+    | { ok: true; unit: DigestUnit & { owned: { stoppedOn?: string | null } } }
+    | { ok: false; reason: string }
+    | undefined,
+  activeOnly: boolean,
+): DigestEntry {
+  if (judged?.ok)
+    // A ceased unit under --active-only is left out or imported as its company is stored or not.
+    return activeOnly && judged.unit.owned.stoppedOn ? { fingerprint: null } : { unit: judged.unit };
+  if (judged) return { fingerprint: `rejected\0${judged.reason}` };
+  if (item.kind === 'rejected') return { fingerprint: `rejected\0${item.reason}` };
+  if (item.kind === 'unit') return { fingerprint: null };
+  const ref = item.company ? { ref: item.company } : {};
+  // A skipped unit that a stored company should still get depends on what is stored.
+  if (item.unit) return { fingerprint: null, ...ref };
+  const company = item.company ? `${item.company.country}#${item.company.companyNumber}` : '';
+  return { fingerprint: `skipped\0${item.reason}\0${company}`, ...ref };
 }
 
 /** Blocks whose digests are read in one round (BatchGetItem takes 100 keys). */
@@ -56,8 +84,14 @@ export interface DigestUnit {
   fingerprint: string;
 }
 
-/** What a read item is to the digest: a unit, or an item that keeps its block from having one. */
-export type DigestEntry = { unit: DigestUnit; ref?: undefined } | { unit?: undefined; ref?: CompanyRef };
+/**
+ * What a read item is to the digest: a unit, or another item (a rejected or skipped one) that the
+ * import counts afresh every time, with what of it the digest covers — or null when the block it is
+ * in can have no digest (an item whose effect depends on what is stored).
+ */
+export type DigestEntry =
+  | { unit: DigestUnit; ref?: undefined; fingerprint?: undefined }
+  | { unit?: undefined; ref?: CompanyRef; fingerprint: string | null };
 
 interface Block<E> {
   key: string;
@@ -65,6 +99,8 @@ interface Block<E> {
   ref: CompanyRef | undefined;
   entries: E[];
   units: DigestUnit[];
+  /** What the digest covers: each entry's fingerprint, in file order. */
+  parts: string[];
   eligible: boolean;
 }
 
@@ -114,15 +150,17 @@ export class RegistryDigests {
           blocks = [];
           held = 0;
         }
-        blocks.push({ key, ref, entries: [], units: [], eligible: true });
+        blocks.push({ key, ref, entries: [], units: [], parts: [], eligible: true });
       } else if (!current) {
-        blocks.push({ key: '', ref: undefined, entries: [], units: [], eligible: false });
+        blocks.push({ key: '', ref: undefined, entries: [], units: [], parts: [], eligible: false });
       }
       const block = blocks[blocks.length - 1]!;
       block.entries.push(entry);
       held++;
       if (seen.unit) block.units.push(seen.unit);
-      else block.eligible = false;
+      const part = seen.unit ? seen.unit.fingerprint : seen.fingerprint;
+      if (part === null) block.eligible = false;
+      else block.parts.push(part);
     }
     yield* this.round(blocks);
   }
@@ -138,7 +176,7 @@ export class RegistryDigests {
     for (const block of blocks) {
       const ref = block.eligible && block.units.length > 0 ? block.ref : undefined;
       const item = ref && stored.get(this.keyOf(ref).pk);
-      const digest = ref ? digestOf(block.units) : '';
+      const digest = ref ? digestOf(block.parts) : '';
       const unchanged =
         ref !== undefined &&
         item !== undefined &&
@@ -237,10 +275,10 @@ export class RegistryDigests {
   }
 }
 
-/** The hash of a block's units: their fingerprints (which name their companies) in file order. */
-function digestOf(units: DigestUnit[]): string {
+/** The hash of a block's items: their fingerprints (a unit's names its company) in file order. */
+function digestOf(parts: string[]): string {
   const hash = createHash('sha256');
-  for (const unit of units) hash.update(unit.fingerprint).update('\n');
+  for (const part of parts) hash.update(part).update('\0');
   return hash.digest('base64url');
 }
 

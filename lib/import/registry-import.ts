@@ -39,7 +39,7 @@ import {
   type StoredCompany,
 } from '../companies/store';
 import { queueChanges, type Change, type ImportSummary, type Run } from './changes';
-import { RegistryDigests } from './registry-digest';
+import { digestEntry, RegistryDigests } from './registry-digest';
 import { runImport, type BatchTurns, type ImportOptions } from './import';
 import {
   REGISTRY_FIELDS,
@@ -114,9 +114,7 @@ export async function importRegistryItems(
           yield item.kind === 'unit' ? { item, judged: readUnit(item.unit, ++seq) } : { item };
       };
       const checked = digests.check(judgedItems(), ({ item, judged }) =>
-        judged?.ok && !(activeOnly && judged.unit.owned.stoppedOn)
-          ? { unit: judged.unit }
-          : { ...(item.kind === 'skipped' ? { ref: item.company } : {}) },
+        digestEntry(item, judged, activeOnly),
       );
       for await (const { entry, unchanged } of checked) {
         if (entry.item.kind === 'skipped') {

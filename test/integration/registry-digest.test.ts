@@ -127,12 +127,18 @@ describe('a registry file imported again', () => {
     expect(await nameOf(4119)).toBe('Registry 4119 NV');
   });
 
-  it('reports rejected units again every time: their blocks keep no digest', async () => {
+  it('reports rejected and skipped units again every time, reading only the block of a repeat', async () => {
     const repeat = unit(5150, {}, { source: { file: 'enterprise.csv', line: 5152 } });
-    const file = [
+    const file: RegistryItem[] = [
       ...units(5000, 5010),
       unit(5010, { name: undefined }),
-      ...units(5011, 5020),
+      {
+        kind: 'skipped',
+        reason: 'name withheld',
+        source: { file: 'enterprise.csv', line: 5012 },
+        company: { country: 'BE', companyNumber: beNumber(5011) },
+      },
+      ...units(5012, 5020),
       ...units(5140, 5151),
       repeat,
     ];
@@ -146,7 +152,11 @@ describe('a registry file imported again', () => {
     const { result, calls } = await recordCalls(() => registry(file));
 
     expect(result.rejected).toEqual(rejections);
-    expect(figures(result.summary)).toMatchObject({ read: 32, rejected: 2, unchanged: 30 });
-    expect(companiesRead(calls).length).toBeGreaterThan(0);
+    expect(figures(result.summary)).toMatchObject({ read: 31, rejected: 2, unchanged: 29 });
+    expect(result.summary.skipped).toEqual(new Map([['name withheld', 1]]));
+    // The repeat is the run's own verdict: its block keeps no digest and is read again.
+    expect(new Set(companiesRead(calls).map((pk) => pk.slice(0, -4)))).toEqual(
+      new Set([`COMPANY#BE#${beNumber(5150).slice(0, 6)}`]),
+    );
   });
 });
