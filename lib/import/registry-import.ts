@@ -13,9 +13,10 @@
  *   with the company, opaque, for later updates (§11.5.2).
  * - **Idempotent, cheap when unchanged**: a unit's fingerprint (its owned fields, as validated, and its
  *   rows) is stored as the company's line fingerprint; the same unit again is unchanged after the one
- *   projected read of the company's state that a JSON Lines line costs. Any other write of the company
- *   (a JSON Lines record, another registry) leaves another fingerprint, so the next unit reads the
- *   record and merges it again.
+ *   projected read of the company's state that a JSON Lines line costs — and a whole block of units
+ *   whose registry digest matches (lib/import/registry-digest.ts) without even that read. Any other
+ *   write of the company (a JSON Lines record, another registry) leaves another fingerprint and makes
+ *   its block's digest stale, so the next unit reads the record and merges it again.
  * - **Counting** (§11.5.4): `read` counts the units and the rejected ones; units left out on purpose are
  *   not read, they are counted by reason for the `skipped` line.
  * - **Repeats**: a registry's files are grouped by entity number and a converter yields one unit per
