@@ -30,7 +30,7 @@ import { readKboFull } from '../../lib/import/sources/kbo';
 import { sireneItems } from '../../lib/import/sources/sirene';
 import type { RegistryItem } from '../../lib/import/sources/unit';
 import { runCli, usageReporter, type CliRun } from './cli-runs';
-import { benchDynamoDb } from './local-dynamodb';
+import { benchDynamoDb, dynamoDbLocalCpuMs } from './local-dynamodb';
 import { REAL, writeKboFiles, writeSireneFiles } from './registry-files';
 import {
   companiesPerSecondCeiling,
@@ -160,6 +160,8 @@ function figuresOf(run: CliRun) {
     written: Number(match[2]) + Number(match[3]),
     unchanged: Number(match[4]),
     seconds: Number(match[5]),
+    capacity: line('capacity: '),
+    cpuMsPerUnit: (1000 * run.cpuSeconds) / Math.max(1, Number(match[1])),
     readUnitsPerCompany: Number(/([\d.]+) read units per company read/.exec(line('capacity: '))?.[1] ?? NaN),
   };
 }
@@ -169,8 +171,11 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
   const { ensureTable } = await import('../../infra/local/dynamodb');
   const { endpoint, stop } = await benchDynamoDb({ log: console.error });
   const usage = usageReporter(scratch);
-  const run = async (kind: Kind, dir: string, table: string) =>
-    runCli('import', [...importArgs(kind, dir), '--table', table], { endpoint, usage });
+  const run = async (kind: Kind, dir: string, table: string) => {
+    const java = dynamoDbLocalCpuMs(endpoint);
+    const made = await runCli('import', [...importArgs(kind, dir), '--table', table], { endpoint, usage });
+    return { ...figuresOf(made), javaMs: dynamoDbLocalCpuMs(endpoint) - java };
+  };
   const lines: string[] = [];
   let floor: WriteFloor;
   try {
@@ -191,9 +196,9 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
       const table = `registries-bench-${randomUUID()}`;
       await ensureTable(endpoint, table);
       console.error(`importing ${kind}: ${units} units, ${rows} CSV rows, into DynamoDB Local`);
-      const first = figuresOf(await run(kind, dir, table));
+      const first = await run(kind, dir, table);
       const firstLoad = load();
-      const again = figuresOf(await run(kind, dir, table));
+      const again = await run(kind, dir, table);
       const againLoad = load();
       const converted = await measureInChild(kind, dir);
       await rm(dir, { recursive: true, force: true });
@@ -205,12 +210,17 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
         `${kind}: ${units} units, ${rows} CSV rows`,
         `  first  ${first.summary}`,
         `         ${first.writes}`,
+        `         ${first.capacity}`,
+        `         CPU per unit: import ${first.cpuMsPerUnit.toFixed(2)} ms, DynamoDB Local ` +
+          `${(first.javaMs / units).toFixed(2)} ms`,
         `         ${Math.round(firstRate)} companies/s written; ceiling ${Math.round(ceiling)}/s: ` +
           `${Math.round((100 * firstRate) / ceiling)} % of it (load ${firstLoad})`,
         `  again  ${again.summary}`,
         `         ${Math.round(againRate)} CSV rows/s; the conversion alone of the same files ` +
           `${Math.round(convertedRate)} rows/s: ${Math.round((100 * againRate) / convertedRate)} % of it; ` +
           `${again.readUnitsPerCompany.toFixed(3)} read units per company (load ${againLoad})`,
+        `         CPU per unit: import ${again.cpuMsPerUnit.toFixed(3)} ms, DynamoDB Local ` +
+          `${(again.javaMs / units).toFixed(3)} ms`,
       );
     }
   } finally {
