@@ -35,6 +35,12 @@ import type { RegistryItem } from './sources/unit';
 import { doneRuns, markRunDone } from './store';
 
 /**
+ * The rules a registry unit is judged by (lib/import/registry-import.ts `readUnit`), in its fingerprint
+ * and its block's digest: bump when they change, so every unit is merged again.
+ */
+export const UNIT_RULES_VERSION = 'registry-unit-1';
+
+/**
  * Digits dropped from a company number to name its block: about 30 companies of a registry share a
  * block (KBO numbers end in two check digits, SIREN numbers in one).
  */
@@ -47,23 +53,32 @@ export function digestBlock(ref: CompanyRef): string {
 }
 
 /**
- * What an item read is to its block's digest; `judged` is a unit's verdict (lib/import/registry-import.ts
- * `readUnit`), `activeOnly` the run's `--active-only`.
+ * What an item read is to its block's digest: a unit by a fingerprint of the unit as the converter gave
+ * it (cheaper than judging it; the same unit under the same rules judges the same), a rejected or
+ * skipped item by what the import reports of it. `seq` is a unit's sequence number in the run.
  */
-export function digestEntry(
-  item: RegistryItem,
-  judged:
-    | { ok: true; unit: DigestUnit & { owned: { stoppedOn?: string | null } } }
-    | { ok: false; reason: string }
-    | undefined,
-  activeOnly: boolean,
-): DigestEntry {
-  if (judged?.ok)
+export function digestEntry(item: RegistryItem, seq: number, activeOnly: boolean): DigestEntry {
+  if (item.kind === 'unit') {
+    const { unit } = item;
     // A ceased unit under --active-only is left out or imported as its company is stored or not.
-    return activeOnly && judged.unit.owned.stoppedOn ? { fingerprint: null } : { unit: judged.unit };
-  if (judged) return { fingerprint: `rejected\0${judged.reason}` };
+    if (activeOnly && unit.fields.stoppedOn) return { fingerprint: null };
+    const fingerprint = createHash('sha256')
+      .update(
+        JSON.stringify([
+          UNIT_RULES_VERSION,
+          unit.country,
+          unit.companyNumber,
+          unit.owns,
+          unit.fields,
+          unit.dropped,
+          unit.registryRows ?? null,
+          unit.addressForms ?? null,
+        ]),
+      )
+      .digest('base64url');
+    return { unit: { seq, ref: { country: unit.country, companyNumber: unit.companyNumber }, fingerprint } };
+  }
   if (item.kind === 'rejected') return { fingerprint: `rejected\0${item.reason}` };
-  if (item.kind === 'unit') return { fingerprint: null };
   const ref = item.company ? { ref: item.company } : {};
   // A skipped unit that a stored company should still get depends on what is stored.
   if (item.unit) return { fingerprint: null, ...ref };
@@ -113,6 +128,8 @@ interface Pending {
   /** The item's token when it was read (absent: there was no item). */
   token: string | undefined;
   units: number;
+  /** Fields its units' judging dropped (the skipped line counts them again when the digest matches). */
+  dropped: number;
   rejected: boolean;
 }
 
@@ -125,6 +142,8 @@ export class RegistryDigests {
   /** Digests written by this run, and blocks found unchanged by their digest. */
   written = 0;
   matched = 0;
+  /** Fields dropped in the blocks whose digest matched, as their digests say. */
+  matchedDropped = 0;
 
   constructor(private readonly source: string) {}
 
@@ -183,8 +202,10 @@ export class RegistryDigests {
         item['digest'] === digest &&
         typeof item['run'] === 'string' &&
         (await this.runDone(item['run']));
-      if (unchanged) this.matched++;
-      else if (ref)
+      if (unchanged) {
+        this.matched++;
+        this.matchedDropped += typeof item?.['dropped'] === 'number' ? item['dropped'] : 0;
+      } else if (ref)
         this.pending.push({
           ref,
           first: block.units[0]!.seq,
@@ -192,6 +213,7 @@ export class RegistryDigests {
           digest,
           token: typeof item?.['token'] === 'string' ? item['token'] : undefined,
           units: block.units.length,
+          dropped: 0,
           rejected: false,
         });
       for (const entry of block.entries) yield { entry, unchanged };
@@ -216,8 +238,20 @@ export class RegistryDigests {
 
   /** A unit was rejected by the import: its block gets no digest. */
   rejected(seq: number): void {
-    for (const pending of this.pending)
-      if (pending.first <= seq && seq <= pending.last) pending.rejected = true;
+    const pending = this.pendingOf(seq);
+    if (pending) pending.rejected = true;
+  }
+
+  /** A unit of a block read afresh was judged: `dropped` fields left out, or rejected (null). */
+  judged(seq: number, dropped: number | null): void {
+    const pending = this.pendingOf(seq);
+    if (!pending) return;
+    if (dropped === null) pending.rejected = true;
+    else pending.dropped += dropped;
+  }
+
+  private pendingOf(seq: number): Pending | undefined {
+    return this.pending.find((p) => p.first <= seq && seq <= p.last);
   }
 
   /** The run ended whole: the digests left are written, and the run marked done so they are trusted. */
@@ -245,6 +279,7 @@ export class RegistryDigests {
                 digest: p.digest,
                 run: runId,
                 units: p.units,
+                dropped: p.dropped,
               },
               ...(p.token === undefined
                 ? { ConditionExpression: 'attribute_not_exists(pk)' }

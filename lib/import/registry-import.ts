@@ -40,7 +40,7 @@ import {
   type StoredCompany,
 } from '../companies/store';
 import { queueChanges, type Change, type ImportSummary, type Run } from './changes';
-import { digestEntry, RegistryDigests } from './registry-digest';
+import { digestEntry, RegistryDigests, UNIT_RULES_VERSION } from './registry-digest';
 import { runImport, type BatchTurns, type ImportOptions } from './import';
 import {
   REGISTRY_FIELDS,
@@ -71,9 +71,6 @@ export interface RegistrySummary extends ImportSummary {
   /** Fields present in the files that could not be read, left empty. */
   fieldsDropped: number;
 }
-
-/** The rules a unit is judged by, in its fingerprint: bump when they change, so every unit is merged again. */
-const UNIT_RULES_VERSION = 'registry-unit-1';
 
 /** A unit as read: validated, with its fingerprint, or rejected. */
 interface ReadUnit {
@@ -110,34 +107,34 @@ export async function importRegistryItems(
     importOptions,
     async function* read(summary) {
       let seq = 0;
-      const judgedItems = async function* (): AsyncGenerator<JudgedItem> {
-        for await (const item of items)
-          yield item.kind === 'unit' ? { item, judged: readUnit(item.unit, ++seq) } : { item };
+      const numbered = async function* () {
+        for await (const item of items) yield { item, seq: item.kind === 'unit' ? ++seq : 0 };
       };
-      const checked = digests.check(judgedItems(), ({ item, judged }) =>
-        digestEntry(item, judged, activeOnly),
-      );
+      // Units are judged (validated, fingerprinted) only in blocks whose digest does not match.
+      const checked = digests.check(numbered(), ({ item, seq }) => digestEntry(item, seq, activeOnly));
       for await (const { entry, unchanged } of checked) {
-        if (entry.item.kind === 'skipped') {
-          skipped.set(entry.item.reason, (skipped.get(entry.item.reason) ?? 0) + 1);
+        const { item } = entry;
+        if (item.kind === 'skipped') {
+          skipped.set(item.reason, (skipped.get(item.reason) ?? 0) + 1);
           continue;
         }
         summary.read++;
-        if (entry.item.kind === 'rejected') {
+        if (item.kind === 'rejected') {
           summary.rejected++;
-          reject(entry.item.source, entry.item.reason);
-          continue;
-        }
-        const { item, judged } = entry as Extract<JudgedItem, { judged: Judged }>;
-        fieldsDropped += judged.dropped;
-        if (!judged.ok) {
-          summary.rejected++;
-          reject(item.unit.source, judged.reason);
+          reject(item.source, item.reason);
           continue;
         }
         if (unchanged) {
           summary.unchanged++;
           summary.imported++;
+          continue;
+        }
+        const judged = readUnit(item.unit, entry.seq);
+        fieldsDropped += judged.dropped;
+        digests.judged(entry.seq, judged.ok ? judged.dropped : null);
+        if (!judged.ok) {
+          summary.rejected++;
+          reject(item.unit.source, judged.reason);
           continue;
         }
         sources.set(judged.unit.seq, item.unit.source);
@@ -166,7 +163,8 @@ export async function importRegistryItems(
     },
   );
   await digests.finish();
-  return { ...summary, skipped, fieldsDropped };
+  // The fields dropped in blocks whose digest matched, as counted when they were judged.
+  return { ...summary, skipped, fieldsDropped: fieldsDropped + digests.matchedDropped };
 }
 
 /** `skipped N (reason: n, …)`, or null when nothing was skipped or dropped (§11.5.4). */
@@ -181,11 +179,6 @@ export function formatSkipped({
 }
 
 type Judged = { ok: true; unit: ReadUnit; dropped: number } | { ok: false; reason: string; dropped: number };
-
-/** An item as read, a unit with its verdict. */
-type JudgedItem =
-  | { item: Exclude<RegistryItem, { kind: 'unit' }>; judged?: undefined }
-  | { item: Extract<RegistryItem, { kind: 'unit' }>; judged: Judged };
 
 /**
  * A unit's owned fields through the record's rules: the fields the rules refuse are dropped (left
