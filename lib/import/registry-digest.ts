@@ -62,20 +62,17 @@ export function digestEntry(item: RegistryItem, seq: number, activeOnly: boolean
     const { unit } = item;
     // A ceased unit under --active-only is left out or imported as its company is stored or not.
     if (activeOnly && unit.fields.stoppedOn) return { fingerprint: null };
-    const fingerprint = createHash('sha256')
-      .update(
-        JSON.stringify([
-          UNIT_RULES_VERSION,
-          unit.country,
-          unit.companyNumber,
-          unit.owns,
-          unit.fields,
-          unit.dropped,
-          unit.registryRows ?? null,
-          unit.addressForms ?? null,
-        ]),
-      )
-      .digest('base64url');
+    // The unit's own text: the block's digest hashes them all at once (one hash a block, not a unit).
+    const fingerprint = JSON.stringify([
+      UNIT_RULES_VERSION,
+      unit.country,
+      unit.companyNumber,
+      unit.owns,
+      unit.fields,
+      unit.dropped,
+      unit.registryRows ?? null,
+      unit.addressForms ?? null,
+    ]);
     return { unit: { seq, ref: { country: unit.country, companyNumber: unit.companyNumber }, fingerprint } };
   }
   if (item.kind === 'rejected') return { fingerprint: `rejected\0${item.reason}` };
