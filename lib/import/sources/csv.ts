@@ -33,6 +33,7 @@ export interface CsvTable {
   rows: AsyncIterable<CsvRow[]>;
 }
 
+/** Rows handed to the reader at a time. */
 const BATCH = 256;
 /** Batches parsed ahead of the reader before the file is read further. */
 const AHEAD = 2;
@@ -99,10 +100,16 @@ export async function readCsv(
   const batches = rows.batches(file);
   const first = await batches.next();
   const header = first.done ? undefined : first.value[0];
-  if (!header) throw new RegistryFileError(`${file} is empty: it has no header line`);
-  const missing = required.filter((name) => !header.values.includes(name));
-  if (missing.length > 0)
-    throw new RegistryFileError(`${file} line 1: the header lacks ${missing.join(', ')}`);
+  const missing = header ? required.filter((name) => !header.values.includes(name)) : [];
+  if (!header || missing.length > 0) {
+    // The file is refused: it is closed before the error goes up.
+    await batches.return(undefined);
+    throw new RegistryFileError(
+      header
+        ? `${file} line 1: the header lacks ${missing.join(', ')}`
+        : `${file} is empty: it has no header line`,
+    );
+  }
   const rest = first.done ? [] : first.value.slice(1);
   return {
     file,
