@@ -21,10 +21,9 @@ const common = {
 
 module.exports = {
   testTimeout: 60000,
-  // Jest's default on 2 cores is one worker, in band: every file after the other (19:00 wall measured
-  // under load 6-22). Most files wait on DynamoDB Local (its own process) or on child processes rather
-  // than compute (in band the run used 36 % of one core), so 2 cores keep three workers busy: 7:16 wall
-  // under load 8-12, the fuzz file (about 7 minutes there) alone on one of them.
+  // Jest's default on 2 cores is one worker, in band: every file after the other. Most files wait on
+  // DynamoDB Local (its own process) or on child processes rather than compute, so 2 cores keep three
+  // workers busy, the long fuzz file alone on one of them (wall times: docs/benchmarks.md).
   maxWorkers: Math.max(3, (os.availableParallelism?.() ?? os.cpus().length) - 1),
   // Handlers log one line per request; keep test output readable.
   silent: true,

@@ -16,7 +16,7 @@ export const bundlingSettings = {
    * Global identifiers replaced in function bundles (esbuild `define`). Every function runs on the stack,
    * where IAM enforces its declared storage access (the stack also sets STORAGE_ACCESS_ENFORCED_BY_IAM):
    * the client's in-process check (lib/storage/client.ts) folds away, and lib/storage/access-check.ts
-   * with it (~2 KB). What runs unbundled (the local stage, the CLIs, the tests) keeps the check.
+   * with it. What runs unbundled (the local stage, the CLIs, the tests) keeps the check.
    */
   define: {
     IAM_ENFORCES_STORAGE_ACCESS: 'true',

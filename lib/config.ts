@@ -21,6 +21,9 @@
  * | WEBHOOK_QUEUE_URL                 | the stack (functions that enqueue deliveries) | deliveries wait in the table for the local poller |
  * | FAN_OUT_QUEUE_URL                 | the stack (the import, the fan-out's sweep) | no announcement: the local fan-out polls |
  * | REQUEST_LOG_SAMPLE_RATE           | the stack (route functions: 0.01)         | 1: every request logs its line (lib/http/endpoint.ts) |
+ * | SMART_LISTS_MAX_COMPANIES         | the tests (a low bound)                   | 1,000,000: the contract's bound per account (§7.6) |
+ * | SMART_LISTS_EVALUATE_AT_ONCE      | the tests (small numbers)                 | 10,000: companies a request enters or takes out |
+ * | SMART_LISTS_TURN_COMPANIES        | the tests (small numbers)                 | 10,000: filter profiles (or members) one turn of the smart-list worker reads |
  */
 
 /** Set to `true` where IAM enforces each function's declared storage access (lib/storage/access.ts). */
@@ -89,4 +92,17 @@ export const usageConfig = {
   fromApiGateway: (): boolean => process.env['USAGE_METER'] === 'api-gateway',
   /** Another endpoint for API Gateway's own API (the SDK's variable for it). */
   apiGatewayEndpoint: (): string | undefined => process.env['AWS_ENDPOINT_URL_API_GATEWAY'] || undefined,
+};
+
+/**
+ * Lower bounds for the smart lists (contract §7.6), for tests: apart from `config`, so only the list
+ * functions bundle it. Undefined when unset: the domain's own numbers apply (lib/lists).
+ */
+export const smartListConfig = {
+  /** Companies an account's smart lists hold together, at most. */
+  maxCompanies: (): number | undefined => positiveNumber('SMART_LISTS_MAX_COMPANIES'),
+  /** Companies a create or filter change enters (and takes out) in the request; the rest in the background. */
+  evaluateAtOnce: (): number | undefined => positiveNumber('SMART_LISTS_EVALUATE_AT_ONCE'),
+  /** What one turn of the background worker reads: filter profiles, or a list's NEW members. */
+  turnCompanies: (): number | undefined => positiveNumber('SMART_LISTS_TURN_COMPANIES'),
 };

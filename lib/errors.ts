@@ -104,6 +104,16 @@ export class ListLimitReached extends LimitReached {
   }
 }
 
+/**
+ * §7.6: an account's smart lists hold at most so many companies together (every state counts, a company
+ * in two lists twice); a create or filter change that would pass it is refused.
+ */
+export class SmartListLimitReached extends LimitReached {
+  constructor(limit: number) {
+    super(`An account's smart lists can hold at most ${limit.toLocaleString('en-US')} companies`);
+  }
+}
+
 /** A list kept changing under every retry: nothing half-done, the same request may be sent again. */
 export class ListBusy extends DomainError {
   readonly refused = 'busy';
@@ -128,6 +138,14 @@ export class WebhookNotFound extends DomainError {
   }
 }
 
+/** §12: a second test delivery to an endpoint within the minute; another may be sent after `retryAfterSeconds`. */
+export class TestDeliveryTooSoon extends DomainError {
+  readonly refused = 'too-soon';
+  constructor(readonly retryAfterSeconds: number) {
+    super('A webhook endpoint can be sent at most one test delivery a minute');
+  }
+}
+
 /** Every domain error, told apart by `refused`. */
 export type Refused =
   | InvalidInput
@@ -141,4 +159,5 @@ export type Refused =
   | ListBusy
   | CursorExpired
   | WebhookNotFound
+  | TestDeliveryTooSoon
   | LimitReached;

@@ -14,7 +14,9 @@
  * on stderr per rejected line (a registry's: `FILE line N: reason`), a registry's `skipped` line, then
  * the summary. Exit code 0, or 1 when a line was rejected, 2 when the import could not run: a usage
  * error prints the usage, a file that cannot be read says so, and a registry's CSV handed to the JSON
- * Lines import names the `--format` it needs — each only that.
+ * Lines import names the `--format` it needs, and a KBO extract out of `ExtractNumber` order is refused
+ * before anything is written (§11.5.2) — each only that. Only the converter of the format asked for is
+ * loaded.
  *
  * The lookalikes are recomputed before it returns, under the table's lookalike lease; while another
  * recompute holds it the import waits and says for whom (lib/lookalikes/lease.ts). Stopped by Ctrl-C or
@@ -27,23 +29,34 @@ import { parseArgs } from 'node:util';
 import { isCalendarDate } from '../../lib/http/schemas';
 import { fileLines } from '../../lib/import/lines';
 import type { ImportSummary } from '../../lib/import/import';
-import { RegistryFileError } from '../../lib/import/sources/files';
+import { RegistryFileError } from '../../lib/import/sources/registry-error';
 import {
   REGISTRY_FORMATS,
   REGISTRY_SOURCES,
   registryFormatOfHeader,
   type RegistryFormat,
 } from '../../lib/import/sources';
+import { FILING_FORMATS, ratiosFormatOfHeader } from '../../lib/filings/sources';
+import {
+  FILING_USAGE,
+  filingCommand,
+  importFilingFiles,
+  isFilingFormat,
+  type FilingCommand,
+} from './import-filings';
 import { progressReporter } from './import-progress';
 import { cleanUpOnSignal } from './signals';
 import { useStage } from './stage';
 
 let stageInUse = '';
 
+const FORMATS = [...REGISTRY_FORMATS, ...FILING_FORMATS];
+
 const USAGE = [
   'usage: npm run import -- FILE.jsonl[.gz]|- [--as-of YYYY-MM-DD] [--table NAME]',
   '       npm run import -- --format kbo PATH [--as-of YYYY-MM-DD] [--table NAME]',
   '       npm run import -- --format sirene UNITS [--establishments FILE] [--active-only] [--as-of YYYY-MM-DD] [--table NAME]',
+  FILING_USAGE,
 ].join('\n');
 
 /** What the command line asks for, or the usage error to print. */
@@ -57,7 +70,8 @@ type Command =
       activeOnly: boolean;
       asOf: string | null;
       table: string | undefined;
-    };
+    }
+  | FilingCommand;
 
 /** The command line read, or a usage error (a sentence, then the usage). */
 function parseCommand(args: string[]): Command | { usage: string } {
@@ -91,8 +105,12 @@ function parseCommand(args: string[]): Command | { usage: string } {
     if (positionals.length !== 1) return usage('give one FILE.jsonl (or - for standard input)');
     return { kind: 'jsonl', file: positionals[0]!, asOf, table: values.table };
   }
+  if (isFilingFormat(format)) {
+    const filing = filingCommand(format, positionals, values, asOf);
+    return 'problem' in filing ? usage(filing.problem) : filing;
+  }
   if (!(REGISTRY_FORMATS as readonly string[]).includes(format))
-    return usage(`--format takes ${REGISTRY_FORMATS.join(' or ')} (got ${format})`);
+    return usage(`--format takes ${FORMATS.slice(0, -1).join(', ')} or ${FORMATS.at(-1)} (got ${format})`);
   if (format === 'kbo' && (values.establishments !== undefined || values['active-only']))
     return usage('--establishments and --active-only go with --format sirene');
   if (positionals.length !== 1)
@@ -113,6 +131,14 @@ function parseCommand(args: string[]): Command | { usage: string } {
 async function main(): Promise<number> {
   const command = parseCommand(process.argv.slice(2));
   if ('usage' in command) return fail(command.usage);
+  if (command.kind === 'filings')
+    return importFilingFiles(command, {
+      fileSize,
+      fail,
+      today,
+      runAndReport,
+      useStage: (table) => (stageInUse = useStage(table)),
+    });
   return command.kind === 'jsonl' ? importJsonLines(command) : importRegistry(command);
 }
 
@@ -136,11 +162,14 @@ async function importJsonLines({
   // A registry's CSV is not JSON Lines: one message naming its format, not a rejection per line.
   const iterator = lines[Symbol.asyncIterator]();
   const first = await iterator.next();
-  const format = first.done ? null : registryFormatOfHeader(first.value);
+  const format = first.done
+    ? null
+    : (ratiosFormatOfHeader(first.value) ?? registryFormatOfHeader(first.value));
   if (format) {
     raw.destroy();
+    const kind = { kbo: 'KBO', sirene: 'SIRENE', 'inpi-ratios': 'French ratios' }[format];
     return fail(
-      `${file === '-' ? 'standard input' : file} is a ${format === 'kbo' ? 'KBO' : 'SIRENE'} CSV file, ` +
+      `${file === '-' ? 'standard input' : file} is a ${kind} CSV file, ` +
         `not JSON Lines: import it with --format ${format}`,
     );
   }
@@ -171,23 +200,46 @@ async function importRegistry(command: Extract<Command, { kind: 'registry' }>): 
   const stage = useStage(table);
   stageInUse = stage;
 
-  const { formatSkipped, importRegistryItems } = await import('../../lib/import/registry-import');
+  const [
+    { formatSkipped, importRegistryItems },
+    { storedRegistry },
+    { abandonExtract, beginExtract, endExtract },
+  ] = await Promise.all([
+    import('../../lib/import/registry-import'),
+    import('../../lib/import/registry-store'),
+    import('../../lib/import/registry-progress'),
+  ]);
 
-  const opened = await source.open(paths, establishments === undefined ? {} : { establishments });
+  const opened = await source.open(paths, {
+    ...(establishments === undefined ? {} : { establishments }),
+    stored: storedRegistry,
+  });
+  // A numbered extract applies in order: refused before anything is read or written when it cannot.
+  const extract = opened.extract && { source: format, ...opened.extract };
+  const notices = extract ? await beginExtract(extract) : [];
   const asOf = command.asOf ?? opened.snapshotDate ?? today();
-  console.error(`importing ${format} ${paths.join(' ')} into ${stage}, as of ${asOf}`);
+  const named = extract ? `${format} ${extract.kind} extract ${extract.number}` : format;
+  console.error(`importing ${named} ${paths.join(' ')} into ${stage}, as of ${asOf}`);
+  for (const notice of notices) console.error(notice);
   const progress = progressReporter(null, process.stderr);
   return runAndReport(
     stage,
     progress,
-    () =>
-      importRegistryItems(opened.items, {
+    async () => {
+      const summary = await importRegistryItems(opened.items, {
         asOf,
         source: format,
         activeOnly,
         onRejected: ({ file, line }, reason) => progress.log(`${file} line ${line}: ${reason}`),
         onProgress: ({ imported }) => progress.imported(imported),
-      }),
+      }).catch(async (error: unknown) => {
+        // Files not as published are found before any unit is handed on: the extract wrote nothing.
+        if (extract && error instanceof RegistryFileError) await abandonExtract(extract);
+        throw error;
+      });
+      if (extract) await endExtract(extract);
+      return summary;
+    },
     formatSkipped,
   );
 }
@@ -260,7 +312,10 @@ main().then(
   (error: unknown) => {
     // A registry's file not as published (no meta.csv, a missing column, rows out of order): no run
     // of the same files gets past it.
-    if (error instanceof RegistryFileError) {
+    if (
+      error instanceof RegistryFileError ||
+      (error instanceof Error && error.name === 'ExtractRefusedError')
+    ) {
       console.error(`cannot import: ${error.message}`);
       process.exit(2);
     }

@@ -23,8 +23,8 @@ export function errorResult(error: unknown, requestId: string): APIGatewayProxyR
 }
 
 /**
- * The reference page (2.6 MB) and the OpenAPI document are the same text on every call, and gzip takes
- * ~40 ms of the page: large answers keep their compressed bytes, the last few of them.
+ * The reference page and the OpenAPI document are large and the same text on every call, and gzip of
+ * the page is slow next to serving it: large answers keep their compressed bytes, the last few of them.
  */
 const CACHED_FROM_BYTES = 64 * 1024;
 const CACHED_ANSWERS = 4;

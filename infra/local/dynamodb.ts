@@ -44,8 +44,8 @@ export const JAVA_MISSING =
 /**
  * DynamoDB Local here lives for a test run or a working session and does most of its work while its
  * JVM is still warming up: the client compiler alone (C1) with the parallel collector gets the demo
- * import of `npm start` ready about a quarter sooner (23.6 s → 18.1 s measured) than the default tiered
- * compilation. A JAVA_TOOL_OPTIONS of the caller's own is kept as it is.
+ * import of `npm start` ready sooner than the default tiered compilation (docs/benchmarks.md). A
+ * JAVA_TOOL_OPTIONS of the caller's own is kept as it is.
  */
 const DYNAMODB_LOCAL_JVM_OPTIONS = '-XX:TieredStopAtLevel=1 -XX:+UseParallelGC -Xms512m';
 

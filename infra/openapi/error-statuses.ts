@@ -121,7 +121,8 @@ const CONFLICTS: Record<ConflictCode, string> = {
   LIST_NAME_TAKEN: 'a list name the account already uses',
   IDEMPOTENCY_KEY_REUSED:
     'the same `Idempotency-Key` with another body, or while the first request still runs',
-  LIMIT_REACHED: 'the account already has as many as its limit allows (200 lists, 5 webhook endpoints)',
+  LIMIT_REACHED:
+    'the account already has as many as its limit allows (200 lists, 5 webhook endpoints, 1,000,000 companies in its smart lists together)',
 };
 
 /** A route's 409: the contract error body, its `code` one of the route's conflict codes. */

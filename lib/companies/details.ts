@@ -2,10 +2,8 @@
  * (ext) Company details and company contacts (contract §6.5): what the imported record (§11.1) says
  * about a company, in the fields of the service this contract extends, and the people to call there.
  *
- * One read per company (lib/companies/details-store.ts). The two figures of the newest period and the
- * number of contacts are read from the stored JSON text without parsing it: a details answer needs
- * three numbers, and parsing the newest period (or cutting it from every period) was most of what a
- * details call did besides its one read.
+ * One read per company (lib/companies/details-store.ts), of its profile and the three figures details
+ * show of its periods and contacts, which the import keeps beside them (lib/companies/details-figures.ts).
  */
 import { CompanyNotFound } from '../errors';
 import { paginate, type PageRequest } from '../http/pagination';
@@ -19,7 +17,6 @@ import {
   getCompanyDetailsItems,
   type StoredDetails,
 } from './details-store';
-import type { Contact } from './record';
 import { answerEach, companyRefFromPath, type BulkCompanyEntry } from './requested-companies';
 
 type CompanyPath = { countryCode: string; companyNumber: string };
@@ -48,7 +45,7 @@ export async function getDetailsInBulk(
 export async function getCompanyContacts(path: CompanyPath, page: PageRequest): Promise<CompanyContacts> {
   const found = await getCompanyContactsItem(companyRefFromPath(path));
   if (!found) throw new CompanyNotFound();
-  const contacts = (JSON.parse(found.contactsJson) as Contact[]).sort(byContactName);
+  const contacts = found.contacts.sort(byContactName);
   // Ordered in full (the order decides the page), shaped only for the page.
   const { data, pagination } = paginate(contacts, page);
   return {
@@ -62,10 +59,7 @@ export async function getCompanyContacts(path: CompanyPath, page: PageRequest): 
 }
 
 /** The fields of §6.5 from the stored record, in the contract's order. */
-export function detailsOf(
-  { company, periodsJson, contactsJson }: StoredDetails,
-  today: string,
-): CompanyDetailsData {
+export function detailsOf({ company, figures }: StoredDetails, today: string): CompanyDetailsData {
   const address = company.address;
   return {
     vatNumber: company.vatNumber === null ? null : canonicalVat(company.vatNumber, company.country),
@@ -85,40 +79,11 @@ export function detailsOf(
     },
     website: company.website === null ? [] : [company.website],
     activities: company.activities,
-    employees: newestFigure(periodsJson, '"employees":'),
-    healthIndicator: newestFigure(periodsJson, '"healthIndicator":'),
-    contacts: countContacts(contactsJson),
+    employees: figures.employees,
+    healthIndicator: figures.healthIndicator,
+    contacts: figures.contacts,
     otherNames: company.otherNames,
   };
-}
-
-/**
- * A figure of the newest period (stored first) read from the periods' JSON text, or null for a company
- * without periods. Every period holds each key of the period schema exactly once (`healthIndicator` at
- * its top, `employees` under `people`, no other key of either name), and inside a string every `"` is
- * escaped: so the first `"<key>":` of the text is the newest period's, and its value, an integer or
- * `null` as JSON.stringify wrote it, runs to the next `,` or `}`.
- */
-function newestFigure(periodsJson: string, key: '"employees":' | '"healthIndicator":'): number | null {
-  const at = periodsJson.indexOf(key);
-  if (at === -1) return null;
-  const from = at + key.length;
-  let to = from;
-  while (to < periodsJson.length && periodsJson[to] !== ',' && periodsJson[to] !== '}') to++;
-  const value = periodsJson.slice(from, to);
-  return value === 'null' ? null : Number(value);
-}
-
-/**
- * How many contacts the stored text holds: every contact is an object with a `contactId` key, and the
- * text `"contactId":` can only be that key (inside a string every `"` is escaped).
- */
-const CONTACT_KEY = '"contactId":';
-function countContacts(contactsJson: string): number {
-  let count = 0;
-  for (let at = contactsJson.indexOf(CONTACT_KEY); at !== -1; at = contactsJson.indexOf(CONTACT_KEY, at + 1))
-    count++;
-  return count;
 }
 
 const atMidnight = (date: string | null) => (date === null ? null : `${date}T00:00:00.000Z`);

@@ -98,11 +98,14 @@ export const financialPeriodSchema = v.object({
   startDate: isoDate,
   endDate: isoDate,
   dateReceived: isoDate,
-  healthIndicator: v.pipe(
-    v.number('must be an integer'),
-    v.integer('must be an integer'),
-    v.minValue(0, 'must be ≥ 0'),
-    v.maxValue(10, 'must be ≤ 10'),
+  /** Null when the figures the health model needs are not disclosed (lib/filings/health.ts). */
+  healthIndicator: v.nullable(
+    v.pipe(
+      v.number('must be an integer'),
+      v.integer('must be an integer'),
+      v.minValue(0, 'must be ≥ 0'),
+      v.maxValue(10, 'must be ≤ 10'),
+    ),
   ),
   jointCommitteeCodes: v.array(v.string('must be a string'), 'must be an array of strings'),
   profitability: v.object({

@@ -1,9 +1,11 @@
 /**
  * Where a company sits in the table: one item holds the whole record (key pattern in
  * lib/storage/keys.ts), so an import writes a company in one atomic put and never leaves it half-written.
- * The sections that are only ever read whole (periods, shareholders, contacts) are one JSON string
- * each: a string keeps the contract's key order and parses far faster than a nested DynamoDB map.
- * Readers project only the attributes they show.
+ * Shareholders and contacts, only ever read whole, are one JSON string each; the periods, read a page
+ * at a time, are a list of one JSON string per period (lib/companies/stored-periods.ts).
+ * A string keeps the contract's key order and parses far faster than a nested DynamoDB map. The figures
+ * company details show of the periods and contacts are kept beside them as numbers
+ * (lib/companies/details-figures.ts). Readers project only the attributes they show.
  *
  * Access patterns:
  * - financials of one company: one GetItem → 1 round trip;
@@ -17,7 +19,9 @@ import { tableName } from '../storage/client';
 import * as keys from '../storage/keys';
 import { companyOfKey } from '../storage/keys';
 import { companyKey, type CompanyRef } from './identifiers';
+import { detailsFigureAttributes } from './details-figures';
 import type { CompanyProfile, CompanyRecord } from './record';
+import { periodsAttribute, periodTexts, storedPeriods } from './stored-periods';
 
 type Item = Record<string, unknown>;
 
@@ -36,10 +40,11 @@ const PROFILE_ATTRIBUTES = [
 export interface StoredFinancials {
   company: CompanyProfile;
   /**
-   * The periods as stored: the JSON text of the §6.1 periods, newest first, written by the import with
-   * JSON.stringify (contract key order, no white space). Sent as it is, never parsed (financials.ts).
+   * The §6.1 periods as stored, newest first: one JSON text per period, written by the import with
+   * JSON.stringify (contract key order, no white space). A page of them is sent as it is, never parsed
+   * (financials.ts).
    */
-  periodsJson: string;
+  periods: readonly string[];
 }
 
 /** What the financials endpoints read of the item (exported for the benchmark's floor, which reads the same). */
@@ -116,7 +121,7 @@ export async function getCompanyRecords(refs: CompanyRef[]): Promise<Map<string,
       {
         record: {
           ...toProfile(item),
-          financials: parseJson(item['periods']),
+          financials: storedPeriods(item['periods']),
           shareholders: parseJson(item['shareholders']),
           contacts: parseJson(item['contacts']),
         },
@@ -146,9 +151,10 @@ export function companyItem(record: CompanyRecord, state: CompanyState): Item {
         ([key, value]) => value !== null && !(key === 'otherNames' && profile.otherNames.length === 0),
       ),
     ),
-    periods: JSON.stringify(financials),
+    periods: periodsAttribute(financials),
     shareholders: JSON.stringify(shareholders),
     contacts: JSON.stringify(contacts),
+    ...detailsFigureAttributes(financials, contacts),
     contentHash: state.hash,
     changeId: state.changeId,
     ...(state.legalEntityId ? { legalEntityId: state.legalEntityId } : {}),
@@ -162,8 +168,7 @@ export function companyItem(record: CompanyRecord, state: CompanyState): Item {
 export const keyOf = (item: Item) => companyKey(companyOfKey(item['pk'] as string));
 
 function toFinancials(item: Item): StoredFinancials {
-  const periods = item['periods'];
-  return { company: toProfile(item), periodsJson: typeof periods === 'string' ? periods : '[]' };
+  return { company: toProfile(item), periods: periodTexts(item['periods']) };
 }
 
 function parseJson<T>(json: unknown): T[] {

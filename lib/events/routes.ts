@@ -9,8 +9,8 @@ export const eventRoutes = {
     path: '/v1/events',
     summary: "The account's events (updates of companies in its watched lists), oldest first, after a cursor",
     scope: 'events:read',
-    // The account's last event number (GetItem) and its events (Query).
-    storage: { GetItem: [partitions.eventLog], Query: [partitions.events] },
+    // The account's lists (who sees which, Query), its last event number (GetItem) and its events (Query).
+    storage: { GetItem: [partitions.eventLog], Query: [partitions.accountLists, partitions.events] },
     request: getEventsRequest,
     response: eventsPageSchema,
     cursorExpires: true,

@@ -7,8 +7,8 @@
  * A request that failed (4xx, 5xx) or took SLOW_REQUEST_MS or more logs one line (route, status,
  * duration, DynamoDB round trips) and nothing secret; of the others, a sample (REQUEST_LOG_SAMPLE_RATE:
  * every one by default, 1 in 100 where the stack sets it). The gateway's access log has every request
- * with its route, status, latency and caller: a line for each 200 repeated it, and its write was about
- * a third of what a warm single GET spends beyond its DynamoDB call (docs/benchmarks.md).
+ * with its route, status, latency and caller, so a line for each 200 would repeat it at a cost that is
+ * a large share of a warm single GET's own CPU (docs/benchmarks.md).
  *
  * Names in the request (headers, query and path parameters) are the caller's: they are copied into
  * objects without a prototype, so `?__proto__=1` or `?toString=x` is just another unknown name.
@@ -109,7 +109,7 @@ export function endpoint<R extends Route>(
     });
 
   // A route that never touches the table has no DynamoDB calls to count, and skips the tracking (its
-  // first use costs a cold start about 0.3 ms on Node 20).
+  // first use adds to a cold start).
   const measured = touchesTable(route.storage) ? withRequestMetrics : withoutRequestMetrics;
   return (event, context) =>
     measured(async (metrics) => {
@@ -199,7 +199,7 @@ function errorResponse(error: unknown, event: APIGatewayProxyEvent): APIGatewayP
 /**
  * The gateway compresses an answer of this many bytes or more (gzip or deflate, as the caller's
  * Accept-Encoding allows; infra/stack.ts, and the local gateway the same): a bulk answer of 100
- * companies is 50-150 KB of JSON and about a tenth of that compressed.
+ * companies is JSON of many kilobytes, which compresses well.
  */
 export const MIN_COMPRESSION_BYTES = 1024;
 

@@ -135,8 +135,8 @@ export class UnsupportedMediaTypeError extends ApiError {
 export class ThrottledError extends ApiError {
   readonly status = 429;
   readonly code = 'THROTTLED';
-  constructor(retryAfterSeconds = 1) {
-    super('Too many requests');
+  constructor(retryAfterSeconds = 1, message = 'Too many requests') {
+    super(message);
     this.headers['Retry-After'] = String(retryAfterSeconds);
   }
 }
@@ -209,6 +209,8 @@ function fromDomainError(error: Refused): ApiError {
       return new ConflictError('LIST_NOT_STATIC', message);
     case 'key-reused':
       return new ConflictError('IDEMPOTENCY_KEY_REUSED', message);
+    case 'too-soon':
+      return new ThrottledError(error.retryAfterSeconds, message);
     case 'busy':
       // Retried and still changing: nothing was half-done, the same request may come again.
       return new UnavailableError();

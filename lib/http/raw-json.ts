@@ -63,7 +63,7 @@ let collected: string[] | null = null;
 /**
  * The texts whose markers `toRawJson` is replacing now, read by `textOfMarker`: a function of the
  * module, not an arrow made per call, since it runs once per part (a bulk answer has 100 or more) and
- * V8 compiled each new per-call arrow again once it got hot.
+ * V8 compiles each new per-call arrow again once it gets hot.
  */
 let replacing: string[] = [];
 const textOfMarker = (_marker: string, i: string) => replacing[Number(i)]!;

@@ -11,10 +11,8 @@
  *
  * Hand-written over our storage client rather than Powertools' idempotency utility
  * (@aws-lambda-powertools/idempotency 2.35: makeIdempotent + a BasePersistenceLayer over our table).
- * Size is not what decided it: bundled with esbuild (minified, node22), a tiny handler on our client
- * grows by 42 KB with Powertools (jmespath 23, idempotency 11, commons 3, our persistence layer 2,
- * on a 672 KB baseline) and by 8 KB with this module (3 KB of it the module, the rest DynamoDB
- * commands), and the load time of either is within noise. Fit decided it:
+ * Size is not what decides it: Powertools makes a bundle larger than this module does, but the load
+ * time of either is within noise (docs/benchmarks.md). Fit decides it:
  * - Powertools hashes the payload into the record key under a prefix held on the shared persistence
  *   layer instance, re-read after each await. An account-scoped key means a prefix per request, so
  *   one instance shared by concurrent requests (the local gateway runs them in one process) could

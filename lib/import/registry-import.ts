@@ -13,10 +13,12 @@
  *   with the company, opaque, for later updates (§11.5.2).
  * - **Idempotent, cheap when unchanged**: a unit's fingerprint (its owned fields, as validated, and its
  *   rows) is stored as the company's line fingerprint; the same unit again is unchanged after the one
- *   projected read of the company's state that a JSON Lines line costs — and a whole block of units
- *   whose registry digest matches (lib/import/registry-digest.ts) without even that read. Any other
- *   write of the company (a JSON Lines record, another registry) leaves another fingerprint and makes
- *   its block's digest stale, so the next unit reads the record and merges it again.
+ *   projected read of its state (none in a block whose digest matches, lib/import/registry-digest.ts).
+ *   Another source's write of the company leaves another fingerprint and makes its block's digest
+ *   stale, so the next unit reads the record and merges it again.
+ * - **Links** (§11.5.2): a unit whose fingerprint changed has a link kept from each of its sub-entities
+ *   (a KBO establishment) to it, written before the company, so that an update naming only the
+ *   sub-entity finds it (lib/import/registry-store.ts).
  * - **Counting** (§11.5.4): `read` counts the units and the rejected ones; units left out on purpose are
  *   not read, they are counted by reason for the `skipped` line.
  * - **Repeats**: a registry's files are grouped by entity number and a converter yields one unit per
@@ -42,6 +44,7 @@ import {
 import { queueChanges, type Change, type ImportSummary, type Run } from './changes';
 import { digestEntry, RegistryDigests, UNIT_RULES_VERSION } from './registry-digest';
 import { runImport, type BatchTurns, type ImportOptions } from './import';
+import { putRegistryLinks } from './registry-store';
 import {
   REGISTRY_FIELDS,
   type RegistryField,
@@ -84,6 +87,8 @@ interface ReadUnit {
   registryRows?: string;
   /** The address in each language the registry gives it, JSON text (`addressForms`). */
   addressForms?: string;
+  /** The registry's sub-entities that belong to it (`RegistryUnit.links`). */
+  links?: string[];
 }
 
 export async function importRegistryItems(
@@ -96,13 +101,11 @@ export async function importRegistryItems(
   const sources = new Map<number, UnitSource>();
   const reject = (source: UnitSource, reason: string) => options.onRejected?.(source, reason);
   let last: { key: string; source: UnitSource } | null = null;
-  // The run's rejections (a repeat) come back by sequence number, named by their source below.
   const importOptions: ImportOptions = { ...options, onRejected: undefined };
 
   // A block of units whose registry digest matches is unchanged without reading its companies.
   const digests = new RegistryDigests(options.source);
   const activeOnly = options.activeOnly ?? false;
-
   const summary = await runImport<ReadUnit>(
     importOptions,
     async function* read(summary) {
@@ -219,6 +222,7 @@ export function readUnit(unit: RegistryUnit, seq: number): Judged {
           fingerprint,
           ...(rows === undefined ? {} : { registryRows: rows }),
           ...(forms === undefined ? {} : { addressForms: forms }),
+          ...(unit.links === undefined ? {} : { links: unit.links }),
         },
       };
     }
@@ -307,6 +311,11 @@ async function importUnits(
   }
   const stored = await getCompanyRecords(
     fresh.filter((u) => states.has(companyKey(u.ref))).map((u) => u.ref),
+  );
+  // Links first: a run cut off after them finds its units again; one that left before them never writes them.
+  await putRegistryLinks(
+    source,
+    fresh.flatMap((u) => (u.links ?? []).map((entity) => ({ entity, companyNumber: u.ref.companyNumber }))),
   );
   const entries: Change[] = [];
   for (const unit of fresh) {

@@ -24,6 +24,7 @@ export const importPartitionStorage = {
     partitions.contactClaims,
     partitions.legalEntity,
     partitions.accountLists,
+    partitions.registryLinks,
   ],
   GetItem: [partitions.eventLog],
   Query: [
@@ -46,6 +47,7 @@ export const importPartitionStorage = {
     partitions.smartListFlips,
     partitions.contactsChanged,
     partitions.searchWords,
+    partitions.registryLinks,
   ],
 } as const satisfies StorageAccess;
 
@@ -65,6 +67,8 @@ export const importCompleteStorage = {
     partitions.contactsChanged,
     partitions.listMemberships,
     partitions.listMembers,
+    // An account whose smart lists predate its count of their companies has them summed once.
+    partitions.accountLists,
   ],
   GetItem: [partitions.accountLists],
   BatchGetItem: [partitions.accountLists, partitions.listMembers, partitions.filterProfiles],

@@ -163,7 +163,7 @@ export function companyBuckets(company: Pick<FilterProfile, 'country' | 'activit
 }
 
 /** The profile as stored (one short JSON array; the key names the company). */
-/** A stopped company's profile has a sixth element; an active one's is as it always was. */
+/** A stopped company's profile has a sixth element, 1; an active one's has five. */
 export const packProfile = (p: FilterProfile) =>
   JSON.stringify([
     p.activities,

@@ -18,15 +18,11 @@ import { getAccountLists, getList } from './store/lists';
 import { MEMBER_STATES, type StoredList } from './store/model';
 import { getContactSlice, getListedCompanies, getOrderSlice } from './store/pages';
 import { byContactName } from '../companies/contact-order';
+import { isListVisibleTo } from './visibility';
 
-/**
- * Contract §7.1: own account (by the key), and shared or created by the caller. A pending list (a
- * SMART list whose first members are still being written) is seen by no one yet.
- */
+/** Contract §7.1 (./visibility.ts): own account, and shared or created by the caller. */
 const canSee = (caller: Caller, list: StoredList) =>
-  list.accountId === caller.accountId &&
-  !list.pending &&
-  (list.shared || list.createdBy === caller.userEmail);
+  isListVisibleTo(list, caller.accountId, caller.userEmail);
 
 /** The list if the caller may see it; else 404, the same for a missing and an invisible list. */
 export async function visibleList(caller: Caller, listId: number): Promise<StoredList> {

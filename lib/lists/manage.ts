@@ -11,11 +11,18 @@ import { InvalidInput, ListBusy, ListNameTaken, NotListCreator } from '../errors
 import type { Filters } from './filters';
 import { toListAnswer, visibleList } from './lists';
 import type { CreateListBody, ListAnswer, MoveListCompaniesResult, UpdateListBody } from './schemas';
-import { candidatesForList, evaluateSmartLists, forgetSmartLists, type Candidate } from './smart';
-import { boundedCandidates, deferEvaluation } from './smart-bounds';
-import { createList, deleteList, getList, NameTakenError, updateList, type ListChanges } from './store/lists';
+import { candidatesForList, evaluateSmartLists, forgetSmartLists } from './smart';
+import { planEvaluation, type Plan } from './smart-bounds';
+import { readListCounts } from './store/contact-counts';
+import { settleExpired } from './store/flip-intents';
+import { settleHold, holdOf } from './store/smart-holds';
+import { noteJob } from './store/smart-jobs';
+import { backoff } from '../storage/batch';
+import * as keys from '../storage/keys';
+import { createList, deleteList, getList, NameTakenError } from './store/lists';
+import { updateList, type FilterHold, type ListChanges } from './store/list-changes';
 import { getAllMembers, getMembers } from './store/members';
-import { ListChangedError, type MemberState, type StoredList } from './store/model';
+import { CONFLICT_RETRIES, ListChangedError, type MemberState, type StoredList } from './store/model';
 import { moveMembers, type Move } from './store/moves';
 
 export const DEFAULT_COLUMNS = ['country', 'vatNumber', 'activities'];
@@ -62,6 +69,9 @@ export async function createOneList(
     );
   }
   const now = new Date();
+  // A SMART list's matches are counted first: what it will hold is taken from the account's bound in
+  // the create's own transaction (409 LIMIT_REACHED past it, nothing stored).
+  const plan = body.filters && planEvaluation(body.filters, await candidatesForList(body.filters, null), []);
   let list: StoredList;
   try {
     list = await createList(
@@ -76,15 +86,29 @@ export async function createOneList(
         createdAt: now.toISOString(),
         filters: body.filters ?? null,
       },
-      { pending: body.type === 'SMART', ...(listId === undefined ? {} : { id: listId }) },
+      {
+        pending: body.type === 'SMART',
+        ...(listId === undefined ? {} : { id: listId }),
+        ...(plan ? { held: plan.target } : {}),
+      },
     );
   } catch (error) {
     if (error instanceof NameTakenError) throw new ListNameTaken();
     throw error;
   }
-  if (list.type === 'SMART') {
-    const candidates = await evaluatedNow(list, list.filters!, await candidatesForList(list.filters!, null));
-    await evaluateSmartLists([{ list: { ...list, filters: list.filters! }, candidates }], now);
+  if (list.type === 'SMART' && plan) {
+    const filters = list.filters!;
+    if (plan.rest) await noteJob(list.accountId, list.id, JSON.stringify(filters), plan.rest);
+    await evaluateSmartLists(
+      [
+        {
+          list: { ...list, filters },
+          candidates: plan.now,
+          ...(plan.rest ? {} : { completes: { held: plan.target } }),
+        },
+      ],
+      now,
+    );
     forgetSmartLists();
     list = (await getList(list.accountId, list.id, { consistent: true })) ?? { ...list, pending: false };
   }
@@ -98,6 +122,7 @@ export async function updateOneList(
   body: UpdateListBody,
 ): Promise<ListAnswer> {
   for (let attempt = 0; ; attempt++) {
+    if (attempt > 0) await backoff(attempt, CONFLICT_RETRIES.baseMs, CONFLICT_RETRIES.maxMs);
     const list = await visibleList(caller, listId);
     checkKindRules(list.type, body);
     const changes: ListChanges = {};
@@ -114,9 +139,11 @@ export async function updateOneList(
       changes.filters = body.filters;
     if (Object.keys(changes).length === 0) return toListAnswer(list);
     const now = new Date();
+    const change = changes.filters && (await filterChange(list, changes.filters));
     let changed: StoredList;
     try {
-      changed = await updateList(list, changes, now);
+      if (change === null) throw new ListChangedError();
+      changed = await updateList(list, changes, now, change?.hold);
     } catch (error) {
       if (error instanceof NameTakenError) throw new ListNameTaken();
       // Changed by someone else between our read and write: read it again (it may be gone: 404).
@@ -126,54 +153,52 @@ export async function updateOneList(
       }
       throw error;
     }
-    if (changes.filters) {
+    if (changes.filters && change) {
       forgetSmartLists();
-      await reevaluate(changed, changes.filters, now);
+      await reevaluate(changed, changes.filters, change.plan, now);
       return toListAnswer((await getList(list.accountId, list.id, { consistent: true })) ?? changed);
     }
     return toListAnswer(changed);
   }
 }
 
-async function reevaluate(list: StoredList, filters: Filters, now: Date) {
-  const members = await getAllMembers(list.accountId, list.id);
-  const candidates = await candidatesForList(filters, members);
-  // Members in countries the filter no longer names match nothing: candidates that leave (if NEW).
-  const seen = new Set(candidates.map((c) => companyKey(c.ref)));
-  for (const member of members) {
-    if (seen.has(companyKey(member.ref))) continue;
-    candidates.push({
-      ref: member.ref,
-      profile: {
-        country: member.ref.country,
-        activities: [],
-        place: null,
-        employees: null,
-        totalAssets: null,
-        healthIndicator: null,
-      },
-      contacts: member.contacts,
-      listed: true,
-    });
+/**
+ * What a filter change will do (smart-bounds.ts) and what the list then holds of its account's bound,
+ * read at the list's revision (every member and the filter profiles after it). Null while flips are in
+ * flight on the list (read again after a wait).
+ */
+async function filterChange(list: StoredList, filters: Filters) {
+  const [read] = await readListCounts([{ accountId: list.accountId, listId: list.id, refs: [] }]);
+  if (!read) return null;
+  if (read.intent) {
+    await settleExpired(list.accountId, list.id, read.intent);
+    return null;
   }
-  await evaluateSmartLists(
-    [{ list: { ...list, filters }, candidates: await evaluatedNow(list, filters, candidates) }],
-    now,
-  );
+  const members = await getAllMembers(list.accountId, list.id);
+  const plan = planEvaluation(filters, await candidatesForList(filters, null), members);
+  const held = Math.max(read.companies, plan.target);
+  const hold: FilterHold = {
+    held,
+    delta: held - holdOf(read.companies, read.held),
+    revision: read.revision,
+  };
+  return { plan, hold };
 }
 
 /**
- * §7.6: no request waits on more than EVALUATE_AT_ONCE companies entering a list. Over that, the rest is
- * noted for the background worker before anything is written (a request that dies still leaves it).
+ * The request's part of a filter change's evaluation. Its job is noted first (with nothing left when
+ * the request does it all), so a request that dies leaves it to the worker; a request that finishes
+ * ends it with the list's hold, in one transaction.
  */
-async function evaluatedNow(
-  list: StoredList,
-  filters: Filters,
-  candidates: Candidate[],
-): Promise<Candidate[]> {
-  const { now, deferred } = boundedCandidates(filters, candidates);
-  if (deferred > 0) await deferEvaluation(list.accountId, list.id, filters);
-  return now;
+async function reevaluate(list: StoredList, filters: Filters, plan: Plan, now: Date) {
+  const stored = JSON.stringify(filters);
+  // A newer filter change got there first: its evaluation is the list's.
+  if (!(await noteJob(list.accountId, list.id, stored, plan.rest ?? {}))) return;
+  await evaluateSmartLists([{ list: { ...list, filters }, candidates: plan.now }], now);
+  if (!plan.rest)
+    await settleHold(list.accountId, list.id, stored, {
+      key: keys.smartListEvaluation(list.accountId, list.id),
+    });
 }
 
 /** `DELETE /v1/lists/{id}`: 204 at once; members and order items go in the background. */

@@ -104,6 +104,7 @@ export const listRoutes = {
       ],
       BatchWriteItem: [partitions.listMembers, partitions.listOrder],
       DeleteItem: [partitions.accountLists, partitions.smartLists],
+      ConditionCheckItem: [partitions.accountLists],
     },
     request: createListRequest,
     status: 201,
@@ -117,11 +118,12 @@ export const listRoutes = {
     scope: 'lists:write',
     // A rename moves the name claim; new filters move the smart-list entry and re-evaluate the list:
     // its members against the filter profiles, companies entering and leaving in batches, the list's
-    // counters moved by one update per 500 of them (flip-intents.ts).
+    // counters moved by one update per 500 of them (flip-intents.ts), the account's count of
+    // smart-list companies with them; what is left over is a job for the worker.
     storage: {
       GetItem: [partitions.accountLists],
       BatchGetItem: [partitions.accountLists, partitions.listMembers],
-      Query: [partitions.listMembers, partitions.filterProfiles],
+      Query: [partitions.listMembers, partitions.filterProfiles, partitions.accountLists],
       UpdateItem: [partitions.accountLists, partitions.smartListEvaluations],
       PutItem: [
         partitions.accountLists,
@@ -135,12 +137,14 @@ export const listRoutes = {
         partitions.listMembers,
         partitions.listOrder,
         partitions.watchedLists,
+        partitions.smartListEvaluations,
       ],
       BatchWriteItem: [partitions.listMembers, partitions.listOrder],
+      ConditionCheckItem: [partitions.accountLists],
     },
     request: updateListRequest,
     response: listSchema,
-    conflicts: ['LIST_NAME_TAKEN'],
+    conflicts: ['LIST_NAME_TAKEN', 'LIMIT_REACHED'],
   },
   deleteList: {
     method: 'DELETE',

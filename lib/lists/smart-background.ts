@@ -1,32 +1,58 @@
 /**
- * Bounded work per request (contract §7.6): a smart-list create or filter change whose filter matches
- * more than EVALUATE_AT_ONCE companies not yet in the list answers at once, with the counters of the
- * first EVALUATE_AT_ONCE; the rest is left to this worker, noted by a job item written before the request
- * evaluates anything (so a request that dies still leaves the job). Each run takes the next
- * EVALUATE_AT_ONCE companies of every noted list through the one evaluation (`evaluateSmartLists`:
- * entering is add-if-absent, so a company written twice counts once) until none is left; the counters
- * grow run by run. A list is evaluated against its filters as they are when the run reads it; a job of a
- * list deleted meanwhile is dropped, a pending list (still being created) waits for the next run.
- * Scheduled in the stack every minute; the local stage runs it every second.
+ * The smart-list worker (contract §7.6): the rest of the evaluations a create or filter change left
+ * over (smart-bounds.ts), noted as jobs (store/smart-jobs.ts). Scheduled in the stack every minute;
+ * the local stage runs it every second.
+ *
+ * Turns. A run takes turns until no job is free or its time is up. Each turn is one job's bounded
+ * work, under that job's lease: at most TURN_COMPANIES of its list's NEW members
+ * checked for leaving, or as many filter profiles read for entering, from where its last turn stopped
+ * (the cursor), then the cursor moves on and the lease is released. The next turn goes to the account
+ * whose last turn is the oldest (its jobs' latest `turnAt`; never: first), so accounts take turns
+ * whatever the size of their lists: a small list of one account waits at most one turn of another's
+ * huge one. Two workers (the stack runs two at most) never take the same job: the lease is a
+ * conditional write, and a worker that crashed leaves a lease that expires (LEASE_MS).
+ *
+ * Reads. A turn reads its slice once: nothing is read again on the next turn, and no list's members
+ * are read whole. Companies that change meanwhile are the import's: it records every changed company
+ * whose match with a smart list flips (store/smart-flips.ts) and applies those flips to the list when
+ * its run ends, behind or ahead of the cursor alike (a company entered twice counts once). A job ends
+ * when its cursor is through: the list's hold of its account's bound gives way to its companies, and
+ * the job goes, in one transaction (store/smart-holds.ts `settleHold`).
  */
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { companyKey } from '../companies/identifiers';
 import type { StorageAccess } from '../storage/access';
-import { queryAll } from '../storage/batch';
-import { dynamodb, isConditionFailed, send, tableName } from '../storage/client';
 import * as keys from '../storage/keys';
-import { listOfKey } from '../storage/keys';
 import * as partitions from '../storage/partitions';
-import { candidatesForList, evaluateSmartLists } from './smart';
-import { boundedCandidates } from './smart-bounds';
+import { smartListConfig } from '../config';
+import { matchesFilters, unpackProfile, type Filters } from './filters';
+import { evaluateSmartLists, type Candidate } from './smart';
+import { countriesOf, outside } from './smart-bounds';
 import { getList } from './store/lists';
-import { getAllMembers } from './store/members';
+import { readNewMembersFrom } from './store/members';
+import { getProfilesOf, readProfilesFrom } from './store/profiles';
+import { settleHold } from './store/smart-holds';
+import {
+  dropJob,
+  endTurn,
+  getJobs,
+  heldCondition,
+  takeLease,
+  type EvaluationJob,
+  type HeldJob,
+  type JobCursor,
+} from './store/smart-jobs';
 
 /** What the worker touches: its jobs, the lists, the filter profiles, and what an evaluation writes. */
 export const evaluateSmartListsStorage = {
   GetItem: [partitions.accountLists],
-  BatchGetItem: [partitions.accountLists, partitions.listMembers],
-  Query: [partitions.smartListEvaluations, partitions.listMembers, partitions.filterProfiles],
-  UpdateItem: [partitions.accountLists],
+  BatchGetItem: [partitions.accountLists, partitions.listMembers, partitions.filterProfiles],
+  Query: [
+    partitions.smartListEvaluations,
+    partitions.filterProfiles,
+    partitions.listOrder,
+    partitions.accountLists,
+  ],
+  UpdateItem: [partitions.accountLists, partitions.smartListEvaluations],
   PutItem: [partitions.accountLists, partitions.listMembers, partitions.listOrder],
   DeleteItem: [
     partitions.smartListEvaluations,
@@ -37,48 +63,111 @@ export const evaluateSmartListsStorage = {
   BatchWriteItem: [partitions.listMembers, partitions.listOrder],
 } as const satisfies StorageAccess;
 
-/** One run of the worker: the next companies of every noted list. Returns how many entered. */
-export async function evaluateDeferredSmartLists(
-  now = new Date(),
-): Promise<{ lists: number; entered: number }> {
-  const jobs = await queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': keys.smartListEvaluations() },
-  });
-  let entered = 0;
-  for (const job of jobs) {
-    const { accountId, listId } = listOfKey(job['sk'] as string);
-    const list = await getList(accountId, listId, { consistent: true });
-    if (list?.pending) continue;
-    let done = !list?.filters;
-    if (list?.filters) {
-      const candidates = await candidatesForList(list.filters, await getAllMembers(accountId, listId));
-      const { now: batch, deferred } = boundedCandidates(list.filters, candidates);
-      entered += (
-        await evaluateSmartLists([{ list: { ...list, filters: list.filters }, candidates: batch }], now)
-      ).entered;
-      done = deferred === 0;
-    }
-    if (done) await finishJob(accountId, listId, job['filters'] as string);
-  }
-  return { lists: jobs.length, entered };
+/** Filter profiles (or NEW members) one turn reads: a turn's work, whatever its list's size. */
+export const TURN_COMPANIES = 10_000;
+/** How long a turn's job is its worker's alone: far more than a turn takes, the wait after a crash. */
+export const LEASE_MS = 5 * 60_000;
+/** How long a job noted with nothing left waits for its request to end it (a request's time, and more). */
+const NOTED_GRACE_MS = 60_000;
+/** A run takes no new turn after this long (the next run starts a minute after this one). */
+const RUN_BUDGET_MS = 20_000;
+
+export interface WorkerOptions {
+  /** At most this many turns (tests take one at a time). */
+  turns?: number;
+  /** No new turn after this long (ms). */
+  budgetMs?: number;
 }
 
-/** Drops a job, unless a filter change noted a new one meanwhile (its filters differ). */
-async function finishJob(accountId: string, listId: number, filters: string): Promise<void> {
-  try {
-    await send(() =>
-      dynamodb().send(
-        new DeleteCommand({
-          TableName: tableName(),
-          Key: keys.smartListEvaluation(accountId, listId),
-          ConditionExpression: 'filters = :filters',
-          ExpressionAttributeValues: { ':filters': filters },
-        }),
-      ),
-    );
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
+/** One run of the worker: turns while jobs are free. `lists`: the lists it evaluated; `entered`: companies. */
+export async function evaluateDeferredSmartLists({
+  turns = Number.POSITIVE_INFINITY,
+  budgetMs = RUN_BUDGET_MS,
+}: WorkerOptions = {}): Promise<{ lists: number; entered: number }> {
+  const started = Date.now();
+  const lists = new Set<string>();
+  let entered = 0;
+  for (let turn = 0; turn < turns && Date.now() - started < budgetMs; turn++) {
+    const job = await nextTurn();
+    if (!job) break;
+    lists.add(`${job.accountId}#${job.listId}`);
+    entered += await takeTurn(job);
   }
+  return { lists: lists.size, entered };
+}
+
+/**
+ * The job whose turn it is, its lease taken: of the free jobs, one of the account whose last turn is
+ * the oldest, its own least recently turned first. Null when none is free (or all were taken meanwhile).
+ */
+async function nextTurn(): Promise<HeldJob | null> {
+  const jobs = await getJobs();
+  const lastTurn = new Map<string, number>();
+  for (const job of jobs) lastTurn.set(job.accountId, Math.max(lastTurn.get(job.accountId) ?? 0, job.turnAt));
+  const now = Date.now();
+  const order = (job: EvaluationJob) => [lastTurn.get(job.accountId)!, job.turnAt, job.notedAt, job.listId];
+  const free = jobs
+    // A job with nothing left is its request's to end, unless that request died (NOTED_GRACE_MS ago).
+    .filter((job) => job.leaseUntil < now && (hasWork(job) || now - job.notedAt > NOTED_GRACE_MS))
+    .sort((a, b) => {
+      const [x, y] = [order(a), order(b)];
+      return x.reduce((by, n, i) => by || n - y[i]!, 0) || a.accountId.localeCompare(b.accountId);
+    });
+  for (const job of free) {
+    const held = await takeLease(job, LEASE_MS);
+    if (held) return held;
+  }
+  return null;
+}
+
+const hasWork = ({ cursor }: EvaluationJob) => cursor.leave !== undefined || cursor.enter !== undefined;
+
+/** One turn of a held job (see the module comment). Returns how many companies entered. */
+async function takeTurn(job: HeldJob): Promise<number> {
+  const list = await getList(job.accountId, job.listId, { consistent: true });
+  if (!list?.filters || JSON.stringify(list.filters) !== job.filters) {
+    // The list is gone, or evaluates newer filters (their change noted its own job).
+    await dropJob(job);
+    return 0;
+  }
+  // Still being created: its first members are not written yet; its turn comes again.
+  if (list.pending) return (await endTurn(job, job.cursor), 0);
+  const filters = list.filters;
+  const limit = Math.floor(smartListConfig.turnCompanies() ?? TURN_COMPANIES);
+  let cursor: JobCursor = job.cursor;
+  let candidates: Candidate[] = [];
+  if (cursor.leave) {
+    const { refs, next } = await readNewMembersFrom(job.accountId, job.listId, cursor.leave.key, limit);
+    const profiles = new Map((await getProfilesOf(refs)).map((p) => [companyKey(p.ref), p]));
+    candidates = refs.map((ref) => {
+      const profile = profiles.get(companyKey(ref));
+      return {
+        ref,
+        profile: profile ? unpackProfile(ref.country, profile.packed) : outside(ref.country),
+        contacts: 0,
+        listed: true,
+      };
+    });
+    cursor = { ...(next ? { leave: { key: next } } : {}), ...(cursor.enter ? { enter: cursor.enter } : {}) };
+  } else if (cursor.enter) {
+    const { profiles, next } = await readProfilesFrom(countriesOf(filters), cursor.enter, limit);
+    candidates = matching(filters, profiles);
+    cursor = next ? { enter: next } : {};
+  }
+  const { entered } = await evaluateSmartLists([{ list: { ...list, filters }, candidates }], new Date());
+  if (cursor.leave || cursor.enter) await endTurn(job, cursor);
+  else
+    await settleHold(job.accountId, job.listId, job.filters, {
+      key: keys.smartListEvaluation(job.accountId, job.listId),
+      condition: heldCondition(job),
+    });
+  return entered;
+}
+
+/** The profiles that match, as companies that may enter (the flips skip those in the list already). */
+function matching(filters: Filters, profiles: Awaited<ReturnType<typeof getProfilesOf>>): Candidate[] {
+  return profiles.flatMap(({ ref, packed, contacts }) => {
+    const profile = unpackProfile(ref.country, packed);
+    return matchesFilters(filters, profile) ? [{ ref, profile, contacts, listed: false }] : [];
+  });
 }

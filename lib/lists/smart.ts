@@ -3,10 +3,12 @@
  * smart lists and candidate companies (their filter profiles, and whether each may be in the list
  * already), the companies that match and are not in the list enter as NEW with `matchedSince` = now;
  * NEW ones that no longer match leave; SAVED and ARCHIVED ones stay (a dismissed company never comes
- * back as NEW). Two callers:
+ * back as NEW). Three callers:
  *
  * - creating a list or changing its filters (lib/lists/manage.ts): every company of the filter's
- *   countries is a candidate (`candidatesForList`, from the filter profiles the import keeps);
+ *   countries is a candidate (`candidatesForList`, from the filter profiles the import keeps), and the
+ *   request evaluates a bounded part of them (smart-bounds.ts);
+ * - the smart-list worker (smart-background.ts): the rest, a bounded slice a turn;
  * - the import (lib/import/derive.ts): its derivation (`deriveSmartLists`, for every changed company)
  *   notes the smart lists the company enters or leaves, among those it could touch only; its
  *   completion (`applySmartListFlips`) evaluates them per list when the run ends.
@@ -77,6 +79,11 @@ type SmartList = Pick<StoredList, 'accountId' | 'id' | 'pending'> & { filters: F
 export interface Target {
   list: SmartList;
   candidates: Candidate[];
+  /**
+   * A new (pending) list whose evaluation these candidates complete: its hold of the account's bound
+   * (`held`, store/smart-holds.ts) gives way to its companies when it appears.
+   */
+  completes?: { held: number };
 }
 
 /**
@@ -88,7 +95,7 @@ export interface Target {
 export async function evaluateSmartLists(targets: Target[], now: Date): Promise<Evaluated> {
   const result: Evaluated = { entered: 0, left: 0 };
   const flips: FlipTarget[] = [];
-  for (const { list, candidates } of targets) {
+  for (const { list, candidates, completes } of targets) {
     const entering: Candidate[] = [];
     const stopping: Candidate[] = [];
     for (const candidate of candidates) {
@@ -101,7 +108,12 @@ export async function evaluateSmartLists(targets: Target[], now: Date): Promise<
       // A new list nobody can see yet: its members first, then it appears with exact counters.
       await writeHiddenMembers(list as StoredList, members, 'NEW', now);
       const contacts = members.reduce((n, m) => n + m.contacts, 0);
-      await revealList(list as StoredList, { NEW: members.length, SAVED: 0, ARCHIVED: 0 }, contacts);
+      await revealList(
+        list as StoredList,
+        { NEW: members.length, SAVED: 0, ARCHIVED: 0 },
+        contacts,
+        completes,
+      );
       result.entered += members.length;
     } else if (members.length > 0 || stopping.length > 0) {
       flips.push({
@@ -109,6 +121,8 @@ export async function evaluateSmartLists(targets: Target[], now: Date): Promise<
         listId: list.id,
         entering: members,
         stopping: stopping.map((c) => c.ref),
+        // Evaluated against these filters: a list whose filters changed since is the newer change's.
+        filters: JSON.stringify(list.filters),
       });
     }
   }

@@ -11,7 +11,7 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
 import { companyKey, type CompanyRef } from '../companies/identifiers';
-import type { FinancialPeriod } from '../companies/schemas';
+import { storedPeriods } from '../companies/stored-periods';
 import type { DerivedWrites } from '../derivation/change';
 import { batchDelete, batchPut, projection, queryAll, queryPartitions } from '../storage/batch';
 import { dynamodb, send, tableName } from '../storage/client';
@@ -242,7 +242,7 @@ export async function rebuildFeatures(): Promise<number> {
               foundedOn: (item['foundedOn'] as string | undefined) ?? null,
               stoppedOn: (item['stoppedOn'] as string | undefined) ?? null,
               activities: (item['activities'] as string[] | undefined) ?? [],
-              financials: JSON.parse((item['periods'] as string | undefined) ?? '[]') as FinancialPeriod[],
+              financials: storedPeriods(item['periods']),
             }),
           ),
         );

@@ -36,12 +36,11 @@ import type { Country } from '../companies/identifiers';
 
 /**
  * The most subjects one worker computes. A worker's time is its section's load (reading the snapshot
- * and indexing it: seconds for a section of a million companies) plus, per subject, the list's CPU
- * (about 0.3 ms in a section of a million companies, measured with the bounds of
- * lib/lookalikes/compute.ts) and its write (one list of about 2 KB and at most one floor item, 25 items a
- * BatchWriteItem, 8 in flight: well under 1 ms). Counting 3 ms per subject — ten times the CPU, for a
- * larger section, a skewed one or a slower worker — 50,000 subjects are about 2.5 minutes, a sixth of a
- * Lambda's 15: the margin absorbs throttled writes and retries.
+ * and indexing it) plus, per subject, the list's CPU (the bounded search of lib/lookalikes/compute.ts)
+ * and its write (one list and at most one floor item, 25 items a BatchWriteItem, 8 in flight). Sized so
+ * that at ten times the measured cost per subject (for a larger section, a skewed one or a slower
+ * worker) a shard takes a small part of a Lambda's 15 minutes: the margin absorbs throttled writes and
+ * retries. The figures are in docs/benchmarks.md.
  */
 export const SHARD_SUBJECTS = 50_000;
 

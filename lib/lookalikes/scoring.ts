@@ -13,9 +13,10 @@
  * A figure both companies lack counts as equal (1), a figure only one of them has as unlike (0), so
  * two companies equal on every feature score exactly 1. Every part is symmetric, so the score is too.
  *
- * Size weighs a little more than activity and profile least: with 0.35 / 0.35 / 0.15 / 0.15, among a
- * million companies a same-code company of another age and health was often out-ranked by strangers of
- * the right age (`npm run bench:lookalikes` planted families found in the top 5: 97.5 %; now 99.9 %).
+ * Size weighs a little more than activity and profile least: were profile weighed as much as place, a
+ * same-code company of another age and health would often be out-ranked by strangers of the right age
+ * (`npm run bench:lookalikes` counts the planted families found in the top 5; figures in
+ * docs/benchmarks.md).
  */
 import type { LookalikeFeatures } from './features';
 import { naceSection } from './nace';

@@ -70,7 +70,8 @@ const LEVELS = LEVEL_ACTIVITY.length;
 const NO_ACTIVITY = 0x3fffffff;
 /**
  * Members of a leaf, scored together once the leaf's bound reaches the floor. Smaller leaves score
- * fewer pairs but bound more nodes; 16 scored the fewest pairs + bounds in the bench.
+ * fewer pairs but bound more nodes; this size gives the fewest pairs plus bounds (`npm run
+ * bench:lookalikes`).
  */
 const LEAF = 16;
 
@@ -135,8 +136,8 @@ export class SectionIndex {
    * completion) are prepared after them, indices size.., but belong to no group.
    *
    * The members are numbered by activity code, country and size first, so that the members of a leaf
-   * of the finest level, which a search scores together, sit side by side in memory: scattered, they
-   * cost a cache miss each, which at 100,000 companies took more time than the scoring itself.
+   * of the finest level, which a search scores together, sit side by side in memory: scattered, each
+   * would cost a cache miss, which in a large section outweighs the scoring itself.
    */
   constructor(members: readonly LookalikeFeatures[], probes: readonly LookalikeFeatures[] = []) {
     const n = members.length;

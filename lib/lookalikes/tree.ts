@@ -20,8 +20,8 @@ export const COUNTRIES = MISSING + 1;
 /**
  * A bit per place id mod 32 × PLACE_WORDS, in PLACE_WORDS numbers: enough bits that a node's few
  * places seldom share one with a company's place (each false match bounds place at 1 instead of 0.5).
- * 256 bits scored a third fewer pairs than 32 at 100,000 companies (769 instead of 1,151 a company)
- * for three cache lines a node instead of two.
+ * 256 bits cost a node three cache lines rather than two, and prune enough more pairs to pay for it
+ * (docs/benchmarks.md).
  */
 export const PLACES = COUNTRIES + 1;
 export const PLACE_WORDS = 8;
@@ -45,7 +45,7 @@ export class Tree {
   /**
    * What scoring a member at this tree's level reads, for order[k] at k × MEMBER_ROW (see MEMBER_ROW):
    * a search scores the members of a leaf one after the other, so their figures lie side by side
-   * instead of scattered over the section (at 100,000 companies a scattered read cost more than the
+   * instead of scattered over the section (in a large section a scattered read costs more than the
    * arithmetic). The activity part needs no column: at a level it is the level's.
    */
   rows = new Float64Array(0);

@@ -71,8 +71,8 @@ export function confidenceOf(f: Features, weights: FeatureVector = WEIGHTS): num
  * Blocks (the least confidence after sharing in the block → share of its candidates right), fitted by
  * `npm run bench:matching -- --fit` (isotonic regression over the candidates PUT does not add), the
  * first from 0. Sharing holds back a right candidate whose rivals look almost as good, and the model's
- * few features cannot tell a noisy spelling from a rival of the same name: without this map, candidates
- * given 0.4–0.5 were right 95 % of the time.
+ * few features cannot tell a noisy spelling from a rival of the same name: without this map, a middling
+ * confidence understates how often such candidates are right (docs/benchmarks.md).
  */
 export const CALIBRATION: ReadonlyArray<readonly [number, number]> = [
   [0, 0],

@@ -70,8 +70,8 @@ export class UndeclaredStorageAccessError extends Error {
 /**
  * Set to `true` on every deployed function (infra/function.ts): there its IAM policy, built from the
  * same declaration, refuses what the declaration does not allow, so the client does not check each call
- * again (lib/storage/client.ts; the check walks every key a call names: about 0.1 ms of CPU for a
- * 100-key BatchGetItem). DynamoDB Local has no IAM: locally and in the tests the check stands in for it.
+ * again (lib/storage/client.ts; the check walks every key a call names, 100 of them in a bulk
+ * BatchGetItem). DynamoDB Local has no IAM: locally and in the tests the check stands in for it.
  */
 export { ACCESS_ENFORCED_BY_IAM } from '../config';
 

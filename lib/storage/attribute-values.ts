@@ -3,10 +3,10 @@
  * same values as util-dynamodb's `unmarshall`, taking a short way for what our items hold.
  *
  * util-dynamodb is written for any input: per attribute it lists the value's entries and checks the
- * type name against a dozen kinds; a map is rebuilt through `reduce`: 1.5 µs of CPU per company item
- * of a details answer in process, 0.6 µs here (a bulk answer reads 100). Here strings, numbers, null, booleans, maps and lists are
- * converted directly, and anything else (sets, binary, a number beyond the safe integers) is handed to
- * util-dynamodb itself, so the result is the same in every case.
+ * type name against a dozen kinds, and rebuilds a map through `reduce`; a bulk answer converts 100
+ * items that way (the CPU of both ways: docs/benchmarks.md). Here strings, numbers, null, booleans,
+ * maps and lists are converted directly, and anything else (sets, binary, a number beyond the safe
+ * integers) is handed to util-dynamodb itself, so the result is the same in every case.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { convertToNative } from '@aws-sdk/util-dynamodb';

@@ -35,9 +35,9 @@ export interface ReadOptions {
 }
 
 /**
- * The keys without repeats, in the order of their first use (as a Map keeps them). A loop, not an arrow handed to `map`: code run for every
- * key of a request is kept out of closures made per request, which V8 compiles again and again (seen
- * with --trace-opt in the bench's warm processes: the same arrow optimised every few dozen calls).
+ * The keys without repeats, in the order of their first use (as a Map keeps them). A loop, not an
+ * arrow handed to `map`: code run for every key of a request is kept out of closures made per request,
+ * which V8 compiles again and again (`--trace-opt` on a warm process shows it).
  */
 function uniqueKeys(keys: Key[]): Key[] {
   const unique = new Map<string, Key>();
@@ -57,8 +57,8 @@ export async function batchGet(table: string, keys: Key[], options: ReadOptions 
 /**
  * Reads one item by key, or undefined. The single read of most GET functions, so it takes the short way:
  * the low-level GetItem with the key marshalled and the item unmarshalled here. The document client's
- * GetCommand wraps the same command and resolves the client's middleware stack twice per call, which
- * cost a single GET about a tenth of a millisecond of CPU.
+ * GetCommand wraps the same command and resolves the client's middleware stack twice per call, a
+ * visible share of a single GET's CPU (docs/benchmarks.md).
  */
 export async function getItem(table: string, key: Key, options: ReadOptions = {}): Promise<Item | undefined> {
   const { Item } = await send(() =>

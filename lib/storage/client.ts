@@ -97,8 +97,9 @@ export function rebuildClient(): void {
 /**
  * The SDK's logger middleware builds, for every call, a copy of the input and of the output (every
  * item, walked against the schema to mask sensitive fields) and hands it to `logger.info` — its
- * default logger does nothing with it. It skips that work when the logger has no `info`: about
- * 1 ms of CPU per 100-item BatchGetItem. We log requests ourselves (lib/metrics.ts, endpoint.ts).
+ * default logger does nothing with it. It skips that work when the logger has no `info`, work that
+ * grows with every item a call reads (docs/benchmarks.md). We log requests ourselves (lib/metrics.ts,
+ * endpoint.ts).
  */
 const QUIET_LOGGER = {
   debug: () => undefined,

@@ -6,10 +6,11 @@
  *
  * | Entity             | pk                                  | sk            | gsi1pk | gsi1sk                | Serves                                       |
  * |--------------------|-------------------------------------|---------------|--------|-----------------------|----------------------------------------------|
- * | Company            | COMPANY#<country>#<number>          | COMPANY       |        |                       | the whole record (profile, periods, shareholders, contacts) and its content hash: one read per company, one atomic write per import |
+ * | Company            | COMPANY#<country>#<number>          | COMPANY       |        |                       | the whole record (profile, periods, shareholders, contacts), the figures details show of it, and its content hash: one read per company, one atomic write per import |
  * | Relationships      | COMPANY#<country>#<number>          | RELATIONSHIPS |        |                       | derived from holdings (§6.2, §6.4): the company's own identifier and legal entity id, its parents list, attributes `n#<holder>` (registered holders' names) and `c#<held>` (one per company it holds): relationships and legal entities, one read per company |
  * | Legal entity       | LEGAL_ENTITY#<legalEntityId>        | LEGAL_ENTITY  |        |                       | an id's entity (country, number): lookup by id in one GetItem; its conditional put detects a colliding id |
  * | Lookalikes         | COMPANY#<country>#<number>          | LOOKALIKES    |        |                       | a company's identifier and its best 100 lookalikes (§6.3), one packed attribute: one read per company |
+ * | Filed periods      | COMPANY#<country>#<number>          | FILINGS       |        |                       | (ext) which filing brought each period a filing import wrote (its rank and a hash of the figures it gave), so that a later import knows whether a filing replaces a period (§11.5.9): read and written with the company by the filing import |
  * | Update feed        | COMPANY#<country>#<number>          | UPDATES       |        |                       | every update derived from the company's changes (§8), one attribute `u#<id>` each (added only where absent: an id is never stored twice; total = their number): one read per legal entity, after its id is resolved by the Legal entity item; 100 entities = 2 rounds of BatchGetItem |
  * | Lookalike features | LOOKALIKE_BLOCK#<NACE division>     | COMPANY#<country>#<number> |  |                  | what a company is compared on, and its 100th score: a block's candidates in one Query (import-time recompute, full job) |
  * | Lookalike mark     | LOOKALIKE_DIRTY#<0..15>             | BATCH#<changeId>#<part> | |               | the companies of one import batch whose lookalikes must be recomputed, with their features before the change (import completion); one per batch |
@@ -25,10 +26,9 @@
  * | Filter profile     | FILTER_PROFILES#<country>#<0..7>    | <number>      |        |                       | what smart-list filters read of a company (activities, place, latest employees, assets, health), kept by the import: evaluating a new filter reads these partitions (only the filter's countries) in parallel, never the company items |
  * | Smart-list flip    | SMART_FLIP#<0..15>                  | ACCOUNT#<account>#LIST#<id>#COMPANY#<country>#<number>#<change> | | | a changed company that enters or leaves a smart list, written by the import's derivation (batched) and applied per list by its completion |
  * | List clean-up      | LIST_CLEANUP                        | ACCOUNT#<account>#LIST#<id> |  |               | a deleted list whose members and order items the clean-up worker still has to delete |
- * | List id sequence   | SEQUENCE#LIST                       | SEQUENCE      |        |                       | the last list id of the former sequential scheme (no longer written; ids below it were handed out in order) |
  * | List id claim      | LIST_ID#<id>                        | LIST_ID       |        |                       | a random list id taken (a conditional put in the create's transaction: unique across the service, revealing nothing) |
- * | List count         | ACCOUNT#<account>                   | LIST_COUNT    |        |                       | how many lists the account has (§2.1: at most 200), moved in the create's and delete's transactions |
- * | Smart evaluation   | SMART_EVAL                          | ACCOUNT#<account>#LIST#<id> | |               | a smart list whose filter matched more than one request evaluates: the rest, left to the background worker (§7.6) |
+ * | List count         | ACCOUNT#<account>                   | LIST_COUNT    |        |                       | how many lists the account has (§2.1: at most 200), moved in the create's and delete's transactions; `smartCompanies`: what its smart lists hold (§7.6: at most 1,000,000), moved in the transactions of the lists' writes (lib/lists/store/smart-holds.ts) |
+ * | Smart evaluation   | SMART_EVAL                          | ACCOUNT#<account>#LIST#<id> | |               | a smart list's evaluation left to the background worker (§7.6): its filters, cursor, last turn and lease (lib/lists/store/smart-jobs.ts); one Query finds every job |
  * | Account plan       | PLAN#<account>                      | PLAN          |        |                       | the account's fair-use tier (§13) and, on a deployed stage, the id of its API Gateway key |
  * | Audit record       | AUDIT#<yyyy-mm>                     | <at>#<random> |        |                       | who created or revoked a token or changed a plan, and when (never the token), kept a year (ttl) |
  * | List member        | ACCOUNT#<account>#LIST#<id>         | COMPANY#<country>#<number> | LISTED#<country>#<number> | ACCOUNT#<account>#LIST#<id> | a company in a list: state, matchedSince, contact count; "add only if absent" by a conditional put; gsi1 = the lists a company is in (import keeps contact counts) |
@@ -40,6 +40,8 @@
  * | Webhook endpoint   | ACCOUNT#<account>#WEBHOOKS          | WEBHOOK#<id> / COUNT |  |                      | an account's webhook endpoints (§12), their sealed secrets and the feed position delivered from, and their number (≤ 5, moved in the same transaction): one Query for all |
  * | Watched list       | WATCHED_LISTS                       | ACCOUNT#<account>#LIST#<id> |  |                | a STATIC list with notifications enabled (§12), written with the list: the import reads this one partition per batch and looks up no company's lists when it is empty; `BACKFILL` records the last run of the backfill of lists older than this index |
  * | Webhook listing    | WEBHOOK_ENDPOINTS                   | ACCOUNT#<account>#WEBHOOK#<id> | |                 | every endpoint of the service, for the delivery fan-out (one Query; never on a request path) |
+ * | Registry progress  | REGISTRY#<source>                   | PROGRESS      |        |                       | (ext) the last extract of a registry applied to the stage (KBO `ExtractNumber`) and the one running: an update in order or refused, one GetItem (§11.5.2) |
+ * | Registry link      | REGISTRY_LINK#<source>#<entity>     | LINK          |        |                       | (ext) the company a registry's sub-entity belongs to (a KBO establishment's enterprise), written with the company's registry rows: an update naming only the establishment finds its enterprise, one BatchGet for 100 |
  * | Delivery due       | WEBHOOK_DUE#<0..3>                  | <due ms, 15 digits>#<account>#<id>#<eventId> | |    | a delivery attempt waiting for its time (the local stage's queue; SQS on AWS), with the event's body |
  * | Webhook delivery   | ACCOUNT#<account>#WEBHOOK#<id>#DELIVERIES | <newest first: 999…−ms>#<eventId>#<attempt> | | | each delivery attempt, newest first: the deliveries log is one Query; 30-day TTL |
  *
@@ -74,6 +76,10 @@ export const legalEntity = (legalEntityId: string): Key => ({
 export const lookalikes = (ref: CompanyRef): Key => ({
   pk: `COMPANY#${ref.country}#${ref.companyNumber}`,
   sk: 'LOOKALIKES',
+});
+export const filedPeriods = (ref: CompanyRef): Key => ({
+  pk: `COMPANY#${ref.country}#${ref.companyNumber}`,
+  sk: 'FILINGS',
 });
 export const updateFeed = (ref: CompanyRef): Key => ({
   pk: `COMPANY#${ref.country}#${ref.companyNumber}`,
@@ -128,7 +134,6 @@ export const list = (accountId: string, listId: number): Key => ({
 });
 /** The partition of an account's lists and the sk prefix of a list (the overview's Query). */
 export const accountLists = (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: 'LIST#' });
-export const listSequence = (): Key => ({ pk: 'SEQUENCE#LIST', sk: 'SEQUENCE' });
 export const listIdClaim = (listId: number): Key => ({ pk: `LIST_ID#${listId}`, sk: 'LIST_ID' });
 export const listCount = (accountId: string): Key => ({ pk: `ACCOUNT#${accountId}`, sk: 'LIST_COUNT' });
 export const smartListEvaluation = (accountId: string, listId: number): Key => ({
@@ -245,6 +250,13 @@ export const watchedList = (accountId: string, listId: number): Key => ({
   sk: `ACCOUNT#${accountId}#LIST#${listId}`,
 });
 /** Beside the watched lists: when the backfill of lists older than this index last ran. */
+/** (ext) A registry's extracts applied to the stage (lib/import/registry-progress.ts). */
+export const registryProgress = (source: string): Key => ({ pk: `REGISTRY#${source}`, sk: 'PROGRESS' });
+/** (ext) The company a registry's sub-entity (a KBO establishment, by its digits) belongs to. */
+export const registryLink = (source: string, entity: string): Key => ({
+  pk: `REGISTRY_LINK#${source}#${entity}`,
+  sk: 'LINK',
+});
 export const watchedListsBackfill = (): Key => ({ pk: 'WATCHED_LISTS', sk: 'BACKFILL' });
 export const webhooks = (accountId: string): string => `ACCOUNT#${accountId}#WEBHOOKS`;
 export const webhook = (accountId: string, webhookId: string): Key => ({

@@ -34,7 +34,6 @@ export const tokenListing: Partition = {
 export const idempotency: Partition = { pattern: keys.idempotency(ANY, ANY).pk };
 /** An account's lists and the names they hold (nothing else is keyed `ACCOUNT#<account>` alone). */
 export const accountLists: Partition = { pattern: keys.list(ANY, anyNumber).pk };
-export const listSequence: Partition = { pattern: keys.listSequence().pk };
 export const listIdClaims: Partition = { pattern: keys.listIdClaim(anyNumber).pk };
 export const smartListEvaluations: Partition = { pattern: keys.smartListEvaluations() };
 export const listMembers: Partition = { pattern: keys.listMember(ANY, anyNumber, anyCompany).pk };
@@ -61,5 +60,7 @@ export const eventLog: Partition = { pattern: keys.eventLog(ANY) };
 export const webhooks: Partition = { pattern: keys.webhooks(ANY) };
 export const webhookDeliveries: Partition = { pattern: keys.webhookDeliveries(ANY, ANY) };
 export const webhookListings: Partition = { pattern: keys.webhookListings() };
+export const registryProgress: Partition = { pattern: keys.registryProgress(ANY).pk };
+export const registryLinks: Partition = { pattern: keys.registryLink(ANY, ANY).pk };
 export const watchedLists: Partition = { pattern: keys.watchedLists() };
 export const deliveriesDue: Partition = { pattern: keys.deliveriesDue(anyNumber) };

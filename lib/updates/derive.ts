@@ -82,7 +82,11 @@ export function deriveUpdates(
     if (!previous) return;
     const pct = grossMarginGrowth(previous, period);
     if (pct !== null) updates.push({ ...event('GROSS_MARGIN_GROWTH'), type: 'GROSS_MARGIN_GROWTH', pct });
-    const drop = previous.healthIndicator - period.healthIndicator;
+    // Both indicators must be numbers (§11.5.9): an undisclosed health drops by nothing.
+    const drop =
+      previous.healthIndicator === null || period.healthIndicator === null
+        ? 0
+        : previous.healthIndicator - period.healthIndicator;
     if (drop > 0) updates.push({ ...event('HEALTHDROP'), type: 'HEALTHDROP', drop });
   });
   const left = peopleWhoLeft(before, after);

@@ -11,7 +11,7 @@ import * as keys from '../storage/keys';
 import { DELIVERY_DUE_SHARDS } from '../storage/keys';
 import { webhookConfig } from '../config';
 
-import type { DueJob } from './job';
+import type { DeliveryJob, DueJob } from './job';
 import { sendToQueue } from './sqs-queue';
 
 /** Queues jobs for their time: the stage's SQS queue, else the table. */
@@ -78,6 +78,8 @@ export async function takeDueDeliveries(nowMs: number, limit = 100): Promise<Due
           eventId: String(item['eventId']),
           attempt: Number(item['attempt']),
           body: String(item['body']),
+          ...(item['test'] === true ? { test: true as const } : {}),
+          ...(item['logged'] ? { logged: item['logged'] as NonNullable<DeliveryJob['logged']> } : {}),
         },
       });
     }),

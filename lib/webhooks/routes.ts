@@ -87,9 +87,14 @@ export const webhookRoutes = {
   testWebhook: {
     method: 'POST',
     path: '/v1/webhooks/{id}/test',
-    summary: 'Sends a webhook.test event to the endpoint',
+    summary: 'Sends a webhook.test event to the endpoint, attempted once; at most one test a minute',
     scope: 'webhooks:write',
-    storage: { GetItem: [partitions.webhooks], BatchWriteItem: [partitions.deliveriesDue] },
+    // The endpoint read, its test slot taken (conditional update), the job queued.
+    storage: {
+      GetItem: [partitions.webhooks],
+      UpdateItem: [partitions.webhooks],
+      BatchWriteItem: [partitions.deliveriesDue],
+    },
     request: getWebhookRequest,
     // §12: 202 and nothing more; the event's id shows in the deliveries log and the delivery's webhook-id.
     status: 202,

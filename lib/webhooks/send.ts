@@ -4,6 +4,8 @@
  * implementation). A 2xx answer within 10 s delivers; anything else fails the attempt: another status,
  * a redirect (never followed), a timeout, a refused or reset connection, a URL the rules refuse now.
  *
+ * The attempt lasts 10 s at most, from the start of the URL's check to the answer's end.
+ *
  * The URL is checked again before the attempt, and the connection goes to the very addresses checked:
  * the request resolves its host through the same check (`lookup`), so a name cannot resolve to a
  * public address for the check and a private one for the connection.
@@ -38,13 +40,20 @@ export async function sendEvent(
 ): Promise<Sent> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  let url: URL;
+  const failed = (): Sent => ({ responseStatus: null, delivered: false, durationMs: elapsed() });
+  // The attempt's time covers resolving the host too: a name server that stalls fails the attempt in time.
+  let timer: NodeJS.Timeout | undefined;
+  const outOfTime = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs)));
+  let url: URL | null;
   try {
-    url = await checkUrl(input.url, rules);
+    url = await Promise.race([checkUrl(input.url, rules), outOfTime]);
   } catch (error) {
-    if (error instanceof RefusedUrl) return { responseStatus: null, delivered: false, durationMs: elapsed() };
+    if (error instanceof RefusedUrl) return failed();
     throw error;
+  } finally {
+    clearTimeout(timer);
   }
+  if (url === null) return failed();
   const headers = {
     'Content-Type': 'application/json',
     'User-Agent': 'company-data-api-webhooks/1',
@@ -52,7 +61,13 @@ export async function sendEvent(
     'webhook-timestamp': String(Math.floor(input.at.getTime() / 1000)),
     'webhook-signature': signatures(input.secrets, input.eventId, input.at, input.body),
   };
-  const status = await post(url, headers, input.body, checkedLookup(rules), timeoutMs);
+  const status = await post(
+    url,
+    headers,
+    input.body,
+    checkedLookup(rules),
+    Math.max(0, timeoutMs - elapsed()),
+  );
   return {
     responseStatus: status,
     delivered: status !== null && status >= 200 && status < 300,

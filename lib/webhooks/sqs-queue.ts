@@ -42,6 +42,10 @@ export async function sendToQueue(queueUrl: string, jobs: DueJob[], nowMs = Date
     queueUrl,
     jobs.map((due) => ({
       MessageBody: JSON.stringify(due),
+      // The queue is a fair queue: SQS tells tenants apart by the group, and when one account's jobs
+      // take more than their share of the consumers (a receiver that times out, a burst of events) it
+      // hands the other accounts' jobs out first (docs/notifications.md).
+      MessageGroupId: due.job.accountId,
       DelaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((due.dueMs - nowMs) / 1000))),
     })),
   );

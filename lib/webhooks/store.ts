@@ -6,7 +6,14 @@
  */
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getItem, queryAll } from '../storage/batch';
-import { cancellationReasons, dynamodb, isConditionFailed, send, tableName } from '../storage/client';
+import {
+  cancellationReasons,
+  conditionHeld,
+  dynamodb,
+  isConditionFailed,
+  send,
+  tableName,
+} from '../storage/client';
 import * as keys from '../storage/keys';
 
 /** §12: at most this many endpoints per account. */
@@ -25,6 +32,11 @@ export interface StoredWebhook {
   description: string | null;
   enabled: boolean;
   createdAt: string;
+  /**
+   * The user who created it (its events are those this user sees, §12); absent on endpoints created
+   * before creators were recorded, which see shared lists only.
+   */
+  createdBy?: string;
   /** The current secret first, then rotated-out ones still signing. */
   secrets: SealedSecret[];
   /** The account's feed position deliveries were queued up to (lib/events/store.ts numbers). */
@@ -43,6 +55,7 @@ function toWebhook(item: Item): StoredWebhook {
     description: (item['description'] as string | null | undefined) ?? null,
     enabled: item['enabled'] === true,
     createdAt: String(item['createdAt']),
+    ...(typeof item['createdBy'] === 'string' ? { createdBy: item['createdBy'] } : {}),
     secrets: (item['secrets'] as SealedSecret[] | undefined) ?? [],
     cursor: Number(item['cursor'] ?? 0),
     ...(typeof item['failingSince'] === 'string' ? { failingSince: item['failingSince'] } : {}),
@@ -124,7 +137,7 @@ export async function getWebhooks(accountId: string, { consistent = false } = {}
 }
 
 export type WebhookChanges = Partial<
-  Pick<StoredWebhook, 'url' | 'description' | 'enabled' | 'secrets' | 'cursor' | 'failingSince'>
+  Pick<StoredWebhook, 'url' | 'description' | 'enabled' | 'secrets' | 'cursor' | 'failingSince' | 'createdBy'>
 > & { clearFailing?: true };
 
 /**
@@ -176,6 +189,36 @@ export async function updateWebhook(
     if (isConditionFailed(error)) return null;
     throw error;
   }
+}
+
+/**
+ * Takes the endpoint's test slot at `atMs` unless a test was sent less than `intervalMs` before (§12:
+ * one a minute). Answers null when taken, else when the last test was sent (ms); null too when the
+ * endpoint is gone (the caller read it first and answers 404 on its own).
+ */
+export async function claimTestSlot(
+  accountId: string,
+  webhookId: string,
+  atMs: number,
+  intervalMs: number,
+): Promise<number | null> {
+  const claimed = await conditionHeld(() =>
+    send(() =>
+      dynamodb().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.webhook(accountId, webhookId),
+          UpdateExpression: 'SET lastTestAtMs = :at',
+          ConditionExpression:
+            'attribute_exists(pk) AND (attribute_not_exists(lastTestAtMs) OR lastTestAtMs <= :since)',
+          ExpressionAttributeValues: { ':at': atMs, ':since': atMs - intervalMs },
+        }),
+      ),
+    ),
+  );
+  if (claimed) return null;
+  const item = await getItem(tableName(), keys.webhook(accountId, webhookId), { consistent: true });
+  return typeof item?.['lastTestAtMs'] === 'number' ? item['lastTestAtMs'] : null;
 }
 
 /** Deletes an endpoint, its listing entry and its place in the count; false when it was not there. */

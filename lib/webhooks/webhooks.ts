@@ -8,7 +8,7 @@
  * feed starts at the feed's end (the events before are in the feed, `GET /v1/events`).
  */
 import { randomBytes } from 'node:crypto';
-import { InvalidInput, LimitReached, WebhookNotFound } from '../errors';
+import { InvalidInput, LimitReached, TestDeliveryTooSoon, WebhookNotFound } from '../errors';
 import { lastEventNumber } from '../events/store';
 import { answer } from '../http/endpoint';
 import type { Caller } from '../tokens/caller';
@@ -17,6 +17,7 @@ import { enqueueDeliveries } from './queue';
 import type { WebhookAnswer } from './schemas';
 import { newSecret, secretBox } from './secrets';
 import {
+  claimTestSlot,
   deleteWebhook,
   getWebhook,
   getWebhooks,
@@ -71,6 +72,7 @@ export async function createWebhook(
     description: body.description ?? null,
     enabled: true,
     createdAt: new Date().toISOString(),
+    createdBy: caller.userEmail,
     secrets: [{ sealed: await secretBox().seal(secret, { accountId: caller.accountId, webhookId: id }) }],
     cursor: await lastEventNumber(caller.accountId),
   };
@@ -103,8 +105,12 @@ export async function updateOneWebhook(
   const url = body.url === undefined ? undefined : await checkedUrl(body.url, rules);
   // Re-enabled: sent what is derived from now on; what was derived while it was off stays in the feed.
   const resumes = body.enabled === true && !webhook.enabled;
+  // The endpoint's events are those its creator sees (§12). Pointed elsewhere by another user of the
+  // account, it sends what that user sees: no user can have another's private lists sent to itself.
+  const repointed = url !== undefined && webhook.createdBy !== caller.userEmail;
   const updated = await updateWebhook(caller.accountId, id, {
     ...(url === undefined ? {} : { url }),
+    ...(repointed ? { createdBy: caller.userEmail } : {}),
     ...(body.description === undefined ? {} : { description: body.description }),
     ...(body.enabled === undefined ? {} : { enabled: body.enabled }),
     ...(resumes ? { cursor: await lastEventNumber(caller.accountId), clearFailing: true as const } : {}),
@@ -134,20 +140,26 @@ export async function rotateSecret(caller: Caller, id: string, now = new Date())
   throw new WebhookNotFound();
 }
 
-/** Queues a `webhook.test` event for the endpoint at once; answers its id (to find it in the log). */
-export async function sendTestEvent(caller: Caller, id: string) {
+/** §12: at most one test delivery a minute per endpoint. */
+export const TEST_INTERVAL_MS = 60_000;
+
+/**
+ * Queues a `webhook.test` event for the endpoint at once, attempted once and never retried; answers its
+ * id (to find it in the log). A second test within the minute is refused with the seconds to wait.
+ */
+export async function sendTestEvent(caller: Caller, id: string, now = new Date()) {
   const webhook = await ownWebhook(caller, id);
+  const nowMs = now.getTime();
+  const last = await claimTestSlot(caller.accountId, webhook.id, nowMs, TEST_INTERVAL_MS);
+  if (last !== null) {
+    throw new TestDeliveryTooSoon(Math.max(1, Math.ceil((last + TEST_INTERVAL_MS - nowMs) / 1000)));
+  }
   const eventId = `evt_${randomBytes(12).toString('hex')}`;
-  const body = JSON.stringify({
-    id: eventId,
-    type: 'webhook.test',
-    createdAt: new Date().toISOString(),
-    data: {},
-  });
+  const body = JSON.stringify({ id: eventId, type: 'webhook.test', createdAt: now.toISOString(), data: {} });
   await enqueueDeliveries([
     {
-      job: { accountId: caller.accountId, webhookId: webhook.id, eventId, attempt: 1, body },
-      dueMs: Date.now(),
+      job: { accountId: caller.accountId, webhookId: webhook.id, eventId, attempt: 1, body, test: true },
+      dueMs: nowMs,
     },
   ]);
   return { eventId };

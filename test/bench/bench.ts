@@ -24,6 +24,7 @@
  *   npm run bench -- --only getLists,authorizer     some functions only (while working on them)
  *   npm run bench -- --only authorizer --profile /tmp/p   and a CPU profile of each warm process
  *                                                   (<id>.function.cpuprofile, <id>.floor.cpuprofile)
+ *                                                   and of the last cold round (<id>.fn.cold.cpuprofile, …)
  *   DYNAMODB_ENDPOINT=http://localhost:8000 npm run bench   an existing DynamoDB Local (own table, dropped after)
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
@@ -132,7 +133,7 @@ async function main(): Promise<boolean> {
     const warmRunner = workDir.write('warm-runner.cjs', WARM_RUNNER);
     const pairs = functionIds.map((id) => writePair(workDir, id, data, functions[id], floors));
 
-    const cold = await measureCold(pairs, options.rounds, coldRunner, env);
+    const cold = await measureCold(pairs, options, coldRunner, env);
     const warm = await measureWarm(pairs, options, warmRunner, env, children);
 
     const figures = pairs.map(({ id, benchCase, floor }) =>
@@ -279,14 +280,20 @@ function writePair(
   };
 }
 
+/** With --profile, node's options for a CPU profile of the process, written as `<dir>/<name>.cpuprofile`. */
+const profileArgs = (dir: string | undefined, name: string): string[] =>
+  dir
+    ? ['--cpu-prof', '--cpu-prof-interval=50', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}.cpuprofile`]
+    : [];
+
 /**
  * Cold: round by round, each function right next to a run of its own floor (taking turns at going first);
  * the pairs rotate each round. Round 0 is discarded: it warms the disk cache and DynamoDB Local's JIT for
- * everyone alike.
+ * everyone alike. With --profile, the last round's runs are profiled.
  */
 async function measureCold(
   pairs: Pair[],
-  rounds: number,
+  { rounds, profile }: Options,
   coldRunner: string,
   env: NodeJS.ProcessEnv,
 ): Promise<Map<FunctionId, ColdSamples>> {
@@ -301,7 +308,12 @@ async function measureCold(
       ];
       if ((pass + i) % 2 === 1) runs.reverse();
       for (const { side, file, event } of runs) {
-        const sample = await runCold(coldRunner, [file, event], { ...env, BENCH_SEQ_FILE: pair.seqFile });
+        const sample = await runCold(
+          coldRunner,
+          [file, event],
+          { ...env, BENCH_SEQ_FILE: pair.seqFile },
+          pass === rounds ? profileArgs(profile, `${pair.id}.${side}.cold`) : [],
+        );
         if (!sample.ok) throw new Error(`${pair.id} (${side}) answered ${sample.status} on its cold call`);
         if (pass > 0) cold.get(pair.id)![side].push(sample);
       }
@@ -330,9 +342,7 @@ async function measureWarm(
         [subject.file, events],
         { ...env, BENCH_SEQ_FILE: pair.seqFile },
         children,
-        profile
-          ? [`--cpu-prof`, `--cpu-prof-dir=${profile}`, `--cpu-prof-name=${pair.id}.${side}.cpuprofile`]
-          : [],
+        profileArgs(profile, `${pair.id}.${side}`),
       );
     const fn = await start('function', pair.fn);
     const floor = await start('floor', pair.floor);

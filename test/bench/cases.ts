@@ -118,6 +118,26 @@ function webhookCase(id: RouteId, label: string, body?: Record<string, unknown>)
   };
 }
 
+/** A call on an endpoint of an account of its own (`<prefix>-{{seq}}`): calls that use an endpoint up. */
+function ownEndpointCase(id: RouteId, label: string, prefix: string): BenchCase {
+  return {
+    label,
+    floor: 'getCompany',
+    budget: null,
+    floorEvents: companyFloorEvents,
+    events: () => [
+      request(id, {
+        pathParameters: { id: BENCH_WEBHOOK },
+        caller: { ...ALICE, accountId: `${prefix}-{{seq}}` },
+      }),
+    ],
+    setup: async ({ callsPerFunction }) => {
+      // '{{seq}}' counts this function's calls (and its floor's): one endpoint for each value it can take.
+      for (let i = 0; i < 2 * callsPerFunction + 10; i++) await benchWebhook(`${prefix}-${i}`);
+    },
+  };
+}
+
 /** The match case's events: three sets of 100 demo names with their places. */
 function matchEvents(): APIGatewayProxyEvent[] {
   const entries = generateDemoData({ companies: 3 * BULK_SIZE }).map(({ name, place }) => ({ name, place }));
@@ -199,8 +219,8 @@ export const BENCH_CASES = {
     budget: 'bulk',
     events: ({ companies }) => bulkPosts('getCompanyFinancialsBulk', companies, { limit: 4 }),
   },
-  // (ext) §6.5: the company item with its periods and contacts (one GetItem / one BatchGetItem); the
-  // floors read the same item with the same projection.
+  // (ext) §6.5: the company item's profile and the figures details show (one GetItem / one
+  // BatchGetItem); the floors read the same item with the same projection.
   getCompany: {
     label: 'company details single GET',
     floor: 'getCompanyDetails',
@@ -469,24 +489,18 @@ export const BENCH_CASES = {
   getWebhook: webhookCase('getWebhook', 'webhook GET'),
   updateWebhook: webhookCase('updateWebhook', 'webhook PATCH (description)', { description: 'Bench' }),
   rotateWebhookSecret: webhookCase('rotateWebhookSecret', 'webhook POST rotate-secret'),
-  testWebhook: webhookCase('testWebhook', 'webhook POST test'),
+  // §12: one test a minute per endpoint, so each call tests an endpoint of its own.
+  testWebhook: ownEndpointCase(
+    'testWebhook',
+    'webhook POST test (an account of its own per call)',
+    'bench-test',
+  ),
   getWebhookDeliveries: webhookCase('getWebhookDeliveries', 'webhook deliveries GET'),
-  deleteWebhook: {
-    label: 'webhook DELETE (an account of its own per call)',
-    floor: 'getCompany',
-    budget: null,
-    floorEvents: companyFloorEvents,
-    events: () => [
-      request('deleteWebhook', {
-        pathParameters: { id: BENCH_WEBHOOK },
-        caller: { ...ALICE, accountId: 'bench-del-{{seq}}' },
-      }),
-    ],
-    setup: async ({ callsPerFunction }) => {
-      // '{{seq}}' counts this function's calls (and its floor's): one endpoint for each value it can take.
-      for (let i = 0; i < 2 * callsPerFunction + 10; i++) await benchWebhook(`bench-del-${i}`);
-    },
-  },
+  deleteWebhook: ownEndpointCase(
+    'deleteWebhook',
+    'webhook DELETE (an account of its own per call)',
+    'bench-del',
+  ),
   authorizer: {
     label: 'authorizer (TOKEN)',
     floor: 'getToken',

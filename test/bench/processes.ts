@@ -30,9 +30,17 @@ export interface WarmSample {
   inFlightMs: number;
 }
 
-export function runCold(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<ColdSample> {
+export function runCold(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  nodeOptions: string[] = [],
+): Promise<ColdSample> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeOptions, script, ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -445,8 +445,8 @@ const FLOOR_SOURCES: Record<FloorKind, string> = {
   empty: `const handle = async () => ({ statusCode: 200, body: '{}' });\n`,
   getCompany: companyItemFloor('COMPANY', FINANCIALS_PROJECTION, false),
   batchGetCompanies: companyItemFloor('COMPANY', FINANCIALS_PROJECTION, true),
-  // Details and contacts read the same company item with other attributes (the address, activities,
-  // contacts; contacts without the periods): their floors project what they project.
+  // Details and contacts read the same company item with other attributes (details: the address,
+  // activities and the figures kept for them; contacts: the contacts): their floors project what they project.
   getCompanyDetails: companyItemFloor('COMPANY', DETAILS_PROJECTION, false),
   batchGetCompanyDetails: companyItemFloor('COMPANY', DETAILS_PROJECTION, true),
   getCompanyContacts: companyItemFloor('COMPANY', CONTACTS_PROJECTION, false),

@@ -1,4 +1,5 @@
 import { App } from 'aws-cdk-lib';
+import { ATTEMPTS_PER_ENDPOINT } from '../../lib/webhooks/attempts';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { ALARM_THRESHOLDS } from '../../infra/alarms';
@@ -1080,6 +1081,19 @@ describe('CompanyDataStack (dev)', () => {
         EventSourceArn: { 'Fn::GetAtt': [deliveries, 'Arn'] },
         FunctionResponseTypes: ['ReportBatchItemFailures'],
       });
+    });
+
+    it('keeps accounts apart on AWS: a standard (fair) delivery queue, each job its own delay, and a timeout that outlasts a batch', () => {
+      // Jobs are grouped by account (lib/webhooks/sqs-queue.ts): on a standard queue that makes a fair
+      // queue. A FIFO queue would take no per-message delay (the retries') and hold a group behind a job.
+      const deliveries = queueId('WebhooksDeliveries');
+      expect(template.toJSON().Resources[deliveries].Properties.FifoQueue).toBeUndefined();
+      const [[, mapping]] = sourcesOf('deliverWebhooks') as [[string, CfnResource]];
+      const batch = mapping.Properties.BatchSize as number;
+      // A batch of one endpoint's jobs takes its lane in rounds of ATTEMPTS_PER_ENDPOINT, 10 s at most each.
+      const rounds = Math.ceil(batch / ATTEMPTS_PER_ENDPOINT);
+      const fn = template.toJSON().Resources[workerFunctionId(template, 'deliverWebhooks')];
+      expect(fn.Properties.Timeout).toBeGreaterThanOrEqual(rounds * 10 + 10);
     });
 
     it('announces new events to the fan-out through a FIFO queue the import and the sweep send to', () => {

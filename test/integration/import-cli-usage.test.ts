@@ -55,7 +55,7 @@ const SIRENE_UNITS =
 describe('a usage error', () => {
   test.each([
     [['--formatt', 'kbo', 'x'], "Unknown option '--formatt'"],
-    [['--format', 'cbso2', 'x'], '--format takes kbo or sirene (got cbso2)'],
+    [['--format', 'cbso2', 'x'], '--format takes kbo, sirene, cbso or inpi-ratios (got cbso2)'],
     [['--format', 'kbo'], 'give one KBO ZIP or folder'],
     [['--format', 'sirene', 'a.csv', 'b.csv'], 'give one SIRENE units file (StockUniteLegale)'],
     [

@@ -98,4 +98,18 @@ describe('npm run import -- --format sirene', () => {
       otherNames: ['ADN', 'ATELIERS DU NORD', 'ADN PARIS', 'ADN "CONSEIL"'],
     });
   });
+
+  it('imports the same pair out of siren order alike (sorted on disk): nothing changes', async () => {
+    const unsorted = path.join(FIXTURES, 'sirene-unsorted');
+    const run = await importCli(
+      '--format',
+      'sirene',
+      path.join(unsorted, 'StockUniteLegale_utf8.csv'),
+      '--establishments',
+      path.join(unsorted, 'StockEtablissement_utf8.csv'),
+    );
+    expect([0, 1]).toContain(run.code);
+    expect(run.stdout).toMatch(/^read \d+, imported (\d+) \(new 0, changed 0, unchanged \1\)/m);
+    expect((await details('FR', '552100554')).data.address).toMatchObject({ street: 'BD HAUSSMANN' });
+  });
 });

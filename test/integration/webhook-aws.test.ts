@@ -204,6 +204,8 @@ it('delivers a batch from the queue, sends a job due later on, and hands back th
   expect(aws.sent[0]).toMatchObject({
     queueUrl: aws.queueUrl('deliveries'),
     delaySeconds: MAX_DELAY_SECONDS,
+    // The delivery queue is a fair queue: its messages are grouped by account (the tenant).
+    groupId: caller.accountId,
   });
   expect(JSON.parse(aws.sent[0]!.body)).toMatchObject({ job: { eventId: 'evt_later' } });
   const log = await getDeliveries(caller.accountId, endpoint.id, { limit: 10, offset: 0 });
@@ -211,6 +213,44 @@ it('delivers a batch from the queue, sends a job due later on, and hands back th
     ['evt_now_1', 'delivered'],
     ['evt_now_2', 'delivered'],
   ]);
+});
+
+it("queues a failed attempt's retry on SQS when the attempt ends: grouped by its account, delayed about 5 s", async () => {
+  const failing = http.createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(500).end());
+  });
+  await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+  try {
+    const caller = account('sqs-retry');
+    const url = `http://127.0.0.1:${(failing.address() as AddressInfo).port}/hook`;
+    const { body: endpoint } = await createWebhook(caller, { url }, LOCAL);
+    process.env['WEBHOOK_QUEUE_URL'] = aws.queueUrl('deliveries');
+    const due = {
+      job: {
+        accountId: caller.accountId,
+        webhookId: endpoint.id,
+        eventId: 'evt_retried',
+        attempt: 1,
+        body: JSON.stringify({ id: 'evt_retried', type: 'company.update' }),
+      },
+      dueMs: Date.now(),
+    };
+
+    expect(await deliverHandler({ Records: [record(JSON.stringify(due), 'm1')] })).toEqual({
+      batchItemFailures: [],
+    });
+
+    expect(aws.sent).toHaveLength(1);
+    const [retry] = aws.sent;
+    expect(retry).toMatchObject({ queueUrl: aws.queueUrl('deliveries'), groupId: caller.accountId });
+    expect(retry!.delaySeconds).toBeGreaterThanOrEqual(4);
+    expect(retry!.delaySeconds).toBeLessThanOrEqual(6);
+    expect(JSON.parse(retry!.body)).toMatchObject({ job: { eventId: 'evt_retried', attempt: 2 } });
+  } finally {
+    failing.closeAllConnections();
+    await new Promise<void>((resolve) => failing.close(() => resolve()));
+  }
 });
 
 describe('secrets sealed by KMS', () => {

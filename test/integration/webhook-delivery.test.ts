@@ -3,20 +3,23 @@
  * signatures with the `standardwebhooks` package: events of an import reach it exactly once per
  * `webhook-id`; a receiver that answers 500, never answers, resets the connection or redirects gets the
  * retries of the schedule (compressed by WEBHOOK_RETRY_SCALE, every attempt made) and the log shows
- * each; one down for the whole schedule leaves the delivery `failed` and the event in the feed; a
- * rotated secret signs beside the new one; a name that resolves to a private address at delivery time
- * is refused before any connection.
+ * each attempt's own outcome; one down for the whole schedule leaves the delivery `failed` and the event
+ * in the feed; a queued retry shows `pending` until its attempt replaces it; a test delivery is
+ * attempted once, one a minute; a rotated secret signs beside the new one; a name that resolves to a
+ * private address at delivery time is refused before any connection.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { CompanyRecordInput } from '../../lib/companies/record';
+import { TestDeliveryTooSoon } from '../../lib/errors';
 import { getEvents } from '../../lib/events/feed';
 import { lastEventNumber } from '../../lib/events/store';
 import type { Caller } from '../../lib/tokens/caller';
 import { SCOPES } from '../../lib/tokens/scopes';
 import { getDeliveries } from '../../lib/webhooks/deliveries';
 import { deliver, deliverAll, queueNewEvents } from '../../lib/webhooks/deliver';
+import type { DueJob } from '../../lib/webhooks/job';
 import { takeDueDeliveries } from '../../lib/webhooks/queue';
 import { MAX_ATTEMPTS } from '../../lib/webhooks/schedule';
 import { createWebhook, rotateSecret, sendTestEvent, updateOneWebhook } from '../../lib/webhooks/webhooks';
@@ -169,28 +172,39 @@ describe('failed attempts', () => {
     ['resets the connection', 'reset', null],
     ['redirects (never followed)', 'redirect', 302],
   ])(
-    'retries a receiver that %s, with the same webhook-id, and logs each attempt',
+    'retries a receiver that %s, with the same webhook-id, and logs each attempt as it went',
     async (_, mode, status) => {
       const caller = account(`failing-${mode}`);
       const hook = await receiver();
       const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL);
       hook.script.push(mode, mode);
 
-      const { eventId } = await sendTestEvent(caller, endpoint.id);
+      await eventsFor(caller, 1);
       await drain();
 
+      const [eventId] = hook.received.map((r) => r.id);
       expect(hook.received.map((r) => [r.path, r.id])).toEqual([
         ['/hook', eventId],
         ['/hook', eventId],
         ['/hook', eventId],
       ]);
+      // One entry per attempt, each its own outcome: the queued retries' `pending` entries were replaced.
       const { data } = await log(caller, endpoint.id);
       expect(data.map((d) => [d.attempt, d.status, d.responseStatus])).toEqual([
         [3, 'delivered', 204],
-        [2, 'pending', status],
-        [1, 'pending', status],
+        [2, 'failed', status],
+        [1, 'failed', status],
       ]);
-      expect(Date.parse(data[2]!.nextAttemptAt!)).toBeGreaterThanOrEqual(Date.parse(data[2]!.at));
+      expect(data[0]!.nextAttemptAt).toBeNull();
+      // A failed attempt with a retry to come says when; that retry was made no earlier.
+      for (const [failed, next] of [
+        [data[2]!, data[1]!],
+        [data[1]!, data[0]!],
+      ] as const) {
+        expect(failed.nextAttemptAt).not.toBeNull();
+        expect(Date.parse(failed.nextAttemptAt!)).toBeGreaterThanOrEqual(Date.parse(failed.at));
+        expect(Date.parse(next.at)).toBeGreaterThanOrEqual(Date.parse(failed.nextAttemptAt!));
+      }
     },
   );
 
@@ -205,15 +219,92 @@ describe('failed attempts', () => {
 
     const { data } = await log(caller, endpoint.id);
     expect(data.map((d) => [d.attempt, d.status, d.responseStatus])).toEqual(
-      Array.from({ length: MAX_ATTEMPTS }, (_, i) => [
-        MAX_ATTEMPTS - i,
-        i === 0 ? 'failed' : 'pending',
-        null,
-      ]),
+      Array.from({ length: MAX_ATTEMPTS }, (_, i) => [MAX_ATTEMPTS - i, 'failed', null]),
     );
     expect(data[0]!.nextAttemptAt).toBeNull();
+    expect(data.slice(1).every((d) => d.nextAttemptAt !== null)).toBe(true);
     const feed = JSON.parse((await getEvents(caller, { limit: 10 })).text) as { data: Array<{ id: string }> };
     expect(feed.data.map((e) => e.id)).toEqual([data[0]!.eventId]);
+  });
+
+  it('shows a queued retry as `pending` (when queued, when due) until its attempt replaces it', async () => {
+    const caller = account('queued');
+    const hook = await receiver();
+    const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL);
+    hook.script.push('500');
+    await eventsFor(caller, 1);
+    await queueNewEvents();
+    const queued: DueJob[] = [];
+
+    const [first] = await takeDueDeliveries(Date.now());
+    expect(await deliver(first!, { rules: LOCAL, enqueue: async (jobs) => void queued.push(...jobs) })).toBe(
+      'failed',
+    );
+
+    const { data } = await log(caller, endpoint.id);
+    expect(data).toEqual([
+      {
+        eventId: first!.job.eventId,
+        attempt: 2,
+        at: expect.any(String),
+        status: 'pending',
+        responseStatus: null,
+        durationMs: null,
+        nextAttemptAt: data[1]!.nextAttemptAt,
+      },
+      {
+        eventId: first!.job.eventId,
+        attempt: 1,
+        at: expect.any(String),
+        status: 'failed',
+        responseStatus: 500,
+        durationMs: expect.any(Number),
+        nextAttemptAt: new Date(queued[0]!.dueMs).toISOString(),
+      },
+    ]);
+    expect(Date.parse(data[0]!.at)).toBeGreaterThanOrEqual(Date.parse(data[1]!.at));
+
+    expect(await deliver(queued[0]!, { rules: LOCAL, enqueue: async () => undefined })).toBe('delivered');
+    expect((await log(caller, endpoint.id)).data.map((d) => [d.attempt, d.status])).toEqual([
+      [2, 'delivered'],
+      [1, 'failed'],
+    ]);
+  });
+});
+
+describe('test deliveries', () => {
+  it('attempts a test once and never retries it', async () => {
+    const caller = account('tested');
+    const hook = await receiver();
+    const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL);
+    hook.script.push('500');
+
+    const { eventId } = await sendTestEvent(caller, endpoint.id);
+    await drain();
+
+    expect(hook.received.map((r) => r.id)).toEqual([eventId]);
+    const { data } = await log(caller, endpoint.id);
+    expect(data).toMatchObject([
+      { eventId, attempt: 1, status: 'failed', responseStatus: 500, nextAttemptAt: null },
+    ]);
+  });
+
+  it('sends at most one test a minute per endpoint; another says how many seconds to wait', async () => {
+    const caller = account('tested-twice');
+    const hook = await receiver();
+    const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL);
+    const { body: other } = await createWebhook(caller, { url: hook.url }, LOCAL);
+    const at = Date.now();
+
+    await sendTestEvent(caller, endpoint.id, new Date(at));
+    const refusal = sendTestEvent(caller, endpoint.id, new Date(at + 20_500));
+    await expect(refusal).rejects.toBeInstanceOf(TestDeliveryTooSoon);
+    await expect(refusal).rejects.toMatchObject({ retryAfterSeconds: 40 });
+    // Another endpoint of the account has a minute of its own.
+    await expect(sendTestEvent(caller, other.id, new Date(at + 20_500))).resolves.toBeDefined();
+    await expect(sendTestEvent(caller, endpoint.id, new Date(at + 60_000))).resolves.toBeDefined();
+    const queued = await takeDueDeliveries(at + 60_000);
+    expect(queued.filter((q) => q.job.accountId === caller.accountId && q.job.test)).toHaveLength(3);
   });
 });
 
@@ -281,9 +372,10 @@ describe('secrets and endpoints', () => {
     const outcome = await deliver(job!, { rules, enqueue: async () => undefined });
 
     expect(job!.job.eventId).toBe(eventId);
-    expect(outcome).toBe('pending');
+    expect(outcome).toBe('failed');
     expect(asked).toEqual(['hooks.rebound.example', 'hooks.rebound.example']);
     const { data } = await log(caller, endpoint.id);
-    expect(data).toMatchObject([{ attempt: 1, status: 'pending', responseStatus: null }]);
+    // A test delivery: attempted once, never retried.
+    expect(data).toMatchObject([{ attempt: 1, status: 'failed', responseStatus: null, nextAttemptAt: null }]);
   });
 });

@@ -569,7 +569,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Sends a webhook.test event to the endpoint
+     * Sends a webhook.test event to the endpoint, attempted once; at most one test a minute
      * @description Needs a token with the scope `webhooks:write`.
      */
     post: operations['testWebhook'];
@@ -858,7 +858,7 @@ export interface operations {
            *             "28990"
            *           ],
            *           "employees": 0,
-           *           "healthIndicator": 2,
+           *           "healthIndicator": 1,
            *           "contacts": 0,
            *           "otherNames": []
            *         },
@@ -893,7 +893,7 @@ export interface operations {
            *             "56210"
            *           ],
            *           "employees": 6,
-           *           "healthIndicator": 9,
+           *           "healthIndicator": 8,
            *           "contacts": 1,
            *           "otherNames": []
            *         },
@@ -929,7 +929,7 @@ export interface operations {
                   website: string[];
                   activities: string[];
                   employees: number | null;
-                  healthIndicator: number | null;
+                  healthIndicator: (number | null) | null;
                   contacts: number;
                   otherNames: string[];
                 };
@@ -1007,7 +1007,7 @@ export interface operations {
            *           "28990"
            *         ],
            *         "employees": 0,
-           *         "healthIndicator": 2,
+           *         "healthIndicator": 1,
            *         "contacts": 0,
            *         "otherNames": []
            *       }
@@ -1040,7 +1040,7 @@ export interface operations {
               website: string[];
               activities: string[];
               employees: number | null;
-              healthIndicator: number | null;
+              healthIndicator: (number | null) | null;
               contacts: number;
               otherNames: string[];
             };
@@ -1185,7 +1185,7 @@ export interface operations {
            *           "startDate": "2025-01-01",
            *           "endDate": "2025-12-31",
            *           "dateReceived": "2026-05-12",
-           *           "healthIndicator": 2,
+           *           "healthIndicator": 1,
            *           "jointCommitteeCodes": [],
            *           "profitability": {
            *             "revenue": null,
@@ -1286,7 +1286,7 @@ export interface operations {
               endDate: string;
               /** Format: date */
               dateReceived: string;
-              healthIndicator: number;
+              healthIndicator: number | null;
               jointCommitteeCodes: string[];
               profitability: {
                 revenue: number | null;
@@ -1457,16 +1457,16 @@ export interface operations {
            *         {
            *           "companyId": {
            *             "country": "BE",
-           *             "companyNumber": "0322772151"
+           *             "companyNumber": "0353083760"
            *           },
-           *           "score": 0.8526
+           *           "score": 0.8485
            *         },
            *         {
            *           "companyId": {
            *             "country": "BE",
-           *             "companyNumber": "0353083760"
+           *             "companyNumber": "0322772151"
            *           },
-           *           "score": 0.8485
+           *           "score": 0.8476
            *         }
            *       ],
            *       "pagination": {
@@ -1668,7 +1668,7 @@ export interface operations {
            *             "startDate": "2025-01-01",
            *             "endDate": "2025-12-31",
            *             "dateReceived": "2026-05-12",
-           *             "healthIndicator": 2,
+           *             "healthIndicator": 1,
            *             "jointCommitteeCodes": [],
            *             "profitability": {
            *               "revenue": null,
@@ -1766,7 +1766,7 @@ export interface operations {
            *             "startDate": "2025-01-01",
            *             "endDate": "2025-12-31",
            *             "dateReceived": "2026-04-22",
-           *             "healthIndicator": 9,
+           *             "healthIndicator": 8,
            *             "jointCommitteeCodes": [
            *               "302"
            *             ],
@@ -1831,7 +1831,7 @@ export interface operations {
                   endDate: string;
                   /** Format: date */
                   dateReceived: string;
-                  healthIndicator: number;
+                  healthIndicator: number | null;
                   jointCommitteeCodes: string[];
                   profitability: {
                     revenue: number | null;
@@ -1956,16 +1956,16 @@ export interface operations {
            *           {
            *             "companyId": {
            *               "country": "BE",
-           *               "companyNumber": "0322772151"
+           *               "companyNumber": "0353083760"
            *             },
-           *             "score": 0.8526
+           *             "score": 0.8485
            *           },
            *           {
            *             "companyId": {
            *               "country": "BE",
-           *               "companyNumber": "0353083760"
+           *               "companyNumber": "0322772151"
            *             },
-           *             "score": 0.8485
+           *             "score": 0.8476
            *           }
            *         ],
            *         "message": null
@@ -1990,7 +1990,7 @@ export interface operations {
            *               "country": "BE",
            *               "companyNumber": "0463160152"
            *             },
-           *             "score": 0.8942
+           *             "score": 0.8992
            *           }
            *         ],
            *         "message": null
@@ -2489,10 +2489,10 @@ export interface operations {
            *             "status": "ACTIVE"
            *           },
            *           {
-           *             "id": "7551669299949078946",
-           *             "type": "PUBLISHED_FINANCIALS",
-           *             "title": "Jaarrekening gepubliceerd voor 2024",
-           *             "time": "2025-04-15",
+           *             "id": "5105848594462205240",
+           *             "type": "HEALTHDROP",
+           *             "title": "Gezondheid daalde met 1",
+           *             "time": "2026-05-12",
            *             "sourceUrl": null,
            *             "sourceType": null,
            *             "status": "ACTIVE"
@@ -2502,7 +2502,7 @@ export interface operations {
            *       "pagination": {
            *         "limit": 2,
            *         "offset": 0,
-           *         "total": 3
+           *         "total": 4
            *       }
            *     }
            */
@@ -2618,10 +2618,10 @@ export interface operations {
            *               "status": "ACTIVE"
            *             },
            *             {
-           *               "id": "7551669299949078946",
-           *               "type": "PUBLISHED_FINANCIALS",
-           *               "title": "Jaarrekening gepubliceerd voor 2024",
-           *               "time": "2025-04-15",
+           *               "id": "5105848594462205240",
+           *               "type": "HEALTHDROP",
+           *               "title": "Gezondheid daalde met 1",
+           *               "time": "2026-05-12",
            *               "sourceUrl": null,
            *               "sourceType": null,
            *               "status": "ACTIVE"
@@ -2631,7 +2631,7 @@ export interface operations {
            *         "pagination": {
            *           "limit": 2,
            *           "offset": 0,
-           *           "total": 3
+           *           "total": 4
            *         },
            *         "message": null
            *       }
@@ -2934,7 +2934,7 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
-      /** @description The request conflicts with stored data: `LIST_NAME_TAKEN` (a list name the account already uses); `LIMIT_REACHED` (the account already has as many as its limit allows (200 lists, 5 webhook endpoints)). */
+      /** @description The request conflicts with stored data: `LIST_NAME_TAKEN` (a list name the account already uses); `LIMIT_REACHED` (the account already has as many as its limit allows (200 lists, 5 webhook endpoints, 1,000,000 companies in its smart lists together)). */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId'];
@@ -3182,7 +3182,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
-      /** @description The request conflicts with stored data: `LIST_NAME_TAKEN` (a list name the account already uses). */
+      /** @description The request conflicts with stored data: `LIST_NAME_TAKEN` (a list name the account already uses); `LIMIT_REACHED` (the account already has as many as its limit allows (200 lists, 5 webhook endpoints, 1,000,000 companies in its smart lists together)). */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId'];
@@ -3191,7 +3191,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            code?: 'LIST_NAME_TAKEN';
+            code?: 'LIST_NAME_TAKEN' | 'LIMIT_REACHED';
           };
         };
       };
@@ -3727,7 +3727,7 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
-      /** @description The request conflicts with stored data: `LIMIT_REACHED` (the account already has as many as its limit allows (200 lists, 5 webhook endpoints)). */
+      /** @description The request conflicts with stored data: `LIMIT_REACHED` (the account already has as many as its limit allows (200 lists, 5 webhook endpoints, 1,000,000 companies in its smart lists together)). */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId'];

@@ -7,7 +7,7 @@ import { importCompanies, type ImportOptions } from '../../lib/import/import';
 export interface PeriodOverrides {
   revenue?: number | null;
   grossMargin?: number | null;
-  healthIndicator?: number;
+  healthIndicator?: number | null;
 }
 
 export function period(year: number, overrides: PeriodOverrides = {}): FinancialPeriod {
@@ -15,7 +15,7 @@ export function period(year: number, overrides: PeriodOverrides = {}): Financial
     startDate: `${year}-01-01`,
     endDate: `${year}-12-31`,
     dateReceived: `${year + 1}-06-30`,
-    healthIndicator: overrides.healthIndicator ?? 6,
+    healthIndicator: overrides.healthIndicator === undefined ? 6 : overrides.healthIndicator,
     jointCommitteeCodes: ['200'],
     profitability: {
       revenue: overrides.revenue === undefined ? 1_000_000 + year : overrides.revenue,

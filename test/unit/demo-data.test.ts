@@ -1,6 +1,7 @@
 import { COUNTRIES, frenchVatKey, parseCompanyNumber } from '../../lib/companies/identifiers';
 import { parseCompanyRecord } from '../../lib/companies/record';
 import type { FinancialPeriod } from '../../lib/companies/schemas';
+import { healthOfFigures } from '../../lib/filings/health';
 import { deriveUpdates } from '../../lib/updates/derive';
 import {
   DEFAULT_DEMO_COMPANIES,
@@ -466,14 +467,12 @@ describe('demo financial periods', () => {
     expect(wrong).toEqual([]);
   });
 
-  test('health indicators are 0..10, cover the scale, and better figures score higher', () => {
+  test('health indicators are the published model of the figures, cover 0..10, and better figures score higher', () => {
     expect(
-      periods.filter(
-        (p) => !Number.isInteger(p.healthIndicator) || p.healthIndicator < 0 || p.healthIndicator > 10,
-      ),
+      periods.filter((p) => p.healthIndicator === null || p.healthIndicator !== healthOfFigures(p)),
     ).toEqual([]);
     expect(new Set(periods.map((p) => p.healthIndicator)).size).toBe(11);
-    const average = (ps: FinancialPeriod[]): number => sum(ps.map((p) => p.healthIndicator)) / ps.length;
+    const average = (ps: FinancialPeriod[]): number => sum(ps.map((p) => p.healthIndicator!)) / ps.length;
     const equityRatio = (p: FinancialPeriod): number => p.solvency.equity! / p.solvency.totalAssets!;
     const strong = periods.filter(
       (p) => equityRatio(p) >= 0.4 && p.liquidity.currentRatio! >= 1.5 && p.profitability.netProfit! > 0,
@@ -490,7 +489,7 @@ describe('demo financial periods', () => {
         before.profitability.grossMargin! > 0 &&
         after.profitability.grossMargin! >= before.profitability.grossMargin! * 1.1,
     );
-    const drops = consecutive.filter(({ before, after }) => after.healthIndicator < before.healthIndicator);
+    const drops = consecutive.filter(({ before, after }) => after.healthIndicator! < before.healthIndicator!);
     expect(new Set(growth.map((g) => g.company)).size).toBeGreaterThan(300);
     expect(new Set(drops.map((d) => d.company)).size).toBeGreaterThan(300);
     // Not every pair: most years are unremarkable.

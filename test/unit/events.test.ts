@@ -1,4 +1,5 @@
 /** The pure parts of events (contract §12): stable ids, the body's shape, the feed's cursor. */
+import { eventAsSeen } from '../../lib/events/visibility';
 import { companyUpdateEvent, decodeCursor, encodeCursor, eventId } from '../../lib/events/event';
 
 const company = { country: 'BE' as const, companyNumber: '0403170701', name: 'Acme Bouw NV', place: 'Gent' };
@@ -67,5 +68,32 @@ describe('cursors', () => {
     ['padding', `${encodeCursor('acme', cursor)}==`],
   ])('refuse %s', (_, text) => {
     expect(decodeCursor('acme', text)).toBeNull();
+  });
+});
+
+describe('an event as a reader sees it (§12: list visibility)', () => {
+  const body = JSON.stringify({
+    id: 'evt_1',
+    type: 'company.update',
+    createdAt: '2026-11-21T10:00:00.000Z',
+    data: { company: { country: 'BE' }, legalEntityId: 'le_1', lists: [7, 12], update: { id: 'u1' } },
+  });
+
+  it('is the same text when the reader sees every list it names', () => {
+    expect(eventAsSeen(body, new Set([7, 12, 30]))).toBe(body);
+  });
+
+  it('names only the lists the reader sees, every key in its place', () => {
+    const seen = eventAsSeen(body, new Set([12]));
+    expect(seen).toBe(body.replace('"lists":[7,12]', '"lists":[12]'));
+  });
+
+  it('is not shown to a reader who sees none of its lists', () => {
+    expect(eventAsSeen(body, new Set([3]))).toBeNull();
+  });
+
+  it('shows a test event, which names no list, as it is', () => {
+    const test = JSON.stringify({ id: 'evt_t', type: 'webhook.test', createdAt: 'x', data: {} });
+    expect(eventAsSeen(test, new Set())).toBe(test);
   });
 });

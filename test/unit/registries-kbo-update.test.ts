@@ -126,7 +126,29 @@ describe('a KBO update', () => {
     const unit = updated('0830.000.096');
     expect(unit.owns).toEqual(['stoppedOn']);
     expect(unit.fields).toEqual({ stoppedOn: '2025-09-06' });
-    expect(unit.registryRows).toEqual(kept.get('0830000096'));
+    expect(unit.registryRows).toEqual({ ...kept.get('0830000096'), ceasedOn: '2025-09-06' });
+  });
+
+  it('keeps the first stop date when a later update deletes it again, and revives it when one inserts it', () => {
+    const ceased = updated('0830.000.096').registryRows as KboRows;
+    const again = noChanges();
+    again.deleted.enterprise.push('0830.000.096');
+    again.deleted.denomination.push('0830.000.096');
+    const later = kboUpdateItem('0830.000.096', ceased, again, { source, snapshotDate: '2025-10-01' });
+    expect(later.kind === 'unit' && later.unit.fields).toEqual({ stoppedOn: '2025-09-06' });
+    // Rows of other tables alone do not bring it back.
+    const names = noChanges();
+    names.inserted.denomination.push(['0830.000.096', '2', '001', 'Leuvense Bieren Twee']);
+    const renamed = kboUpdateItem('0830.000.096', ceased, names, { source, snapshotDate: '2025-10-01' });
+    expect(renamed.kind === 'unit' && renamed.unit.fields).toEqual({ stoppedOn: '2025-09-06' });
+    const back = noChanges();
+    back.inserted.enterprise.push(ceased.enterprise);
+    const revived = kboUpdateItem('0830.000.096', ceased, back, { source, snapshotDate: '2025-10-01' });
+    expect(revived.kind === 'unit' && revived.unit.fields).toMatchObject({
+      name: 'Leuvense Bieren',
+      stoppedOn: null,
+    });
+    expect(revived.kind === 'unit' && (revived.unit.registryRows as KboRows).ceasedOn).toBeUndefined();
   });
 
   it('gives the same rows when applied twice (a rerun after a cut writes nothing new)', () => {

@@ -3,13 +3,13 @@
  * test/fixtures/registries/sirene: every mapped field for each awkward case, with and without the
  * establishments file, with and without `--active-only`.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import yazl from 'yazl';
-import { openRegistryFiles, RegistryFileError } from '../../lib/import/sources/files';
+import { openRegistryFiles } from '../../lib/import/sources/files';
 import { sireneItems, type SireneOptions } from '../../lib/import/sources/sirene';
 import type { RegistryItem, RegistryUnit } from '../../lib/import/sources/unit';
 
@@ -156,17 +156,41 @@ describe('a SIRENE stock pair', () => {
     const ceased = skipped[0];
     expect(ceased?.kind === 'skipped' && ceased.unit?.fields.stoppedOn).toBe('2019-06-30');
   });
+});
 
-  it('stops with the file and line when the units are out of siren order', async () => {
+describe('a SIRENE stock pair out of siren order (§11.5.10)', () => {
+  const UNSORTED = join(__dirname, '../fixtures/registries/sirene-unsorted');
+  const withoutLines = (items: RegistryItem[]) =>
+    items.map((item) =>
+      item.kind === 'unit' ? { ...item, unit: { ...item.unit, source: null } } : { ...item, source: null },
+    );
+
+  it('is joined through sorted runs on disk: the same items as the sorted pair, in siren order, named by their own lines', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'sirene-runs-'));
+    const items = await convert(
+      join(UNSORTED, 'StockUniteLegale_utf8.csv'),
+      join(UNSORTED, 'StockEtablissement_utf8.csv'),
+      // Runs of two rows: the copies go through the disk.
+      { runs: { runSize: 2, dir: folder } },
+    );
+    expect(withoutLines(items)).toEqual(withoutLines(await convert(UNITS, ESTABLISHMENTS)));
+    // 552100554 is on line 5 of the unsorted units file (line 8 of the sorted one).
+    expect(unitOf(items, '552100554').source).toEqual({ file: 'StockUniteLegale_utf8.csv', line: 5 });
+    // The copies are gone with the conversion.
+    expect(await readdir(folder)).toEqual([]);
+    await rm(folder, { recursive: true });
+  });
+
+  it('sorts a units file out of order even without the establishments', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'sirene-test-'));
     const path = join(folder, 'StockUniteLegale_utf8.csv');
-    await writeFile(path, 'siren,denominationUniteLegale\n912345675,B\n552100554,A\n');
-    const error = await convert(path).catch((e: unknown) => e);
+    await writeFile(path, 'siren,denominationUniteLegale\n912345675,B\n"552100554",A\n');
+    const items = await convert(path);
     await rm(folder, { recursive: true });
-    expect(error).toBeInstanceOf(RegistryFileError);
-    expect((error as Error).message).toMatch(
-      /^StockUniteLegale_utf8\.csv line 3: siren 552100554 comes after 912345675/,
-    );
+    expect(items.map((i) => i.kind === 'unit' && [i.unit.companyNumber, i.unit.source.line])).toEqual([
+      ['552100554', 3],
+      ['912345675', 2],
+    ]);
   });
 });
 

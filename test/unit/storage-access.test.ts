@@ -38,7 +38,6 @@ describe('partition patterns', () => {
     ['tokenListing', keys.tokenListing('2026-01-01T00:00:00.000Z', 'abc')['gsi1pk']!],
     ['idempotency', keys.idempotency('acme', 'key-1').pk],
     ['accountLists', keys.list('acme', 7).pk],
-    ['listSequence', keys.listSequence().pk],
     ['listMembers', keys.listMember('acme', 7, acme).pk],
     ['listOrder', keys.listOrder('acme', 7, 'SAVED', 1_700_000_000_000, acme).pk],
     ['listMemberships', keys.listMembership('acme', 7, acme)['gsi1pk']!],

@@ -174,7 +174,7 @@ describe('GROSS_MARGIN_GROWTH', () => {
 });
 
 describe('HEALTHDROP', () => {
-  const drop = (previous: number, next: number) =>
+  const drop = (previous: number | null, next: number | null) =>
     ofType(
       deriveUpdates(
         withPeriods([2022, { healthIndicator: previous }]),
@@ -193,6 +193,11 @@ describe('HEALTHDROP', () => {
   it('does not fire when health stays or rises', () => {
     expect(drop(5, 5)).toEqual([]);
     expect(drop(4, 6)).toEqual([]);
+  });
+
+  it('needs both health indicators to be numbers (a filing may not disclose what the model needs)', () => {
+    expect(drop(7, null)).toEqual([]);
+    expect(drop(null, 2)).toEqual([]);
   });
 });
 

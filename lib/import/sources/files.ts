@@ -10,10 +10,9 @@ import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
 
-/** A registry file that cannot be read as the registry publishes it: the import refuses it (exit 2). */
-export class RegistryFileError extends Error {
-  override readonly name = 'RegistryFileError';
-}
+import { RegistryFileError } from './registry-error';
+
+export { RegistryFileError };
 
 export interface RegistryFiles {
   /** What the files are (the path given), for messages. */

@@ -6,11 +6,10 @@
  * units in the files' order (lib/import/sources/unit.ts), with the date its files are a snapshot of
  * when they say so (KBO's `SnapshotDate`): the import's `--as-of` defaults to it. A converter yields
  * ceased units too: `--active-only` is the import's (it knows which units are stored, §11.5.6).
+ * Only this module is loaded up front: each converter comes in when its format is asked for.
  */
-import { openRegistryFiles, type RegistryFiles } from './files';
-import { readKboFull } from './kbo';
-import { sireneItems } from './sirene';
-import type { RegistryItem } from './unit';
+import type { RegistryFiles } from './files';
+import type { RegistryItem, StoredRegistry } from './unit';
 
 export const REGISTRY_FORMATS = ['kbo', 'sirene'] as const;
 export type RegistryFormat = (typeof REGISTRY_FORMATS)[number];
@@ -18,34 +17,63 @@ export type RegistryFormat = (typeof REGISTRY_FORMATS)[number];
 export interface RegistryOpenOptions {
   /** SIRENE: the establishments file (`StockEtablissement`), which gives the head office's address. */
   establishments?: string;
+  /**
+   * The stage the units go to, for what a later file needs of the earlier ones (§11.5.2): KBO's update
+   * applies to the rows kept, a full extract stops what it no longer holds. Without it the files are
+   * read alone.
+   */
+  stored?: StoredRegistry;
 }
 
 export interface OpenedRegistry {
   /** The date the files are a snapshot of (`YYYY-MM-DD`), when they say it; null otherwise. */
   snapshotDate: string | null;
+  /** Which numbered extract the files are, when the registry numbers them (KBO): they apply in order. */
+  extract?: { kind: 'full' | 'update'; number: number };
   items: AsyncIterable<RegistryItem>;
 }
 
-/** One registry's converter: its files in, its units out (pure; the import does the storage). */
+/** One registry's converter: its files in, its units out (the import does the storage). */
 export interface RegistrySource {
   open: (paths: string[], options: RegistryOpenOptions) => Promise<OpenedRegistry>;
 }
 
 /**
- * The converters by format. A KBO path is a full extract (its ZIP or folder; `meta.csv` required); a
- * SIRENE path is the units file, the establishments file beside it optional. A file that cannot be
- * read as published throws RegistryFileError (the command says why, exit 2).
+ * The converters by format, each loaded when its format is asked for (a JSON Lines import loads none).
+ * A KBO path is a full or an update extract (its ZIP or folder; `meta.csv` required); a SIRENE path is
+ * the units file, the establishments file beside it optional. A file that cannot be read as published
+ * throws RegistryFileError (the command says why, exit 2).
  */
 export const REGISTRY_SOURCES: Partial<Record<RegistryFormat, RegistrySource>> = {
   kbo: {
-    open: async ([path]) => {
+    open: async ([path], { stored }) => {
+      const [{ openRegistryFiles }, { readKboMeta }, { readKboFull }, { isKboUpdate, kboUpdateItems }] =
+        await Promise.all([
+          import('./files'),
+          import('./kbo-tables'),
+          import('./kbo'),
+          import('./kbo-changes'),
+        ]);
       const files = await openRegistryFiles(path!);
-      const { meta, items } = await readKboFull(files).catch(closing(files));
-      return { snapshotDate: meta.snapshotDate, items: closedAfter(items, [files]) };
+      const meta = await readKboMeta(files).catch(closing(files));
+      const kind = isKboUpdate(files, meta) ? 'update' : 'full';
+      const items =
+        kind === 'update'
+          ? kboUpdateItems(files, meta, stored)
+          : (await readKboFull(files, stored ? { stored } : {}).catch(closing(files))).items;
+      return {
+        snapshotDate: meta.snapshotDate,
+        extract: { kind, number: meta.extractNumber },
+        items: closedAfter(items, [files]),
+      };
     },
   },
   sirene: {
     open: async ([path], { establishments }) => {
+      const [{ openRegistryFiles }, { sireneItems }] = await Promise.all([
+        import('./files'),
+        import('./sirene'),
+      ]);
       const units = await openRegistryFiles(path!);
       const offices =
         establishments === undefined

@@ -61,6 +61,8 @@ export interface KboRows {
   addresses: KboRow[];
   contacts: KboRow[];
   activities: KboRow[];
+  /** The `SnapshotDate` of the update that deleted the enterprise without inserting it again (`kbo-update.ts`). */
+  ceasedOn?: string;
 }
 
 /** What the mapping needs besides the rows. */
@@ -153,6 +155,7 @@ export function kboUnit(rows: KboRows, { source }: KboContext): RegistryItem {
     },
     dropped,
     registryRows: rows,
+    links: rows.establishments.map((e) => entityKey(e[0]!)),
   };
   return { kind: 'unit', unit };
 }

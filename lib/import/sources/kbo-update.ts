@@ -29,7 +29,7 @@ export const noChanges = (): KboChanges => ({
 });
 
 /** Which kept list holds each table's rows, and which column of its rows names the entity. */
-const KEPT: Record<Exclude<KboTable, 'enterprise'>, keyof Omit<KboRows, 'enterprise'>> = {
+const KEPT: Record<Exclude<KboTable, 'enterprise'>, Exclude<keyof KboRows, 'enterprise' | 'ceasedOn'>> = {
   establishment: 'establishments',
   denomination: 'denominations',
   address: 'addresses',
@@ -49,7 +49,8 @@ export function applyKboChanges(
   const key = entityKey(enterpriseNumber);
   const deleted = (table: KboTable) => new Set(changes.deleted[table].map(entityKey));
 
-  let enterprise = kept?.enterprise;
+  // A ceased enterprise stays ceased unless its enterprise row is inserted again.
+  let enterprise = kept?.ceasedOn === undefined ? kept?.enterprise : undefined;
   if (deleted('enterprise').has(key)) enterprise = undefined;
   const inserted = changes.inserted.enterprise.filter((row) => entityKey(row[0]!) === key);
   if (inserted.length > 0) enterprise = inserted[inserted.length - 1];
@@ -101,6 +102,8 @@ export function kboUpdateItem(
   const next = applyKboChanges(enterpriseNumber, kept, changes);
   if (next) return kboUnit(next, context);
   if (!kept) return { kind: 'skipped', reason: 'not in the data', source: context.source };
+  // Ceased once: a later update that deletes it again (or the same one run again) keeps the first date.
+  const stoppedOn = kept.ceasedOn ?? context.snapshotDate;
   return {
     kind: 'unit',
     unit: {
@@ -108,9 +111,9 @@ export function kboUpdateItem(
       country: 'BE',
       companyNumber: enterpriseNumber,
       owns: KBO_OWNS.filter((field) => field === 'stoppedOn'),
-      fields: { stoppedOn: context.snapshotDate },
+      fields: { stoppedOn },
       dropped: 0,
-      registryRows: kept,
+      registryRows: { ...kept, ceasedOn: stoppedOn },
     },
   };
 }

@@ -9,6 +9,8 @@
  *    the establishments' rows of `address.csv` and `activity.csv` (in establishment order), each
  *    establishment's rows re-ordered by its enterprise in sorted runs on disk (§11.5.10).
  * 3. The spool and the sorted establishments merged by enterprise, each enterprise mapped.
+ * 4. Given the stage (`KboOptions.stored`), the enterprises it holds from KBO that `enterprise.csv` does
+ *    not list are stopped on the extract's `SnapshotDate` (`kbo-stops.ts`; contract §11.5.2).
  *
  * Each join is a merge of streams grouped by entity number, their order checked as they go
  * (`kbo-tables.ts`); every file is read to its end before anything is handed on, so a file found out of
@@ -22,11 +24,14 @@ import { OutOfOrderError, sortedCopy, withCopies } from './sorted-copy';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RegistryItem } from './unit';
+import type { RegistryItem, StoredRegistry } from './unit';
+import { stoppedEnterprises } from './kbo-stops';
 
 export interface KboOptions {
   /** Where the spool, the sorted runs and any sorted copy go (default: the system's temporary folder), and the runs' size. */
   runs?: SortedRunsOptions;
+  /** The stage: the enterprises it holds from KBO that the extract no longer holds are stopped after the others. */
+  stored?: StoredRegistry;
 }
 
 /** What a full extract gives: its meta and its items. */
@@ -47,7 +52,7 @@ export async function readKboFull(files: RegistryFiles, options: KboOptions = {}
   const meta = await readKboMeta(files);
   if (meta.extractType && meta.extractType !== 'full')
     throw new RegistryFileError(`${files.origin} is a KBO ${meta.extractType} extract, not a full one`);
-  return { meta, items: kboItems(files, options) };
+  return { meta, items: kboItems(files, meta, options) };
 }
 
 /** The key column each file is sorted by when it comes out of order. */
@@ -61,7 +66,11 @@ const KEY_COLUMNS: Record<string, string> = {
 };
 
 /** Every file read, then the join; a file found out of order is sorted on disk and the reading starts again. */
-async function* kboItems(files: RegistryFiles, options: KboOptions): AsyncGenerator<RegistryItem> {
+async function* kboItems(
+  files: RegistryFiles,
+  meta: KboMeta,
+  options: KboOptions,
+): AsyncGenerator<RegistryItem> {
   const copies = new Map<string, string>();
   let scratch: string | undefined;
   try {
@@ -69,7 +78,14 @@ async function* kboItems(files: RegistryFiles, options: KboOptions): AsyncGenera
       const read = await readAll(withCopies(files, copies), options).catch((error: unknown) => error);
       if (!(read instanceof OutOfOrderError)) {
         if (read instanceof Error) throw read;
-        yield* joined(read as Read);
+        const held = new Spool<string>(options.runs);
+        try {
+          yield* joined(read as Read, options.stored ? held : undefined);
+          if (options.stored)
+            yield* stoppedEnterprises(held, options.stored, meta, (read as Read).file, options.runs);
+        } finally {
+          await held.discard();
+        }
         return;
       }
       const key = KEY_COLUMNS[read.file.toLowerCase()];
@@ -148,7 +164,11 @@ async function readAll(files: RegistryFiles, options: KboOptions): Promise<Read>
   }
 }
 
-async function* joined({ file, enterprises, establishments }: Read): AsyncGenerator<RegistryItem> {
+/** The enterprises joined with their establishments; each well-formed number also goes to `held`, in order. */
+async function* joined(
+  { file, enterprises, establishments }: Read,
+  held: Spool<string> | undefined,
+): AsyncGenerator<RegistryItem> {
   const sorted = establishments.sorted()[Symbol.asyncIterator]();
   let establishment = await sorted.next();
   try {
@@ -168,6 +188,7 @@ async function* joined({ file, enterprises, establishments }: Read): AsyncGenera
         yield kboUnit(rows, { source });
         continue;
       }
+      await held?.add(key);
       // The runs' keys are `enterprise:establishment`: those of enterprises not in the file are passed over.
       while (!establishment.done && establishment.value[0] < `${key}:`) establishment = await sorted.next();
       while (!establishment.done && establishment.value[0].startsWith(`${key}:`)) {

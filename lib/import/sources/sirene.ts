@@ -1,8 +1,10 @@
 /**
  * The French SIRENE stock (contract §11.3; `registries.md` §2) → one item per row of
- * `StockUniteLegale`, in its order. With `StockEtablissement` the unit's head office gives its address,
- * place and shop signs: both files are in ascending `siren` order (observed), so they are merged as they
- * stream, the order checked as it goes, and of a unit's establishments only the head office is kept.
+ * `StockUniteLegale`, in `siren` order. With `StockEtablissement` the unit's head office gives its
+ * address, place and shop signs: both files are in ascending `siren` order (observed), so they are
+ * merged as they stream, the order checked as it goes, and of a unit's establishments only the head
+ * office is kept. A file found out of that order by a pass over its text before the join is copied in
+ * order through sorted runs on disk (§11.5.10), its rows still named by their own lines.
  *
  * Privacy: a value the registry withholds (`[ND]`) is never output; a unit whose name is withheld is
  * skipped; of a partially diffusible unit (`P`) only the municipality is kept.
@@ -11,6 +13,12 @@ import { RegistryFileError, type RegistryFiles } from './files';
 import { RowCursor, readCsv, valueAt, type CsvRow } from './csv';
 import { countryCode, isoDate, otherNamesOf, textOf } from './fields';
 import type { RegistryField, RegistryItem, RegistryUnit, UnitSource } from './unit';
+import { firstColumnAscending } from './key-order';
+import { ORIGINAL_LINE, sortedCopy, withCopies } from './sorted-copy';
+import type { SortedRunsOptions } from './sorted-runs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { frenchVatKey, parseCompanyNumber } from '../../companies/identifiers';
 
 export const UNIT_COLUMNS = [
@@ -62,6 +70,8 @@ export interface SireneOptions {
   activeOnly?: boolean;
   /** The establishments file was given: the unit owns its address and place. */
   withEstablishments?: boolean;
+  /** Where a file out of `siren` order is copied in order (default: the system's temporary folder), and the runs' size. */
+  runs?: SortedRunsOptions;
 }
 
 const WITHHELD = '[ND]';
@@ -107,6 +117,9 @@ export function sireneItem(
     'vatNumber',
   ];
   if (options.withEstablishments) owns.push('address', 'place');
+  // Without the establishments a unit now partially diffusible still erases the street of an address
+  // stored before (§11.5.6): only its municipality, `place`, stays.
+  else if (partial) owns.push('address');
 
   const result: RegistryUnit = {
     source,
@@ -134,7 +147,11 @@ export function sireneItem(
       stoppedOn: stoppedOn ?? null,
       activities: activity ? [activity] : [],
       vatNumber: `FR${String(frenchVatKey(siren)).padStart(2, '0')}${siren}`,
-      ...(options.withEstablishments ? { address, place: address?.place ?? null } : {}),
+      ...(options.withEstablishments
+        ? { address, place: address?.place ?? null }
+        : partial
+          ? { address: null }
+          : {}),
     },
     dropped,
   };
@@ -208,12 +225,18 @@ export async function* sireneItems(
   establishments: RegistryFiles | undefined,
   options: Omit<SireneOptions, 'withEstablishments'> = {},
 ): AsyncGenerator<RegistryItem> {
-  const unitCursor = await cursorOf(units, 'StockUniteLegale', UNIT_COLUMNS);
-  const officeCursor =
-    establishments && (await cursorOf(establishments, 'StockEtablissement', ESTABLISHMENT_COLUMNS));
-  const offices = officeCursor && new HeadOffices(officeCursor);
-  const mapped = { ...options, withEstablishments: Boolean(establishments) };
+  let scratch: string | undefined;
+  const folder = async () =>
+    (scratch ??= await mkdtemp(join(options.runs?.dir ?? tmpdir(), 'sirene-sorted-')));
+  let unitCursor: NamedCursor<UnitRow> | undefined;
+  let officeCursor: NamedCursor<EstablishmentRow> | undefined;
   try {
+    unitCursor = await cursorOf(units, 'StockUniteLegale', UNIT_COLUMNS, folder, options.runs);
+    officeCursor =
+      establishments &&
+      (await cursorOf(establishments, 'StockEtablissement', ESTABLISHMENT_COLUMNS, folder, options.runs));
+    const offices = officeCursor && new HeadOffices(officeCursor);
+    const mapped = { ...options, withEstablishments: Boolean(establishments) };
     let previous = '';
     let previousLine = 0;
     for (;;) {
@@ -224,41 +247,61 @@ export async function* sireneItems(
       }
       unitCursor.cursor.next();
       const unit = unitCursor.read(row);
+      const line = unitCursor.line(row);
       const siren = unit.siren.trim();
       const wellFormed = /^\d{9}$/.test(siren);
       if (wellFormed) {
-        if (siren <= previous)
-          throw outOfOrder(unitCursor.cursor.table.file, row.line, siren, previous, previousLine);
+        // A repeat follows its first (the import rejects it); a lower number breaks the join.
+        if (siren < previous)
+          throw outOfOrder(unitCursor.cursor.table.file, line, siren, previous, previousLine);
         previous = siren;
-        previousLine = row.line;
+        previousLine = line;
       }
       const headOffice =
         offices && wellFormed ? await offices.of(siren, unit.nicSiegeUniteLegale.trim()) : undefined;
-      yield sireneItem(unit, headOffice, { file: unitCursor.cursor.table.file, line: row.line }, mapped);
+      yield sireneItem(unit, headOffice, { file: unitCursor.cursor.table.file, line }, mapped);
     }
   } finally {
-    await unitCursor.cursor.close();
+    await unitCursor?.cursor.close();
     await officeCursor?.cursor.close();
+    if (scratch) await rm(scratch, { recursive: true, force: true });
   }
 }
 
 interface NamedCursor<R> {
   cursor: RowCursor;
   read(row: CsvRow): R;
+  /** The row's physical line in the file as published (a sorted copy keeps it in a column). */
+  line(row: CsvRow): number;
 }
 
+/**
+ * The file's rows in `siren` order: the file itself when a pass over its text finds it in that order
+ * (as INSEE publishes it), else a copy sorted in runs on disk in `folder()` (§11.5.10).
+ */
 async function cursorOf<const N extends string>(
   files: RegistryFiles,
   stem: string,
   columns: readonly N[],
+  folder: () => Promise<string>,
+  runs: SortedRunsOptions | undefined,
 ): Promise<NamedCursor<Record<N, string>>> {
   const csvs = files.names.filter((name) => /\.csv$/i.test(name));
   const file =
     csvs.find((name) => name.toLowerCase().startsWith(stem.toLowerCase())) ??
     (csvs.length === 1 ? csvs[0] : undefined);
   if (!file) throw new RegistryFileError(`${files.origin} holds no ${stem} CSV file`);
-  const csv = await readCsv(await files.open(file), file, ['siren']);
+  const ordered = (await firstColumnAscending(await files.open(file), SIREN_LENGTH))
+    ? files
+    : withCopies(
+        files,
+        new Map([
+          [file, await sortedCopy(files, file, 'siren', (siren) => siren.trim(), await folder(), runs)],
+        ]),
+      );
+  const csv = await readCsv(await ordered.open(file), file, ['siren']);
   const at = columns.map((column) => csv.header.indexOf(column));
+  const originalLine = csv.header.indexOf(ORIGINAL_LINE);
   return {
     cursor: new RowCursor(csv),
     read: (row) => {
@@ -267,8 +310,11 @@ async function cursorOf<const N extends string>(
       for (let i = 0; i < columns.length; i++) record[columns[i]!] = valueAt(row, at[i]!);
       return record;
     },
+    line: (row) => (originalLine < 0 ? row.line : Number(row.values[originalLine])),
   };
 }
+
+const SIREN_LENGTH = 9;
 
 /** The establishments, walked in `siren` order: of each unit's, the head office alone is kept. */
 class HeadOffices {
@@ -296,10 +342,11 @@ class HeadOffices {
         row = cursor.row!;
       }
       const key = valueAt(row, this.siren).trim();
+      const line = this.establishments.line(row);
       if (key < this.previous)
-        throw outOfOrder(cursor.table.file, row.line, key, this.previous, this.previousLine);
+        throw outOfOrder(cursor.table.file, line, key, this.previous, this.previousLine);
       this.previous = key;
-      this.previousLine = row.line;
+      this.previousLine = line;
       if (key > siren) break;
       cursor.next();
       if (key < siren) continue; // an establishment of a unit the units file does not hold

@@ -53,6 +53,12 @@ export interface RegistryUnit {
    * compares these, so that a new display language of the same seat is no move.
    */
   addressForms?: Array<Partial<Address>>;
+  /**
+   * (ext) The registry's sub-entities that belong to the unit (KBO: its establishments' numbers, as
+   * digits): the import keeps a link from each to the company, so that a later update naming only a
+   * sub-entity finds the unit it changes (§11.5.2).
+   */
+  links?: string[];
 }
 
 /** What a converter yields, in the file's order. */
@@ -70,3 +76,21 @@ export type RegistryItem =
     }
   /** Rejected (§11.5.5): an invalid company number or a missing name, reported `FILE line N: reason`. */
   | { kind: 'rejected'; reason: string; source: UnitSource };
+
+/**
+ * (ext) What a converter may ask of the stage it imports into, to apply a registry's later files
+ * exactly (§11.5.2): the rows kept with its companies, the links from sub-entities to them, and the
+ * companies it wrote. Implemented over the table by lib/import/registry-store.ts; a converter without
+ * one reads its files alone (a full extract, no stops).
+ */
+export interface StoredRegistry {
+  /** The registry rows kept with these companies of `country` (canonical numbers), as the converter gave them; absent: none kept. */
+  rowsOf(country: 'BE' | 'FR', companyNumbers: string[]): Promise<Map<string, unknown>>;
+  /** The companies (canonical numbers) these sub-entities (`links` of a unit) belong to; absent: unknown. */
+  linkedTo(source: string, entities: string[]): Promise<Map<string, string>>;
+  /**
+   * Every stored company of `country` that `source` wrote and that is not stopped, page by page, in no
+   * particular order (canonical numbers).
+   */
+  companiesOf(source: string, country: 'BE' | 'FR'): AsyncIterable<string[]>;
+}

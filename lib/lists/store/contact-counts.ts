@@ -24,6 +24,7 @@ import { cancellationReasons, dynamodb, isConditionFailed, send, tableName } fro
 import * as keys from '../../storage/keys';
 import { companyOfKey, CONTACTS_CHANGED_SHARDS, filterProfileOfKey, listOfKey } from '../../storage/keys';
 import {
+  companiesOf,
   CONFLICT_RETRIES,
   CONTACT_COUNTS,
   contactCountsOf,
@@ -83,13 +84,19 @@ export interface ListCounts {
   /** Flips in flight on the list (flip-intents.ts): its members and counters wait for them. */
   intent: Intent | null;
   members: Member[];
+  /** Its companies, every state (the sum of its counters). */
+  companies: number;
+  /** While an evaluation of a smart list runs: the companies it holds at least (smart-holds.ts). */
+  held: number | null;
+  /** A smart list's filters as its item stores them (JSON); null on a static list. */
+  filters: string | null;
 }
 
 /**
  * A list's member partition is read whole (one consistent Query, members only) instead of key by key
  * when it holds at most this many times the members wanted: a key costs DynamoDB a read unit (up to
- * 4 KB, consistent), a Query one per 4 KB of members (about 50 of 80 bytes), and DynamoDB Local about
- * 100 µs of CPU a key against about 40 µs an item queried (measured on the 2-core machine, loaded). Only the
+ * 4 KB, consistent), a Query one per 4 KB of members (about 50 of 80 bytes), and a key costs more
+ * CPU than an item queried (docs/benchmarks.md, "Why the code is shaped this way"). Only the
  * import's completion asks for it (`partitions`); a request reads its few companies by key.
  */
 const PARTITION_READ_FACTOR = 8;
@@ -109,7 +116,17 @@ export async function readListCounts(
     tableName(),
     lists.map((l) => keys.list(l.accountId, l.listId)),
     {
-      projection: ['pk', 'sk', CONTACT_COUNTS, REVISION, 'pending', INTENT, ...Object.values(COUNTER)],
+      projection: [
+        'pk',
+        'sk',
+        CONTACT_COUNTS,
+        REVISION,
+        'pending',
+        INTENT,
+        'held',
+        'filters',
+        ...Object.values(COUNTER),
+      ],
       consistent: true,
     },
   );
@@ -118,7 +135,7 @@ export async function readListCounts(
     const key = keys.list(l.accountId, l.listId);
     const item = byKey.get(`${key.pk}|${key.sk}`);
     if (!item) return [];
-    const size = Object.values(COUNTER).reduce((n, counter) => n + Number(item[counter] ?? 0), 0);
+    const size = companiesOf(item);
     return [{ ...l, item, whole: partitions && size <= PARTITION_READ_FACTOR * l.refs.length }];
   });
   const membersOf = new Map<string, Item[]>();
@@ -162,6 +179,9 @@ export async function readListCounts(
       pending: item['pending'] === true,
       intent: intentOf(item),
       members: (membersOf.get(pk!) ?? []).map((member) => toMember(member, contactCounts)),
+      companies: companiesOf(item),
+      held: item['held'] === undefined ? null : Number(item['held']),
+      filters: typeof item['filters'] === 'string' ? item['filters'] : null,
     };
   });
 }

@@ -163,6 +163,10 @@ export interface ClaimChanges {
   contactCounts: Record<string, number> | null;
   /** `updatedAt`, when the list's companies change. */
   now?: Date;
+  /** Only while the list's filters are these (JSON, as its item stores them). */
+  filters?: string;
+  /** The list's hold while an evaluation runs (smart-holds.ts), set by the claim. */
+  held?: number;
 }
 
 /**
@@ -170,28 +174,39 @@ export interface ClaimChanges {
  * conditional on the revision read (so the members read are the list's now) and on no other intent.
  * False when the condition failed (the list changed, or is gone).
  */
-export function claimIntent(
+export function claimIntent(owner: ListIntent, revision: number, changes: ClaimChanges): Promise<boolean> {
+  return conditionHolds(claimUpdate(owner, revision, changes));
+}
+
+/**
+ * The UpdateItem of a claim (`claimIntent`), for a caller that sends it in a transaction with the
+ * account's count of smart-list companies (smart-flips.ts). With `filters`, it holds only while the
+ * list's filters are still those (an evaluation of older filters writes nothing); with `held`, the
+ * list's hold is set to it (smart-holds.ts).
+ */
+export function claimUpdate(
   { accountId, listId, intent }: ListIntent,
   revision: number,
-  { counters = {}, contacts, contactCounts, now }: ClaimChanges,
-): Promise<boolean> {
+  { counters = {}, contacts, contactCounts, now, filters, held }: ClaimChanges,
+) {
   const { condition, values } = revisionCondition(revision);
   const moved = Object.entries(counters).filter(([, n]) => n !== 0);
   const sets = [
     `${INTENT} = :intent`,
     ...(now ? ['updatedAt = :now'] : []),
     ...(contactCounts ? [`${CONTACT_COUNTS} = :cc`] : []),
+    ...(held === undefined ? [] : ['held = :held']),
   ];
   const adds = [
     ...moved.map(([state], i) => `${COUNTER[state as MemberState]} :n${i}`),
     'nContacts :c',
     `${REVISION} :one`,
   ];
-  return conditionHolds({
+  return {
     TableName: tableName(),
     Key: keys.list(accountId, listId),
     UpdateExpression: `SET ${sets.join(', ')} ADD ${adds.join(', ')}`,
-    ConditionExpression: `${condition} AND ${NO_INTENT}`,
+    ConditionExpression: `${condition} AND ${NO_INTENT}${filters === undefined ? '' : ' AND filters = :filters'}`,
     ExpressionAttributeValues: {
       ...values,
       ':intent': storedIntent(intent),
@@ -200,8 +215,10 @@ export function claimIntent(
       ...Object.fromEntries(moved.map(([, n], i) => [`:n${i}`, n])),
       ...(now ? { ':now': now.toISOString() } : {}),
       ...(contactCounts ? { ':cc': contactCounts } : {}),
+      ...(filters === undefined ? {} : { ':filters': filters }),
+      ...(held === undefined ? {} : { ':held': held }),
     },
-  });
+  };
 }
 
 /**

@@ -15,8 +15,8 @@ import type { Item } from './model';
 export const MAX_LISTS_PER_ACCOUNT = 200;
 
 /**
- * Drawn ids lie in this range: far above the ids the former sequence handed out (and the demo's fixed
- * ones), and within 32 bits, which every client's integer holds.
+ * Drawn ids lie in this range: far above the small ids the demo data and older tables hold, and within
+ * 32 bits, which every client's integer holds.
  */
 export const DRAWN_LIST_IDS = { min: 100_000_000, max: 2_147_483_647 } as const;
 

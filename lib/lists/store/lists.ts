@@ -3,12 +3,20 @@
  * (and, for a new SMART list, its hidden first members and its reveal), changing its settings,
  * deleting it. Its members' items are left to the clean-up worker (clean-up.ts).
  */
-import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { AGAIN, batchPut, getItem, queryAll, retrying } from '../../storage/batch';
 import { cancellationReasons, dynamodb, send, tableName } from '../../storage/client';
 import * as keys from '../../storage/keys';
-import { ListLimitReached } from '../../errors';
-import type { Filters } from '../filters';
+import { ListLimitReached, SmartListLimitReached } from '../../errors';
+import {
+  accountHoldUpdate,
+  ensureSmartCount,
+  HELD,
+  heldOf,
+  holdOf,
+  maxSmartCompanies,
+  withHold,
+} from './smart-holds';
 import {
   drawListId,
   ensureListCount,
@@ -22,6 +30,7 @@ import {
   listItem,
   memberItem,
   orderItem,
+  companiesOf,
   toList,
   type Item,
   type MemberState,
@@ -70,13 +79,15 @@ const ABANDONED_AFTER_MS = 15 * 60_000;
  * the same transaction its id and name claimed (so of two creates with one name exactly one succeeds),
  * the account's count of lists moved (refused at MAX_LISTS_PER_ACCOUNT: ListLimitReached) and, for a
  * SMART list, its entry among the smart lists. With `pending` the list is invisible until `revealList`
- * (its first members are written first).
+ * (its first members are written first). `held`: the companies a SMART list's filters reach, taken from
+ * the account's bound in the same transaction (smart-holds.ts; SmartListLimitReached past it).
  */
 export async function createList(
   draft: ListDraft,
-  { pending = false, id }: { pending?: boolean; id?: number } = {},
+  { pending = false, id, held }: { pending?: boolean; id?: number; held?: number } = {},
 ): Promise<StoredList> {
   await ensureListCount(draft.accountId);
+  if (held !== undefined) await ensureSmartCount(draft.accountId);
   const list: StoredList = {
     ...draft,
     id: id ?? drawListId(),
@@ -90,25 +101,28 @@ export async function createList(
   const put = (Item: Item) => ({
     Put: { TableName: tableName(), Item, ConditionExpression: 'attribute_not_exists(pk)' },
   });
-  // Cancellation reasons come in this order: list, name, id claim, count, smart-list entry.
+  // Cancellation reasons come in this order: list, name, id claim, counts, smart-list entry.
   const write = () =>
     send(() =>
       dynamodb().send(
         new TransactWriteCommand({
           TransactItems: [
-            put(listItem(list)),
+            put({ ...listItem(list), ...(held === undefined ? {} : { [HELD]: held }) }),
             put(nameItem(list.accountId, nameKey, list.id)),
             put(listIdClaimItem(list.id)),
-            {
-              Update: {
-                TableName: tableName(),
-                Key: keys.listCount(list.accountId),
-                UpdateExpression: 'ADD #n :one',
-                ConditionExpression: '#n < :max',
-                ExpressionAttributeNames: { '#n': LIST_COUNT_ATTRIBUTE },
-                ExpressionAttributeValues: { ':one': 1, ':max': MAX_LISTS_PER_ACCOUNT },
+            counted(
+              {
+                Update: {
+                  TableName: tableName(),
+                  Key: keys.listCount(list.accountId),
+                  UpdateExpression: 'ADD #n :one',
+                  ConditionExpression: '#n < :max',
+                  ExpressionAttributeNames: { '#n': LIST_COUNT_ATTRIBUTE },
+                  ExpressionAttributeValues: { ':one': 1, ':max': MAX_LISTS_PER_ACCOUNT },
+                },
               },
-            },
+              held,
+            ),
             ...(list.type === 'SMART'
               ? [{ Put: { TableName: tableName(), Item: smartListItem(list) } }]
               : []),
@@ -128,7 +142,12 @@ export async function createList(
         if (attempt === 0 && (await releaseAbandonedName(list.accountId, nameKey))) return AGAIN;
         throw new NameTakenError();
       }
-      if (failed(3)) throw new ListLimitReached(MAX_LISTS_PER_ACCOUNT);
+      if (failed(3)) {
+        const count = await getItem(tableName(), keys.listCount(list.accountId), { consistent: true });
+        if (held === undefined || Number(count?.[LIST_COUNT_ATTRIBUTE] ?? 0) >= MAX_LISTS_PER_ACCOUNT)
+          throw new ListLimitReached(MAX_LISTS_PER_ACCOUNT);
+        throw new SmartListLimitReached(maxSmartCompanies());
+      }
       // Another list drew the same id (one chance in about two billion per list): draw again.
       if ((failed(0) || failed(2)) && id === undefined) {
         list.id = drawListId();
@@ -142,7 +161,7 @@ export async function createList(
 }
 
 /** A STATIC list with notifications enabled, filed where the import finds it (lib/events/derive.ts). */
-function watchedPut(list: StoredList) {
+export function watchedPut(list: StoredList) {
   return { Put: { TableName: tableName(), Item: watchedListItem(list.accountId, list.id) } };
 }
 
@@ -153,9 +172,17 @@ export function watchedListItem(accountId: string, listId: number) {
 
 /**
  * Makes a pending list visible, with the counters of the members written for it, and files it among
- * the smart lists the import follows — in one transaction.
+ * the smart lists the import follows — in one transaction. `settle`: its evaluation is complete, so
+ * its hold (smart-holds.ts) gives way to its companies in the same transaction.
  */
-export async function revealList(list: StoredList, counts: Record<MemberState, number>, contacts: number) {
+export async function revealList(
+  list: StoredList,
+  counts: Record<MemberState, number>,
+  contacts: number,
+  settle?: { held: number },
+) {
+  const companies = counts.NEW + counts.SAVED + counts.ARCHIVED;
+  const released = settle ? companies - settle.held : 0;
   await send(() =>
     dynamodb().send(
       new TransactWriteCommand({
@@ -164,8 +191,7 @@ export async function revealList(list: StoredList, counts: Record<MemberState, n
             Update: {
               TableName: tableName(),
               Key: keys.list(list.accountId, list.id),
-              UpdateExpression:
-                'SET nNew = :new, nSaved = :saved, nArchived = :archived, nContacts = :contacts REMOVE pending',
+              UpdateExpression: `SET nNew = :new, nSaved = :saved, nArchived = :archived, nContacts = :contacts REMOVE pending${settle ? `, ${HELD}` : ''}`,
               ConditionExpression: 'attribute_exists(pk)',
               ExpressionAttributeValues: {
                 ':new': counts.NEW,
@@ -176,6 +202,7 @@ export async function revealList(list: StoredList, counts: Record<MemberState, n
             },
           },
           ...(list.type === 'SMART' ? [{ Put: { TableName: tableName(), Item: smartListItem(list) } }] : []),
+          ...(released === 0 ? [] : [accountHoldUpdate(list.accountId, released)]),
         ],
       }),
     ),
@@ -226,11 +253,11 @@ async function releaseAbandonedName(accountId: string, nameKey: string): Promise
   return true;
 }
 
-function nameItem(accountId: string, nameKey: string, listId: number): Item {
+export function nameItem(accountId: string, nameKey: string, listId: number): Item {
   return { ...keys.listName(accountId, nameKey), entity: 'ListName', listId };
 }
 
-function smartListItem(list: StoredList): Item {
+export function smartListItem(list: StoredList): Item {
   return {
     ...keys.smartList(list.accountId, list.id),
     entity: 'SmartList',
@@ -238,81 +265,20 @@ function smartListItem(list: StoredList): Item {
   };
 }
 
-export interface ListChanges {
-  name?: string;
-  columns?: string[];
-  shared?: boolean;
-  notificationsEnabled?: boolean;
-  filters?: Filters;
-}
+/** The account's count item's update, its count of smart-list companies moved by `delta` too (if given). */
+const counted = <T extends Parameters<typeof withHold>[0]>(update: T, delta: number | undefined) =>
+  delta === undefined ? update : withHold(update, delta);
 
-/**
- * Changes a list's settings in one transaction, conditional on the list being as read (`list`): a
- * rename moves its name claim (409 when the new name is taken), new filters move its smart-list
- * entry. Returns the list as changed; ListChangedError when it changed or went meanwhile.
- */
-export async function updateList(list: StoredList, changes: ListChanges, now: Date): Promise<StoredList> {
-  const next: StoredList = { ...list, ...changes, updatedAt: now.toISOString() };
-  const sets = ['#updatedAt = :now'];
-  const values: Item = { ':now': next.updatedAt, ':was': list.updatedAt };
-  const names: Record<string, string> = { '#updatedAt': 'updatedAt' };
-  const field = (name: string, value: unknown) => {
-    names[`#${name}`] = name;
-    values[`:${name}`] = value;
-    sets.push(`#${name} = :${name}`);
-  };
-  if (changes.name !== undefined) field('name', next.name);
-  if (changes.columns !== undefined) field('columns', next.columns);
-  if (changes.shared !== undefined) field('shared', next.shared);
-  if (changes.notificationsEnabled !== undefined) field('notificationsEnabled', next.notificationsEnabled);
-  if (changes.filters !== undefined) field('filters', JSON.stringify(next.filters));
-  const oldKey = nameKeyOf(list.name);
-  const newKey = nameKeyOf(next.name);
-  const renamed = oldKey !== newKey;
-  const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [
-    {
-      Update: {
-        TableName: tableName(),
-        Key: keys.list(list.accountId, list.id),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk) AND #updatedAt = :was',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      },
-    },
-    ...(renamed
-      ? [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: nameItem(list.accountId, newKey, list.id),
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          { Delete: { TableName: tableName(), Key: keys.listName(list.accountId, oldKey) } },
-        ]
-      : []),
-    ...(changes.filters !== undefined && list.type === 'SMART'
-      ? [{ Put: { TableName: tableName(), Item: smartListItem(next) } }]
-      : []),
-    // The import's index of watched lists (§12) follows the flag.
-    ...(changes.notificationsEnabled !== undefined && list.type === 'STATIC'
-      ? [
-          changes.notificationsEnabled
-            ? watchedPut(next)
-            : { Delete: { TableName: tableName(), Key: keys.watchedList(list.accountId, list.id) } },
-        ]
-      : []),
-  ];
-  try {
-    await send(() => dynamodb().send(new TransactWriteCommand({ TransactItems: items })));
-  } catch (error) {
-    const reasons = cancellationReasons(error);
-    if (!reasons) throw error;
-    if (renamed && reasons[1] === 'ConditionalCheckFailed') throw new NameTakenError();
-    throw new ListChangedError();
-  }
-  return next;
+/** A smart list's item as stored now (counters, hold), and what it holds of its account's bound. */
+async function holdingOf(list: StoredList) {
+  await ensureSmartCount(list.accountId);
+  const item = await getItem(tableName(), keys.list(list.accountId, list.id), {
+    consistent: true,
+    projection: ['nNew', 'nSaved', 'nArchived', HELD],
+  });
+  if (!item) return null;
+  const held = heldOf(item);
+  return { item, held, hold: holdOf(companiesOf(item), held) };
 }
 
 /**
@@ -324,6 +290,19 @@ export async function updateList(list: StoredList, changes: ListChanges, now: Da
 export async function deleteList(list: StoredList, createdBy?: string): Promise<void> {
   // A list older than the account's count is counted before the count moves down.
   await ensureListCount(list.accountId);
+  // A smart list gives back what it holds of its account's bound, as read: the delete is conditional
+  // on the list's counters and hold being still those.
+  const holding = list.type === 'SMART' ? await holdingOf(list) : null;
+  const asRead = holding && {
+    condition: ` AND nNew = :new AND nSaved = :saved AND nArchived = :archived AND ${holding.held === null ? `attribute_not_exists(${HELD})` : `${HELD} = :held`}`,
+    values: {
+      ':new': holding.item['nNew'] ?? 0,
+      ':saved': holding.item['nSaved'] ?? 0,
+      ':archived': holding.item['nArchived'] ?? 0,
+      ...(holding.held === null ? {} : { ':held': holding.held }),
+    },
+  };
+  const me = createdBy === undefined ? {} : { ':me': createdBy };
   try {
     await send(() =>
       dynamodb().send(
@@ -333,11 +312,10 @@ export async function deleteList(list: StoredList, createdBy?: string): Promise<
               Delete: {
                 TableName: tableName(),
                 Key: keys.list(list.accountId, list.id),
-                ConditionExpression:
-                  createdBy === undefined
-                    ? 'attribute_exists(pk)'
-                    : 'attribute_exists(pk) AND createdBy = :me',
-                ...(createdBy === undefined ? {} : { ExpressionAttributeValues: { ':me': createdBy } }),
+                ConditionExpression: `attribute_exists(pk)${createdBy === undefined ? '' : ' AND createdBy = :me'}${asRead?.condition ?? ''}`,
+                ...(createdBy === undefined && !asRead
+                  ? {}
+                  : { ExpressionAttributeValues: { ...me, ...asRead?.values } }),
               },
             },
             {
@@ -357,15 +335,18 @@ export async function deleteList(list: StoredList, createdBy?: string): Promise<
               },
             },
             // The account may have one more list again. Its id stays claimed: ids are never reused.
-            {
-              Update: {
-                TableName: tableName(),
-                Key: keys.listCount(list.accountId),
-                UpdateExpression: 'ADD #n :minusOne',
-                ExpressionAttributeNames: { '#n': LIST_COUNT_ATTRIBUTE },
-                ExpressionAttributeValues: { ':minusOne': -1 },
+            counted(
+              {
+                Update: {
+                  TableName: tableName(),
+                  Key: keys.listCount(list.accountId),
+                  UpdateExpression: 'ADD #n :minusOne',
+                  ExpressionAttributeNames: { '#n': LIST_COUNT_ATTRIBUTE },
+                  ExpressionAttributeValues: { ':minusOne': -1 },
+                },
               },
-            },
+              holding ? -holding.hold : undefined,
+            ),
           ],
         }),
       ),

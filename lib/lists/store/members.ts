@@ -11,9 +11,10 @@
  * the chunks it committed; counted exactly, and a retry adds the rest.
  */
 import { companyKey, type CompanyRef } from '../../companies/identifiers';
-import { AGAIN, batchGet, chunk, projection, queryAll, retrying } from '../../storage/batch';
+import { AGAIN, batchGet, chunk, projection, queryAll, queryPage, retrying } from '../../storage/batch';
 import { cancellationReasons, tableName } from '../../storage/client';
 import * as keys from '../../storage/keys';
+import { companyOfKey } from '../../storage/keys';
 import { sendTransaction } from '../../storage/transactions';
 import { membersEntering, newMembersLeaving } from './member-writes';
 import { listWithIntent, refusedMembers } from './moves';
@@ -24,6 +25,7 @@ import {
   ListChangedError,
   MEMBER_ATTRIBUTES,
   toMember,
+  type Item,
   type ListType,
   type Member,
   type MemberState,
@@ -195,4 +197,27 @@ export async function removeNewMembers(
     }, CONFLICT_RETRIES);
   }
   return left;
+}
+
+/**
+ * The list's NEW members after `from` (a key of its NEW order partition; absent: from the first), at
+ * most `limit`, in the list's order: what one turn of the smart-list worker checks for leaving. `next`
+ * is where the following read starts; absent after the last.
+ */
+export async function readNewMembersFrom(
+  accountId: string,
+  listId: number,
+  from: Item | undefined,
+  limit: number,
+): Promise<{ refs: CompanyRef[]; next?: Item }> {
+  const page = await queryPage({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.listOrderPartition(accountId, listId, 'NEW') },
+    ProjectionExpression: 'pk, sk',
+    Limit: limit,
+    ...(from ? { ExclusiveStartKey: from } : {}),
+  });
+  const refs = page.items.map((item) => companyOfKey(item['sk'] as string));
+  return page.lastKey ? { refs, next: page.lastKey } : { refs };
 }

@@ -73,6 +73,9 @@ export interface OrderEntry {
 export type Item = Record<string, unknown>;
 export const GSI1 = tableDefinition.indexes[0];
 export const COUNTER: Record<MemberState, string> = { NEW: 'nNew', SAVED: 'nSaved', ARCHIVED: 'nArchived' };
+/** Companies a list item counts, every state (the sum of its counters). */
+export const companiesOf = (item: Item): number =>
+  Object.values(COUNTER).reduce((n, counter) => n + Number(item[counter] ?? 0), 0);
 /** Transactions on one list conflict on its item while others write it: retried this often, with jitter. */
 export const CONFLICT_RETRIES = { maxAttempts: 12, baseMs: 20, maxMs: 800 };
 

@@ -3,10 +3,10 @@
  * countries read back for evaluating a smart list's filters.
  */
 import type { CompanyRef, Country } from '../../companies/identifiers';
-import { queryAll } from '../../storage/batch';
+import { batchGet, queryAll, queryPage } from '../../storage/batch';
 import { tableName } from '../../storage/client';
 import * as keys from '../../storage/keys';
-import { FILTER_PROFILE_SHARDS } from '../../storage/keys';
+import { FILTER_PROFILE_SHARDS, filterProfileOfKey } from '../../storage/keys';
 import type { Item } from './model';
 
 /** The item that holds a company's filter profile (written by the import's derivation, batched). */
@@ -20,11 +20,19 @@ export interface StoredProfile {
   contacts: number;
 }
 
-/** Every company's filter profile in these countries: one Query per shard, all in parallel. */
-export async function getFilterProfiles(countries: readonly Country[]): Promise<StoredProfile[]> {
-  const shards = countries.flatMap((country) =>
+/** The partitions of these countries' filter profiles, in the order they are read (and resumed). */
+export function profileShards(countries: readonly Country[]): { country: Country; shard: number }[] {
+  return countries.flatMap((country) =>
     Array.from({ length: FILTER_PROFILE_SHARDS }, (_, shard) => ({ country, shard })),
   );
+}
+
+/**
+ * Every company's filter profile in these countries: one Query per shard, all in parallel; answered
+ * in `profileShards` order, each shard in key order.
+ */
+export async function getFilterProfiles(countries: readonly Country[]): Promise<StoredProfile[]> {
+  const shards = profileShards(countries);
   const pages = await Promise.all(
     shards.map(async ({ country, shard }) =>
       (
@@ -43,3 +51,46 @@ export async function getFilterProfiles(countries: readonly Country[]): Promise<
   );
   return pages.flat();
 }
+
+/**
+ * The next profiles of these countries from `from` (a shard of `profileShards` and the last key read
+ * there), at most `limit`, shard after shard: what one turn of the smart-list worker reads. `next` is
+ * where the following read starts; absent when every shard has been read.
+ */
+export async function readProfilesFrom(
+  countries: readonly Country[],
+  from: { shard: number; key?: Item },
+  limit: number,
+): Promise<{ profiles: StoredProfile[]; next?: { shard: number; key?: Item } }> {
+  const shards = profileShards(countries);
+  const profiles: StoredProfile[] = [];
+  let at: { shard: number; key?: Item } | undefined = from;
+  while (at && at.shard < shards.length && profiles.length < limit) {
+    const { country, shard } = shards[at.shard]!;
+    const page = await queryPage({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.filterProfiles(country, shard) },
+      ProjectionExpression: 'pk, sk, p, c',
+      Limit: limit - profiles.length,
+      ...(at.key ? { ExclusiveStartKey: at.key } : {}),
+    });
+    profiles.push(...page.items.map((item) => storedProfile(country, item)));
+    at = page.lastKey ? { shard: at.shard, key: page.lastKey } : { shard: at.shard + 1 };
+  }
+  return at && at.shard < shards.length ? { profiles, next: at } : { profiles };
+}
+
+/** These companies' filter profiles, by key (absent: the company has none). */
+export async function getProfilesOf(refs: CompanyRef[]): Promise<StoredProfile[]> {
+  const items = await batchGet(tableName(), refs.map(keys.filterProfile), {
+    projection: ['pk', 'sk', 'p', 'c'],
+  });
+  return items.map((item) => storedProfile(filterProfileOfKey(item as keys.Key).country, item));
+}
+
+const storedProfile = (country: Country, item: Item): StoredProfile => ({
+  ref: { country, companyNumber: item['sk'] as string },
+  packed: item['p'] as string,
+  contacts: Number(item['c'] ?? 0),
+});

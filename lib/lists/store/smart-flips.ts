@@ -4,8 +4,8 @@
  *
  * Cost of one flip (flip-intents.ts has the protocol): its member and order item, put or deleted in
  * BatchWriteItem requests of 25 items across lists (2 items, 0.08 requests), after one consistent read
- * of its member (a key of a BatchGetItem of 100 across lists: reading small lists whole by a Query, as
- * the contact counts do, cost DynamoDB Local more CPU here, measured). Per list per evaluation, whatever its number of flips up to
+ * of its member (a key of a BatchGetItem of 100 across lists, rather than a Query of each small list
+ * whole: flips touch few members of many lists). Per list per evaluation, whatever its number of flips up to
  * FLIPS_PER_CLAIM: its item read once, one UpdateItem that moves its counters and claims the flips,
  * one that releases them. No transaction.
  */
@@ -18,8 +18,11 @@ import * as keys from '../../storage/keys';
 import { companyOfKey, listOfKey, SMART_FLIP_SHARDS } from '../../storage/keys';
 import type { Filters } from '../filters';
 import { readListCounts, type ListCounts } from './contact-counts';
+import { sendTransaction } from '../../storage/transactions';
+import { cancellationReasons } from '../../storage/client';
 import {
   claimIntent,
+  claimUpdate,
   completeIntents,
   LEASE_MS,
   newIntent,
@@ -28,6 +31,13 @@ import {
   type ListIntent,
 } from './flip-intents';
 import { CONFLICT_RETRIES, type Item, type Member, type NewMember } from './model';
+import {
+  accountHoldUpdate,
+  ensureSmartCount,
+  holdOf,
+  maxSmartCompanies,
+  smartCompaniesOf,
+} from './smart-holds';
 
 /** Flips of one list in one claim: its intent (about 30 bytes a flip) keeps the list item small. */
 const FLIPS_PER_CLAIM = 500;
@@ -45,6 +55,11 @@ export interface FlipTarget {
   listId: number;
   entering: NewMember[];
   stopping: CompanyRef[];
+  /**
+   * The filters (JSON, as the list item stores them) the flips were evaluated against: a list whose
+   * filters changed since is left alone (the newer filters' evaluation decides). Absent: any.
+   */
+  filters?: string;
 }
 
 /**
@@ -52,11 +67,15 @@ export interface FlipTarget {
  * are in it already (in any state), and those of `stopping` that are NEW leave (SAVED and ARCHIVED
  * ones stay). In rounds: the lists and their companies' members are read (consistent, list items
  * first); each list with flips is claimed (flip-intents.ts: counters moved once, conditional on the
- * revision read); the claimed flips of every list are written together in BatchWriteItem requests;
- * each list is released. A list whose revision moved meanwhile (a user's move, a contact count,
- * another import) is read again in the next round, after a backoff: what is there now decides, so
- * applying the same flips again (a resumed import) changes nothing. A list met with another
- * writer's intent waits for it (taking it over past its lease); a list gone is skipped.
+ * revision read), a smart list's claim moving its account's count of smart-list companies in the same
+ * transaction (smart-holds.ts: the lists of one account are claimed one after the other, so they do not
+ * conflict on that count); the claimed flips of every list are written together in BatchWriteItem
+ * requests; each list is released. A list whose revision moved meanwhile (a user's move, a contact
+ * count, another import) is read again in the next round, after a backoff: what is there now decides,
+ * so applying the same flips again (a resumed import) changes nothing. A list met with another
+ * writer's intent waits for it (taking it over past its lease); a list gone is skipped. Where the
+ * account's bound leaves room for fewer companies than enter, only that many enter (the rest are left
+ * out, and logged).
  */
 export async function flipLists(targets: FlipTarget[], now: Date): Promise<Flipped> {
   const result: Flipped = { entered: 0, left: 0 };
@@ -81,8 +100,11 @@ export async function flipLists(targets: FlipTarget[], now: Date): Promise<Flipp
     const again: FlipTarget[] = [];
     let waiting = false;
     let conflict = false;
-    await forEachLimited(lists, LISTS_IN_FLIGHT, async (list) => {
+    const byAccount = new Map<string, ListCounts[]>();
+    for (const list of lists) byAccount.set(list.accountId, [...(byAccount.get(list.accountId) ?? []), list]);
+    const claimOne = async (list: ListCounts) => {
       const target = byKey.get(`${list.accountId}#${list.listId}`)!;
+      if (target.filters !== undefined && list.filters !== target.filters) return;
       if (list.intent) {
         await settleExpired(list.accountId, list.listId, list.intent);
         waiting = true;
@@ -99,14 +121,25 @@ export async function flipLists(targets: FlipTarget[], now: Date): Promise<Flipp
       const enter = entering.slice(0, FLIPS_PER_CLAIM);
       const leave = leaving.slice(0, FLIPS_PER_CLAIM - enter.length);
       const intent = newIntent(now.getTime(), enter, leave);
-      if (await claim(list, intent, leave, now)) {
+      const outcome = await claim(list, intent, leave, now, target.filters);
+      if (outcome === 'claimed') {
         claimed.push({ accountId: list.accountId, listId: list.listId, intent });
         // More than one claim holds: the rest in the next round (read again, without waiting).
         if (enter.length + leave.length < entering.length + leaving.length) again.push(target);
-      } else {
-        conflict = true;
-        again.push(target);
+        return;
       }
+      if (outcome === 'full') {
+        // An account whose smart lists predate the count has them summed first (then there may be room).
+        await ensureSmartCount(list.accountId);
+        const room = await roomFor(list, leave.length);
+        logLeftOut(list, entering.length - room);
+        target.entering = entering.slice(0, room);
+      }
+      conflict = true;
+      again.push(target);
+    };
+    await forEachLimited([...byAccount.values()], LISTS_IN_FLIGHT, async (accountLists) => {
+      for (const list of accountLists) await claimOne(list);
     });
     for (const { intent } of await completeIntents(claimed)) {
       result.entered += intent.entering.length;
@@ -137,9 +170,17 @@ export function flipMembers(
 
 /**
  * The claim of a list's flips (flip-intents.ts): NEW and `nContacts` move by them; members leaving
- * take their `cc` entries along (the map read, without them, is written back whole).
+ * take their `cc` entries along (the map read, without them, is written back whole). A smart list's
+ * claim moves its account's count of smart-list companies by what its hold changes, in the same
+ * transaction (`full`: the bound leaves no room for that).
  */
-function claim(list: ListCounts, intent: Intent, leaving: Member[], now: Date): Promise<boolean> {
+async function claim(
+  list: ListCounts,
+  intent: Intent,
+  leaving: Member[],
+  now: Date,
+  filters: string | undefined,
+): Promise<'claimed' | 'changed' | 'full'> {
   const contacts =
     intent.entering.reduce((n, m) => n + m.contacts, 0) - leaving.reduce((n, m) => n + m.contacts, 0);
   const mapped = new Set(leaving.filter((m) => m.mapped).map((m) => companyKey(m.ref)));
@@ -147,12 +188,53 @@ function claim(list: ListCounts, intent: Intent, leaving: Member[], now: Date): 
     mapped.size > 0
       ? Object.fromEntries(Object.entries(list.contactCounts).filter(([key]) => !mapped.has(key)))
       : null;
-  return claimIntent({ accountId: list.accountId, listId: list.listId, intent }, list.revision, {
+  const companies = list.companies + intent.entering.length - leaving.length;
+  const held = list.held === null ? undefined : Math.max(list.held, companies);
+  const owner = { accountId: list.accountId, listId: list.listId, intent };
+  const changes = {
     counters: { NEW: intent.entering.length - leaving.length },
     contacts,
     contactCounts,
     now,
-  });
+    ...(filters === undefined ? {} : { filters }),
+    ...(held === undefined ? {} : { held }),
+  };
+  const delta =
+    list.filters === null ? 0 : holdOf(companies, held ?? null) - holdOf(list.companies, list.held);
+  if (delta === 0) return (await claimIntent(owner, list.revision, changes)) ? 'claimed' : 'changed';
+  try {
+    await sendTransaction([
+      { Update: claimUpdate(owner, list.revision, changes) },
+      accountHoldUpdate(list.accountId, delta),
+    ]);
+    return 'claimed';
+  } catch (error) {
+    const reasons = cancellationReasons(error);
+    if (!reasons) throw error;
+    return reasons[0] !== 'ConditionalCheckFailed' && reasons[1] === 'ConditionalCheckFailed'
+      ? 'full'
+      : 'changed';
+  }
+}
+
+/** How many companies may enter the list within its account's bound, `leaving` taken out with them. */
+async function roomFor(list: ListCounts, leaving: number): Promise<number> {
+  const room = maxSmartCompanies() - (await smartCompaniesOf(list.accountId));
+  return Math.max(0, room + holdOf(list.companies, list.held) - list.companies + leaving);
+}
+
+function logLeftOut(list: ListCounts, leftOut: number): void {
+  if (leftOut <= 0) return;
+  console.warn(
+    JSON.stringify({
+      level: 'WARN',
+      message: "smart-list companies left out: the account's smart lists are at their bound",
+      accountId: list.accountId,
+      listId: list.listId,
+      leftOut,
+      bound: maxSmartCompanies(),
+    }),
+  );
 }
 
 /** A changed company entering or leaving a smart list, as the import's derivation found it. */

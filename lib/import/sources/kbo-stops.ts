@@ -1,0 +1,47 @@
+/**
+ * The enterprises a KBO full extract no longer holds (contract §11.5.2): every company the stage holds
+ * from KBO, not stopped, whose number the extract's `enterprise.csv` does not list, is stopped on the
+ * extract's `SnapshotDate` and keeps its last fields. Neither side is held: the extract's numbers come in
+ * ascending order (as the join read them), the stage's are sorted in runs on disk (§11.5.10), and the
+ * two are merged.
+ */
+import type { KboMeta } from './kbo-tables';
+import { KBO_SOURCE } from './kbo-changes';
+import { KBO_OWNS } from './kbo-unit';
+import { SortedRuns, type Spool, type SortedRunsOptions } from './sorted-runs';
+import type { RegistryItem, StoredRegistry } from './unit';
+
+/** A stop (`stoppedOn` alone, the extract's `SnapshotDate`) for each stored enterprise `held` (the extract's numbers, ascending) lacks. */
+export async function* stoppedEnterprises(
+  held: Spool<string>,
+  stored: StoredRegistry,
+  meta: KboMeta,
+  file: string,
+  runs: SortedRunsOptions | undefined,
+): AsyncGenerator<RegistryItem> {
+  const known = new SortedRuns<0>(runs);
+  try {
+    for await (const page of stored.companiesOf(KBO_SOURCE, 'BE'))
+      for (const number of page) await known.add(number, 0);
+    const numbers = held.read()[Symbol.asyncIterator]();
+    let next = await numbers.next();
+    for await (const [number] of known.sorted()) {
+      while (!next.done && next.value < number) next = await numbers.next();
+      if (!next.done && next.value === number) continue;
+      yield {
+        kind: 'unit',
+        unit: {
+          // No line of the extract names it: the file it is missing from does.
+          source: { file, line: 0 },
+          country: 'BE',
+          companyNumber: number,
+          owns: KBO_OWNS.filter((field) => field === 'stoppedOn'),
+          fields: { stoppedOn: meta.snapshotDate },
+          dropped: 0,
+        },
+      };
+    }
+  } finally {
+    await Promise.all([known.discard(), held.discard()]);
+  }
+}

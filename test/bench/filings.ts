@@ -1,0 +1,256 @@
+/**
+ * `npm run bench:filings`: filing conversion alone (read, map, score, and the import's grouping of a
+ * company's filings in sorted runs on disk; no DynamoDB) on generated files, CBSO filing folders and
+ * French ratios files, at several sizes, each converted in a child process of its own so that its peak
+ * memory (RSS) is its own: flat memory shows as the same peak at every size. Filings per second by wall
+ * time and by the process's CPU time (what one core does, whatever else the machine runs). Figures
+ * only; it exits 0.
+ *
+ *   npm run bench:filings                         20,000 and 100,000 filings of each format
+ *   npm run bench:filings -- --sizes 10000,400000
+ *   npm run bench:filings -- --import 3000       the import itself on DynamoDB Local (see importRun)
+ */
+import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { once } from 'node:events';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { companyKey } from '../../lib/companies/identifiers';
+import { FILING_RUN_SIZE, type Filing } from '../../lib/filings/filing';
+import { FILING_SOURCES, type FilingFormat } from '../../lib/filings/sources';
+import { SortedRuns } from '../../lib/import/sources/sorted-runs';
+
+interface Measure {
+  filings: number;
+  seconds: number;
+  cpuSeconds: number;
+  maxRssMb: number;
+}
+
+/** A valid Belgian enterprise number (mod 97) for the n-th company. */
+function belgianNumber(n: number): string {
+  const base = 1_000_000 + (n % 8_999_999);
+  return `0${base}${String(97 - (base % 97)).padStart(2, '0')}`;
+}
+
+/** A valid SIREN (Luhn) for the n-th company. */
+function siren(n: number): string {
+  const base = String(300_000_000 + (n % 600_000_000)).slice(0, 8);
+  for (let d = 0; d < 10; d++) {
+    const digits = `${base}${d}`;
+    let sum = 0;
+    for (let i = 0; i < 9; i++) {
+      let x = Number(digits[8 - i]);
+      if (i % 2 === 1) x = x * 2 > 9 ? x * 2 - 9 : x * 2;
+      sum += x;
+    }
+    if (sum % 10 === 0) return digits;
+  }
+  throw new Error('no Luhn digit');
+}
+
+/** `count` CBSO filings, a company's three years apart in the folder (as a day's batch has them). */
+async function writeCbso(dir: string, count: number): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  for (let i = 0; i < count; i++) {
+    const company = Math.floor(i / 3);
+    const year = 2021 + (i % 3);
+    const ref = `${year + 1}-${String(i).padStart(8, '0')}`;
+    const scale = 1 + (i % 97) / 10;
+    const value = (x: number) => (x * scale).toFixed(2);
+    const rubrics = Object.entries({
+      '9900': 640_000,
+      '9901': 70_000,
+      '630': 25_000,
+      '9904': 48_000,
+      '20/58': 820_000,
+      '29/58': 500_000,
+      '3': 90_000,
+      '54/58': 120_000,
+      '10/15': 310_000,
+      '13': 18_600,
+      '14': 240_000,
+      '17': 150_000,
+      '42/48': 330_000,
+      '43': 40_000,
+      '44': 180_000,
+      '9087': 7.8,
+    }).flatMap(([Code, x]) => [
+      { Code, Period: 'N', Value: value(x) },
+      { Code, Period: 'NM1', Value: value(x * 0.9) },
+    ]);
+    await writeFile(
+      path.join(dir, `${ref}.reference.json`),
+      JSON.stringify({
+        ReferenceNumber: ref,
+        DepositDate: `${year + 1}-06-30`,
+        ExerciseDates: { startDate: `${year}-01-01`, endDate: `${year}-12-31` },
+        ModelType: 'm02-f',
+        EnterpriseNumber: belgianNumber(company * 7919),
+      }),
+    );
+    await writeFile(path.join(dir, `${ref}.accountingData.json`), JSON.stringify({ Rubrics: rubrics }));
+  }
+}
+
+const RATIOS_HEADER =
+  'siren;date_cloture_exercice;chiffre_d_affaires;marge_brute;ebe;ebit;resultat_net;taux_d_endettement;ratio_de_liquidite;ratio_de_vetuste;autonomie_financiere;poids_bfr_exploitation_sur_ca;couverture_des_interets;caf_sur_ca;capacite_de_remboursement;marge_ebe;resultat_courant_avant_impots_sur_ca;poids_bfr_exploitation_sur_ca_jours;rotation_des_stocks_jours;credit_clients_jours;credit_fournisseurs_jours;type_bilan;confidentiality';
+
+/** A ratios file of `count` rows, in no company order (as the published file). */
+async function writeRatios(file: string, count: number): Promise<void> {
+  const out = createWriteStream(file);
+  let chunk = `\uFEFF${RATIOS_HEADER}\n`;
+  for (let i = 0; i < count; i++) {
+    const company = (i * 7919) % Math.max(1, Math.floor(count / 3));
+    const ca = 100_000 + (i % 1000) * 1000;
+    chunk +=
+      `${siren(company)};${2021 + (i % 3)}-12-31;${ca};${ca * 0.4};${ca * 0.12};${ca * 0.09};${ca * 0.05};` +
+      `45.120;${90 + (i % 80)}.500;60.200;${(i % 60) - 5}.400;12.100;3.200;9.800;2.100;12.500;${(i % 20) - 6}.900;` +
+      `44.000;30.500;61.000;55.000;${'KCS'[i % 3]};Public\n`;
+    if (chunk.length > 1 << 16) {
+      if (!out.write(chunk)) await once(out, 'drain');
+      chunk = '';
+    }
+  }
+  out.end(chunk);
+  await once(out, 'close');
+}
+
+/** Converts the files and groups the filings by company as the import does; time and peak memory. */
+async function measure(format: FilingFormat, target: string): Promise<Measure> {
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  const runs = new SortedRuns<Filing>({ runSize: FILING_RUN_SIZE });
+  let filings = 0;
+  for await (const item of FILING_SOURCES[format](target)) {
+    if (item.kind !== 'filing') continue;
+    filings++;
+    await runs.add(companyKey(item.filing), item.filing);
+  }
+  let grouped = 0;
+  for await (const [, filing] of runs.sorted()) if (filing) grouped++;
+  if (grouped !== filings) throw new Error(`grouped ${grouped} of ${filings} filings`);
+  const used = process.cpuUsage(cpu);
+  return {
+    filings,
+    seconds: (performance.now() - started) / 1000,
+    cpuSeconds: (used.user + used.system) / 1e6,
+    maxRssMb: process.resourceUsage().maxRSS / 1024,
+  };
+}
+
+function measureInChild(format: FilingFormat, target: string): Promise<Measure> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...process.execArgv, __filename, 'measure', format, target], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0
+        ? resolve(JSON.parse(out) as Measure)
+        : reject(new Error(`measure ${format} exited ${code}`)),
+    );
+  });
+}
+
+/**
+ * `--import N`: N CBSO filings (three years of N / 3 companies) through `npm run import -- --format
+ * cbso` into DynamoDB Local, after their companies (JSON Lines), then the same folder again; the
+ * command's own summary and cost lines for each.
+ */
+async function importRun(count: number): Promise<void> {
+  process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
+  const scratch = await mkdtemp(path.join(os.tmpdir(), 'filings-import-bench-'));
+  const { ensureTable } = await import('../../infra/local/dynamodb');
+  const { benchDynamoDb } = await import('./local-dynamodb');
+  const { runCli, usageReporter } = await import('./cli-runs');
+  const { endpoint, stop } = await benchDynamoDb({ log: console.error });
+  try {
+    const table = `filings-bench-${Date.now()}`;
+    await ensureTable(endpoint, table);
+    const usage = usageReporter(scratch);
+    const companies = path.join(scratch, 'companies.jsonl');
+    const lines = Array.from({ length: Math.ceil(count / 3) }, (_, c) =>
+      JSON.stringify({ country: 'BE', companyNumber: belgianNumber(c * 7919), name: `Bench Company ${c}` }),
+    );
+    await writeFile(companies, `${lines.join('\n')}\n`);
+    const folder = path.join(scratch, 'cbso');
+    await writeCbso(folder, count);
+    const options = { endpoint, usage };
+    console.error(`importing ${lines.length} companies`);
+    await runCli('import', [companies, '--table', table, '--as-of', '2025-01-01'], options);
+    // What DynamoDB Local alone writes (after the companies' import warmed it up): the import's ceiling.
+    const { companiesPerSecondCeiling, importWriteSplit, measureWriteFloor } = await import('./write-floor');
+    console.error('measuring what DynamoDB Local itself can write (the floor)');
+    const floor = await measureWriteFloor(endpoint);
+    for (const label of ['filings', 'again']) {
+      console.error(`importing ${count} filings (${label})`);
+      const run = await runCli('import', ['--format', 'cbso', folder, '--table', table], options);
+      const rate = Number(/\((\d+) companies\/s\)/.exec(run.stdout)?.[1] ?? 0);
+      const writes = /^writes: .*$/m.exec(run.stdout)?.[0] ?? '';
+      const ceiling = companiesPerSecondCeiling(floor, importWriteSplit(writes));
+      if (Number.isFinite(ceiling))
+        console.log(
+          `ceiling: ${Math.round(ceiling)} filings/s from the items written; ${Math.round((100 * rate) / ceiling)} % of it`,
+        );
+      console.log(
+        `${label}: ${count} filings in ${run.wallSeconds.toFixed(1)} s wall, ${run.cpuSeconds.toFixed(1)} s CPU, peak ${run.maxRssMb.toFixed(0)} MB, load ${os.loadavg()[0]!.toFixed(1)}`,
+      );
+      console.log(run.stdout.trim());
+    }
+  } finally {
+    stop();
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  if (process.argv[2] === 'measure') {
+    const format = process.argv[3] as FilingFormat;
+    process.stdout.write(JSON.stringify(await measure(format, process.argv[4]!)));
+    return;
+  }
+  const { values } = parseArgs({
+    options: { sizes: { type: 'string', default: '20000,100000' }, import: { type: 'string' } },
+  });
+  if (values.import !== undefined) return importRun(Number(values.import));
+  const sizes = values.sizes.split(',').map(Number);
+  const scratch = await mkdtemp(path.join(os.tmpdir(), 'filings-bench-'));
+  try {
+    console.log(
+      'format        filings   wall s  filings/s (wall)  CPU s  filings/s (CPU)  peak RSS MB  load',
+    );
+    for (const size of sizes) {
+      for (const format of ['cbso', 'inpi-ratios'] as const) {
+        const target = path.join(scratch, format === 'cbso' ? `cbso-${size}` : `ratios-${size}.csv`);
+        if (format === 'cbso') await writeCbso(target, size);
+        else await writeRatios(target, size);
+        const m = await measureInChild(format, target);
+        await rm(target, { recursive: true, force: true });
+        console.log(
+          [
+            format.padEnd(11),
+            String(m.filings).padStart(9),
+            m.seconds.toFixed(1).padStart(8),
+            String(Math.round(m.filings / m.seconds)).padStart(17),
+            m.cpuSeconds.toFixed(1).padStart(6),
+            String(Math.round(m.filings / m.cpuSeconds)).padStart(16),
+            m.maxRssMb.toFixed(0).padStart(12),
+            os.loadavg()[0]!.toFixed(1).padStart(5),
+          ].join(' '),
+        );
+      }
+    }
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
