@@ -15,6 +15,7 @@ import type { BatchDerivation, CompanyChange, Derivation, DerivedWrites } from '
 import type { ContactClaimer } from './contacts';
 import { GatheredWrites } from './gathered-writes';
 import type { Entry, Judge } from './lines';
+import { markDigestsStale } from './registry-digest';
 import {
   deleteJournal,
   doneRuns,
@@ -194,6 +195,13 @@ export async function writeChanges(accepted: Array<Change & Claimed>, run: Run):
       ...(state(e)?.addressForms === undefined ? {} : { addressFormsBefore: state(e)!.addressForms }),
     })),
   });
+  // A registry's digest of a block no longer vouches for a company another source writes (first).
+  await markDigestsStale(
+    accepted.map((e) => ({
+      company: e.record,
+      registries: storedSources(state(e)).filter((s) => s !== JSON_LINES && s !== (e.source ?? JSON_LINES)),
+    })),
+  );
   await gatheredBy('the companies', () =>
     putCompanies(
       accepted.map((e) => {

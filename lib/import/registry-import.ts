@@ -13,9 +13,9 @@
  *   with the company, opaque, for later updates (§11.5.2).
  * - **Idempotent, cheap when unchanged**: a unit's fingerprint (its owned fields, as validated, and its
  *   rows) is stored as the company's line fingerprint; the same unit again is unchanged after the one
- *   projected read of the company's state that a JSON Lines line costs. Any other write of the company
- *   (a JSON Lines record, another registry) leaves another fingerprint, so the next unit reads the
- *   record and merges it again.
+ *   projected read of its state (none in a block whose digest matches, lib/import/registry-digest.ts).
+ *   Another source's write of the company leaves another fingerprint and makes its block's digest
+ *   stale, so the next unit reads the record and merges it again.
  * - **Links** (§11.5.2): a unit whose fingerprint changed has a link kept from each of its sub-entities
  *   (a KBO establishment) to it, written before the company, so that an update naming only the
  *   sub-entity finds it (lib/import/registry-store.ts).
@@ -44,6 +44,7 @@ import {
   type StoredCompany,
 } from '../companies/store';
 import { queueChanges, type Change, type ImportSummary, type Run } from './changes';
+import { digestEntry, RegistryDigests, UNIT_RULES_VERSION } from './registry-digest';
 import { runImport, type BatchTurns, type ImportOptions } from './import';
 import { canonicalRef, eraseCompanies, emptyRecord, resumeErasures } from './erase';
 import { putRegistryLinks } from './registry-store';
@@ -81,9 +82,6 @@ export interface RegistrySummary extends ImportSummary {
   fieldsDropped: number;
 }
 
-/** The rules a unit is judged by, in its fingerprint: bump when they change, so every unit is merged again. */
-const UNIT_RULES_VERSION = 'registry-unit-1';
-
 /** A unit as read: validated, with its fingerprint, or rejected. */
 interface ReadUnit {
   seq: number;
@@ -112,21 +110,31 @@ export async function importRegistryItems(
   const sources = new Map<number, UnitSource>();
   const reject = (source: UnitSource, reason: string) => options.onRejected?.(source, reason);
   let last: { key: string; source: UnitSource } | null = null;
-  // The run's rejections (a repeat) come back by sequence number, named by their source below.
   const importOptions: ImportOptions = { ...options, onRejected: undefined };
 
+  // A block of units whose registry digest matches is unchanged without reading its companies.
+  const digests = new RegistryDigests(options.source);
+  const activeOnly = options.activeOnly ?? false;
   const summary = await runImport<ReadUnit>(
     importOptions,
     async function* read(summary) {
       let seq = 0;
-      for await (const item of items) {
-        const withheld =
-          item.kind === 'skipped' && item.reason === NAME_WITHHELD && canonicalRef(item.company);
-        if (withheld) {
+      const withheldRef = (item: RegistryItem) =>
+        item.kind === 'skipped' && item.reason === NAME_WITHHELD ? canonicalRef(item.company) : null;
+      const numbered = async function* () {
+        for await (const item of items)
+          yield { item, seq: item.kind === 'unit' || withheldRef(item) ? ++seq : 0 };
+      };
+      // Units are judged (validated, fingerprinted) only in blocks whose digest does not match.
+      const checked = digests.check(numbered(), ({ item, seq }) => digestEntry(item, seq, activeOnly));
+      for await (const { entry, unchanged } of checked) {
+        const { item } = entry;
+        const withheld = withheldRef(item);
+        if (withheld && item.kind === 'skipped') {
           // Read as a unit: a stored company is erased by it, else it is skipped after all (`importUnits`).
           summary.read++;
-          sources.set(++seq, item.source);
-          yield { seq, source: item.source, ref: withheld, ...WITHHELD_UNIT };
+          sources.set(entry.seq, item.source);
+          yield { seq: entry.seq, source: item.source, ref: withheld, ...WITHHELD_UNIT };
           continue;
         }
         if (item.kind === 'skipped') {
@@ -139,33 +147,47 @@ export async function importRegistryItems(
           reject(item.source, item.reason);
           continue;
         }
-        const judged = readUnit(item.unit, ++seq);
+        if (unchanged) {
+          summary.unchanged++;
+          summary.imported++;
+          continue;
+        }
+        const judged = readUnit(item.unit, entry.seq);
         fieldsDropped += judged.dropped;
+        digests.judged(entry.seq, judged.ok ? judged.dropped : null);
         if (!judged.ok) {
           summary.rejected++;
           reject(item.unit.source, judged.reason);
           continue;
         }
-        sources.set(seq, item.unit.source);
+        sources.set(judged.unit.seq, item.unit.source);
         yield judged.unit;
       }
     },
     async (batch, run, turns) => {
+      const first = batch[0]!.seq;
+      digests.batchStarted(run.id, first, batch[batch.length - 1]!.seq);
       try {
         await importUnits(batch, run, turns, {
           last: () => last,
           setLast: (next) => (last = next),
           source: options.source,
-          activeOnly: options.activeOnly ?? false,
+          activeOnly,
           skip: (reason) => skipped.set(reason, (skipped.get(reason) ?? 0) + 1),
         });
       } finally {
         for (const unit of batch) sources.delete(unit.seq);
       }
+      await digests.batchDone(first);
     },
-    (seq, reason) => reject(sources.get(seq) ?? { file: '?', line: 0 }, reason),
+    (seq, reason) => {
+      digests.rejected(seq);
+      reject(sources.get(seq) ?? { file: '?', line: 0 }, reason);
+    },
   );
-  return { ...summary, skipped, fieldsDropped };
+  await digests.finish();
+  // The fields dropped in blocks whose digest matched, as counted when they were judged.
+  return { ...summary, skipped, fieldsDropped: fieldsDropped + digests.matchedDropped };
 }
 
 /** `skipped N (reason: n, …)`, or null when nothing was skipped or dropped (§11.5.4). */

@@ -8,7 +8,7 @@ import * as partitions from '../storage/partitions';
 /**
  * A partition of a file through the import: the companies (read, written whole; their relationships
  * items updated by the holdings derivation), the journal of each batch (written, read back and deleted
- * on resume) and the mark of a run that ended whole (written at its end, read by later runs), contact id claims, legal entity id claims (read, then conditional puts in transactions),
+ * on resume) and the mark of a run that ended whole (written at its end, read by later runs), the registry digests (read, conditional puts; replaced in batches by other writes), contact id claims, legal entity id claims (read, then conditional puts in transactions),
  * lookalike features and marks, the match indexes (set updates in transactions), a note for each
  * company whose number of contacts changed, the search index's words (§6.5), and for smart lists:
  * the company's filter profile and one item naming every smart list (all read in one Query) whose
@@ -23,6 +23,7 @@ export const importPartitionStorage = {
   BatchGetItem: [
     partitions.company,
     partitions.importChange,
+    partitions.registryDigest,
     partitions.contactClaims,
     partitions.legalEntity,
     partitions.accountLists,
@@ -38,7 +39,7 @@ export const importPartitionStorage = {
     partitions.listMembers,
     partitions.eventLog,
   ],
-  PutItem: [partitions.legalEntity, partitions.eventLog, partitions.events],
+  PutItem: [partitions.legalEntity, partitions.eventLog, partitions.events, partitions.registryDigest],
   UpdateItem: [
     partitions.company,
     partitions.contactClaims,
@@ -50,6 +51,7 @@ export const importPartitionStorage = {
   BatchWriteItem: [
     partitions.company,
     partitions.importChange,
+    partitions.registryDigest,
     partitions.lookalikeBlock,
     partitions.lookalikeMarks,
     partitions.filterProfiles,

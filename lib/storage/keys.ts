@@ -16,6 +16,7 @@
  * | Lookalike mark     | LOOKALIKE_DIRTY#<0..15>             | BATCH#<changeId>#<part> | |               | the companies of one import batch whose lookalikes must be recomputed, with their features before the change (import completion); one per batch |
  * | Lookalike lease    | LOOKALIKE_LEASE                     | LEASE         |        |                       | the one recompute of the lists that may run (its holder and expiry): a conditional put takes it, a conditional delete releases it |
  * | Import change      | CHANGE#<changeId>                   | PART#<n>      |        |                       | the records before one import batch's changes, until their derivations ran (resumable import) |
+ * | Registry digest    | REGISTRY_DIGEST#<source>#<country>#<block> | DIGEST |      |                       | the hash of a registry's units of one block of company numbers as last imported, the run that wrote it and a token other writers replace: a registry file imported again reads one item per block, not per company (lib/import/registry-digest.ts) |
  * | Contact claims     | CONTACTS#<contactId div 100>        | CONTACTS      |        |                       | which company each of 100 contact ids belongs to (unique across the service), one attribute `c<contactId>` each |
  * | Token              | TOKEN#<sha256 of token>             | TOKEN         | TOKENS | <createdAt>#<tokenId> | the authorizer's GetItem; the CLI's list     |
  * | Idempotency record | ACCOUNT#<account>#IDEMPOTENCY#<key> | IDEMPOTENCY   |        |                       | the first answer to an Idempotency-Key, per account, 24 h |
@@ -113,6 +114,10 @@ export const importChange = (changeId: string, part: number): Key => ({
   sk: `PART#${part}`,
 });
 /** The claims of contact ids `100 × bucket` to `100 × bucket + 99`; see `contactBucket`. */
+export const registryDigest = (source: string, country: string, block: string): Key => ({
+  pk: `REGISTRY_DIGEST#${source}#${country}#${block}`,
+  sk: 'DIGEST',
+});
 export const contactClaims = (bucket: number): Key => ({ pk: `CONTACTS#${bucket}`, sk: 'CONTACTS' });
 export const token = (hash: string): Key => ({ pk: `TOKEN#${hash}`, sk: 'TOKEN' });
 /** The index entry that lists every token (CLI only, never on a request path). */

@@ -22,6 +22,7 @@ export const lookalikeBlock: Partition = { pattern: keys.lookalikeBlock(ANY) };
 export const lookalikeMarks: Partition = { pattern: keys.lookalikeMarks(anyNumber) };
 export const lookalikeLease: Partition = { pattern: keys.lookalikeLease().pk };
 export const importChange: Partition = { pattern: keys.importChange(ANY, anyNumber).pk };
+export const registryDigest: Partition = { pattern: keys.registryDigest(ANY, ANY, ANY).pk };
 export const contactClaims: Partition = { pattern: keys.contactClaims(anyNumber).pk };
 /** Token items, by hash: the authorizer's only partition. */
 export const token: Partition = { pattern: keys.token(ANY).pk };

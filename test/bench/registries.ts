@@ -1,14 +1,26 @@
 /**
- * `npm run bench:registries`: registry conversion alone (parse, join, map; no writes), on generated
- * KBO- and SIRENE-shaped files (test/bench/registry-files.ts) at several shares of the real registries'
- * size, each size converted in a child process of its own so that its peak memory (RSS) is its own.
- * Rows per second are counted over every data row of the files, by wall time and by the process's CPU
- * time (user + system: what one core does, whatever else the machine runs). Figures only; it exits 0.
+ * `npm run bench:registries`: the registry imports on generated KBO- and SIRENE-shaped files
+ * (test/bench/registry-files.ts), in two parts.
  *
- *   npm run bench:registries                      1 % and 3 % of the real registries
- *   npm run bench:registries -- --sizes 1,3,10
+ * 1. **Conversion alone** (parse, join, map; no writes) at several shares of the real registries' size,
+ *    each size in a child process of its own so that its peak memory (RSS) is its own: rows a second by
+ *    wall time and by the process's CPU time (user + system: what one core does, whatever else the
+ *    machine runs), and peak memory, which should stay flat as the files grow.
+ * 2. **Into DynamoDB Local** through `npm run import -- --format …` (a child process, a fresh table), about
+ *    3,000 units of each registry: the first import against the ceiling the import bench measures in the same run
+ *    (DynamoDB Local's own write floor × the items the import writes per company, test/bench/write-floor.ts),
+ *    then the same files again, whose rows a second should be at least those of the conversion alone
+ *    (it reads one digest item per block of companies, not each company: its read units per company).
+ *
+ * Figures only; it exits 0. On a loaded machine the rates are the machine's, not the code's: the load
+ * column says how loaded it was.
+ *
+ *   npm run bench:registries                                conversion at 1, 3 and 10 %, import of 3,000 units
+ *   npm run bench:registries -- --sizes 1,3 --import-units 10000
+ *   npm run bench:registries -- --import-units 0            conversion only
  */
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,7 +29,17 @@ import { openRegistryFiles } from '../../lib/import/sources/files';
 import { readKboFull } from '../../lib/import/sources/kbo';
 import { sireneItems } from '../../lib/import/sources/sirene';
 import type { RegistryItem } from '../../lib/import/sources/unit';
+import { runCli, usageReporter, type CliRun } from './cli-runs';
+import { benchDynamoDb, dynamoDbLocalCpuMs } from './local-dynamodb';
 import { REAL, writeKboFiles, writeSireneFiles } from './registry-files';
+import {
+  companiesPerSecondCeiling,
+  importWriteSplit,
+  IN_FLIGHT,
+  ITEMS_PER_REQUEST,
+  measureWriteFloor,
+  type WriteFloor,
+} from './write-floor';
 
 type Kind = 'kbo' | 'sirene';
 
@@ -68,41 +90,179 @@ function measureInChild(kind: Kind, dir: string): Promise<Measure> {
   });
 }
 
+const KINDS = ['kbo', 'sirene'] as const;
+
+/** The files of `kind` at `share` % of the real registry in `dir`: the units and CSV rows written. */
+async function writeFiles(kind: Kind, dir: string, share: number): Promise<{ units: number; rows: number }> {
+  const units = Math.max(
+    1,
+    Math.round(((kind === 'kbo' ? REAL.kboEnterprises : REAL.sireneUnits) * share) / 100),
+  );
+  const rows = kind === 'kbo' ? await writeKboFiles(dir, units) : await writeSireneFiles(dir, units);
+  return { units, rows };
+}
+
+/** The import command's arguments for the files of `kind` in `dir`. */
+const importArgs = (kind: Kind, dir: string) =>
+  kind === 'kbo'
+    ? ['--format', 'kbo', dir]
+    : [
+        '--format',
+        'sirene',
+        path.join(dir, 'StockUniteLegale_utf8.csv'),
+        '--establishments',
+        path.join(dir, 'StockEtablissement_utf8.csv'),
+      ];
+
+const pad = (cells: Array<[string, number]>) => cells.map(([text, width]) => text.padStart(width)).join(' ');
+const load = () => os.loadavg()[0]!.toFixed(1);
+
+async function conversion(shares: number[], scratch: string): Promise<void> {
+  console.log(
+    'Conversion alone (parse, join, map; no writes), one process per size\n\n' +
+      'kind    share      units    CSV rows   wall s  rows/s (wall)  CPU s  rows/s (CPU)  peak RSS MB  load',
+  );
+  for (const share of shares) {
+    for (const kind of KINDS) {
+      const dir = path.join(scratch, `${kind}-${share}`);
+      const { units, rows } = await writeFiles(kind, dir, share);
+      const m = await measureInChild(kind, dir);
+      await rm(dir, { recursive: true, force: true });
+      if (m.items < units) throw new Error(`${kind}: ${m.items} items converted of ${units} units`);
+      console.log(
+        kind.padEnd(6) +
+          pad([
+            [`${share} %`, 7],
+            [String(units), 10],
+            [String(rows), 11],
+            [m.seconds.toFixed(1), 8],
+            [String(Math.round(rows / m.seconds)), 14],
+            [m.cpuSeconds.toFixed(1), 6],
+            [String(Math.round(rows / m.cpuSeconds)), 13],
+            [m.maxRssMb.toFixed(0), 12],
+            [load(), 5],
+          ]),
+      );
+    }
+  }
+}
+
+/** An import run's figures, from its summary, `writes:` and `capacity:` lines. */
+function figuresOf(run: CliRun) {
+  const line = (start: string) => run.stdout.split('\n').find((l) => l.startsWith(start)) ?? '';
+  const summary = line('read ');
+  const match = /imported (\d+) \(new (\d+), changed (\d+), unchanged (\d+)\).* in ([\d.]+) s/.exec(summary);
+  if (!match) throw new Error(`no summary line in: ${run.stdout}`);
+  return {
+    summary,
+    writes: line('writes: '),
+    imported: Number(match[1]),
+    written: Number(match[2]) + Number(match[3]),
+    unchanged: Number(match[4]),
+    seconds: Number(match[5]),
+    capacity: line('capacity: '),
+    cpuMsPerUnit: (1000 * run.cpuSeconds) / Math.max(1, Number(match[1])),
+    readUnitsPerCompany: Number(/([\d.]+) read units per company read/.exec(line('capacity: '))?.[1] ?? NaN),
+  };
+}
+
+async function intoDynamoDb(importUnits: number, scratch: string): Promise<void> {
+  process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
+  const { ensureTable } = await import('../../infra/local/dynamodb');
+  const { endpoint, stop } = await benchDynamoDb({ log: console.error });
+  const usage = usageReporter(scratch);
+  const run = async (kind: Kind, dir: string, table: string) => {
+    const java = dynamoDbLocalCpuMs(endpoint);
+    const made = await runCli('import', [...importArgs(kind, dir), '--table', table], { endpoint, usage });
+    return { ...figuresOf(made), javaMs: dynamoDbLocalCpuMs(endpoint) - java };
+  };
+  const lines: string[] = [];
+  let floor: WriteFloor;
+  try {
+    // DynamoDB Local is a JVM: warmed up first, or the first import measured pays for its JIT.
+    const warm = path.join(scratch, 'warm-up');
+    await writeFiles('kbo', warm, 0.01);
+    const warmTable = `registries-bench-${randomUUID()}`;
+    await ensureTable(endpoint, warmTable);
+    console.error('warming up DynamoDB Local');
+    await run('kbo', warm, warmTable);
+    await rm(warm, { recursive: true, force: true });
+    console.error('measuring what DynamoDB Local itself can write (the floor)');
+    floor = await measureWriteFloor(endpoint);
+    for (const kind of KINDS) {
+      const share = (100 * importUnits) / (kind === 'kbo' ? REAL.kboEnterprises : REAL.sireneUnits);
+      const dir = path.join(scratch, `${kind}-import`);
+      const { units, rows } = await writeFiles(kind, dir, share);
+      const table = `registries-bench-${randomUUID()}`;
+      await ensureTable(endpoint, table);
+      console.error(`importing ${kind}: ${units} units, ${rows} CSV rows, into DynamoDB Local`);
+      const first = await run(kind, dir, table);
+      const firstLoad = load();
+      const again = await run(kind, dir, table);
+      const againLoad = load();
+      const converted = await measureInChild(kind, dir);
+      await rm(dir, { recursive: true, force: true });
+      const ceiling = companiesPerSecondCeiling(floor, importWriteSplit(first.writes));
+      const firstRate = first.written / first.seconds;
+      const convertedRate = rows / converted.seconds;
+      const againRate = rows / again.seconds;
+      lines.push(
+        `${kind}: ${units} units, ${rows} CSV rows`,
+        `  first  ${first.summary}`,
+        `         ${first.writes}`,
+        `         ${first.capacity}`,
+        `         CPU per unit: import ${first.cpuMsPerUnit.toFixed(2)} ms, DynamoDB Local ` +
+          `${(first.javaMs / units).toFixed(2)} ms`,
+        `         ${Math.round(firstRate)} companies/s written; ceiling ${Math.round(ceiling)}/s: ` +
+          `${Math.round((100 * firstRate) / ceiling)} % of it (load ${firstLoad})`,
+        `  again  ${again.summary}`,
+        `         ${Math.round(againRate)} CSV rows/s; the conversion alone of the same files ` +
+          `${Math.round(convertedRate)} rows/s: ${Math.round((100 * againRate) / convertedRate)} % of it; ` +
+          `${again.readUnitsPerCompany.toFixed(3)} read units per company (load ${againLoad})`,
+        `         CPU per unit: import ${again.cpuMsPerUnit.toFixed(3)} ms, DynamoDB Local ` +
+          `${(again.javaMs / units).toFixed(3)} ms`,
+      );
+    }
+  } finally {
+    stop();
+  }
+  console.log(
+    [
+      '',
+      'Into DynamoDB Local through `npm run import -- --format …` (a fresh table; then the same files again)',
+      '',
+      ...lines,
+      '',
+      `DynamoDB Local alone, this run (${IN_FLIGHT} requests in flight): BatchWriteItem of ${ITEMS_PER_REQUEST} ` +
+        `${Math.round(floor.batch.itemsPerSecond)} items/s, TransactWriteItems of ${ITEMS_PER_REQUEST} ` +
+        `${Math.round(floor.transaction.itemsPerSecond)} items/s.`,
+      'ceiling: the companies a second DynamoDB Local could take if the import itself cost nothing, for the items',
+      'it writes per company (its `writes:` line, split by request kind). Rates on a loaded machine are the',
+      "machine's: re-measure on an idle one (load < 1) before quoting them.",
+    ].join('\n'),
+  );
+}
+
 async function main(): Promise<void> {
   if (process.argv[2] === 'measure') {
     process.stdout.write(JSON.stringify(await measure(process.argv[3] as Kind, process.argv[4]!)));
     return;
   }
-  const { values } = parseArgs({ options: { sizes: { type: 'string', default: '1,3' } } });
-  const shares = values.sizes.split(',').map(Number);
+  const { values } = parseArgs({
+    options: {
+      sizes: { type: 'string', default: '1,3,10' },
+      'import-units': { type: 'string', default: '3000' },
+    },
+  });
+  const shares = values.sizes.split(',').filter(Boolean).map(Number);
+  const importUnits = Number(values['import-units']);
+  if (shares.some((n) => !(n > 0)) || !(importUnits >= 0))
+    throw new Error('--sizes takes shares of the real registries in % (1,3,10), --import-units a number');
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'registries-bench-'));
   try {
-    console.log(
-      'kind    share  units      CSV rows    wall s  rows/s (wall)  CPU s  rows/s (CPU)  peak RSS MB  load',
-    );
-    for (const share of shares) {
-      for (const kind of ['kbo', 'sirene'] as const) {
-        const dir = path.join(scratch, `${kind}-${share}`);
-        const units = Math.round(((kind === 'kbo' ? REAL.kboEnterprises : REAL.sireneUnits) * share) / 100);
-        const rows = kind === 'kbo' ? await writeKboFiles(dir, units) : await writeSireneFiles(dir, units);
-        const m = await measureInChild(kind, dir);
-        await rm(dir, { recursive: true, force: true });
-        console.log(
-          [
-            kind.padEnd(6),
-            `${share} %`.padStart(6),
-            String(m.items).padStart(9),
-            String(rows).padStart(12),
-            m.seconds.toFixed(1).padStart(8),
-            String(Math.round(rows / m.seconds)).padStart(14),
-            m.cpuSeconds.toFixed(1).padStart(6),
-            String(Math.round(rows / m.cpuSeconds)).padStart(13),
-            m.maxRssMb.toFixed(0).padStart(12),
-            os.loadavg()[0]!.toFixed(1).padStart(5),
-          ].join(' '),
-        );
-      }
-    }
+    console.log(`${os.cpus().length} cores, load ${load()} at the start\n`);
+    await conversion(shares, scratch);
+    if (importUnits > 0) await intoDynamoDb(importUnits, scratch);
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

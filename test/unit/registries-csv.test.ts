@@ -75,6 +75,16 @@ describe('the registry CSV reader', () => {
     ]);
   });
 
+  it('stops at a quote never closed instead of holding the rest of the file, naming the file and line', async () => {
+    const runaway = [
+      '"a","b"\n"1","2"\n"3","never closed\n',
+      ...Array.from({ length: 20 }, () => 'x'.repeat(1 << 20)),
+    ];
+    await expect(rowsOf(runaway.join(''), 1 << 16)).rejects.toThrow(
+      /^x\.csv line 3: not a readable CSV \(a quoted field is not closed/,
+    );
+  });
+
   it('refuses a file without the columns the converter needs, naming it', async () => {
     await expect(
       readCsv(Readable.from([Buffer.from('"x"\n"1"\n')]), 'enterprise.csv', ['EnterpriseNumber']),

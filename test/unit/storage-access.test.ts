@@ -32,6 +32,7 @@ describe('partition patterns', () => {
     ['lookalikeMarks', keys.lookalikeMark('run.1', 'p').pk],
     ['lookalikeLease', keys.lookalikeLease().pk],
     ['importChange', keys.importChange('c1', 3).pk],
+    ['registryDigest', keys.registryDigest('kbo', 'BE', '040317').pk],
     ['contactClaims', keys.contactClaims(12).pk],
     ['token', keys.token('ab'.repeat(32)).pk],
     ['tokenListing', keys.tokenListing('2026-01-01T00:00:00.000Z', 'abc')['gsi1pk']!],

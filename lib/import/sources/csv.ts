@@ -1,15 +1,24 @@
 /**
- * A registry's CSV file as a stream of rows (architecture "Registry files"): parsed by `csv-parse`
- * (RFC 4180: quoted fields with commas, doubled quotes and line breaks; a byte-order mark stripped;
- * CRLF and LF), never loaded whole. Every value stays a string (`"001"` is not `1`), and `""` and a bare
- * empty field both read as empty. Each row keeps the physical line it starts on (the header is line 1)
- * so that a rejection can say `enterprise.csv line N`.
+ * A registry's CSV file as a stream of rows (architecture "Registry files"): parsed by `papaparse`
+ * through its Node stream entry (RFC 4180: quoted fields with commas, doubled quotes and line breaks),
+ * never loaded whole. The bytes are decoded as UTF-8 before the parser sees them (a character split
+ * between two chunks stays whole), a byte-order mark is stripped, and the file's line ending (CRLF or
+ * LF) is read off its header line, which holds no quoted line break, so that the parser never guesses
+ * it from a chunk. Every value stays a string (`"001"` is not `1`), and `""` and a bare empty field both
+ * read as empty. Each row keeps the physical line it starts on (the header is line 1) so that a
+ * rejection can say `enterprise.csv line N`.
+ *
+ * `papaparse` rather than `csv-parse`: it parses the registries' wide rows several times faster
+ * (docs/benchmarks.md), and the conversion must keep up with 200,000 rows a second on one core
+ * (contract §11.3). It is lenient where `csv-parse` stops: a stray quote inside a field is read as
+ * text, so a mis-quoted row shows as a unit with a bad number or name (rejected with its line); a quote
+ * never closed stops the file with its line, before it holds the rest of the file.
  *
  * Rows come in batches and a `RowCursor` walks them synchronously: the merge-joins over several files
  * await only when a batch runs out, not once per row.
  */
-import type { Readable } from 'node:stream';
-import { parse, type Options } from 'csv-parse';
+import { Readable, pipeline, type Duplex } from 'node:stream';
+import Papa from 'papaparse';
 import { RegistryFileError } from './files';
 
 export interface CsvRow {
@@ -24,7 +33,15 @@ export interface CsvTable {
   rows: AsyncIterable<CsvRow[]>;
 }
 
-const BATCH = 512;
+/** Rows handed to the reader at a time. */
+const BATCH = 256;
+/** Batches parsed ahead of the reader before the file is read further. */
+const AHEAD = 2;
+/**
+ * Text fed to the parser without a row coming out: no registry row is near this long, so it is a quote
+ * never closed, which would otherwise hold (and parse again and again) the rest of the file.
+ */
+const MAX_ROW_CHARS = 16 << 20;
 
 /** The stream's header and its rows; the header must hold every column in `required`. */
 export async function readCsv(
@@ -32,28 +49,67 @@ export async function readCsv(
   file: string,
   required: readonly string[] = [],
 ): Promise<CsvTable> {
-  // `info` would give each record's line, but costs more than the parse itself: the lines are counted
-  // here instead (a record starts one line after the previous one ended; its quoted line breaks add).
-  const parser = stream.pipe(
-    parse({
-      bom: true,
-      relax_column_count: true,
-      skip_empty_lines: false,
-      trim: false,
-      // Node's stream option, passed on by csv-parse: records buffered ahead, read in batches.
-      readableHighWaterMark: 4 * BATCH,
-    } as Options),
+  stream.setEncoding('utf8');
+  const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<string>;
+  // The text up to the header line's end: it tells the line ending (CRLF or LF).
+  let head = '';
+  try {
+    while (!head.includes('\n')) {
+      const next = await chunks.next();
+      if (next.done) break;
+      head += next.value;
+    }
+  } catch (error) {
+    throw new RegistryFileError(`${file}: not readable (${(error as Error).message})`, { cause: error });
+  }
+  if (head.charCodeAt(0) === 0xfeff) head = head.slice(1);
+  const newline = head[head.indexOf('\n') - 1] === '\r' ? '\r\n' : '\n';
+  const parser = Papa.parse(Papa.NODE_STREAM_INPUT, {
+    delimiter: ',',
+    newline,
+    quoteChar: '"',
+    escapeChar: '"',
+    header: false,
+    dynamicTyping: false,
+    skipEmptyLines: false,
+  });
+  const rows = new ParsedRows(parser);
+  const text = Readable.from(
+    (async function* () {
+      if (head) yield head;
+      for (;;) {
+        // The parser is never paused (a pause mid-chunk makes it copy and parse the rest again): the
+        // file is read further only when the reader has caught up.
+        await rows.room();
+        const next = await chunks.next();
+        if (next.done) return;
+        rows.fed += next.value.length;
+        if (rows.fed > MAX_ROW_CHARS)
+          throw new Error(`a quoted field is not closed: ${MAX_ROW_CHARS} characters hold no row end`);
+        yield next.value;
+      }
+    })(),
+    { objectMode: false },
   );
-  stream.on('error', (error) => parser.destroy(error));
-  // A reader that stops early (a join past its last entity) closes the file or ZIP member as well.
-  parser.on('close', () => stream.destroy());
-  const batches = batchesOf(parser, file);
+  // An error on either side ends both; a reader that stops early (a join past its last entity) closes
+  // the file or ZIP member as well.
+  pipeline(text, parser, (error) => {
+    if (error) rows.fail(error);
+    void chunks.return?.();
+  });
+  const batches = rows.batches(file);
   const first = await batches.next();
   const header = first.done ? undefined : first.value[0];
-  if (!header) throw new RegistryFileError(`${file} is empty: it has no header line`);
-  const missing = required.filter((name) => !header.values.includes(name));
-  if (missing.length > 0)
-    throw new RegistryFileError(`${file} line 1: the header lacks ${missing.join(', ')}`);
+  const missing = header ? required.filter((name) => !header.values.includes(name)) : [];
+  if (!header || missing.length > 0) {
+    // The file is refused: it is closed before the error goes up.
+    await batches.return(undefined);
+    throw new RegistryFileError(
+      header
+        ? `${file} line 1: the header lacks ${missing.join(', ')}`
+        : `${file} is empty: it has no header line`,
+    );
+  }
   const rest = first.done ? [] : first.value.slice(1);
   return {
     file,
@@ -66,53 +122,86 @@ export async function readCsv(
 }
 
 /**
- * The parser's records in batches: read synchronously from its buffer as long as it holds some, awaited
- * only when it is empty (an async iterator over the stream would cost a promise per record).
+ * The parser's records, gathered as it emits them (it flows: an async iterator over it would cost a
+ * promise per record) and handed to the reader a batch at a time, with their physical lines.
  */
-async function* batchesOf(parser: Readable, file: string): AsyncGenerator<CsvRow[]> {
-  let line = 1;
-  let ended = false;
-  let failure: unknown;
-  let wake: (() => void) | undefined;
-  parser.on('readable', () => wake?.());
-  parser.on('end', () => {
-    ended = true;
-    wake?.();
-  });
-  parser.on('error', (error) => {
-    failure = error;
-    wake?.();
-  });
-  try {
-    for (;;) {
-      const batch: CsvRow[] = [];
-      let record: string[] | null;
-      while (batch.length < BATCH && (record = parser.read() as string[] | null) !== null) {
-        const start = line;
-        line += 1;
-        for (const value of record) if (value.includes('\n')) line += countBreaks(value);
-        // A blank line (no field, or one empty one) is no row, but it is a physical line.
-        if (record.length === 0 || (record.length === 1 && record[0] === '')) continue;
-        batch.push({ line: start, values: record });
+class ParsedRows {
+  /** Characters fed since the last record came out. */
+  fed = 0;
+  private readonly ready: string[][][] = [];
+  private gathering: string[][] = [];
+  private ended = false;
+  /** The reader stopped: the feeder stops waiting for it. */
+  private closed = false;
+  private failure: unknown;
+  private wakeReader: (() => void) | undefined;
+  private wakeFeeder: (() => void) | undefined;
+
+  constructor(private readonly parser: Duplex) {
+    parser.on('data', (record: string[]) => {
+      this.fed = 0;
+      this.gathering.push(record);
+      if (this.gathering.length < BATCH) return;
+      this.ready.push(this.gathering);
+      this.gathering = [];
+      this.wakeReader?.();
+    });
+    parser.on('end', () => {
+      this.ended = true;
+      if (this.gathering.length > 0) this.ready.push(this.gathering);
+      this.gathering = [];
+      this.wakeReader?.();
+    });
+    parser.on('error', (error) => this.fail(error));
+  }
+
+  /** Ends the rows with an error, after those parsed before it (so the error names the line after them). */
+  fail(error: unknown): void {
+    this.failure ??= error;
+    if (this.gathering.length > 0) this.ready.push(this.gathering);
+    this.gathering = [];
+    this.wakeReader?.();
+  }
+
+  /** Resolves when the reader is fewer than `AHEAD` batches behind. */
+  async room(): Promise<void> {
+    while (this.ready.length >= AHEAD && !this.closed)
+      await new Promise<void>((resolve) => (this.wakeFeeder = resolve));
+  }
+
+  async *batches(file: string): AsyncGenerator<CsvRow[]> {
+    let line = 1;
+    try {
+      for (;;) {
+        const records = this.ready.shift();
+        if (records) {
+          this.wakeFeeder?.();
+          const batch: CsvRow[] = [];
+          for (const record of records) {
+            const start = line;
+            line += 1;
+            for (const value of record) if (value.includes('\n')) line += countBreaks(value);
+            // A blank line (no field, or one empty one) is no row, but it is a physical line.
+            if (record.length === 0 || (record.length === 1 && record[0] === '')) continue;
+            batch.push({ line: start, values: record });
+          }
+          if (batch.length > 0) yield batch;
+          continue;
+        }
+        if (this.failure !== undefined) throw this.failure;
+        if (this.ended) return;
+        await new Promise<void>((resolve) => (this.wakeReader = resolve));
+        this.wakeReader = undefined;
       }
-      if (batch.length > 0) {
-        yield batch;
-        continue;
-      }
-      if (failure !== undefined) throw failure;
-      if (ended) return;
-      await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
+    } catch (error) {
+      throw new RegistryFileError(`${file} line ${line}: not a readable CSV (${(error as Error).message})`, {
+        cause: error,
+      });
+    } finally {
+      this.closed = true;
+      this.wakeFeeder?.();
+      if (!this.ended) this.parser.destroy();
     }
-  } catch (error) {
-    if (error instanceof RegistryFileError) throw error;
-    const where = (error as { lines?: number }).lines;
-    throw new RegistryFileError(
-      `${file}${where ? ` line ${where}` : ''}: not a readable CSV (${(error as Error).message})`,
-      { cause: error },
-    );
-  } finally {
-    if (!ended) parser.destroy();
   }
 }
 

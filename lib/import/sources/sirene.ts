@@ -191,7 +191,6 @@ function dateOf(value: string): string | null | undefined {
  * none, undefined when the code is of another nomenclature or unreadable (a dropped field).
  */
 function activityOf(unit: UnitRow): string | null | undefined {
-  const nace = (code: string) => /^(\d{2})\.?(\d{2})[A-Z]?$/.exec(code.trim());
   const code = unit.activitePrincipaleUniteLegale.trim();
   const rev2 = unit.nomenclatureActivitePrincipaleUniteLegale.trim() === 'NAFRev2' ? nace(code) : null;
   if (rev2) return rev2[1]! + rev2[2]!;
@@ -199,6 +198,9 @@ function activityOf(unit: UnitRow): string | null | undefined {
   if (naf25) return naf25[1]! + naf25[2]!;
   return code && code !== WITHHELD ? undefined : null;
 }
+
+/** An APE code's NACE class digits (`62.01Z` → `62`, `01`). */
+const nace = (code: string) => /^(\d{2})\.?(\d{2})[A-Z]?$/.exec(code.trim());
 
 /** The head office's address; of a partially diffusible unit, only its municipality. */
 function addressOf(office: EstablishmentRow, partial: boolean) {
@@ -304,13 +306,14 @@ async function cursorOf<const N extends string>(
         ]),
       );
   const csv = await readCsv(await ordered.open(file), file, ['siren']);
-  const index = columns.map((column) => [column, csv.header.indexOf(column)] as const);
+  const at = columns.map((column) => csv.header.indexOf(column));
   const originalLine = csv.header.indexOf(ORIGINAL_LINE);
   return {
     cursor: new RowCursor(csv),
     read: (row) => {
+      // An indexed loop: this runs once a unit and once a head office.
       const record = {} as Record<N, string>;
-      for (const [column, at] of index) record[column] = valueAt(row, at);
+      for (let i = 0; i < columns.length; i++) record[columns[i]!] = valueAt(row, at[i]!);
       return record;
     },
     line: (row) => (originalLine < 0 ? row.line : Number(row.values[originalLine])),

@@ -1,0 +1,172 @@
+/**
+ * (ext) Registry digests (lib/import/registry-digest.ts) against DynamoDB Local: a registry file imported
+ * again reads one item per block of company numbers and no company — and is still exact when another
+ * import wrote some of those companies in between, when a run was cut off, or when a block holds a
+ * rejected unit.
+ */
+import { getCompanyRecords } from '../../lib/companies/store';
+import type { Derivation } from '../../lib/derivation/change';
+import { importRegistryItems } from '../../lib/import/registry-import';
+import type { RegistryItem } from '../../lib/import/sources/unit';
+import { recordCalls, type Call } from '../support/dynamodb-calls';
+import { companyRecord } from '../support/records';
+import { beNumber, figures, jsonLines, ref, registry, unit } from '../support/registry-units';
+import { useFreshTable } from '../support/table';
+
+useFreshTable();
+jest.setTimeout(180_000);
+
+/** A key's partition as the recorded input holds it (DynamoDB's JSON, or plain). */
+const pkOf = (key: { pk: string | { S: string } }) => (typeof key.pk === 'string' ? key.pk : key.pk.S);
+
+/** The partition keys every BatchGetItem and GetItem among `calls` read. */
+const keysRead = (calls: Call[]): string[] =>
+  calls.flatMap((c) => {
+    const input = c.input as {
+      RequestItems?: Record<string, { Keys: Array<{ pk: string | { S: string } }> }>;
+      Key?: { pk: string | { S: string } };
+    };
+    if (c.command === 'GetItem') return input.Key ? [pkOf(input.Key)] : [];
+    if (c.command !== 'BatchGetItem') return [];
+    return Object.values(input.RequestItems ?? {}).flatMap((r) => r.Keys.map(pkOf));
+  });
+
+const companiesRead = (calls: Call[]) => keysRead(calls).filter((pk) => pk.startsWith('COMPANY#'));
+
+/** Enterprises `from`..`to - 1`: several blocks of company numbers (a block spans 100 of them). */
+const units = (from: number, to: number, fields = (n: number) => ({ name: `Registry ${n} NV` })) =>
+  Array.from({ length: to - from }, (_, i) => unit(from + i, fields(from + i)));
+
+const nameOf = async (n: number) => (await getCompanyRecords([ref(n)])).get(`BE#${beNumber(n)}`)!.record.name;
+
+describe('a registry file imported again', () => {
+  it('reads one digest item per block and no company, writes nothing, and counts every unit unchanged', async () => {
+    const file = units(1000, 1250);
+    const first = await registry(file);
+    expect(figures(first.summary)).toMatchObject({ created: 250, rejected: 0 });
+
+    const { result, calls } = await recordCalls(() => registry(file));
+
+    expect(figures(result.summary)).toEqual({
+      read: 250,
+      imported: 250,
+      created: 0,
+      changed: 0,
+      unchanged: 250,
+      rejected: 0,
+    });
+    expect(companiesRead(calls)).toEqual([]);
+    const digests = keysRead(calls).filter((pk) => pk.startsWith('REGISTRY_DIGEST#kbo#BE#'));
+    expect(new Set(digests).size).toBe(3);
+    expect(calls.filter((c) => /Write|Put|Update|Delete/.test(c.command))).toEqual([]);
+  });
+
+  it('is exact after a JSON Lines import changed some of its companies: those are merged again, the rest unchanged', async () => {
+    const file = units(2000, 2400);
+    await registry(file);
+    // A JSON Lines record is a whole snapshot: it replaces the registry's name of 2010 and 2120.
+    const other = await jsonLines(
+      [2010, 2120].map((n) =>
+        companyRecord({ companyNumber: beNumber(n), name: `Other ${n}`, contacts: [], shareholders: [] }),
+      ),
+    );
+    expect(other.changed).toBe(2);
+    expect([await nameOf(2010), await nameOf(2120)]).toEqual(['Other 2010', 'Other 2120']);
+
+    const { result, calls } = await recordCalls(() => registry(file));
+
+    console.log(await nameOf(2010), await nameOf(2120));
+    expect(figures(result.summary)).toMatchObject({ read: 400, changed: 2, unchanged: 398, created: 0 });
+    expect(await nameOf(2010)).toBe('Registry 2010 NV');
+    expect(await nameOf(2120)).toBe('Registry 2120 NV');
+    expect(await nameOf(2050)).toBe('Registry 2050 NV');
+    // Only the two blocks (of four) the JSON Lines import touched were read company by company.
+    const blocks = new Set(companiesRead(calls).map((pk) => pk.slice(0, -4)));
+    expect(blocks).toEqual(
+      new Set([`COMPANY#BE#${beNumber(2010).slice(0, 6)}`, `COMPANY#BE#${beNumber(2120).slice(0, 6)}`]),
+    );
+    // And the run after that reads no company again.
+    const third = await recordCalls(() => registry(file));
+    expect(companiesRead(third.calls)).toEqual([]);
+    expect(figures(third.result.summary)).toMatchObject({ unchanged: 400 });
+  });
+
+  it('is exact after another registry wrote some of its companies', async () => {
+    const file = units(3000, 3100);
+    await registry(file);
+    async function* other(): AsyncGenerator<RegistryItem> {
+      yield unit(3042, { name: 'Renamed 3042 BV' });
+    }
+    const otherRun = await importRegistryItems(other(), { asOf: '2026-11-21', source: 'other-registry' });
+    expect(otherRun.changed).toBe(1);
+    expect(await nameOf(3042)).toBe('Renamed 3042 BV');
+
+    const again = await registry(file);
+
+    expect(figures(again.summary)).toMatchObject({ changed: 1, unchanged: 99 });
+    expect(await nameOf(3042)).toBe('Registry 3042 NV');
+  });
+
+  it('trusts no digest of a run cut off before it ended whole', async () => {
+    const file = units(4000, 4120);
+    let derived = 0;
+    const cutOff: Derivation = async () => {
+      if (++derived === 60) throw new Error('killed');
+      return { updates: 0 };
+    };
+    await expect(
+      registry(file, '2026-11-21', { derive: cutOff, batchSize: 20, concurrency: 1 }),
+    ).rejects.toThrow('killed');
+
+    const { result, calls } = await recordCalls(() => registry(file));
+
+    // Every company is read again: the digests the cut-off run wrote do not vouch for them.
+    expect(companiesRead(calls).length).toBeGreaterThanOrEqual(120);
+    expect(figures(result.summary)).toMatchObject({ read: 120, imported: 120, rejected: 0 });
+    expect(result.summary.created + result.summary.changed + result.summary.unchanged).toBe(120);
+    expect(await nameOf(4119)).toBe('Registry 4119 NV');
+  });
+
+  it('reports rejected and skipped items again every time, reading only the blocks of units the import rejected', async () => {
+    const repeat = unit(5150, {}, { source: { file: 'enterprise.csv', line: 5152 } });
+    const file: RegistryItem[] = [
+      ...units(5000, 5010),
+      unit(5010, { name: undefined }),
+      ...units(5011, 5020),
+      ...units(5140, 5151),
+      repeat,
+      ...units(5200, 5210),
+      {
+        kind: 'skipped',
+        reason: 'name withheld',
+        source: { file: 'enterprise.csv', line: 5211 },
+        company: { country: 'BE', companyNumber: beNumber(5210) },
+      },
+      {
+        kind: 'rejected',
+        reason: 'EnterpriseNumber is empty',
+        source: { file: 'enterprise.csv', line: 5212 },
+      },
+      ...units(5212, 5220),
+    ];
+    const rejections = [
+      'enterprise.csv line 5011: name is required',
+      `enterprise.csv line 5152: BE ${beNumber(5150)} already appeared on enterprise.csv line 5151`,
+      'enterprise.csv line 5212: EnterpriseNumber is empty',
+    ];
+    const first = await registry(file);
+    // The run's own verdicts (a repeat) are reported after those made as the file is read.
+    expect([...first.rejected].sort()).toEqual([...rejections].sort());
+
+    const { result, calls } = await recordCalls(() => registry(file));
+
+    expect([...result.rejected].sort()).toEqual([...rejections].sort());
+    expect(figures(result.summary)).toMatchObject({ read: 51, rejected: 3, unchanged: 48 });
+    expect(result.summary.skipped).toEqual(new Map([['name withheld', 1]]));
+    // A unit the import itself rejected (a missing name, a repeat) leaves its block without a digest:
+    // those blocks are read again; the block whose items the converter rejected or skipped is not.
+    expect(new Set(companiesRead(calls).map((pk) => pk.slice(0, -4)))).toEqual(
+      new Set([`COMPANY#BE#${beNumber(5010).slice(0, 6)}`, `COMPANY#BE#${beNumber(5150).slice(0, 6)}`]),
+    );
+  });
+});
