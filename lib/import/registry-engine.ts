@@ -1,0 +1,259 @@
+/**
+ * (ext) The registries' files on AWS (contract §11.3, §11.5.11): a KBO ZIP dropped under `kbo/`, or a
+ * SIRENE units file dropped under `sirene/` with its establishments file beside it, imported by the
+ * import engine (lib/import/engine.ts, infra/import-engine.ts) through the same converters and the same
+ * registry import as `npm run import -- --format kbo|sirene`.
+ *
+ * 1. `splitRegistryDrop` copies the dropped files to the worker's local disk (streamed), opens them
+ *    with the format's converter (`REGISTRY_SOURCES`: the joins of KBO's nine files and of SIRENE's two
+ *    run there, on sorted runs on that disk, never a map of the registry) and writes the units it
+ *    yields, in order, into partitions of consecutive units: `work/<run>/units/p<partition>.jsonl`.
+ *    A registry yields one unit per entity, grouped by entity number, so a company's unit (and a
+ *    repeat of it, which follows it) lies in one partition: a partition is cut only where the next
+ *    unit names another company than the last one.
+ * 2. `importRegistryPartition`, one worker per partition in parallel, imports its units with
+ *    `importRegistryItems` (the merge of §11.5.1), and leaves the partition's report: figures,
+ *    rejections by CSV file and line, units skipped by reason, fields dropped.
+ * 3. and 4. as for JSON Lines: the lookalike rounds, then the completion and the report.
+ *
+ * A SIRENE units file starts the run; the establishments file of the same month in the same folder
+ * (`StockEtablissement…`) is its pair. When it is not there yet the split answers `wait` and the state
+ * machine asks again a minute later, for at most `PAIR_WAIT_MS`; after that the units are imported
+ * without addresses (as the command without `--establishments`), and the report says so first. An
+ * establishments file alone starts nothing. A drop that cannot be imported as published (a KBO file
+ * that is not a ZIP, a file out of order, no `meta.csv`) leaves a report saying why and imports nothing.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { companyKey, parseCompanyNumber } from '../companies/identifiers';
+import { fileLines } from './lines';
+import {
+  reportKey,
+  runReportKey,
+  type ImportFiles,
+  type ImportRun,
+  type PartitionReport,
+  type SplitFile,
+} from './engine';
+import { importRegistryItems } from './registry-import';
+import { REGISTRY_SOURCES, type RegistryFormat } from './sources';
+import { RegistryFileError } from './sources/files';
+import type { RegistryItem } from './sources/unit';
+import { workPrefix } from './work';
+
+/** Where each registry's files are dropped (§11.5.11). */
+export const REGISTRY_PREFIXES: Record<RegistryFormat, string> = { kbo: 'kbo/', sirene: 'sirene/' };
+
+/** Units a partition holds: about what a JSON Lines partition holds, a worker's minute or two. */
+export const PARTITION_UNITS = 16_000;
+/** How long a SIRENE units file waits for its establishments file. */
+export const PAIR_WAIT_MS = 30 * 60 * 1000;
+const WRITES_IN_FLIGHT = 8;
+
+/** What the split of a registry's drop answers: partitions, a wait for the pair, or nothing to import. */
+export type RegistrySplit =
+  | SplitFile
+  | { status: 'wait'; key: string; waited: number }
+  | { status: 'done'; key: string; reason: string; reportKey?: string };
+
+/** What a key under a registry's prefix is. */
+export type RegistryDrop =
+  | { kind: 'kbo'; key: string }
+  | { kind: 'sirene-units'; key: string; folder: string; month: string | null }
+  | { kind: 'sirene-establishments'; key: string }
+  | { kind: 'refused'; key: string; reason: string };
+
+/** The drop `key` is, or null when it is under no registry's prefix. */
+export function registryDropOf(key: string): RegistryDrop | null {
+  const name = basename(key);
+  if (key.startsWith(REGISTRY_PREFIXES.kbo))
+    return /\.zip$/i.test(name)
+      ? { kind: 'kbo', key }
+      : {
+          kind: 'refused',
+          key,
+          reason: `${name} is not a ZIP: drop the KBO extract as published (KboOpenData_…_Full.zip)`,
+        };
+  if (!key.startsWith(REGISTRY_PREFIXES.sirene)) return null;
+  if (/^StockUniteLegale/i.test(name))
+    return {
+      kind: 'sirene-units',
+      key,
+      folder: key.slice(0, key.length - name.length),
+      month: monthOf(key.slice(REGISTRY_PREFIXES.sirene.length)),
+    };
+  if (/^StockEtablissement/i.test(name)) return { kind: 'sirene-establishments', key };
+  return {
+    kind: 'refused',
+    key,
+    reason: `${name} is neither a StockUniteLegale nor a StockEtablissement file`,
+  };
+}
+
+/** The month a SIRENE file's key names (`2025-05`, `2025_05` or `202505`, in its name or folder), else null. */
+export function monthOf(path: string): string | null {
+  const found = /(?:^|\D)(\d{4})[-_]?(0[1-9]|1[0-2])(?!\d)/.exec(path);
+  return found ? `${found[1]}-${found[2]}` : null;
+}
+
+/** The establishments files beside a units file, of its month. */
+export function establishmentsOf(keys: string[], units: { folder: string; month: string | null }): string[] {
+  if (units.month === null) return [];
+  return keys.filter((key) => {
+    const name = key.slice(units.folder.length);
+    return (
+      key.startsWith(units.folder) &&
+      !name.includes('/') &&
+      /^StockEtablissement/i.test(name) &&
+      monthOf(key.slice(REGISTRY_PREFIXES.sirene.length)) === units.month
+    );
+  });
+}
+
+export interface RegistrySplitOptions {
+  /** Units a partition holds (tests make small ones). */
+  partitionUnits?: number;
+  /** Now, in milliseconds (tests turn it forward instead of waiting). */
+  now?: () => number;
+}
+
+/** Step 1 for a registry's drop: its units into partitions of consecutive units. */
+export async function splitRegistryDrop(
+  files: ImportFiles,
+  input: ImportRun,
+  options: RegistrySplitOptions = {},
+): Promise<RegistrySplit> {
+  const drop = registryDropOf(input.key);
+  if (!drop) throw new Error(`${input.key} is under no registry's prefix`);
+  const done = async (reason: string): Promise<RegistrySplit> => {
+    const key = runReportKey(input.key, input.run);
+    await files.write(key, `not imported: ${reason}\n`);
+    return { status: 'done', key: input.key, reason, reportKey: key };
+  };
+  if (drop.kind === 'refused') return done(drop.reason);
+  if (drop.kind === 'sirene-establishments')
+    return {
+      status: 'done',
+      key: input.key,
+      reason: 'an establishments file is imported with its units file',
+    };
+
+  let establishments: string | undefined;
+  let note: string | undefined;
+  if (drop.kind === 'sirene-units') {
+    const found = establishmentsOf(await files.list(drop.folder), drop);
+    if (found.length > 1)
+      return done(`several establishments files of ${drop.month} beside it: ${found.join(', ')}`);
+    establishments = found[0];
+    if (!establishments) {
+      const waited = (options.now ?? Date.now)() - Date.parse(input.startedAt);
+      if (drop.month !== null && waited < PAIR_WAIT_MS) return { status: 'wait', key: input.key, waited };
+      note =
+        `${basename(input.key)} imported without establishments (no address): ` +
+        (drop.month === null
+          ? 'its name names no month to find its StockEtablissement file by'
+          : `no StockEtablissement file of ${drop.month} beside it`);
+    }
+  }
+
+  const format: RegistryFormat = drop.kind === 'kbo' ? 'kbo' : 'sirene';
+  const scratch = await mkdtemp(join(tmpdir(), 'registry-drop-'));
+  try {
+    const local = async (key: string) => {
+      const path = join(scratch, basename(key));
+      await pipeline((await files.read(key)).body, createWriteStream(path));
+      return path;
+    };
+    const units = await local(input.key);
+    const opened = await REGISTRY_SOURCES[format]!.open(
+      [units],
+      establishments === undefined ? {} : { establishments: await local(establishments) },
+    );
+    const partitions = await writePartitions(files, input.run, opened.items, options);
+    return {
+      ...input,
+      status: 'split',
+      format,
+      asOf: opened.snapshotDate ?? input.startedAt.slice(0, 10),
+      partitions: Array.from({ length: partitions }, (_, p) => p),
+      ...(note === undefined ? {} : { note }),
+    };
+  } catch (error) {
+    // Not as published (the command's exit 2): no partition is imported, the report says why.
+    if (error instanceof RegistryFileError) return done(error.message);
+    throw error;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+const partitionKey = (run: string, partition: number) =>
+  `${workPrefix(run)}units/p${String(partition).padStart(5, '0')}.jsonl`;
+
+/** The items in order into partitions of about `partitionUnits` units; how many were written. */
+async function writePartitions(
+  files: ImportFiles,
+  run: string,
+  items: AsyncIterable<RegistryItem>,
+  options: RegistrySplitOptions,
+): Promise<number> {
+  const limit = options.partitionUnits ?? PARTITION_UNITS;
+  const pending = new Set<Promise<void>>();
+  let lines: string[] = [];
+  let units = 0;
+  let partitions = 0;
+  let lastCompany: string | null = null;
+  const flush = async () => {
+    if (lines.length === 0) return;
+    const write = files
+      .write(partitionKey(run, partitions++), lines.join('\n') + '\n')
+      .finally(() => pending.delete(write));
+    pending.add(write);
+    lines = [];
+    units = 0;
+    if (pending.size >= WRITES_IN_FLIGHT) await Promise.race(pending);
+  };
+  for await (const item of items) {
+    if (item.kind === 'unit') {
+      const { country, companyNumber } = item.unit;
+      const number = parseCompanyNumber(country, companyNumber);
+      const company = number === null ? null : companyKey({ country, companyNumber: number });
+      // A new company after a full partition starts the next one; a repeat stays with its first.
+      if (company !== null && company !== lastCompany) {
+        if (units >= limit) await flush();
+        lastCompany = company;
+      }
+      units++;
+    }
+    lines.push(JSON.stringify(item));
+  }
+  await flush();
+  await Promise.all(pending);
+  return partitions;
+}
+
+/** Step 2 for a registry: one partition's units through the registry import, its report left for step 4. */
+export async function importRegistryPartition(
+  files: ImportFiles,
+  input: { run: string; asOf: string; partition: number; format: RegistryFormat },
+): Promise<PartitionReport> {
+  const { body } = await files.read(partitionKey(input.run, input.partition));
+  const { lines } = await fileLines(body);
+  async function* items(): AsyncIterable<RegistryItem> {
+    for await (const line of lines) if (line !== '') yield JSON.parse(line) as RegistryItem;
+  }
+  const rejected: PartitionReport['rejected'] = [];
+  const { skipped, fieldsDropped, ...summary } = await importRegistryItems(items(), {
+    asOf: input.asOf,
+    source: input.format,
+    onRejected: ({ file, line }, reason) => rejected.push([file, line, reason]),
+    // The run's completion runs once, after every partition (step 4).
+    complete: async () => undefined,
+  });
+  const report: PartitionReport = { summary, rejected, skipped: [...skipped], fieldsDropped };
+  await files.write(reportKey(input.run, input.partition), JSON.stringify(report));
+  return report;
+}
