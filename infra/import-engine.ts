@@ -53,6 +53,9 @@ export { ImportStore } from './import-store';
 const SPLIT_DISK_MB = 10_240;
 /** How long the run waits before asking again for a SIRENE units file's establishments file. */
 const PAIR_POLL = Duration.minutes(1);
+/** The state's fields of these names, for a step's payload. */
+const fromState = (...fields: string[]) =>
+  Object.fromEntries(fields.map((field) => [field, JsonPath.stringAt(`$.${field}`)]));
 
 export interface ImportEngineProps {
   split: LambdaFunction;
@@ -91,9 +94,10 @@ export class ImportEngine extends Construct {
     // Each step only the objects it reads, writes or removes, by key prefix. The split reads what is
     // dropped, lists a SIRENE units file's folder for its establishments file, and reports a drop it
     // cannot import.
-    this.allowObjects(split, ['s3:GetObject'], DROP_PREFIXES);
+    this.allowObjects(split, ['s3:GetObject'], [...DROP_PREFIXES, WORK_PREFIX]);
     this.allowObjects(split, ['s3:PutObject'], [WORK_PREFIX, REPORTS_PREFIX]);
     this.allowListing(split, REGISTRY_PREFIXES.sirene);
+    this.allowListing(split, WORK_PREFIX);
     (split.node.defaultChild as CfnFunction).ephemeralStorage = { size: SPLIT_DISK_MB };
     this.allowObjects(partition, ['s3:GetObject', 's3:PutObject'], [WORK_PREFIX]);
     this.allowListing(partition, WORK_PREFIX);
@@ -122,10 +126,7 @@ export class ImportEngine extends Construct {
     const importStep = new DistributedMap(this, 'ImportPartitions', {
       itemsPath: '$.partitions',
       itemSelector: {
-        bucket: JsonPath.stringAt('$.bucket'),
-        run: JsonPath.stringAt('$.run'),
-        asOf: JsonPath.stringAt('$.asOf'),
-        format: JsonPath.stringAt('$.format'),
+        ...fromState('bucket', 'run', 'asOf', 'format'),
         partition: JsonPath.numberAt('$$.Map.Item.Value'),
       },
       maxConcurrency: props.maxConcurrency,
@@ -203,14 +204,42 @@ export class ImportEngine extends Construct {
 
     /*
      * The split answers `split` (partitions to import), `wait` (a SIRENE units file whose establishments
-     * file is not there yet: asked again a minute later, the split bounding the wait) or `done`
-     * (nothing to import: an establishments file alone, or a drop not as published, its report written).
+     * file is not there yet: asked again a minute later, the split bounding the wait), `ranges` (SIRENE's
+     * units cut by siren: each range split by a worker of its own, then the partitions gathered by the
+     * split, which answers again) or `done` (nothing to import: an establishments file alone, or a drop
+     * not as published, its report written).
      */
-    const splitAnswer = new Choice(this, 'SplitAnswer')
+    const splitAnswer = new Choice(this, 'SplitAnswer');
+    // SIRENE's ranges (lib/import/sirene-ranges.ts): split in parallel, then their partitions gathered.
+    const rangesStep = new DistributedMap(this, 'SplitRanges', {
+      itemsPath: '$.ranges',
+      itemSelector: {
+        ...fromState('bucket', 'key', 'run', 'startedAt', 'establishments'),
+        range: JsonPath.objectAt('$$.Map.Item.Value'),
+      },
+      maxConcurrency: props.maxConcurrency,
+      resultPath: JsonPath.DISCARD,
+    });
+    rangesStep.itemProcessor(
+      new SlotWaitingInvoke(this, 'SplitRange', {
+        lambdaFunction: split,
+        payloadResponseOnly: true,
+      }).addRetry(retry),
+    );
+    const gatherStep = new SlotWaitingInvoke(this, 'GatherRanges', {
+      lambdaFunction: split,
+      payload: TaskInput.fromObject({
+        ...fromState('bucket', 'key', 'run', 'startedAt', 'note'),
+        gather: true,
+      }),
+      payloadResponseOnly: true,
+    }).addRetry(retry);
+    splitAnswer
       .when(
         Condition.stringEquals('$.status', 'wait'),
         new Wait(this, 'WaitForPair', { time: WaitTime.duration(PAIR_POLL) }).next(splitStep),
       )
+      .when(Condition.stringEquals('$.status', 'ranges'), rangesStep.next(gatherStep).next(splitAnswer))
       .when(Condition.stringEquals('$.status', 'done'), new Succeed(this, 'NothingToImport'))
       .otherwise(
         importStep.next(lookalikeRounds('Lookalikes', 'marked', JsonPath.stringAt('$.bucket'), completeStep)),

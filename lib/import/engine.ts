@@ -189,14 +189,15 @@ export async function completeImportRun(
   const rejected: PartitionReport['rejected'] = [];
   const skipped = new Map<string, number>();
   let fieldsDropped = 0;
-  const partitionReports: PartitionReport[] = [];
+  const partitionReports = new Map<number, PartitionReport>();
   await forEachLimited(input.partitions, WRITES_IN_FLIGHT, async (partition) => {
     const { body } = await files.read(reportKey(input.run, partition));
-    partitionReports[partition] = JSON.parse(await text(body)) as PartitionReport;
+    partitionReports.set(partition, JSON.parse(await text(body)) as PartitionReport);
   });
   // In partition order: a registry's partitions follow its files, so the skipped reasons come in the
   // order the command meets them.
-  for (const report of partitionReports) {
+  for (const partition of [...input.partitions].sort((a, b) => a - b)) {
+    const report = partitionReports.get(partition)!;
     for (const name of [
       'read',
       'imported',

@@ -23,41 +23,54 @@
  * establishments file alone starts nothing. A drop that cannot be imported as published (a KBO file
  * that is not a ZIP, a file out of order, no `meta.csv`) leaves a report saying why and imports nothing.
  */
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import { companyKey, parseCompanyNumber } from '../companies/identifiers';
+import { basename } from 'node:path';
 import { fileLines } from './lines';
-import {
-  reportKey,
-  runReportKey,
-  type ImportFiles,
-  type ImportRun,
-  type PartitionReport,
-  type SplitFile,
-} from './engine';
+import { reportKey, type ImportFiles, type ImportRun, type PartitionReport, type SplitFile } from './engine';
 import { importRegistryItems } from './registry-import';
+import {
+  notImported,
+  partitionKey,
+  withLocalCopies,
+  writePartitions,
+  type NotImported,
+  type PartitionOptions,
+} from './registry-parts';
+import {
+  gatherSireneRanges,
+  planSireneRanges,
+  splitSireneRange,
+  type RangeOptions,
+  type SireneRange,
+  type SireneRanges,
+} from './sirene-ranges';
 import { REGISTRY_SOURCES, type RegistryFormat } from './sources';
 import { RegistryFileError } from './sources/files';
 import type { RegistryItem } from './sources/unit';
-import { workPrefix } from './work';
 
 /** Where each registry's files are dropped (§11.5.11). */
 export const REGISTRY_PREFIXES: Record<RegistryFormat, string> = { kbo: 'kbo/', sirene: 'sirene/' };
 
-/** Units a partition holds: about what a JSON Lines partition holds, a worker's minute or two. */
-export const PARTITION_UNITS = 16_000;
 /** How long a SIRENE units file waits for its establishments file. */
 export const PAIR_WAIT_MS = 30 * 60 * 1000;
-const WRITES_IN_FLIGHT = 8;
 
-/** What the split of a registry's drop answers: partitions, a wait for the pair, or nothing to import. */
+/**
+ * What the split of a registry's drop answers: partitions, a wait for the pair, SIRENE's ranges to
+ * split (then one answer per range, then the partitions gathered), or nothing to import.
+ */
 export type RegistrySplit =
   | SplitFile
   | { status: 'wait'; key: string; waited: number }
-  | { status: 'done'; key: string; reason: string; reportKey?: string };
+  | SireneRanges
+  | { status: 'range'; index: number; partitions: number }
+  | NotImported;
+
+/** The split's input: a dropped file, one of SIRENE's ranges, or the ranges done. */
+export type RegistrySplitInput = ImportRun &
+  (
+    | { range?: undefined; gather?: undefined }
+    | { range: SireneRange; gather?: undefined; establishments: string | null }
+    | { range?: undefined; gather: true; note: string | null }
+  );
 
 /** What a key under a registry's prefix is. */
 export type RegistryDrop =
@@ -113,126 +126,74 @@ export function establishmentsOf(keys: string[], units: { folder: string; month:
   });
 }
 
-export interface RegistrySplitOptions {
-  /** Units a partition holds (tests make small ones). */
-  partitionUnits?: number;
+export interface RegistrySplitOptions extends PartitionOptions, RangeOptions {
   /** Now, in milliseconds (tests turn it forward instead of waiting). */
   now?: () => number;
 }
 
-/** Step 1 for a registry's drop: its units into partitions of consecutive units. */
+/** Step 1 for a registry's drop: its units into partitions of consecutive units (SIRENE's by range). */
 export async function splitRegistryDrop(
   files: ImportFiles,
-  input: ImportRun,
+  input: RegistrySplitInput,
   options: RegistrySplitOptions = {},
 ): Promise<RegistrySplit> {
+  if (input.range !== undefined) return splitSireneRange(files, input, options);
+  if (input.gather !== undefined) return gatherSireneRanges(files, input);
   const drop = registryDropOf(input.key);
   if (!drop) throw new Error(`${input.key} is under no registry's prefix`);
-  const done = async (reason: string): Promise<RegistrySplit> => {
-    const key = runReportKey(input.key, input.run);
-    await files.write(key, `not imported: ${reason}\n`);
-    return { status: 'done', key: input.key, reason, reportKey: key };
-  };
-  if (drop.kind === 'refused') return done(drop.reason);
+  if (drop.kind === 'refused') return notImported(files, input, drop.reason);
   if (drop.kind === 'sirene-establishments')
     return {
       status: 'done',
       key: input.key,
       reason: 'an establishments file is imported with its units file',
     };
+  if (drop.kind === 'kbo') return splitKbo(files, input, options);
 
-  let establishments: string | undefined;
-  let note: string | undefined;
-  if (drop.kind === 'sirene-units') {
-    const found = establishmentsOf(await files.list(drop.folder), drop);
-    if (found.length > 1)
-      return done(`several establishments files of ${drop.month} beside it: ${found.join(', ')}`);
-    establishments = found[0];
-    if (!establishments) {
-      const waited = (options.now ?? Date.now)() - Date.parse(input.startedAt);
-      if (drop.month !== null && waited < PAIR_WAIT_MS) return { status: 'wait', key: input.key, waited };
-      note =
-        `${basename(input.key)} imported without establishments (no address): ` +
-        (drop.month === null
-          ? 'its name names no month to find its StockEtablissement file by'
-          : `no StockEtablissement file of ${drop.month} beside it`);
-    }
-  }
-
-  const format: RegistryFormat = drop.kind === 'kbo' ? 'kbo' : 'sirene';
-  const scratch = await mkdtemp(join(tmpdir(), 'registry-drop-'));
-  try {
-    const local = async (key: string) => {
-      const path = join(scratch, basename(key));
-      await pipeline((await files.read(key)).body, createWriteStream(path));
-      return path;
-    };
-    const units = await local(input.key);
-    const opened = await REGISTRY_SOURCES[format]!.open(
-      [units],
-      establishments === undefined ? {} : { establishments: await local(establishments) },
+  const found = establishmentsOf(await files.list(drop.folder), drop);
+  if (found.length > 1)
+    return notImported(
+      files,
+      input,
+      `several establishments files of ${drop.month} beside it: ${found.join(', ')}`,
     );
-    const partitions = await writePartitions(files, input.run, opened.items, options);
-    return {
-      ...input,
-      status: 'split',
-      format,
-      asOf: opened.snapshotDate ?? input.startedAt.slice(0, 10),
-      partitions: Array.from({ length: partitions }, (_, p) => p),
-      ...(note === undefined ? {} : { note }),
-    };
-  } catch (error) {
-    // Not as published (the command's exit 2): no partition is imported, the report says why.
-    if (error instanceof RegistryFileError) return done(error.message);
-    throw error;
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
+  const establishments = found[0] ?? null;
+  let note: string | null = null;
+  if (!establishments) {
+    const waited = (options.now ?? Date.now)() - Date.parse(input.startedAt);
+    if (drop.month !== null && waited < PAIR_WAIT_MS) return { status: 'wait', key: input.key, waited };
+    note =
+      `${basename(input.key)} imported without establishments (no address): ` +
+      (drop.month === null
+        ? 'its name names no month to find its StockEtablissement file by'
+        : `no StockEtablissement file of ${drop.month} beside it`);
   }
+  return planSireneRanges(files, { ...input, establishments, note }, options);
 }
 
-const partitionKey = (run: string, partition: number) =>
-  `${workPrefix(run)}units/p${String(partition).padStart(5, '0')}.jsonl`;
-
-/** The items in order into partitions of about `partitionUnits` units; how many were written. */
-async function writePartitions(
+/** A KBO ZIP converted by the command's converter on the local disk, its units into partitions. */
+async function splitKbo(
   files: ImportFiles,
-  run: string,
-  items: AsyncIterable<RegistryItem>,
-  options: RegistrySplitOptions,
-): Promise<number> {
-  const limit = options.partitionUnits ?? PARTITION_UNITS;
-  const pending = new Set<Promise<void>>();
-  let lines: string[] = [];
-  let units = 0;
-  let partitions = 0;
-  let lastCompany: string | null = null;
-  const flush = async () => {
-    if (lines.length === 0) return;
-    const write = files
-      .write(partitionKey(run, partitions++), lines.join('\n') + '\n')
-      .finally(() => pending.delete(write));
-    pending.add(write);
-    lines = [];
-    units = 0;
-    if (pending.size >= WRITES_IN_FLIGHT) await Promise.race(pending);
-  };
-  for await (const item of items) {
-    if (item.kind === 'unit') {
-      const { country, companyNumber } = item.unit;
-      const number = parseCompanyNumber(country, companyNumber);
-      const company = number === null ? null : companyKey({ country, companyNumber: number });
-      // A new company after a full partition starts the next one; a repeat stays with its first.
-      if (company !== null && company !== lastCompany) {
-        if (units >= limit) await flush();
-        lastCompany = company;
-      }
-      units++;
-    }
-    lines.push(JSON.stringify(item));
+  input: ImportRun,
+  options: PartitionOptions,
+): Promise<SplitFile | NotImported> {
+  try {
+    return await withLocalCopies(files, [input.key], async ([path]) => {
+      const opened = await REGISTRY_SOURCES.kbo!.open([path!], {});
+      const partitions = await writePartitions(files, input.run, opened.items, options);
+      return {
+        ...input,
+        status: 'split',
+        format: 'kbo',
+        asOf: opened.snapshotDate ?? input.startedAt.slice(0, 10),
+        partitions: Array.from({ length: partitions }, (_, p) => p),
+      };
+    });
+  } catch (error) {
+    // Not as published (the command's exit 2): no partition is imported, the report says why.
+    if (error instanceof RegistryFileError) return notImported(files, input, error.message);
+    throw error;
   }
-  await flush();
-  await Promise.all(pending);
-  return partitions;
 }
 
 /** Step 2 for a registry: one partition's units through the registry import, its report left for step 4. */

@@ -951,9 +951,30 @@ describe('CompanyDataStack (dev)', () => {
         Type: 'Choice',
         Choices: [
           { Variable: '$.status', StringEquals: 'wait', Next: 'WaitForPair' },
+          { Variable: '$.status', StringEquals: 'ranges', Next: 'SplitRanges' },
           { Variable: '$.status', StringEquals: 'done', Next: 'NothingToImport' },
         ],
         Default: 'ImportPartitions',
+      });
+      // SIRENE's ranges: each split by a worker of its own, then gathered by the split, which answers again.
+      expect(states['SplitRanges']).toMatchObject({
+        Type: 'Map',
+        ItemProcessor: { ProcessorConfig: { Mode: 'DISTRIBUTED' } },
+        ItemsPath: '$.ranges',
+        ItemSelector: {
+          'bucket.$': '$.bucket',
+          'key.$': '$.key',
+          'run.$': '$.run',
+          'startedAt.$': '$.startedAt',
+          'establishments.$': '$.establishments',
+          'range.$': '$$.Map.Item.Value',
+        },
+        ResultPath: null,
+        Next: 'GatherRanges',
+      });
+      expect(states['GatherRanges']).toMatchObject({
+        Parameters: { gather: true, 'note.$': '$.note', 'run.$': '$.run' },
+        Next: 'SplitAnswer',
       });
       expect(states['WaitForPair']).toEqual({ Type: 'Wait', Seconds: 60, Next: 'Split' });
       expect(states['NothingToImport']).toEqual({ Type: 'Succeed' });
@@ -977,7 +998,7 @@ describe('CompanyDataStack (dev)', () => {
       expect(withDisk[0]![1].Properties['EphemeralStorage']).toEqual({ Size: 10_240 });
     });
 
-    it('lets the split read only what is dropped, list only sirene/, write only work files and reports', () => {
+    it('lets the split read only what is dropped and its work files, list only sirene/ and those, write only them and reports', () => {
       // Each action with the key prefixes of its objects (or, for a listing, the prefixes it may list).
       const grants = statementsOf(template, workerFunctionId(template, 'importSplit'))
         .filter((statement) => [statement.Action].flat().some((action) => action.startsWith('s3:')))
@@ -987,8 +1008,9 @@ describe('CompanyDataStack (dev)', () => {
           return `${[statement.Action].flat().join(',')} ${[prefixes].flat().join(' ')}`;
         });
       expect(grants.sort()).toEqual([
-        's3:GetObject incoming/* kbo/* sirene/*',
+        's3:GetObject incoming/* kbo/* sirene/* work/*',
         's3:ListBucket sirene/*',
+        's3:ListBucket work/*',
         's3:PutObject work/* reports/*',
       ]);
     });

@@ -16,6 +16,7 @@ import yazl from 'yazl';
 import { ensureTable } from '../../infra/local/dynamodb';
 import { importBucket } from '../../lib/import/bucket';
 import type { SplitFile } from '../../lib/import/engine';
+import type { SireneRanges } from '../../lib/import/sirene-ranges';
 import { PAIR_WAIT_MS } from '../../lib/import/registry-engine';
 import { runCli, type CliRun } from '../support/cli';
 import { runRegistryDrop, storedItems } from '../support/import-engine';
@@ -109,6 +110,9 @@ describe('registry files dropped in the import bucket', () => {
       'sirene/2026-11/StockUniteLegale_utf8.csv',
       {
         partitionUnits: 2,
+        // Ranges of about 3 units: the pair is cut by siren across several split workers.
+        rangeUnits: 3,
+        sampleEvery: 1,
         now: () => now,
         // The state machine waits a minute between two asks: the establishments file lands meanwhile.
         wait: async () => {
@@ -117,7 +121,8 @@ describe('registry files dropped in the import bucket', () => {
         },
       },
     );
-    expect(answers.map((answer) => answer.status)).toEqual(['wait', 'split']);
+    expect(answers.map((answer) => answer.status)).toEqual(['wait', 'ranges', 'split']);
+    expect((answers[1] as SireneRanges).ranges.length).toBeGreaterThan(2);
     expect(split).toMatchObject({ status: 'split', format: 'sirene' });
     expect(split).not.toHaveProperty('note');
 
@@ -139,11 +144,13 @@ describe('registry files dropped in the import bucket', () => {
       files(),
       'sirene/2026-12/StockUniteLegale_utf8_2026-12.csv',
       {
+        rangeUnits: 4,
+        sampleEvery: 2,
         // The second ask comes after the wait is over.
         now: () => startedAt + (asked++ === 0 ? 0 : PAIR_WAIT_MS + 60_000),
       },
     );
-    expect(answers.map((answer) => answer.status)).toEqual(['wait', 'split']);
+    expect(answers.map((answer) => answer.status)).toEqual(['wait', 'ranges', 'split']);
     const command = await runCli('infra/cli/import.ts', ['--format', 'sirene', UNITS], referenceTable);
     const [note, ...rest] = await engineReport(done!.text);
     expect(note).toBe(

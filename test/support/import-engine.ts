@@ -12,6 +12,7 @@ import {
   importRegistryPartition,
   splitRegistryDrop,
   type RegistrySplit,
+  type RegistrySplitInput,
   type RegistrySplitOptions,
 } from '../../lib/import/registry-engine';
 import {
@@ -74,8 +75,9 @@ export async function importFile(files: ImportFiles, key: string, options: Engin
 
 /**
  * The import state machine over a registry's drop at `key` (lib/import/registry-engine.ts): the split,
- * asked again while it answers `wait` (each time `wait` says how; the state machine waits a minute),
- * then, when it split, the partitions, the lookalike rounds and the completion.
+ * asked again while it answers `wait` (each time `wait` says how; the state machine waits a minute);
+ * SIRENE's ranges split at once, then gathered; then, when it split, the partitions, the lookalike
+ * rounds and the completion.
  */
 export async function runRegistryDrop(
   files: ImportFiles,
@@ -90,11 +92,26 @@ export async function runRegistryDrop(
   };
   const answers: RegistrySplit[] = [];
   let split: RegistrySplit;
+  let input: RegistrySplitInput = run;
   for (;;) {
-    split = await underDeclaration('importSplit', () => splitRegistryDrop(files, run, options));
+    const asked: RegistrySplitInput = input;
+    split = await underDeclaration('importSplit', (): Promise<RegistrySplit> =>
+      splitRegistryDrop(files, asked, options),
+    );
     answers.push(split);
-    if (split.status !== 'wait') break;
-    await options.wait?.(split);
+    if (split.status === 'wait') await options.wait?.(split);
+    else if (split.status === 'ranges') {
+      // The ranges' Distributed Map, then the gathering.
+      const { ranges, establishments, note } = split;
+      await Promise.all(
+        ranges.map((range) =>
+          underDeclaration('importSplit', () =>
+            splitRegistryDrop(files, { ...run, range, establishments }, options),
+          ),
+        ),
+      );
+      input = { ...run, gather: true, note };
+    } else break;
   }
   if (split.status !== 'split') return { run, answers, split, done: null };
   const file = split;
