@@ -283,6 +283,47 @@ it("runs the import's steps on a registry's ZIP from their bundles: the converte
   expect(done.imported).toBe(partition.imported);
 });
 
+it("runs a SIRENE pair's steps from their bundles: planned by siren range, each range split, then gathered", async () => {
+  const folder = path.join(ROOT, 'test', 'fixtures', 'registries', 'sirene');
+  const bucket = importBucket(BUCKET);
+  await bucket.write(
+    'sirene/2026-11/StockEtablissement_utf8.csv',
+    readFileSync(path.join(folder, 'StockEtablissement_utf8.csv')),
+  );
+  const key = 'sirene/2026-11/StockUniteLegale_utf8.csv';
+  await bucket.write(key, readFileSync(path.join(folder, 'StockUniteLegale_utf8.csv')));
+  const run = { run: 'bundles-test-sirene', key, startedAt: new Date().toISOString(), bucket: BUCKET };
+
+  const plan = (await worker('importSplit', run)) as {
+    status: string;
+    ranges: unknown[];
+    establishments: string | null;
+    note: string | null;
+  };
+  expect(plan).toMatchObject({
+    status: 'ranges',
+    establishments: 'sirene/2026-11/StockEtablissement_utf8.csv',
+    note: null,
+  });
+  for (const range of plan.ranges)
+    expect(await worker('importSplit', { ...run, range, establishments: plan.establishments })).toMatchObject(
+      {
+        status: 'range',
+      },
+    );
+  const split = (await worker('importSplit', { ...run, gather: true, note: plan.note })) as {
+    status: string;
+    partitions: number[];
+  };
+  expect(split).toMatchObject({ status: 'split', format: 'sirene' });
+  const imported = (await Promise.all(
+    split.partitions.map((p) => worker('importPartition', { ...split, bucket: BUCKET, partition: p })),
+  )) as Array<{ imported: number }>;
+  const done = (await worker('importComplete', { ...split, bucket: BUCKET })) as { imported: number };
+  expect(done.imported).toBe(imported.reduce((n, p) => n + p.imported, 0));
+  expect(done.imported).toBeGreaterThan(0);
+});
+
 it('runs the scheduled list workers from their bundles', async () => {
   expect(await worker('evaluateSmartLists', null)).toEqual({
     lists: expect.any(Number),
