@@ -19,6 +19,10 @@
  *    `line N: reason` per rejected line in line order, then the summary line — to
  *    `reports/<file>.<run>.txt`, and removes the work.
  *
+ * (ext) The registries' files dropped under `kbo/` and `sirene/` take the same steps, their first two
+ * in lib/import/registry-engine.ts: units instead of lines, the report's rejections as `FILE line N`
+ * and its `skipped` line as the command prints them.
+ *
  * Nothing about the records or the derivations differs from `npm run import`: the same verdict for
  * every line, the same stored state. A step that fails is retried by the state machine; every step is
  * idempotent (a run's parts and reports are named by the run and overwritten on a retry).

@@ -4,10 +4,12 @@
  * import engine (lib/import/engine.ts, infra/import-engine.ts) through the same converters and the same
  * registry import as `npm run import -- --format kbo|sirene`.
  *
- * 1. `splitRegistryDrop` copies the dropped files to the worker's local disk (streamed), opens them
- *    with the format's converter (`REGISTRY_SOURCES`: the joins of KBO's nine files and of SIRENE's two
- *    run there, on sorted runs on that disk, never a map of the registry) and writes the units it
- *    yields, in order, into partitions of consecutive units: `work/<run>/units/p<partition>.jsonl`.
+ * 1. `splitRegistryDrop` cuts the drop's units into partitions of consecutive units
+ *    (`work/<run>/units/p<partition>.jsonl`, lib/import/registry-parts.ts). A KBO ZIP is copied to the
+ *    worker's local disk (streamed) and opened with the command's converter (`REGISTRY_SOURCES`: the
+ *    join of the nine files runs on sorted runs on that disk, never a map of the registry). A SIRENE
+ *    pair is cut by `siren` range so that no one worker converts it all (lib/import/sirene-ranges.ts):
+ *    the split plans the ranges, a worker splits each, the split gathers their partitions.
  *    A registry yields one unit per entity, grouped by entity number, so a company's unit (and a
  *    repeat of it, which follows it) lies in one partition: a partition is cut only where the next
  *    unit names another company than the last one.
