@@ -6,6 +6,7 @@
  * worker can pass over the rows before its range and parse only its own.
  */
 import { Readable } from 'node:stream';
+import { RegistryFileError } from './sources/files';
 
 const LF = 0x0a;
 const QUOTE = 0x22;
@@ -57,6 +58,27 @@ class LineScanner {
   }
 }
 
+/**
+ * Checks that the well-formed keys a scan meets ascend: a range cut from a file out of order would
+ * lose rows, where the command refuses the file.
+ */
+class Ascending {
+  private previous = '';
+  private previousLine = 0;
+
+  constructor(private readonly name: string) {}
+
+  check(key: string, line: number): void {
+    if (key < this.previous)
+      throw new RegistryFileError(
+        `${this.name} line ${line}: ${key} comes after ${this.previous} (line ${this.previousLine}); ` +
+          'the file is cut by key range, which relies on its rows being in ascending order as published',
+      );
+    this.previous = key;
+    this.previousLine = line;
+  }
+}
+
 /** The key of a row starting with `bytes`: the text before its first comma (quotes stripped). */
 function keyOf(bytes: Buffer): string {
   const comma = bytes.indexOf(COMMA);
@@ -67,16 +89,23 @@ function keyOf(bytes: Buffer): string {
     .trim();
 }
 
-/** Every `every`-th row start after the header (and how many rows there are), for cutting ranges. */
+/**
+ * Every `every`-th row start after the header (and how many rows there are), for cutting ranges; the
+ * file `name` is refused when its well-formed keys do not ascend.
+ */
 export async function sampleKeys(
   source: AsyncIterable<Buffer>,
   every: number,
+  { name, wellFormed }: { name: string; wellFormed: KeyTest },
 ): Promise<{ rows: number; samples: string[] }> {
   const samples: string[] = [];
+  const order = new Ascending(name);
   let rows = 0;
   const onLine: OnLine = (line, rowStart, bytes) => {
     if (!rowStart || line === 1 || bytes.length <= 2) return;
-    if (rows++ % every === 0) samples.push(keyOf(bytes));
+    const key = keyOf(bytes);
+    if (wellFormed(key)) order.check(key, line);
+    if (rows++ % every === 0) samples.push(key);
   };
   const scanner = new LineScanner();
   for await (const chunk of source) scanner.push(chunk, onLine);
@@ -96,13 +125,15 @@ export type KeyTest = (key: string) => boolean;
 /**
  * The stream cut to its header and the rows whose keys lie in `range` (a row whose key is not well
  * formed goes with the row before it), and the physical line of the first row it keeps in the file
- * (`firstLine()`: known once the stream has given its first row; null while none).
+ * (`firstLine()`: known once the stream has given its first row; null while none). The stream fails
+ * when the well-formed keys it passes over do not ascend (file `name`).
  */
 export function keyRange(
   source: Readable,
   range: KeyRange,
-  wellFormed: KeyTest,
+  { name, wellFormed }: { name: string; wellFormed: KeyTest },
 ): { stream: Readable; firstLine: () => number | null } {
+  const order = new Ascending(name);
   let first: number | null = null;
   let inside = range.from === null;
   let kept: Buffer[] = [];
@@ -114,6 +145,7 @@ export function keyRange(
     if (rowStart) {
       const key = keyOf(bytes);
       if (wellFormed(key)) {
+        order.check(key, line);
         if (range.to !== null && key >= range.to) return true;
         if (!inside && range.from !== null && key >= range.from) inside = true;
       }

@@ -37,7 +37,7 @@ export const RANGE_PARTITIONS = 100_000;
 /** Every how many rows the plan samples a key. */
 const SAMPLE_EVERY = 1_000;
 
-const SIREN = /^\d{9}$/;
+const isSiren = (key: string) => /^\d{9}$/.test(key);
 
 export interface SireneRange extends KeyRange {
   index: number;
@@ -82,6 +82,7 @@ export async function planSireneRanges(
       return await sampleKeys(
         (await units.open(name)) as AsyncIterable<Buffer>,
         options.sampleEvery ?? SAMPLE_EVERY,
+        { name, wellFormed: isSiren },
       );
     } finally {
       await units.close();
@@ -93,7 +94,7 @@ export async function planSireneRanges(
   if (sampled instanceof RegistryFileError) return notImported(files, input, sampled.message);
   if (!sampled) return notImported(files, input, `${input.key} holds no StockUniteLegale CSV file`);
   const count = Math.max(1, Math.ceil(sampled.rows / (options.rangeUnits ?? RANGE_UNITS)));
-  const keys = sampled.samples.filter((key) => SIREN.test(key));
+  const keys = sampled.samples.filter(isSiren);
   const cuts: string[] = [];
   for (let i = 1; i < count; i++) {
     const key = keys[Math.floor((i * keys.length) / count)];
@@ -121,7 +122,7 @@ function rangeOf(files: RegistryFiles, stem: string, range: KeyRange) {
     names: name ? [name] : files.names,
     find: (wanted) => files.find(wanted),
     open: async (wanted): Promise<Readable> => {
-      const cut = keyRange(await files.open(wanted), range, (key) => SIREN.test(key));
+      const cut = keyRange(await files.open(wanted), range, { name: wanted, wellFormed: isSiren });
       firstLine = cut.firstLine;
       return cut.stream;
     },

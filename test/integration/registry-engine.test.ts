@@ -200,6 +200,15 @@ describe('registry files dropped in the import bucket', () => {
       /^not imported: .*meta\.csv/,
     ],
     [
+      'a SIRENE units file out of siren order',
+      'sirene/unordered/StockUniteLegale_utf8.csv',
+      async () => {
+        const [header, first, second, ...rest] = (await readFile(UNITS, 'utf8')).split(/(?<=\n)/);
+        return Buffer.from([header, second, first, ...rest].join(''));
+      },
+      /^not imported: StockUniteLegale_utf8\.csv line 3: \d{9} comes after \d{9} \(line 2\)/,
+    ],
+    [
       'a file under sirene/ that is no stock file',
       'sirene/2026-11/notes.txt',
       async () => Buffer.from('hello'),

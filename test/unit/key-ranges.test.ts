@@ -6,7 +6,7 @@
 import { Readable } from 'node:stream';
 import { keyRange, sampleKeys } from '../../lib/import/key-ranges';
 
-const SIREN = (key: string) => /^\d{9}$/.test(key);
+const KEYS = { name: 'units.csv', wellFormed: (key: string) => /^\d{9}$/.test(key) };
 
 const FILE = [
   '\uFEFFsiren,name',
@@ -29,7 +29,7 @@ const chunks = (size: number) => {
 };
 
 async function cut(from: string | null, to: string | null, size: number) {
-  const { stream, firstLine } = keyRange(Readable.from(chunks(size)), { from, to }, SIREN);
+  const { stream, firstLine } = keyRange(Readable.from(chunks(size)), { from, to }, KEYS);
   const parts: Buffer[] = [];
   for await (const part of stream) parts.push(part as Buffer);
   return { text: Buffer.concat(parts).toString('utf8'), firstLine: firstLine() };
@@ -72,9 +72,27 @@ describe('keyRange', () => {
 
 describe('sampleKeys', () => {
   it('counts the rows (a quoted line break is no row) and samples every n-th key', async () => {
-    expect(await sampleKeys(Readable.from(chunks(3)), 2)).toEqual({
+    expect(await sampleKeys(Readable.from(chunks(3)), 2, KEYS)).toEqual({
       rows: 6,
       samples: ['100000001', 'bad', '400000004'],
     });
+  });
+});
+
+describe('a file out of order', () => {
+  const unordered = ['siren,name', '100000001,One', '300000003,Three', '200000002,Two', ''].join('\n');
+
+  it('is refused by the sampling and by any cut that passes over the row out of order', async () => {
+    await expect(sampleKeys(Readable.from([Buffer.from(unordered)]), 1, KEYS)).rejects.toThrow(
+      'units.csv line 4: 200000002 comes after 300000003 (line 3)',
+    );
+    const { stream } = keyRange(
+      Readable.from([Buffer.from(unordered)]),
+      { from: '250000000', to: null },
+      KEYS,
+    );
+    await expect(stream.toArray()).rejects.toThrow(
+      'units.csv line 4: 200000002 comes after 300000003 (line 3)',
+    );
   });
 });
