@@ -39,20 +39,18 @@ import {
   type IChainable,
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { SlotWaitingInvoke } from './capacity';
+import { SlotWaitingInvoke, WORKER_CONCURRENCY } from './capacity';
 import { REPORTS_PREFIX, WORK_PREFIX } from '../lib/import/engine';
 import { REGISTRY_PREFIXES } from '../lib/import/registry-engine';
 import { DROP_PREFIXES, type ImportStore } from './import-store';
 
 export { ImportStore } from './import-store';
 
-/**
- * The split's local disk (Lambda's largest): a registry's dropped files are copied there and its joins
- * keep their sorted runs there — a KBO full extract's ZIP and its spooled rows, a SIRENE pair's ZIPs.
- */
+/** The split's local disk (Lambda's largest): a registry's dropped files, its spools and sorted runs. */
 const SPLIT_DISK_MB = 10_240;
 /** How long the run waits before asking again for a SIRENE units file's establishments file. */
 const PAIR_POLL = Duration.minutes(1);
+const SPLIT_BOUND = WORKER_CONCURRENCY.importSplit;
 /** The state's fields of these names, for a step's payload. */
 const fromState = (...fields: string[]) =>
   Object.fromEntries(fields.map((field) => [field, JsonPath.stringAt(`$.${field}`)]));
@@ -217,7 +215,8 @@ export class ImportEngine extends Construct {
         ...fromState('bucket', 'key', 'run', 'startedAt', 'establishments'),
         range: JsonPath.objectAt('$$.Map.Item.Value'),
       },
-      maxConcurrency: props.maxConcurrency,
+      // As many at once as the split may run (its reserved concurrency): more would only wait for a slot.
+      maxConcurrency: SPLIT_BOUND === 'import' ? props.maxConcurrency : SPLIT_BOUND,
       resultPath: JsonPath.DISCARD,
     });
     rangesStep.itemProcessor(

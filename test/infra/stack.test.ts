@@ -961,6 +961,8 @@ describe('CompanyDataStack (dev)', () => {
         Type: 'Map',
         ItemProcessor: { ProcessorConfig: { Mode: 'DISTRIBUTED' } },
         ItemsPath: '$.ranges',
+        // The split's reserved concurrency (infra/capacity.ts).
+        MaxConcurrency: 2,
         ItemSelector: {
           'bucket.$': '$.bucket',
           'key.$': '$.key',
