@@ -84,14 +84,22 @@ export type RegistryDrop =
 /** The drop `key` is, or null when it is under no registry's prefix. */
 export function registryDropOf(key: string): RegistryDrop | null {
   const name = basename(key);
-  if (key.startsWith(REGISTRY_PREFIXES.kbo))
-    return /\.zip$/i.test(name)
-      ? { kind: 'kbo', key }
-      : {
-          kind: 'refused',
-          key,
-          reason: `${name} is not a ZIP: drop the KBO extract as published (KboOpenData_…_Full.zip)`,
-        };
+  if (key.startsWith(REGISTRY_PREFIXES.kbo)) {
+    if (!/\.zip$/i.test(name))
+      return {
+        kind: 'refused',
+        key,
+        reason: `${name} is not a ZIP: drop the KBO extract as published (KboOpenData_…_Full.zip)`,
+      };
+    // An update applies to the rows kept with the stored companies (§11.5.2), which the split does not read.
+    if (/_update\.zip$/i.test(name))
+      return {
+        kind: 'refused',
+        key,
+        reason: `${name} is a KBO update: import it with npm run import -- --format kbo … --table`,
+      };
+    return { kind: 'kbo', key };
+  }
   if (!key.startsWith(REGISTRY_PREFIXES.sirene)) return null;
   if (/^StockUniteLegale/i.test(name))
     return {
