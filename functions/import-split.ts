@@ -1,14 +1,18 @@
 /**
  * The import engine's first step (lib/import/engine.ts): a file dropped in the import bucket, cut into
- * partitions by company. The state machine (infra/import-engine.ts) calls it with the file and the run.
+ * partitions by company; a registry's files (under `kbo/` or `sirene/`) converted and cut into
+ * partitions of units (lib/import/registry-engine.ts): KBO at once, SIRENE planned by `siren` range,
+ * each range split, then gathered; or asked again later while a SIRENE units file waits for its
+ * establishments file. The state machine (infra/import-engine.ts) calls it with the file and the run.
  */
 import { importBucket } from '../lib/import/bucket';
-import { splitImportFile, type ImportRun } from '../lib/import/engine';
+import { splitImportFile } from '../lib/import/engine';
+import { registryDropOf, splitRegistryDrop, type RegistrySplitInput } from '../lib/import/registry-engine';
 import { withDeclaredAccess } from '../lib/storage/access';
 
 /** It never touches the table: any storage call fails, as its IAM policy (none) would refuse it. */
-export const handler = (event: ImportRun & { bucket: string }) =>
-  withDeclaredAccess({}, () => splitImportFile(importBucket(event.bucket), event)).then((split) => ({
-    ...split,
-    bucket: event.bucket,
-  }));
+export const handler = (event: RegistrySplitInput & { bucket: string }) =>
+  withDeclaredAccess({}, () => {
+    const files = importBucket(event.bucket);
+    return registryDropOf(event.key) ? splitRegistryDrop(files, event) : splitImportFile(files, event);
+  }).then((split) => ({ ...split, bucket: event.bucket }));

@@ -1,6 +1,7 @@
 /**
- * The import at scale (contract §11.2): files dropped under `incoming/` in the stage's import bucket
- * are imported by a Step Functions state machine over the import engine's workers
+ * The import at scale (contract §11.2): files dropped under `incoming/` in the stage's import bucket,
+ * and the registries' files under `kbo/` and `sirene/` (§11.5.11, lib/import/registry-engine.ts), are
+ * imported by a Step Functions state machine over the import engine's workers
  * (lib/import/engine.ts): split by company, the partitions imported in parallel by a Distributed Map,
  * the lookalikes of the changed companies recomputed in parallel by a second one (planned in shards,
  * lib/lookalikes/fan-out.ts) under the table's lookalike lease, round after round while marks are
@@ -15,10 +16,10 @@ import { Duration, Names, RemovalPolicy, Stack, Token, Validations, type CfnElem
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { EventField, Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
 import { SfnStateMachine } from 'aws-cdk-lib/aws-events-targets';
-import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import type { CfnFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket } from 'aws-cdk-lib/aws-s3';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Bucket, CfnBucket } from 'aws-cdk-lib/aws-s3';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import {
   Chain,
@@ -38,8 +39,21 @@ import {
   type IChainable,
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { SlotWaitingInvoke } from './capacity';
-import { INCOMING_PREFIX, REPORTS_PREFIX, WORK_PREFIX } from '../lib/import/engine';
+import { SlotWaitingInvoke, WORKER_CONCURRENCY } from './capacity';
+import { REPORTS_PREFIX, WORK_PREFIX } from '../lib/import/engine';
+import { REGISTRY_PREFIXES } from '../lib/import/registry-engine';
+import { DROP_PREFIXES, type ImportStore } from './import-store';
+
+export { ImportStore } from './import-store';
+
+/** The split's local disk (Lambda's largest): a registry's dropped files, its spools and sorted runs. */
+const SPLIT_DISK_MB = 10_240;
+/** How long the run waits before asking again for a SIRENE units file's establishments file. */
+const PAIR_POLL = Duration.minutes(1);
+const SPLIT_BOUND = WORKER_CONCURRENCY.importSplit;
+/** The state's fields of these names, for a step's payload. */
+const fromState = (...fields: string[]) =>
+  Object.fromEntries(fields.map((field) => [field, JsonPath.stringAt(`$.${field}`)]));
 
 export interface ImportEngineProps {
   split: LambdaFunction;
@@ -62,57 +76,6 @@ export interface ImportEngineProps {
   removalPolicy: RemovalPolicy;
 }
 
-/**
- * What the import keeps, in the stage's stateful stack (kept, deployed rarely): the bucket files are
- * dropped in, and the queue of "file dropped" events that could not start a run.
- */
-export class ImportStore extends Construct {
-  readonly bucket: Bucket;
-  /** Where a "file dropped" event that could not start a run ends up (the DLQ of the rule's target). */
-  readonly undeliveredEvents: Queue;
-
-  constructor(scope: Construct, id: string, props: { removalPolicy: RemovalPolicy }) {
-    super(scope, id);
-    this.bucket = new Bucket(this, 'Bucket', {
-      encryption: BucketEncryption.S3_MANAGED,
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      enforceSSL: true,
-      removalPolicy: props.removalPolicy,
-      lifecycleRules: [
-        { prefix: INCOMING_PREFIX, expiration: Duration.days(30) },
-        // A run's work files are removed by its last step; these are the leftovers of failed runs.
-        { prefix: WORK_PREFIX, expiration: Duration.days(7) },
-        { prefix: REPORTS_PREFIX, expiration: Duration.days(90) },
-      ],
-    });
-    // Events to EventBridge, set on the bucket itself (eventBridgeEnabled would add a custom resource Lambda).
-    (this.bucket.node.defaultChild as CfnBucket).notificationConfiguration = {
-      eventBridgeConfiguration: { eventBridgeEnabled: true },
-    };
-    Validations.of(this.bucket).acknowledge({
-      id: 'AwsSolutions-S1',
-      reason:
-        'Only the stage operators and the import workers touch this bucket; its files are transient ' +
-        '(expired by lifecycle rules) and each run leaves a report under reports/ and in the logs.',
-    });
-
-    this.undeliveredEvents = new Queue(this, 'UndeliveredEvents', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-      removalPolicy: props.removalPolicy,
-    });
-    for (const id of ['AwsSolutions-SQS3', 'Serverless-SQSRedrivePolicy']) {
-      Validations.of(this.undeliveredEvents).acknowledge({
-        id,
-        reason:
-          "It is a dead-letter queue itself: the import rule's target sends it the events it could not " +
-          'deliver (an alarm fires on its first message); nothing consumes it to fail again.',
-      });
-    }
-  }
-}
-
 export class ImportEngine extends Construct {
   readonly bucket: Bucket;
   readonly stateMachine: StateMachine;
@@ -126,9 +89,14 @@ export class ImportEngine extends Construct {
     this.bucket = props.store.bucket;
     this.undeliveredEvents = props.store.undeliveredEvents;
 
-    // Each step only the objects it reads, writes or removes, by key prefix.
-    this.allowObjects(split, ['s3:GetObject'], [INCOMING_PREFIX]);
-    this.allowObjects(split, ['s3:PutObject'], [WORK_PREFIX]);
+    // Each step only the objects it reads, writes or removes, by key prefix. The split reads what is
+    // dropped, lists a SIRENE units file's folder for its establishments file, and reports a drop it
+    // cannot import.
+    this.allowObjects(split, ['s3:GetObject'], [...DROP_PREFIXES, WORK_PREFIX]);
+    this.allowObjects(split, ['s3:PutObject'], [WORK_PREFIX, REPORTS_PREFIX]);
+    this.allowListing(split, REGISTRY_PREFIXES.sirene);
+    this.allowListing(split, WORK_PREFIX);
+    (split.node.defaultChild as CfnFunction).ephemeralStorage = { size: SPLIT_DISK_MB };
     this.allowObjects(partition, ['s3:GetObject', 's3:PutObject'], [WORK_PREFIX]);
     this.allowListing(partition, WORK_PREFIX);
     this.allowObjects(complete, ['s3:GetObject', 's3:DeleteObject'], [WORK_PREFIX]);
@@ -156,9 +124,7 @@ export class ImportEngine extends Construct {
     const importStep = new DistributedMap(this, 'ImportPartitions', {
       itemsPath: '$.partitions',
       itemSelector: {
-        bucket: JsonPath.stringAt('$.bucket'),
-        run: JsonPath.stringAt('$.run'),
-        asOf: JsonPath.stringAt('$.asOf'),
+        ...fromState('bucket', 'run', 'asOf', 'format'),
         partition: JsonPath.numberAt('$$.Map.Item.Value'),
       },
       maxConcurrency: props.maxConcurrency,
@@ -234,12 +200,51 @@ export class ImportEngine extends Construct {
       return Chain.start(start).next(plan).next(planned);
     };
 
+    /*
+     * The split answers `split` (partitions to import), `wait` (a SIRENE units file whose establishments
+     * file is not there yet: asked again a minute later, the split bounding the wait), `ranges` (SIRENE's
+     * units cut by siren: each range split by a worker of its own, then the partitions gathered by the
+     * split, which answers again) or `done` (nothing to import: an establishments file alone, or a drop
+     * not as published, its report written).
+     */
+    const splitAnswer = new Choice(this, 'SplitAnswer');
+    // SIRENE's ranges (lib/import/sirene-ranges.ts): split in parallel, then their partitions gathered.
+    const rangesStep = new DistributedMap(this, 'SplitRanges', {
+      itemsPath: '$.ranges',
+      itemSelector: {
+        ...fromState('bucket', 'key', 'run', 'startedAt', 'establishments'),
+        range: JsonPath.objectAt('$$.Map.Item.Value'),
+      },
+      // As many at once as the split may run (its reserved concurrency): more would only wait for a slot.
+      maxConcurrency: SPLIT_BOUND === 'import' ? props.maxConcurrency : SPLIT_BOUND,
+      resultPath: JsonPath.DISCARD,
+    });
+    rangesStep.itemProcessor(
+      new SlotWaitingInvoke(this, 'SplitRange', {
+        lambdaFunction: split,
+        payloadResponseOnly: true,
+      }).addRetry(retry),
+    );
+    const gatherStep = new SlotWaitingInvoke(this, 'GatherRanges', {
+      lambdaFunction: split,
+      payload: TaskInput.fromObject({
+        ...fromState('bucket', 'key', 'run', 'startedAt', 'note'),
+        gather: true,
+      }),
+      payloadResponseOnly: true,
+    }).addRetry(retry);
+    splitAnswer
+      .when(
+        Condition.stringEquals('$.status', 'wait'),
+        new Wait(this, 'WaitForPair', { time: WaitTime.duration(PAIR_POLL) }).next(splitStep),
+      )
+      .when(Condition.stringEquals('$.status', 'ranges'), rangesStep.next(gatherStep).next(splitAnswer))
+      .when(Condition.stringEquals('$.status', 'done'), new Succeed(this, 'NothingToImport'))
+      .otherwise(
+        importStep.next(lookalikeRounds('Lookalikes', 'marked', JsonPath.stringAt('$.bucket'), completeStep)),
+      );
     this.stateMachine = new StateMachine(this, 'StateMachine', {
-      definitionBody: DefinitionBody.fromChainable(
-        splitStep
-          .next(importStep)
-          .next(lookalikeRounds('Lookalikes', 'marked', JsonPath.stringAt('$.bucket'), completeStep)),
-      ),
+      definitionBody: DefinitionBody.fromChainable(splitStep.next(splitAnswer)),
       timeout: Duration.hours(12),
       tracingEnabled: true,
       logs: {
@@ -298,13 +303,13 @@ export class ImportEngine extends Construct {
     });
 
     new Rule(this, 'OnFileDropped', {
-      description: 'Imports a file dropped under incoming/ in the import bucket',
+      description: `Imports a file dropped under ${DROP_PREFIXES.join(', ')} in the import bucket`,
       eventPattern: {
         source: ['aws.s3'],
         detailType: ['Object Created'],
         detail: {
           bucket: { name: [this.bucket.bucketName] },
-          object: { key: [{ prefix: INCOMING_PREFIX }] },
+          object: { key: DROP_PREFIXES.map((prefix) => ({ prefix })) },
         },
       },
       targets: [
@@ -314,7 +319,7 @@ export class ImportEngine extends Construct {
             key: EventField.fromPath('$.detail.object.key'),
           }),
           // EventBridge retries a run it could not start (throttling, a missing permission) for a day,
-          // then files the event here: the file stays under incoming/ and the alarm says which.
+          // then files the event here: the file stays where it was dropped and the alarm says which.
           retryAttempts: 24,
           maxEventAge: Duration.hours(24),
           deadLetterQueue: this.undeliveredEvents,

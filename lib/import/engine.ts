@@ -19,6 +19,10 @@
  *    `line N: reason` per rejected line in line order, then the summary line — to
  *    `reports/<file>.<run>.txt`, and removes the work.
  *
+ * (ext) The registries' files dropped under `kbo/` and `sirene/` take the same steps, their first two
+ * in lib/import/registry-engine.ts: units instead of lines, the report's rejections as `FILE line N`
+ * and its `skipped` line as the command prints them.
+ *
  * Nothing about the records or the derivations differs from `npm run import`: the same verdict for
  * every line, the same stored state. A step that fails is retried by the state machine; every step is
  * idempotent (a run's parts and reports are named by the run and overwritten on a retry).
@@ -35,6 +39,9 @@ import {
   type NumberedLine,
 } from './import';
 import { fileLines } from './lines';
+import { byCodePoint } from '../order';
+import { formatSkipped } from './registry-import';
+import type { RegistryFormat } from './sources';
 import { numbered, partitionCount, partitionOf, unnumbered } from './partitions';
 import { workPrefix } from './work';
 
@@ -66,20 +73,35 @@ export interface ImportRun {
 }
 
 export interface SplitFile extends ImportRun {
+  /** `split`: partitions to import (a registry's drop may also wait for its pair, or end: registry-engine.ts). */
+  status: 'split';
+  /** What the partitions hold: JSON Lines, or a registry's units (lib/import/registry-engine.ts). */
+  format: 'jsonl' | RegistryFormat;
   asOf: string;
   /** The partitions to import, 0 … n−1. */
   partitions: number[];
+  /** A line the report starts with (a SIRENE units file imported without its establishments). */
+  note?: string;
 }
 
-interface PartitionReport {
+/** What a partition's import leaves for the last step. */
+export interface PartitionReport {
   summary: ImportSummary;
-  rejected: Array<[line: number, reason: string]>;
+  /** Each rejection: the CSV's file (empty for JSON Lines), the line, the reason. */
+  rejected: Array<[file: string, line: number, reason: string]>;
+  /** A registry's units left out on purpose, by reason, and its fields dropped (the `skipped` line). */
+  skipped?: Array<[reason: string, count: number]>;
+  fieldsDropped?: number;
 }
 
 const partitionPrefix = (run: string, partition: number) =>
   `${workPrefix(run)}p${String(partition).padStart(4, '0')}/`;
-const reportKey = (run: string, partition: number) =>
+export const reportKey = (run: string, partition: number) =>
   `${workPrefix(run)}reports/p${String(partition).padStart(4, '0')}.json`;
+
+/** Where a run's report goes: `reports/` and the dropped file's key (without `incoming/`), then the run. */
+export const runReportKey = (key: string, run: string) =>
+  `${REPORTS_PREFIX}${key.startsWith(INCOMING_PREFIX) ? key.slice(INCOMING_PREFIX.length) : key}.${run}.txt`;
 
 /** The as-of date of a dropped file: `incoming/YYYY-MM-DD/…`, else the day the run started (UTC). */
 export function asOfOf(key: string, startedAt: string): string {
@@ -126,6 +148,8 @@ export async function splitImportFile(
   await Promise.all(pending);
   return {
     ...input,
+    status: 'split',
+    format: 'jsonl',
     asOf: asOfOf(input.key, input.startedAt),
     partitions: Array.from({ length: count }, (_, p) => p),
   };
@@ -146,7 +170,7 @@ export async function importPartition(
   const rejected: PartitionReport['rejected'] = [];
   const summary = await importCompanies(partitionLines(), {
     asOf: input.asOf,
-    onRejected: (line, reason) => rejected.push([line, reason]),
+    onRejected: (line, reason) => rejected.push(['', line, reason]),
     // The run's completion runs once, after every partition (step 3).
     complete: async () => undefined,
   });
@@ -155,17 +179,29 @@ export async function importPartition(
   return summary;
 }
 
-/** Step 4: the run's other completions, then its report; the work files go. Returns the report's text. */
+/**
+ * Step 4: the run's other completions, then its report — the note, one line per rejection in file and
+ * line order, the `skipped` line of a registry, the summary — as the import command prints them; the
+ * work files go. Returns the report's text.
+ */
 export async function completeImportRun(
   files: ImportFiles,
-  input: ImportRun & { partitions: number[] },
+  input: ImportRun & { partitions: number[]; note?: string },
 ): Promise<{ reportKey: string; summary: ImportSummary; text: string }> {
   await completeImport({ lookalikes: false });
   const total = emptySummary();
   const rejected: PartitionReport['rejected'] = [];
+  const skipped = new Map<string, number>();
+  let fieldsDropped = 0;
+  const partitionReports = new Map<number, PartitionReport>();
   await forEachLimited(input.partitions, WRITES_IN_FLIGHT, async (partition) => {
     const { body } = await files.read(reportKey(input.run, partition));
-    const report = JSON.parse(await text(body)) as PartitionReport;
+    partitionReports.set(partition, JSON.parse(await text(body)) as PartitionReport);
+  });
+  // In partition order: a registry's partitions follow its files, so the skipped reasons come in the
+  // order the command meets them.
+  for (const partition of [...input.partitions].sort((a, b) => a - b)) {
+    const report = partitionReports.get(partition)!;
     for (const name of [
       'read',
       'imported',
@@ -177,13 +213,20 @@ export async function completeImportRun(
     ] as const)
       total[name] += report.summary[name];
     rejected.push(...report.rejected);
-  });
+    for (const [reason, count] of report.skipped ?? [])
+      skipped.set(reason, (skipped.get(reason) ?? 0) + count);
+    fieldsDropped += report.fieldsDropped ?? 0;
+  }
   total.seconds = (Date.now() - Date.parse(input.startedAt)) / 1000;
-  rejected.sort(([a], [b]) => a - b);
-  const report = [...rejected.map(([line, reason]) => `line ${line}: ${reason}`), formatSummary(total)].join(
-    '\n',
-  );
-  const key = `${REPORTS_PREFIX}${input.key.slice(INCOMING_PREFIX.length)}.${input.run}.txt`;
+  rejected.sort(([fileA, a], [fileB, b]) => byCodePoint(fileA, fileB) || a - b);
+  const skippedLine = formatSkipped({ skipped, fieldsDropped });
+  const report = [
+    ...(input.note ? [input.note] : []),
+    ...rejected.map(([file, line, reason]) => `${file ? `${file} ` : ''}line ${line}: ${reason}`),
+    ...(skippedLine ? [skippedLine] : []),
+    formatSummary(total),
+  ].join('\n');
+  const key = runReportKey(input.key, input.run);
   await files.write(key, report + '\n');
   // The parts first, the partition reports last (one request for up to 1,000 partitions): a retry
   // of this step after a failure here still finds every report.

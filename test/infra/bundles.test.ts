@@ -11,13 +11,14 @@
  * (as its state machine chains them), the fan-out's sweep announcing on SQS, a delivery batch opening
  * the secret with KMS and sending a job due later on to SQS.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, stop } from 'esbuild';
+import yazl from 'yazl';
 import { bundlingSettings } from '../../infra/bundling';
 import { importBucket } from '../../lib/import/bucket';
 import { routes, workers, type RouteId, type WorkerId } from '../../lib/routes';
@@ -217,7 +218,13 @@ it("runs the import's steps from their bundles, one after the other, as the stat
   const imported = await Promise.all(
     split.partitions.map(
       async (partition) =>
-        (await worker('importPartition', { bucket: BUCKET, run: run.run, asOf, partition })) as {
+        (await worker('importPartition', {
+          bucket: BUCKET,
+          run: run.run,
+          asOf,
+          format: 'jsonl',
+          partition,
+        })) as {
           imported: number;
         },
     ),
@@ -246,6 +253,75 @@ it("runs the import's steps from their bundles, one after the other, as the stat
     imported: number;
   };
   expect(done.imported).toBe(records.length);
+});
+
+it("runs the import's steps on a registry's ZIP from their bundles: the converters and the ZIP reader bundled", async () => {
+  const folder = path.join(ROOT, 'test', 'fixtures', 'registries', 'kbo-full');
+  const zip = new yazl.ZipFile();
+  for (const name of readdirSync(folder)) zip.addFile(path.join(folder, name), name);
+  zip.end();
+  const chunks: Buffer[] = [];
+  for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
+  const key = 'kbo/KboOpenData_0127_2025_09_Full.zip';
+  await importBucket(BUCKET).write(key, Buffer.concat(chunks));
+  const run = { run: 'bundles-test-kbo', key, startedAt: new Date().toISOString() };
+
+  const split = (await worker('importSplit', { ...run, bucket: BUCKET })) as {
+    status: string;
+    format: string;
+    asOf: string;
+    partitions: number[];
+  };
+  expect(split).toMatchObject({ status: 'split', format: 'kbo', asOf: '2025-08-30', partitions: [0] });
+  const [partition] = (await Promise.all(
+    split.partitions.map((p) => worker('importPartition', { ...split, bucket: BUCKET, partition: p })),
+  )) as [{ imported: number; rejected: number }];
+  expect(partition.imported).toBeGreaterThan(0);
+  expect(partition.rejected).toBe(2); // the sample's two enterprises rejected on purpose
+
+  const done = (await worker('importComplete', { ...split, bucket: BUCKET })) as { imported: number };
+  expect(done.imported).toBe(partition.imported);
+});
+
+it("runs a SIRENE pair's steps from their bundles: planned by siren range, each range split, then gathered", async () => {
+  const folder = path.join(ROOT, 'test', 'fixtures', 'registries', 'sirene');
+  const bucket = importBucket(BUCKET);
+  await bucket.write(
+    'sirene/2026-11/StockEtablissement_utf8.csv',
+    readFileSync(path.join(folder, 'StockEtablissement_utf8.csv')),
+  );
+  const key = 'sirene/2026-11/StockUniteLegale_utf8.csv';
+  await bucket.write(key, readFileSync(path.join(folder, 'StockUniteLegale_utf8.csv')));
+  const run = { run: 'bundles-test-sirene', key, startedAt: new Date().toISOString(), bucket: BUCKET };
+
+  const plan = (await worker('importSplit', run)) as {
+    status: string;
+    ranges: unknown[];
+    establishments: string | null;
+    note: string | null;
+  };
+  expect(plan).toMatchObject({
+    status: 'ranges',
+    establishments: 'sirene/2026-11/StockEtablissement_utf8.csv',
+    note: null,
+  });
+  for (const range of plan.ranges)
+    expect(await worker('importSplit', { ...run, range, establishments: plan.establishments })).toMatchObject(
+      {
+        status: 'range',
+      },
+    );
+  const split = (await worker('importSplit', { ...run, gather: true, note: plan.note })) as {
+    status: string;
+    partitions: number[];
+  };
+  expect(split).toMatchObject({ status: 'split', format: 'sirene' });
+  const imported = (await Promise.all(
+    split.partitions.map((p) => worker('importPartition', { ...split, bucket: BUCKET, partition: p })),
+  )) as Array<{ imported: number }>;
+  const done = (await worker('importComplete', { ...split, bucket: BUCKET })) as { imported: number };
+  expect(done.imported).toBe(imported.reduce((n, p) => n + p.imported, 0));
+  expect(done.imported).toBeGreaterThan(0);
 });
 
 it('runs the scheduled list workers from their bundles', async () => {

@@ -817,6 +817,8 @@ describe('CompanyDataStack (dev)', () => {
         LifecycleConfiguration: {
           Rules: [
             Match.objectLike({ Prefix: 'incoming/', ExpirationInDays: 30 }),
+            Match.objectLike({ Prefix: 'kbo/', ExpirationInDays: 30 }),
+            Match.objectLike({ Prefix: 'sirene/', ExpirationInDays: 30 }),
             Match.objectLike({ Prefix: 'work/', ExpirationInDays: 7 }),
             Match.objectLike({ Prefix: 'reports/', ExpirationInDays: 90 }),
           ],
@@ -831,12 +833,12 @@ describe('CompanyDataStack (dev)', () => {
       });
     });
 
-    it('starts the state machine for every file created under incoming/', () => {
+    it('starts the state machine for every file created under incoming/, kbo/ or sirene/', () => {
       template.hasResourceProperties('AWS::Events::Rule', {
         EventPattern: {
           source: ['aws.s3'],
           'detail-type': ['Object Created'],
-          detail: { object: { key: [{ prefix: 'incoming/' }] } },
+          detail: { object: { key: [{ prefix: 'incoming/' }, { prefix: 'kbo/' }, { prefix: 'sirene/' }] } },
         },
         Targets: [
           Match.objectLike({
@@ -935,6 +937,87 @@ describe('CompanyDataStack (dev)', () => {
       }
     });
 
+    it('imports what the split cut, asks again a minute later while a SIRENE pair is incomplete, ends when nothing is to import', () => {
+      const states = statesOf('ImportEngineStateMachine');
+      expect(states['Split']).toMatchObject({
+        Parameters: {
+          'bucket.$': '$.bucket',
+          'key.$': '$.key',
+          'run.$': '$$.Execution.Name',
+          'startedAt.$': '$$.Execution.StartTime',
+        },
+        Next: 'SplitAnswer',
+      });
+      expect(states['SplitAnswer']).toEqual({
+        Type: 'Choice',
+        Choices: [
+          { Variable: '$.status', StringEquals: 'wait', Next: 'WaitForPair' },
+          { Variable: '$.status', StringEquals: 'ranges', Next: 'SplitRanges' },
+          { Variable: '$.status', StringEquals: 'done', Next: 'NothingToImport' },
+        ],
+        Default: 'ImportPartitions',
+      });
+      // SIRENE's ranges: each split by a worker of its own, then gathered by the split, which answers again.
+      expect(states['SplitRanges']).toMatchObject({
+        Type: 'Map',
+        ItemProcessor: { ProcessorConfig: { Mode: 'DISTRIBUTED' } },
+        ItemsPath: '$.ranges',
+        // The split's reserved concurrency (infra/capacity.ts).
+        MaxConcurrency: 2,
+        ItemSelector: {
+          'bucket.$': '$.bucket',
+          'key.$': '$.key',
+          'run.$': '$.run',
+          'startedAt.$': '$.startedAt',
+          'establishments.$': '$.establishments',
+          'range.$': '$$.Map.Item.Value',
+        },
+        ResultPath: null,
+        Next: 'GatherRanges',
+      });
+      expect(states['GatherRanges']).toMatchObject({
+        Parameters: { gather: true, 'note.$': '$.note', 'run.$': '$.run' },
+        Next: 'SplitAnswer',
+      });
+      expect(states['WaitForPair']).toEqual({ Type: 'Wait', Seconds: 60, Next: 'Split' });
+      expect(states['NothingToImport']).toEqual({ Type: 'Succeed' });
+      // Each partition knows what it holds: JSON Lines or a registry's units.
+      expect(states['ImportPartitions']).toMatchObject({
+        ItemSelector: {
+          'bucket.$': '$.bucket',
+          'run.$': '$.run',
+          'asOf.$': '$.asOf',
+          'format.$': '$.format',
+          'partition.$': '$$.Map.Item.Value',
+        },
+      });
+    });
+
+    it("gives the split Lambda's largest local disk, for a registry's files and its joins' sorted runs", () => {
+      const withDisk = resourcesOfType(template, 'AWS::Lambda::Function').filter(
+        ([, fn]) => (fn.Properties as { EphemeralStorage?: unknown }).EphemeralStorage !== undefined,
+      );
+      expect(withDisk.map(([id]) => id)).toEqual([workerFunctionId(template, 'importSplit')]);
+      expect(withDisk[0]![1].Properties['EphemeralStorage']).toEqual({ Size: 10_240 });
+    });
+
+    it('lets the split read only what is dropped and its work files, list only sirene/ and those, write only them and reports', () => {
+      // Each action with the key prefixes of its objects (or, for a listing, the prefixes it may list).
+      const grants = statementsOf(template, workerFunctionId(template, 'importSplit'))
+        .filter((statement) => [statement.Action].flat().some((action) => action.startsWith('s3:')))
+        .map((statement) => {
+          const listed = statement.Condition?.['StringLike']?.['s3:prefix'];
+          const prefixes = listed ?? JSON.stringify(statement.Resource).match(/[a-z]+\/\*/g);
+          return `${[statement.Action].flat().join(',')} ${[prefixes].flat().join(' ')}`;
+        });
+      expect(grants.sort()).toEqual([
+        's3:GetObject incoming/* kbo/* sirene/* work/*',
+        's3:ListBucket sirene/*',
+        's3:ListBucket work/*',
+        's3:PutObject work/* reports/*',
+      ]);
+    });
+
     it("recomputes an import's lookalikes in rounds under the lease, and completes without them when it is held", () => {
       const states = statesOf('ImportEngineStateMachine');
       expect(states['LookalikesStart']).toMatchObject({
@@ -1014,7 +1097,7 @@ describe('CompanyDataStack (dev)', () => {
     });
 
     it.each([
-      ['importSplit', ['s3:GetObject', 's3:PutObject']],
+      ['importSplit', ['s3:GetObject', 's3:PutObject', 's3:ListBucket']],
       [
         'importPartition',
         [

@@ -6,8 +6,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { ImportFiles, SplitFile } from '../../lib/import/engine';
+import type { ImportFiles, ImportRun, SplitFile } from '../../lib/import/engine';
 import { completeImportRun, importPartition, lookalikeWork, splitImportFile } from '../../lib/import/engine';
+import {
+  importRegistryPartition,
+  splitRegistryDrop,
+  type RegistrySplit,
+  type RegistrySplitInput,
+  type RegistrySplitOptions,
+} from '../../lib/import/registry-engine';
 import {
   computeLookalikeShard,
   finishLookalikes,
@@ -64,6 +71,60 @@ export async function importFile(files: ImportFiles, key: string, options: Engin
     ),
   );
   return split;
+}
+
+/**
+ * The import state machine over a registry's drop at `key` (lib/import/registry-engine.ts): the split,
+ * asked again while it answers `wait` (each time `wait` says how; the state machine waits a minute);
+ * SIRENE's ranges split at once, then gathered; then, when it split, the partitions, the lookalike
+ * rounds and the completion.
+ */
+export async function runRegistryDrop(
+  files: ImportFiles,
+  key: string,
+  options: EngineOptions &
+    RegistrySplitOptions & { wait?: (answer: RegistrySplit) => Promise<void> | void } = {},
+) {
+  const run: ImportRun = {
+    run: `test-${randomUUID().slice(0, 8)}`,
+    key,
+    startedAt: new Date().toISOString(),
+  };
+  const answers: RegistrySplit[] = [];
+  let split: RegistrySplit;
+  let input: RegistrySplitInput = run;
+  for (;;) {
+    const asked: RegistrySplitInput = input;
+    split = await underDeclaration('importSplit', (): Promise<RegistrySplit> =>
+      splitRegistryDrop(files, asked, options),
+    );
+    answers.push(split);
+    if (split.status === 'wait') await options.wait?.(split);
+    else if (split.status === 'ranges') {
+      // The ranges' Distributed Map, then the gathering.
+      const { ranges, establishments, note } = split;
+      await Promise.all(
+        ranges.map((range) =>
+          underDeclaration('importSplit', () =>
+            splitRegistryDrop(files, { ...run, range, establishments }, options),
+          ),
+        ),
+      );
+      input = { ...run, gather: true, note };
+    } else break;
+  }
+  if (split.status !== 'split') return { run, answers, split, done: null };
+  const file = split;
+  const reports = await Promise.all(
+    file.partitions.map((partition) =>
+      underDeclaration('importPartition', () =>
+        importRegistryPartition(files, { ...file, format: file.format as 'kbo' | 'sirene', partition }),
+      ),
+    ),
+  );
+  await lookalikeRounds(files, run.run, 'marked', options);
+  const done = await completeRun(files, file);
+  return { run, answers, split: file, reports, done };
 }
 
 /** The import state machine's last step. */

@@ -1,0 +1,116 @@
+/**
+ * (ext) What the registry steps of the import engine share (lib/import/registry-engine.ts,
+ * sirene-ranges.ts): the dropped files copied to the worker's local disk, a registry's units written
+ * into partitions of consecutive units, and the report of a drop that is not imported.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { companyKey, parseCompanyNumber } from '../companies/identifiers';
+import { runReportKey, type ImportFiles, type ImportRun } from './engine';
+import type { RegistryItem } from './sources/unit';
+import { workPrefix } from './work';
+
+/** Units a partition holds: about what a JSON Lines partition holds, a worker's minute or two. */
+export const PARTITION_UNITS = 16_000;
+const WRITES_IN_FLIGHT = 8;
+
+export interface PartitionOptions {
+  /** Units a partition holds (tests make small ones). */
+  partitionUnits?: number;
+}
+
+/** A drop that is not imported: its report says why. */
+export interface NotImported {
+  status: 'done';
+  key: string;
+  reason: string;
+  reportKey?: string;
+}
+
+/** Writes the report of a drop that is not imported: `not imported: <reason>`. */
+export async function notImported(
+  files: ImportFiles,
+  input: ImportRun,
+  reason: string,
+): Promise<NotImported> {
+  const key = runReportKey(input.key, input.run);
+  await files.write(key, `not imported: ${reason}\n`);
+  return { status: 'done', key: input.key, reason, reportKey: key };
+}
+
+/** Runs `work` with the bucket's `keys` copied (streamed) to a local folder, by their file names; then removes them. */
+export async function withLocalCopies<T>(
+  files: ImportFiles,
+  keys: string[],
+  work: (paths: string[]) => Promise<T>,
+): Promise<T> {
+  const scratch = await mkdtemp(join(tmpdir(), 'registry-drop-'));
+  try {
+    const paths: string[] = [];
+    for (const key of keys) {
+      const path = join(scratch, basename(key));
+      await pipeline((await files.read(key)).body, createWriteStream(path));
+      paths.push(path);
+    }
+    return await work(paths);
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+export const partitionKey = (run: string, partition: number) =>
+  `${unitsPrefix(run)}p${String(partition).padStart(8, '0')}.jsonl`;
+
+/** Where a run's partitions of units are. */
+export const unitsPrefix = (run: string) => `${workPrefix(run)}units/`;
+
+/** The partition a partition key names. */
+export const partitionOfKey = (key: string) => Number(/p(\d+)\.jsonl$/.exec(key)?.[1]);
+
+/**
+ * The items in order into partitions of about `partitionUnits` units, numbered from `first`; how many
+ * were written.
+ */
+export async function writePartitions(
+  files: ImportFiles,
+  run: string,
+  items: AsyncIterable<RegistryItem>,
+  options: PartitionOptions & { first?: number } = {},
+): Promise<number> {
+  const limit = options.partitionUnits ?? PARTITION_UNITS;
+  const pending = new Set<Promise<void>>();
+  let lines: string[] = [];
+  let units = 0;
+  let partitions = 0;
+  let lastCompany: string | null = null;
+  const flush = async () => {
+    if (lines.length === 0) return;
+    const write = files
+      .write(partitionKey(run, (options.first ?? 0) + partitions++), lines.join('\n') + '\n')
+      .finally(() => pending.delete(write));
+    pending.add(write);
+    lines = [];
+    units = 0;
+    if (pending.size >= WRITES_IN_FLIGHT) await Promise.race(pending);
+  };
+  for await (const item of items) {
+    if (item.kind === 'unit') {
+      const { country, companyNumber } = item.unit;
+      const number = parseCompanyNumber(country, companyNumber);
+      const company = number === null ? null : companyKey({ country, companyNumber: number });
+      // A new company after a full partition starts the next one; a repeat stays with its first.
+      if (company !== null && company !== lastCompany) {
+        if (units >= limit) await flush();
+        lastCompany = company;
+      }
+      units++;
+    }
+    lines.push(JSON.stringify(item));
+  }
+  await flush();
+  await Promise.all(pending);
+  return partitions;
+}
