@@ -45,11 +45,24 @@ function uniqueKeys(keys: Key[]): Key[] {
   return [...unique.values()];
 }
 
+/**
+ * BatchGetItem requests one read sends at once: a read of thousands of keys (a list's members, an
+ * import's batch) goes in waves rather than opening a connection per 100 keys, which a loaded table
+ * endpoint answers late or not at all.
+ */
+const BATCH_GETS_IN_FLIGHT = 16;
+
 /** Reads items by key; keys may repeat. Missing items are simply absent from the result. */
 export async function batchGet(table: string, keys: Key[], options: ReadOptions = {}): Promise<Item[]> {
-  const unique = uniqueKeys(keys);
-  const pages = await Promise.all(
-    chunk(unique, BATCH_GET_LIMIT).map((part) => batchGetChunk(table, part, options)),
+  const parts = chunk(uniqueKeys(keys), BATCH_GET_LIMIT);
+  if (parts.length === 1) return batchGetChunk(table, parts[0]!, options);
+  const pages: Item[][] = new Array(parts.length);
+  await forEachLimited(
+    parts.map((part, index) => ({ part, index })),
+    BATCH_GETS_IN_FLIGHT,
+    async ({ part, index }) => {
+      pages[index] = await batchGetChunk(table, part, options);
+    },
   );
   return pages.flat();
 }

@@ -4,7 +4,8 @@
  * stored; and how a registry's CSV header is recognised (§11.3).
  */
 import { parseCompanyRecord } from '../../lib/companies/record';
-import { mergeUnit, readUnit } from '../../lib/import/registry-import';
+import { mergeUnit } from '../../lib/import/registry-import';
+import { readUnit } from '../../lib/import/registry-unit';
 import { registryFormatOfHeader } from '../../lib/import/sources';
 import type { RegistryUnit } from '../../lib/import/sources/unit';
 import { companyRecord, period } from '../support/records';
