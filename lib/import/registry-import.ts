@@ -36,7 +36,7 @@ import {
   type StoredCompany,
 } from '../companies/store';
 import { queueChanges, type Change, type ImportSummary, type Run } from './changes';
-import { digestEntry, RegistryDigests } from './registry-digest';
+import { digestEntry, markDigestsStale, RegistryDigests } from './registry-digest';
 import { runImport, type BatchTurns, type ImportOptions } from './import';
 import { canonicalRef, eraseCompanies, emptyRecord, resumeErasures } from './erase';
 import { putRegistryLinks } from './registry-store';
@@ -229,6 +229,8 @@ async function importUnits(
   } finally {
     void turns.judge.ready.then(turns.judge.end);
   }
+  // The block's digest no longer vouches for an erased company: the name published again is read anew.
+  await markDigestsStale(erasing.map((company) => ({ company, registries: [context.source] })));
   await eraseCompanies(erasing, run);
   await resumeErasures(notStored, run);
   const stored = await getCompanyRecords(
