@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { companyKey, parseCompanyRef } from '../companies/identifiers';
 import { RECORD_LIMITS } from '../companies/record';
 
-/** Uncompressed bytes a partition is sized for: about 16,000 records, a worker's minute or two. */
+/** Uncompressed bytes a partition is sized for: about 16,000 records, well within one worker's time limit. */
 export const PARTITION_BYTES = 32 * 1024 * 1024;
 export const MAX_PARTITIONS = 1000;
 /** What gzip typically saves on JSON Lines: the file's uncompressed size is estimated from it. */

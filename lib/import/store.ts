@@ -86,9 +86,9 @@ export async function putJournal(journal: Journal): Promise<StoredJournal> {
 /**
  * A run that ended with every batch derived says so in one item (`CHANGE#<run>` / `DONE`): none of its
  * journals is left, so a later run that meets companies it wrote need not look for their journals —
- * one read per earlier run instead of one per batch. A run cut off (or one before these marks) has no
- * mark, and its companies' journals are looked up one by one as before. Kept about a year; without it
- * the lookups are merely slower.
+ * one read per earlier run instead of one per batch. A run cut off (or one written before the table
+ * kept these marks) has none: its companies' journals are looked up one by one. Kept about a year;
+ * without it the lookups are merely slower.
  */
 const runDone = (runId: string) => ({ pk: keys.importChange(runId, 0).pk, sk: 'DONE' });
 const RUN_DONE_TTL_SECONDS = 400 * 24 * 3600;
