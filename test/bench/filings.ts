@@ -1,7 +1,7 @@
 /**
  * `npm run bench:filings`: filing conversion alone (read, map, score, and the import's grouping of a
- * company's filings in sorted runs on disk; no DynamoDB) on generated files, CBSO filing folders and
- * French ratios files, at several sizes, each converted in a child process of its own so that its peak
+ * company's filings in sorted runs on disk; no DynamoDB) on generated files, CBSO filings as a folder and
+ * as a ZIP (the batch extracts' delivery, members in name order) and French ratios files, at several sizes, each converted in a child process of its own so that its peak
  * memory (RSS) is its own: flat memory shows as the same peak at every size. Filings per second by wall
  * time and by the process's CPU time (what one core does, whatever else the machine runs). Figures
  * only; it exits 0.
@@ -17,6 +17,7 @@ import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import yazl from 'yazl';
 import { companyKey } from '../../lib/companies/identifiers';
 import { FILING_RUN_SIZE, type Filing } from '../../lib/filings/filing';
 import { FILING_SOURCES, type FilingFormat } from '../../lib/filings/sources';
@@ -93,6 +94,17 @@ async function writeCbso(dir: string, count: number): Promise<void> {
     );
     await writeFile(path.join(dir, `${ref}.accountingData.json`), JSON.stringify({ Rubrics: rubrics }));
   }
+}
+
+/** The folder as one ZIP, its files deflated in name order (as zip tools and the batch extracts write). */
+async function zipFolder(dir: string, zipPath: string): Promise<void> {
+  const { readdir } = await import('node:fs/promises');
+  const zip = new yazl.ZipFile();
+  for (const name of (await readdir(dir)).sort()) zip.addFile(path.join(dir, name), name);
+  zip.end();
+  const out = createWriteStream(zipPath);
+  zip.outputStream.pipe(out);
+  await once(out, 'close');
 }
 
 const RATIOS_HEADER =
@@ -225,15 +237,24 @@ async function main(): Promise<void> {
       'format        filings   wall s  filings/s (wall)  CPU s  filings/s (CPU)  peak RSS MB  load',
     );
     for (const size of sizes) {
-      for (const format of ['cbso', 'inpi-ratios'] as const) {
-        const target = path.join(scratch, format === 'cbso' ? `cbso-${size}` : `ratios-${size}.csv`);
-        if (format === 'cbso') await writeCbso(target, size);
+      for (const kind of ['cbso', 'cbso-zip', 'inpi-ratios'] as const) {
+        const format: FilingFormat = kind === 'inpi-ratios' ? kind : 'cbso';
+        const folder = path.join(scratch, `cbso-${size}`);
+        const target =
+          kind === 'cbso'
+            ? folder
+            : kind === 'cbso-zip'
+              ? path.join(scratch, `cbso-${size}.zip`)
+              : path.join(scratch, `ratios-${size}.csv`);
+        if (kind === 'cbso') await writeCbso(folder, size);
+        else if (kind === 'cbso-zip') await zipFolder(folder, target);
         else await writeRatios(target, size);
         const m = await measureInChild(format, target);
-        await rm(target, { recursive: true, force: true });
+        if (kind !== 'cbso') await rm(target, { recursive: true, force: true });
+        if (kind === 'cbso-zip') await rm(folder, { recursive: true, force: true });
         console.log(
           [
-            format.padEnd(11),
+            kind.padEnd(11),
             String(m.filings).padStart(9),
             m.seconds.toFixed(1).padStart(8),
             String(Math.round(m.filings / m.seconds)).padStart(17),
