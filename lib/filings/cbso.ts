@@ -44,17 +44,17 @@ export async function* cbsoFilings(path: string): AsyncGenerator<FilingItem> {
         return { ref, at: accounting === undefined ? at : Math.max(at, files.position(accounting)) };
       })
       .sort((a, b) => a.at - b.at || (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
-    // One after the other, synchronously: a filing's files are small (lib/filings/cbso-files.ts).
-    for (const { ref } of references) yield filingOf(files, ref);
+    // One after the other: a filing's files are small (lib/filings/cbso-files.ts).
+    for (const { ref } of references) yield await filingOf(files, ref);
   } finally {
     files.close();
   }
 }
 
-function filingOf(files: FilingFiles, ref: string): FilingItem {
+async function filingOf(files: FilingFiles, ref: string): Promise<FilingItem> {
   const file = `${ref}${REFERENCE}`;
   const source = { file, line: 1 };
-  const reference = jsonOf(files, file);
+  const reference = await jsonOf(files, file);
   if (!isObject(reference)) return { kind: 'skipped', reason: UNREADABLE, source };
   const raw = text(reference['EnterpriseNumber']);
   const companyNumber = parseCompanyNumber('BE', raw ?? '');
@@ -72,7 +72,7 @@ function filingOf(files: FilingFiles, ref: string): FilingItem {
   if (end === null || deposit === null || (start !== null && start >= end))
     return { kind: 'skipped', reason: UNREADABLE, source };
   const accountingFile = files.find(`${ref}${ACCOUNTING}`);
-  const accounting = accountingFile === undefined ? undefined : jsonOf(files, accountingFile);
+  const accounting = accountingFile === undefined ? undefined : await jsonOf(files, accountingFile);
   if (!isObject(accounting) || !Array.isArray(accounting['Rubrics']))
     return { kind: 'skipped', reason: NO_ACCOUNTING_DATA, source };
   const { rubrics, unreadable } = currentRubrics(accounting['Rubrics']);
@@ -118,9 +118,9 @@ class CentsOf implements Rubrics {
 }
 
 /** The file's JSON (a byte-order mark allowed), or undefined when it cannot be read or parsed. */
-function jsonOf(files: FilingFiles, name: string): unknown {
+async function jsonOf(files: FilingFiles, name: string): Promise<unknown> {
   try {
-    const text = files.read(name).toString('utf8');
+    const text = (await files.read(name)).toString('utf8');
     return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as unknown;
   } catch {
     return undefined;
