@@ -10,7 +10,8 @@
  *   brought (a JSON Lines record's) is replaced by any filing. A lower-ranked filing changes nothing.
  * - Which filing brought a stored period is the highest-ranked filing on record for its `endDate` whose
  *   figures are the period's: a record written before a company write that never happened (a cut-off
- *   run) names no period, and a period a later JSON Lines record rewrote is named by none.
+ *   run) names no period, and a period a later JSON Lines record rewrote is named by none. Entries for
+ *   an `endDate` with no stored period are dropped: a company without periods needs no record read.
  * - A French period's `dateReceived` is the as-of date of the import that first brought its figures;
  *   its `startDate` the day after the company's previous `endDate`, else a year before its `endDate`
  *   plus a day, worked out from the final periods (§11.4).
@@ -39,8 +40,12 @@ export function applyFilings(
   asOf: string,
 ): Applied {
   const periods = new Map(stored.map((p) => [p.endDate, p]));
+  // Entries for an `endDate` without a stored period name nothing (a cut-off run's, or a period a
+  // JSON Lines record dropped): they are left out, so they can never rank a period a later filing brings.
   const record: FiledPeriods = Object.fromEntries(
-    Object.entries(filed).map(([end, list]) => [end, [...list]]),
+    Object.entries(filed)
+      .filter(([end]) => periods.has(end))
+      .map(([end, list]) => [end, [...list]]),
   );
   const outcomes = filings.map((filing): Outcome => {
     const existing = periods.get(filing.endDate);

@@ -12,12 +12,10 @@
  * - An invalid `EnterpriseNumber` rejects the filing (`FILE line 1: …`); a filing without its dates or
  *   its accounting data cannot be a period and is skipped (counted).
  */
-import { readFile, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { basename, dirname } from 'node:path';
 import { parseCompanyNumber } from '../companies/identifiers';
 import { isCalendarDate } from '../http/schemas';
-import { openRegistryFiles, type RegistryFiles } from '../import/sources/files';
+import { openFilingFiles, type FilingFiles } from './cbso-files';
 import { healthOfFigures } from './health';
 import { figuresOf } from './figures';
 import type { Rubrics } from './mapping';
@@ -27,34 +25,33 @@ const REFERENCE = '.reference.json';
 const ACCOUNTING = '.accountingData.json';
 
 export const UNREADABLE = 'unreadable filing';
-const READ_AHEAD = 16;
 export const NO_ACCOUNTING_DATA = 'no accounting data';
 
 /** The filings under `path`: a folder, a ZIP, or one filing's reference or accounting file. */
 export async function* cbsoFilings(path: string): AsyncGenerator<FilingItem> {
   const single = [REFERENCE, ACCOUNTING].find((suffix) => path.toLowerCase().endsWith(suffix.toLowerCase()));
-  const files = await openRegistryFiles(single ? dirname(path) : path);
-  if ((await stat(files.origin)).isDirectory()) folder.add(files);
+  const files = await openFilingFiles(single ? dirname(path) : path);
   try {
     const only = single ? basename(path).slice(0, -single.length) : undefined;
+    // In the order of where a filing's later file is (a ZIP is then read front to back), then by name.
     const references = files.names
       .filter((name) => name.toLowerCase().endsWith(REFERENCE.toLowerCase()))
       .map((name) => name.slice(0, -REFERENCE.length))
       .filter((ref) => only === undefined || ref === only)
-      .sort();
-    // Filings are read a few at a time (small files: opening them is most of the cost), yielded in order.
-    const ahead: Array<Promise<FilingItem>> = [];
-    for (const ref of references) {
-      ahead.push(filingOf(files, ref));
-      if (ahead.length === READ_AHEAD) yield await ahead.shift()!;
-    }
-    while (ahead.length > 0) yield await ahead.shift()!;
+      .map((ref) => {
+        const accounting = files.find(`${ref}${ACCOUNTING}`);
+        const at = files.position(`${ref}${REFERENCE}`);
+        return { ref, at: accounting === undefined ? at : Math.max(at, files.position(accounting)) };
+      })
+      .sort((a, b) => a.at - b.at || (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
+    // One after the other: a filing's files are small (lib/filings/cbso-files.ts).
+    for (const { ref } of references) yield await filingOf(files, ref);
   } finally {
-    await files.close();
+    files.close();
   }
 }
 
-async function filingOf(files: RegistryFiles, ref: string): Promise<FilingItem> {
+async function filingOf(files: FilingFiles, ref: string): Promise<FilingItem> {
   const file = `${ref}${REFERENCE}`;
   const source = { file, line: 1 };
   const reference = await jsonOf(files, file);
@@ -109,29 +106,26 @@ export function currentRubrics(list: unknown[]): { rubrics: Rubrics; unreadable:
     if (Number.isFinite(amount)) cents.set(code, amount);
     else unreadable++;
   }
-  return { rubrics: { get: (code) => cents.get(code) ?? null }, unreadable };
+  return { rubrics: new CentsOf(cents), unreadable };
 }
 
-async function jsonOf(files: RegistryFiles, name: string): Promise<unknown> {
+/** A filing's rubrics by code (a class, not a closure a filing: the conversion makes one per filing). */
+class CentsOf implements Rubrics {
+  constructor(private readonly cents: Map<string, number>) {}
+  get(code: string): number | null {
+    return this.cents.get(code) ?? null;
+  }
+}
+
+/** The file's JSON (a byte-order mark allowed), or undefined when it cannot be read or parsed. */
+async function jsonOf(files: FilingFiles, name: string): Promise<unknown> {
   try {
-    // A folder's file is read whole at once (a stream per small file costs more than its parse).
-    const text = folder.has(files)
-      ? await readFile(join(files.origin, files.find(name) ?? name), 'utf8')
-      : await readAll(await files.open(name));
-    return JSON.parse(text.replace(/^\uFEFF/, '')) as unknown;
+    const text = (await files.read(name)).toString('utf8');
+    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as unknown;
   } catch {
     return undefined;
   }
 }
-
-async function readAll(stream: Readable): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** The opened paths that are folders (their files are read with readFile). */
-const folder = new WeakSet<RegistryFiles>();
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -146,5 +140,15 @@ const text = (value: unknown): string | null =>
 /** `YYYY-MM-DD`, also the date part of a timestamp the web services may give; null otherwise. */
 function date(value: unknown): string | null {
   const day = text(value)?.slice(0, 10) ?? null;
-  return day !== null && /^\d{4}-\d{2}-\d{2}$/.test(day) && isCalendarDate(day) ? day : null;
+  if (day === null) return null;
+  let valid = checkedDays.get(day);
+  if (valid === undefined) {
+    valid = /^\d{4}-\d{2}-\d{2}$/.test(day) && isCalendarDate(day);
+    // Filings share few dates (year ends, deposit days): a small memo of checked days, emptied when full.
+    if (checkedDays.size >= 10_000) checkedDays.clear();
+    checkedDays.set(day, valid);
+  }
+  return valid ? day : null;
 }
+
+const checkedDays = new Map<string, boolean>();

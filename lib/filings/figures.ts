@@ -65,24 +65,38 @@ const NON_NEGATIVE = new Set([
  * between totals hold by construction (each is computed from the same rubrics).
  */
 function keepIdentities(f: Figures): { figures: Figures; dropped: number } {
-  let dropped = 0;
-  const drop = <G extends Group>(group: G, field: keyof Figures[G]) => {
-    if (f[group][field] !== null) dropped++;
-    (f[group][field] as Value) = null;
-  };
-  for (const group of ['profitability', 'liquidity', 'solvency', 'people'] as const)
-    for (const [field, value] of Object.entries(f[group]))
-      if (NON_NEGATIVE.has(field) && value !== null && value < 0) drop(group, field as never);
+  const held = { figures: f, dropped: 0 };
+  for (const group of GROUPS)
+    for (const field in f[group]) {
+      const value = (f[group] as Record<string, Value>)[field]!;
+      if (value !== null && value < 0 && NON_NEGATIVE.has(field)) drop(held, group, field as never);
+    }
   const s = f.solvency;
   for (const term of ['longTermDebt', 'shortTermDebt'] as const) {
-    const parts = [`${term}Financial`, `${term}AccountsPayable`] as const;
+    const financial = s[`${term}Financial`];
+    const payable = s[`${term}AccountsPayable`];
     const total = s[term];
-    const known = parts.reduce((sum, part) => sum + Math.round((s[part] ?? 0) * 100), 0);
-    if (total !== null && known > Math.round(total * 100)) for (const part of parts) drop('solvency', part);
+    const known = Math.round((financial ?? 0) * 100) + Math.round((payable ?? 0) * 100);
+    if (total !== null && known > Math.round(total * 100)) {
+      drop(held, 'solvency', `${term}Financial`);
+      drop(held, 'solvency', `${term}AccountsPayable`);
+    }
   }
   const p = f.profitability;
-  if (p.ebitda !== null && p.ebit !== null && p.ebitda < p.ebit) drop('profitability', 'ebitda');
-  return { figures: f, dropped };
+  if (p.ebitda !== null && p.ebit !== null && p.ebitda < p.ebit) drop(held, 'profitability', 'ebitda');
+  return held;
+}
+
+const GROUPS = ['profitability', 'liquidity', 'solvency', 'people'] as const;
+
+/** Leaves a figure out (null), counted when it was there. */
+function drop<G extends Group>(
+  held: { figures: Figures; dropped: number },
+  group: G,
+  field: keyof Figures[G],
+) {
+  if (held.figures[group][field] !== null) held.dropped++;
+  (held.figures[group][field] as Value) = null;
 }
 
 /** The mapping as a Markdown table: what docs/financials.md shows between its markers. */

@@ -6,10 +6,11 @@
  * - **Grouped by company**: a company has many filings, in any order in the files. They are sorted by
  *   company through sorted runs on local disk (lib/import/sources/sorted-runs.ts), so memory stays flat
  *   (§11.5.10) and each company is read, changed and written once per run, never by two batches at once.
- * - **Per company**: its stored record and its filed periods are read (one BatchGet each per batch), the
- *   filings applied (lib/filings/apply.ts), the filed periods written, then the record with its new
- *   periods goes through the same write path as any change (lib/import/changes.ts `queueChanges`): only
- *   its periods change, its other fields, its registry rows, address forms and line fingerprint stay.
+ * - **Per company**: its stored record and, when it has periods, its filed periods are read (one BatchGet
+ *   each per batch), the filings applied (lib/filings/apply.ts), the filed periods written, then the
+ *   record with its new periods goes through the same write path as any change (lib/import/changes.ts
+ *   `queueChanges`): only its periods change, its other fields, its registry rows, address forms and
+ *   line fingerprint stay.
  *   The derivations (§8.2: PUBLISHED_FINANCIALS, GROSS_MARGIN_GROWTH, HEALTHDROP; events, webhooks)
  *   follow from the change as for any record.
  * - **Counting** (§11.5.4): `read` counts the filings (CBSO) or rows (ratios); `new` / `changed` /
@@ -111,8 +112,11 @@ export async function importFilings(
       // Each company is in one group only: no batch waits for another's verdicts.
       turns.judge.end();
       const refs = groups.map((g) => g.ref);
-      // Both reads at once: a company not stored has no filed periods either, and is skipped below.
-      const [stored, filed] = await Promise.all([getCompanyRecords(refs), getFiledPeriods(refs)]);
+      // The record of filings only for companies with periods: without any, it names nothing (apply.ts).
+      const stored = await getCompanyRecords(refs);
+      const filed = await getFiledPeriods(
+        refs.filter((ref) => (stored.get(companyKey(ref))?.record.financials.length ?? 0) > 0),
+      );
       const entries: Change[] = [];
       const filedWrites: Parameters<typeof putFiledPeriods>[0] = [];
       for (const group of groups) {

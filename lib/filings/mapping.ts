@@ -45,12 +45,20 @@ export interface MappingRow {
   inpi: SourceMapping<RatioRow>;
 }
 
-/** Every term present, else null: a sum over an undisclosed rubric is undisclosed. */
+/**
+ * Every term present, else null: a sum over an undisclosed rubric is undisclosed. (A plain loop: the
+ * conversion runs it for every figure of every filing.)
+ */
 const all =
   (codes: string[], f: (...cents: number[]) => number) =>
   (r: Rubrics): Value => {
-    const values = codes.map((code) => r.get(code));
-    return values.some((v) => v === null) ? null : f(...(values as number[]));
+    const values: number[] = [];
+    for (const code of codes) {
+      const value = r.get(code);
+      if (value === null) return null;
+      values.push(value);
+    }
+    return f(...values);
   };
 const rubric = (code: string) => (r: Rubrics) => r.get(code);
 const column = (name: string) => (row: RatioRow) => row[name] ?? null;
@@ -94,7 +102,7 @@ export const MAPPING: readonly MappingRow[] = [
         if (given !== null) return given;
         const [revenue, goods, services] = [r.get('70'), r.get('60'), r.get('61')];
         if (revenue === null || goods === null || services === null) return null;
-        const other = ['71', '72', '74'].reduce((sum, code) => sum + (r.get(code) ?? 0), 0);
+        const other = (r.get('71') ?? 0) + (r.get('72') ?? 0) + (r.get('74') ?? 0);
         return revenue + other - goods - services;
       },
     },

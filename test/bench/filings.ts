@@ -1,12 +1,12 @@
 /**
  * `npm run bench:filings`: filing conversion alone (read, map, score, and the import's grouping of a
- * company's filings in sorted runs on disk; no DynamoDB) on generated files, CBSO filing folders and
- * French ratios files, at several sizes, each converted in a child process of its own so that its peak
+ * company's filings in sorted runs on disk; no DynamoDB) on generated files, CBSO filings as a folder and
+ * as a ZIP (the batch extracts' delivery, members in name order) and French ratios files, at several sizes, each converted in a child process of its own so that its peak
  * memory (RSS) is its own: flat memory shows as the same peak at every size. Filings per second by wall
  * time and by the process's CPU time (what one core does, whatever else the machine runs). Figures
  * only; it exits 0.
  *
- *   npm run bench:filings                         20,000 and 100,000 filings of each format
+ *   npm run bench:filings                         20,000 and 100,000 filings of each format (the ZIP up to 20,000)
  *   npm run bench:filings -- --sizes 10000,400000
  *   npm run bench:filings -- --import 3000       the import itself on DynamoDB Local (see importRun)
  */
@@ -17,6 +17,7 @@ import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import yazl from 'yazl';
 import { companyKey } from '../../lib/companies/identifiers';
 import { FILING_RUN_SIZE, type Filing } from '../../lib/filings/filing';
 import { FILING_SOURCES, type FilingFormat } from '../../lib/filings/sources';
@@ -51,9 +52,8 @@ function siren(n: number): string {
   throw new Error('no Luhn digit');
 }
 
-/** `count` CBSO filings, a company's three years apart in the folder (as a day's batch has them). */
-async function writeCbso(dir: string, count: number): Promise<void> {
-  await mkdir(dir, { recursive: true });
+/** `count` CBSO filings' files, a company's three years apart (as a day's batch has them), in name order. */
+function* cbsoFiles(count: number): Generator<{ name: string; data: string }> {
   for (let i = 0; i < count; i++) {
     const company = Math.floor(i / 3);
     const year = 2021 + (i % 3);
@@ -81,18 +81,44 @@ async function writeCbso(dir: string, count: number): Promise<void> {
       { Code, Period: 'N', Value: value(x) },
       { Code, Period: 'NM1', Value: value(x * 0.9) },
     ]);
-    await writeFile(
-      path.join(dir, `${ref}.reference.json`),
-      JSON.stringify({
+    yield { name: `${ref}.accountingData.json`, data: JSON.stringify({ Rubrics: rubrics }) };
+    yield {
+      name: `${ref}.reference.json`,
+      data: JSON.stringify({
         ReferenceNumber: ref,
         DepositDate: `${year + 1}-06-30`,
         ExerciseDates: { startDate: `${year}-01-01`, endDate: `${year}-12-31` },
         ModelType: 'm02-f',
         EnterpriseNumber: belgianNumber(company * 7919),
       }),
-    );
-    await writeFile(path.join(dir, `${ref}.accountingData.json`), JSON.stringify({ Rubrics: rubrics }));
+    };
   }
+}
+
+/** `count` CBSO filings as a folder. */
+async function writeCbso(dir: string, count: number): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  for (const { name, data } of cbsoFiles(count)) await writeFile(path.join(dir, name), data);
+}
+
+/**
+ * The ZIP case's largest size: yazl, which writes the bench's ZIP, takes time quadratic in its members
+ * (a minute for 40,000). A day's batch ZIP holds some 1,600 filings.
+ */
+const ZIP_LIMIT = 20_000;
+
+/**
+ * The same filings as one ZIP, deflated in name order (as zip tools write a folder). Written by a child
+ * process (`zip PATH N`): the ZIP is built in memory, and a measuring child spawned from a parent that
+ * held it would inherit its peak RSS.
+ */
+async function writeCbsoZip(zipPath: string, count: number): Promise<void> {
+  const zip = new yazl.ZipFile();
+  for (const { name, data } of cbsoFiles(count)) zip.addBuffer(Buffer.from(data), name);
+  zip.end();
+  const out = createWriteStream(zipPath);
+  zip.outputStream.pipe(out);
+  await once(out, 'close');
 }
 
 const RATIOS_HEADER =
@@ -141,18 +167,20 @@ async function measure(format: FilingFormat, target: string): Promise<Measure> {
   };
 }
 
-function measureInChild(format: FilingFormat, target: string): Promise<Measure> {
+const measureInChild = async (format: FilingFormat, target: string) =>
+  JSON.parse(await inChild(['measure', format, target])) as Measure;
+
+/** This bench in a child process with `args`: its standard output. */
+function inChild(args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv, __filename, 'measure', format, target], {
+    const child = spawn(process.execPath, [...process.execArgv, __filename, ...args], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.on('error', reject);
     child.on('close', (code) =>
-      code === 0
-        ? resolve(JSON.parse(out) as Measure)
-        : reject(new Error(`measure ${format} exited ${code}`)),
+      code === 0 ? resolve(out) : reject(new Error(`${args.join(' ')} exited ${code}`)),
     );
   });
 }
@@ -209,6 +237,7 @@ async function importRun(count: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'zip') return writeCbsoZip(process.argv[3]!, Number(process.argv[4]));
   if (process.argv[2] === 'measure') {
     const format = process.argv[3] as FilingFormat;
     process.stdout.write(JSON.stringify(await measure(format, process.argv[4]!)));
@@ -225,15 +254,24 @@ async function main(): Promise<void> {
       'format        filings   wall s  filings/s (wall)  CPU s  filings/s (CPU)  peak RSS MB  load',
     );
     for (const size of sizes) {
-      for (const format of ['cbso', 'inpi-ratios'] as const) {
-        const target = path.join(scratch, format === 'cbso' ? `cbso-${size}` : `ratios-${size}.csv`);
-        if (format === 'cbso') await writeCbso(target, size);
+      for (const kind of ['cbso', 'cbso-zip', 'inpi-ratios'] as const) {
+        if (kind === 'cbso-zip' && size > ZIP_LIMIT) continue;
+        const format: FilingFormat = kind === 'inpi-ratios' ? kind : 'cbso';
+        const folder = path.join(scratch, `cbso-${size}`);
+        const target =
+          kind === 'cbso'
+            ? folder
+            : kind === 'cbso-zip'
+              ? path.join(scratch, `cbso-${size}.zip`)
+              : path.join(scratch, `ratios-${size}.csv`);
+        if (kind === 'cbso') await writeCbso(folder, size);
+        else if (kind === 'cbso-zip') await inChild(['zip', target, String(size)]);
         else await writeRatios(target, size);
         const m = await measureInChild(format, target);
         await rm(target, { recursive: true, force: true });
         console.log(
           [
-            format.padEnd(11),
+            kind.padEnd(11),
             String(m.filings).padStart(9),
             m.seconds.toFixed(1).padStart(8),
             String(Math.round(m.filings / m.seconds)).padStart(17),

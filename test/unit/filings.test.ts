@@ -229,6 +229,25 @@ describe('filings as periods', () => {
     expect(second.financials).toEqual(first.financials);
   });
 
+  it('never rank a period by a record entry whose period was never written (a cut-off run)', () => {
+    const high = belgian({ '9901': 100_00 }, '2023-12-31', '2024-12-01', 3);
+    const low = belgian({ '9901': 100_00 }, '2023-12-31', '2024-06-01', 1);
+    const middle = belgian({ '9901': 120_00 }, '2023-12-31', '2024-09-01', 2);
+    // A run wrote the record naming `high` and was cut off before the company: no period there.
+    const cut = applyFilings([], {}, [high], '2024-12-02').filed;
+    // `low` brings the period (the same figures as `high`'s); `middle`, later than `low`, replaces it.
+    const first = applyFilings([], cut, [low], '2025-01-01');
+    expect(first.outcomes).toEqual(['new']);
+    expect(
+      Object.values(first.filed)
+        .flat()
+        .map((e) => e.rank),
+    ).toEqual([low.rank]);
+    const second = applyFilings(first.financials, first.filed, [middle], '2025-01-02');
+    expect(second.outcomes).toEqual(['replaced']);
+    expect(second.financials[0]!.profitability.ebit).toBe(120);
+  });
+
   it('replace a period no filing brought, and work out a French start date from the final periods', () => {
     const fromJsonLines = belgian({ '9901': 1_00 }, '2023-12-31', '2024-01-01', 9).figures;
     const stored = applyFilings(

@@ -1,0 +1,116 @@
+/**
+ * The files of a CBSO delivery (contract §11.4, `registries.md` §3.2): a folder, or a ZIP as the
+ * web services' daily batch extracts give them, read whole one small file at a time. A filing is two
+ * JSON files of a few KB, so what a file costs is its opening, not its parsing: a folder's file is read
+ * with one synchronous read (no stream, no promise per file). A ZIP is read by yauzl: its central
+ * directory listed once, each member through yauzl's own read stream (which checks its size; the
+ * CRC-32 is checked here), in the order of the members' offsets, so the ZIP is read front to back.
+ * Memory: the names and entries are listed whole (about 100 bytes a file), the contents one at a time.
+ */
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import yauzl from 'yauzl';
+import { RegistryFileError } from '../import/sources/files';
+
+export interface FilingFiles {
+  /** The files' names, as in the folder or ZIP. */
+  readonly names: readonly string[];
+  /** The file of that name (case-insensitive), as it is spelt there; undefined when absent. */
+  find(name: string): string | undefined;
+  /** The file's bytes (a ZIP member's once its stream ends); throws when they cannot be read. */
+  read(name: string): Buffer | Promise<Buffer>;
+  /** Where the file is: a ZIP member's offset (files are read fastest by it), a folder's 0. */
+  position(name: string): number;
+  close(): void;
+}
+
+/** A folder or a `.zip` (a RegistryFileError when it is neither). */
+export async function openFilingFiles(path: string): Promise<FilingFiles> {
+  const info = statOf(path);
+  if (!info) throw new RegistryFileError(`${path} does not exist`);
+  if (info.isDirectory()) {
+    const names = readdirSync(path, { withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => entry.name);
+    return filesOf(
+      names,
+      (name) => readFileSync(join(path, name)),
+      () => 0,
+      () => {},
+    );
+  }
+  if (!/\.zip$/i.test(path)) throw new RegistryFileError(`${path} is neither a folder nor a ZIP`);
+  return openZip(path);
+}
+
+const statOf = (path: string) => {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+};
+
+async function openZip(path: string): Promise<FilingFiles> {
+  const unreadable = (error: Error) =>
+    new RegistryFileError(`${path} is not a readable ZIP (${error.message})`);
+  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
+    yauzl.open(path, { lazyEntries: true, autoClose: false }, (error, zipFile) =>
+      error ? reject(unreadable(error)) : resolve(zipFile),
+    ),
+  );
+  try {
+    const entries = new Map<string, yauzl.Entry>();
+    await new Promise<void>((resolve, reject) => {
+      zip.on('entry', (entry: yauzl.Entry) => {
+        if (!entry.fileName.endsWith('/') && !entry.isEncrypted())
+          entries.set(basename(entry.fileName), entry);
+        zip.readEntry();
+      });
+      zip.on('end', () => resolve());
+      zip.on('error', (error: Error) => reject(unreadable(error)));
+      zip.readEntry();
+    });
+    const read = async (name: string): Promise<Buffer> => {
+      const entry = entries.get(name);
+      if (!entry) throw new Error(`${name}: not in the ZIP`);
+      const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) =>
+        zip.openReadStream(entry, (error, opened) => (error ? reject(error) : resolve(opened))),
+      );
+      const chunks: Buffer[] = [];
+      for await (const chunk of stream) chunks.push(chunk as Buffer);
+      const data = Buffer.concat(chunks);
+      // yauzl checks the size, not the CRC-32 (its documentation leaves that to the caller).
+      if (crc32(data) >>> 0 !== entry.crc32 >>> 0) throw new Error(`${name}: damaged (CRC-32)`);
+      return data;
+    };
+    return filesOf(
+      [...entries.keys()],
+      read,
+      (name) => entries.get(name)?.relativeOffsetOfLocalHeader ?? 0,
+      () => zip.close(),
+    );
+  } catch (error) {
+    zip.close();
+    throw error;
+  }
+}
+
+function filesOf(
+  names: string[],
+  read: (name: string) => Buffer | Promise<Buffer>,
+  position: (name: string) => number,
+  close: () => void,
+): FilingFiles {
+  const exact = new Set(names);
+  const byLowerCase = new Map(names.map((name) => [name.toLowerCase(), name]));
+  const find = (name: string) => (exact.has(name) ? name : byLowerCase.get(name.toLowerCase()));
+  return {
+    names,
+    find,
+    read: (name) => read(find(name) ?? name),
+    position,
+    close,
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * CBSO filings from a ZIP as the web services' batch extracts deliver them (contract §11.4,
+ * `registries.md` §3.2), against the same filings from a folder: any order and layout of members,
+ * stored or deflated, in a sub-folder of the ZIP; a damaged member and a file that is no ZIP.
+ */
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import yazl from 'yazl';
+import { cbsoFilings, UNREADABLE } from '../../lib/filings/cbso';
+import type { FilingItem } from '../../lib/filings/filing';
+import { RegistryFileError } from '../../lib/import/sources/files';
+
+const FOLDER = join(__dirname, '..', 'fixtures', 'filings', 'cbso');
+
+async function itemsOf(path: string): Promise<FilingItem[]> {
+  const items: FilingItem[] = [];
+  for await (const item of cbsoFilings(path)) items.push(item);
+  return items;
+}
+
+/** The items in the order of their files' names (a ZIP is read in the order of its members). */
+const byFile = (items: FilingItem[]) =>
+  [...items].sort((a, b) => {
+    const file = (i: FilingItem) => (i.kind === 'filing' ? i.filing.source.file : i.source.file);
+    return file(a) < file(b) ? -1 : file(a) > file(b) ? 1 : 0;
+  });
+
+/** A ZIP of `members` (name in the ZIP, bytes), in that order. */
+async function zipOf(
+  path: string,
+  members: Array<{ name: string; data: Buffer; compress?: boolean }>,
+): Promise<string> {
+  const zip = new yazl.ZipFile();
+  for (const { name, data, compress = true } of members) zip.addBuffer(data, name, { compress });
+  zip.end();
+  const out = createWriteStream(path);
+  zip.outputStream.pipe(out);
+  await once(out, 'close');
+  return path;
+}
+
+let scratch: string;
+let fixture: Array<{ name: string; data: Buffer }>;
+let fromFolder: FilingItem[];
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'cbso-zip-test-'));
+  const names = (await readdir(FOLDER)).sort();
+  fixture = await Promise.all(
+    names.map(async (name) => ({ name, data: await readFile(join(FOLDER, name)) })),
+  );
+  fromFolder = await itemsOf(FOLDER);
+});
+afterAll(() => rm(scratch, { recursive: true, force: true }));
+
+describe('CBSO filings from a ZIP', () => {
+  it('are the folder’s filings, from a ZIP of it', async () => {
+    const zip = await zipOf(join(scratch, 'sorted.zip'), fixture);
+    const items = await itemsOf(zip);
+    expect(fromFolder.filter((i) => i.kind === 'filing').length).toBeGreaterThan(3);
+    expect(byFile(items)).toEqual(byFile(fromFolder));
+  });
+
+  it('whatever the members’ order and layout: references first, reversed, stored, in a sub-folder', async () => {
+    const references = fixture.filter((m) => m.name.endsWith('.reference.json')).reverse();
+    const accounting = fixture.filter((m) => m.name.endsWith('.accountingData.json'));
+    const zip = await zipOf(join(scratch, 'apart.zip'), [
+      ...references.map((m, i) => ({ ...m, name: `2025-01-02/${m.name}`, compress: i % 2 === 0 })),
+      ...accounting.map((m, i) => ({ ...m, name: `2025-01-02/${m.name}`, compress: i % 2 === 1 })),
+    ]);
+    expect(byFile(await itemsOf(zip))).toEqual(byFile(fromFolder));
+  });
+
+  it('with a byte-order mark on a member, as on a file', async () => {
+    const withBom = fixture.map((m) => ({ ...m, data: Buffer.concat([Buffer.from('\uFEFF'), m.data]) }));
+    const zip = await zipOf(join(scratch, 'bom.zip'), withBom);
+    expect(byFile(await itemsOf(zip))).toEqual(byFile(fromFolder));
+  });
+
+  it('one filing’s reference file in a ZIP’s folder reads that filing only, as in a folder', async () => {
+    const one = fromFolder.find((i) => i.kind === 'filing')!;
+    const file = one.kind === 'filing' ? one.filing.source.file : '';
+    expect(await itemsOf(join(FOLDER, file))).toEqual([one]);
+  });
+
+  it('skips a filing whose member is damaged (its CRC-32 fails) and reads the others', async () => {
+    const victim = fixture.find((m) => m.name.endsWith('.reference.json'))!;
+    const zip = await zipOf(
+      join(scratch, 'damaged.zip'),
+      fixture.map((m) => ({ ...m, compress: m !== victim })),
+    );
+    const bytes = await readFile(zip);
+    // The stored member's text is in the ZIP as it is: one byte of a field the import does not read
+    // changed (still valid JSON, the same filing), only its CRC-32 tells.
+    const at = bytes.indexOf(victim.data);
+    expect(at).toBeGreaterThan(0);
+    bytes[at + victim.data.indexOf('"ModelType": "') + '"ModelType": "'.length] = 'X'.charCodeAt(0);
+    await writeFile(zip, bytes);
+    const items = await itemsOf(zip);
+    const file = victim.name;
+    expect(items.find((i) => i.kind !== 'filing' && i.source.file === file)).toEqual({
+      kind: 'skipped',
+      reason: UNREADABLE,
+      source: { file, line: 1 },
+    });
+    expect(byFile(items.filter((i) => i.kind === 'filing' || i.source.file !== file))).toEqual(
+      byFile(fromFolder.filter((i) => i.kind === 'filing' || i.source.file !== file)).filter(
+        (i) => i.kind !== 'filing' || i.filing.source.file !== file,
+      ),
+    );
+  });
+
+  it('refuses a file that is no ZIP, with its name', async () => {
+    const notZip = join(scratch, 'filings.zip');
+    await writeFile(notZip, 'these are not filings');
+    await expect(itemsOf(notZip)).rejects.toThrow(RegistryFileError);
+    await expect(itemsOf(notZip)).rejects.toThrow(`${notZip} is not a readable ZIP`);
+  });
+});
