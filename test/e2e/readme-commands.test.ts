@@ -56,6 +56,13 @@ const SKIPPED: Record<string, string> = {
   'npm run bench:smart-lists': 'imports and evaluates 30,000 companies for minutes',
   'npm run bench:lookalikes': 'scores up to 100,000 companies for minutes',
   'npm run bench:matching': 'matches 41,150 entries; a benchmark, not a test',
+  'npm run bench:registries':
+    'writes and converts registry files of up to 10 % of the registries for minutes',
+  'npm run bench:registries -- --sizes 1,3 --import-units 10000':
+    'converts and imports generated registry files for minutes; a benchmark, not a test',
+  'npm run bench:filings': 'converts up to 100,000 generated filings a format; a benchmark, not a test',
+  'npm run bench:filings -- --import 3000':
+    'imports generated filings into DynamoDB Local; a benchmark, not a test',
   'npm run notifications -- backfill --table <TableName>':
     "a deployed stage's table, with operator credentials (tested in test/integration/watched-lists.test.ts)",
 };
