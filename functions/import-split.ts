@@ -8,11 +8,12 @@
 import { importBucket } from '../lib/import/bucket';
 import { splitImportFile } from '../lib/import/engine';
 import { registryDropOf, splitRegistryDrop, type RegistrySplitInput } from '../lib/import/registry-engine';
+import { importSplitStorage } from '../lib/import/storage-access';
 import { withDeclaredAccess } from '../lib/storage/access';
 
-/** It never touches the table: any storage call fails, as its IAM policy (none) would refuse it. */
+/** It writes no company: a KBO extract's progress, and what its converter reads of the stage. */
 export const handler = (event: RegistrySplitInput & { bucket: string }) =>
-  withDeclaredAccess({}, () => {
+  withDeclaredAccess(importSplitStorage, () => {
     const files = importBucket(event.bucket);
     return registryDropOf(event.key) ? splitRegistryDrop(files, event) : splitImportFile(files, event);
   }).then((split) => ({ ...split, bucket: event.bucket }));

@@ -1123,12 +1123,19 @@ describe('CompanyDataStack (dev)', () => {
       expect([...new Set(actions)].sort()).toEqual([...expected].sort());
     });
 
-    it('lets the split step not touch the table', () => {
-      expect(
-        actionsOf(template, workerFunctionId(template, 'importSplit')).filter((a) =>
-          a.startsWith('dynamodb:'),
-        ),
-      ).toEqual([]);
+    it("lets the split step write only a KBO extract's progress, and read only what a KBO extract asks of the stage", () => {
+      const grants = tableGrantsOf(template, workerFunctionId(template, 'importSplit')).filter(
+        (grant) => !grant.startsWith('DENY '),
+      );
+      expect(grants).toEqual(
+        [
+          `dynamodb:BatchGetItem table ${partitions.company.pattern}`,
+          `dynamodb:BatchGetItem table ${partitions.registryLinks.pattern}`,
+          `dynamodb:GetItem table ${partitions.registryProgress.pattern}`,
+          `dynamodb:Query table ${partitions.filterProfiles.pattern}`,
+          `dynamodb:UpdateItem table ${partitions.registryProgress.pattern}`,
+        ].sort(),
+      );
     });
 
     it('outputs the bucket for operators', () => {
