@@ -73,11 +73,14 @@ export interface ImportRun {
   startedAt: string;
 }
 
-export interface SplitFile extends ImportRun {
+export interface SplitFile<Format extends string = 'jsonl' | RegistryFormat> extends ImportRun {
   /** `split`: partitions to import (a registry's drop may also wait for its pair, or end: registry-engine.ts). */
   status: 'split';
-  /** What the partitions hold: JSON Lines, or a registry's units (lib/import/registry-engine.ts). */
-  format: 'jsonl' | RegistryFormat;
+  /**
+   * What the partitions hold: JSON Lines, a registry's units (lib/import/registry-engine.ts), or
+   * filings (lib/filings/engine.ts: `SplitFile<FilingFormat>`).
+   */
+  format: Format;
   asOf: string;
   /** The partitions to import, 0 … n−1. */
   partitions: number[];
