@@ -1,10 +1,11 @@
 /**
  * (ext) The registries' files on AWS (contract §11.3, §11.5.11; lib/import/registry-engine.ts): the
- * sample KBO full extract (as its ZIP) dropped under `kbo/` and the SIRENE stock pair under `sirene/`
- * in the import bucket (a local S3), imported by the engine's steps as its state machine runs them
- * (test/support/import-engine.ts), in partitions of a few units. Each must end exactly as
- * `npm run import -- --format …` of the same files into a table of its own: the same rejections, the
- * same skipped and summary lines, the same stored items.
+ * sample KBO full extract (as its ZIP) dropped under `kbo/`, then the sample update and a later full
+ * extract, and the SIRENE stock pair under `sirene/` in the import bucket (a local S3), imported by the
+ * engine's steps as its state machine runs them (test/support/import-engine.ts), in partitions of a
+ * few units. Each must end exactly as `npm run import -- --format …` of the same files into a table of
+ * its own: the same rejections, the same skipped and summary lines, the same stored items (the
+ * extract progress among them); a KBO extract out of `ExtractNumber` order is not imported.
  */
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
