@@ -3,16 +3,25 @@
  * partitions by company; a registry's files (under `kbo/` or `sirene/`) converted and cut into
  * partitions of units (lib/import/registry-engine.ts): KBO at once, SIRENE planned by `siren` range,
  * each range split, then gathered; or asked again later while a SIRENE units file waits for its
- * establishments file. The state machine (infra/import-engine.ts) calls it with the file and the run.
+ * establishments file; filings (under `filings/cbso/` or `filings/inpi-ratios/`) converted, sorted by
+ * company and cut into partitions (lib/filings/engine.ts). The state machine (infra/import-engine.ts) calls it with the file and the run.
  */
+import { filingFormatOf, splitFilingDrop, type FilingSplit } from '../lib/filings/engine';
 import { importBucket } from '../lib/import/bucket';
 import { splitImportFile } from '../lib/import/engine';
-import { registryDropOf, splitRegistryDrop, type RegistrySplitInput } from '../lib/import/registry-engine';
+import {
+  registryDropOf,
+  splitRegistryDrop,
+  type RegistrySplit,
+  type RegistrySplitInput,
+} from '../lib/import/registry-engine';
+import { importSplitStorage } from '../lib/import/storage-access';
 import { withDeclaredAccess } from '../lib/storage/access';
 
-/** It never touches the table: any storage call fails, as its IAM policy (none) would refuse it. */
+/** It writes no company: a KBO extract's progress, and what its converter reads of the stage. */
 export const handler = (event: RegistrySplitInput & { bucket: string }) =>
-  withDeclaredAccess({}, () => {
+  withDeclaredAccess(importSplitStorage, (): Promise<RegistrySplit | FilingSplit> => {
     const files = importBucket(event.bucket);
+    if (filingFormatOf(event.key)) return splitFilingDrop(files, event);
     return registryDropOf(event.key) ? splitRegistryDrop(files, event) : splitImportFile(files, event);
   }).then((split) => ({ ...split, bucket: event.bucket }));

@@ -1,12 +1,12 @@
 /**
  * The import at scale (contract §11.2): files dropped under `incoming/` in the stage's import bucket,
- * and the registries' files under `kbo/` and `sirene/` (§11.5.11, lib/import/registry-engine.ts), are
- * imported by a Step Functions state machine over the import engine's workers
- * (lib/import/engine.ts): split by company, the partitions imported in parallel by a Distributed Map,
- * the lookalikes of the changed companies recomputed in parallel by a second one (planned in shards,
- * lib/lookalikes/fan-out.ts) under the table's lookalike lease, round after round while marks are
- * left, then the run's other completions and its report under `reports/`. The same library import as
- * `npm run import`; nothing about the records or the derivations differs.
+ * the registries' files under `kbo/` and `sirene/` (§11.5.11, lib/import/registry-engine.ts) and the
+ * filings under `filings/…/` (lib/filings/engine.ts), are imported by a Step Functions state machine
+ * over the import engine's workers (lib/import/engine.ts): split by company, the partitions imported in
+ * parallel by a Distributed Map, the lookalikes of the changed companies recomputed in parallel by a
+ * second one (planned in shards, lib/lookalikes/fan-out.ts) under the table's lookalike lease, round
+ * after round while marks are left, then the run's other completions and its report under `reports/`.
+ * The same library import as `npm run import`; nothing about the records or the derivations differs.
  *
  * The full lookalike job is a state machine of its own over the same fan-out: every section planned in
  * shards, the shards computed in parallel, the marks it read dropped, then the marks left in further
@@ -42,6 +42,7 @@ import { Construct } from 'constructs';
 import { SlotWaitingInvoke, WORKER_CONCURRENCY } from './capacity';
 import { REPORTS_PREFIX, WORK_PREFIX } from '../lib/import/engine';
 import { REGISTRY_PREFIXES } from '../lib/import/registry-engine';
+import { FILING_PREFIXES } from '../lib/filings/engine';
 import { DROP_PREFIXES, type ImportStore } from './import-store';
 
 export { ImportStore } from './import-store';
@@ -90,11 +91,12 @@ export class ImportEngine extends Construct {
     this.undeliveredEvents = props.store.undeliveredEvents;
 
     // Each step only the objects it reads, writes or removes, by key prefix. The split reads what is
-    // dropped, lists a SIRENE units file's folder for its establishments file, and reports a drop it
-    // cannot import.
+    // dropped, lists a SIRENE units file's folder for its establishments file (a CBSO reference file's
+    // for its accounting file), and reports a drop it cannot import.
     this.allowObjects(split, ['s3:GetObject'], [...DROP_PREFIXES, WORK_PREFIX]);
     this.allowObjects(split, ['s3:PutObject'], [WORK_PREFIX, REPORTS_PREFIX]);
     this.allowListing(split, REGISTRY_PREFIXES.sirene);
+    this.allowListing(split, FILING_PREFIXES.cbso);
     this.allowListing(split, WORK_PREFIX);
     (split.node.defaultChild as CfnFunction).ephemeralStorage = { size: SPLIT_DISK_MB };
     this.allowObjects(partition, ['s3:GetObject', 's3:PutObject'], [WORK_PREFIX]);

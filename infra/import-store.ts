@@ -9,9 +9,16 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { INCOMING_PREFIX, REPORTS_PREFIX, WORK_PREFIX } from '../lib/import/engine';
 import { REGISTRY_PREFIXES } from '../lib/import/registry-engine';
+import { FILING_PREFIXES } from '../lib/filings/engine';
 
-/** Where files that start a run are dropped: JSON Lines, and each registry's files (contract §11.5.11). */
-export const DROP_PREFIXES = [INCOMING_PREFIX, REGISTRY_PREFIXES.kbo, REGISTRY_PREFIXES.sirene];
+/** Where files that start a run are dropped: JSON Lines, each registry's files and the filings (§11.5.11). */
+export const DROP_PREFIXES = [
+  INCOMING_PREFIX,
+  REGISTRY_PREFIXES.kbo,
+  REGISTRY_PREFIXES.sirene,
+  FILING_PREFIXES.cbso,
+  FILING_PREFIXES['inpi-ratios'],
+];
 
 /**
  * What the import keeps, in the stage's stateful stack (kept, deployed rarely): the bucket files are

@@ -17,7 +17,7 @@ import { updateRoutes } from './updates/routes';
 import { usageRoutes } from './usage/routes';
 import { webhookRoutes } from './webhooks/routes';
 import type { Route } from './http/route';
-import { importCompleteStorage, importPartitionStorage } from './import/storage-access';
+import { importCompleteStorage, importPartitionStorage, importSplitStorage } from './import/storage-access';
 import { evaluateSmartListsStorage } from './lists/smart-background';
 import { cleanUpListsStorage } from './lists/store/clean-up';
 import { lookalikeFinishStorage, lookalikePlanStorage, lookalikeShardStorage } from './lookalikes/fan-out';
@@ -77,7 +77,12 @@ export const workers = {
    * The import at scale (contract §11.2, lib/import/engine.ts): the steps of the state machine that
    * imports a file dropped in the stage's import bucket (infra/import-engine.ts).
    */
-  importSplit: { entry: 'functions/import-split.ts', storage: {}, timeoutMinutes: 15, memoryMb: 3008 },
+  importSplit: {
+    entry: 'functions/import-split.ts',
+    storage: importSplitStorage,
+    timeoutMinutes: 15,
+    memoryMb: 3008,
+  },
   importPartition: {
     entry: 'functions/import-partition.ts',
     storage: importPartitionStorage,

@@ -41,6 +41,7 @@ import {
 import { fileLines } from './lines';
 import { byCodePoint } from '../order';
 import { formatSkipped } from './registry-import';
+import { endExtract, type Extract } from './registry-progress';
 import type { RegistryFormat } from './sources';
 import { numbered, partitionCount, partitionOf, unnumbered } from './partitions';
 import { workPrefix } from './work';
@@ -72,16 +73,21 @@ export interface ImportRun {
   startedAt: string;
 }
 
-export interface SplitFile extends ImportRun {
+export interface SplitFile<Format extends string = 'jsonl' | RegistryFormat> extends ImportRun {
   /** `split`: partitions to import (a registry's drop may also wait for its pair, or end: registry-engine.ts). */
   status: 'split';
-  /** What the partitions hold: JSON Lines, or a registry's units (lib/import/registry-engine.ts). */
-  format: 'jsonl' | RegistryFormat;
+  /**
+   * What the partitions hold: JSON Lines, a registry's units (lib/import/registry-engine.ts), or
+   * filings (lib/filings/engine.ts: `SplitFile<FilingFormat>`).
+   */
+  format: Format;
   asOf: string;
   /** The partitions to import, 0 … n−1. */
   partitions: number[];
   /** A line the report starts with (a SIRENE units file imported without its establishments). */
   note?: string;
+  /** (ext) The numbered extract the partitions hold (KBO): the last one applied once the run completes. */
+  extract?: Extract;
 }
 
 /** What a partition's import leaves for the last step. */
@@ -186,9 +192,12 @@ export async function importPartition(
  */
 export async function completeImportRun(
   files: ImportFiles,
-  input: ImportRun & { partitions: number[]; note?: string },
+  input: ImportRun & { partitions: number[]; note?: string; extract?: Extract },
 ): Promise<{ reportKey: string; summary: ImportSummary; text: string }> {
   await completeImport({ lookalikes: false });
+  // Every partition imported: the extract is applied, as the command ends it when its import returns
+  // (a retry of this step finds it ended already).
+  if (input.extract) await endExtract(input.extract, { again: true });
   const total = emptySummary();
   const rejected: PartitionReport['rejected'] = [];
   const skipped = new Map<string, number>();

@@ -7,9 +7,13 @@
  * 1. `splitRegistryDrop` cuts the drop's units into partitions of consecutive units
  *    (`work/<run>/units/p<partition>.jsonl`, lib/import/registry-parts.ts). A KBO ZIP is copied to the
  *    worker's local disk (streamed) and opened with the command's converter (`REGISTRY_SOURCES`: the
- *    join of the nine files runs on sorted runs on that disk, never a map of the registry). A SIRENE
- *    pair is cut by `siren` range so that no one worker converts it all (lib/import/sirene-ranges.ts):
- *    the split plans the ranges, a worker splits each, the split gathers their partitions.
+ *    join of the nine files runs on sorted runs on that disk, never a map of the registry), a full
+ *    extract or an update, with the stage at hand read by key (lib/import/registry-store.ts
+ *    `storedRegistryByKey`); its extract is begun as the command begins it, and ended by the run's
+ *    completion (lib/import/registry-progress.ts), so one out of `ExtractNumber` order imports
+ *    nothing. A SIRENE pair is cut by `siren` range so that no one worker converts it all
+ *    (lib/import/sirene-ranges.ts): the split plans the ranges, a worker splits each, the split
+ *    gathers their partitions.
  *    A registry yields one unit per entity, grouped by entity number, so a company's unit (and a
  *    repeat of it, which follows it) lies in one partition: a partition is cut only where the next
  *    unit names another company than the last one.
@@ -23,7 +27,8 @@
  * machine asks again a minute later, for at most `PAIR_WAIT_MS`; after that the units are imported
  * without addresses (as the command without `--establishments`), and the report says so first. An
  * establishments file alone starts nothing. A drop that cannot be imported as published (a KBO file
- * that is not a ZIP, a file out of order, no `meta.csv`) leaves a report saying why and imports nothing.
+ * that is not a ZIP, a file out of order, no `meta.csv`) or not now (a KBO extract out of order)
+ * leaves a report saying why and imports nothing.
  */
 import { basename } from 'node:path';
 import { fileLines } from './lines';
@@ -45,6 +50,8 @@ import {
   type SireneRange,
   type SireneRanges,
 } from './sirene-ranges';
+import { abandonExtract, beginExtract, ExtractRefusedError, type Extract } from './registry-progress';
+import { storedRegistryByKey } from './registry-store';
 import { REGISTRY_SOURCES, type RegistryFormat } from './sources';
 import { RegistryFileError } from './sources/files';
 import type { RegistryItem } from './sources/unit';
@@ -90,13 +97,6 @@ export function registryDropOf(key: string): RegistryDrop | null {
         kind: 'refused',
         key,
         reason: `${name} is not a ZIP: drop the KBO extract as published (KboOpenData_…_Full.zip)`,
-      };
-    // An update applies to the rows kept with the stored companies (§11.5.2), which the split does not read.
-    if (/_update\.zip$/i.test(name))
-      return {
-        kind: 'refused',
-        key,
-        reason: `${name} is a KBO update: import it with npm run import -- --format kbo … --table`,
       };
     return { kind: 'kbo', key };
   }
@@ -181,27 +181,46 @@ export async function splitRegistryDrop(
   return planSireneRanges(files, { ...input, establishments, note }, options);
 }
 
-/** A KBO ZIP converted by the command's converter on the local disk, its units into partitions. */
+/**
+ * A KBO ZIP (a full extract or an update) converted by the command's converter on the local disk, with
+ * the stage at hand as the command gives it (`stored`: an update applies to the rows kept, a full
+ * extract stops what it no longer holds), its units into partitions. Its extract is begun first, as the
+ * command begins it (lib/import/registry-progress.ts): one out of `ExtractNumber` order is not imported,
+ * the report says why and nothing is written. The run's completion ends it (lib/import/engine.ts
+ * `completeImportRun`).
+ */
 async function splitKbo(
   files: ImportFiles,
   input: ImportRun,
   options: PartitionOptions,
 ): Promise<SplitFile | NotImported> {
+  let begun: Extract | undefined;
   try {
     return await withLocalCopies(files, [input.key], async ([path]) => {
-      const opened = await REGISTRY_SOURCES.kbo!.open([path!], {});
+      const opened = await REGISTRY_SOURCES.kbo!.open([path!], { stored: storedRegistryByKey });
+      const extract = opened.extract && { source: 'kbo', ...opened.extract };
+      const notices = extract ? await beginExtract(extract) : [];
+      begun = extract;
       const partitions = await writePartitions(files, input.run, opened.items, options);
+      const note = notices.join('\n');
       return {
         ...input,
         status: 'split',
         format: 'kbo',
         asOf: opened.snapshotDate ?? input.startedAt.slice(0, 10),
         partitions: Array.from({ length: partitions }, (_, p) => p),
+        ...(note === '' ? {} : { note }),
+        ...(extract ? { extract } : {}),
       };
     });
   } catch (error) {
-    // Not as published (the command's exit 2): no partition is imported, the report says why.
-    if (error instanceof RegistryFileError) return notImported(files, input, error.message);
+    // Not as published (the command's exit 2): no partition is imported, the report says why. Its
+    // converter reads every file through before it hands on a unit: the extract wrote nothing.
+    if (error instanceof RegistryFileError) {
+      if (begun) await abandonExtract(begun);
+      return notImported(files, input, error.message);
+    }
+    if (error instanceof ExtractRefusedError) return notImported(files, input, error.message);
     throw error;
   }
 }

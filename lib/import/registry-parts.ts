@@ -72,15 +72,17 @@ export const partitionOfKey = (key: string) => Number(/p(\d+)\.jsonl$/.exec(key)
 
 /**
  * The items in order into partitions of about `partitionUnits` units, numbered from `first`; how many
- * were written.
+ * were written. `companyOf` names an item's company (null: none, it rides with the unit before it); by
+ * default a registry unit's.
  */
-export async function writePartitions(
+export async function writePartitions<T = RegistryItem>(
   files: ImportFiles,
   run: string,
-  items: AsyncIterable<RegistryItem>,
-  options: PartitionOptions & { first?: number } = {},
+  items: AsyncIterable<T>,
+  options: PartitionOptions & { first?: number; companyOf?: (item: T) => string | null } = {},
 ): Promise<number> {
   const limit = options.partitionUnits ?? PARTITION_UNITS;
+  const companyOf = options.companyOf ?? (unitCompany as (item: T) => string | null);
   const pending = new Set<Promise<void>>();
   let lines: string[] = [];
   let units = 0;
@@ -97,20 +99,26 @@ export async function writePartitions(
     if (pending.size >= WRITES_IN_FLIGHT) await Promise.race(pending);
   };
   for await (const item of items) {
-    if (item.kind === 'unit') {
-      const { country, companyNumber } = item.unit;
-      const number = parseCompanyNumber(country, companyNumber);
-      const company = number === null ? null : companyKey({ country, companyNumber: number });
-      // A new company after a full partition starts the next one; a repeat stays with its first.
-      if (company !== null && company !== lastCompany) {
-        if (units >= limit) await flush();
-        lastCompany = company;
-      }
-      units++;
+    const company = companyOf(item);
+    // A new company after a full partition starts the next one; a repeat stays with its first.
+    if (company !== null && company !== lastCompany) {
+      if (units >= limit) await flush();
+      lastCompany = company;
     }
+    if (company !== null || isUnit(item)) units++;
     lines.push(JSON.stringify(item));
   }
   await flush();
   await Promise.all(pending);
   return partitions;
+}
+
+const isUnit = (item: unknown) => (item as RegistryItem).kind === 'unit';
+
+/** A registry unit's company (null when its number is not valid: it is rejected by the import). */
+function unitCompany(item: RegistryItem): string | null {
+  if (item.kind !== 'unit') return null;
+  const { country, companyNumber } = item.unit;
+  const number = parseCompanyNumber(country, companyNumber);
+  return number === null ? null : companyKey({ country, companyNumber: number });
 }

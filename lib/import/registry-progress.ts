@@ -106,9 +106,15 @@ export async function beginExtract(extract: Extract): Promise<string[]> {
   return taken ? notices : beginExtract(extract);
 }
 
-/** The extract imported whole: it is the last applied, none runs. */
-export async function endExtract({ source, number }: Extract): Promise<void> {
-  await send(() =>
+/**
+ * The extract imported whole: it is the last applied, none runs. `again`: a step that may be retried
+ * after it ended the extract (the import engine's completion) finds it ended, not refused.
+ */
+export async function endExtract(
+  { source, number }: Extract,
+  { again = false }: { again?: boolean } = {},
+): Promise<void> {
+  const ended = await conditionHeld(() =>
     dynamodb().send(
       new UpdateCommand({
         TableName: tableName(),
@@ -120,6 +126,10 @@ export async function endExtract({ source, number }: Extract): Promise<void> {
       }),
     ),
   );
+  if (ended) return;
+  const { last, running } = await progressOf(source);
+  if (again && last === number && running === undefined) return;
+  throw new Error(`${source.toUpperCase()} extract ${number} is not the one running: it cannot end`);
 }
 
 /** An extract that wrote nothing (its files are not as published): no longer the running one. */

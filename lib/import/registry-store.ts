@@ -8,11 +8,19 @@
  *   read by one BatchGet per 100 sub-entities;
  * - the companies a registry wrote: a parallel Scan of the table in pages, projected to the number, the
  *   companies filtered by the storage (the country's prefix, the source among `sources`, no `stoppedOn`).
+ *
+ * `storedRegistryByKey` is the same for a worker on AWS (the import engine's split), whose IAM policy
+ * names partitions and so cannot hold a Scan (lib/storage/access.ts): the companies a registry wrote
+ * are the country's filter profiles (one per stored company, kept by the import's derivation) read
+ * shard by shard, each page's companies read by one projected BatchGet and kept when the source wrote
+ * them and they are not stopped.
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGet, batchPut } from '../storage/batch';
+import type { Country } from '../companies/identifiers';
+import { batchGet, batchPut, queryPage } from '../storage/batch';
 import { dynamodb, send, tableName } from '../storage/client';
 import * as keys from '../storage/keys';
+import { FILTER_PROFILE_SHARDS } from '../storage/keys';
 import type { StoredRegistry } from './sources/unit';
 
 const SCAN_SEGMENTS = 4;
@@ -57,6 +65,47 @@ export const storedRegistry: StoredRegistry = {
       }
     }
   },
+};
+
+export const storedRegistryByKey: StoredRegistry = {
+  rowsOf: storedRegistry.rowsOf,
+  linkedTo: storedRegistry.linkedTo,
+
+  async *companiesOf(source, country) {
+    for (let shard = 0; shard < FILTER_PROFILE_SHARDS; shard++) {
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await queryPage({
+          TableName: tableName(),
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': keys.filterProfiles(country, shard) },
+          ProjectionExpression: 'sk',
+          // At most 100 companies a page: one BatchGet reads them.
+          Limit: 100,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        });
+        start = page.lastKey;
+        if (page.items.length === 0) continue;
+        const companies = await batchGet(
+          tableName(),
+          page.items.map((item) =>
+            keys.company({ country: country as Country, companyNumber: item['sk'] as string }),
+          ),
+          { projection: ['companyNumber', 'sources', 'stoppedOn'], consistent: true },
+        );
+        const numbers = companies
+          .filter((item) => item['stoppedOn'] === undefined && sourcesOf(item).includes(source))
+          .map((item) => item['companyNumber'] as string);
+        if (numbers.length > 0) yield numbers;
+      } while (start);
+    }
+  },
+};
+
+/** A company item's `sources` (a string set or a list, as the storage reads it). */
+const sourcesOf = (item: Record<string, unknown>): string[] => {
+  const sources = item['sources'];
+  return sources instanceof Set ? [...(sources as Set<string>)] : Array.isArray(sources) ? sources : [];
 };
 
 async function scanPage(

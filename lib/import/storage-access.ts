@@ -63,6 +63,21 @@ export const importPartitionStorage = {
 } as const satisfies StorageAccess;
 
 /**
+ * (ext) The split of a registry's drop (lib/import/registry-engine.ts): a KBO extract begun or refused
+ * (its progress item read, then updated: lib/import/registry-progress.ts), given up when its files are
+ * not as published; what its converter asks of the stage (lib/import/registry-store.ts
+ * `storedRegistryByKey`): the registry rows of the companies an update names and the links of its
+ * establishments (read in batches), and for a full extract the companies KBO wrote (the filter
+ * profiles' partitions read by Query, their company items in batches). It writes no company.
+ */
+export const importSplitStorage = {
+  GetItem: [partitions.registryProgress],
+  UpdateItem: [partitions.registryProgress],
+  BatchGetItem: [partitions.company, partitions.registryLinks],
+  Query: [partitions.filterProfiles],
+} as const satisfies StorageAccess;
+
+/**
  * The run's completion on AWS (its lookalikes are the lookalike steps' before it,
  * lib/lookalikes/fan-out.ts): the smart-list flips noted (read with the smart lists; each list's
  * item and members read, its counters moved by one update, members and order items put or deleted in
@@ -70,6 +85,8 @@ export const importPartitionStorage = {
  * through gsi1 and its number from its filter profile; the lists' items and members read, a small
  * list's members by one Query; the new numbers and the list's counter in one update of its item, or member, order item and list item in
  * transactions; the notes dropped). A refused list write reads the list item to tell gone from changed.
+ * (ext) A run of a numbered KBO extract then makes it the last applied: its progress item updated (read
+ * when a retry of the step finds it ended already).
  */
 export const importCompleteStorage = {
   Query: [
@@ -81,10 +98,15 @@ export const importCompleteStorage = {
     // An account whose smart lists predate its count of their companies has them summed once.
     partitions.accountLists,
   ],
-  GetItem: [partitions.accountLists],
+  GetItem: [partitions.accountLists, partitions.registryProgress],
   BatchGetItem: [partitions.accountLists, partitions.listMembers, partitions.filterProfiles],
   PutItem: [partitions.listMembers, partitions.listOrder],
-  UpdateItem: [partitions.accountLists, partitions.listMembers, partitions.listOrder],
+  UpdateItem: [
+    partitions.accountLists,
+    partitions.listMembers,
+    partitions.listOrder,
+    partitions.registryProgress,
+  ],
   DeleteItem: [partitions.listMembers, partitions.listOrder],
   BatchWriteItem: [
     partitions.smartListFlips,

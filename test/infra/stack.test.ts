@@ -819,6 +819,8 @@ describe('CompanyDataStack (dev)', () => {
             Match.objectLike({ Prefix: 'incoming/', ExpirationInDays: 30 }),
             Match.objectLike({ Prefix: 'kbo/', ExpirationInDays: 30 }),
             Match.objectLike({ Prefix: 'sirene/', ExpirationInDays: 30 }),
+            Match.objectLike({ Prefix: 'filings/cbso/', ExpirationInDays: 30 }),
+            Match.objectLike({ Prefix: 'filings/inpi-ratios/', ExpirationInDays: 30 }),
             Match.objectLike({ Prefix: 'work/', ExpirationInDays: 7 }),
             Match.objectLike({ Prefix: 'reports/', ExpirationInDays: 90 }),
           ],
@@ -833,12 +835,22 @@ describe('CompanyDataStack (dev)', () => {
       });
     });
 
-    it('starts the state machine for every file created under incoming/, kbo/ or sirene/', () => {
+    it('starts the state machine for every file created under incoming/, kbo/, sirene/ or filings/', () => {
       template.hasResourceProperties('AWS::Events::Rule', {
         EventPattern: {
           source: ['aws.s3'],
           'detail-type': ['Object Created'],
-          detail: { object: { key: [{ prefix: 'incoming/' }, { prefix: 'kbo/' }, { prefix: 'sirene/' }] } },
+          detail: {
+            object: {
+              key: [
+                { prefix: 'incoming/' },
+                { prefix: 'kbo/' },
+                { prefix: 'sirene/' },
+                { prefix: 'filings/cbso/' },
+                { prefix: 'filings/inpi-ratios/' },
+              ],
+            },
+          },
         },
         Targets: [
           Match.objectLike({
@@ -1001,17 +1013,18 @@ describe('CompanyDataStack (dev)', () => {
       expect(withDisk[0]![1].Properties['EphemeralStorage']).toEqual({ Size: 10_240 });
     });
 
-    it('lets the split read only what is dropped and its work files, list only sirene/ and those, write only them and reports', () => {
+    it('lets the split read only what is dropped and its work files, list only sirene/, filings/cbso/ and those, write only them and reports', () => {
       // Each action with the key prefixes of its objects (or, for a listing, the prefixes it may list).
       const grants = statementsOf(template, workerFunctionId(template, 'importSplit'))
         .filter((statement) => [statement.Action].flat().some((action) => action.startsWith('s3:')))
         .map((statement) => {
           const listed = statement.Condition?.['StringLike']?.['s3:prefix'];
-          const prefixes = listed ?? JSON.stringify(statement.Resource).match(/[a-z]+\/\*/g);
+          const prefixes = listed ?? JSON.stringify(statement.Resource).match(/[a-z]+(\/[a-z-]+)?\/\*/g);
           return `${[statement.Action].flat().join(',')} ${[prefixes].flat().join(' ')}`;
         });
       expect(grants.sort()).toEqual([
-        's3:GetObject incoming/* kbo/* sirene/* work/*',
+        's3:GetObject incoming/* kbo/* sirene/* filings/cbso/* filings/inpi-ratios/* work/*',
+        's3:ListBucket filings/cbso/*',
         's3:ListBucket sirene/*',
         's3:ListBucket work/*',
         's3:PutObject work/* reports/*',
@@ -1123,12 +1136,19 @@ describe('CompanyDataStack (dev)', () => {
       expect([...new Set(actions)].sort()).toEqual([...expected].sort());
     });
 
-    it('lets the split step not touch the table', () => {
-      expect(
-        actionsOf(template, workerFunctionId(template, 'importSplit')).filter((a) =>
-          a.startsWith('dynamodb:'),
-        ),
-      ).toEqual([]);
+    it("lets the split step write only a KBO extract's progress, and read only what a KBO extract asks of the stage", () => {
+      const grants = tableGrantsOf(template, workerFunctionId(template, 'importSplit')).filter(
+        (grant) => !grant.startsWith('DENY '),
+      );
+      expect(grants).toEqual(
+        [
+          `dynamodb:BatchGetItem table ${partitions.company.pattern}`,
+          `dynamodb:BatchGetItem table ${partitions.registryLinks.pattern}`,
+          `dynamodb:GetItem table ${partitions.registryProgress.pattern}`,
+          `dynamodb:Query table ${partitions.filterProfiles.pattern}`,
+          `dynamodb:UpdateItem table ${partitions.registryProgress.pattern}`,
+        ].sort(),
+      );
     });
 
     it('outputs the bucket for operators', () => {

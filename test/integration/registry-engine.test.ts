@@ -1,15 +1,16 @@
 /**
  * (ext) The registries' files on AWS (contract §11.3, §11.5.11; lib/import/registry-engine.ts): the
- * sample KBO full extract (as its ZIP) dropped under `kbo/` and the SIRENE stock pair under `sirene/`
- * in the import bucket (a local S3), imported by the engine's steps as its state machine runs them
- * (test/support/import-engine.ts), in partitions of a few units. Each must end exactly as
- * `npm run import -- --format …` of the same files into a table of its own: the same rejections, the
- * same skipped and summary lines, the same stored items.
+ * sample KBO full extract (as its ZIP) dropped under `kbo/`, then the sample update and a later full
+ * extract, and the SIRENE stock pair under `sirene/` in the import bucket (a local S3), imported by the
+ * engine's steps as its state machine runs them (test/support/import-engine.ts), in partitions of a
+ * few units. Each must end exactly as `npm run import -- --format …` of the same files into a table of
+ * its own: the same rejections, the same skipped and summary lines, the same stored items (the
+ * extract progress among them); a KBO extract out of `ExtractNumber` order is not imported.
  */
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import yazl from 'yazl';
@@ -30,6 +31,7 @@ jest.setTimeout(300_000);
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'registries');
 const KBO_ZIP = 'KboOpenData_0127_2025_09_Full.zip';
+const UPDATE_ZIP = 'KboOpenData_0128_2025_09_06_Update.zip';
 const UNITS = join(FIXTURES, 'sirene', 'StockUniteLegale_utf8.csv');
 const ESTABLISHMENTS = join(FIXTURES, 'sirene', 'StockEtablissement_utf8.csv');
 
@@ -100,6 +102,83 @@ describe('registry files dropped in the import bucket', () => {
     expect(done!.summary).toMatchObject({ created: 0, changed: 0, updates: 0 });
     expect(done!.summary.unchanged).toBe(done!.summary.imported);
     expect(await storedItems(engineTable.name)).toEqual(before);
+  });
+
+  it('applies a KBO update ZIP dropped after the full one exactly as the command does', async () => {
+    const zip = await zipOf(join(FIXTURES, 'kbo-update'), null, join(scratch, UPDATE_ZIP));
+    await files().write(`kbo/${UPDATE_ZIP}`, await readFile(zip));
+
+    const command = await runCli('infra/cli/import.ts', ['--format', 'kbo', zip], referenceTable);
+    expect(command.stderr).toMatch(/importing kbo update extract 128 /);
+    const { split, done } = await runRegistryDrop(files(), `kbo/${UPDATE_ZIP}`, { partitionUnits: 2 });
+
+    expect(split).toMatchObject({
+      status: 'split',
+      format: 'kbo',
+      asOf: '2025-09-06',
+      extract: { source: 'kbo', kind: 'update', number: 128 },
+    });
+    expect(done!.summary.changed).toBeGreaterThan(0);
+    expect(await engineReport(done!.text)).toEqual(commandReport(command));
+    // The rows kept, the companies stopped and the extract applied (its progress item) alike.
+    expect(await storedItems(engineTable.name)).toEqual(await storedItems(referenceTable));
+  });
+
+  it.each([
+    [
+      'the same update again',
+      UPDATE_ZIP,
+      'not imported: KBO update extract 128 refused: the stage has extract 128 applied already, and ' +
+        'updates apply in ExtractNumber order (nothing was written)',
+    ],
+    [
+      'the full extract before it',
+      KBO_ZIP,
+      'not imported: KBO full extract 127 refused: it is older than extract 128, already applied ' +
+        '(nothing was written)',
+    ],
+  ])('does not import %s: a report says why, nothing is written', async (_, name, expected) => {
+    const before = await storedItems(engineTable.name);
+    const { answers, done } = await runRegistryDrop(files(), `kbo/${name}`);
+    expect(done).toBeNull();
+    const [answer] = answers as unknown as [{ status: string; reportKey: string }];
+    expect(answer.status).toBe('done');
+    expect((await streamText((await files().read(answer.reportKey)).body)).trimEnd()).toBe(expected);
+    expect(await storedItems(engineTable.name)).toEqual(before);
+    expect(await files().list('work/')).toEqual([]);
+  });
+
+  it('stops what a later full ZIP no longer holds exactly as the command does', async () => {
+    const folder = join(scratch, 'full-132');
+    await cp(join(FIXTURES, 'kbo-full'), folder, { recursive: true });
+    const meta = await readFile(join(folder, 'meta.csv'), 'utf8');
+    await writeFile(
+      join(folder, 'meta.csv'),
+      meta
+        .replace(/"ExtractNumber","\d+"/, '"ExtractNumber","132"')
+        .replace(/"SnapshotDate","[^"]+"/, '"SnapshotDate","30-09-2025"'),
+    );
+    const enterprises = await readFile(join(folder, 'enterprise.csv'), 'utf8');
+    await writeFile(
+      join(folder, 'enterprise.csv'),
+      enterprises
+        .split('\n')
+        .filter((line) => !line.startsWith('"0820.000.089"'))
+        .join('\n'),
+    );
+    const name = 'KboOpenData_0132_2025_10_Full.zip';
+    const zip = await zipOf(folder, null, join(scratch, name));
+    await files().write(`kbo/${name}`, await readFile(zip));
+
+    const command = await runCli('infra/cli/import.ts', ['--format', 'kbo', zip], referenceTable);
+    const { done } = await runRegistryDrop(files(), `kbo/${name}`, { partitionUnits: 3 });
+    expect(await engineReport(done!.text)).toEqual(commandReport(command));
+    const stored = await storedItems(engineTable.name);
+    expect(stored).toEqual(await storedItems(referenceTable));
+    const company = stored.find(
+      (item) => item.includes('"pk":"COMPANY#BE#0820000089"') && item.includes('"sk":"COMPANY"'),
+    );
+    expect(company).toMatch(/"stoppedOn":"2025-09-30"/);
   });
 
   it('imports a SIRENE units file with the establishments file of its month, waiting for it to arrive', async () => {
