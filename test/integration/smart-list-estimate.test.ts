@@ -210,6 +210,21 @@ describe('the counts follow imports', () => {
     });
     expect(marks.filter((m) => (m['sk'] as string).startsWith('erasure-test#'))).toHaveLength(1);
   });
+
+  test('batches moving the same counter items at the same moment are all counted', async () => {
+    const before = await estimated({ countries: ['NL'] });
+    const ref = { country: 'NL' as Country, companyNumber: '40000040' };
+    const stored = (await getCompanyRecords([ref])).get(companyKey(ref))!.record;
+    const fresh = (n: number): CompanyChange => ({
+      before: null,
+      after: { ...stored, companyNumber: String(60_000_000 + n) },
+      asOf: '2026-11-24',
+      changeId: `parallel-${n}`,
+    });
+    const profile = filterProfileOf(stored);
+    await Promise.all(Array.from({ length: 6 }, (_, n) => deriveMatchCounts([fresh(n)])));
+    expect(await estimated({ countries: ['NL'] })).toBe(before + (profile.stopped ? 0 : 6));
+  });
 });
 
 describe('409 LIMIT_REACHED from the estimate', () => {

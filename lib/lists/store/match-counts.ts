@@ -9,7 +9,9 @@
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Country } from '../../companies/identifiers';
-import { batchGet } from '../../storage/batch';
+import { backoff, batchGet } from '../../storage/batch';
+import { StorageUnavailableError } from '../../storage/errors';
+import { CONFLICT_RETRIES } from './model';
 import { cancellationReasons, dynamodb, send, tableName } from '../../storage/client';
 import * as keys from '../../storage/keys';
 import type { Counts } from '../match-estimate';
@@ -63,37 +65,42 @@ export async function moveMatchCounts(changeId: string, deltas: Map<Country, Cou
 }
 
 async function movePart(changeId: string, part: number, moves: Move[], ttl: number): Promise<void> {
-  try {
-    await send(() =>
-      dynamodb().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: tableName(),
-                Item: { ...keys.matchCountsApplied(changeId, part), entity: 'MatchCountsApplied', ttl },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-            ...moves.map(({ key, add }) => ({
-              Update: {
-                TableName: tableName(),
-                Key: key,
-                UpdateExpression: `ADD ${add.map((_, k) => `#k${k} :v${k}`).join(', ')}`,
-                ExpressionAttributeNames: Object.fromEntries(add.map(([name], k) => [`#k${k}`, name])),
-                ExpressionAttributeValues: Object.fromEntries(add.map(([, n], k) => [`:v${k}`, n])),
-              },
-            })),
-          ],
-        }),
-      ),
-    );
-  } catch (error) {
-    // The mark is there: this part of the batch moved the counts already.
-    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') return;
-    throw error;
+  for (let attempt = 0; attempt < CONFLICT_RETRIES.maxAttempts; attempt++) {
+    if (attempt > 0) await backoff(attempt, CONFLICT_RETRIES.baseMs, CONFLICT_RETRIES.maxMs);
+    try {
+      await send(() =>
+        dynamodb().send(new TransactWriteCommand({ TransactItems: actions(changeId, part, moves, ttl) })),
+      );
+      return;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      // The mark is there: this part of the batch moved the counts already.
+      if (reasons?.[0] === 'ConditionalCheckFailed') return;
+      // Another batch's transaction on a counter item at the same moment (a country's `ALL`): again.
+      if (!reasons?.includes('TransactionConflict')) throw error;
+    }
   }
+  throw new StorageUnavailableError();
 }
+
+const actions = (changeId: string, part: number, moves: Move[], ttl: number) => [
+  {
+    Put: {
+      TableName: tableName(),
+      Item: { ...keys.matchCountsApplied(changeId, part), entity: 'MatchCountsApplied', ttl },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  },
+  ...moves.map(({ key, add }) => ({
+    Update: {
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: `ADD ${add.map((_, k) => `#k${k} :v${k}`).join(', ')}`,
+      ExpressionAttributeNames: Object.fromEntries(add.map(([name], k) => [`#k${k}`, name])),
+      ExpressionAttributeValues: Object.fromEntries(add.map(([, n], k) => [`:v${k}`, n])),
+    },
+  })),
+];
 
 /** The counts items named, by `<country>|<sk>` (an absent item: no company counted there). */
 export async function readMatchCounts(
