@@ -229,9 +229,11 @@ export async function storedItems(table: string): Promise<string[]> {
     items.push(...(page.Items ?? []));
     start = page.LastEvaluatedKey;
   } while (start);
-  // A run that ends whole marks itself done (lib/import/store.ts): one mark per partition's run.
+  // A run that ends whole marks itself done (lib/import/store.ts): one mark per partition's run. The
+  // marks of batches whose match counts moved (lib/lists/store/match-counts.ts) name each batch: the
+  // counts they moved are compared, not how the file was cut into batches.
   return items
-    .filter((item) => item['entity'] !== 'ImportRunDone')
+    .filter((item) => item['entity'] !== 'ImportRunDone' && item['entity'] !== 'MatchCountsApplied')
     .map(({ changeId: _run, rev: _rev, ...item }) => JSON.stringify(item, Object.keys(item).sort()))
     .map((text) => text.replace(/#[0-9a-f]{8}\.\d+"/g, '#<change>"'))
     .sort();
