@@ -24,11 +24,14 @@ import type { Country } from '../companies/identifiers';
 import { placeKey, type FilterProfile, type Filters } from './filters';
 import { countriesOf } from './smart-bounds';
 
-/** Lower ends of the bands of a range criterion (each band runs to the next; the last is open). */
-const DECADES = [1, 2, 5].flatMap((m) => Array.from({ length: 13 }, (_, e) => m * 10 ** e));
+/**
+ * Lower ends of the bands of a range criterion (each band runs to the next; the last is open). The
+ * stored counts are by band index: changing the bands needs the counts made again.
+ */
+const STEPS = Array.from({ length: 13 }, (_, e) => [1, 2, 5].map((m) => m * 10 ** e)).flat();
 const BANDS = {
-  e: { lower: [-Infinity, 0, ...DECADES.sort((x, y) => x - y)], integer: true },
-  a: { lower: [-Infinity, 0, ...DECADES.sort((x, y) => x - y)], integer: false },
+  e: { lower: [-Infinity, 0, ...STEPS], integer: true },
+  a: { lower: [-Infinity, 0, ...STEPS], integer: false },
   h: { lower: [-Infinity, ...Array.from({ length: 12 }, (_, i) => i)], integer: true },
 } as const;
 type Histogram = keyof typeof BANDS;
