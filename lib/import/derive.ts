@@ -21,6 +21,7 @@ import { tableName } from '../storage/client';
 import { batchAdd, batchSetChanges, type Addition, type SetChange } from '../storage/transactions';
 import { applyContactChanges, deriveLists } from '../lists/derive';
 import { applySmartListFlips, deriveSmartLists } from '../lists/smart';
+import { deriveMatchCounts } from '../lists/match-counts';
 import { deriveLookalikes, recomputeMarked, type RecomputeOptions } from '../lookalikes/recompute';
 import { deriveSearchIndex } from '../search/derive';
 import { deriveCompanyUpdates } from '../updates/derivation';
@@ -44,6 +45,8 @@ const batchDerivations: Record<string, BatchDerivation> = {
   holdings: deriveHoldings,
   lookalikes: deriveLookalikes,
   'search index': deriveSearchIndex,
+  // The counts smart filters are estimated from (§7.6), moved once per batch.
+  'smart-list match counts': deriveMatchCounts,
   events: eventsDerivation(announceEvents),
 };
 

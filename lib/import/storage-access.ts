@@ -17,7 +17,9 @@ import * as partitions from '../storage/partitions';
  * number and what the batch wrote (read), then its events and their numbers (one transaction).
  * (ext) A company erased (§11.5.6, lib/lists/store/erasure.ts) leaves its lists: the lists it is in
  * (gsi1), each one's member with the list item (read), then member and order item deleted and the list
- * item updated in one transaction (a refused one reads the list item).
+ * item updated in one transaction (a refused one reads the list item). The counts smart filters are
+ * estimated from: per batch, transactions of at most 99 counter items moved (`ADD`) and the batch
+ * part's mark put only if absent (lib/lists/store/match-counts.ts).
  */
 export const importPartitionStorage = {
   BatchGetItem: [
@@ -39,9 +41,16 @@ export const importPartitionStorage = {
     partitions.listMembers,
     partitions.eventLog,
   ],
-  PutItem: [partitions.legalEntity, partitions.eventLog, partitions.events, partitions.registryDigest],
+  PutItem: [
+    partitions.legalEntity,
+    partitions.eventLog,
+    partitions.events,
+    partitions.registryDigest,
+    partitions.matchCountsApplied,
+  ],
   UpdateItem: [
     partitions.company,
+    partitions.matchCounts,
     partitions.contactClaims,
     partitions.matchIndex,
     partitions.eventLog,

@@ -7,7 +7,7 @@ import { companyKey, parseCompanyNumber, parseCountry, type CompanyRef } from '.
 import { COMPANY_MESSAGES } from '../companies/requested-companies';
 import { answer } from '../http/endpoint';
 import type { Caller } from '../tokens/caller';
-import { InvalidInput, ListBusy, ListNameTaken, NotListCreator } from '../errors';
+import { InvalidInput, ListBusy, ListNameTaken, NotListCreator, SmartListLimitReached } from '../errors';
 import type { Filters } from './filters';
 import { toListAnswer, visibleList } from './lists';
 import type { CreateListBody, ListAnswer, MoveListCompaniesResult, UpdateListBody } from './schemas';
@@ -15,7 +15,8 @@ import { candidatesForList, evaluateSmartLists, forgetSmartLists } from './smart
 import { planEvaluation, type Plan } from './smart-bounds';
 import { readListCounts } from './store/contact-counts';
 import { settleExpired } from './store/flip-intents';
-import { settleHold, holdOf } from './store/smart-holds';
+import { settleHold, holdOf, maxSmartCompanies, smartCompaniesOf } from './store/smart-holds';
+import { estimateMatches } from './match-counts';
 import { noteJob } from './store/smart-jobs';
 import { backoff } from '../storage/batch';
 import * as keys from '../storage/keys';
@@ -69,6 +70,7 @@ export async function createOneList(
     );
   }
   const now = new Date();
+  if (body.filters) await checkEstimate(caller.accountId, body.filters, 0);
   // A SMART list's matches are counted first: what it will hold is taken from the account's bound in
   // the create's own transaction (409 LIMIT_REACHED past it, nothing stored).
   const plan = body.filters && planEvaluation(body.filters, await candidatesForList(body.filters, null), []);
@@ -174,6 +176,7 @@ async function filterChange(list: StoredList, filters: Filters) {
     await settleExpired(list.accountId, list.id, read.intent);
     return null;
   }
+  await checkEstimate(list.accountId, filters, holdOf(read.companies, read.held), read.companies);
   const members = await getAllMembers(list.accountId, list.id);
   const plan = planEvaluation(filters, await candidatesForList(filters, null), members);
   const held = Math.max(read.companies, plan.target);
@@ -183,6 +186,18 @@ async function filterChange(list: StoredList, filters: Filters) {
     revision: read.revision,
   };
   return { plan, hold };
+}
+
+/**
+ * The bound checked at once (§7.6), before any filter profile is read: the filters' estimated matches
+ * (match-counts.ts, a few counter items) in place of what the list holds now (`holds`; at least its
+ * `companies`, which its SAVED and ARCHIVED ones may keep) past the account's bound → 409, nothing
+ * changed. An estimate: the exact fill is held to the bound by the conditional writes that follow.
+ */
+async function checkEstimate(accountId: string, filters: Filters, holds: number, companies = 0) {
+  const [estimate, held] = await Promise.all([estimateMatches(filters), smartCompaniesOf(accountId)]);
+  const max = maxSmartCompanies();
+  if (held - holds + Math.max(estimate, companies) > max) throw new SmartListLimitReached(max);
 }
 
 /**

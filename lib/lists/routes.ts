@@ -93,6 +93,8 @@ export const listRoutes = {
     // profiles it matches, written while it is hidden, then revealed with its counters.
     storage: {
       GetItem: [partitions.accountLists],
+      // The bound checked first against the filters' estimated matches (a few counter items).
+      BatchGetItem: [partitions.matchCounts],
       Query: [partitions.filterProfiles, partitions.accountLists],
       UpdateItem: [partitions.accountLists, partitions.smartListEvaluations],
       PutItem: [
@@ -122,7 +124,7 @@ export const listRoutes = {
     // smart-list companies with them; what is left over is a job for the worker.
     storage: {
       GetItem: [partitions.accountLists],
-      BatchGetItem: [partitions.accountLists, partitions.listMembers],
+      BatchGetItem: [partitions.accountLists, partitions.listMembers, partitions.matchCounts],
       Query: [partitions.listMembers, partitions.filterProfiles, partitions.accountLists],
       UpdateItem: [partitions.accountLists, partitions.smartListEvaluations],
       PutItem: [

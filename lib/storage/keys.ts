@@ -24,6 +24,8 @@
  * | List name          | ACCOUNT#<account>                   | LISTNAME#<trimmed name, lower case> |  |         | a name taken in the account (§7.6: unique, case-insensitive): a conditional put in the list's own transaction makes two creates with one name race-safe |
  * | Smart list         | SMART_LISTS                         | ACCOUNT#<account>#LIST#<id> |  |               | a SMART list's filters, for the import: one Query finds every smart list, filed in memory by country and NACE division (never on a request path) |
  * | Filter profile     | FILTER_PROFILES#<country>#<0..7>    | <number>      |        |                       | what smart-list filters read of a company (activities, place, latest employees, assets, health), kept by the import: evaluating a new filter reads these partitions (only the filter's countries) in parallel, never the company items |
+ * | Match counts       | MATCH_COUNTS#<country>              | ALL, ACT#<NACE division>, PLACE#<place key> | | | (ext) counts of the country's active companies with a filter profile (ALL: `n` and histogram bands of employees, assets, health; ACT: `c<code prefix>` per prefix of the division; PLACE: `n`), moved by the import once per batch: a new smart filter's matches are estimated from these (lib/lists/store/match-counts.ts) |
+ * | Match counts batch | MATCH_COUNTS_APPLIED                | <change id>#<part> |   |                       | (ext) an import batch's moves of the match counts applied, put in their transaction so a batch derived again moves them once; 30-day TTL |
  * | Smart-list flip    | SMART_FLIP#<0..15>                  | ACCOUNT#<account>#LIST#<id>#COMPANY#<country>#<number>#<change> | | | a changed company that enters or leaves a smart list, written by the import's derivation (batched) and applied per list by its completion |
  * | List clean-up      | LIST_CLEANUP                        | ACCOUNT#<account>#LIST#<id> |  |               | a deleted list whose members and order items the clean-up worker still has to delete |
  * | List id claim      | LIST_ID#<id>                        | LIST_ID       |        |                       | a random list id taken (a conditional put in the create's transaction: unique across the service, revealing nothing) |
@@ -158,6 +160,15 @@ export const filterProfile = (ref: CompanyRef): Key => ({
 });
 export const filterProfiles = (country: string, shard: number): string =>
   `FILTER_PROFILES#${country}#${shard}`;
+/** A country's counts of companies for estimating smart filters (`sk`: ALL, ACT#<division>, PLACE#<place>). */
+export const matchCount = (country: string, sk: string): Key => ({ pk: matchCounts(country), sk });
+export const matchCounts = (country: string): string => `MATCH_COUNTS#${country}`;
+/** The mark of an import batch's part whose moves of the match counts are applied. */
+export const matchCountsApplied = (changeId: string, part: number): Key => ({
+  pk: matchCountsAppliedPartition(),
+  sk: `${changeId}#${part}`,
+});
+export const matchCountsAppliedPartition = (): string => 'MATCH_COUNTS_APPLIED';
 export const listCleanup = (accountId: string, listId: number): Key => ({
   pk: 'LIST_CLEANUP',
   sk: `ACCOUNT#${accountId}#LIST#${listId}`,

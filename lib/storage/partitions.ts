@@ -46,6 +46,9 @@ export const listOrderAll: Partition = {
 /** Every smart list's filters, for the import. */
 export const smartLists: Partition = { pattern: keys.smartLists() };
 export const filterProfiles: Partition = { pattern: keys.filterProfiles(ANY, anyNumber) };
+/** Counts of companies per country, NACE code prefix, place and band, for estimating smart filters. */
+export const matchCounts: Partition = { pattern: keys.matchCounts(ANY) };
+export const matchCountsApplied: Partition = { pattern: keys.matchCountsAppliedPartition() };
 export const smartListFlips: Partition = { pattern: keys.smartListFlips(anyNumber) };
 /** Companies whose numbers of contacts an import changed, for its completion. */
 export const contactsChanged: Partition = { pattern: keys.contactsChangedShard(anyNumber) };

@@ -105,10 +105,14 @@ async function contents(table: string): Promise<string[]> {
     items.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
-  return items
-    .filter((item) => !String(item['pk']).startsWith('CHANGE#'))
-    .map(({ changeId: _changeId, rev: _rev, ...item }) => JSON.stringify(item, Object.keys(item).sort()))
-    .sort();
+  return (
+    items
+      // Journals, and the marks of batches whose match counts moved (named by their batches: the counts
+      // they moved are compared, not how the runs cut the file into batches).
+      .filter((item) => !String(item['pk']).startsWith('CHANGE#') && item['entity'] !== 'MatchCountsApplied')
+      .map(({ changeId: _changeId, rev: _rev, ...item }) => JSON.stringify(item, Object.keys(item).sort()))
+      .sort()
+  );
 }
 
 describe('npm run import', () => {

@@ -270,10 +270,12 @@ export async function storedItems(table: string): Promise<string[]> {
     items.push(...(page.Items ?? []));
     start = page.LastEvaluatedKey;
   } while (start);
-  // A run that ends whole marks itself done (lib/import/store.ts): one mark per partition's run.
-  // A registry digest names the run that wrote it and a token of its own (lib/import/registry-digest.ts).
+  // A run that ends whole marks itself done (lib/import/store.ts): one mark per partition's run. The
+  // marks of batches whose match counts moved (lib/lists/store/match-counts.ts) name each batch: the
+  // counts they moved are compared, not how the file was cut into batches. A registry digest names the
+  // run that wrote it and a token of its own (lib/import/registry-digest.ts).
   return items
-    .filter((item) => item['entity'] !== 'ImportRunDone')
+    .filter((item) => item['entity'] !== 'ImportRunDone' && item['entity'] !== 'MatchCountsApplied')
     .map(({ changeId: _run, rev: _rev, ...item }) =>
       item['entity'] === 'RegistryDigest' ? { ...item, run: '<run>', token: '<token>' } : item,
     )
