@@ -6,7 +6,7 @@
 import { establishmentsOf, monthOf, registryDropOf } from '../../lib/import/registry-engine';
 
 describe('registryDropOf', () => {
-  it('takes a full ZIP under kbo/, and refuses an update or anything else there', () => {
+  it('takes a full or update ZIP under kbo/, and refuses anything else there', () => {
     expect(registryDropOf('kbo/KboOpenData_0140_2025_10_05_Full.zip')).toEqual({
       kind: 'kbo',
       key: 'kbo/KboOpenData_0140_2025_10_05_Full.zip',
@@ -14,12 +14,10 @@ describe('registryDropOf', () => {
     expect(registryDropOf('kbo/2025-10/KboOpenData_0140_2025_10_05_FULL.ZIP')).toMatchObject({
       kind: 'kbo',
     });
-    // An update needs the rows kept with the stored companies: the command applies it for now.
+    // An update applies to the rows kept with the stored companies, as the command applies it.
     expect(registryDropOf('kbo/KboOpenData_0147_2025_10_12_Update.zip')).toEqual({
-      kind: 'refused',
+      kind: 'kbo',
       key: 'kbo/KboOpenData_0147_2025_10_12_Update.zip',
-      reason:
-        'KboOpenData_0147_2025_10_12_Update.zip is a KBO update: import it with npm run import -- --format kbo … --table',
     });
     expect(registryDropOf('kbo/enterprise.csv')).toEqual({
       kind: 'refused',
