@@ -17,18 +17,11 @@
  */
 import { basename } from 'node:path';
 import { companyKey } from '../companies/identifiers';
-import { fileLines } from '../import/lines';
-import {
-  reportKey,
-  type ImportFiles,
-  type ImportRun,
-  type PartitionReport,
-  type SplitFile,
-} from '../import/engine';
+import { type ImportFiles, type ImportRun, type PartitionReport, type SplitFile } from '../import/engine';
 import { PAIR_WAIT_MS } from '../import/registry-engine';
 import {
+  importPartition,
   notImported,
-  partitionKey,
   withLocalCopies,
   writePartitions,
   type NotImported,
@@ -131,20 +124,13 @@ export async function importFilingPartition(
   files: ImportFiles,
   input: { run: string; asOf: string; partition: number; format: FilingFormat },
 ): Promise<PartitionReport> {
-  const { body } = await files.read(partitionKey(input.run, input.partition));
-  const { lines } = await fileLines(body);
-  async function* items(): AsyncIterable<FilingItem> {
-    for await (const line of lines) if (line !== '') yield JSON.parse(line) as FilingItem;
-  }
-  const rejected: PartitionReport['rejected'] = [];
-  const { skipped, fieldsDropped, ...summary } = await importFilings(items(), {
-    asOf: input.asOf,
-    format: input.format,
-    onRejected: ({ file, line }, reason) => rejected.push([file, line, reason]),
-    // The run's completion runs once, after every partition (step 4).
-    complete: async () => undefined,
-  });
-  const report: PartitionReport = { summary, rejected, skipped: [...skipped], fieldsDropped };
-  await files.write(reportKey(input.run, input.partition), JSON.stringify(report));
-  return report;
+  return importPartition<FilingItem>(files, input, (items, onRejected) =>
+    importFilings(items, {
+      asOf: input.asOf,
+      format: input.format,
+      onRejected,
+      // The run's completion runs once, after every partition (step 4).
+      complete: async () => undefined,
+    }),
+  );
 }

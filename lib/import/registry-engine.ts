@@ -31,12 +31,11 @@
  * leaves a report saying why and imports nothing.
  */
 import { basename } from 'node:path';
-import { fileLines } from './lines';
-import { reportKey, type ImportFiles, type ImportRun, type PartitionReport, type SplitFile } from './engine';
+import { type ImportFiles, type ImportRun, type PartitionReport, type SplitFile } from './engine';
 import { importRegistryItems } from './registry-import';
 import {
+  importPartition,
   notImported,
-  partitionKey,
   withLocalCopies,
   writePartitions,
   type NotImported,
@@ -230,20 +229,13 @@ export async function importRegistryPartition(
   files: ImportFiles,
   input: { run: string; asOf: string; partition: number; format: RegistryFormat },
 ): Promise<PartitionReport> {
-  const { body } = await files.read(partitionKey(input.run, input.partition));
-  const { lines } = await fileLines(body);
-  async function* items(): AsyncIterable<RegistryItem> {
-    for await (const line of lines) if (line !== '') yield JSON.parse(line) as RegistryItem;
-  }
-  const rejected: PartitionReport['rejected'] = [];
-  const { skipped, fieldsDropped, ...summary } = await importRegistryItems(items(), {
-    asOf: input.asOf,
-    source: input.format,
-    onRejected: ({ file, line }, reason) => rejected.push([file, line, reason]),
-    // The run's completion runs once, after every partition (step 4).
-    complete: async () => undefined,
-  });
-  const report: PartitionReport = { summary, rejected, skipped: [...skipped], fieldsDropped };
-  await files.write(reportKey(input.run, input.partition), JSON.stringify(report));
-  return report;
+  return importPartition<RegistryItem>(files, input, (items, onRejected) =>
+    importRegistryItems(items, {
+      asOf: input.asOf,
+      source: input.format,
+      onRejected,
+      // The run's completion runs once, after every partition (step 4).
+      complete: async () => undefined,
+    }),
+  );
 }

@@ -9,8 +9,10 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { companyKey, parseCompanyNumber } from '../companies/identifiers';
-import { runReportKey, type ImportFiles, type ImportRun } from './engine';
-import type { RegistryItem } from './sources/unit';
+import { reportKey, runReportKey, type ImportFiles, type ImportRun, type PartitionReport } from './engine';
+import { fileLines } from './lines';
+import type { RegistrySummary } from './registry-import';
+import type { RegistryItem, UnitSource } from './sources/unit';
 import { workPrefix } from './work';
 
 /** Units a partition holds: about what a JSON Lines partition holds, a worker's minute or two. */
@@ -121,4 +123,30 @@ function unitCompany(item: RegistryItem): string | null {
   const { country, companyNumber } = item.unit;
   const number = parseCompanyNumber(country, companyNumber);
   return number === null ? null : companyKey({ country, companyNumber: number });
+}
+
+/**
+ * Step 2 of a registry or filings run: one partition's items (JSON Lines written by `writePartitions`)
+ * through `importItems`, the partition's report left for step 4 (the run's completion runs there once).
+ */
+export async function importPartition<T>(
+  files: ImportFiles,
+  input: { run: string; partition: number },
+  importItems: (
+    items: AsyncIterable<T>,
+    onRejected: (source: UnitSource, reason: string) => void,
+  ) => Promise<RegistrySummary>,
+): Promise<PartitionReport> {
+  const { body } = await files.read(partitionKey(input.run, input.partition));
+  const { lines } = await fileLines(body);
+  async function* items(): AsyncIterable<T> {
+    for await (const line of lines) if (line !== '') yield JSON.parse(line) as T;
+  }
+  const rejected: PartitionReport['rejected'] = [];
+  const { skipped, fieldsDropped, ...summary } = await importItems(items(), ({ file, line }, reason) =>
+    rejected.push([file, line, reason]),
+  );
+  const report: PartitionReport = { summary, rejected, skipped: [...skipped], fieldsDropped };
+  await files.write(reportKey(input.run, input.partition), JSON.stringify(report));
+  return report;
 }
