@@ -11,12 +11,12 @@ const MAX_DESCRIPTION = 500;
 /** An endpoint id in a path: any short string (a malformed one is simply unknown: 404). */
 const webhookPath = v.object({ id: v.pipe(v.string(), v.maxLength(200)) });
 
+/** A string or null (no description). valibot's nullable() takes a default, not a message: none here. */
 const description = v.nullable(
   v.pipe(
     v.string('must be a string or null'),
     v.maxLength(MAX_DESCRIPTION, `must be at most ${MAX_DESCRIPTION} characters`),
   ),
-  'must be a string or null',
 );
 const url = v.string('must be a string');
 

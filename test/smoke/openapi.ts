@@ -3689,7 +3689,6 @@ export interface operations {
          */
         'application/json': {
           url: string;
-          /** @default must be a string or null */
           description?: string | null;
         };
       };
@@ -3841,7 +3840,6 @@ export interface operations {
          */
         'application/json': {
           enabled?: boolean;
-          /** @default must be a string or null */
           description?: string | null;
           url?: string;
         };
