@@ -80,6 +80,32 @@ function propertiesAsSent(properties: Record<string, v.GenericSchema>): Properti
   };
 }
 
+/**
+ * How many characters a text has, as the contract's limits ("at most 200 characters"), JSON (RFC 8259)
+ * and JSON Schema's `maxLength` count them: Unicode code points. `length` counts UTF-16 units, two for
+ * an emoji or any other character outside the Basic Multilingual Plane.
+ */
+export function characterCount(text: string): number {
+  // A string's iterator yields code points.
+  return Array.from(text).length;
+}
+
+/** A check that a text has at most `max` characters (code points, see characterCount). */
+export const atMostCharacters = (max: number, message: string) =>
+  v.check((text: string) => characterCount(text) <= max, message);
+
+/**
+ * A string of at most `max` characters, documented as JSON Schema's `maxLength` (which counts
+ * characters the same way; valibot's maxLength would count UTF-16 units).
+ */
+export function textOfAtMost(max: number, message: string, notText = 'must be a string') {
+  return v.pipe(
+    v.string(notText),
+    documentedAs<string>(v.pipe(v.string(), v.maxLength(max))),
+    atMostCharacters(max, message),
+  );
+}
+
 /** An integer query parameter (query values arrive as strings): "1.5", "abc" and "" are rejected. */
 export function integerQuery(min: number, max: number, fallback: number) {
   return v.optional(

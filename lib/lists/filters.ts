@@ -14,7 +14,7 @@
  */
 import * as v from 'valibot';
 import { COUNTRIES, type Country } from '../companies/identifiers';
-import { anyCase } from '../http/schemas';
+import { anyCase, atMostCharacters } from '../http/schemas';
 import type { CompanyRecord } from '../companies/record';
 
 const MAX_VALUES = 100;
@@ -50,7 +50,7 @@ const place = v.pipe(
   v.string('must be a place name'),
   v.transform((p) => p.trim()),
   v.minLength(1, 'must not be empty'),
-  v.maxLength(MAX_TEXT, `must be at most ${MAX_TEXT} characters`),
+  atMostCharacters(MAX_TEXT, `must be at most ${MAX_TEXT} characters`),
 );
 
 export const CRITERIA = [

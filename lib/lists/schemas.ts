@@ -4,7 +4,14 @@
  */
 import * as v from 'valibot';
 import { identifierSchema } from '../companies/schemas';
-import { documentedAs, jsonObject, paginationQuery, paginationSchema } from '../http/schemas';
+import {
+  atMostCharacters,
+  characterCount,
+  documentedAs,
+  jsonObject,
+  paginationQuery,
+  paginationSchema,
+} from '../http/schemas';
 import { filtersSchema } from './filters';
 import { ENTRY_PROPERTIES } from '../matching/entry';
 
@@ -90,7 +97,7 @@ const entrySchema = v.pipe(
       const problem =
         typeof value !== 'string'
           ? 'must be a string'
-          : value.length > MAX_PROPERTY_LENGTH
+          : characterCount(value) > MAX_PROPERTY_LENGTH
             ? `must be at most ${MAX_PROPERTY_LENGTH} characters`
             : null;
       if (problem) {
@@ -134,7 +141,7 @@ const listName = v.pipe(
   v.string('must be a string'),
   v.transform((name) => name.trim()),
   v.minLength(1, `must be 1 to ${MAX_NAME} characters after trimming`),
-  v.maxLength(MAX_NAME, `must be 1 to ${MAX_NAME} characters after trimming`),
+  atMostCharacters(MAX_NAME, `must be 1 to ${MAX_NAME} characters after trimming`),
 );
 const columns = v.pipe(
   v.array(

@@ -1,6 +1,6 @@
 /** (ext) The match request and answer (contract §6.5). */
 import * as v from 'valibot';
-import { jsonObject, objectAsSent } from '../http/schemas';
+import { jsonObject, objectAsSent, textOfAtMost } from '../http/schemas';
 import { identifierSchema } from '../companies/schemas';
 import { MATCH_PROPERTIES, USABLE_PROPERTIES } from './candidates';
 
@@ -8,10 +8,7 @@ const MAX_PROPERTY_LENGTH = 200;
 const MAX_ENTRIES = 100;
 
 /** Each known property, when present: a string of at most 200 characters (as a PUT entry's, §7.5). */
-const property = v.pipe(
-  v.string('must be a string'),
-  v.maxLength(MAX_PROPERTY_LENGTH, `must be at most ${MAX_PROPERTY_LENGTH} characters`),
-);
+const property = textOfAtMost(MAX_PROPERTY_LENGTH, `must be at most ${MAX_PROPERTY_LENGTH} characters`);
 
 /**
  * An entry is kept exactly as sent (its known properties are echoed in `parameters` in the order

@@ -1,6 +1,6 @@
 /** (ext) The search request and answer (contract §6.5). */
 import * as v from 'valibot';
-import { anyCase, integerQuery } from '../http/schemas';
+import { anyCase, documentedAs, integerQuery } from '../http/schemas';
 import { COUNTRIES } from '../companies/identifiers';
 import { identifierSchema } from '../companies/schemas';
 
@@ -8,21 +8,31 @@ export const SEARCH_LIMIT = { min: 1, max: 100, default: 10 } as const;
 export const QUERY_LENGTH = { min: 2, max: 100 } as const;
 /**
  * Text whose trimmed length is QUERY_LENGTH: white space (what `trim` removes, which is `\s`), then a
- * non-space, up to 98 of anything, a non-space, white space. Lengths count UTF-16 units, as `length` does.
+ * non-space, up to 98 of anything, a non-space, white space. Lengths count characters (code points):
+ * the check reads the pattern with the `u` flag, as JSON Schema reads the documented `pattern`, so an
+ * emoji is one character, not two UTF-16 units.
  */
-const QUERY_TEXT = new RegExp(`^\\s*\\S[\\s\\S]{${QUERY_LENGTH.min - 2},${QUERY_LENGTH.max - 2}}\\S\\s*$`);
+const QUERY_TEXT = `^\\s*\\S[\\s\\S]{${QUERY_LENGTH.min - 2},${QUERY_LENGTH.max - 2}}\\S\\s*$`;
+const QUERY_MESSAGE = `must be ${QUERY_LENGTH.min} to ${QUERY_LENGTH.max} characters after trimming`;
+const queryText = new RegExp(QUERY_TEXT, 'u');
 
 export const searchCompaniesRequest = {
   query: v.object(
     {
       q: v.pipe(
         v.string('is required'),
-        v.description(
-          `A company name (a prefix of each word is enough), company number or VAT number: ` +
-            `${QUERY_LENGTH.min} to ${QUERY_LENGTH.max} characters after trimming`,
-        ),
         // Checked as sent, so the document states the rule (white space around is not counted).
-        v.regex(QUERY_TEXT, `must be ${QUERY_LENGTH.min} to ${QUERY_LENGTH.max} characters after trimming`),
+        documentedAs<string>(
+          v.pipe(
+            v.string(),
+            v.description(
+              `A company name (a prefix of each word is enough), company number or VAT number: ` +
+                `${QUERY_LENGTH.min} to ${QUERY_LENGTH.max} characters after trimming`,
+            ),
+            v.regex(new RegExp(QUERY_TEXT)),
+          ),
+        ),
+        v.check((q) => queryText.test(q), QUERY_MESSAGE),
         v.transform((q) => q.trim()),
       ),
       countryCode: v.optional(anyCase(COUNTRIES, 'must be BE, NL or FR')),

@@ -4,7 +4,7 @@
  * case's (lib/webhooks/url.ts): they need a resolver.
  */
 import * as v from 'valibot';
-import { jsonObject, paginationQuery, paginationSchema } from '../http/schemas';
+import { jsonObject, paginationQuery, paginationSchema, textOfAtMost } from '../http/schemas';
 
 const MAX_DESCRIPTION = 500;
 
@@ -13,10 +13,7 @@ const webhookPath = v.object({ id: v.pipe(v.string(), v.maxLength(200)) });
 
 /** A string or null (no description). valibot's nullable() takes a default, not a message: none here. */
 const description = v.nullable(
-  v.pipe(
-    v.string('must be a string or null'),
-    v.maxLength(MAX_DESCRIPTION, `must be at most ${MAX_DESCRIPTION} characters`),
-  ),
+  textOfAtMost(MAX_DESCRIPTION, `must be at most ${MAX_DESCRIPTION} characters`, 'must be a string or null'),
 );
 const url = v.string('must be a string');
 

@@ -19,6 +19,7 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { config } from '../config';
+import { characterCount } from '../http/schemas';
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -104,7 +105,8 @@ export interface UrlRules {
  * every address they resolve to must be public.
  */
 export async function checkUrl(text: string, rules: UrlRules): Promise<URL> {
-  if (text.length > MAX_URL_LENGTH) throw new RefusedUrl(`must be at most ${MAX_URL_LENGTH} characters`);
+  if (characterCount(text) > MAX_URL_LENGTH)
+    throw new RefusedUrl(`must be at most ${MAX_URL_LENGTH} characters`);
   let url: URL;
   try {
     url = new URL(text);
