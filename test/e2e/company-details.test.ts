@@ -4,6 +4,7 @@
  * the import loaded. The expected answers are worked out from the demo records themselves.
  */
 import type { DemoRecord } from '../fixtures/demo-data/records';
+import { SHAPE_KEYS } from '../support/contract';
 import { expectError, expectOk, expectValidationError, identifierOf, IDENTIFIER_KEYS, useApi } from './http';
 
 const api = useApi();
@@ -11,22 +12,8 @@ const single = (country: string, number: string, tail = '') =>
   `/v1/companies/${country}/${encodeURIComponent(number)}${tail}`;
 const entry = (r: DemoRecord) => ({ countryCode: r.country, companyNumber: r.companyNumber });
 
-const DATA_KEYS = [
-  'vatNumber',
-  'status',
-  'establishedSince',
-  'stoppedSince',
-  'companyTypeCode',
-  'name',
-  'address',
-  'website',
-  'activities',
-  'employees',
-  'healthIndicator',
-  'contacts',
-  'otherNames',
-];
-const ADDRESS_KEYS = ['country', 'street', 'number', 'box', 'postalCode', 'place'];
+const DATA_KEYS = SHAPE_KEYS.companyDetails;
+const ADDRESS_KEYS = SHAPE_KEYS.address;
 
 /** What §6.5 says the record's details are. */
 function expectedDetails(r: DemoRecord) {
