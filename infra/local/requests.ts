@@ -19,10 +19,11 @@ const LINGER_MS = 2000;
 
 /**
  * A request the gateway cannot make sense of (a target that does not parse, headers over the limit, a
- * body cut off): 400 (or 408, 431) VALIDATION_ERROR, with the part of the request at fault as the detail.
+ * body cut off, a request not received in time): 400 VALIDATION_ERROR, a status from the contract's table
+ * (§2.1), with the part of the request at fault as the detail.
  */
-function badRequest(message: string, part: 'request' | 'headers' | 'body', status: 400 | 408 | 431 = 400) {
-  return new ValidationError(message, [{ path: part, message }], status);
+function badRequest(message: string, part: 'request' | 'headers' | 'body') {
+  return new ValidationError(message, [{ path: part, message }]);
 }
 
 /**
@@ -118,10 +119,9 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
       ? badRequest(
           `Request line and headers must be at most ${http.maxHeaderSize / 1024} KiB in total`,
           'headers',
-          431,
         )
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? badRequest('Request not received in time', 'request', 408)
+        ? badRequest('Request not received in time', 'request')
         : badRequest('Malformed HTTP request', 'request');
   const requestId = randomUUID();
   const response = json(apiError.status, toErrorBody(apiError, requestId), requestId, apiError.headers);

@@ -1,8 +1,9 @@
 /**
  * The one middleware stack every handler runs in:
  *   normalise headers and event → check the route's scope → body (size, media type, UTF-8, JSON by
- *   @middy/http-json-body-parser, nesting depth: lib/http/json-body.ts) → validate params, query and
- *   body against the route's schemas → run the use case → serialise,
+ *   @middy/http-json-body-parser, nesting depth: lib/http/json-body.ts; on every POST, PUT and PATCH that
+ *   sends one, also where the route reads none) → validate params, query and body against the route's
+ *   schemas, together (one 400 names every offending field) → run the use case → serialise,
  * with the error responder registered last so it sees every error first.
  * A request that failed (4xx, 5xx) or took SLOW_REQUEST_MS or more logs one line (route, status,
  * duration, DynamoDB round trips) and nothing secret; of the others, a sample (REQUEST_LOG_SAMPLE_RATE:
@@ -33,8 +34,8 @@ import {
 import { jsonBody } from './json-body';
 import { parseAcceptLanguage, type Language } from './language';
 import { RawJson } from './raw-json';
-import type { RequestSchemas, Route } from './route';
-import { validate } from './validation';
+import type { Route } from './route';
+import { validateParts } from './validation';
 
 /** Methods whose body has no defined meaning (RFC 9110 §9.3): it is ignored, never judged. */
 const BODYLESS_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
@@ -84,28 +85,33 @@ export function endpoint<R extends Route>(
   })
     .use({ before: ({ event }) => void normalizeEvent(event) })
     .use({ before: ({ event }) => void requireScope(route, event) })
-    .use(route.request.body && !BODYLESS_METHODS.has(route.method) ? jsonBody() : [ignoreBody()])
+    .use(bodyHandling(route))
     .use({ onError: (request) => void (request.response = errorResponse(request.error, request.event)) })
     .handler(async (event) => {
+      const [params, query, body] = validateParts([
+        [route.request.params, decodePathParameters(event.pathParameters), 'params'],
+        [route.request.query, event.queryStringParameters, 'query'],
+        [route.request.body, event.body, 'body'],
+      ]);
       const request = {
-        params: parse(route.request, 'params', decodePathParameters(event.pathParameters)),
-        query: parse(route.request, 'query', event.queryStringParameters),
-        body: parse(route.request, 'body', event.body),
+        params,
+        query,
+        body,
         caller: callerFrom(event.requestContext.authorizer),
         language: parseAcceptLanguage(event.headers['accept-language']),
         requestId: requestIdOf(event),
         idempotencyKey: route.idempotent ? idempotencyKeyOf(event) : undefined,
       } as Request<R>;
       const result = await run(request);
-      const body = result instanceof Answer ? result.body : result;
+      const answered = result instanceof Answer ? result.body : result;
       const headers: Record<string, string> = result instanceof Answer ? { ...result.headers } : {};
       if (route.translated) headers['Content-Language'] = request.language;
       const status = route.status ?? 200;
       // 204, and a route whose answer has no body (202 accepted: what was accepted is all it says).
       if (status === 204 || route.response === undefined)
         return noContent(status, request.requestId, headers);
-      if (route.mediaType) return text(status, String(body), route.mediaType, request.requestId, headers);
-      return json(status, body, request.requestId, headers);
+      if (route.mediaType) return text(status, String(answered), route.mediaType, request.requestId, headers);
+      return json(status, answered, request.requestId, headers);
     });
 
   // A route that never touches the table has no DynamoDB calls to count, and skips the tracking (its
@@ -143,11 +149,6 @@ export function endpoint<R extends Route>(
     });
 }
 
-function parse(schemas: RequestSchemas, part: keyof RequestSchemas, input: unknown): unknown {
-  const schema = schemas[part];
-  return schema ? validate(schema, input ?? (part === 'body' ? undefined : {}), part) : undefined;
-}
-
 function requireScope(route: Route, event: APIGatewayProxyEvent): void {
   if (route.scope === null) return;
   const caller = callerFrom(event.requestContext.authorizer);
@@ -176,7 +177,16 @@ function ownEntries<T>(source: Record<string, T> | null | undefined, lowerCase: 
   return copy;
 }
 
-/** A body on a route that takes none, or on GET/DELETE: ignored whatever its type, size or content. */
+/**
+ * A POST, PUT or PATCH with a body meets the contract's rules for bodies (§1: size, JSON media type, valid
+ * JSON) whether or not its route reads one; a route without a body schema then ignores what it was sent.
+ * A body on GET or DELETE is ignored whatever its type, size or content.
+ */
+function bodyHandling(route: Route): Array<middy.MiddlewareObj<APIGatewayProxyEvent>> {
+  if (BODYLESS_METHODS.has(route.method)) return [ignoreBody()];
+  return route.request.body ? jsonBody() : [...jsonBody(), ignoreBody()];
+}
+
 function ignoreBody(): middy.MiddlewareObj<APIGatewayProxyEvent> {
   return {
     before: (request) => {

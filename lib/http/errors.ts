@@ -36,11 +36,10 @@ export class InvalidJsonError extends ApiError {
 
 export class ValidationError extends ApiError {
   readonly code = 'VALIDATION_ERROR';
+  readonly status = 400;
   constructor(
     message: string,
     readonly details: ErrorDetail[],
-    /** 400; the local gateway's refusals of what is not HTTP keep their own (408, 431). */
-    readonly status: 400 | 408 | 431 = 400,
   ) {
     super(message);
   }

@@ -20,6 +20,34 @@ export function validate<S extends v.GenericSchema>(
   return raise(schema, details);
 }
 
+/** A part of a request: its schema (none: the route takes no such part), what was sent, its name. */
+export type RequestPart = readonly [schema: v.GenericSchema | undefined, input: unknown, root: string];
+
+/**
+ * The parts of one request (path, query, body) validated together: a ValidationError names every
+ * offending field of every part, one detail each, in the parts' order; its message is the first's. An
+ * absent path or query is an empty one; an absent body is left for the body schema to judge.
+ */
+export function validateParts(parts: readonly RequestPart[]): unknown[] {
+  const outputs: unknown[] = [];
+  const details: ErrorDetail[] = [];
+  let first: v.GenericSchema | undefined;
+  for (const [schema, input, root] of parts) {
+    if (!schema) {
+      outputs.push(undefined);
+      continue;
+    }
+    const result = v.safeParse(schema, input ?? (root === 'body' ? undefined : {}), PARSE_CONFIG);
+    if (result.success) {
+      outputs.push(result.output);
+      continue;
+    }
+    first ??= schema;
+    details.push(...uniqueByPath(result.issues.map((issue) => toDetail(issue, root))));
+  }
+  return first ? raise(first, details) : outputs;
+}
+
 function raise(schema: v.GenericSchema, details: ErrorDetail[]): never {
   const first = details[0]!;
   const more = details.length > 1 ? ` (and ${details.length - 1} more)` : '';

@@ -415,7 +415,7 @@ function mutations(operation: Operation, context: FuzzContext): Array<[number, M
             ),
           )
           .map(([name, value]) => [
-            // Kept under the gateway's 16 KB URL limit: a longer URL is refused as HTTP (431), before any route.
+            // Kept under the gateway's 16 KB URL limit: a longer URL is refused as HTTP (400, headers), before any route.
             { ...parts, query: { ...parts.query, [name]: value.slice(0, 1000) } },
             { ...request, mutation: `query ${name} = hostile value` },
           ]),
