@@ -17,7 +17,8 @@
  *   range [Q1–Q3]. Load from other processes on the machine hits both halves of a pair alike.
  * The cases (events, floor, budget class) are in cases.ts, one per route id; the bundles in bundles.ts, the
  * child processes that run them in processes.ts (their scripts in runners.ts), the figures and budgets in
- * figures.ts, the tables in report.ts. main() below reads top-down: set up, load, measure, report.
+ * figures.ts, the pairs and their paired rounds in pairing.ts, the data and the processes'
+ * environment in bench-data.ts, the tables and bench-results.json in report.ts. main() below reads top-down: set up, load, measure, report.
  *
  *   npm run bench                                   21 rounds cold and warm, 20 calls per warm round
  *   npm run bench -- --rounds 41 --calls 40         steadier medians, slower
@@ -29,69 +30,33 @@
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { bundlingSettings } from '../../infra/bundling';
-import { functionEnvironment } from '../../infra/function';
-import { buildFloors, buildFunctions, type FunctionBundle, type Subject } from './bundles';
-import { BENCH_CASES, BULK_SIZE, COMPANIES, type BenchCase, type BenchData, type FunctionId } from './cases';
-import { BUDGET, functionFigures, type ColdSamples, type WarmSamples } from './figures';
+import { childEnvironment, loadData, selectFunctions } from './bench-data';
+import { buildFloors, buildFunctions } from './bundles';
+import { BENCH_CASES, BULK_SIZE, COMPANIES, type BenchCase, type FunctionId } from './cases';
+import { BUDGET, functionFigures } from './figures';
 import { benchDynamoDb, type BenchDynamoDb } from './local-dynamodb';
-import { runCold, startWarm } from './processes';
-import { printTables } from './report';
-import { COLD_RUNNER, floorName, WARM_RUNNER } from './runners';
+import { measureCold, measureWarm, WARMUP_CALLS, WorkDir, writePair, type RoundOptions } from './pairing';
+import { printTables, progress, writeResults } from './report';
+import { COLD_RUNNER, WARM_RUNNER } from './runners';
 import { kb, round } from './statistics';
-
-const ROOT = path.join(__dirname, '..', '..');
-const RESULTS_FILE = path.join(ROOT, 'bench-results.json');
 
 const STARTING_ENV = { ...process.env };
 
 const DEFAULT_ROUNDS = 21;
 /** Calls per warm round: a single GET costs about 1 ms of CPU, and fewer calls leave the ratio to chance. */
 const DEFAULT_CALLS = 20;
-const WARMUP_CALLS = 10;
 
 const CASES: Record<FunctionId, BenchCase> = BENCH_CASES;
 
-interface Options {
-  rounds: number;
-  calls: number;
+interface Options extends RoundOptions {
   /** The function ids given to --only, or undefined for every function. */
   only: string[] | undefined;
-  /** --profile: where the warm processes write their CPU profiles. */
-  profile: string | undefined;
 }
-
-/** One function with its floor: their bundles and the events files they are called with. */
-interface Pair {
-  id: FunctionId;
-  benchCase: BenchCase;
-  /**
-   * The function's call counter behind '{{seq}}' (runners.ts): its own, so '{{seq}}' stays below
-   * `callsPerFunction` whatever ran before it (its setup prepares that many accounts or endpoints).
-   */
-  seqFile: string;
-  fn: { subject: Subject; events: string };
-  floor: { name: string; subject: Subject; events: string };
-  /** The first event alone, for the cold runs. */
-  firstEvent: { fn: string; floor: string };
-}
-
-/** The run's scratch: bundles, events, runner scripts, the call counter and pool (runners.ts). */
-class WorkDir {
-  readonly path = mkdtempSync(path.join(os.tmpdir(), 'company-data-bench-'));
-
-  write(name: string, contents: string): string {
-    const file = path.join(this.path, name);
-    writeFileSync(file, contents);
-    return file;
-  }
-}
-
-// ---- Run -----------------------------------------------------------------------------------------
 
 /** Runs the functions' bench; true when it ran all of them (then the import bench follows). */
 async function main(): Promise<boolean> {
@@ -201,195 +166,12 @@ function readOptions(): Options {
   return { rounds, calls, only: args.only?.split(','), profile: args.profile };
 }
 
-/** The demo companies, lists and tokens on the bench's table, and what the cases build their events from. */
-async function loadData(workDir: WorkDir, rounds: number, calls: number): Promise<BenchData> {
-  progress(`loading ${COMPANIES} demo companies, the demo lists and tokens`);
-  const { generateDemoData } = await import('../fixtures/demo-data/companies');
-  const { loadDemo, DEMO_TOKENS } = await import('../../infra/local/demo');
-  const records = generateDemoData({ companies: COMPANIES });
-  await loadDemo(records);
-  // The demo lists (ids 1..7 on this fresh table; infra/local/demo-lists.ts).
-  const { demoLists, loadDemoLists } = await import('../../infra/local/demo-lists');
-  await loadDemoLists(records);
-  // The pool of ids behind '{{pooled}}' in events (runners.ts); each function counts '{{seq}}' in a
-  // file of its own (writePair).
-  process.env['BENCH_POOL_FILE'] = workDir.write('pool.json', '[]');
-  return {
-    companies: records.map(({ country, companyNumber }) => ({ countryCode: country, companyNumber })),
-    token: DEMO_TOKENS[0].token,
-    // Cold (one per round and the warm-up round) and warm calls, for the function and its floor.
-    callsPerFunction: 2 * (rounds + 1 + WARMUP_CALLS + rounds * calls),
-    smartListCompany: (() => {
-      const [, , , software] = demoLists(records);
-      const { country, companyNumber } = software!.groups[0]!.companies[0]!;
-      return { country, companyNumber };
-    })(),
-  };
-}
-
-function selectFunctions(only: string[] | undefined): FunctionId[] {
-  const unknown = only?.filter((id) => !(id in CASES));
-  if (unknown?.length) throw new Error(`--only: no bench case ${unknown.join(', ')}`);
-  return (Object.keys(CASES) as FunctionId[]).filter((id) => !only || only.includes(id));
-}
-
-/** What the function and floor processes run with. */
-function childEnvironment(tableName: string, endpoint: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    TABLE_NAME: tableName,
-    DYNAMODB_ENDPOINT: endpoint,
-    AWS_REGION: 'local',
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    // As the stack sets it on every route function and the authorizer: IAM, not the client, enforces
-    // access; the storage client's per-attempt deadlines (armed on every request; the floors, bare SDK,
-    // arm none); the request log's sample.
-    ...functionEnvironment({ requestPath: true }),
-    BENCH_POOL_FILE: process.env['BENCH_POOL_FILE'],
-  };
-  // A bare node, as in Lambda: no loader or flags inherited from tsx or the shell.
-  delete env['NODE_OPTIONS'];
-  return env;
-}
-
-function writePair(
-  workDir: WorkDir,
-  id: FunctionId,
-  data: BenchData,
-  subject: FunctionBundle,
-  floors: Map<string, Subject>,
-): Pair {
-  const benchCase = CASES[id];
-  const floorNamed = floorName(benchCase.floor, subject.packages);
-  const events = benchCase.events(data);
-  const floorEvents = benchCase.floorEvents?.(data) ?? events;
-  return {
-    id,
-    benchCase,
-    seqFile: workDir.write(`${id}.seq.txt`, '0'),
-    fn: { subject, events: workDir.write(`${id}.events.json`, JSON.stringify(events)) },
-    floor: {
-      name: floorNamed,
-      subject: floors.get(floorNamed)!,
-      events: workDir.write(`${id}.floor-events.json`, JSON.stringify(floorEvents)),
-    },
-    firstEvent: {
-      fn: workDir.write(`${id}.event.json`, JSON.stringify(events[0])),
-      floor: workDir.write(`${id}.floor-event.json`, JSON.stringify(floorEvents[0])),
-    },
-  };
-}
-
-/** With --profile, node's options for a CPU profile of the process, written as `<dir>/<name>.cpuprofile`. */
-const profileArgs = (dir: string | undefined, name: string): string[] =>
-  dir
-    ? ['--cpu-prof', '--cpu-prof-interval=50', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}.cpuprofile`]
-    : [];
-
-/**
- * Cold: round by round, each function right next to a run of its own floor (taking turns at going first);
- * the pairs rotate each round. Round 0 is discarded: it warms the disk cache and DynamoDB Local's JIT for
- * everyone alike. With --profile, the last round's runs are profiled.
- */
-async function measureCold(
-  pairs: Pair[],
-  { rounds, profile }: Options,
-  coldRunner: string,
-  env: NodeJS.ProcessEnv,
-): Promise<Map<FunctionId, ColdSamples>> {
-  const cold = new Map(pairs.map(({ id }): [FunctionId, ColdSamples] => [id, { fn: [], floor: [] }]));
-  for (let pass = 0; pass <= rounds; pass++) {
-    progress(pass === 0 ? 'cold: warm-up round' : `cold: round ${pass}/${rounds}`);
-    for (let i = 0; i < pairs.length; i++) {
-      const pair = pairs[(i + pass) % pairs.length]!;
-      const runs = [
-        { side: 'fn' as const, file: pair.fn.subject.file, event: pair.firstEvent.fn },
-        { side: 'floor' as const, file: pair.floor.subject.file, event: pair.firstEvent.floor },
-      ];
-      if ((pass + i) % 2 === 1) runs.reverse();
-      for (const { side, file, event } of runs) {
-        const sample = await runCold(
-          coldRunner,
-          [file, event],
-          { ...env, BENCH_SEQ_FILE: pair.seqFile },
-          pass === rounds ? profileArgs(profile, `${pair.id}.${side}.cold`) : [],
-        );
-        if (!sample.ok) throw new Error(`${pair.id} (${side}) answered ${sample.status} on its cold call`);
-        if (pass > 0) cold.get(pair.id)![side].push(sample);
-      }
-    }
-  }
-  return cold;
-}
-
-/**
- * Warm: per function, one long-lived process for it and one for its floor; both warm up, then take turns
- * (`calls` calls each, the first alternating) for `rounds` rounds.
- */
-async function measureWarm(
-  pairs: Pair[],
-  { rounds, calls, profile }: Options,
-  warmRunner: string,
-  env: NodeJS.ProcessEnv,
-  children: Set<ChildProcess>,
-): Promise<Map<FunctionId, WarmSamples>> {
-  const warm = new Map<FunctionId, WarmSamples>();
-  for (const [index, pair] of pairs.entries()) {
-    progress(`warm: ${pair.id} (${index + 1}/${pairs.length})`);
-    const start = (side: 'function' | 'floor', { subject, events }: Pair['fn']) =>
-      startWarm(
-        warmRunner,
-        [subject.file, events],
-        { ...env, BENCH_SEQ_FILE: pair.seqFile },
-        children,
-        profileArgs(profile, `${pair.id}.${side}`),
-      );
-    const fn = await start('function', pair.fn);
-    const floor = await start('floor', pair.floor);
-    try {
-      await fn.run(WARMUP_CALLS);
-      await floor.run(WARMUP_CALLS);
-      const result: WarmSamples = { fn: [], floor: [], answerMs: 0 };
-      for (let pass = 0; pass < rounds; pass++) {
-        const order = pass % 2 === 0 ? (['fn', 'floor'] as const) : (['floor', 'fn'] as const);
-        for (const side of order) {
-          const samples = await (side === 'fn' ? fn : floor).run(calls);
-          const failed = samples.filter((s) => !s.ok);
-          if (failed.length > 0) {
-            throw new Error(
-              `warm ${pair.id} (${side}): ${failed.length} calls failed (${failed[0]!.status})`,
-            );
-          }
-          result[side].push(samples);
-        }
-      }
-      result.answerMs = await fn.answerCost();
-      warm.set(pair.id, result);
-    } finally {
-      await fn.stop();
-      await floor.stop();
-    }
-  }
-  return warm;
-}
-
-function writeResults(results: object): void {
-  writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
-  console.log(`\nFigures written to ${path.relative(process.cwd(), RESULTS_FILE) || RESULTS_FILE}`);
-}
-
 async function dropTable(endpoint: string, tableName: string): Promise<void> {
   const { DeleteTableCommand } = await import('@aws-sdk/client-dynamodb');
   const { localClient } = await import('../../infra/local/dynamodb');
   const client = localClient(endpoint);
   await client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
   client.destroy();
-}
-
-// ---- Output --------------------------------------------------------------------------------------
-
-function progress(message: string): void {
-  process.stderr.write(`bench: ${message}\n`);
 }
 
 /** `npm run bench:import`, in a process of its own (its own DynamoDB Local and memory figures). */

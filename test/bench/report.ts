@@ -1,5 +1,10 @@
-/** The bench's tables on standard output: cold init, warm CPU and the floors, each with its verdicts. */
+/**
+ * The bench's output: its progress on standard error, the tables on standard output (cold init, warm CPU
+ * and the floors, each with its verdicts), and every figure in bench-results.json.
+ */
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { BUDGET, type functionFigures } from './figures';
 import type { Spread } from './statistics';
 
@@ -119,4 +124,15 @@ export function printTables(
         .map((l) => l.toFixed(2))
         .join(' ')}): compare within a run. Run took ${elapsedSeconds} s.`,
   );
+}
+
+const RESULTS_FILE = path.join(__dirname, '..', '..', 'bench-results.json');
+
+export function progress(message: string): void {
+  process.stderr.write(`bench: ${message}\n`);
+}
+
+export function writeResults(results: object): void {
+  writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`\nFigures written to ${path.relative(process.cwd(), RESULTS_FILE) || RESULTS_FILE}`);
 }
