@@ -6,7 +6,7 @@
 import { handler as createList } from '../../functions/create-list';
 import { handler as getList } from '../../functions/get-list';
 import { handler as updateList } from '../../functions/update-list';
-import type { Country } from '../../lib/companies/identifiers';
+import { belgianCheckDigits, luhnCheckDigit, type Country } from '../../lib/companies/identifiers';
 import { packProfile, type FilterProfile } from '../../lib/lists/filters';
 import { recountMatchCounts } from '../../lib/lists/match-recount';
 import { filterProfileItem } from '../../lib/lists/store/profiles';
@@ -49,8 +49,12 @@ export const getOne = async (caller: Caller, id: number) =>
     caller,
   })) as Answer;
 
-/** A company number of `country` from a running number (NL: 8 digits, others 10). */
-export const numberOf = (country: Country, n: number) => String(n).padStart(country === 'NL' ? 8 : 10, '0');
+/** A valid company number of `country` (§3) from a running number below 100,000,000. */
+export function numberOf(country: Country, n: number): string {
+  const body = String(n).padStart(8, '0');
+  if (country === 'NL') return body;
+  return country === 'FR' ? body + luhnCheckDigit(body) : body + belgianCheckDigits(body);
+}
 
 /**
  * Filter profiles as the import keeps them: companies numbered from `from` in `country`, each with
