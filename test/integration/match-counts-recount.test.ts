@@ -14,6 +14,7 @@ import { filterProfileItem } from '../../lib/lists/store/profiles';
 import { batchPut, queryAll } from '../../lib/storage/batch';
 import { dynamodb, tableName } from '../../lib/storage/client';
 import * as keys from '../../lib/storage/keys';
+import { runCli } from '../support/cli';
 import { numberOf } from '../support/smart-lists';
 import { useFreshTable } from '../support/table';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -134,3 +135,15 @@ it('changes nothing when run again, and counts every profile once when two opera
   await Promise.all([recountMatchCounts(['BE'], { limit: 10 }), recountMatchCounts(['BE'], { limit: 10 })]);
   expect(await stored()).toEqual(expected());
 });
+
+it('runs as the operator command, `npm run match-counts`', async () => {
+  await dynamodb().send(new DeleteCommand({ TableName: tableName(), Key: keys.matchCount('NL', 'ALL') }));
+  const run = await runCli('infra/cli/match-counts.ts', ['--country', 'nl'], tableName());
+  expect(run.code).toBe(0);
+  expect(run.stdout).toMatch(/^NL: match counts recounted in \d+ turns$/m);
+  expect(await stored()).toEqual(expected());
+
+  const wrong = await runCli('infra/cli/match-counts.ts', ['--country', 'DE'], tableName());
+  expect(wrong.code).toBe(2);
+  expect(wrong.stderr).toContain('usage: npm run match-counts');
+}, 60_000);
