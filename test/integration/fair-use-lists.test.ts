@@ -5,7 +5,6 @@
  * countries hold more than 10,000 filter profiles answers at once with the matches among the first
  * 10,000, and the background worker adds the rest, the counters growing until it is done.
  */
-import { handler as deleteList } from '../../functions/delete-list';
 import { handler as evaluateSmartLists } from '../../functions/evaluate-smart-lists';
 import { createOneList, updateOneList } from '../../lib/lists/manage';
 import { EVALUATE_AT_ONCE } from '../../lib/lists/smart-bounds';
@@ -13,8 +12,7 @@ import { DRAWN_LIST_IDS, MAX_LISTS_PER_ACCOUNT } from '../../lib/lists/store/lis
 import { getItem, queryAll } from '../../lib/storage/batch';
 import { tableName } from '../../lib/storage/client';
 import * as keys from '../../lib/storage/keys';
-import { call } from '../support/events';
-import { callerOf, getOne, postList, putProfiles } from '../support/smart-lists';
+import { callerOf, deleteOne, getOne, postList, putProfiles } from '../support/smart-lists';
 import { useFreshTable } from '../support/table';
 
 useFreshTable();
@@ -56,12 +54,7 @@ describe('at most 200 lists per account', () => {
     expect((await postList(callerOf('umbrella'), staticList('Mine'))).status).toBe(201);
 
     const victim = racing.find((a) => a.status === 201)!.body.id as number;
-    const deleted = await call(deleteList, {
-      method: 'DELETE',
-      resource: '/v1/lists/{id}',
-      pathParameters: { id: String(victim) },
-      caller: initech,
-    });
+    const deleted = await deleteOne(initech, victim);
     expect(deleted.status).toBe(204);
     expect((await postList(initech, staticList('After the delete'))).status).toBe(201);
     expect((await postList(initech, staticList('One too many'))).status).toBe(409);

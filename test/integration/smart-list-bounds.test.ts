@@ -5,7 +5,6 @@
  * race cannot pass it); a request evaluates at most SMART_LISTS_EVALUATE_AT_ONCE flips, leaving
  * included; the worker takes turns between accounts under a lease, from a cursor.
  */
-import { handler as deleteList } from '../../functions/delete-list';
 import { handler as evaluateSmartLists } from '../../functions/evaluate-smart-lists';
 import {
   evaluateDeferredSmartLists,
@@ -19,8 +18,15 @@ import { withDeclaredAccess } from '../../lib/storage/access';
 import { getItem, queryAll } from '../../lib/storage/batch';
 import { dynamodb, tableName } from '../../lib/storage/client';
 import * as keys from '../../lib/storage/keys';
-import { call } from '../support/events';
-import { callerOf, getOne, patchList, postList, putProfiles, withEnv } from '../support/smart-lists';
+import {
+  callerOf,
+  deleteOne,
+  getOne,
+  patchList,
+  postList,
+  putProfiles,
+  withEnv,
+} from '../support/smart-lists';
 import { useFreshTable } from '../support/table';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 
@@ -113,12 +119,7 @@ describe("an account's smart lists hold at most SMART_LISTS_MAX_COMPANIES compan
     expect(await getItem(tableName(), keys.smartListEvaluation('initech', id))).toBeUndefined();
 
     // A delete gives its place back at once.
-    const deleted = await call(deleteList, {
-      method: 'DELETE',
-      resource: '/v1/lists/{id}',
-      pathParameters: { id: String(id) },
-      caller: initech,
-    });
+    const deleted = await deleteOne(initech, id);
     expect(deleted.status).toBe(204);
     expect(await held('initech')).toBe(0);
     expect(

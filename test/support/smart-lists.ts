@@ -4,6 +4,7 @@
  * them), and the smart lists' bounds lowered through their configuration for a describe block.
  */
 import { handler as createList } from '../../functions/create-list';
+import { handler as deleteList } from '../../functions/delete-list';
 import { handler as getList } from '../../functions/get-list';
 import { handler as updateList } from '../../functions/update-list';
 import { belgianCheckDigits, luhnCheckDigit, type Country } from '../../lib/companies/identifiers';
@@ -44,6 +45,15 @@ export const patchList = async (caller: Caller, id: number, body: unknown) =>
 /** `GET /v1/lists/{id}`. */
 export const getOne = async (caller: Caller, id: number) =>
   (await call(getList, {
+    resource: '/v1/lists/{id}',
+    pathParameters: { id: String(id) },
+    caller,
+  })) as Answer;
+
+/** `DELETE /v1/lists/{id}`. */
+export const deleteOne = async (caller: Caller, id: number) =>
+  (await call(deleteList, {
+    method: 'DELETE',
     resource: '/v1/lists/{id}',
     pathParameters: { id: String(id) },
     caller,
