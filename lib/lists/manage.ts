@@ -54,8 +54,8 @@ function checkKindRules(
 /**
  * `POST /v1/lists`: 201 with the list and its Location; a SMART list is evaluated at once as far as
  * EVALUATE_AT_ONCE filter profiles go (the rest in the background: smart-background.ts), its counters
- * those of what is evaluated so far. `listId`: the demo's
- * fixed ids only; a request's list always gets a drawn one.
+ * those of what is evaluated so far. `listId`: the demo's fixed ids only; a request's list always
+ * gets a drawn one.
  */
 export async function createOneList(
   caller: Caller,
