@@ -2,8 +2,8 @@
  * Smart lists bounded and fair (contract §7.6, §2.1), with real REST proxy events against DynamoDB
  * Local and small bounds set through the configuration: an account's smart lists hold at most
  * SMART_LISTS_MAX_COMPANIES companies together (409 LIMIT_REACHED past it, nothing stored, creates that
- * race cannot pass it); a request evaluates at most SMART_LISTS_EVALUATE_AT_ONCE flips, leaving
- * included; the worker takes turns between accounts under a lease, from a cursor.
+ * race cannot pass it); a request reads (and so flips) at most SMART_LISTS_EVALUATE_AT_ONCE companies,
+ * leaving included; the worker takes turns between accounts under a lease, from a cursor.
  */
 import { handler as evaluateSmartLists } from '../../functions/evaluate-smart-lists';
 import {
@@ -159,7 +159,7 @@ describe("an account's smart lists hold at most SMART_LISTS_MAX_COMPANIES compan
   });
 });
 
-describe('a request evaluates at most SMART_LISTS_EVALUATE_AT_ONCE flips; the worker the rest', () => {
+describe('a request reads at most SMART_LISTS_EVALUATE_AT_ONCE companies; the worker the rest', () => {
   withEnv({ SMART_LISTS_EVALUATE_AT_ONCE: '5', SMART_LISTS_TURN_COMPANIES: '100' });
 
   it('reads and takes out at most that many companies in the request, and the rest in the background', async () => {
