@@ -22,7 +22,7 @@
  * | FAN_OUT_QUEUE_URL                 | the stack (the import, the fan-out's sweep) | no announcement: the local fan-out polls |
  * | REQUEST_LOG_SAMPLE_RATE           | the stack (route functions: 0.01)         | 1: every request logs its line (lib/http/endpoint.ts) |
  * | SMART_LISTS_MAX_COMPANIES         | the tests (a low bound)                   | 1,000,000: the contract's bound per account (§7.6) |
- * | SMART_LISTS_EVALUATE_AT_ONCE      | the tests (small numbers)                 | 10,000: companies a request enters or takes out |
+ * | SMART_LISTS_EVALUATE_AT_ONCE      | the tests (small numbers)                 | 10,000: companies a request reads (NEW members, filter profiles), so enters or takes out |
  * | SMART_LISTS_TURN_COMPANIES        | the tests (small numbers)                 | 10,000: filter profiles (or members) one turn of the smart-list worker reads |
  */
 
@@ -101,7 +101,7 @@ export const usageConfig = {
 export const smartListConfig = {
   /** Companies an account's smart lists hold together, at most. */
   maxCompanies: (): number | undefined => positiveNumber('SMART_LISTS_MAX_COMPANIES'),
-  /** Companies a create or filter change enters (and takes out) in the request; the rest in the background. */
+  /** Companies a create or filter change reads (NEW members, filter profiles) in the request; the rest in the background. */
   evaluateAtOnce: (): number | undefined => positiveNumber('SMART_LISTS_EVALUATE_AT_ONCE'),
   /** What one turn of the background worker reads: filter profiles, or a list's NEW members. */
   turnCompanies: (): number | undefined => positiveNumber('SMART_LISTS_TURN_COMPANIES'),

@@ -11,7 +11,7 @@ import { InvalidInput, ListBusy, ListNameTaken, NotListCreator, SmartListLimitRe
 import type { Filters } from './filters';
 import { toListAnswer, visibleList } from './lists';
 import type { CreateListBody, ListAnswer, MoveListCompaniesResult, UpdateListBody } from './schemas';
-import { candidatesForList, evaluateSmartLists, forgetSmartLists } from './smart';
+import { evaluateSmartLists, forgetSmartLists } from './smart';
 import { planEvaluation, type Plan } from './smart-bounds';
 import { readListCounts } from './store/contact-counts';
 import { settleExpired } from './store/flip-intents';
@@ -22,7 +22,7 @@ import { backoff } from '../storage/batch';
 import * as keys from '../storage/keys';
 import { createList, deleteList, getList, NameTakenError } from './store/lists';
 import { updateList, type FilterHold, type ListChanges } from './store/list-changes';
-import { getAllMembers, getMembers } from './store/members';
+import { getMembers } from './store/members';
 import { CONFLICT_RETRIES, ListChangedError, type MemberState, type StoredList } from './store/model';
 import { moveMembers, type Move } from './store/moves';
 
@@ -52,9 +52,10 @@ function checkKindRules(
 }
 
 /**
- * `POST /v1/lists`: 201 with the list and its Location; a SMART list is evaluated at once, up to
- * EVALUATE_AT_ONCE companies (the rest in the background: smart-background.ts). `listId`: the demo's
- * fixed ids only; a request's list always gets a drawn one.
+ * `POST /v1/lists`: 201 with the list and its Location; a SMART list is evaluated at once as far as
+ * EVALUATE_AT_ONCE filter profiles go (the rest in the background: smart-background.ts), its counters
+ * those of what is evaluated so far. `listId`: the demo's fixed ids only; a request's list always
+ * gets a drawn one.
  */
 export async function createOneList(
   caller: Caller,
@@ -70,10 +71,12 @@ export async function createOneList(
     );
   }
   const now = new Date();
-  if (body.filters) await checkEstimate(caller.accountId, body.filters, 0);
-  // A SMART list's matches are counted first: what it will hold is taken from the account's bound in
-  // the create's own transaction (409 LIMIT_REACHED past it, nothing stored).
-  const plan = body.filters && planEvaluation(body.filters, await candidatesForList(body.filters, null), []);
+  // A SMART list: 409 from the estimate before any profile is read, then the request's bounded part;
+  // what the list holds is taken from the account's bound in the create's own transaction (409
+  // LIMIT_REACHED past it when creates race, nothing stored).
+  const plan =
+    body.filters &&
+    (await planEvaluation(body.filters, await checkEstimate(caller.accountId, body.filters, 0)));
   let list: StoredList;
   try {
     list = await createList(
@@ -91,7 +94,7 @@ export async function createOneList(
       {
         pending: body.type === 'SMART',
         ...(listId === undefined ? {} : { id: listId }),
-        ...(plan ? { held: plan.target } : {}),
+        ...(plan ? { held: plan.held } : {}),
       },
     );
   } catch (error) {
@@ -106,7 +109,7 @@ export async function createOneList(
         {
           list: { ...list, filters },
           candidates: plan.now,
-          ...(plan.rest ? {} : { completes: { held: plan.target } }),
+          ...(plan.rest ? {} : { completes: { held: plan.held } }),
         },
       ],
       now,
@@ -165,9 +168,9 @@ export async function updateOneList(
 }
 
 /**
- * What a filter change will do (smart-bounds.ts) and what the list then holds of its account's bound,
- * read at the list's revision (every member and the filter profiles after it). Null while flips are in
- * flight on the list (read again after a wait).
+ * What a filter change will do (smart-bounds.ts: its bounded part) and what the list then holds of its
+ * account's bound, read at the list's revision (its NEW members and filter profiles after it). Null
+ * while flips are in flight on the list (read again after a wait).
  */
 async function filterChange(list: StoredList, filters: Filters) {
   const [read] = await readListCounts([{ accountId: list.accountId, listId: list.id, refs: [] }]);
@@ -176,13 +179,20 @@ async function filterChange(list: StoredList, filters: Filters) {
     await settleExpired(list.accountId, list.id, read.intent);
     return null;
   }
-  await checkEstimate(list.accountId, filters, holdOf(read.companies, read.held), read.companies);
-  const members = await getAllMembers(list.accountId, list.id);
-  const plan = planEvaluation(filters, await candidatesForList(filters, null), members);
-  const held = Math.max(read.companies, plan.target);
+  const estimate = await checkEstimate(
+    list.accountId,
+    filters,
+    holdOf(read.companies, read.held),
+    read.companies,
+  );
+  const plan = await planEvaluation(filters, estimate, {
+    accountId: list.accountId,
+    listId: list.id,
+    companies: read.companies,
+  });
   const hold: FilterHold = {
-    held,
-    delta: held - holdOf(read.companies, read.held),
+    held: plan.held,
+    delta: plan.held - holdOf(read.companies, read.held),
     revision: read.revision,
   };
   return { plan, hold };
@@ -193,11 +203,13 @@ async function filterChange(list: StoredList, filters: Filters) {
  * (match-counts.ts, a few counter items) in place of what the list holds now (`holds`; at least its
  * `companies`, which its SAVED and ARCHIVED ones may keep) past the account's bound → 409, nothing
  * changed. An estimate: the exact fill is held to the bound by the conditional writes that follow.
+ * Answers the estimate.
  */
 async function checkEstimate(accountId: string, filters: Filters, holds: number, companies = 0) {
   const [estimate, held] = await Promise.all([estimateMatches(filters), smartCompaniesOf(accountId)]);
   const max = maxSmartCompanies();
   if (held - holds + Math.max(estimate, companies) > max) throw new SmartListLimitReached(max);
+  return estimate;
 }
 
 /**

@@ -89,8 +89,9 @@ export const listRoutes = {
     path: '/v1/lists',
     summary: 'Creates a list; a SMART list holds at once the companies matching its filters',
     scope: 'lists:write',
-    // The id, the list and its name in one transaction; a SMART list's companies are the filter
-    // profiles it matches, written while it is hidden, then revealed with its counters.
+    // The id, the list and its name in one transaction; a SMART list's first companies are those of
+    // the first filter profiles of its countries it matches (a bounded read: the rest is the worker's
+    // job), written while it is hidden, then revealed with its counters.
     storage: {
       GetItem: [partitions.accountLists],
       // The bound checked first against the filters' estimated matches (a few counter items).
@@ -118,14 +119,20 @@ export const listRoutes = {
     path: '/v1/lists/{id}',
     summary: "Changes a list's name, columns, sharing (its creator only), notifications or filters",
     scope: 'lists:write',
-    // A rename moves the name claim; new filters move the smart-list entry and re-evaluate the list:
-    // its members against the filter profiles, companies entering and leaving in batches, the list's
-    // counters moved by one update per 500 of them (flip-intents.ts), the account's count of
-    // smart-list companies with them; what is left over is a job for the worker.
+    // A rename moves the name claim; new filters move the smart-list entry and re-evaluate a bounded
+    // part of the list: its NEW members (their order) against their filter profiles, then the first
+    // filter profiles of its countries, companies entering and leaving in batches, the list's counters
+    // moved by one update per 500 of them (flip-intents.ts), the account's count of smart-list
+    // companies with them; what is left over is a job for the worker.
     storage: {
       GetItem: [partitions.accountLists],
-      BatchGetItem: [partitions.accountLists, partitions.listMembers, partitions.matchCounts],
-      Query: [partitions.listMembers, partitions.filterProfiles, partitions.accountLists],
+      BatchGetItem: [
+        partitions.accountLists,
+        partitions.listMembers,
+        partitions.matchCounts,
+        partitions.filterProfiles,
+      ],
+      Query: [partitions.listOrder, partitions.filterProfiles, partitions.accountLists],
       UpdateItem: [partitions.accountLists, partitions.smartListEvaluations],
       PutItem: [
         partitions.accountLists,

@@ -241,8 +241,18 @@ export const listSchema = v.object({
   columns: v.array(v.picklist(LIST_COLUMNS)),
   shared: v.boolean(),
   notifications: v.object({ enabled: v.boolean() }),
-  amountOfCompanies: v.number(),
-  newResults: v.nullable(v.number()),
+  amountOfCompanies: v.pipe(
+    v.number(),
+    v.description(
+      'The companies of the list that are not ARCHIVED. While a SMART list is still evaluated in the background (a create or filter change evaluates at most 10,000 companies at once), the companies evaluated so far: it grows until the evaluation is done.',
+    ),
+  ),
+  newResults: v.pipe(
+    v.nullable(v.number()),
+    v.description(
+      'NEW companies of a SMART list (evaluated so far, as `amountOfCompanies`); null on a STATIC list.',
+    ),
+  ),
   updatedAt: v.string(),
   createdAt: v.string(),
   createdBy: v.string(),

@@ -19,17 +19,15 @@
  * when its cursor is through: the list's hold of its account's bound gives way to its companies, and
  * the job goes, in one transaction (store/smart-holds.ts `settleHold`).
  */
-import { companyKey } from '../companies/identifiers';
 import type { StorageAccess } from '../storage/access';
 import * as keys from '../storage/keys';
 import * as partitions from '../storage/partitions';
 import { smartListConfig } from '../config';
-import { matchesFilters, unpackProfile, type Filters } from './filters';
 import { evaluateSmartLists, type Candidate } from './smart';
-import { countriesOf, outside } from './smart-bounds';
+import { countriesOf, matching, newMembersAsCandidates } from './smart-bounds';
 import { getList } from './store/lists';
 import { readNewMembersFrom } from './store/members';
-import { getProfilesOf, readProfilesFrom } from './store/profiles';
+import { readProfilesFrom } from './store/profiles';
 import { settleHold } from './store/smart-holds';
 import {
   dropJob,
@@ -138,16 +136,7 @@ async function takeTurn(job: HeldJob): Promise<number> {
   let candidates: Candidate[] = [];
   if (cursor.leave) {
     const { refs, next } = await readNewMembersFrom(job.accountId, job.listId, cursor.leave.key, limit);
-    const profiles = new Map((await getProfilesOf(refs)).map((p) => [companyKey(p.ref), p]));
-    candidates = refs.map((ref) => {
-      const profile = profiles.get(companyKey(ref));
-      return {
-        ref,
-        profile: profile ? unpackProfile(ref.country, profile.packed) : outside(ref.country),
-        contacts: 0,
-        listed: true,
-      };
-    });
+    candidates = await newMembersAsCandidates(refs);
     cursor = { ...(next ? { leave: { key: next } } : {}), ...(cursor.enter ? { enter: cursor.enter } : {}) };
   } else if (cursor.enter) {
     const { profiles, next } = await readProfilesFrom(countriesOf(filters), cursor.enter, limit);
@@ -162,12 +151,4 @@ async function takeTurn(job: HeldJob): Promise<number> {
       condition: heldCondition(job),
     });
   return entered;
-}
-
-/** The profiles that match, as companies that may enter (the flips skip those in the list already). */
-function matching(filters: Filters, profiles: Awaited<ReturnType<typeof getProfilesOf>>): Candidate[] {
-  return profiles.flatMap(({ ref, packed, contacts }) => {
-    const profile = unpackProfile(ref.country, packed);
-    return matchesFilters(filters, profile) ? [{ ref, profile, contacts, listed: false }] : [];
-  });
 }

@@ -5,16 +5,15 @@
  * NEW ones that no longer match leave; SAVED and ARCHIVED ones stay (a dismissed company never comes
  * back as NEW). Three callers:
  *
- * - creating a list or changing its filters (lib/lists/manage.ts): every company of the filter's
- *   countries is a candidate (`candidatesForList`, from the filter profiles the import keeps), and the
- *   request evaluates a bounded part of them (smart-bounds.ts);
+ * - creating a list or changing its filters (lib/lists/manage.ts): the request evaluates a bounded
+ *   part, its NEW members and the first filter profiles of its countries (smart-bounds.ts);
  * - the smart-list worker (smart-background.ts): the rest, a bounded slice a turn;
  * - the import (lib/import/derive.ts): its derivation (`deriveSmartLists`, for every changed company)
  *   notes the smart lists the company enters or leaves, among those it could touch only; its
  *   completion (`applySmartListFlips`) evaluates them per list when the run ends.
  *
- * Cost. Evaluating a list reads every filter profile of its countries (about 60 bytes a company, one
- * Query per shard, in parallel) and writes its new members. An import finds the lists a changed
+ * Cost. Evaluating a whole list reads every filter profile of its countries (about 60 bytes a
+ * company), a bounded slice a request or a worker's turn, and writes its new members. An import finds the lists a changed
  * company could touch in memory: every smart list is filed under its countries × NACE divisions
  * (`filterBuckets`), and a company looks up only its own country × its divisions (plus the lists
  * without a country or activity criterion), before and after the change; only those are evaluated,
@@ -44,8 +43,8 @@ import {
   type Filters,
 } from './filters';
 import { revealList, writeHiddenMembers } from './store/lists';
-import type { Member, StoredList } from './store/model';
-import { filterProfileItem, filterProfileKey, getFilterProfiles } from './store/profiles';
+import type { StoredList } from './store/model';
+import { filterProfileItem, filterProfileKey } from './store/profiles';
 import {
   flipLists,
   getSmartListFlips,
@@ -55,7 +54,6 @@ import {
   type SmartListEntry,
   type SmartListFlip,
 } from './store/smart-flips';
-import { COUNTRIES } from '../companies/identifiers';
 
 export interface Candidate {
   ref: CompanyRef;
@@ -128,18 +126,6 @@ export async function evaluateSmartLists(targets: Target[], now: Date): Promise<
   }
   const flipped = await flipLists(flips, now);
   return { entered: result.entered + flipped.entered, left: result.left + flipped.left };
-}
-
-/** Every company a list's filters could match (the countries it names, or all), as candidates. */
-export async function candidatesForList(filters: Filters, members: Member[] | null): Promise<Candidate[]> {
-  const listed = members && new Set(members.map((m) => companyKey(m.ref)));
-  const profiles = await getFilterProfiles(filters.countries ?? COUNTRIES);
-  return profiles.map(({ ref, packed, contacts }) => ({
-    ref,
-    profile: unpackProfile(ref.country, packed),
-    contacts,
-    listed: listed ? listed.has(companyKey(ref)) : false,
-  }));
 }
 
 // ---- The import's caller ---------------------------------------------------------------------------

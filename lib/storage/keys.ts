@@ -26,6 +26,8 @@
  * | Filter profile     | FILTER_PROFILES#<country>#<0..7>    | <number>      |        |                       | what smart-list filters read of a company (activities, place, latest employees, assets, health), kept by the import: evaluating a new filter reads these partitions (only the filter's countries) in parallel, never the company items |
  * | Match counts       | MATCH_COUNTS#<country>              | ALL, ACT#<NACE division>, PLACE#<place key> | | | (ext) counts of the country's active companies with a filter profile (ALL: `n` and histogram bands of employees, assets, health; ACT: `c<code prefix>` per prefix of the division; PLACE: `n`), moved by the import once per batch: a new smart filter's matches are estimated from these (lib/lists/store/match-counts.ts) |
  * | Match counts batch | MATCH_COUNTS_APPLIED                | <change id>#<part> |   |                       | (ext) an import batch's moves of the match counts applied, put in their transaction so a batch derived again moves them once; 30-day TTL |
+ * | Match counts recount | MATCH_COUNTS_RECOUNT              | <country>     |        |                       | (ext) an operator's recount of a country's match counts from its filter profiles: its run, turn, phase and cursor (lib/lists/match-recount.ts) |
+ * | Match counts rebuilt | MATCH_COUNTS_REBUILD#<country>#<run> | as Match counts | |                    | (ext) the counts a recount run builds, turn by turn, before they replace the country's; 30-day TTL |
  * | Smart-list flip    | SMART_FLIP#<0..15>                  | ACCOUNT#<account>#LIST#<id>#COMPANY#<country>#<number>#<change> | | | a changed company that enters or leaves a smart list, written by the import's derivation (batched) and applied per list by its completion |
  * | List clean-up      | LIST_CLEANUP                        | ACCOUNT#<account>#LIST#<id> |  |               | a deleted list whose members and order items the clean-up worker still has to delete |
  * | List id claim      | LIST_ID#<id>                        | LIST_ID       |        |                       | a random list id taken (a conditional put in the create's transaction: unique across the service, revealing nothing) |
@@ -169,6 +171,11 @@ export const matchCountsApplied = (changeId: string, part: number): Key => ({
   sk: `${changeId}#${part}`,
 });
 export const matchCountsAppliedPartition = (): string => 'MATCH_COUNTS_APPLIED';
+/** A recount of a country's match counts: where it stands. */
+export const matchCountsRecount = (country: string): Key => ({ pk: 'MATCH_COUNTS_RECOUNT', sk: country });
+/** The counts a recount run builds for a country (items as in `matchCounts`). */
+export const matchCountsRebuild = (country: string, run: string): string =>
+  `MATCH_COUNTS_REBUILD#${country}#${run}`;
 export const listCleanup = (accountId: string, listId: number): Key => ({
   pk: 'LIST_CLEANUP',
   sk: `ACCOUNT#${accountId}#LIST#${listId}`,

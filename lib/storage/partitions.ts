@@ -49,6 +49,9 @@ export const filterProfiles: Partition = { pattern: keys.filterProfiles(ANY, any
 /** Counts of companies per country, NACE code prefix, place and band, for estimating smart filters. */
 export const matchCounts: Partition = { pattern: keys.matchCounts(ANY) };
 export const matchCountsApplied: Partition = { pattern: keys.matchCountsAppliedPartition() };
+/** An operator's recounts of the match counts, and the counts they build. */
+export const matchCountsRecount: Partition = { pattern: keys.matchCountsRecount(ANY).pk };
+export const matchCountsRebuild: Partition = { pattern: keys.matchCountsRebuild(ANY, ANY) };
 export const smartListFlips: Partition = { pattern: keys.smartListFlips(anyNumber) };
 /** Companies whose numbers of contacts an import changed, for its completion. */
 export const contactsChanged: Partition = { pattern: keys.contactsChangedShard(anyNumber) };

@@ -1,60 +1,34 @@
 /**
  * Bounded work per account and per request (contract §2.1, §7.2, §7.6), with real REST proxy events
  * against DynamoDB Local: at most 200 lists per account (409 LIMIT_REACHED, race-safe, a delete frees a
- * place); list ids drawn at random, unique, telling nothing of other accounts; a smart list whose filter
- * matches more than 10,000 companies answers at once with the first 10,000, and the background worker
- * adds the rest, the counters growing until it is done.
+ * place); list ids drawn at random, unique, telling nothing of other accounts; a smart list whose
+ * countries hold more than 10,000 filter profiles answers at once with the matches among the first
+ * 10,000, and the background worker adds the rest, the counters growing until it is done.
  */
-import { handler as createList } from '../../functions/create-list';
-import { handler as deleteList } from '../../functions/delete-list';
-import { handler as getList } from '../../functions/get-list';
 import { handler as evaluateSmartLists } from '../../functions/evaluate-smart-lists';
-import type { Country } from '../../lib/companies/identifiers';
-import { packProfile } from '../../lib/lists/filters';
 import { createOneList, updateOneList } from '../../lib/lists/manage';
 import { EVALUATE_AT_ONCE } from '../../lib/lists/smart-bounds';
 import { DRAWN_LIST_IDS, MAX_LISTS_PER_ACCOUNT } from '../../lib/lists/store/list-ids';
-import { filterProfileItem } from '../../lib/lists/store/profiles';
-import { batchPut, getItem, queryAll } from '../../lib/storage/batch';
+import { getItem, queryAll } from '../../lib/storage/batch';
 import { tableName } from '../../lib/storage/client';
 import * as keys from '../../lib/storage/keys';
-import { SCOPES } from '../../lib/tokens/scopes';
-import type { Caller } from '../../lib/tokens/caller';
-import { call } from '../support/events';
+import { callerOf, deleteOne, getOne, postList, putProfiles } from '../support/smart-lists';
 import { useFreshTable } from '../support/table';
 
 useFreshTable();
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Body = any;
-
-const callerOf = (accountId: string): Caller => ({
-  accountId,
-  userEmail: `ops@${accountId}.example`,
-  scopes: [...SCOPES],
-});
-const post = async (caller: Caller, body: unknown) =>
-  call(createList, { method: 'POST', resource: '/v1/lists', body, caller }) as Promise<{
-    status: number;
-    body: Body;
-  }>;
 const staticList = (name: string) => ({ name, type: 'STATIC' });
-const get = async (caller: Caller, id: number) =>
-  (await call(getList, { resource: '/v1/lists/{id}', pathParameters: { id: String(id) }, caller })) as {
-    status: number;
-    body: Body;
-  };
 
 describe('at most 200 lists per account', () => {
   const initech = callerOf('initech');
 
   it('refuses the 201st with 409 LIMIT_REACHED, also when creates race, and takes one again after a delete', async () => {
     for (let n = 0; n < MAX_LISTS_PER_ACCOUNT - 5; n++) {
-      expect((await post(initech, staticList(`List ${n}`))).status).toBe(201);
+      expect((await postList(initech, staticList(`List ${n}`))).status).toBe(201);
     }
     // Ten side by side for the last five places: exactly five get one.
     const racing = await Promise.all(
-      Array.from({ length: 10 }, (_, n) => post(initech, staticList(`Racing ${n}`))),
+      Array.from({ length: 10 }, (_, n) => postList(initech, staticList(`Racing ${n}`))),
     );
     expect(racing.filter((a) => a.status === 201)).toHaveLength(5);
     const refused = racing.filter((a) => a.status !== 201);
@@ -77,29 +51,24 @@ describe('at most 200 lists per account', () => {
     expect(names).toHaveLength(MAX_LISTS_PER_ACCOUNT);
 
     // Another account is not counted with this one.
-    expect((await post(callerOf('umbrella'), staticList('Mine'))).status).toBe(201);
+    expect((await postList(callerOf('umbrella'), staticList('Mine'))).status).toBe(201);
 
     const victim = racing.find((a) => a.status === 201)!.body.id as number;
-    const deleted = await call(deleteList, {
-      method: 'DELETE',
-      resource: '/v1/lists/{id}',
-      pathParameters: { id: String(victim) },
-      caller: initech,
-    });
+    const deleted = await deleteOne(initech, victim);
     expect(deleted.status).toBe(204);
-    expect((await post(initech, staticList('After the delete'))).status).toBe(201);
-    expect((await post(initech, staticList('One too many'))).status).toBe(409);
+    expect((await postList(initech, staticList('After the delete'))).status).toBe(201);
+    expect((await postList(initech, staticList('One too many'))).status).toBe(409);
   });
 
   it('counts the lists an account had before the count existed', async () => {
     const globex = callerOf('globex');
     const ids: number[] = [];
-    for (let n = 0; n < 3; n++) ids.push((await post(globex, staticList(`Old ${n}`))).body.id);
+    for (let n = 0; n < 3; n++) ids.push((await postList(globex, staticList(`Old ${n}`))).body.id);
     // As if these lists predated the count: the count item is gone.
     const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
     const { dynamodb } = await import('../../lib/storage/client');
     await dynamodb().send(new DeleteCommand({ TableName: tableName(), Key: keys.listCount('globex') }));
-    expect((await post(globex, staticList('New'))).status).toBe(201);
+    expect((await postList(globex, staticList('New'))).status).toBe(201);
     expect((await getItem(tableName(), keys.listCount('globex')))?.['lists']).toBe(4);
   });
 });
@@ -108,7 +77,7 @@ describe('list ids', () => {
   it('are drawn at random, unique across the service, each claimed, never a sequence', async () => {
     const ids: number[] = [];
     for (const account of ['a1', 'a2', 'a1', 'a2', 'a1', 'a2']) {
-      const created = await post(callerOf(account), staticList(`L${ids.length}`));
+      const created = await postList(callerOf(account), staticList(`L${ids.length}`));
       ids.push(created.body.id);
     }
     expect(new Set(ids).size).toBe(ids.length);
@@ -130,26 +99,11 @@ describe('a smart list matching more than 10,000 companies', () => {
 
   beforeAll(async () => {
     // Filter profiles as the import keeps them: MATCHING companies in NL with NACE 62, and others that do not match.
-    const profile = (activities: string[]) =>
-      packProfile({
-        country: 'NL' as Country,
-        activities,
-        place: null,
-        employees: null,
-        totalAssets: null,
-        healthIndicator: null,
-      });
-    const items = Array.from({ length: MATCHING + 20 }, (_, n) =>
-      filterProfileItem(
-        { country: 'NL', companyNumber: String(10_000_000 + n) },
-        profile(n < MATCHING ? ['6201'] : ['4711']),
-        1,
-      ),
-    );
-    await batchPut(tableName(), items, 16);
+    await putProfiles('NL', 10_000_000, MATCHING, ['6201']);
+    await putProfiles('NL', 10_000_000 + MATCHING, 20, ['4711']);
   }, 120_000);
 
-  it('answers at once with the first 10,000; the worker adds the rest and the counters grow', async () => {
+  it('answers at once with what the first 10,000 profiles hold; the worker adds the rest and the counters grow', async () => {
     // The use case itself, not the handler: on this shared machine writing 10,000 members to DynamoDB
     // Local may take longer than the handler's 10 s (a 503), which is not what this test is about.
     const created = await createOneList(hooli, {
@@ -157,27 +111,41 @@ describe('a smart list matching more than 10,000 companies', () => {
       type: 'SMART',
       filters: { countries: ['NL'], activities: ['62'] },
     });
-    expect(created.body).toMatchObject({ amountOfCompanies: EVALUATE_AT_ONCE, newResults: EVALUATE_AT_ONCE });
+    // The request read 10,000 of the 10,057 Dutch profiles: at most 20 of them are shops.
+    const now = created.body.amountOfCompanies as number;
+    expect(now).toBeGreaterThanOrEqual(EVALUATE_AT_ONCE - 20);
+    expect(now).toBeLessThanOrEqual(EVALUATE_AT_ONCE);
+    expect(created.body.newResults).toBe(now);
     const id = created.body.id as number;
     expect(await getItem(tableName(), keys.smartListEvaluation('hooli', id))).toBeDefined();
 
-    expect(await evaluateSmartLists()).toEqual({ lists: 1, entered: MATCHING - EVALUATE_AT_ONCE });
-    expect((await get(hooli, id)).body).toMatchObject({ amountOfCompanies: MATCHING, newResults: MATCHING });
+    expect(await evaluateSmartLists()).toEqual({ lists: 1, entered: MATCHING - now });
+    expect((await getOne(hooli, id)).body).toMatchObject({
+      amountOfCompanies: MATCHING,
+      newResults: MATCHING,
+    });
     expect(await getItem(tableName(), keys.smartListEvaluation('hooli', id))).toBeUndefined();
     // Done: a further run finds nothing to do.
     expect(await evaluateSmartLists()).toEqual({ lists: 0, entered: 0 });
   }, 120_000);
 
   it('bounds a filter change the same way', async () => {
-    const created = await post(hooli, { name: 'Shops', type: 'SMART', filters: { activities: ['4711'] } });
-    expect(created.body).toMatchObject({ amountOfCompanies: 20 });
+    const created = await postList(hooli, {
+      name: 'Shops',
+      type: 'SMART',
+      filters: { activities: ['4711'] },
+    });
+    await evaluateSmartLists();
     const id = created.body.id as number;
+    expect((await getOne(hooli, id)).body).toMatchObject({ amountOfCompanies: 20 });
     // The use case itself, as above: 10,000 companies entering a visible list take about 700 DynamoDB
     // Local calls (see docs/lists.md).
     const changed = await updateOneList(hooli, id, { filters: { countries: ['NL'] } });
-    // The 20 shops stay; 10,000 of the others enter now, the rest in the background.
-    expect(changed.amountOfCompanies).toBe(20 + EVALUATE_AT_ONCE);
-    expect((await evaluateSmartLists()).entered).toBe(MATCHING - EVALUATE_AT_ONCE);
-    expect((await get(hooli, id)).body.amountOfCompanies).toBe(MATCHING + 20);
+    // The 20 shops stay (their NEW members read and kept); of the first 9,980 profiles, those not in
+    // the list already enter now, the rest in the background.
+    expect(changed.amountOfCompanies).toBeGreaterThanOrEqual(EVALUATE_AT_ONCE - 20);
+    expect(changed.amountOfCompanies).toBeLessThanOrEqual(EVALUATE_AT_ONCE + 20);
+    expect((await evaluateSmartLists()).entered).toBe(MATCHING + 20 - changed.amountOfCompanies);
+    expect((await getOne(hooli, id)).body.amountOfCompanies).toBe(MATCHING + 20);
   }, 120_000);
 });

@@ -12,7 +12,7 @@ import type { CompanyRecordInput } from '../../lib/companies/record';
 import type { CompanyChange } from '../../lib/derivation/change';
 import { filterProfileOf, matchesFilters, unpackProfile, type Filters } from '../../lib/lists/filters';
 import { deriveMatchCounts, estimateMatches } from '../../lib/lists/match-counts';
-import { getFilterProfiles } from '../../lib/lists/store/profiles';
+import { readProfilesFrom } from '../../lib/lists/store/profiles';
 import { getCompanyRecords } from '../../lib/companies/store';
 import { queryAll } from '../../lib/storage/batch';
 import { tableName } from '../../lib/storage/client';
@@ -78,7 +78,7 @@ const records = [
 
 /** The exact matches: every stored filter profile read and matched. */
 async function exact(filters: Filters): Promise<number> {
-  const profiles = await getFilterProfiles(filters.countries ?? ['BE', 'NL']);
+  const { profiles } = await readProfilesFrom(filters.countries ?? ['BE', 'NL'], { shard: 0 }, 100_000);
   return profiles.filter((p) => matchesFilters(filters, unpackProfile(p.ref.country, p.packed))).length;
 }
 

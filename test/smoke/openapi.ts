@@ -2786,7 +2786,9 @@ export interface operations {
               notifications: {
                 enabled: boolean;
               };
+              /** @description The companies of the list that are not ARCHIVED. While a SMART list is still evaluated in the background (a create or filter change evaluates at most 10,000 companies at once), the companies evaluated so far: it grows until the evaluation is done. */
               amountOfCompanies: number;
+              /** @description NEW companies of a SMART list (evaluated so far, as `amountOfCompanies`); null on a STATIC list. */
               newResults: number | null;
               updatedAt: string;
               createdAt: string;
@@ -2923,7 +2925,9 @@ export interface operations {
             notifications: {
               enabled: boolean;
             };
+            /** @description The companies of the list that are not ARCHIVED. While a SMART list is still evaluated in the background (a create or filter change evaluates at most 10,000 companies at once), the companies evaluated so far: it grows until the evaluation is done. */
             amountOfCompanies: number;
+            /** @description NEW companies of a SMART list (evaluated so far, as `amountOfCompanies`); null on a STATIC list. */
             newResults: number | null;
             updatedAt: string;
             createdAt: string;
@@ -3015,7 +3019,9 @@ export interface operations {
             notifications: {
               enabled: boolean;
             };
+            /** @description The companies of the list that are not ARCHIVED. While a SMART list is still evaluated in the background (a create or filter change evaluates at most 10,000 companies at once), the companies evaluated so far: it grows until the evaluation is done. */
             amountOfCompanies: number;
+            /** @description NEW companies of a SMART list (evaluated so far, as `amountOfCompanies`); null on a STATIC list. */
             newResults: number | null;
             updatedAt: string;
             createdAt: string;
@@ -3170,7 +3176,9 @@ export interface operations {
             notifications: {
               enabled: boolean;
             };
+            /** @description The companies of the list that are not ARCHIVED. While a SMART list is still evaluated in the background (a create or filter change evaluates at most 10,000 companies at once), the companies evaluated so far: it grows until the evaluation is done. */
             amountOfCompanies: number;
+            /** @description NEW companies of a SMART list (evaluated so far, as `amountOfCompanies`); null on a STATIC list. */
             newResults: number | null;
             updatedAt: string;
             createdAt: string;

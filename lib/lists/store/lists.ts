@@ -7,6 +7,7 @@ import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { AGAIN, batchPut, getItem, queryAll, retrying } from '../../storage/batch';
 import { cancellationReasons, dynamodb, send, tableName } from '../../storage/client';
 import * as keys from '../../storage/keys';
+import { sendTransaction } from '../../storage/transactions';
 import { ListLimitReached, SmartListLimitReached } from '../../errors';
 import {
   accountHoldUpdate,
@@ -183,30 +184,24 @@ export async function revealList(
 ) {
   const companies = counts.NEW + counts.SAVED + counts.ARCHIVED;
   const released = settle ? companies - settle.held : 0;
-  await send(() =>
-    dynamodb().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: keys.list(list.accountId, list.id),
-              UpdateExpression: `SET nNew = :new, nSaved = :saved, nArchived = :archived, nContacts = :contacts REMOVE pending${settle ? `, ${HELD}` : ''}`,
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeValues: {
-                ':new': counts.NEW,
-                ':saved': counts.SAVED,
-                ':archived': counts.ARCHIVED,
-                ':contacts': contacts,
-              },
-            },
-          },
-          ...(list.type === 'SMART' ? [{ Put: { TableName: tableName(), Item: smartListItem(list) } }] : []),
-          ...(released === 0 ? [] : [accountHoldUpdate(list.accountId, released)]),
-        ],
-      }),
-    ),
-  );
+  await sendTransaction([
+    {
+      Update: {
+        TableName: tableName(),
+        Key: keys.list(list.accountId, list.id),
+        UpdateExpression: `SET nNew = :new, nSaved = :saved, nArchived = :archived, nContacts = :contacts REMOVE pending${settle ? `, ${HELD}` : ''}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: {
+          ':new': counts.NEW,
+          ':saved': counts.SAVED,
+          ':archived': counts.ARCHIVED,
+          ':contacts': contacts,
+        },
+      },
+    },
+    ...(list.type === 'SMART' ? [{ Put: { TableName: tableName(), Item: smartListItem(list) } }] : []),
+    ...(released === 0 ? [] : [accountHoldUpdate(list.accountId, released)]),
+  ]);
 }
 
 /**

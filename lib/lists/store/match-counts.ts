@@ -30,13 +30,13 @@ interface Move {
 }
 
 /** The moves of each country's counts, split so that no part names an item twice. */
-function partsOf(deltas: Map<Country, Counts>): Move[][] {
+function partsOf(deltas: Map<Country, Counts>, partition: (country: Country) => string): Move[][] {
   const moves: Move[] = [];
   for (const [country, counts] of [...deltas].sort(([a], [b]) => a.localeCompare(b))) {
     for (const [sk, attributes] of [...counts].sort(([a], [b]) => a.localeCompare(b))) {
       const add = [...attributes].filter(([, n]) => n !== 0).sort(([a], [b]) => a.localeCompare(b));
       for (let i = 0; i < add.length; i += ATTRIBUTES_AN_UPDATE)
-        moves.push({ key: keys.matchCount(country, sk), add: add.slice(i, i + ATTRIBUTES_AN_UPDATE) });
+        moves.push({ key: { pk: partition(country), sk }, add: add.slice(i, i + ATTRIBUTES_AN_UPDATE) });
     }
   }
   const parts: { moves: Move[]; items: Set<string> }[] = [];
@@ -52,10 +52,15 @@ function partsOf(deltas: Map<Country, Counts>): Move[][] {
 
 /**
  * Moves the counts by `deltas` (per country, per item, per attribute) for the import batch `changeId`,
- * once: a part whose mark is there already is skipped.
+ * once: a part whose mark is there already is skipped. `partition`: where a country's counts are (a
+ * recount builds them apart: lib/lists/match-recount.ts).
  */
-export async function moveMatchCounts(changeId: string, deltas: Map<Country, Counts>): Promise<void> {
-  const parts = partsOf(deltas);
+export async function moveMatchCounts(
+  changeId: string,
+  deltas: Map<Country, Counts>,
+  partition: (country: Country) => string = keys.matchCounts,
+): Promise<void> {
+  const parts = partsOf(deltas, partition);
   const ttl = Math.ceil(Date.now() / 1000) + MARK_TTL_S;
   for (let i = 0; i < parts.length; i += PARTS_IN_FLIGHT) {
     await Promise.all(

@@ -1,9 +1,10 @@
 /**
- * Companies' filter profiles: the item the import's derivation writes, and every profile of some
- * countries read back for evaluating a smart list's filters.
+ * Companies' filter profiles: the item the import's derivation writes, and the profiles of some
+ * countries read back a bounded page at a time for evaluating a smart list's filters (a request's part,
+ * the worker's turns) and for recounting the match counts.
  */
 import type { CompanyRef, Country } from '../../companies/identifiers';
-import { batchGet, queryAll, queryPage } from '../../storage/batch';
+import { batchGet, queryPage } from '../../storage/batch';
 import { tableName } from '../../storage/client';
 import * as keys from '../../storage/keys';
 import { FILTER_PROFILE_SHARDS, filterProfileOfKey } from '../../storage/keys';
@@ -28,31 +29,6 @@ export function profileShards(countries: readonly Country[]): { country: Country
   return countries.flatMap((country) =>
     Array.from({ length: FILTER_PROFILE_SHARDS }, (_, shard) => ({ country, shard })),
   );
-}
-
-/**
- * Every company's filter profile in these countries: one Query per shard, all in parallel; answered
- * in `profileShards` order, each shard in key order.
- */
-export async function getFilterProfiles(countries: readonly Country[]): Promise<StoredProfile[]> {
-  const shards = profileShards(countries);
-  const pages = await Promise.all(
-    shards.map(async ({ country, shard }) =>
-      (
-        await queryAll({
-          TableName: tableName(),
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': keys.filterProfiles(country, shard) },
-          ProjectionExpression: 'sk, p, c',
-        })
-      ).map((item) => ({
-        ref: { country, companyNumber: item['sk'] as string },
-        packed: item['p'] as string,
-        contacts: Number(item['c'] ?? 0),
-      })),
-    ),
-  );
-  return pages.flat();
 }
 
 /**

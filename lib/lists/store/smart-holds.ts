@@ -13,12 +13,13 @@
  * companies and deleted lists move it down. When an evaluation ends, `held` goes and the count is
  * trued to the list's companies (`settleHold`).
  */
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { smartListConfig } from '../../config';
 import { backoff, getItem, queryAll } from '../../storage/batch';
 import { cancellationReasons, dynamodb, isConditionFailed, send, tableName } from '../../storage/client';
 import { StorageUnavailableError } from '../../storage/errors';
 import * as keys from '../../storage/keys';
+import { sendTransaction } from '../../storage/transactions';
 import { ensureListCount } from './list-ids';
 import { companiesOf, CONFLICT_RETRIES, REVISION, revisionCondition, type Item } from './model';
 import { NO_INTENT, settleExpired } from './flip-intents';
@@ -178,25 +179,19 @@ export async function settleHold(
     const { condition, values } = revisionCondition(list.revision);
     const delta = list.companies - holdOf(list.companies, list.held);
     try {
-      await send(() =>
-        dynamodb().send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName: tableName(),
-                  Key: keys.list(accountId, listId),
-                  UpdateExpression: `REMOVE ${HELD} ADD ${REVISION} :one`,
-                  ConditionExpression: `${condition} AND ${NO_INTENT} AND filters = :filters`,
-                  ExpressionAttributeValues: { ...values, ':one': 1, ':filters': filters },
-                },
-              },
-              ...(delta === 0 ? [] : [accountHoldUpdate(accountId, delta)]),
-              ...(jobDelete ? [jobDelete] : []),
-            ],
-          }),
-        ),
-      );
+      await sendTransaction([
+        {
+          Update: {
+            TableName: tableName(),
+            Key: keys.list(accountId, listId),
+            UpdateExpression: `REMOVE ${HELD} ADD ${REVISION} :one`,
+            ConditionExpression: `${condition} AND ${NO_INTENT} AND filters = :filters`,
+            ExpressionAttributeValues: { ...values, ':one': 1, ':filters': filters },
+          },
+        },
+        ...(delta === 0 ? [] : [accountHoldUpdate(accountId, delta)]),
+        ...(jobDelete ? [jobDelete] : []),
+      ]);
       return true;
     } catch (error) {
       const reasons = cancellationReasons(error);

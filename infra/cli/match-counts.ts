@@ -1,0 +1,51 @@
+/**
+ * `npm run match-counts [-- --table NAME] [--country BE|NL|FR ...]`: recounts the match counts smart
+ * filters are estimated from (contract §7.6) from the stored filter profiles, country by country, in
+ * turns of at most 10,000 items (lib/lists/match-recount.ts): for a stage whose companies were
+ * imported before the counts existed, or counts that drifted. Idempotent: stopped at any point, run it
+ * again and it goes on where it stood; run on right counts, it leaves them as they are. Run it while no
+ * import runs (an import's moves of a country's counts during its recount may be overwritten).
+ * Default: the local stage (see infra/cli/stage.ts).
+ */
+import { parseArgs } from 'node:util';
+import { COUNTRIES, parseCountry, type Country } from '../../lib/companies/identifiers';
+import { useStage } from './stage';
+
+let stageInUse = '';
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      table: { type: 'string' },
+      country: { type: 'string', multiple: true },
+      help: { type: 'boolean' },
+    },
+  });
+  const countries = (values.country ?? [...COUNTRIES]).map(parseCountry);
+  if (values.help || countries.some((c) => c === null)) {
+    console.error(`usage: npm run match-counts -- [--table NAME] [--country ${COUNTRIES.join('|')} ...]`);
+    return 2;
+  }
+  const stage = useStage(values.table);
+  stageInUse = stage;
+  // Loaded after the stage is chosen: the storage client reads the environment when first used.
+  const { recountMatchCounts } = await import('../../lib/lists/match-recount');
+  console.error(`recounting the match counts of ${countries.join(', ')} in ${stage}`);
+  const started = Date.now();
+  const done = await recountMatchCounts(countries as Country[], {
+    onTurn: ({ country, phase, turn }) => console.error(`${country}: turn ${turn}, ${phase}`),
+  });
+  for (const { country, turns } of done) console.log(`${country}: match counts recounted in ${turns} turns`);
+  console.log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(
+      `match-counts stopped: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)} (${stageInUse}); run it again to go on.`,
+    );
+    process.exit(2);
+  },
+);

@@ -1,0 +1,88 @@
+/**
+ * Recounting the match counts (match-estimate.ts) from the stored filter profiles: for a stage whose
+ * profiles predate the counts, or counts that drifted (a batch applied by hand, a bug since fixed).
+ * The import keeps them by moving them per batch; this rebuilds them whole, per country, in turns of
+ * at most `limit` items each (store/match-recount.ts):
+ *
+ * 1. count: a page of the country's filter profiles from the cursor, their contributions summed and
+ *    added into the recount's own counts (marked per turn, so a turn taken again adds nothing twice);
+ * 2. prune: a page of the country's counts, those the recount found no company for deleted;
+ * 3. copy: a page of the rebuilt counts put in place of the country's, whole.
+ *
+ * A turn cut off is taken again by the next (the recount's item says where it stands), so running it
+ * again after a crash finishes it, and running it on counts that are right leaves them as they are.
+ * Counts an import moves while a recount of that country runs may be overwritten by it: recount while
+ * no import runs (docs/import.md, "Match counts").
+ */
+import { randomUUID } from 'node:crypto';
+import { COUNTRIES, type Country } from '../companies/identifiers';
+import { unpackProfile } from './filters';
+import { addCounts, contributionOf, type Counts } from './match-estimate';
+import { moveMatchCounts } from './store/match-counts';
+import {
+  copyCounts,
+  endRecountTurn,
+  getRecount,
+  pruneCounts,
+  rebuildOf,
+  startRecount,
+  type Recount,
+} from './store/match-recount';
+import { readProfilesFrom } from './store/profiles';
+
+/** Items one turn reads: profiles counted, counts pruned or copied. */
+export const RECOUNT_TURN = 10_000;
+
+/**
+ * One turn of the country's recount, started when none is under way. Answers where it stands after
+ * the turn: null once the country's counts are the rebuilt ones.
+ */
+export async function recountTurn(country: Country, limit = RECOUNT_TURN): Promise<Recount | null> {
+  const recount = (await getRecount(country)) ?? (await begin(country));
+  const { phase, cursor } = recount;
+  if (phase === 'count') {
+    const { profiles, next } = await readProfilesFrom(
+      [country],
+      { shard: cursor?.shard ?? 0, ...(cursor?.key ? { key: cursor.key } : {}) },
+      limit,
+    );
+    const counts: Counts = new Map();
+    for (const { packed } of profiles) addCounts(counts, contributionOf(unpackProfile(country, packed)), 1);
+    if (counts.size > 0)
+      await moveMatchCounts(`recount#${recount.run}#${recount.turn}`, new Map([[country, counts]]), () =>
+        rebuildOf(recount),
+      );
+    await endRecountTurn(recount, next ? { phase, cursor: next } : { phase: 'prune' });
+  } else if (phase === 'prune') {
+    const { next } = await pruneCounts(recount, cursor?.key, limit);
+    await endRecountTurn(recount, next ? { phase, cursor: { key: next } } : { phase: 'copy' });
+  } else {
+    const { done } = await copyCounts(recount, limit);
+    await endRecountTurn(recount, done ? null : { phase });
+  }
+  return getRecount(country);
+}
+
+async function begin(country: Country): Promise<Recount> {
+  await startRecount(country, randomUUID());
+  // Another operator's start may have got there first: that one goes on.
+  return (await getRecount(country))!;
+}
+
+/** Every turn of these countries' recounts, one country after the other; the turns each took. */
+export async function recountMatchCounts(
+  countries: readonly Country[] = COUNTRIES,
+  { limit = RECOUNT_TURN, onTurn }: { limit?: number; onTurn?: (recount: Recount) => void } = {},
+): Promise<{ country: Country; turns: number }[]> {
+  const done: { country: Country; turns: number }[] = [];
+  for (const country of countries) {
+    let turns = 0;
+    for (let recount = await recountTurn(country, limit); ; recount = await recountTurn(country, limit)) {
+      turns++;
+      if (!recount) break;
+      onTurn?.(recount);
+    }
+    done.push({ country, turns });
+  }
+  return done;
+}

@@ -1,0 +1,149 @@
+/**
+ * The match counts recounted from the stored filter profiles (lib/lists/match-recount.ts), against
+ * DynamoDB Local: on a stage whose profiles predate the counts, and on counts that drifted (an item
+ * gone, a figure wrong, a place no company has any more), the recount makes them what the profiles
+ * say, in turns of a bounded number of items; run again, it changes nothing; two operators running it
+ * at once count every profile once.
+ */
+import type { Country } from '../../lib/companies/identifiers';
+import { packProfile, type FilterProfile } from '../../lib/lists/filters';
+import { estimateMatches } from '../../lib/lists/match-counts';
+import { addCounts, contributionOf, type Counts } from '../../lib/lists/match-estimate';
+import { recountMatchCounts, recountTurn } from '../../lib/lists/match-recount';
+import { filterProfileItem } from '../../lib/lists/store/profiles';
+import { batchPut, queryAll } from '../../lib/storage/batch';
+import { dynamodb, tableName } from '../../lib/storage/client';
+import * as keys from '../../lib/storage/keys';
+import { runCli } from '../support/cli';
+import { numberOf } from '../support/smart-lists';
+import { useFreshTable } from '../support/table';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+
+useFreshTable();
+
+const PLACES = ['gent', 'liege', 'brugge', null];
+const CODES = [['6201'], ['62020', '4711'], ['4711'], ['7022', '70220'], []];
+
+/** 150 Belgian and 90 Dutch companies whose facts cycle, one in nine stopped. */
+const profiles: FilterProfile[] = (['BE', 'NL'] as Country[]).flatMap((country) =>
+  Array.from({ length: country === 'BE' ? 150 : 90 }, (_, n) => ({
+    country,
+    activities: CODES[n % CODES.length]!,
+    place: PLACES[n % PLACES.length]!,
+    employees: n % 6 === 0 ? null : (n * 17) % 500,
+    totalAssets: n % 4 === 0 ? null : n * 25_000,
+    healthIndicator: n % 3 === 0 ? null : n % 11,
+    ...(n % 9 === 8 ? { stopped: true as const } : {}),
+  })),
+);
+
+/** The counts the profiles make, item by item: `<country>|<sk>` → attributes (no zeros). */
+function expected(): Map<string, Record<string, number>> {
+  const byCountry = new Map<Country, Counts>();
+  for (const p of profiles) {
+    const counts = byCountry.get(p.country) ?? new Map();
+    addCounts(counts, contributionOf(p), 1);
+    byCountry.set(p.country, counts);
+  }
+  const items = new Map<string, Record<string, number>>();
+  for (const [country, counts] of byCountry)
+    for (const [sk, attributes] of counts)
+      items.set(`${country}|${sk}`, Object.fromEntries([...attributes].filter(([, n]) => n !== 0).sort()));
+  return items;
+}
+
+/** The counts stored, as `expected` has them. */
+async function stored(): Promise<Map<string, Record<string, number>>> {
+  const items = new Map<string, Record<string, number>>();
+  for (const country of ['BE', 'NL', 'FR']) {
+    for (const item of await queryAll({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.matchCounts(country) },
+      ConsistentRead: true,
+    })) {
+      const attributes = Object.entries(item as Record<string, number>).filter(
+        ([name]) => name !== 'pk' && name !== 'sk',
+      );
+      items.set(`${country}|${item['sk'] as string}`, Object.fromEntries(attributes.sort()));
+    }
+  }
+  return items;
+}
+
+beforeAll(async () => {
+  // A stage whose profiles predate the counts: profiles, no count.
+  await batchPut(
+    tableName(),
+    profiles.map((p, n) =>
+      filterProfileItem(
+        { country: p.country, companyNumber: numberOf(p.country, 1_000 + n) },
+        packProfile(p),
+        1,
+      ),
+    ),
+  );
+}, 60_000);
+
+it('builds the counts a stage without them lacks, in turns of the bound given', async () => {
+  expect((await stored()).size).toBe(0);
+  const turns = await recountMatchCounts(['BE', 'NL'], { limit: 20 });
+  expect(await stored()).toEqual(expected());
+  // 150 profiles at 20 a turn are 8 counting turns, then the pruning and copying ones.
+  expect(turns.find((t) => t.country === 'BE')!.turns).toBeGreaterThan(8);
+  // Nothing of the recount is left behind: no recount item, no rebuilt counts.
+  expect(
+    await queryAll({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': 'MATCH_COUNTS_RECOUNT' },
+    }),
+  ).toEqual([]);
+  const active = profiles.filter((p) => p.country === 'BE' && !p.stopped);
+  expect(await estimateMatches({ countries: ['BE'] })).toBe(active.length);
+  expect(await estimateMatches({ countries: ['BE'], activities: ['4711'] })).toBe(
+    active.filter((p) => p.activities.some((a) => a.startsWith('4711'))).length,
+  );
+});
+
+it('puts drifted counts right: an item gone, a figure wrong, a place nobody is in', async () => {
+  await dynamodb().send(new DeleteCommand({ TableName: tableName(), Key: keys.matchCount('NL', 'ALL') }));
+  await dynamodb().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.matchCount('BE', 'ACT#62'),
+      UpdateExpression: 'ADD c62 :n, c6299 :n',
+      ExpressionAttributeValues: { ':n': 7 },
+    }),
+  );
+  await dynamodb().send(
+    new PutCommand({ TableName: tableName(), Item: { ...keys.matchCount('BE', 'PLACE#nowhere'), n: 3 } }),
+  );
+  expect(await stored()).not.toEqual(expected());
+
+  await recountMatchCounts(['BE', 'NL'], { limit: 7 });
+  expect(await stored()).toEqual(expected());
+});
+
+it('changes nothing when run again, and counts every profile once when two operators run it at once', async () => {
+  await recountMatchCounts(['BE', 'NL']);
+  expect(await stored()).toEqual(expected());
+
+  // Two recounts of the same country side by side, turn for turn: they share one run.
+  const first = await recountTurn('BE', 10);
+  expect(first).not.toBeNull();
+  await Promise.all([recountMatchCounts(['BE'], { limit: 10 }), recountMatchCounts(['BE'], { limit: 10 })]);
+  expect(await stored()).toEqual(expected());
+});
+
+it('runs as the operator command, `npm run match-counts`', async () => {
+  await dynamodb().send(new DeleteCommand({ TableName: tableName(), Key: keys.matchCount('NL', 'ALL') }));
+  const run = await runCli('infra/cli/match-counts.ts', ['--country', 'nl'], tableName());
+  expect(run.code).toBe(0);
+  expect(run.stdout).toMatch(/^NL: match counts recounted in \d+ turns$/m);
+  expect(await stored()).toEqual(expected());
+
+  const wrong = await runCli('infra/cli/match-counts.ts', ['--country', 'DE'], tableName());
+  expect(wrong.code).toBe(2);
+  expect(wrong.stderr).toContain('usage: npm run match-counts');
+}, 60_000);

@@ -1,0 +1,246 @@
+/**
+ * A smart list's evaluation bounded in the request and finished by the worker (contract §7.6), against
+ * DynamoDB Local with small bounds set through the configuration: a create or filter change reads at
+ * most SMART_LISTS_EVALUATE_AT_ONCE items (NEW members and filter profiles) however many profiles its
+ * countries hold, the worker's turns then complete the list to exactly the companies an evaluation of
+ * every profile gives, and the account's bound holds exactly when creates race, even on estimates
+ * that fall short.
+ */
+import fc from 'fast-check';
+import { handler as evaluateSmartLists } from '../../functions/evaluate-smart-lists';
+import type { Country } from '../../lib/companies/identifiers';
+import { matchesFilters, packProfile, unpackProfile, type Filters } from '../../lib/lists/filters';
+import { recountMatchCounts } from '../../lib/lists/match-recount';
+import { moveListCompanies } from '../../lib/lists/manage';
+import { filterProfileItem, readProfilesFrom } from '../../lib/lists/store/profiles';
+import { SMART_COMPANIES } from '../../lib/lists/store/smart-holds';
+import { batchPut, getItem, queryAll } from '../../lib/storage/batch';
+import { tableName } from '../../lib/storage/client';
+import * as keys from '../../lib/storage/keys';
+import { recordCalls, type Call } from '../support/dynamodb-calls';
+import { callerOf, getOne, numberOf, patchList, postList, withEnv } from '../support/smart-lists';
+import { useFreshTable } from '../support/table';
+
+useFreshTable();
+
+const BUDGET = 25;
+withEnv({ SMART_LISTS_EVALUATE_AT_ONCE: String(BUDGET), SMART_LISTS_TURN_COMPANIES: '40' });
+
+const PLACES = ['gent', 'liege', 'lille', null];
+const CODES = [['6201'], ['62020', '4711'], ['4711'], ['7022'], []];
+
+beforeAll(async () => {
+  // FR: 300 companies, the "large country" (12 times what a request reads); NL: 40. Their facts cycle,
+  // so filters collide on them in many ways. Then their match counts, recounted from them.
+  const profiles = (country: Country, count: number) =>
+    Array.from({ length: count }, (_, n) =>
+      filterProfileItem(
+        { country, companyNumber: numberOf(country, 1_000_000 + n) },
+        packProfile({
+          country,
+          activities: CODES[n % CODES.length]!,
+          place: PLACES[n % PLACES.length]!,
+          employees: n % 7 === 0 ? null : (n * 13) % 200,
+          totalAssets: null,
+          healthIndicator: n % 11,
+        }),
+        1,
+      ),
+    );
+  await batchPut(tableName(), [...profiles('FR', 300), ...profiles('NL', 40)]);
+  await recountMatchCounts(['FR', 'NL']);
+}, 120_000);
+
+/** Filter-profile items the calls read (Query items evaluated, BatchGetItem items answered). */
+const profilesRead = (calls: Call[]) =>
+  calls.filter((c) => JSON.stringify(c.input).includes('FILTER_PROFILES#')).reduce((n, c) => n + c.items, 0);
+
+/** The companies of the list, every state, as `<country>#<number>`. */
+async function membersOf(accountId: string, listId: number): Promise<string[]> {
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.listPartitions(accountId, listId, [])[0] },
+    ConsistentRead: true,
+  });
+  return items.map((item) => (item['sk'] as string).replace(/^COMPANY#/, '')).sort();
+}
+
+/** What an evaluation of every stored profile gives: the companies that match, as `<country>#<number>`. */
+async function everyMatch(filters: Filters): Promise<string[]> {
+  const { profiles } = await readProfilesFrom(filters.countries ?? ['BE', 'NL', 'FR'], { shard: 0 }, 100_000);
+  return profiles
+    .filter((p) => matchesFilters(filters, unpackProfile(p.ref.country, p.packed)))
+    .map((p) => `${p.ref.country}#${p.ref.companyNumber}`)
+    .sort();
+}
+
+/** Runs the worker until no job is left. */
+async function workerDone() {
+  for (let run = 0; run < 100 && (await evaluateSmartLists()).lists > 0; run++);
+}
+
+const heldBy = async (accountId: string) =>
+  Number((await getItem(tableName(), keys.listCount(accountId), { consistent: true }))?.[SMART_COMPANIES]);
+
+describe('the request', () => {
+  it('creates a list over a large country reading at most the bound of its filter profiles', async () => {
+    const acme = callerOf('acme-large');
+    const { result: created, calls } = await recordCalls(() =>
+      postList(acme, { name: 'All of France', type: 'SMART', filters: { countries: ['FR'] } }),
+    );
+    expect(created.status).toBe(201);
+    // 300 French profiles, BUDGET read: the counters say what is evaluated so far.
+    expect(profilesRead(calls)).toBeLessThanOrEqual(BUDGET);
+    expect(created.body).toMatchObject({ amountOfCompanies: BUDGET, newResults: BUDGET });
+    // The account holds the estimate (300, from the counts) while the worker fills the list.
+    expect(await heldBy('acme-large')).toBe(300);
+    await workerDone();
+    expect((await getOne(acme, created.body.id)).body).toMatchObject({ amountOfCompanies: 300 });
+    expect(await heldBy('acme-large')).toBe(300);
+  });
+
+  it('changes the filters of a large list reading at most the bound of its members and profiles', async () => {
+    const acme = callerOf('acme-change');
+    const created = await postList(acme, { name: 'France', type: 'SMART', filters: { countries: ['FR'] } });
+    await workerDone();
+    const id = created.body.id as number;
+    const { result: changed, calls } = await recordCalls(() =>
+      patchList(acme, id, { filters: { countries: ['FR'], activities: ['4711'] } }),
+    );
+    expect(changed.status).toBe(200);
+    const readNew = calls
+      .filter((c) => c.command === 'Query' && JSON.stringify(c.input).includes('#NEW'))
+      .reduce((n, c) => n + c.items, 0);
+    expect(readNew + profilesRead(calls)).toBeLessThanOrEqual(2 * BUDGET);
+    expect(readNew).toBeLessThanOrEqual(BUDGET);
+    // At most BUDGET of the 300 left in the request.
+    expect(changed.body.amountOfCompanies).toBeGreaterThanOrEqual(300 - BUDGET);
+    await workerDone();
+    expect(await membersOf('acme-change', id)).toEqual(
+      await everyMatch({ countries: ['FR'], activities: ['4711'] }),
+    );
+  });
+});
+
+const countries = fc.option(fc.subarray(['NL', 'FR'] as Country[], { minLength: 1 }), { nil: undefined });
+const filtersArb: fc.Arbitrary<Filters> = fc
+  .record(
+    {
+      countries,
+      activities: fc.option(
+        fc.uniqueArray(fc.constantFrom('62', '6202', '47', '4711', '70'), { minLength: 1, maxLength: 2 }),
+        { nil: undefined },
+      ),
+      places: fc.option(
+        fc.uniqueArray(fc.constantFrom('Gent', 'Liège', 'LILLE'), { minLength: 1, maxLength: 2 }),
+        { nil: undefined },
+      ),
+      employees: fc.option(fc.record({ min: fc.integer({ min: 0, max: 100 }) }), { nil: undefined }),
+      healthIndicator: fc.option(fc.record({ max: fc.integer({ min: 0, max: 10 }) }), { nil: undefined }),
+    },
+    { requiredKeys: [] },
+  )
+  .map((f) => Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined)) as Filters)
+  .filter((f) => Object.keys(f).length > 0);
+
+describe('the worker completes what the request began', () => {
+  it('to the companies an evaluation of every profile gives, after a create and a filter change', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(filtersArb, filtersArb, fc.nat(), async (first, second, saved) => {
+        const caller = callerOf(`prop-${run++}`);
+        const created = await postList(caller, { name: 'Property', type: 'SMART', filters: first });
+        expect(created.status).toBe(201);
+        const id = created.body.id as number;
+        await workerDone();
+        const matched = await everyMatch(first);
+        expect(await membersOf(caller.accountId, id)).toEqual(matched);
+        expect((await getOne(caller, id)).body).toMatchObject({ amountOfCompanies: matched.length });
+
+        // One company kept (SAVED): it stays whatever the new filters; the NEW ones follow them.
+        const keptKey = matched.length > 0 ? matched[saved % matched.length]! : undefined;
+        if (keptKey) {
+          const [country, companyNumber] = keptKey.split('#') as [Country, string];
+          const moved = await moveListCompanies(caller, id, [
+            { raw: { country, companyNumber }, state: 'SAVED' },
+          ]);
+          expect(moved).toEqual({ updated: 1, failed: [] });
+        }
+        const changed = await patchList(caller, id, { filters: second });
+        expect(changed.status).toBe(200);
+        await workerDone();
+        const expected = [...new Set([...(await everyMatch(second)), ...(keptKey ? [keptKey] : [])])].sort();
+        expect(await membersOf(caller.accountId, id)).toEqual(expected);
+        expect((await getOne(caller, id)).body.amountOfCompanies).toBe(expected.length);
+        // The job's end trued the account's hold to what the list holds.
+        expect(await heldBy(caller.accountId)).toBe(expected.length);
+      }),
+      { numRuns: 12, seed: 36 },
+    );
+  }, 600_000);
+});
+
+describe('the bound when creates race', () => {
+  withEnv({ SMART_LISTS_MAX_COMPANIES: '400' });
+
+  it('lets one of two creates of 300 companies through, the other 409, nothing of it stored', async () => {
+    const racer = callerOf('racer');
+    const answers = await Promise.all(
+      [1, 2].map((n) =>
+        postList(racer, { name: `France ${n}`, type: 'SMART', filters: { countries: ['FR'] } }),
+      ),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 409]);
+    expect(answers.find((a) => a.status === 409)!.body).toMatchObject({ code: 'LIMIT_REACHED' });
+    await workerDone();
+    expect(await heldBy('racer')).toBe(300);
+  });
+
+  it('holds it exactly when the estimates fall short of what the lists fill', async () => {
+    // 200 more French companies the counts do not know of (written without them): the estimate of
+    // every French filter says 300, the lists fill to 500 each.
+    await batchPut(
+      tableName(),
+      Array.from({ length: 200 }, (_, n) =>
+        filterProfileItem(
+          { country: 'FR', companyNumber: numberOf('FR', 2_000_000 + n) },
+          '[["7022"],null,null,null,null]',
+          1,
+        ),
+      ),
+    );
+    const racer = callerOf('racer-short');
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const answers = await Promise.all(
+        [1, 2].map((n) =>
+          postList(racer, {
+            name: `Consultancies ${n}`,
+            type: 'SMART',
+            filters: { countries: ['FR'], activities: ['70'] },
+          }),
+        ),
+      );
+      // Each estimate (60) fits beside the other: both accepted, then filled by the worker up to the bound.
+      expect(answers.map((a) => a.status)).toEqual([201, 201]);
+      await workerDone();
+    } finally {
+      warn.mockRestore();
+    }
+    const lists = await Promise.all(
+      (
+        await queryAll({
+          TableName: tableName(),
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': 'ACCOUNT#racer-short', ':prefix': 'LIST#' },
+          ConsistentRead: true,
+        })
+      ).map((list) => membersOf('racer-short', Number((list['sk'] as string).slice('LIST#'.length)))),
+    );
+    const together = lists.reduce((n, members) => n + members.length, 0);
+    // 260 consultancies each: together they would be 520; the bound lets exactly 400 in.
+    expect(together).toBe(400);
+    expect(await heldBy('racer-short')).toBe(400);
+  });
+});
