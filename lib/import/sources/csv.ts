@@ -35,10 +35,14 @@ export interface CsvTable {
   rows: AsyncIterable<CsvRow[]>;
 }
 
-/** Characters of text parsed at a time: their rows are one batch. */
-const PIECE = 16 << 10;
+/**
+ * Characters of text parsed at a time: their rows are one batch. Small, so that rows are parsed shortly
+ * before the reader walks them: rows that wait long (those of a file the join takes a few rows of per
+ * entity, such as KBO's contacts) outlive the garbage collector's young generation and fill its old one.
+ */
+const PIECE = 8 << 10;
 /** Batches (one per piece of text) parsed ahead of the reader before the file is read further. */
-const AHEAD = 2;
+const AHEAD = 1;
 /**
  * Text fed to the parser without a row coming out: no registry row is near this long, so it is a quote
  * never closed, which would otherwise hold (and parse again and again) the rest of the file.
