@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { readCsv, type CsvRow } from '../../lib/import/sources/csv';
+import { firstColumnAscending } from '../../lib/import/sources/key-order';
 import { openRegistryFiles } from '../../lib/import/sources/files';
 import { SortedRuns } from '../../lib/import/sources/sorted-runs';
 import { sireneItems } from '../../lib/import/sources/sirene';
@@ -89,6 +90,49 @@ describe('the registry CSV reader', () => {
     await expect(
       readCsv(Readable.from([Buffer.from('"x"\n"1"\n')]), 'enterprise.csv', ['EnterpriseNumber']),
     ).rejects.toThrow('enterprise.csv line 1: the header lacks EnterpriseNumber');
+  });
+});
+
+describe('the order check over raw bytes', () => {
+  /** The bytes of `text` in chunks of `size`: a key may be cut anywhere. */
+  const chunked = (text: string, size: number) => {
+    const bytes = Buffer.from(text);
+    const chunks: Buffer[] = [];
+    for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));
+    return Readable.from(chunks);
+  };
+
+  it('tells a file in ascending key order from one out of it, quoted or not, however it is chunked', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 999 }), fc.boolean(), ugly), { maxLength: 12 }),
+        fc.constantFrom('\n', '\r\n'),
+        fc.integer({ min: 1, max: 40 }),
+        async (rows, eol, size) => {
+          const key = (n: number) => String(n).padStart(3, '0');
+          // A continuation line that looks like a record start is a record to the check (see key-order.ts).
+          const text =
+            [
+              'k,name',
+              ...rows.map(([n, q, name]) => `${q ? `"${key(n)}"` : key(n)},${written(name, true)}`),
+            ].join(eol) + eol;
+          const keys = text
+            .split('\n')
+            .map((line) => /^"?(\d{3})"?,/.exec(line)?.[1])
+            .filter((k): k is string => k !== undefined);
+          const ascending = keys.every((k, i) => i === 0 || k >= keys[i - 1]!);
+          expect(await firstColumnAscending(chunked(text, size), 3)).toBe(ascending);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('reads the last line without a line break, and passes over lines too short to hold a key', async () => {
+    expect(await firstColumnAscending(chunked('siren,x\n12,a\n552100554,a\n"300000007",b', 4), 9)).toBe(
+      false,
+    );
+    expect(await firstColumnAscending(chunked('siren,x\n300000007,a\n\n1\n552100554,b', 3), 9)).toBe(true);
   });
 });
 

@@ -5,13 +5,11 @@
  */
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
-import { createWriteStream } from 'node:fs';
-import { once } from 'node:events';
-import yazl from 'yazl';
+import { join } from 'node:path';
 import { openRegistryFiles } from '../../lib/import/sources/files';
 import { sireneItems, type SireneOptions } from '../../lib/import/sources/sirene';
-import type { RegistryItem, RegistryUnit } from '../../lib/import/sources/unit';
+import { REGISTRY_FIELDS, type RegistryItem } from '../../lib/import/sources/unit';
+import { gathered, rejected, unitOf, zipOf } from '../support/registry-items';
 
 const UNITS = join(__dirname, '../fixtures/registries/sirene/StockUniteLegale_utf8.csv');
 const ESTABLISHMENTS = join(__dirname, '../fixtures/registries/sirene/StockEtablissement_utf8.csv');
@@ -19,15 +17,7 @@ const ESTABLISHMENTS = join(__dirname, '../fixtures/registries/sirene/StockEtabl
 async function convert(units: string, establishments?: string, options: SireneOptions = {}) {
   const unitFiles = await openRegistryFiles(units);
   const establishmentFiles = establishments ? await openRegistryFiles(establishments) : undefined;
-  const items: RegistryItem[] = [];
-  for await (const item of sireneItems(unitFiles, establishmentFiles, options)) items.push(item);
-  return items;
-}
-
-function unitOf(items: RegistryItem[], siren: string): RegistryUnit {
-  const item = items.find((i) => i.kind === 'unit' && i.unit.companyNumber === siren);
-  if (item?.kind !== 'unit') throw new Error(`no unit ${siren}`);
-  return item.unit;
+  return gathered(sireneItems(unitFiles, establishmentFiles, options));
 }
 
 describe('a SIRENE stock pair', () => {
@@ -44,17 +34,8 @@ describe('a SIRENE stock pair', () => {
   it('maps a company with several establishments from its head office: address, place, shop signs, NAF rév. 2 as NACE', () => {
     const unit = unitOf(items, '552100554');
     expect(unit.country).toBe('FR');
-    expect(unit.owns).toEqual([
-      'name',
-      'otherNames',
-      'legalForm',
-      'foundedOn',
-      'stoppedOn',
-      'activities',
-      'vatNumber',
-      'address',
-      'place',
-    ]);
+    // Every field a registry may own but the website, which SIRENE does not publish.
+    expect([...unit.owns].sort()).toEqual(REGISTRY_FIELDS.filter((field) => field !== 'website').sort());
     expect(unit.fields).toEqual({
       name: 'LES ATELIERS "DU NORD", PARIS',
       otherNames: ['ADN', 'ATELIERS DU NORD', 'ADN PARIS', 'ADN "CONSEIL"'],
@@ -125,16 +106,8 @@ describe('a SIRENE stock pair', () => {
 
   it('rejects an invalid siren and a unit without a name, with the line', () => {
     expect(items.filter((i) => i.kind === 'rejected')).toEqual([
-      {
-        kind: 'rejected',
-        source: { file: 'StockUniteLegale_utf8.csv', line: 3 },
-        reason: 'unit 200000008 has no name',
-      },
-      {
-        kind: 'rejected',
-        source: { file: 'StockUniteLegale_utf8.csv', line: 11 },
-        reason: 'siren 912345676 is not a valid FR company number',
-      },
+      rejected('StockUniteLegale_utf8.csv', 3, 'unit 200000008 has no name'),
+      rejected('StockUniteLegale_utf8.csv', 11, 'siren 912345676 is not a valid FR company number'),
     ]);
   });
 
@@ -197,18 +170,8 @@ describe('a SIRENE stock pair out of siren order (§11.5.10)', () => {
 describe('a SIRENE stock pair as published, zipped', () => {
   it('gives the same items from the ZIPs as from the CSV files', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'sirene-zip-'));
-    const zipped = async (csv: string, name: string) => {
-      const zip = new yazl.ZipFile();
-      zip.addFile(csv, basename(csv));
-      zip.end();
-      const path = join(folder, name);
-      const out = createWriteStream(path);
-      zip.outputStream.pipe(out);
-      await once(out, 'close');
-      return path;
-    };
-    const units = await zipped(UNITS, 'StockUniteLegale_utf8.zip');
-    const establishments = await zipped(ESTABLISHMENTS, 'StockEtablissement_utf8.zip');
+    const units = await zipOf(join(folder, 'StockUniteLegale_utf8.zip'), [UNITS]);
+    const establishments = await zipOf(join(folder, 'StockEtablissement_utf8.zip'), [ESTABLISHMENTS]);
     expect(await convert(units, establishments)).toEqual(await convert(UNITS, ESTABLISHMENTS));
     await rm(folder, { recursive: true });
   });

@@ -1,9 +1,9 @@
 /**
  * A registry's CSV file as a stream of rows (architecture "Registry files"): parsed by `papaparse`
- * through its Node stream entry (RFC 4180: quoted fields with commas, doubled quotes and line breaks),
- * never loaded whole. The bytes are decoded as UTF-8 before the parser sees them (a character split
- * between two chunks stays whole), a byte-order mark is stripped, and the file's line ending (CRLF or
- * LF) is read off its header line, which holds no quoted line break, so that the parser never guesses
+ * through its readable-stream entry (RFC 4180: quoted fields with commas, doubled quotes and line
+ * breaks), never loaded whole. The bytes are decoded as UTF-8 before the parser sees them (a character
+ * split between two chunks stays whole), a byte-order mark is stripped, and the file's line ending (CRLF
+ * or LF) is read off its header line, which holds no quoted line break, so that the parser never guesses
  * it from a chunk. Every value stays a string (`"001"` is not `1`), and `""` and a bare empty field both
  * read as empty. Each row keeps the physical line it starts on (the header is line 1) so that a
  * rejection can say `enterprise.csv line N`.
@@ -14,10 +14,12 @@
  * text, so a mis-quoted row shows as a unit with a bad number or name (rejected with its line); a quote
  * never closed stops the file with its line, before it holds the rest of the file.
  *
- * Rows come in batches and a `RowCursor` walks them synchronously: the merge-joins over several files
- * await only when a batch runs out, not once per row.
+ * The parser hands over the rows of each chunk of text at once (its `chunk` callback), not one by one:
+ * a row costs the parser's array of values and nothing more. The reader gets them a chunk at a time,
+ * and a `RowCursor` walks them synchronously: the merge-joins over several files await only when a
+ * batch runs out, not once per row.
  */
-import { Readable, pipeline, type Duplex } from 'node:stream';
+import { Readable } from 'node:stream';
 import Papa from 'papaparse';
 import { RegistryFileError } from './files';
 
@@ -33,10 +35,14 @@ export interface CsvTable {
   rows: AsyncIterable<CsvRow[]>;
 }
 
-/** Rows handed to the reader at a time. */
-const BATCH = 256;
-/** Batches parsed ahead of the reader before the file is read further. */
-const AHEAD = 2;
+/**
+ * Characters of text parsed at a time: their rows are one batch. Small, so that rows are parsed shortly
+ * before the reader walks them: rows that wait long (those of a file the join takes a few rows of per
+ * entity, such as KBO's contacts) outlive the garbage collector's young generation and fill its old one.
+ */
+const PIECE = 8 << 10;
+/** Batches (one per piece of text) parsed ahead of the reader before the file is read further. */
+const AHEAD = 1;
 /**
  * Text fed to the parser without a row coming out: no registry row is near this long, so it is a quote
  * never closed, which would otherwise hold (and parse again and again) the rest of the file.
@@ -64,7 +70,29 @@ export async function readCsv(
   }
   if (head.charCodeAt(0) === 0xfeff) head = head.slice(1);
   const newline = head[head.indexOf('\n') - 1] === '\r' ? '\r\n' : '\n';
-  const parser = Papa.parse(Papa.NODE_STREAM_INPUT, {
+  const rows = new ParsedRows(() => stream.destroy());
+  // Strings in, strings out (object mode): the text is not turned back into bytes for the parser.
+  const text = Readable.from(
+    (async function* () {
+      if (head) yield rows.feed(head);
+      for (;;) {
+        // The parser is never paused (a pause mid-chunk makes it copy and parse the rest again): the
+        // file is read further only when the reader has caught up.
+        await rows.room();
+        const next = await chunks.next();
+        if (next.done) return;
+        // Pieces of a bounded size: each one's rows are a batch, alive only while the reader walks them.
+        for (let at = 0; at < next.value.length; at += PIECE) {
+          if (at > 0) await rows.room();
+          yield rows.feed(next.value.slice(at, at + PIECE));
+        }
+      }
+    })(),
+  );
+  // The parser stops listening once the text ends or fails: a failure after that (the reader closing
+  // the file early) still has a listener.
+  text.on('error', (error) => rows.fail(error));
+  Papa.parse<string[]>(text, {
     delimiter: ',',
     newline,
     quoteChar: '"',
@@ -72,30 +100,9 @@ export async function readCsv(
     header: false,
     dynamicTyping: false,
     skipEmptyLines: false,
-  });
-  const rows = new ParsedRows(parser);
-  const text = Readable.from(
-    (async function* () {
-      if (head) yield head;
-      for (;;) {
-        // The parser is never paused (a pause mid-chunk makes it copy and parse the rest again): the
-        // file is read further only when the reader has caught up.
-        await rows.room();
-        const next = await chunks.next();
-        if (next.done) return;
-        rows.fed += next.value.length;
-        if (rows.fed > MAX_ROW_CHARS)
-          throw new Error(`a quoted field is not closed: ${MAX_ROW_CHARS} characters hold no row end`);
-        yield next.value;
-      }
-    })(),
-    { objectMode: false },
-  );
-  // An error on either side ends both; a reader that stops early (a join past its last entity) closes
-  // the file or ZIP member as well.
-  pipeline(text, parser, (error) => {
-    if (error) rows.fail(error);
-    void chunks.return?.();
+    chunk: (results) => rows.parsed(results.data, results.meta.cursor),
+    complete: () => rows.end(),
+    error: (error: Error) => rows.fail(error),
   });
   const batches = rows.batches(file);
   const first = await batches.next();
@@ -122,14 +129,19 @@ export async function readCsv(
 }
 
 /**
- * The parser's records, gathered as it emits them (it flows: an async iterator over it would cost a
- * promise per record) and handed to the reader a batch at a time, with their physical lines.
+ * The parser's rows, a chunk's worth at a time, each with its physical line, queued for the reader.
+ * The lines come from the text itself: a chunk's rows span as many line breaks as the text they were
+ * parsed from, so when that is one each (no quoted line break, no last row without one), they are
+ * numbered in turn without looking at their values.
  */
 class ParsedRows {
-  /** Characters fed since the last record came out. */
-  fed = 0;
-  private readonly ready: string[][][] = [];
-  private gathering: string[][] = [];
+  private readonly ready: CsvRow[][] = [];
+  /** The text fed and not yet parsed into rows (the parser's own partial row). */
+  private tail = '';
+  /** Where the parsed rows end in the text fed (the parser's cursor). */
+  private cursor = 0;
+  /** The physical line of the next row. */
+  private line = 1;
   private ended = false;
   /** The reader stopped: the feeder stops waiting for it. */
   private closed = false;
@@ -137,29 +149,44 @@ class ParsedRows {
   private wakeReader: (() => void) | undefined;
   private wakeFeeder: (() => void) | undefined;
 
-  constructor(private readonly parser: Duplex) {
-    parser.on('data', (record: string[]) => {
-      this.fed = 0;
-      this.gathering.push(record);
-      if (this.gathering.length < BATCH) return;
-      this.ready.push(this.gathering);
-      this.gathering = [];
-      this.wakeReader?.();
-    });
-    parser.on('end', () => {
-      this.ended = true;
-      if (this.gathering.length > 0) this.ready.push(this.gathering);
-      this.gathering = [];
-      this.wakeReader?.();
-    });
-    parser.on('error', (error) => this.fail(error));
+  constructor(private readonly stop: () => void) {}
+
+  /** A chunk of text on its way to the parser. */
+  feed(text: string): string {
+    this.tail += text;
+    if (this.tail.length > MAX_ROW_CHARS)
+      throw new Error(`a quoted field is not closed: ${MAX_ROW_CHARS} characters hold no row end`);
+    return text;
+  }
+
+  /** The rows parsed from the text up to `cursor`. */
+  parsed(records: string[][], cursor: number): void {
+    const consumed = this.tail.slice(0, cursor - this.cursor);
+    this.tail = this.tail.slice(cursor - this.cursor);
+    this.cursor = cursor;
+    const batch: CsvRow[] = [];
+    const oneLineEach = countBreaks(consumed) === records.length;
+    for (const record of records) {
+      const start = this.line;
+      this.line += 1;
+      if (!oneLineEach) for (const value of record) if (value.includes('\n')) this.line += countBreaks(value);
+      // A blank line (no field, or one empty one) is no row, but it is a physical line.
+      if (record.length === 0 || (record.length === 1 && record[0] === '')) continue;
+      batch.push({ line: start, values: record });
+    }
+    if (batch.length === 0) return;
+    this.ready.push(batch);
+    this.wakeReader?.();
+  }
+
+  end(): void {
+    this.ended = true;
+    this.wakeReader?.();
   }
 
   /** Ends the rows with an error, after those parsed before it (so the error names the line after them). */
   fail(error: unknown): void {
     this.failure ??= error;
-    if (this.gathering.length > 0) this.ready.push(this.gathering);
-    this.gathering = [];
     this.wakeReader?.();
   }
 
@@ -170,22 +197,12 @@ class ParsedRows {
   }
 
   async *batches(file: string): AsyncGenerator<CsvRow[]> {
-    let line = 1;
     try {
       for (;;) {
-        const records = this.ready.shift();
-        if (records) {
+        const batch = this.ready.shift();
+        if (batch) {
           this.wakeFeeder?.();
-          const batch: CsvRow[] = [];
-          for (const record of records) {
-            const start = line;
-            line += 1;
-            for (const value of record) if (value.includes('\n')) line += countBreaks(value);
-            // A blank line (no field, or one empty one) is no row, but it is a physical line.
-            if (record.length === 0 || (record.length === 1 && record[0] === '')) continue;
-            batch.push({ line: start, values: record });
-          }
-          if (batch.length > 0) yield batch;
+          yield batch;
           continue;
         }
         if (this.failure !== undefined) throw this.failure;
@@ -194,13 +211,16 @@ class ParsedRows {
         this.wakeReader = undefined;
       }
     } catch (error) {
-      throw new RegistryFileError(`${file} line ${line}: not a readable CSV (${(error as Error).message})`, {
-        cause: error,
-      });
+      throw new RegistryFileError(
+        `${file} line ${this.line}: not a readable CSV (${(error as Error).message})`,
+        {
+          cause: error,
+        },
+      );
     } finally {
       this.closed = true;
       this.wakeFeeder?.();
-      if (!this.ended) this.parser.destroy();
+      if (!this.ended) this.stop();
     }
   }
 }

@@ -11,6 +11,7 @@ import { byCodePoint } from '../../order';
 import { countryCode, isoFromDayMonthYear, otherNamesOf, textOf, websiteOf } from './fields';
 import {
   NAME_WITHHELD,
+  REGISTRY_FIELDS,
   type RegistryField,
   type RegistryItem,
   type RegistryUnit,
@@ -76,18 +77,8 @@ export interface KboContext {
   source: UnitSource;
 }
 
-export const KBO_OWNS: readonly RegistryField[] = [
-  'name',
-  'otherNames',
-  'address',
-  'place',
-  'legalForm',
-  'foundedOn',
-  'stoppedOn',
-  'activities',
-  'vatNumber',
-  'website',
-];
+/** KBO gives every field a registry may own (§11.5.1). */
+export const KBO_OWNS: readonly RegistryField[] = REGISTRY_FIELDS;
 
 /** `0712.345.630` and `0712345630` are one entity: the digits are the key the files are grouped by. */
 export function entityKey(number: string): string {

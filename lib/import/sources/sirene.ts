@@ -3,7 +3,7 @@
  * `StockUniteLegale`, in `siren` order. With `StockEtablissement` the unit's head office gives its
  * address, place and shop signs: both files are in ascending `siren` order (observed), so they are
  * merged as they stream, the order checked as it goes, and of a unit's establishments only the head
- * office is kept. A file found out of that order by a pass over its text before the join is copied in
+ * office is kept. A file found out of that order by a pass over its bytes before the join is copied in
  * order through sorted runs on disk (§11.5.10), its rows still named by their own lines.
  *
  * Privacy: a value the registry withholds (`[ND]`) is never output; a unit whose name is withheld is
@@ -237,10 +237,14 @@ export async function* sireneItems(
   let unitCursor: NamedCursor<UnitRow> | undefined;
   let officeCursor: NamedCursor<EstablishmentRow> | undefined;
   try {
-    unitCursor = await cursorOf(units, 'StockUniteLegale', UNIT_COLUMNS, folder, options.runs);
-    officeCursor =
-      establishments &&
-      (await cursorOf(establishments, 'StockEtablissement', ESTABLISHMENT_COLUMNS, folder, options.runs));
+    // Both files' order is known before either is parsed: rows parsed and left waiting through the
+    // other file's pass would live long enough for the garbage collector to move them to its old
+    // generation, and to keep doing so for the rows after them.
+    const unitFile = await inOrder(units, 'StockUniteLegale', folder, options.runs);
+    const officeFile =
+      establishments && (await inOrder(establishments, 'StockEtablissement', folder, options.runs));
+    unitCursor = await cursorOf(unitFile, UNIT_COLUMNS);
+    officeCursor = officeFile && (await cursorOf(officeFile, ESTABLISHMENT_COLUMNS));
     const offices = officeCursor && new HeadOffices(officeCursor);
     const mapped = { ...options, withEstablishments: Boolean(establishments) };
     let previous = '';
@@ -281,31 +285,44 @@ interface NamedCursor<R> {
   line(row: CsvRow): number;
 }
 
+/** A stock file, as the files hold it or as a sorted copy. */
+interface OrderedFile {
+  files: RegistryFiles;
+  file: string;
+}
+
 /**
- * The file's rows in `siren` order: the file itself when a pass over its text finds it in that order
- * (as INSEE publishes it), else a copy sorted in runs on disk in `folder()` (§11.5.10).
+ * The file in `siren` order: itself when a pass over its bytes finds it in that order (as INSEE
+ * publishes it), else a copy sorted in runs on disk in `folder()` (§11.5.10).
+ *
+ * The order is known before the join starts, not found by the join itself: the join hands each unit on
+ * as it reads it, in the `siren` order the import relies on (a repeat is told by the unit before it,
+ * lib/import/registry-import.ts), so a file found out of order half-way could no longer be sorted
+ * without units handed on twice or out of order, or every unit first spooled to disk, which costs far
+ * more than the pass.
  */
-async function cursorOf<const N extends string>(
+async function inOrder(
   files: RegistryFiles,
   stem: string,
-  columns: readonly N[],
   folder: () => Promise<string>,
   runs: SortedRunsOptions | undefined,
-): Promise<NamedCursor<Record<N, string>>> {
+): Promise<OrderedFile> {
   const csvs = files.names.filter((name) => /\.csv$/i.test(name));
   const file =
     csvs.find((name) => name.toLowerCase().startsWith(stem.toLowerCase())) ??
     (csvs.length === 1 ? csvs[0] : undefined);
   if (!file) throw new RegistryFileError(`${files.origin} holds no ${stem} CSV file`);
-  const ordered = (await firstColumnAscending(await files.open(file), SIREN_LENGTH))
-    ? files
-    : withCopies(
-        files,
-        new Map([
-          [file, await sortedCopy(files, file, 'siren', (siren) => siren.trim(), await folder(), runs)],
-        ]),
-      );
-  const csv = await readCsv(await ordered.open(file), file, ['siren']);
+  if (await firstColumnAscending(await files.open(file), SIREN_LENGTH)) return { files, file };
+  const copy = await sortedCopy(files, file, 'siren', (siren) => siren.trim(), await folder(), runs);
+  return { files: withCopies(files, new Map([[file, copy]])), file };
+}
+
+/** The file's rows, read as they stream. */
+async function cursorOf<const N extends string>(
+  { files, file }: OrderedFile,
+  columns: readonly N[],
+): Promise<NamedCursor<Record<N, string>>> {
+  const csv = await readCsv(await files.open(file), file, ['siren']);
   const at = columns.map((column) => csv.header.indexOf(column));
   const originalLine = csv.header.indexOf(ORIGINAL_LINE);
   return {

@@ -115,10 +115,13 @@ async function nextRecord(lines: AsyncIterator<string>): Promise<[string, string
   return [next.value.slice(0, tab), next.value.slice(tab + 1)];
 }
 
-/** A file's lines, read in large chunks (a run's line holds no raw line break: JSON escapes them). */
+/**
+ * A file's lines, read in chunks of 16 KiB (a run's line holds no raw line break: JSON escapes them): a
+ * merge reads many runs at once, each chunk alive until its lines are taken.
+ */
 async function* linesOf(path: string): AsyncGenerator<string> {
   let rest = '';
-  for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 16 })) {
+  for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 14 })) {
     const lines = (rest + (chunk as string)).split('\n');
     rest = lines.pop() ?? '';
     yield* lines;

@@ -7,12 +7,12 @@
  */
 import type { Address, CompanyRecord } from '../../companies/record';
 
-/** The company fields a registry may own (§11.5.1). */
+/** The company fields a registry may own (§11.5.1), in the order a unit that owns them all lists them. */
 export const REGISTRY_FIELDS = [
   'name',
   'otherNames',
-  'place',
   'address',
+  'place',
   'legalForm',
   'foundedOn',
   'stoppedOn',

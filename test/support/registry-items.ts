@@ -1,0 +1,41 @@
+/**
+ * What the registry converter tests share: the items a converter yields gathered, a unit found among
+ * them by its number as the file writes it, a rejected item as expected, and files zipped as the
+ * registries publish them.
+ */
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { basename } from 'node:path';
+import yazl from 'yazl';
+import type { RegistryItem, RegistryUnit } from '../../lib/import/sources/unit';
+
+export async function gathered(items: AsyncIterable<RegistryItem>): Promise<RegistryItem[]> {
+  const all: RegistryItem[] = [];
+  for await (const item of items) all.push(item);
+  return all;
+}
+
+/** The unit of `companyNumber` (as the registry writes it); the test fails without one. */
+export function unitOf(items: RegistryItem[], companyNumber: string): RegistryUnit {
+  const item = items.find((i) => i.kind === 'unit' && i.unit.companyNumber === companyNumber);
+  if (item?.kind !== 'unit') throw new Error(`no unit ${companyNumber}`);
+  return item.unit;
+}
+
+/** A rejected item as a converter yields it: the file's own name and line, and the reason. */
+export const rejected = (file: string, line: number, reason: string): RegistryItem => ({
+  kind: 'rejected',
+  source: { file, line },
+  reason,
+});
+
+/** `paths` zipped into `zipPath`, each under its own name; the ZIP's path. */
+export async function zipOf(zipPath: string, paths: string[]): Promise<string> {
+  const zip = new yazl.ZipFile();
+  for (const path of paths) zip.addFile(path, basename(path));
+  zip.end();
+  const out = createWriteStream(zipPath);
+  zip.outputStream.pipe(out);
+  await once(out, 'close');
+  return zipPath;
+}
