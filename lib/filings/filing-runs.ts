@@ -47,38 +47,27 @@ export function packFiling(f: Filing): PackedFiling {
 
 /** The filing `packFiling` packed, its figures' keys in the mapping's order (as `figuresOf` makes them). */
 export function unpackFiling(p: PackedFiling): Filing {
-  const figures: Record<Group, Record<string, number | null>> = {
+  const groups: Record<Group, Record<string, number | null>> = {
     profitability: {},
     liquidity: {},
     solvency: {},
     people: {},
   };
   for (let i = 0; i < MAPPING.length; i++)
-    figures[MAPPING[i]!.group][MAPPING[i]!.field] = (p[FIXED + i] as number | null) ?? null;
-  const [
-    file,
-    line,
-    format,
-    country,
-    companyNumber,
-    endDate,
-    startDate,
-    dateReceived,
-    rank,
-    healthIndicator,
-    dropped,
-  ] = p;
+    groups[MAPPING[i]!.group][MAPPING[i]!.field] = (p[FIXED + i] as number | null) ?? null;
+  const figures = groups as Figures;
+  const [file, line, format, country, companyNumber, endDate, startDate, dateReceived, rank] = p;
+  const [healthIndicator, dropped] = [p[9], p[10]];
+  const dates = { endDate, startDate, dateReceived };
   return {
     source: { file, line },
     format,
     country,
     companyNumber,
-    endDate,
-    startDate,
-    dateReceived,
+    ...dates,
     rank,
     healthIndicator,
-    figures: figures as Figures,
+    figures,
     dropped,
   };
 }
