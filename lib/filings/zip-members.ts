@@ -87,9 +87,7 @@ export class StreamedMembers {
   }
 
   close(): void {
-    this.done = true;
-    void this.handle?.close();
-    this.handle = null;
+    this.finish();
     this.held.clear();
   }
 
@@ -99,7 +97,7 @@ export class StreamedMembers {
       this.handle ??= await open(this.path, 'r');
       // A fresh buffer each time: fflate keeps views of what it is given until a member ends.
       const { bytesRead, buffer } = await this.handle.read(
-        Buffer.alloc(CHUNK_BYTES),
+        Buffer.allocUnsafe(CHUNK_BYTES),
         0,
         CHUNK_BYTES,
         this.position,
@@ -115,7 +113,8 @@ export class StreamedMembers {
 
   private finish(): void {
     this.done = true;
-    void this.handle?.close();
+    // Best effort: everything read from the file was read; a failed close loses nothing.
+    this.handle?.close().catch(() => {});
     this.handle = null;
   }
 
