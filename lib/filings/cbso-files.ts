@@ -2,15 +2,17 @@
  * The files of a CBSO delivery (contract §11.4, `registries.md` §3.2): a folder, or a ZIP as the
  * web services' daily batch extracts give them, read whole one small file at a time. A filing is two
  * JSON files of a few KB, so what a file costs is its opening, not its parsing: a folder's file is read
- * with one synchronous read (no stream, no promise per file). A ZIP is read by yauzl: its central
- * directory listed once, each member through yauzl's own read stream (which checks its size; the
- * CRC-32 is checked here), in the order of the members' offsets, so the ZIP is read front to back.
- * Memory: the names and entries are listed whole (about 100 bytes a file), the contents one at a time.
+ * with one synchronous read into a reused buffer (no stream, no promise, no stat per file). A ZIP's
+ * central directory is listed once by yauzl (names, offsets, CRC-32s); its members are read front to
+ * back in one pass through fflate's streaming `Unzip` (lib/filings/zip-members.ts), in the order of
+ * their offsets; a member that pass cannot give is read through yauzl's own read stream (which checks
+ * its size; the CRC-32 is checked here). Memory: the names and entries are listed whole (about 100 bytes a file), the contents a few
+ * at a time (bounded: zip-members.ts `HELD_BYTES`).
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import yauzl from 'yauzl';
+import type yauzl from 'yauzl';
 import { RegistryFileError } from '../import/sources/files';
 
 export interface FilingFiles {
@@ -18,8 +20,8 @@ export interface FilingFiles {
   readonly names: readonly string[];
   /** The file of that name (case-insensitive), as it is spelt there; undefined when absent. */
   find(name: string): string | undefined;
-  /** The file's bytes (a ZIP member's once its stream ends); throws when they cannot be read. */
-  read(name: string): Buffer | Promise<Buffer>;
+  /** The file's text, as UTF-8 (a ZIP member's once it is read); throws when it cannot be read. */
+  read(name: string): string | Promise<string>;
   /** Where the file is: a ZIP member's offset (files are read fastest by it), a folder's 0. */
   position(name: string): number;
   close(): void;
@@ -35,13 +37,36 @@ export async function openFilingFiles(path: string): Promise<FilingFiles> {
       .map((entry) => entry.name);
     return filesOf(
       names,
-      (name) => readFileSync(join(path, name)),
+      folderReader(path),
       () => 0,
       () => {},
     );
   }
   if (!/\.zip$/i.test(path)) throw new RegistryFileError(`${path} is neither a folder nor a ZIP`);
   return openZip(path);
+}
+
+/** Bytes of a folder's file read in one call; a larger file is read whole by `readFileSync`. */
+const READ_BUFFER = 1 << 16;
+
+/**
+ * A folder's file as text: opened and read into one buffer the reader reuses, no stat and no buffer
+ * per file (a filing's files are a few KB, so that is most of what reading one costs). A read that
+ * fills less than the buffer read the whole file: a regular file's read is short only at its end.
+ */
+function folderReader(folder: string): (name: string) => string {
+  const buffer = Buffer.allocUnsafe(READ_BUFFER);
+  return (name) => {
+    const path = join(folder, name);
+    const fd = openSync(path, 'r');
+    try {
+      const bytes = readSync(fd, buffer, 0, READ_BUFFER, 0);
+      if (bytes < READ_BUFFER) return buffer.toString('utf8', 0, bytes);
+    } finally {
+      closeSync(fd);
+    }
+    return readFileSync(path, 'utf8');
+  };
 }
 
 const statOf = (path: string) => {
@@ -55,8 +80,13 @@ const statOf = (path: string) => {
 async function openZip(path: string): Promise<FilingFiles> {
   const unreadable = (error: Error) =>
     new RegistryFileError(`${path} is not a readable ZIP (${error.message})`);
+  // Loaded for a ZIP only: a folder's conversion does not pay for the ZIP libraries.
+  const [{ default: zipReader }, { StreamedMembers }] = await Promise.all([
+    import('yauzl'),
+    import('./zip-members'),
+  ]);
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-    yauzl.open(path, { lazyEntries: true, autoClose: false }, (error, zipFile) =>
+    zipReader.open(path, { lazyEntries: true, autoClose: false }, (error, zipFile) =>
       error ? reject(unreadable(error)) : resolve(zipFile),
     ),
   );
@@ -72,9 +102,11 @@ async function openZip(path: string): Promise<FilingFiles> {
       zip.on('error', (error: Error) => reject(unreadable(error)));
       zip.readEntry();
     });
-    const read = async (name: string): Promise<Buffer> => {
-      const entry = entries.get(name);
-      if (!entry) throw new Error(`${name}: not in the ZIP`);
+    const byFileName = new Map([...entries.values()].map((entry) => [entry.fileName, entry]));
+    // By random access: a member the one pass could not give (lib/filings/zip-members.ts).
+    const reread = async (fileName: string): Promise<Buffer> => {
+      const entry = byFileName.get(fileName)!;
+      const name = basename(fileName);
       const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) =>
         zip.openReadStream(entry, (error, opened) => (error ? reject(error) : resolve(opened))),
       );
@@ -85,11 +117,20 @@ async function openZip(path: string): Promise<FilingFiles> {
       if (crc32(data) >>> 0 !== entry.crc32 >>> 0) throw new Error(`${name}: damaged (CRC-32)`);
       return data;
     };
+    const streamed = new StreamedMembers(path, byFileName, reread);
+    const read = async (name: string): Promise<string> => {
+      const entry = entries.get(name);
+      if (!entry) throw new Error(`${name}: not in the ZIP`);
+      return (await streamed.read(entry.fileName)).toString('utf8');
+    };
     return filesOf(
       [...entries.keys()],
       read,
       (name) => entries.get(name)?.relativeOffsetOfLocalHeader ?? 0,
-      () => zip.close(),
+      () => {
+        streamed.close();
+        zip.close();
+      },
     );
   } catch (error) {
     zip.close();
@@ -99,7 +140,7 @@ async function openZip(path: string): Promise<FilingFiles> {
 
 function filesOf(
   names: string[],
-  read: (name: string) => Buffer | Promise<Buffer>,
+  read: (name: string) => string | Promise<string>,
   position: (name: string) => number,
   close: () => void,
 ): FilingFiles {

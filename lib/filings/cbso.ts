@@ -120,7 +120,7 @@ class CentsOf implements Rubrics {
 /** The file's JSON (a byte-order mark allowed), or undefined when it cannot be read or parsed. */
 async function jsonOf(files: FilingFiles, name: string): Promise<unknown> {
   try {
-    const text = (await files.read(name)).toString('utf8');
+    const text = await files.read(name);
     return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as unknown;
   } catch {
     return undefined;

@@ -2,6 +2,8 @@
  * A filing's figures from its side of the mapping (lib/filings/mapping.ts), kept to what §6.1 allows,
  * and the mapping as the Markdown table docs/financials.md shows.
  */
+import * as v from 'valibot';
+import { financialPeriodSchema } from '../companies/schemas';
 import {
   MAPPING,
   type Confidence,
@@ -13,6 +15,8 @@ import {
 } from './mapping';
 
 type Value = number | null;
+
+const GROUP_NAMES = ['profitability', 'liquidity', 'solvency', 'people'] as const;
 
 /** The figures of a filing from its source's side of the table, and how many could not be kept. */
 export function figuresOf<S extends 'cbso' | 'inpi'>(
@@ -41,23 +45,17 @@ export function figuresOf<S extends 'cbso' | 'inpi'>(
   return { figures: held.figures, dropped: dropped + held.dropped };
 }
 
-/** Figures that may not be negative (the period schema's `amount`, `ratio` and `count`). */
-const NON_NEGATIVE = new Set([
-  'revenue',
-  'currentRatio',
-  'quickRatio',
-  'employees',
-  'cash',
-  'totalAssets',
-  'capital',
-  'debt',
-  'longTermDebt',
-  'longTermDebtFinancial',
-  'longTermDebtAccountsPayable',
-  'shortTermDebt',
-  'shortTermDebtFinancial',
-  'shortTermDebtAccountsPayable',
-]);
+/**
+ * Figures that may not be negative: those whose period schema rejects a negative value (`amount`,
+ * `ratio`, `count`, `share`), read from the schema itself so the rule has one source.
+ */
+const NON_NEGATIVE = new Set(
+  GROUP_NAMES.flatMap((group) =>
+    Object.entries(financialPeriodSchema.entries[group].entries)
+      .filter(([, schema]) => !v.safeParse(schema, -1).success)
+      .map(([field]) => field),
+  ),
+);
 
 /**
  * What the schema and §6.1's identities allow: a negative amount that may not be, a financial or
@@ -66,7 +64,7 @@ const NON_NEGATIVE = new Set([
  */
 function keepIdentities(f: Figures): { figures: Figures; dropped: number } {
   const held = { figures: f, dropped: 0 };
-  for (const group of GROUPS)
+  for (const group of GROUP_NAMES)
     for (const field in f[group]) {
       const value = (f[group] as Record<string, Value>)[field]!;
       if (value !== null && value < 0 && NON_NEGATIVE.has(field)) drop(held, group, field as never);
@@ -86,8 +84,6 @@ function keepIdentities(f: Figures): { figures: Figures; dropped: number } {
   if (p.ebitda !== null && p.ebit !== null && p.ebitda < p.ebit) drop(held, 'profitability', 'ebitda');
   return held;
 }
-
-const GROUPS = ['profitability', 'liquidity', 'solvency', 'people'] as const;
 
 /** Leaves a figure out (null), counted when it was there. */
 function drop<G extends Group>(

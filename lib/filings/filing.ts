@@ -43,8 +43,9 @@ export type FilingItem =
   | { kind: 'rejected'; reason: string; source: UnitSource };
 
 /**
- * Filings held in memory by the import before a run of them is sorted onto disk (about 1 KB each as
- * JSON text): what bounds its memory, whatever the files' size (§11.5.10).
+ * Filings held in memory by the import before a run of them is sorted onto disk (about 300 bytes each
+ * as the import's runs hold them, lib/filings/filing-runs.ts; about 1 KB as the engine's split holds
+ * whole items): what bounds its memory, whatever the files' size (§11.5.10).
  */
 export const FILING_RUN_SIZE = 5_000;
 

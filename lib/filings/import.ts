@@ -4,7 +4,7 @@
  * (lib/import/import.ts `runImport`: batches, journal, derivations, resumption).
  *
  * - **Grouped by company**: a company has many filings, in any order in the files. They are sorted by
- *   company through sorted runs on local disk (lib/import/sources/sorted-runs.ts), so memory stays flat
+ *   company through sorted runs on local disk (lib/filings/filing-runs.ts), so memory stays flat
  *   (§11.5.10) and each company is read, changed and written once per run, never by two batches at once.
  * - **Per company**: its stored record and, when it has periods, its filed periods are read (one BatchGet
  *   each per batch), the filings applied (lib/filings/apply.ts), the filed periods written, then the
@@ -24,10 +24,10 @@ import { getCompanyRecords, type CompanyState } from '../companies/store';
 import { queueChanges, type Change } from '../import/changes';
 import { runImport, type ImportOptions } from '../import/import';
 import { mergeUnit, type RegistrySummary } from '../import/registry-import';
-import { SortedRuns } from '../import/sources/sorted-runs';
 import type { UnitSource } from '../import/sources/unit';
 import { applyFilings } from './apply';
-import { FILING_RUN_SIZE, type Filing, type FilingFormat, type FilingItem } from './filing';
+import { type Filing, type FilingFormat, type FilingItem } from './filing';
+import { FilingRuns } from './filing-runs';
 import { getFiledPeriods, putFiledPeriods } from './store';
 
 export interface FilingImportOptions extends Omit<ImportOptions, 'onRejected'> {
@@ -57,7 +57,7 @@ export async function importFilings(
   const tally = { read: 0, rejected: 0, created: 0, changed: 0, unchanged: 0, fieldsDropped: 0 };
   const skipped = new Map<string, number>();
   const skip = (reason: string, n = 1) => skipped.set(reason, (skipped.get(reason) ?? 0) + n);
-  const runs = new SortedRuns<Filing>({ runSize: options.runSize ?? FILING_RUN_SIZE });
+  const runs = new FilingRuns(options.runSize);
   try {
     for await (const item of items) {
       if (item.kind === 'skipped') skip(item.reason);
@@ -67,8 +67,7 @@ export async function importFilings(
         options.onRejected?.(item.source, item.reason);
       } else {
         tally.read++;
-        const { country, companyNumber } = item.filing;
-        await runs.add(companyKey({ country, companyNumber }), item.filing);
+        await runs.add(item.filing);
       }
     }
   } catch (error) {

@@ -18,10 +18,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import yazl from 'yazl';
-import { companyKey } from '../../lib/companies/identifiers';
-import { FILING_RUN_SIZE, type Filing } from '../../lib/filings/filing';
+import { FilingRuns } from '../../lib/filings/filing-runs';
 import { FILING_SOURCES, type FilingFormat } from '../../lib/filings/sources';
-import { SortedRuns } from '../../lib/import/sources/sorted-runs';
 
 interface Measure {
   filings: number;
@@ -148,12 +146,12 @@ async function writeRatios(file: string, count: number): Promise<void> {
 async function measure(format: FilingFormat, target: string): Promise<Measure> {
   const started = performance.now();
   const cpu = process.cpuUsage();
-  const runs = new SortedRuns<Filing>({ runSize: FILING_RUN_SIZE });
+  const runs = new FilingRuns();
   let filings = 0;
   for await (const item of FILING_SOURCES[format](target)) {
     if (item.kind !== 'filing') continue;
     filings++;
-    await runs.add(companyKey(item.filing), item.filing);
+    await runs.add(item.filing);
   }
   let grouped = 0;
   for await (const [, filing] of runs.sorted()) if (filing) grouped++;

@@ -5,7 +5,7 @@
  */
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import yazl from 'yazl';
@@ -110,6 +110,30 @@ describe('CBSO filings from a ZIP', () => {
         (i) => i.kind !== 'filing' || i.filing.source.file !== file,
       ),
     );
+  });
+
+  it('reads a file larger than one read of a folder’s file, in a folder and in a ZIP', async () => {
+    // Each accounting file with 2,000 rubrics of the previous year beside its own: over 64 KB.
+    const large = fixture.map((m) => {
+      if (!m.name.endsWith('.accountingData.json')) return m;
+      const data = JSON.parse(m.data.toString()) as { Rubrics?: unknown[] };
+      if (!Array.isArray(data.Rubrics)) return m;
+      const previous = Array.from({ length: 2_000 }, (_, i) => ({
+        Code: `9${i}`,
+        Period: 'NM1',
+        Value: 'é1.00',
+      }));
+      return {
+        ...m,
+        data: Buffer.from(JSON.stringify({ ...data, Rubrics: [...previous, ...data.Rubrics] })),
+      };
+    });
+    expect(large.some((m) => m.data.length > 1 << 16)).toBe(true);
+    const folder = join(scratch, 'large');
+    await mkdir(folder);
+    await Promise.all(large.map((m) => writeFile(join(folder, m.name), m.data)));
+    expect(byFile(await itemsOf(folder))).toEqual(byFile(fromFolder));
+    expect(byFile(await itemsOf(await zipOf(join(scratch, 'large.zip'), large)))).toEqual(byFile(fromFolder));
   });
 
   it('refuses a file that is no ZIP, with its name', async () => {

@@ -12,6 +12,9 @@ import { financialPeriodSchema, type FinancialPeriod } from '../../lib/companies
 import { applyFilings, startAfter, type FiledPeriods } from '../../lib/filings/apply';
 import { figuresOf, mappingTableMarkdown } from '../../lib/filings/figures';
 import type { Filing } from '../../lib/filings/filing';
+import { FilingRuns } from '../../lib/filings/filing-runs';
+import { companyKey } from '../../lib/companies/identifiers';
+import { byCodePoint } from '../../lib/order';
 import { altmanZ2, frenchRatiosHealth, healthOfFigures } from '../../lib/filings/health';
 import { MAPPING, type RatioRow } from '../../lib/filings/mapping';
 
@@ -169,6 +172,43 @@ describe('filings as periods', () => {
         expect(financials.filter((p) => !valid(p))).toEqual([]);
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it('come back from the import’s grouping as they went in, key order included, grouped by company', async () => {
+    const companies = ['0712345630', '0403170701', '0202239951'];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(rubricSets, fc.constantFrom(...companies), day, fc.boolean()), {
+          minLength: 1,
+          maxLength: 12,
+        }),
+        async (drawn) => {
+          const filings = drawn.map(([rubrics, companyNumber, end, french], i) => ({
+            ...belgian(rubrics, end, '2024-07-31', i),
+            companyNumber,
+            ...(french
+              ? {
+                  format: 'inpi-ratios' as const,
+                  country: 'FR' as const,
+                  startDate: null,
+                  dateReceived: null,
+                }
+              : {}),
+          }));
+          // Runs of two: most filings go through the disk.
+          const runs = new FilingRuns(2);
+          for (const filing of filings) await runs.add(filing);
+          const back: Filing[] = [];
+          for await (const [key, filing] of runs.sorted()) {
+            expect(key).toBe(companyKey(filing));
+            back.push(filing);
+          }
+          const byCompany = [...filings].sort((a, b) => byCodePoint(companyKey(a), companyKey(b)));
+          expect(back.map((f) => JSON.stringify(f))).toEqual(byCompany.map((f) => JSON.stringify(f)));
+        },
+      ),
+      { numRuns: 50 },
     );
   });
 
