@@ -86,7 +86,7 @@ export function digestEntry(item: RegistryItem, seq: number, activeOnly: boolean
 
 /** Blocks whose digests are read in one round (BatchGetItem takes 100 keys). */
 const BLOCKS_PER_ROUND = 100;
-/** Items held back at most to gather a round of blocks. */
+/** Items held back to gather a round of blocks (twice that at most: one round is read while the next gathers). */
 const ITEMS_PER_ROUND = 4000;
 const WRITES_IN_FLIGHT = 8;
 
@@ -115,6 +115,12 @@ interface Block<E> {
   /** What the digest covers: each entry's fingerprint, in file order. */
   parts: string[];
   eligible: boolean;
+}
+
+/** A round of blocks and their stored digest items (by `pk`), being read. */
+interface Round<E> {
+  blocks: Array<Block<E>>;
+  stored: Promise<Map<string, Record<string, unknown>>>;
 }
 
 /** A digest to write once its block's units are through (`RegistryDigests.batchDone`). */
@@ -155,6 +161,9 @@ export class RegistryDigests {
   ): AsyncGenerator<{ entry: E; unchanged: boolean }> {
     let blocks: Array<Block<E>> = [];
     let held = 0;
+    // The round before, its digests being read while the converter goes on with this one: the
+    // converter never waits for a round trip (a file imported again is read as fast as converted).
+    let reading: Round<E> | null = null;
     for await (const entry of entries) {
       const seen = entryOf(entry);
       const ref = seen.unit?.ref ?? seen.ref;
@@ -163,7 +172,8 @@ export class RegistryDigests {
       if (ref && key && key !== current?.key) {
         if (blocks.length > BLOCKS_PER_ROUND || held >= ITEMS_PER_ROUND) {
           // The blocks so far are whole (a new one starts): their digests are read in one round.
-          yield* this.round(blocks);
+          if (reading) yield* this.judgeRound(reading);
+          reading = this.readRound(blocks);
           blocks = [];
           held = 0;
         }
@@ -179,17 +189,28 @@ export class RegistryDigests {
       if (part === null) block.eligible = false;
       else block.parts.push(part);
     }
-    yield* this.round(blocks);
+    if (reading) yield* this.judgeRound(reading);
+    yield* this.judgeRound(this.readRound(blocks));
   }
 
-  private async *round<E>(blocks: Array<Block<E>>): AsyncGenerator<{ entry: E; unchanged: boolean }> {
+  /** Starts reading the digests of a round's blocks. */
+  private readRound<E>(blocks: Array<Block<E>>): Round<E> {
     const eligible = blocks.filter((b) => b.eligible && b.ref && b.units.length > 0);
-    const items = await batchGet(
+    const stored = batchGet(
       tableName(),
       eligible.map((b) => this.keyOf(b.ref!)),
       { consistent: true },
-    );
-    const stored = new Map(items.map((item) => [item['pk'] as string, item]));
+    ).then((items) => new Map(items.map((item) => [item['pk'] as string, item])));
+    // Awaited by `judgeRound`; a failure is seen there, not as an unhandled rejection meanwhile.
+    stored.catch(() => undefined);
+    return { blocks, stored };
+  }
+
+  private async *judgeRound<E>({
+    blocks,
+    stored: reading,
+  }: Round<E>): AsyncGenerator<{ entry: E; unchanged: boolean }> {
+    const stored = await reading;
     for (const block of blocks) {
       const ref = block.eligible && block.units.length > 0 ? block.ref : undefined;
       const item = ref && stored.get(this.keyOf(ref).pk);
