@@ -24,7 +24,7 @@
  *   run writes its digest only if the item's token is still the one it read before judging the block,
  *   so a write that slips in between two imports' steps leaves no digest, never a wrong one.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { CompanyRef } from '../companies/identifiers';
 import { forEachLimited } from '../concurrency';
@@ -111,9 +111,10 @@ interface Block<E> {
   /** Its first company (none: items before any company, never a digest). */
   ref: CompanyRef | undefined;
   entries: E[];
-  units: DigestUnit[];
-  /** What the digest covers: each entry's fingerprint, in file order. */
-  parts: string[];
+  /** Its units' sequence numbers. */
+  units: number[];
+  /** What the digest covers, hashed as it comes (nothing of it held): each entry's fingerprint, in file order. */
+  hash: Hash;
   eligible: boolean;
 }
 
@@ -177,17 +178,24 @@ export class RegistryDigests {
           blocks = [];
           held = 0;
         }
-        blocks.push({ key, ref, entries: [], units: [], parts: [], eligible: true });
+        blocks.push({ key, ref, entries: [], units: [], hash: createHash('sha256'), eligible: true });
       } else if (!current) {
-        blocks.push({ key: '', ref: undefined, entries: [], units: [], parts: [], eligible: false });
+        blocks.push({
+          key: '',
+          ref: undefined,
+          entries: [],
+          units: [],
+          hash: createHash('sha256'),
+          eligible: false,
+        });
       }
       const block = blocks[blocks.length - 1]!;
       block.entries.push(entry);
       held++;
-      if (seen.unit) block.units.push(seen.unit);
+      if (seen.unit) block.units.push(seen.unit.seq);
       const part = seen.unit ? seen.unit.fingerprint : seen.fingerprint;
       if (part === null) block.eligible = false;
-      else block.parts.push(part);
+      else block.hash.update(part).update('\0');
     }
     if (reading) yield* this.judgeRound(reading);
     yield* this.judgeRound(this.readRound(blocks));
@@ -214,7 +222,7 @@ export class RegistryDigests {
     for (const block of blocks) {
       const ref = block.eligible && block.units.length > 0 ? block.ref : undefined;
       const item = ref && stored.get(this.keyOf(ref).pk);
-      const digest = ref ? digestOf(block.parts) : '';
+      const digest = ref ? block.hash.digest('base64url') : '';
       const unchanged =
         ref !== undefined &&
         item !== undefined &&
@@ -227,8 +235,8 @@ export class RegistryDigests {
       } else if (ref)
         this.pending.push({
           ref,
-          first: block.units[0]!.seq,
-          last: block.units[block.units.length - 1]!.seq,
+          first: block.units[0]!,
+          last: block.units[block.units.length - 1]!,
           digest,
           token: typeof item?.['token'] === 'string' ? item['token'] : undefined,
           units: block.units.length,
@@ -327,13 +335,6 @@ export class RegistryDigests {
     }
     return done;
   }
-}
-
-/** The hash of a block's items: their fingerprints (a unit's names its company) in file order. */
-function digestOf(parts: string[]): string {
-  const hash = createHash('sha256');
-  for (const part of parts) hash.update(part).update('\0');
-  return hash.digest('base64url');
 }
 
 /**
