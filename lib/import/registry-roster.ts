@@ -1,16 +1,16 @@
 /**
- * (ext) Registry rosters: the companies each registry wrote that are not stopped, so that a KBO full
+ * (ext) Registry rosters: the companies a registry wrote that are not stopped, so that a KBO full
  * extract finds the enterprises it no longer holds (contract §11.5.2) by reading a few items per block
  * of company numbers — one Query per shard — instead of a Scan of the whole table, which reads every
  * item of every company (and so made a full extract imported again cost as much as the stage is big).
  *
- * One item per registry and block of company numbers (the registry digests' blocks, about 30 companies,
- * lib/import/registry-digest.ts `digestBlock`), in one of 16 shard partitions: `companies`, a string set
- * of the canonical numbers. Every write of a company through the import (lib/import/changes.ts, erase.ts)
- * hands back a set change for each registry among the company's sources: added while it is not stopped,
- * removed once it is stopped or erased. The changes of a batch's companies merge into one update per
- * block (lib/storage/transactions.ts `batchSetChanges`), and set operations are idempotent, so a batch
- * derived again ends the same.
+ * One item per rostered registry (KBO) and block of company numbers (the registry digests' blocks, about
+ * 30 companies, lib/import/registry-digest.ts `digestBlock`), in one of 16 shard partitions: `companies`,
+ * a string set of the canonical numbers. Every write of a company through the import
+ * (lib/import/changes.ts, erase.ts) hands back a set change for each rostered registry among the
+ * company's sources: added while it is not stopped, removed once it is stopped or erased. The changes of
+ * a batch's companies merge into one update per block (lib/storage/transactions.ts `batchSetChanges`),
+ * and set operations are idempotent, so a batch derived again ends the same.
  *
  * A stage whose companies were written before rosters were kept has none: until its `BUILT` mark exists,
  * `rosterCompanies` answers from the caller's fallback (the older way: a Scan, or the filter profiles),
@@ -24,8 +24,12 @@ import { tableName } from '../storage/client';
 import * as keys from '../storage/keys';
 import { batchSetChanges, type SetChange } from '../storage/transactions';
 import { digestBlock } from './registry-digest';
-import { REGISTRY_FORMATS } from './sources';
 
+/**
+ * The registries whose full files stop the companies they no longer hold (§11.5.2: KBO's). SIRENE's
+ * stock stops nothing by absence: keeping a roster for it would be writes nobody reads.
+ */
+const ROSTERED: readonly string[] = ['kbo'];
 const SHARDS = 16;
 const BUILT = 'BUILT';
 const ATTRIBUTE = 'companies';
@@ -42,14 +46,14 @@ export interface RosterWrite {
   sources: readonly string[];
   /** Stored and not stopped: in the rosters of its registries; else out of them. */
   live: boolean;
-  /** Erased (lib/import/erase.ts): its sources are no longer known, it leaves every registry's roster. */
+  /** Erased (lib/import/erase.ts): its sources are no longer known, it leaves every roster. */
   erased?: boolean;
 }
 
 /** The set changes that keep the rosters of the registries among each company's sources. */
 export function rosterChanges(writes: RosterWrite[]): SetChange[] {
   return writes.flatMap(({ company, sources, live, erased }) =>
-    REGISTRY_FORMATS.filter((registry) => erased || sources.includes(registry)).map((registry) => ({
+    ROSTERED.filter((registry) => erased || sources.includes(registry)).map((registry) => ({
       key: rosterKey(registry, company),
       attribute: ATTRIBUTE,
       ...(live
@@ -68,6 +72,11 @@ export async function* rosterCompanies(
   country: string,
   fallback: () => AsyncIterable<string[]>,
 ): AsyncGenerator<string[]> {
+  // A registry without a roster (its writes keep none) is answered the older way, every time.
+  if (!ROSTERED.includes(source)) {
+    yield* fallback();
+    return;
+  }
   const [built] = await batchGet(tableName(), [builtKey(source, country)], {
     projection: ['pk'],
     consistent: true,
