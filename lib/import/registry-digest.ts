@@ -17,7 +17,8 @@
  * - **of everything in the block**: its rejected and skipped items are in the digest too (the import
  *   counts and reports them afresh every run, before the digest is looked at); a block with an item
  *   whose effect depends on what is stored (a ceased unit an `--active-only` run leaves out only when
- *   it is not stored) gets none;
+ *   it is not stored) gets none; a withheld name, whose company the import looks up every run, is in
+ *   the digest by its number;
  * - **no other write since**: any other import that writes a company a registry wrote (JSON Lines, a
  *   filing, another registry) first replaces the block's item with a fresh `token` and no digest, in
  *   one batch (`markDigestsStale`, called by lib/import/changes.ts before the companies are written). A
@@ -77,10 +78,13 @@ export function digestEntry(item: RegistryItem, seq: number, activeOnly: boolean
   }
   if (item.kind === 'rejected') return { fingerprint: `rejected\0${item.reason}` };
   const ref = item.company ? { ref: item.company } : {};
-  // A skipped unit that a stored company should still get, and a withheld name (it erases a stored
-  // company, §11.5.6), depend on what is stored.
-  if (item.unit || item.reason === NAME_WITHHELD) return { fingerprint: null, ...ref };
+  // A skipped unit that a stored company should still get depends on what is stored.
+  if (item.unit) return { fingerprint: null, ...ref };
   const company = item.company ? `${item.company.country}#${item.company.companyNumber}` : '';
+  // A withheld name erases its company if one is stored (§11.5.6): the import reads that one company's
+  // state every run whatever the digest says (lib/import/registry-import.ts), so the rest of its block
+  // keeps its digest — a block of 30 is not read for one withheld name.
+  if (item.reason === NAME_WITHHELD) return { fingerprint: `withheld\0${company}`, ...ref };
   return { fingerprint: `skipped\0${item.reason}\0${company}`, ...ref };
 }
 
