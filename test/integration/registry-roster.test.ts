@@ -5,6 +5,9 @@
  * erasure, another source's write. A stage without a roster gets one filled on the first ask.
  */
 import { storedRegistry, storedRegistryByKey } from '../../lib/import/registry-store';
+import { batchDelete, queryAll } from '../../lib/storage/batch';
+import { tableName } from '../../lib/storage/client';
+import * as keys from '../../lib/storage/keys';
 import { NAME_WITHHELD, type RegistryItem } from '../../lib/import/sources/unit';
 import { companyRecord } from '../support/records';
 import { recordCalls, type Call } from '../support/dynamodb-calls';
@@ -64,5 +67,32 @@ describe("a registry's roster", () => {
     expect(beyondRoster(calls)).toEqual([]);
     // The AWS split's way by key answers the same from the same roster.
     expect(await listed(storedRegistryByKey)).toEqual(expected.sort());
+  });
+
+  it("is filled by the AWS split's way by key on a stage without one, from the filter profiles", async () => {
+    // A stage written before rosters were kept: no roster item, no mark.
+    const shards = [...Array.from({ length: 16 }, (_, shard) => String(shard)), 'BUILT'];
+    for (const shard of shards) {
+      const items = await queryAll({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.registryRoster('kbo', 'BE', shard, '').pk },
+      });
+      await batchDelete(
+        tableName(),
+        items.map((item) => ({ pk: item['pk'] as string, sk: item['sk'] as string })),
+      );
+    }
+    const expected = [...numbers(100, 160), ...numbers(200, 233)]
+      .filter((n) => n !== beNumber(205) && n !== beNumber(210))
+      .sort();
+
+    const first = await recordCalls(() => listed(storedRegistryByKey));
+    expect(first.result).toEqual(expected);
+    expect(first.calls.some((c) => JSON.stringify(c.input).includes('FILTER_PROFILES#BE#'))).toBe(true);
+
+    const again = await recordCalls(() => listed(storedRegistryByKey));
+    expect(again.result).toEqual(expected);
+    expect(beyondRoster(again.calls)).toEqual([]);
   });
 });
