@@ -16,7 +16,7 @@ import type { ContactClaimer } from './contacts';
 import { GatheredWrites } from './gathered-writes';
 import type { Entry, Judge } from './lines';
 import { markDigestsStale } from './registry-digest';
-import { rosterChanges, type RosterWrite } from './registry-roster';
+import { rosterChanges, rosterMayChange, type RosterWrite } from './registry-roster';
 import {
   deleteJournal,
   doneRuns,
@@ -240,7 +240,9 @@ export async function writeChanges(accepted: Array<Change & Claimed>, run: Run):
   const updates = await deriveAndWrite(
     changes,
     run,
-    accepted.map((e) => ({ company: e.record, sources: sourcesOf(e), live: !e.record.stoppedOn })),
+    accepted
+      .filter((e) => rosterMayChange(e.source ?? JSON_LINES, before(e), e.record))
+      .map((e) => ({ company: e.record, sources: sourcesOf(e), live: !e.record.stoppedOn })),
   );
   run.summary.updates += updates;
   await deleteJournal(journal);

@@ -50,6 +50,20 @@ export interface RosterWrite {
   erased?: boolean;
 }
 
+/**
+ * Whether a write of a company by `source` may change what the rosters hold of it: a rostered
+ * registry's own write (a new company, or one it writes again: set again, merged per block), or any
+ * write that stops or restarts the company. Another source's write that leaves `stoppedOn` as it was (a
+ * filing, most JSON Lines records) changes nothing there and costs no transaction item.
+ */
+export function rosterMayChange(
+  source: string,
+  before: { stoppedOn?: string | null } | null,
+  after: { stoppedOn?: string | null },
+): boolean {
+  return ROSTERED.includes(source) || (before?.stoppedOn ?? null) !== (after.stoppedOn ?? null);
+}
+
 /** The set changes that keep the rosters of the registries among each company's sources. */
 export function rosterChanges(writes: RosterWrite[]): SetChange[] {
   return writes.flatMap(({ company, sources, live, erased }) =>

@@ -51,17 +51,26 @@ describe("a registry's roster", () => {
     expect(beyondRoster(again.calls)).toEqual([]);
   });
 
-  it('follows new companies, a stop, an erasure and the JSON Lines record of a KBO company', async () => {
+  it('follows new companies, a stop, an erasure and JSON Lines records of KBO companies', async () => {
     await registry(units(200, 230));
     await listed();
     await registry([unit(205, { stoppedOn: '2026-11-20' }), ...units(230, 233), withheld(210)]);
     // Another source's snapshot of a KBO company keeps it KBO's: the registry wrote it and it is not stopped.
-    await jsonLines([companyRecord({ companyNumber: beNumber(220), contacts: [], shareholders: [] })]);
+    // One that stops it takes it out.
+    await jsonLines([
+      companyRecord({ companyNumber: beNumber(220), contacts: [], shareholders: [] }),
+      companyRecord({
+        companyNumber: beNumber(221),
+        contacts: [],
+        shareholders: [],
+        stoppedOn: '2026-11-01',
+      }),
+    ]);
 
     const { result, calls } = await recordCalls(() => listed());
 
     const expected = [...numbers(100, 160), ...numbers(200, 233)].filter(
-      (n) => n !== beNumber(205) && n !== beNumber(210),
+      (n) => n !== beNumber(205) && n !== beNumber(210) && n !== beNumber(221),
     );
     expect(result).toEqual(expected.sort());
     expect(beyondRoster(calls)).toEqual([]);
@@ -84,7 +93,7 @@ describe("a registry's roster", () => {
       );
     }
     const expected = [...numbers(100, 160), ...numbers(200, 233)]
-      .filter((n) => n !== beNumber(205) && n !== beNumber(210))
+      .filter((n) => n !== beNumber(205) && n !== beNumber(210) && n !== beNumber(221))
       .sort();
 
     const first = await recordCalls(() => listed(storedRegistryByKey));
