@@ -16,6 +16,7 @@ import type { ContactClaimer } from './contacts';
 import { GatheredWrites } from './gathered-writes';
 import type { Entry, Judge } from './lines';
 import { markDigestsStale } from './registry-digest';
+import { rosterChanges, rosterMayChange, type RosterWrite } from './registry-roster';
 import {
   deleteJournal,
   doneRuns,
@@ -236,7 +237,13 @@ export async function writeChanges(accepted: Array<Change & Claimed>, run: Run):
     ...formsOf(state(e)?.addressForms, e.addressForms),
   }));
   // Awaited first: `x += await …` reads x before the wait and would lose what other batches added.
-  const updates = await deriveAndWrite(changes, run);
+  const updates = await deriveAndWrite(
+    changes,
+    run,
+    accepted
+      .filter((e) => rosterMayChange(e.source ?? JSON_LINES, before(e), e.record))
+      .map((e) => ({ company: e.record, sources: sourcesOf(e), live: !e.record.stoppedOn })),
+  );
   run.summary.updates += updates;
   await deleteJournal(journal);
   run.settled.add(changeId);
@@ -269,10 +276,12 @@ async function mayHaveJournals(changeIds: string[], run: Run): Promise<string[]>
 async function resume(journal: Journal & StoredJournal, run: Run): Promise<number> {
   const current = await getCompanyRecords(journal.entries.map((e) => e.company));
   const changes: CompanyChange[] = [];
+  const rosters: RosterWrite[] = [];
   for (const entry of journal.entries) {
     const now = current.get(companyKey(entry.company));
     // Written by this change (a later change would name its own journal): derive it.
     if (now?.state.changeId !== journal.changeId) continue;
+    rosters.push({ company: now.record, sources: storedSources(now.state), live: !now.record.stoppedOn });
     changes.push({
       before: entry.before,
       after: now.record,
@@ -283,14 +292,22 @@ async function resume(journal: Journal & StoredJournal, run: Run): Promise<numbe
       ...formsOf(entry.addressFormsBefore, now.state.addressForms),
     });
   }
-  const updates = await deriveAndWrite(changes, run);
+  const updates = await deriveAndWrite(changes, run, rosters);
   await deleteJournal(journal);
   return updates;
 }
 
-/** Runs a batch's derivations and makes the writes they hand back; answers the number of updates. */
-export async function deriveAndWrite(changes: CompanyChange[], run: Run): Promise<number> {
+/**
+ * Runs a batch's derivations and makes the writes they hand back, with the batch's registry roster
+ * changes (lib/import/registry-roster.ts); answers the number of updates.
+ */
+export async function deriveAndWrite(
+  changes: CompanyChange[],
+  run: Run,
+  rosters: RosterWrite[] = [],
+): Promise<number> {
   const writes = new GatheredWrites();
+  writes.add('the registry rosters', { puts: [], deletes: [], setChanges: rosterChanges(rosters) });
   const together = await gatheredBy('the batch derivations', () => run.deriveBatch(changes));
   let updates = together.updates;
   writes.add('the batch derivations', together.writes);

@@ -29,6 +29,7 @@ import { batchDelete, batchGet, batchPut } from '../storage/batch';
 import { tableName } from '../storage/client';
 import * as keys from '../storage/keys';
 import { deriveAndWrite, type Run } from './changes';
+import type { RosterWrite } from './registry-roster';
 import { deleteJournal, getJournals, putJournal } from './store';
 
 /** A company with nothing known but its number and country: one erased, or a new one before a unit is merged in. */
@@ -75,7 +76,11 @@ export async function eraseCompanies(refs: CompanyRef[], run: Run): Promise<numb
     stored.map(({ record }) => keys.company(record)),
   );
   // Awaited first: `x += await …` reads x before the wait and would lose what other batches added.
-  const updates = await deriveAndWrite(stored.map(goneChange(run.asOf, changeId)), run);
+  const updates = await deriveAndWrite(
+    stored.map(goneChange(run.asOf, changeId)),
+    run,
+    stored.map(erasedFromRosters),
+  );
   run.summary.updates += updates;
   await deleteJournal(journal);
   run.settled.add(changeId);
@@ -117,6 +122,7 @@ export async function resumeErasures(refs: CompanyRef[], run: Run): Promise<void
     const updates = await deriveAndWrite(
       pending.map((e) => goneChange(journal.asOf, journal.changeId)({ record: e.before! })),
       run,
+      pending.map((e) => erasedFromRosters({ record: e.before! })),
     );
     run.summary.updates += updates;
     await deleteJournal(journal);
@@ -137,6 +143,14 @@ const goneChange =
     ...(state?.legalEntityId ? { legalEntityId: state.legalEntityId } : {}),
     gone: true,
   });
+
+/** An erased company leaves every registry's roster (lib/import/registry-roster.ts). */
+const erasedFromRosters = ({ record }: Pick<StoredCompany, 'record'>): RosterWrite => ({
+  company: refOf(record),
+  sources: [],
+  live: false,
+  erased: true,
+});
 
 /** The company a converter names (any input form of §3), canonical; null when none or not valid. */
 export function canonicalRef(ref: CompanyRef | undefined): CompanyRef | null {

@@ -17,14 +17,15 @@
  * - **of everything in the block**: its rejected and skipped items are in the digest too (the import
  *   counts and reports them afresh every run, before the digest is looked at); a block with an item
  *   whose effect depends on what is stored (a ceased unit an `--active-only` run leaves out only when
- *   it is not stored) gets none;
+ *   it is not stored) gets none; a withheld name, whose company the import looks up every run, is in
+ *   the digest by its number;
  * - **no other write since**: any other import that writes a company a registry wrote (JSON Lines, a
  *   filing, another registry) first replaces the block's item with a fresh `token` and no digest, in
  *   one batch (`markDigestsStale`, called by lib/import/changes.ts before the companies are written). A
  *   run writes its digest only if the item's token is still the one it read before judging the block,
  *   so a write that slips in between two imports' steps leaves no digest, never a wrong one.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { CompanyRef } from '../companies/identifiers';
 import { forEachLimited } from '../concurrency';
@@ -77,16 +78,19 @@ export function digestEntry(item: RegistryItem, seq: number, activeOnly: boolean
   }
   if (item.kind === 'rejected') return { fingerprint: `rejected\0${item.reason}` };
   const ref = item.company ? { ref: item.company } : {};
-  // A skipped unit that a stored company should still get, and a withheld name (it erases a stored
-  // company, §11.5.6), depend on what is stored.
-  if (item.unit || item.reason === NAME_WITHHELD) return { fingerprint: null, ...ref };
+  // A skipped unit that a stored company should still get depends on what is stored.
+  if (item.unit) return { fingerprint: null, ...ref };
   const company = item.company ? `${item.company.country}#${item.company.companyNumber}` : '';
+  // A withheld name erases its company if one is stored (§11.5.6): the import reads that one company's
+  // state every run whatever the digest says (lib/import/registry-import.ts), so the rest of its block
+  // keeps its digest — a block of 30 is not read for one withheld name.
+  if (item.reason === NAME_WITHHELD) return { fingerprint: `withheld\0${company}`, ...ref };
   return { fingerprint: `skipped\0${item.reason}\0${company}`, ...ref };
 }
 
 /** Blocks whose digests are read in one round (BatchGetItem takes 100 keys). */
 const BLOCKS_PER_ROUND = 100;
-/** Items held back at most to gather a round of blocks. */
+/** Items held back to gather a round of blocks (twice that at most: one round is read while the next gathers). */
 const ITEMS_PER_ROUND = 4000;
 const WRITES_IN_FLIGHT = 8;
 
@@ -111,10 +115,17 @@ interface Block<E> {
   /** Its first company (none: items before any company, never a digest). */
   ref: CompanyRef | undefined;
   entries: E[];
-  units: DigestUnit[];
-  /** What the digest covers: each entry's fingerprint, in file order. */
-  parts: string[];
+  /** Its units' sequence numbers. */
+  units: number[];
+  /** What the digest covers, hashed as it comes (nothing of it held): each entry's fingerprint, in file order. */
+  hash: Hash;
   eligible: boolean;
+}
+
+/** A round of blocks and their stored digest items (by `pk`), being read. */
+interface Round<E> {
+  blocks: Array<Block<E>>;
+  stored: Promise<Map<string, Record<string, unknown>>>;
 }
 
 /** A digest to write once its block's units are through (`RegistryDigests.batchDone`). */
@@ -155,6 +166,9 @@ export class RegistryDigests {
   ): AsyncGenerator<{ entry: E; unchanged: boolean }> {
     let blocks: Array<Block<E>> = [];
     let held = 0;
+    // The round before, its digests being read while the converter goes on with this one: the
+    // converter never waits for a round trip (a file imported again is read as fast as converted).
+    let reading: Round<E> | null = null;
     for await (const entry of entries) {
       const seen = entryOf(entry);
       const ref = seen.unit?.ref ?? seen.ref;
@@ -163,37 +177,56 @@ export class RegistryDigests {
       if (ref && key && key !== current?.key) {
         if (blocks.length > BLOCKS_PER_ROUND || held >= ITEMS_PER_ROUND) {
           // The blocks so far are whole (a new one starts): their digests are read in one round.
-          yield* this.round(blocks);
+          if (reading) yield* this.judgeRound(reading);
+          reading = this.readRound(blocks);
           blocks = [];
           held = 0;
         }
-        blocks.push({ key, ref, entries: [], units: [], parts: [], eligible: true });
+        blocks.push({ key, ref, entries: [], units: [], hash: createHash('sha256'), eligible: true });
       } else if (!current) {
-        blocks.push({ key: '', ref: undefined, entries: [], units: [], parts: [], eligible: false });
+        blocks.push({
+          key: '',
+          ref: undefined,
+          entries: [],
+          units: [],
+          hash: createHash('sha256'),
+          eligible: false,
+        });
       }
       const block = blocks[blocks.length - 1]!;
       block.entries.push(entry);
       held++;
-      if (seen.unit) block.units.push(seen.unit);
+      if (seen.unit) block.units.push(seen.unit.seq);
       const part = seen.unit ? seen.unit.fingerprint : seen.fingerprint;
       if (part === null) block.eligible = false;
-      else block.parts.push(part);
+      else block.hash.update(part).update('\0');
     }
-    yield* this.round(blocks);
+    if (reading) yield* this.judgeRound(reading);
+    yield* this.judgeRound(this.readRound(blocks));
   }
 
-  private async *round<E>(blocks: Array<Block<E>>): AsyncGenerator<{ entry: E; unchanged: boolean }> {
+  /** Starts reading the digests of a round's blocks. */
+  private readRound<E>(blocks: Array<Block<E>>): Round<E> {
     const eligible = blocks.filter((b) => b.eligible && b.ref && b.units.length > 0);
-    const items = await batchGet(
+    const stored = batchGet(
       tableName(),
       eligible.map((b) => this.keyOf(b.ref!)),
       { consistent: true },
-    );
-    const stored = new Map(items.map((item) => [item['pk'] as string, item]));
+    ).then((items) => new Map(items.map((item) => [item['pk'] as string, item])));
+    // Awaited by `judgeRound`; a failure is seen there, not as an unhandled rejection meanwhile.
+    stored.catch(() => undefined);
+    return { blocks, stored };
+  }
+
+  private async *judgeRound<E>({
+    blocks,
+    stored: reading,
+  }: Round<E>): AsyncGenerator<{ entry: E; unchanged: boolean }> {
+    const stored = await reading;
     for (const block of blocks) {
       const ref = block.eligible && block.units.length > 0 ? block.ref : undefined;
       const item = ref && stored.get(this.keyOf(ref).pk);
-      const digest = ref ? digestOf(block.parts) : '';
+      const digest = ref ? block.hash.digest('base64url') : '';
       const unchanged =
         ref !== undefined &&
         item !== undefined &&
@@ -206,8 +239,8 @@ export class RegistryDigests {
       } else if (ref)
         this.pending.push({
           ref,
-          first: block.units[0]!.seq,
-          last: block.units[block.units.length - 1]!.seq,
+          first: block.units[0]!,
+          last: block.units[block.units.length - 1]!,
           digest,
           token: typeof item?.['token'] === 'string' ? item['token'] : undefined,
           units: block.units.length,
@@ -306,13 +339,6 @@ export class RegistryDigests {
     }
     return done;
   }
-}
-
-/** The hash of a block's items: their fingerprints (a unit's names its company) in file order. */
-function digestOf(parts: string[]): string {
-  const hash = createHash('sha256');
-  for (const part of parts) hash.update(part).update('\0');
-  return hash.digest('base64url');
 }
 
 /**

@@ -19,7 +19,8 @@ import * as partitions from '../storage/partitions';
  * (gsi1), each one's member with the list item (read), then member and order item deleted and the list
  * item updated in one transaction (a refused one reads the list item). The counts smart filters are
  * estimated from: per batch, transactions of at most 99 counter items moved (`ADD`) and the batch
- * part's mark put only if absent (lib/lists/store/match-counts.ts).
+ * part's mark put only if absent (lib/lists/store/match-counts.ts). (ext) The registry rosters: set
+ * updates in the same transactions (lib/import/registry-roster.ts).
  */
 export const importPartitionStorage = {
   BatchGetItem: [
@@ -53,6 +54,7 @@ export const importPartitionStorage = {
     partitions.matchCounts,
     partitions.contactClaims,
     partitions.matchIndex,
+    partitions.registryRoster,
     partitions.eventLog,
     partitions.accountLists,
   ],
@@ -76,14 +78,16 @@ export const importPartitionStorage = {
  * (its progress item read, then updated: lib/import/registry-progress.ts), given up when its files are
  * not as published; what its converter asks of the stage (lib/import/registry-store.ts
  * `storedRegistryByKey`): the registry rows of the companies an update names and the links of its
- * establishments (read in batches), and for a full extract the companies KBO wrote (the filter
- * profiles' partitions read by Query, their company items in batches). It writes no company.
+ * establishments (read in batches), and for a full extract the companies KBO wrote (its roster read by
+ * Query; a stage without one has it filled once from the filter profiles' partitions read by Query and
+ * their company items in batches, set updates in transactions and its mark put). It writes no company.
  */
 export const importSplitStorage = {
   GetItem: [partitions.registryProgress],
-  UpdateItem: [partitions.registryProgress],
-  BatchGetItem: [partitions.company, partitions.registryLinks],
-  Query: [partitions.filterProfiles],
+  UpdateItem: [partitions.registryProgress, partitions.registryRoster],
+  BatchGetItem: [partitions.company, partitions.registryLinks, partitions.registryRoster],
+  Query: [partitions.filterProfiles, partitions.registryRoster],
+  BatchWriteItem: [partitions.registryRoster],
 } as const satisfies StorageAccess;
 
 /**

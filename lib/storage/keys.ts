@@ -17,6 +17,7 @@
  * | Lookalike lease    | LOOKALIKE_LEASE                     | LEASE         |        |                       | the one recompute of the lists that may run (its holder and expiry): a conditional put takes it, a conditional delete releases it |
  * | Import change      | CHANGE#<changeId>                   | PART#<n>      |        |                       | the records before one import batch's changes, until their derivations ran (resumable import) |
  * | Registry digest    | REGISTRY_DIGEST#<source>#<country>#<block> | DIGEST |      |                       | the hash of a registry's units of one block of company numbers as last imported, the run that wrote it and a token other writers replace: a registry file imported again reads one item per block, not per company (lib/import/registry-digest.ts) |
+ * | Registry roster    | REGISTRY_ROSTER#<source>#<country>#<0..15> / …#BUILT | <block> / BUILT | |              | (ext) the companies a registry wrote that are not stopped, a string set per block of company numbers, kept by every import's write; `BUILT` says the roster is whole: a full extract finds what it no longer holds by one Query per shard, not a Scan (lib/import/registry-roster.ts) |
  * | Contact claims     | CONTACTS#<contactId div 100>        | CONTACTS      |        |                       | which company each of 100 contact ids belongs to (unique across the service), one attribute `c<contactId>` each |
  * | Token              | TOKEN#<sha256 of token>             | TOKEN         | TOKENS | <createdAt>#<tokenId> | the authorizer's GetItem; the CLI's list     |
  * | Idempotency record | ACCOUNT#<account>#IDEMPOTENCY#<key> | IDEMPOTENCY   |        |                       | the first answer to an Idempotency-Key, per account, 24 h |
@@ -121,6 +122,11 @@ export const importChange = (changeId: string, part: number): Key => ({
 export const registryDigest = (source: string, country: string, block: string): Key => ({
   pk: `REGISTRY_DIGEST#${source}#${country}#${block}`,
   sk: 'DIGEST',
+});
+/** (ext) A block's companies in a registry's roster, in one of its shards (`shard` a number, or `BUILT` for its mark). */
+export const registryRoster = (source: string, country: string, shard: string, block: string): Key => ({
+  pk: `REGISTRY_ROSTER#${source}#${country}#${shard}`,
+  sk: block,
 });
 export const contactClaims = (bucket: number): Key => ({ pk: `CONTACTS#${bucket}`, sk: 'CONTACTS' });
 export const token = (hash: string): Key => ({ pk: `TOKEN#${hash}`, sk: 'TOKEN' });

@@ -23,6 +23,7 @@ export const lookalikeMarks: Partition = { pattern: keys.lookalikeMarks(anyNumbe
 export const lookalikeLease: Partition = { pattern: keys.lookalikeLease().pk };
 export const importChange: Partition = { pattern: keys.importChange(ANY, anyNumber).pk };
 export const registryDigest: Partition = { pattern: keys.registryDigest(ANY, ANY, ANY).pk };
+export const registryRoster: Partition = { pattern: keys.registryRoster(ANY, ANY, ANY, ANY).pk };
 export const contactClaims: Partition = { pattern: keys.contactClaims(anyNumber).pk };
 /** Token items, by hash: the authorizer's only partition. */
 export const token: Partition = { pattern: keys.token(ANY).pk };

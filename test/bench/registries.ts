@@ -11,6 +11,9 @@
  *    (DynamoDB Local's own write floor × the items the import writes per company, test/bench/write-floor.ts),
  *    then the same files again, whose rows a second should be at least those of the conversion alone
  *    (it reads one digest item per block of companies, not each company: its read units per company).
+ *    The same is done with files a tenth of the size: the difference of the two sizes is the per-row
+ *    rate (of the re-import and of the conversion alone alike, by wall and by CPU time), apart from what
+ *    a run pays whatever its size (process start, id scheme, run marks, completion), reported beside.
  *
  * Figures only; it exits 0. On a loaded machine the rates are the machine's, not the code's: the load
  * column says how loaded it was.
@@ -161,10 +164,43 @@ function figuresOf(run: CliRun) {
     unchanged: Number(match[4]),
     seconds: Number(match[5]),
     capacity: line('capacity: '),
+    cpuSeconds: run.cpuSeconds,
     cpuMsPerUnit: (1000 * run.cpuSeconds) / Math.max(1, Number(match[1])),
     readUnitsPerCompany: Number(/([\d.]+) read units per company read/.exec(line('capacity: '))?.[1] ?? NaN),
   };
 }
+
+/** The files of `kind` for about `units` units, imported into a fresh table, then again, then converted alone. */
+async function importTwice(
+  kind: Kind,
+  units: number,
+  dir: string,
+  run: (kind: Kind, dir: string, table: string) => Promise<ReturnType<typeof figuresOf> & { javaMs: number }>,
+) {
+  const { ensureTable } = await import('../../infra/local/dynamodb');
+  const share = (100 * units) / (kind === 'kbo' ? REAL.kboEnterprises : REAL.sireneUnits);
+  const written = await writeFiles(kind, dir, share);
+  const table = `registries-bench-${randomUUID()}`;
+  await ensureTable(endpointOf(), table);
+  console.error(`importing ${kind}: ${written.units} units, ${written.rows} CSV rows, into DynamoDB Local`);
+  const first = await run(kind, dir, table);
+  const firstLoad = load();
+  const again = await run(kind, dir, table);
+  const againLoad = load();
+  const converted = await measureInChild(kind, dir);
+  await rm(dir, { recursive: true, force: true });
+  return { ...written, first, firstLoad, again, againLoad, converted };
+}
+
+const endpointOf = () => process.env['DYNAMODB_ENDPOINT']!;
+
+/**
+ * Rows a second of each row beyond the small files': the difference of two sizes takes out what a run
+ * pays whatever its size (the process, the stage's id scheme, the run marks, the completion; for the
+ * conversion, opening the files), so the rate is the per-row rate, not a fixed cost spread thin.
+ */
+const perRow = (rows: number, seconds: number, smallRows: number, smallSeconds: number) =>
+  (rows - smallRows) / (seconds - smallSeconds);
 
 async function intoDynamoDb(importUnits: number, scratch: string): Promise<void> {
   process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
@@ -190,36 +226,45 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
     console.error('measuring what DynamoDB Local itself can write (the floor)');
     floor = await measureWriteFloor(endpoint);
     for (const kind of KINDS) {
-      const share = (100 * importUnits) / (kind === 'kbo' ? REAL.kboEnterprises : REAL.sireneUnits);
-      const dir = path.join(scratch, `${kind}-import`);
-      const { units, rows } = await writeFiles(kind, dir, share);
-      const table = `registries-bench-${randomUUID()}`;
-      await ensureTable(endpoint, table);
-      console.error(`importing ${kind}: ${units} units, ${rows} CSV rows, into DynamoDB Local`);
-      const first = await run(kind, dir, table);
-      const firstLoad = load();
-      const again = await run(kind, dir, table);
-      const againLoad = load();
-      const converted = await measureInChild(kind, dir);
-      await rm(dir, { recursive: true, force: true });
+      const big = await importTwice(kind, importUnits, path.join(scratch, `${kind}-import`), run);
+      // A tenth of the size, for what the re-import pays whatever its size (`perRow`).
+      const small = await importTwice(
+        kind,
+        Math.max(1, Math.round(importUnits / SMALL_SHARE)),
+        path.join(scratch, `${kind}-small`),
+        run,
+      );
+      const { first, again, converted, units, rows } = big;
       const ceiling = companiesPerSecondCeiling(floor, importWriteSplit(first.writes));
       const firstRate = first.written / first.seconds;
-      const convertedRate = rows / converted.seconds;
-      const againRate = rows / again.seconds;
+      const rate = (wall: number, cpu: number) =>
+        `${Math.round(wall)} rows/s (wall), ${Math.round(cpu)} (CPU)`;
+      const againWall = perRow(rows, again.seconds, small.rows, small.again.seconds);
+      const againCpu = perRow(rows, again.cpuSeconds, small.rows, small.again.cpuSeconds);
+      const convertedWall = perRow(rows, converted.seconds, small.rows, small.converted.seconds);
+      const convertedCpu = perRow(rows, converted.cpuSeconds, small.rows, small.converted.cpuSeconds);
+      const fixed = (total: number, rowsOf: number, perRowRate: number) =>
+        Math.max(0, total - rowsOf / perRowRate);
       lines.push(
         `${kind}: ${units} units, ${rows} CSV rows`,
         `  first  ${first.summary}`,
         `         ${first.writes}`,
         `         ${first.capacity}`,
         `         CPU per unit: import ${first.cpuMsPerUnit.toFixed(2)} ms, DynamoDB Local ` +
-          `${(first.javaMs / units).toFixed(2)} ms`,
+          `${(first.javaMs / units).toFixed(2)} ms, of which the same items written as the floor writes ` +
+          `them ${floorMs(floor, importWriteSplit(first.writes)).toFixed(2)} ms (the rest: reads, item sizes, indexes)`,
         `         ${Math.round(firstRate)} companies/s written; ceiling ${Math.round(ceiling)}/s: ` +
-          `${Math.round((100 * firstRate) / ceiling)} % of it (load ${firstLoad})`,
+          `${Math.round((100 * firstRate) / ceiling)} % of it (load ${big.firstLoad})`,
         `  again  ${again.summary}`,
-        `         ${Math.round(againRate)} CSV rows/s; the conversion alone of the same files ` +
-          `${Math.round(convertedRate)} rows/s: ${Math.round((100 * againRate) / convertedRate)} % of it; ` +
-          `${again.readUnitsPerCompany.toFixed(3)} read units per company (load ${againLoad})`,
-        `         CPU per unit: import ${again.cpuMsPerUnit.toFixed(3)} ms, DynamoDB Local ` +
+        `         whole run: ${Math.round(rows / again.seconds)} CSV rows/s; the conversion alone of the same ` +
+          `files ${Math.round(rows / converted.seconds)} rows/s; ${again.readUnitsPerCompany.toFixed(3)} read ` +
+          `units per company (load ${big.againLoad})`,
+        `         per row (beyond the ${small.rows} rows of ${small.units} units): again ${rate(againWall, againCpu)}; ` +
+          `the conversion alone ${rate(convertedWall, convertedCpu)}: ` +
+          `${Math.round((100 * againWall) / convertedWall)} % (wall), ${Math.round((100 * againCpu) / convertedCpu)} % (CPU)`,
+        `         what a re-import pays whatever its size: ${fixed(again.seconds, rows, againWall).toFixed(2)} s ` +
+          `(the conversion alone ${fixed(converted.seconds, rows, convertedWall).toFixed(2)} s)`,
+        `         CPU per unit: import ${again.cpuMsPerUnit.toFixed(3)} ms (process start included), DynamoDB Local ` +
           `${(again.javaMs / units).toFixed(3)} ms`,
       );
     }
@@ -242,6 +287,13 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
     ].join('\n'),
   );
 }
+
+/** DynamoDB Local's CPU (ms) for a company's writes split like the import's, at the floor's cost an item. */
+const floorMs = (floor: WriteFloor, split: { batchItems: number; transactionItems: number }) =>
+  split.batchItems * floor.batch.javaMsPerItem + split.transactionItems * floor.transaction.javaMsPerItem;
+
+/** The small files' size: this share of `--import-units`. */
+const SMALL_SHARE = 10;
 
 async function main(): Promise<void> {
   if (process.argv[2] === 'measure') {

@@ -1136,7 +1136,7 @@ describe('CompanyDataStack (dev)', () => {
       expect([...new Set(actions)].sort()).toEqual([...expected].sort());
     });
 
-    it("lets the split step write only a KBO extract's progress, and read only what a KBO extract asks of the stage", () => {
+    it("lets the split step write only a KBO extract's progress and KBO's roster, and read only what a KBO extract asks of the stage", () => {
       const grants = tableGrantsOf(template, workerFunctionId(template, 'importSplit')).filter(
         (grant) => !grant.startsWith('DENY '),
       );
@@ -1144,9 +1144,13 @@ describe('CompanyDataStack (dev)', () => {
         [
           `dynamodb:BatchGetItem table ${partitions.company.pattern}`,
           `dynamodb:BatchGetItem table ${partitions.registryLinks.pattern}`,
+          `dynamodb:BatchGetItem table ${partitions.registryRoster.pattern}`,
+          `dynamodb:BatchWriteItem table ${partitions.registryRoster.pattern}`,
           `dynamodb:GetItem table ${partitions.registryProgress.pattern}`,
           `dynamodb:Query table ${partitions.filterProfiles.pattern}`,
+          `dynamodb:Query table ${partitions.registryRoster.pattern}`,
           `dynamodb:UpdateItem table ${partitions.registryProgress.pattern}`,
+          `dynamodb:UpdateItem table ${partitions.registryRoster.pattern}`,
         ].sort(),
       );
     });

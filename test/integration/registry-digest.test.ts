@@ -127,7 +127,7 @@ describe('a registry file imported again', () => {
     expect(await nameOf(4119)).toBe('Registry 4119 NV');
   });
 
-  it('reports rejected and skipped items again every time, reading only the blocks of units the import rejected or whose name is withheld', async () => {
+  it('reports rejected and skipped items again every time, reading only the blocks of units the import rejected, and of a withheld name its one company', async () => {
     const repeat = unit(5150, {}, { source: { file: 'enterprise.csv', line: 5152 } });
     const file: RegistryItem[] = [
       ...units(5000, 5010),
@@ -163,11 +163,37 @@ describe('a registry file imported again', () => {
     expect([...result.rejected].sort()).toEqual([...rejections].sort());
     expect(figures(result.summary)).toMatchObject({ read: 51, rejected: 3, unchanged: 48 });
     expect(result.summary.skipped).toEqual(new Map([['name withheld', 1]]));
-    // A unit the import itself rejected (a missing name, a repeat) leaves its block without a digest,
-    // and so does a withheld name (it erases the company if one is stored, §11.5.6): those blocks are
-    // read again; the block whose item the converter rejected is not.
-    expect(new Set(companiesRead(calls).map((pk) => pk.slice(0, -4)))).toEqual(
+    // A unit the import itself rejected (a missing name, a repeat) leaves its block without a digest:
+    // those blocks are read again; the block whose item the converter rejected is not. A withheld name
+    // (it erases the company if one is stored, §11.5.6) has its one company looked up, not its block.
+    const read = companiesRead(calls);
+    expect(new Set(read.map((pk) => pk.slice(0, -4)))).toEqual(
       new Set([5010, 5150, 5210].map((n) => `COMPANY#BE#${beNumber(n).slice(0, 6)}`)),
     );
+    // Its state and the mark of an erasure, both under its own key.
+    const block52 = read.filter((pk) => pk.startsWith(`COMPANY#BE#${beNumber(5210).slice(0, 6)}`));
+    expect(new Set(block52)).toEqual(new Set([`COMPANY#BE#${beNumber(5210)}`]));
+  });
+
+  it('erases a company whose name the file withholds when another import wrote it since, its block unchanged', async () => {
+    const withheld: RegistryItem = {
+      kind: 'skipped',
+      reason: 'name withheld',
+      source: { file: 'enterprise.csv', line: 6011 },
+      company: { country: 'BE', companyNumber: beNumber(6010) },
+    };
+    const file = [...units(6000, 6010), withheld, ...units(6011, 6020)];
+    await registry(file);
+    await registry(file);
+    // A JSON Lines import writes the company whose name the registry withholds.
+    await jsonLines([companyRecord({ companyNumber: beNumber(6010), contacts: [], shareholders: [] })]);
+    expect((await getCompanyRecords([ref(6010)])).size).toBe(1);
+
+    const { result, calls } = await recordCalls(() => registry(file));
+
+    expect(figures(result.summary)).toMatchObject({ read: 20, changed: 1, unchanged: 19 });
+    expect((await getCompanyRecords([ref(6010)])).size).toBe(0);
+    // The other units of the block: unchanged by its digest, not read.
+    expect(companiesRead(calls).filter((pk) => pk !== `COMPANY#BE#${beNumber(6010)}`)).toEqual([]);
   });
 });

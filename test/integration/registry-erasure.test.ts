@@ -5,7 +5,7 @@
  * the lists' counters right. Through the command into DynamoDB Local, read back through the handlers:
  * a KBO natural person whose update no longer gives its name, and a SIRENE unit whose name turns `[ND]`.
  */
-import { appendFile, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { handler as getLegalEntities } from '../../functions/get-company-legal-entities';
@@ -27,13 +27,13 @@ import { ALICE, call } from '../support/events';
 import { answers, UNKNOWN } from '../support/company-answers';
 import { companyRecord, period } from '../support/records';
 import { runCli } from '../support/cli';
+import { sireneRows } from '../support/sirene-samples';
 import { useFreshTable } from '../support/table';
 
 const table = useFreshTable();
 jest.setTimeout(300_000);
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'registries');
-const SIRENE = path.join(FIXTURES, 'sirene');
 const importCli = (args: string[], stdin = '') => runCli('infra/cli/import.ts', args, table.name, stdin);
 
 /** The KBO natural person (`0712.345.630`, "Peeters, Jan") and the SIRENE sole proprietor (LUC BERNARD). */
@@ -53,24 +53,6 @@ let scratch: string;
 let staticList: number;
 let smartList: number;
 const legalEntityIds = new Map<string, string>();
-
-/** The sample SIRENE file's header and the rows of `siren` alone, with `changes` (column → value) applied. */
-async function sireneRows(
-  file: string,
-  siren: string,
-  changes: Record<string, string> = {},
-): Promise<string> {
-  const [header, ...lines] = (await readFile(path.join(SIRENE, file), 'utf8')).split('\n');
-  const columns = header!.replace(/^\uFEFF/, '').split(',');
-  const rows = lines
-    .filter((line) => line.startsWith(`${siren},`))
-    .map((line) => {
-      const values = line.split(',');
-      for (const [column, value] of Object.entries(changes)) values[columns.indexOf(column)] = value;
-      return values.join(',');
-    });
-  return [header, ...rows].join('\n') + '\n';
-}
 
 async function sireneStock(
   name: string,

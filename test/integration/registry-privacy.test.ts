@@ -9,13 +9,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { getCompanyDetails } from '../../lib/companies/details';
 import { runCli } from '../support/cli';
+import { sireneRows } from '../support/sirene-samples';
 import { useFreshTable } from '../support/table';
 
 const table = useFreshTable();
 jest.setTimeout(180_000);
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'registries');
-const SIRENE = path.join(FIXTURES, 'sirene');
 const importCli = (...args: string[]) => runCli('infra/cli/import.ts', args, table.name);
 const details = async (companyNumber: string) =>
   (await getCompanyDetails({ countryCode: 'FR', companyNumber }, '2026-11-29')).data;
@@ -25,20 +25,6 @@ beforeAll(async () => {
   scratch = await mkdtemp(path.join(tmpdir(), 'registry-privacy-'));
 });
 afterAll(() => rm(scratch, { recursive: true, force: true }));
-
-/** The sample file's header and the rows of `siren` alone, with `changes` (column → value) applied. */
-async function rowsOf(file: string, siren: string, changes: Record<string, string>): Promise<string> {
-  const [header, ...lines] = (await readFile(path.join(SIRENE, file), 'utf8')).split('\n');
-  const columns = header!.replace(/^\uFEFF/, '').split(',');
-  const rows = lines
-    .filter((line) => line.startsWith(`${siren},`))
-    .map((line) => {
-      const values = line.split(',');
-      for (const [column, value] of Object.entries(changes)) values[columns.indexOf(column)] = value;
-      return values.join(',');
-    });
-  return [header, ...rows].join('\n') + '\n';
-}
 
 async function stock(name: string, units: string, establishments?: string): Promise<string[]> {
   const unitsPath = path.join(scratch, `${name}-StockUniteLegale_utf8.csv`);
@@ -53,8 +39,8 @@ describe('a SIRENE unit that turns partially diffusible', () => {
   it('had its full address and acronym from a file that gave them', async () => {
     const args = await stock(
       'open',
-      await rowsOf('StockUniteLegale_utf8.csv', '912345675', {}),
-      await rowsOf('StockEtablissement_utf8.csv', '912345675', {}),
+      await sireneRows('StockUniteLegale_utf8.csv', '912345675', {}),
+      await sireneRows('StockEtablissement_utf8.csv', '912345675', {}),
     );
     const run = await importCli('--format', 'sirene', ...args);
     expect(run.code).toBe(0);
@@ -68,11 +54,11 @@ describe('a SIRENE unit that turns partially diffusible', () => {
   it('keeps only the municipality and loses the acronym once a file withholds them', async () => {
     const args = await stock(
       'partial',
-      await rowsOf('StockUniteLegale_utf8.csv', '912345675', {
+      await sireneRows('StockUniteLegale_utf8.csv', '912345675', {
         statutDiffusionUniteLegale: 'P',
         sigleUniteLegale: '[ND]',
       }),
-      await rowsOf('StockEtablissement_utf8.csv', '912345675', {
+      await sireneRows('StockEtablissement_utf8.csv', '912345675', {
         statutDiffusionEtablissement: 'P',
         complementAdresseEtablissement: '[ND]',
         numeroVoieEtablissement: '[ND]',
@@ -97,15 +83,15 @@ describe('a SIRENE unit that turns partially diffusible', () => {
     // The street again, from an open file; then the unit partial in a units file without establishments.
     const open = await stock(
       'open-again',
-      await rowsOf('StockUniteLegale_utf8.csv', '912345675', {}),
-      await rowsOf('StockEtablissement_utf8.csv', '912345675', {}),
+      await sireneRows('StockUniteLegale_utf8.csv', '912345675', {}),
+      await sireneRows('StockEtablissement_utf8.csv', '912345675', {}),
     );
     expect((await importCli('--format', 'sirene', ...open)).code).toBe(0);
     expect((await details('912345675')).address.street).toBe('RUE DES LILAS');
 
     const alone = await stock(
       'partial-alone',
-      await rowsOf('StockUniteLegale_utf8.csv', '912345675', { statutDiffusionUniteLegale: 'P' }),
+      await sireneRows('StockUniteLegale_utf8.csv', '912345675', { statutDiffusionUniteLegale: 'P' }),
     );
     const run = await importCli('--format', 'sirene', ...alone);
     expect(run.code).toBe(0);
