@@ -11,10 +11,10 @@ import path from 'node:path';
 import type { JsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { errorSchema } from '../../lib/http/schemas';
-import type { Route } from '../../lib/http/route';
+import { checksBody, type Route } from '../../lib/http/route';
 import { eventSchema } from '../../lib/events/schemas';
 import { ANY_SCOPE, SCOPES } from '../../lib/tokens/scopes';
-import { BODYLESS, conflictResponse, ERRORS, errorStatusesOf, type ErrorStatus } from './error-statuses';
+import { conflictResponse, ERRORS, errorStatusesOf, type ErrorStatus } from './error-statuses';
 import { parameterValues, type Example } from './examples';
 import { jsonSchemaOf } from './schema';
 
@@ -113,7 +113,7 @@ function operation(
   example: Example | undefined,
 ): Record<string, unknown> {
   const { params, query, body } = route.request;
-  const takesBody = body !== undefined && !BODYLESS.has(route.method);
+  const takesBody = body !== undefined && checksBody(route);
   const values = example ? parameterValues(route, example.request) : {};
   const header = (name: string) => example?.request.headers?.[name];
   const parameters = [

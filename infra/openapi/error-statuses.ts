@@ -6,7 +6,7 @@
  *   |---------------------------------------|--------------------------------------------------------|
  *   | `scope` (not null)                    | 401 UNAUTHORIZED, 403 FORBIDDEN                        |
  *   | a params, query or body schema        | 400 VALIDATION_ERROR                                   |
- *   | a body schema (not on GET/DELETE)     | 400 INVALID_JSON, 413 PAYLOAD_TOO_LARGE, 415           |
+ *   | POST, PUT or PATCH (`checksBody`)     | 400 INVALID_JSON, 413 PAYLOAD_TOO_LARGE, 415           |
  *   | a path parameter                      | 404 NOT_FOUND (the named resource, or not the caller's)|
  *   | `conflicts`, or `idempotent`          | 409 with exactly those codes (IDEMPOTENCY_KEY_REUSED)  |
  *   | `cursorExpires`                       | 410 CURSOR_EXPIRED                                     |
@@ -14,11 +14,8 @@
  *   | every route                           | 429 THROTTLED (the gateway), 500 INTERNAL              |
  */
 import type { ConflictCode } from '../../lib/http/errors';
-import type { Route } from '../../lib/http/route';
+import { checksBody, type Route } from '../../lib/http/route';
 import { touchesTable } from '../../lib/storage/access';
-
-/** Methods whose body the handlers ignore: a body schema on them gives no body errors. */
-export const BODYLESS = new Set(['GET', 'DELETE']);
 
 export interface ErrorStatus {
   status: string;
@@ -97,15 +94,15 @@ export const ERRORS = {
 
 /** The error statuses a route can give, derived from its row (the table at the top of this file). */
 export function errorStatusesOf(route: Route): ErrorStatus[] {
-  const { params, query, body } = route.request;
-  const takesBody = body !== undefined && !BODYLESS.has(route.method);
+  const { params, query } = route.request;
+  const bodyChecked = checksBody(route);
   const statuses: ErrorStatus[] = [];
-  if (params || query || takesBody) statuses.push(ERRORS.badRequest);
+  if (params || query || bodyChecked) statuses.push(ERRORS.badRequest);
   if (route.scope !== null) statuses.push(ERRORS.unauthorized, ERRORS.forbidden);
   if (pathParameters(route.path).length > 0) statuses.push(ERRORS.notFound);
   if (conflictCodesOf(route).length > 0) statuses.push(ERRORS.conflict);
   if (route.cursorExpires) statuses.push(ERRORS.cursorExpired);
-  if (takesBody) statuses.push(ERRORS.payloadTooLarge, ERRORS.unsupportedMediaType);
+  if (bodyChecked) statuses.push(ERRORS.payloadTooLarge, ERRORS.unsupportedMediaType);
   statuses.push(ERRORS.throttled, ERRORS.internal);
   if (touchesTable(route.storage)) statuses.push(ERRORS.unavailable);
   return statuses;

@@ -34,11 +34,10 @@ import {
 import { jsonBody } from './json-body';
 import { parseAcceptLanguage, type Language } from './language';
 import { RawJson } from './raw-json';
-import type { Route } from './route';
+import { checksBody, type Route } from './route';
 import { validateParts } from './validation';
 
 /** Methods whose body has no defined meaning (RFC 9110 §9.3): it is ignored, never judged. */
-const BODYLESS_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
 
 /** A request that takes this long is logged whatever its status (a warm one takes milliseconds). */
 export const SLOW_REQUEST_MS = 1000;
@@ -183,7 +182,7 @@ function ownEntries<T>(source: Record<string, T> | null | undefined, lowerCase: 
  * A body on GET or DELETE is ignored whatever its type, size or content.
  */
 function bodyHandling(route: Route): Array<middy.MiddlewareObj<APIGatewayProxyEvent>> {
-  if (BODYLESS_METHODS.has(route.method)) return [ignoreBody()];
+  if (!checksBody(route)) return [ignoreBody()];
   return route.request.body ? jsonBody() : [...jsonBody(), ignoreBody()];
 }
 

@@ -17,6 +17,16 @@ export interface RequestSchemas {
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/**
+ * Methods whose body has no defined meaning (RFC 9110 §9.3): a body sent with one is ignored whatever
+ * its type, size or content. A body sent with any other method meets the contract's rules for bodies
+ * (§1: size, JSON media type, valid JSON), whether or not the route reads one.
+ */
+export const BODYLESS_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
+
+/** Whether a body sent to the route is checked (413, 415, 400 INVALID_JSON): any but a bodyless method. */
+export const checksBody = (route: Pick<Route, 'method'>): boolean => !BODYLESS_METHODS.has(route.method);
+
 export interface Route {
   method: HttpMethod;
   /** API Gateway path template, `{name}` for a path parameter. */

@@ -3984,6 +3984,8 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['Throttled'];
       500: components['responses']['Internal'];
       503: components['responses']['Unavailable'];
@@ -4013,6 +4015,8 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['Throttled'];
       500: components['responses']['Internal'];
       503: components['responses']['Unavailable'];
