@@ -1,5 +1,5 @@
 import { endpoint } from '../lib/http/endpoint';
 import { createOneList } from '../lib/lists/manage';
-import { listRoutes } from '../lib/lists/routes';
+import { createList as route } from '../lib/lists/routes';
 
-export const handler = endpoint(listRoutes.createList, ({ caller, body }) => createOneList(caller, body));
+export const handler = endpoint(route, ({ caller, body }) => createOneList(caller, body));

@@ -1,7 +1,5 @@
 import { endpoint } from '../lib/http/endpoint';
-import { webhookRoutes } from '../lib/webhooks/routes';
+import { createWebhook as route } from '../lib/webhooks/routes';
 import { createWebhook } from '../lib/webhooks/webhooks';
 
-export const handler = endpoint(webhookRoutes.createWebhook, ({ caller, body }) =>
-  createWebhook(caller, body),
-);
+export const handler = endpoint(route, ({ caller, body }) => createWebhook(caller, body));

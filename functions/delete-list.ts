@@ -1,8 +1,8 @@
 import { endpoint } from '../lib/http/endpoint';
 import { deleteOneList } from '../lib/lists/manage';
-import { listRoutes } from '../lib/lists/routes';
+import { deleteList as route } from '../lib/lists/routes';
 
-export const handler = endpoint(listRoutes.deleteList, async ({ caller, params }) => {
+export const handler = endpoint(route, async ({ caller, params }) => {
   await deleteOneList(caller, params.id);
   return undefined;
 });

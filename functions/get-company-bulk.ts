@@ -1,5 +1,5 @@
-import { companyRoutes } from '../lib/companies/routes';
+import { getCompanyBulk as route } from '../lib/companies/routes';
 import { getDetailsInBulk } from '../lib/companies/details';
 import { endpoint } from '../lib/http/endpoint';
 
-export const handler = endpoint(companyRoutes.getCompanyBulk, ({ body }) => getDetailsInBulk(body));
+export const handler = endpoint(route, ({ body }) => getDetailsInBulk(body));

@@ -1,7 +1,5 @@
-import { companyRoutes } from '../lib/companies/routes';
+import { getCompanyContacts as route } from '../lib/companies/routes';
 import { getCompanyContacts } from '../lib/companies/details';
 import { endpoint } from '../lib/http/endpoint';
 
-export const handler = endpoint(companyRoutes.getCompanyContacts, ({ params, query }) =>
-  getCompanyContacts(params, query),
-);
+export const handler = endpoint(route, ({ params, query }) => getCompanyContacts(params, query));

@@ -1,7 +1,5 @@
-import { companyRoutes } from '../lib/companies/routes';
+import { getCompanyFinancials as route } from '../lib/companies/routes';
 import { getCompanyFinancials } from '../lib/companies/financials';
 import { endpoint } from '../lib/http/endpoint';
 
-export const handler = endpoint(companyRoutes.getCompanyFinancials, ({ params, query }) =>
-  getCompanyFinancials(params, query),
-);
+export const handler = endpoint(route, ({ params, query }) => getCompanyFinancials(params, query));

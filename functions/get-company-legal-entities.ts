@@ -1,7 +1,5 @@
 import { endpoint } from '../lib/http/endpoint';
 import { getCompanyLegalEntities } from '../lib/legal-entities/legal-entities';
-import { legalEntityRoutes } from '../lib/legal-entities/routes';
+import { getCompanyLegalEntities as route } from '../lib/legal-entities/routes';
 
-export const handler = endpoint(legalEntityRoutes.getCompanyLegalEntities, ({ params, query }) =>
-  getCompanyLegalEntities(params, query),
-);
+export const handler = endpoint(route, ({ params, query }) => getCompanyLegalEntities(params, query));

@@ -1,7 +1,5 @@
 import { endpoint } from '../lib/http/endpoint';
 import { getLookalikesInBulk } from '../lib/lookalikes/lookalikes';
-import { lookalikeRoutes } from '../lib/lookalikes/routes';
+import { getCompanyLookalikesBulk as route } from '../lib/lookalikes/routes';
 
-export const handler = endpoint(lookalikeRoutes.getCompanyLookalikesBulk, ({ body }) =>
-  getLookalikesInBulk(body),
-);
+export const handler = endpoint(route, ({ body }) => getLookalikesInBulk(body));

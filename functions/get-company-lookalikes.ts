@@ -1,7 +1,5 @@
 import { endpoint } from '../lib/http/endpoint';
 import { getCompanyLookalikes } from '../lib/lookalikes/lookalikes';
-import { lookalikeRoutes } from '../lib/lookalikes/routes';
+import { getCompanyLookalikes as route } from '../lib/lookalikes/routes';
 
-export const handler = endpoint(lookalikeRoutes.getCompanyLookalikes, ({ params, query }) =>
-  getCompanyLookalikes(params, query),
-);
+export const handler = endpoint(route, ({ params, query }) => getCompanyLookalikes(params, query));

@@ -1,7 +1,5 @@
-import { companyRoutes } from '../lib/companies/routes';
+import { getCompanyRelationshipsBulk as route } from '../lib/companies/routes';
 import { getRelationshipsInBulk } from '../lib/companies/relationships';
 import { endpoint } from '../lib/http/endpoint';
 
-export const handler = endpoint(companyRoutes.getCompanyRelationshipsBulk, ({ body }) =>
-  getRelationshipsInBulk(body),
-);
+export const handler = endpoint(route, ({ body }) => getRelationshipsInBulk(body));

@@ -1,5 +1,5 @@
-import { companyRoutes } from '../lib/companies/routes';
+import { getCompany as route } from '../lib/companies/routes';
 import { getCompanyDetails } from '../lib/companies/details';
 import { endpoint } from '../lib/http/endpoint';
 
-export const handler = endpoint(companyRoutes.getCompany, ({ params }) => getCompanyDetails(params));
+export const handler = endpoint(route, ({ params }) => getCompanyDetails(params));

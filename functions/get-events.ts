@@ -1,5 +1,5 @@
 import { getEvents } from '../lib/events/feed';
-import { eventRoutes } from '../lib/events/routes';
+import { getEvents as route } from '../lib/events/routes';
 import { endpoint } from '../lib/http/endpoint';
 
-export const handler = endpoint(eventRoutes.getEvents, ({ caller, query }) => getEvents(caller, query));
+export const handler = endpoint(route, ({ caller, query }) => getEvents(caller, query));

@@ -1,4 +1,4 @@
-import { healthRoutes } from '../lib/health/routes';
+import { getHealth as route } from '../lib/health/routes';
 import { endpoint } from '../lib/http/endpoint';
 
-export const handler = endpoint(healthRoutes.getHealth, async () => ({ status: 'ok' as const }));
+export const handler = endpoint(route, async () => ({ status: 'ok' as const }));

@@ -1,7 +1,7 @@
 import { endpoint } from '../lib/http/endpoint';
 import { getListCompanies } from '../lib/lists/lists';
-import { listRoutes } from '../lib/lists/routes';
+import { getListCompanies as route } from '../lib/lists/routes';
 
-export const handler = endpoint(listRoutes.getListCompanies, ({ caller, params, query }) =>
+export const handler = endpoint(route, ({ caller, params, query }) =>
   getListCompanies(caller, params.id, query),
 );

@@ -1,7 +1,7 @@
 import { endpoint } from '../lib/http/endpoint';
 import { getListContacts } from '../lib/lists/lists';
-import { listRoutes } from '../lib/lists/routes';
+import { getListContacts as route } from '../lib/lists/routes';
 
-export const handler = endpoint(listRoutes.getListContacts, ({ caller, params, query }) =>
+export const handler = endpoint(route, ({ caller, params, query }) =>
   getListContacts(caller, params.id, query),
 );

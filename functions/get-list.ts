@@ -1,5 +1,5 @@
 import { endpoint } from '../lib/http/endpoint';
 import { getOneList } from '../lib/lists/manage';
-import { listRoutes } from '../lib/lists/routes';
+import { getList as route } from '../lib/lists/routes';
 
-export const handler = endpoint(listRoutes.getList, ({ caller, params }) => getOneList(caller, params.id));
+export const handler = endpoint(route, ({ caller, params }) => getOneList(caller, params.id));

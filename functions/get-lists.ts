@@ -1,5 +1,5 @@
 import { endpoint } from '../lib/http/endpoint';
 import { getLists } from '../lib/lists/lists';
-import { listRoutes } from '../lib/lists/routes';
+import { getLists as route } from '../lib/lists/routes';
 
-export const handler = endpoint(listRoutes.getLists, ({ caller, query }) => getLists(caller, query));
+export const handler = endpoint(route, ({ caller, query }) => getLists(caller, query));

@@ -1,5 +1,5 @@
 import { endpoint } from '../lib/http/endpoint';
-import { usageRoutes } from '../lib/usage/routes';
+import { getUsage as route } from '../lib/usage/routes';
 import { getUsage } from '../lib/usage/usage';
 
-export const handler = endpoint(usageRoutes.getUsage, ({ caller }) => getUsage(caller));
+export const handler = endpoint(route, ({ caller }) => getUsage(caller));

@@ -1,7 +1,7 @@
 import { endpoint } from '../lib/http/endpoint';
-import { webhookRoutes } from '../lib/webhooks/routes';
+import { getWebhookDeliveries as route } from '../lib/webhooks/routes';
 import { getWebhookDeliveries } from '../lib/webhooks/webhooks';
 
-export const handler = endpoint(webhookRoutes.getWebhookDeliveries, ({ caller, params, query }) =>
+export const handler = endpoint(route, ({ caller, params, query }) =>
   getWebhookDeliveries(caller, params.id, query),
 );

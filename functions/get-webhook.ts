@@ -1,7 +1,5 @@
 import { endpoint } from '../lib/http/endpoint';
-import { webhookRoutes } from '../lib/webhooks/routes';
+import { getWebhook as route } from '../lib/webhooks/routes';
 import { getOneWebhook } from '../lib/webhooks/webhooks';
 
-export const handler = endpoint(webhookRoutes.getWebhook, ({ caller, params }) =>
-  getOneWebhook(caller, params.id),
-);
+export const handler = endpoint(route, ({ caller, params }) => getOneWebhook(caller, params.id));

@@ -1,5 +1,5 @@
 import { endpoint } from '../lib/http/endpoint';
-import { webhookRoutes } from '../lib/webhooks/routes';
+import { getWebhooks as route } from '../lib/webhooks/routes';
 import { listWebhooks } from '../lib/webhooks/webhooks';
 
-export const handler = endpoint(webhookRoutes.getWebhooks, ({ caller }) => listWebhooks(caller));
+export const handler = endpoint(route, ({ caller }) => listWebhooks(caller));

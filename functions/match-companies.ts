@@ -1,5 +1,5 @@
 import { endpoint } from '../lib/http/endpoint';
 import { matchCompanies } from '../lib/matching/match';
-import { matchingRoutes } from '../lib/matching/routes';
+import { matchCompanies as route } from '../lib/matching/routes';
 
-export const handler = endpoint(matchingRoutes.matchCompanies, ({ body }) => matchCompanies(body.companies));
+export const handler = endpoint(route, ({ body }) => matchCompanies(body.companies));

@@ -1,7 +1,7 @@
 import { endpoint } from '../lib/http/endpoint';
 import { moveListCompanies } from '../lib/lists/manage';
-import { listRoutes } from '../lib/lists/routes';
+import { moveListCompanies as route } from '../lib/lists/routes';
 
-export const handler = endpoint(listRoutes.moveListCompanies, ({ caller, params, body }) =>
+export const handler = endpoint(route, ({ caller, params, body }) =>
   moveListCompanies(caller, params.id, body.companies),
 );

@@ -1,7 +1,5 @@
 import { endpoint } from '../lib/http/endpoint';
 import { updateOneList } from '../lib/lists/manage';
-import { listRoutes } from '../lib/lists/routes';
+import { updateList as route } from '../lib/lists/routes';
 
-export const handler = endpoint(listRoutes.updateList, ({ caller, params, body }) =>
-  updateOneList(caller, params.id, body),
-);
+export const handler = endpoint(route, ({ caller, params, body }) => updateOneList(caller, params.id, body));

@@ -1,7 +1,7 @@
 import { endpoint } from '../lib/http/endpoint';
-import { webhookRoutes } from '../lib/webhooks/routes';
+import { updateWebhook as route } from '../lib/webhooks/routes';
 import { updateOneWebhook } from '../lib/webhooks/webhooks';
 
-export const handler = endpoint(webhookRoutes.updateWebhook, ({ caller, params, body }) =>
+export const handler = endpoint(route, ({ caller, params, body }) =>
   updateOneWebhook(caller, params.id, body),
 );

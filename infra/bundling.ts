@@ -21,4 +21,13 @@ export const bundlingSettings = {
   define: {
     IAM_ENFORCES_STORAGE_ACCESS: 'true',
   } as Readonly<Record<string, string>>,
+  /**
+   * Syntax esbuild may leave as written (esbuild `supported`). Node.js 22+ has regular expression Unicode
+   * property escapes (`\\p{…}`), but esbuild does not count them as supported by that target, so it turns such
+   * a literal into a `new RegExp(…)` call: a call runs at load, where a literal is compiled on first use,
+   * and valibot's emoji pattern (which no schema here uses) would be built in every bundle.
+   */
+  supported: {
+    'regexp-unicode-property-escapes': true,
+  } as Readonly<Record<string, boolean>>,
 } as const;

@@ -128,6 +128,13 @@ export class ApiFunction extends Construct {
         mainFields: [...bundlingSettings.mainFields],
         externalModules: [...bundlingSettings.externalModules],
         define: { ...bundlingSettings.define },
+        // esbuild's `supported` has no field of its own in NodejsFunction's bundling options: passed as its flags.
+        esbuildArgs: Object.fromEntries(
+          Object.entries(bundlingSettings.supported).map(([feature, on]) => [
+            `--supported:${feature}`,
+            String(on),
+          ]),
+        ),
         format: OutputFormat.CJS,
       },
     });

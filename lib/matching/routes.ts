@@ -4,17 +4,18 @@ import type { Route } from '../http/route';
 import * as partitions from '../storage/partitions';
 import { matchCompaniesRequest, matchItemSchema } from './schemas';
 
-export const matchingRoutes = {
-  matchCompanies: {
-    method: 'POST',
-    path: '/v1/companies/match',
-    summary: 'Up to 5 candidate companies per entry (number, VAT, website, name, place), with a confidence',
-    scope: 'companies:read',
-    storage: {
-      BatchGetItem: [partitions.company, partitions.matchIndex],
-      Query: [partitions.searchWords],
-    },
-    request: matchCompaniesRequest,
-    response: v.array(matchItemSchema),
+export const matchCompanies = {
+  method: 'POST',
+  path: '/v1/companies/match',
+  summary: 'Up to 5 candidate companies per entry (number, VAT, website, name, place), with a confidence',
+  scope: 'companies:read',
+  storage: {
+    BatchGetItem: [partitions.company, partitions.matchIndex],
+    Query: [partitions.searchWords],
   },
-} as const satisfies Record<string, Route>;
+  request: matchCompaniesRequest,
+  response: v.array(matchItemSchema),
+} as const satisfies Route;
+
+/** The domain's routes by id, for the route table (lib/routes.ts). */
+export const matchingRoutes = { matchCompanies } as const satisfies Record<string, Route>;

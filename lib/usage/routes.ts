@@ -12,15 +12,16 @@ export const usageSchema = v.object({
 });
 export type Usage = v.InferOutput<typeof usageSchema>;
 
-export const usageRoutes = {
-  getUsage: {
-    method: 'GET',
-    path: '/v1/usage',
-    summary: "The caller's plan and today's use of it",
-    scope: ANY_SCOPE,
-    // The account's plan item; today's count is the gateway's (API Gateway's usage plan, or the local gateway's).
-    storage: { GetItem: [operatorPartitions.accountPlan] },
-    request: {},
-    response: usageSchema,
-  },
-} as const satisfies Record<string, Route>;
+export const getUsage = {
+  method: 'GET',
+  path: '/v1/usage',
+  summary: "The caller's plan and today's use of it",
+  scope: ANY_SCOPE,
+  // The account's plan item; today's count is the gateway's (API Gateway's usage plan, or the local gateway's).
+  storage: { GetItem: [operatorPartitions.accountPlan] },
+  request: {},
+  response: usageSchema,
+} as const satisfies Route;
+
+/** The domain's routes by id, for the route table (lib/routes.ts). */
+export const usageRoutes = { getUsage } as const satisfies Record<string, Route>;

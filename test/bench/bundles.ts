@@ -36,6 +36,7 @@ export function buildOptions(outfile: string): BuildOptions {
     mainFields: [...bundlingSettings.mainFields],
     external: [...bundlingSettings.externalModules],
     define: { ...bundlingSettings.define },
+    supported: { ...bundlingSettings.supported },
     absWorkingDir: ROOT,
     outfile,
     logLevel: 'warning',

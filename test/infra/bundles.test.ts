@@ -431,3 +431,29 @@ it('bundles only the keys its function uses', () => {
   expect(listKeys.filter((key) => company.includes(key))).toEqual([]);
   expect(listKeys.filter((key) => createList.includes(key))).toEqual(listKeys);
 });
+
+// Each route is an export of its own (lib/<domain>/routes.ts): a function's bundle carries its own route
+// and none of the others (their summaries are their text). The two document routes embed every route's
+// summary in the document they hand out, so they are left out.
+it("bundles only its own route of the route table, not its domain's other routes", () => {
+  const ids = (Object.keys(routes) as RouteId[]).filter((id) => id !== 'getOpenApi' && id !== 'getDocs');
+  const carried = ids.flatMap((id) => {
+    const code = readFileSync(built[id].file, 'utf8');
+    expect(code).toContain(JSON.stringify(routes[id].summary));
+    const others = ids.filter(
+      (other) => other !== id && code.includes(JSON.stringify(routes[other].summary)),
+    );
+    return others.map((other) => `${id}: ${other}`);
+  });
+  expect(carried).toEqual([]);
+});
+
+// infra/bundling.ts `supported`: a pattern with a Unicode property escape stays a literal, compiled on
+// first use, rather than a `new RegExp(…)` built at load (valibot's emoji pattern is one, in every bundle).
+it('builds no Unicode property pattern at load', () => {
+  const propertyPatternCall = /new RegExp\("(?:[^"\\]|\\.)*\\\\p\{/;
+  const calls = (Object.keys(built) as FunctionId[]).filter((id) =>
+    propertyPatternCall.test(readFileSync(built[id].file, 'utf8')),
+  );
+  expect(calls).toEqual([]);
+});
