@@ -25,7 +25,7 @@ import {
   withLocalCopies,
   writePartitions,
   type NotImported,
-  type PartitionOptions,
+  type SplitOptions,
 } from '../import/registry-parts';
 import { SortedRuns } from '../import/sources/sorted-runs';
 import { FILING_RUN_SIZE, type FilingFormat, type FilingItem } from './filing';
@@ -50,10 +50,7 @@ export function filingFormatOf(key: string): FilingFormat | null {
 export type FilingSplit =
   SplitFile<FilingFormat> | NotImported | { status: 'wait'; key: string; waited: number };
 
-export interface FilingSplitOptions extends PartitionOptions {
-  /** Now, in milliseconds (tests turn it forward instead of waiting). */
-  now?: () => number;
-}
+export type FilingSplitOptions = SplitOptions;
 
 /** Step 1 for filings: the drop converted, its filings sorted by company, into partitions. */
 export async function splitFilingDrop(

@@ -40,6 +40,7 @@ import {
   writePartitions,
   type NotImported,
   type PartitionOptions,
+  type SplitOptions,
 } from './registry-parts';
 import {
   gatherSireneRanges,
@@ -135,10 +136,7 @@ export function establishmentsOf(keys: string[], units: { folder: string; month:
   });
 }
 
-export interface RegistrySplitOptions extends PartitionOptions, RangeOptions {
-  /** Now, in milliseconds (tests turn it forward instead of waiting). */
-  now?: () => number;
-}
+export interface RegistrySplitOptions extends SplitOptions, RangeOptions {}
 
 /** Step 1 for a registry's drop: its units into partitions of consecutive units (SIRENE's by range). */
 export async function splitRegistryDrop(

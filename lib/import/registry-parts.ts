@@ -24,6 +24,12 @@ export interface PartitionOptions {
   partitionUnits?: number;
 }
 
+/** A drop's split step: its partitions, and the clock it waits by (tests turn it forward). */
+export interface SplitOptions extends PartitionOptions {
+  /** Now, in milliseconds. */
+  now?: () => number;
+}
+
 /** A drop that is not imported: its report says why. */
 export interface NotImported {
   status: 'done';

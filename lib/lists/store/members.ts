@@ -142,7 +142,7 @@ export async function readMembers(accountId: string, listId: number, refs: Compa
   return items.filter((item) => item !== list).map((item) => toMember(item, counts));
 }
 
-/** Every member of the list (a filter change compares them with the new matches). */
+/** Every member of the list, read whole: unbounded, so no request or worker turn calls it (the tests do). */
 export async function getAllMembers(accountId: string, listId: number): Promise<Member[]> {
   const [partition] = keys.listPartitions(accountId, listId, []);
   const items = await queryAll({
