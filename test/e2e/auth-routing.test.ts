@@ -74,6 +74,16 @@ describe('authentication', () => {
     expectError(response, 401, 'UNAUTHORIZED', 'Unauthorized');
   });
 
+  test.each([
+    ['lower case', 'bearer'],
+    ['upper case', 'BEARER'],
+    ['mixed case', 'bEaReR'],
+  ])('takes the scheme in %s (RFC 9110: scheme names are case-insensitive)', async (_case, scheme) => {
+    const response = await api.get(companyPath(), { authorization: `${scheme} ${TOKENS.alice}` });
+
+    expectOk(response);
+  });
+
   test('answers 401 for a well-formed token that was never issued', async () => {
     const response = await api.get(companyPath(), { token: neverIssued });
 
