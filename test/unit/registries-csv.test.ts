@@ -4,7 +4,7 @@
  * over such files (names with quotes, commas and line breaks; the rejected unit's line).
  */
 import { Readable } from 'node:stream';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -137,13 +137,16 @@ describe('the order check over raw bytes', () => {
 });
 
 describe('sorted runs on disk', () => {
-  it('gives back every record in key order, equal keys in the order added, whatever the run size', async () => {
+  it('gives back every record in key order, equal keys in the order added, whatever the run size and fan-in', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.tuple(fc.stringMatching(/^[0-9]{1,3}$/), fc.integer()), { maxLength: 60 }),
         fc.integer({ min: 1, max: 10 }),
-        async (records, runSize) => {
-          const runs = new SortedRuns<number>({ runSize });
+        // A small fan-in merges runs into bigger ones, and those again, before the final merge.
+        fc.integer({ min: 2, max: 4 }),
+        fc.option(fc.integer({ min: 1, max: 40 }), { nil: undefined }),
+        async (records, runSize, fanIn, runChars) => {
+          const runs = new SortedRuns<number>({ runSize, fanIn, runChars });
           for (const [key, value] of records) await runs.add(key, value);
           const out: [string, number][] = [];
           for await (const record of runs.sorted()) out.push(record);
@@ -154,8 +157,27 @@ describe('sorted runs on disk', () => {
           expect(out).toEqual(expected);
         },
       ),
-      { numRuns: 60 },
+      { numRuns: 100 },
     );
+  });
+
+  it('merges runs of one size into one once there are as many as the fan-in, so a merge reads few files', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sorted-runs-'));
+    try {
+      const runs = new SortedRuns<number>({ runSize: 1, fanIn: 3, dir });
+      const files = async () => (await readdir(dir, { recursive: true })).filter((f) => f.includes('run-'));
+      for (let i = 0; i < 8; i++) await runs.add(String(9 - i), i);
+      // 8 runs of one record: two merged runs of three, then two single ones.
+      expect(await files()).toHaveLength(4);
+      await runs.add('0', 8);
+      // The ninth run makes three single ones, then three merged ones: one run of nine records.
+      expect(await files()).toHaveLength(1);
+      const out: number[] = [];
+      for await (const [, value] of runs.sorted()) out.push(value);
+      expect(out).toEqual([8, 7, 6, 5, 4, 3, 2, 1, 0]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -18,6 +18,10 @@ export class EntityRows {
   private lastLine = 0;
   /** The current row's key. */
   private key = '';
+  /** The number `key` was read from: an entity's rows follow each other, so most rows repeat it. */
+  private keyOf: string | undefined;
+  /** The file's columns are `KBO_COLUMNS` in their published order: a row is kept as the parser gave it. */
+  private readonly asPublished: boolean;
 
   private constructor(
     private readonly cursor: RowCursor,
@@ -26,7 +30,9 @@ export class EntityRows {
     private readonly keepsMalformed: boolean,
     /** A sorted copy's column holding each row's line in the original file (-1: the file is the original). */
     private readonly originalLine: number,
-  ) {}
+  ) {
+    this.asPublished = columns.every((column, i) => column === i);
+  }
 
   static async open(files: RegistryFiles, name: string, table: KboTable): Promise<EntityRows> {
     const file = files.find(name);
@@ -84,7 +90,12 @@ export class EntityRows {
         if (!(await this.cursor.fill())) return undefined;
         row = this.cursor.row!;
       }
-      const key = entityKey(row.values[this.columns[0]!] ?? '');
+      const number = row.values[this.columns[0]!] ?? '';
+      if (number !== this.keyOf) {
+        this.keyOf = number;
+        this.key = entityKey(number);
+      }
+      const key = this.key;
       const wellFormed = key.length === 10;
       const line = this.lineOf(row);
       if (wellFormed && line !== this.lastLine) {
@@ -97,7 +108,6 @@ export class EntityRows {
         this.cursor.next();
         continue;
       }
-      this.key = key;
       return row;
     }
   }
@@ -107,6 +117,7 @@ export class EntityRows {
   }
 
   private kept(row: CsvRow): KboRow {
+    if (this.asPublished && row.values.length === this.columns.length) return row.values;
     return this.columns.map((column) => valueAt(row, column));
   }
 }

@@ -113,8 +113,9 @@ export function kboUnit(rows: KboRows, { source }: KboContext): RegistryItem {
   const key = entityKey(number);
   let dropped = 0;
 
-  const seat = rows.addresses.find((a) => entityKey(a[0]!) === key && a[1] === 'REGO' && !a[12]?.trim());
-  const name = nameOf(rows.denominations, key, seat ? regionLanguage(seat) : null);
+  const own = ownRow(number, key);
+  const seat = rows.addresses.find((a) => a[1] === 'REGO' && !a[12]?.trim() && own(a));
+  const name = nameOf(rows.denominations, own, seat ? regionLanguage(seat) : null);
   const naturalPerson = type.trim() === '1';
   // A natural person's name is personal: one the extract does not give is withheld (§11.3 privacy),
   // and a stored company of that number is erased (§11.5.6). A legal person without one is rejected.
@@ -127,10 +128,10 @@ export function kboUnit(rows: KboRows, { source }: KboContext): RegistryItem {
   const foundedOn = startDate.trim() ? isoFromDayMonthYear(startDate) : null;
   if (startDate.trim() && !foundedOn) dropped++;
 
-  const activities = activitiesOf(rows, key);
+  const activities = activitiesOf(rows, own);
   if (activities.unreadable) dropped++;
 
-  const webs = rows.contacts.filter((c) => entityKey(c[0]!) === key && c[2]?.trim().toUpperCase() === 'WEB');
+  const webs = rows.contacts.filter((c) => c[2]?.trim().toUpperCase() === 'WEB' && own(c));
   const website = webs.length > 0 ? websiteOf(webs[0]![3] ?? '') : null;
   if (webs.length > 0 && !website) dropped++;
 
@@ -144,7 +145,7 @@ export function kboUnit(rows: KboRows, { source }: KboContext): RegistryItem {
     owns: KBO_OWNS,
     fields: {
       name: name.text,
-      otherNames: otherNamesOf(name.text, otherDenominations(rows.denominations, key, name)),
+      otherNames: otherNamesOf(name.text, otherDenominations(rows.denominations, own, name)),
       address,
       place,
       legalForm: naturalPerson ? null : textOf(juridicalForm),
@@ -159,6 +160,15 @@ export function kboUnit(rows: KboRows, { source }: KboContext): RegistryItem {
     links: rows.establishments.map((e) => entityKey(e[0]!)),
   };
   return { kind: 'unit', unit };
+}
+
+/**
+ * Whether a row is the enterprise's own (not one of its establishments'): the rows of one entity
+ * normally spell its number exactly as `enterprise.csv` does, so the digits are compared only when
+ * the spelling differs (this runs for every row of every enterprise).
+ */
+function ownRow(number: string, key: string): (row: KboRow) => boolean {
+  return (row) => row[0] === number || entityKey(row[0]!) === key;
 }
 
 interface Name {
@@ -178,10 +188,14 @@ export function regionLanguage(seat: KboRow): string | null {
   return DUTCH; // West and East Flanders
 }
 
-function nameOf(denominations: KboRow[], key: string, regionLanguage: string | null): Name | null {
+function nameOf(
+  denominations: KboRow[],
+  own: (row: KboRow) => boolean,
+  regionLanguage: string | null,
+): Name | null {
   const names = new Map<string, string>();
   for (const d of denominations) {
-    if (entityKey(d[0]!) !== key || d[2]?.trim() !== '001') continue;
+    if (d[2]?.trim() !== '001' || !own(d)) continue;
     const text = textOf(d[3]);
     const language = d[1]?.trim() ?? '';
     if (text && !names.has(language)) names.set(language, text);
@@ -195,17 +209,26 @@ function nameOf(denominations: KboRow[], key: string, regionLanguage: string | n
 }
 
 /** Type 001 in the other languages, then abbreviations (002), then commercial names (003). */
-function* otherDenominations(denominations: KboRow[], key: string, name: Name): Iterable<string | null> {
-  const own = denominations.filter((d) => entityKey(d[0]!) === key);
-  const languageRank = (d: KboRow) => {
-    const rank = LANGUAGE_ORDER.indexOf(d[1]?.trim() ?? '');
-    return rank < 0 ? LANGUAGE_ORDER.length : rank;
-  };
-  for (const type of ['001', '002', '003']) {
-    const ofType = own.filter((d) => d[2]?.trim() === type).sort((a, b) => languageRank(a) - languageRank(b));
+function* otherDenominations(
+  denominations: KboRow[],
+  own: (row: KboRow) => boolean,
+  name: Name,
+): Iterable<string | null> {
+  const ofEnterprise = denominations.filter(own);
+  for (const type of OTHER_NAME_TYPES) {
+    const ofType = ofEnterprise.filter((d) => d[2]?.trim() === type).sort(byLanguageRank);
     for (const d of ofType) if (!(type === '001' && d[1]?.trim() === name.language)) yield textOf(d[3]);
   }
 }
+
+/** Denomination types that give other names, in the order they are listed. */
+const OTHER_NAME_TYPES = ['001', '002', '003'];
+
+const languageRank = (d: KboRow) => {
+  const rank = LANGUAGE_ORDER.indexOf(d[1]?.trim() ?? '');
+  return rank < 0 ? LANGUAGE_ORDER.length : rank;
+};
+const byLanguageRank = (a: KboRow, b: KboRow) => languageRank(a) - languageRank(b);
 
 type AddressWithCountry = Address;
 
@@ -251,41 +274,72 @@ interface Activities {
  * preference then code, without repeats, cut to 5 digits, at most 50; the establishments' when the
  * enterprise itself has none.
  */
-function activitiesOf(rows: KboRows, key: string): Activities {
-  const vat = rows.activities.some((a) => a[1]?.trim() === '001');
-  const own = rows.activities.filter((a) => entityKey(a[0]!) === key);
-  const ofEstablishments = rows.activities.filter((a) => entityKey(a[0]!) !== key);
-  let picked = codesOf(own);
+function activitiesOf(rows: KboRows, own: (row: KboRow) => boolean): Activities {
+  let vat = false;
+  const ofEnterprise: KboRow[] = [];
+  const ofEstablishments: KboRow[] = [];
+  for (const a of rows.activities) {
+    if (a[1]?.trim() === '001') vat = true;
+    (own(a) ? ofEnterprise : ofEstablishments).push(a);
+  }
+  let picked = codesOf(ofEnterprise);
   if (picked.codes.length === 0) {
     const fallback = codesOf(ofEstablishments);
-    if (fallback.codes.length > 0 || own.length === 0) picked = fallback;
+    if (fallback.codes.length > 0 || ofEnterprise.length === 0) picked = fallback;
   }
   return { codes: picked.codes, vat, unreadable: picked.codes.length === 0 && picked.present };
 }
 
+/** A MAIN or SECO activity row as the ordering reads it: its values trimmed once. */
+interface Ranked {
+  main: boolean;
+  groupRank: number;
+  group: string;
+  code: string;
+}
+
 function codesOf(activities: KboRow[]): { codes: string[]; present: boolean } {
-  const relevant = activities.filter((a) => ['MAIN', 'SECO'].includes(a[4]?.trim() ?? ''));
-  const version = NACE_VERSIONS.find((v) => relevant.some((a) => a[2]?.trim() === v));
-  const rows = relevant.filter((a) => a[2]?.trim() === version);
-  const groupRank = (a: KboRow) => {
-    const rank = GROUP_ORDER.indexOf(a[1]?.trim() ?? '');
-    return rank < 0 ? GROUP_ORDER.length : rank;
-  };
-  rows.sort(
-    (a, b) =>
-      (a[4]!.trim() === 'MAIN' ? 0 : 1) - (b[4]!.trim() === 'MAIN' ? 0 : 1) ||
-      groupRank(a) - groupRank(b) ||
-      byCodePoint(a[1]!.trim(), b[1]!.trim()) ||
-      byCodePoint(a[3]!.trim(), b[3]!.trim()),
-  );
+  // Each relevant row read once: its classification, version, group and code (trimmed).
+  const byVersion = new Map<string, Ranked[]>();
+  let present = false;
+  for (const a of activities) {
+    const classification = a[4]?.trim();
+    if (classification !== 'MAIN' && classification !== 'SECO') continue;
+    present = true;
+    const version = a[2]?.trim() ?? '';
+    if (!NACE_VERSIONS.includes(version)) continue;
+    const group = a[1]?.trim() ?? '';
+    const rank = GROUP_ORDER.indexOf(group);
+    const ranked = {
+      main: classification === 'MAIN',
+      groupRank: rank < 0 ? GROUP_ORDER.length : rank,
+      group,
+      code: a[3]?.trim() ?? '',
+    };
+    const ofVersion = byVersion.get(version);
+    if (ofVersion) ofVersion.push(ranked);
+    else byVersion.set(version, [ranked]);
+  }
+  const version = NACE_VERSIONS.find((v) => byVersion.has(v));
+  const rows = version ? byVersion.get(version)! : [];
+  rows.sort(byActivityRank);
   const codes: string[] = [];
   for (const row of rows) {
-    const code = row[3]!.trim().replace(/\./g, '').slice(0, 5);
-    if (!/^\d{2,5}$/.test(code) || codes.includes(code)) continue;
+    const code = row.code.replace(DOTS, '').slice(0, 5);
+    if (!NACE_CODE.test(code) || codes.includes(code)) continue;
     codes.push(code);
     if (codes.length === RECORD_LIMITS.activities) break;
   }
-  return { codes, present: relevant.length > 0 };
+  return { codes, present };
 }
+
+/** MAIN before SECO, then by group preference, group and code (a stable sort: ties keep the file's order). */
+const byActivityRank = (a: Ranked, b: Ranked) =>
+  (a.main ? 0 : 1) - (b.main ? 0 : 1) ||
+  a.groupRank - b.groupRank ||
+  byCodePoint(a.group, b.group) ||
+  byCodePoint(a.code, b.code);
+const DOTS = /\./g;
+const NACE_CODE = /^\d{2,5}$/;
 
 const shown = (value: string) => (value.trim() ? value.trim() : '""');

@@ -107,9 +107,19 @@ interface Read {
   establishments: SortedRuns<EstablishmentRows>;
 }
 
+/**
+ * The establishments' rows held before a run goes to disk, in characters of JSON (a few thousand
+ * establishments): what is held outlives the garbage collector's young generation, and the old one
+ * grows to a multiple of what it holds, so a small run keeps the conversion's memory flat.
+ */
+const ESTABLISHMENT_RUN_CHARS = 2 << 20;
+
 async function readAll(files: RegistryFiles, options: KboOptions): Promise<Read> {
   const enterprises = new Spool<Spooled>(options.runs);
-  const establishments = new SortedRuns<EstablishmentRows>(options.runs);
+  const establishments = new SortedRuns<EstablishmentRows>({
+    runChars: ESTABLISHMENT_RUN_CHARS,
+    ...options.runs,
+  });
   const walks = [
     await EntityRows.open(files, 'enterprise.csv', 'enterprise'),
     await EntityRows.open(files, 'denomination.csv', 'denomination'),
