@@ -13,7 +13,7 @@ import type { Filing } from '../../lib/filings/filing';
 import { healthOfFigures } from '../../lib/filings/health';
 import { importFilings, SUPERSEDED } from '../../lib/filings/import';
 import { recomputeMarked } from '../../lib/lookalikes/recompute';
-import { batchPut, getItem } from '../../lib/storage/batch';
+import { batchDelete, batchPut, getItem } from '../../lib/storage/batch';
 import { tableName } from '../../lib/storage/client';
 import * as keys from '../../lib/storage/keys';
 import { companyRecord, importRecords } from '../support/records';
@@ -136,6 +136,27 @@ describe('the record of filings', () => {
       { ...keys.filedPeriods(BROUWERIJ), entity: 'FiledPeriods', filed: JSON.stringify({}) },
     ]);
     expect((await importOf([earlier])).skipped.get(SUPERSEDED)).toBe(1);
+  });
+});
+
+describe('the holdings derivation after a filing import', () => {
+  it('reads and writes no relationships item for a filing, and still derives a change of name', async () => {
+    const record = bare(MICRO, 'Claes Micro BV');
+    expect(await getItem(tableName(), keys.relationships(MICRO))).toBeDefined();
+    // Gone from the table: a derivation that read and wrote it would put it back.
+    await batchDelete(tableName(), [keys.relationships(MICRO)]);
+    expect((await importOf([filing(MICRO, '2019-12-31', '2020-06-01', 1, 100_000)])).created).toBe(1);
+    expect(await getItem(tableName(), keys.relationships(MICRO))).toBeUndefined();
+
+    const renamed = {
+      ...record,
+      name: 'Claes Micro NV',
+      financials: (await storedOf(MICRO)).record.financials,
+    };
+    await importRecords([renamed], { asOf: '2025-02-01' });
+    expect(await getItem(tableName(), keys.relationships(MICRO))).toMatchObject({
+      self: { name: 'Claes Micro NV' },
+    });
   });
 });
 
