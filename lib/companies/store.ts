@@ -88,6 +88,11 @@ export interface CompanyState {
   addressForms?: string;
   /** (ext) The sources that wrote the company (`kbo`, `sirene`, …); absent: JSON Lines alone. */
   sources?: string[];
+  /**
+   * (ext) Which filing brought each period (lib/filings/apply.ts `FiledPeriods`): JSON text, opaque
+   * here, kept when another source writes the company; absent until a filing import wrote it.
+   */
+  filed?: string;
 }
 
 export async function getCompanyStates(refs: CompanyRef[]): Promise<Map<string, CompanyState>> {
@@ -133,6 +138,7 @@ export async function getCompanyRecords(refs: CompanyRef[]): Promise<Map<string,
           ...(typeof item['registryRows'] === 'string' ? { registryRows: item['registryRows'] } : {}),
           ...(typeof item['addressForms'] === 'string' ? { addressForms: item['addressForms'] } : {}),
           ...(Array.isArray(item['sources']) ? { sources: item['sources'] as string[] } : {}),
+          ...(typeof item['filed'] === 'string' ? { filed: item['filed'] } : {}),
         },
       },
     ]),
@@ -162,6 +168,7 @@ export function companyItem(record: CompanyRecord, state: CompanyState): Item {
     ...(state.registryRows === undefined ? {} : { registryRows: state.registryRows }),
     ...(state.addressForms === undefined ? {} : { addressForms: state.addressForms }),
     ...(state.sources ? { sources: state.sources } : {}),
+    ...(state.filed === undefined ? {} : { filed: state.filed }),
   };
 }
 

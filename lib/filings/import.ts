@@ -6,11 +6,11 @@
  * - **Grouped by company**: a company has many filings, in any order in the files. They are sorted by
  *   company through sorted runs on local disk (lib/filings/filing-runs.ts), so memory stays flat
  *   (§11.5.10) and each company is read, changed and written once per run, never by two batches at once.
- * - **Per company**: its stored record and, when it has periods, its filed periods are read (one BatchGet
- *   each per batch), the filings applied (lib/filings/apply.ts), the filed periods written, then the
- *   record with its new periods goes through the same write path as any change (lib/import/changes.ts
- *   `queueChanges`): only its periods change, its other fields, its registry rows, address forms and
- *   line fingerprint stay.
+ * - **Per company**: its stored record, with the record of filings on its item (lib/filings/store.ts),
+ *   is read (one BatchGet per batch), the filings applied (lib/filings/apply.ts), then the record with
+ *   its new periods and record of filings goes through the same write path as any change
+ *   (lib/import/changes.ts `queueChanges`), one item per company: only its periods and record of
+ *   filings change, its other fields, its registry rows, address forms and line fingerprint stay.
  *   The derivations (§8.2: PUBLISHED_FINANCIALS, GROSS_MARGIN_GROWTH, HEALTHDROP; events, webhooks)
  *   follow from the change as for any record.
  * - **Counting** (§11.5.4): `read` counts the filings (CBSO) or rows (ratios); `new` / `changed` /
@@ -28,7 +28,7 @@ import type { UnitSource } from '../import/sources/unit';
 import { applyFilings } from './apply';
 import { type Filing, type FilingFormat, type FilingItem } from './filing';
 import { FilingRuns } from './filing-runs';
-import { getFiledPeriods, putFiledPeriods } from './store';
+import { filedOf, filedText, getLegacyFiledPeriods } from './store';
 
 export interface FilingImportOptions extends Omit<ImportOptions, 'onRejected'> {
   format: FilingFormat;
@@ -111,13 +111,17 @@ export async function importFilings(
       // Each company is in one group only: no batch waits for another's verdicts.
       turns.judge.end();
       const refs = groups.map((g) => g.ref);
-      // The record of filings only for companies with periods: without any, it names nothing (apply.ts).
       const stored = await getCompanyRecords(refs);
-      const filed = await getFiledPeriods(
-        refs.filter((ref) => (stored.get(companyKey(ref))?.record.financials.length ?? 0) > 0),
+      // The record of filings is on the company's item; a stage's older `FILINGS` items are read only
+      // for companies with periods and no record on their item (store.ts). Without periods, a
+      // company's record names nothing (apply.ts): a first load reads nothing more.
+      const legacy = await getLegacyFiledPeriods(
+        refs.filter((ref) => {
+          const company = stored.get(companyKey(ref));
+          return company && company.state.filed === undefined && company.record.financials.length > 0;
+        }),
       );
       const entries: Change[] = [];
-      const filedWrites: Parameters<typeof putFiledPeriods>[0] = [];
       for (const group of groups) {
         const key = companyKey(group.ref);
         const company = stored.get(key);
@@ -127,7 +131,7 @@ export async function importFilings(
           skip(UNKNOWN_COMPANY, group.filings.length);
           continue;
         }
-        const before = filed.get(key) ?? {};
+        const before = filedOf(company.state) ?? legacy.get(key) ?? {};
         const applied = applyFilings(company.record.financials, before, group.filings, run.asOf);
         if (applied.financials.length > RECORD_LIMITS.financials) {
           tally.read -= group.filings.length;
@@ -145,8 +149,6 @@ export async function importFilings(
           else if (outcome === 'replaced') tally.changed++;
           else tally.unchanged++;
         });
-        if (JSON.stringify(applied.filed) !== JSON.stringify(before))
-          filedWrites.push({ company: group.ref, filed: applied.filed });
         const record = mergeUnit(company, {
           ref: group.ref,
           owned: { financials: applied.financials },
@@ -159,11 +161,11 @@ export async function importFilings(
           // The company's line fingerprint stays: its source's same line or unit is still unchanged.
           lineHash: company.state.lineHash ?? '',
           source: options.format,
+          // With the record changed, the company is written even when its periods are not.
+          filed: filedText(applied.filed),
           ...(company.state.addressForms === undefined ? {} : { addressForms: company.state.addressForms }),
         });
       }
-      // Before the companies: a record of filings never names a period that was not written (store.ts).
-      await putFiledPeriods(filedWrites);
       const states = new Map<string, CompanyState>([...stored].map(([key, company]) => [key, company.state]));
       await queueChanges(entries, states, run, turns.claim, stored);
     },

@@ -1,31 +1,34 @@
 /**
- * Which filing brought each period a filing import wrote (lib/filings/apply.ts `FiledPeriods`): one item
- * per company beside its record (lib/storage/keys.ts `filedPeriods`), JSON text. It is written before
- * the company it describes, so a run cut off between the two leaves a record that names a filing whose
- * period was never written: its figures match no stored period, and it names none (apply.ts).
+ * Which filing brought each period a filing import wrote (lib/filings/apply.ts `FiledPeriods`): JSON
+ * text on the company's own item (lib/companies/store.ts `CompanyState.filed`), read with the company
+ * and written with it in the same put, so a filing changes one item and the record never names a period
+ * that was not written.
+ *
+ * A stage whose filing imports ran before the record moved onto the company item keeps it in a
+ * `FILINGS` item beside the company (lib/storage/keys.ts `filedPeriods`), no longer written: it is read
+ * only for a company with periods whose item holds no record yet, and the company's next write by the
+ * filing import carries the record onto its item (docs/data-model.md).
  */
 import type { CompanyRef } from '../companies/identifiers';
-import { batchGet, batchPut } from '../storage/batch';
+import { keyOf, type CompanyState } from '../companies/store';
+import { batchGet } from '../storage/batch';
 import { tableName } from '../storage/client';
 import * as keys from '../storage/keys';
-import { keyOf } from '../companies/store';
 import type { FiledPeriods } from './apply';
 
-/** The filed periods of these companies, keyed by `companyKey`; a company with none is absent. */
-export async function getFiledPeriods(refs: CompanyRef[]): Promise<Map<string, FiledPeriods>> {
-  const items = await batchGet(tableName(), refs.map(keys.filedPeriods), { consistent: true });
-  return new Map(items.map((item) => [keyOf(item), JSON.parse(item['filed'] as string) as FiledPeriods]));
-}
+/** The record of filings on the company's item, or undefined when it holds none. */
+export const filedOf = (state: CompanyState): FiledPeriods | undefined =>
+  state.filed === undefined ? undefined : (JSON.parse(state.filed) as FiledPeriods);
 
-export async function putFiledPeriods(
-  entries: Array<{ company: CompanyRef; filed: FiledPeriods }>,
-): Promise<void> {
-  await batchPut(
-    tableName(),
-    entries.map(({ company, filed }) => ({
-      ...keys.filedPeriods(company),
-      entity: 'FiledPeriods',
-      filed: JSON.stringify(filed),
-    })),
-  );
+/** The record as the company's item holds it. */
+export const filedText = (filed: FiledPeriods): string => JSON.stringify(filed);
+
+/**
+ * The records of these companies still in their `FILINGS` item, keyed by `companyKey`; a company with
+ * none is absent. Eventually consistent: nothing writes these items any more.
+ */
+export async function getLegacyFiledPeriods(refs: CompanyRef[]): Promise<Map<string, FiledPeriods>> {
+  if (refs.length === 0) return new Map();
+  const items = await batchGet(tableName(), refs.map(keys.filedPeriods));
+  return new Map(items.map((item) => [keyOf(item), JSON.parse(item['filed'] as string) as FiledPeriods]));
 }

@@ -99,6 +99,8 @@ export interface Change extends Entry {
   registryRows?: string;
   /** The registered address in each language the registry gives it (JSON text); absent: unknown. */
   addressForms?: string;
+  /** (ext) The record of filings kept with the company (opaque JSON text); absent: the stored one stays. */
+  filed?: string;
 }
 
 /** A change whose contacts are claimed: the company as stored before it (absent when new). */
@@ -135,7 +137,8 @@ export async function queueChanges(
     (e) =>
       stateOf(e)?.hash !== e.hash ||
       (e.registryRows !== undefined && stateOf(e)?.registryRows !== e.registryRows) ||
-      (e.addressForms !== undefined && stateOf(e)?.addressForms !== e.addressForms),
+      (e.addressForms !== undefined && stateOf(e)?.addressForms !== e.addressForms) ||
+      (e.filed !== undefined && stateOf(e)?.filed !== e.filed),
   );
   const unchanged = batch.length - changed.length;
   run.summary.unchanged += unchanged;
@@ -207,6 +210,7 @@ export async function writeChanges(accepted: Array<Change & Claimed>, run: Run):
     putCompanies(
       accepted.map((e) => {
         const registryRows = e.registryRows ?? state(e)?.registryRows;
+        const filed = e.filed ?? state(e)?.filed;
         // Forms are the registry's view of the address: a write that brings none (JSON Lines) drops them.
         const { addressForms } = e;
         const sources = sourcesOf(e);
@@ -219,6 +223,7 @@ export async function writeChanges(accepted: Array<Change & Claimed>, run: Run):
             lineHash: e.lineHash,
             ...(registryRows === undefined ? {} : { registryRows }),
             ...(addressForms === undefined ? {} : { addressForms }),
+            ...(filed === undefined ? {} : { filed }),
             ...(sources.length === 1 && sources[0] === JSON_LINES ? {} : { sources }),
           },
         };

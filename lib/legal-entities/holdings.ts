@@ -24,7 +24,8 @@
  * A name in X's item is written only on X's revision as read, so a stale one never replaces a newer.
  *
  * Cost per batch: 1–2 BatchGetItem rounds and one transaction item per item that changes — per changed
- * company its own item, one per changed holding, one per company a new or renamed company holds. The
+ * company its own item, one per changed holding, one per company a new or renamed company holds; a
+ * change that keeps the company's name, place and holders reads and writes nothing. The
  * import runs one batch's derivation at a time (lib/import/import.ts), so its own batches never race.
  * Idempotent: deriving the same changes again changes no item, so writes nothing.
  */
@@ -44,6 +45,7 @@ import {
   type RelationshipsItem,
   type RelationshipsWrite,
 } from '../companies/holdings-store';
+import type { CompanyRecord } from '../companies/record';
 import { holdersOf } from '../companies/relationships';
 
 /** Rounds of read, compute and write before giving up: each lost one means another import wrote meanwhile. */
@@ -72,7 +74,10 @@ interface Holdings {
 
 export function holdingsDerivation(options: HoldingsOptions = {}): BatchDerivation {
   const scheme = options.idScheme ?? stageIdScheme;
-  return async (changes: CompanyChange[]): Promise<Derived> => {
+  return async (all: CompanyChange[]): Promise<Derived> => {
+    // A change of a company already derived that keeps its name, place and holders (new periods, a
+    // filing) changes no relationships item: its items are not read.
+    const changes = all.filter((c) => c.gone || !c.before || !sameHoldings(c.before, c.after));
     if (changes.length === 0) return { updates: 0 };
     // The import assigns a batch's ids together (lib/import/import.ts); changes derived alone claim theirs.
     const missing = changes.filter((c) => !c.legalEntityId && !c.gone).map((c) => companyRef(c.after));
@@ -207,6 +212,12 @@ const heldBy = ({ attributes }: Working): CompanyRef[] =>
   Object.keys(attributes)
     .filter((name) => name.startsWith('c#'))
     .map(companyOfAttribute);
+
+/** The same name, place and holders: what the relationships items show of a company. */
+const sameHoldings = (before: CompanyRecord, after: CompanyRecord) =>
+  before.name === after.name &&
+  before.place === after.place &&
+  isDeepStrictEqual(holdersOf(before), holdersOf(after));
 
 const sameSelf = (stored: unknown, self: Self) => {
   const s = stored as Partial<Self> | null | undefined;

@@ -1,0 +1,182 @@
+/**
+ * The record of filings (contract §11.4, §11.5.9; lib/filings/store.ts) against DynamoDB Local, the
+ * filing import run in this process: kept on the company's own item (no `FILINGS` item written), read
+ * from a `FILINGS` item a stage already holds, and the same filings again writing nothing. Then the
+ * lookalike recompute after a filing import: a filing that moves a company's features recomputes its
+ * list, one that does not (an older year's) recomputes nothing.
+ */
+import type { CompanyRef } from '../../lib/companies/identifiers';
+import { getCompanyRecords, type StoredCompany } from '../../lib/companies/store';
+import { applyFilings, startAfter } from '../../lib/filings/apply';
+import { figuresOf } from '../../lib/filings/figures';
+import type { Filing } from '../../lib/filings/filing';
+import { healthOfFigures } from '../../lib/filings/health';
+import { importFilings, SUPERSEDED } from '../../lib/filings/import';
+import { recomputeMarked } from '../../lib/lookalikes/recompute';
+import { batchDelete, batchPut, getItem } from '../../lib/storage/batch';
+import { tableName } from '../../lib/storage/client';
+import * as keys from '../../lib/storage/keys';
+import { companyRecord, importRecords } from '../support/records';
+import { useFreshTable } from '../support/table';
+
+useFreshTable();
+jest.setTimeout(120_000);
+
+/** Valid Belgian enterprise numbers (mod 97). */
+const ACME: CompanyRef = { country: 'BE', companyNumber: '0712345630' };
+const BROUWERIJ: CompanyRef = { country: 'BE', companyNumber: '0654321022' };
+const MICRO: CompanyRef = { country: 'BE', companyNumber: '0555123476' };
+
+/** A CBSO filing of `ref` for the year ending `end`: its total assets and employees, ranked by deposit and reference. */
+function filing(ref: CompanyRef, end: string, deposit: string, reference: number, assets: number): Filing {
+  const { figures, dropped } = figuresOf('cbso', {
+    get: (code) => ({ '20/58': assets, '10/15': assets / 2, '9087': 10 })[code] ?? null,
+  });
+  return {
+    source: { file: `${ref.companyNumber}-${deposit}.json`, line: 1 },
+    format: 'cbso',
+    country: 'BE',
+    companyNumber: ref.companyNumber,
+    endDate: end,
+    startDate: startAfter(undefined, end),
+    dateReceived: deposit,
+    rank: `cbso:${deposit}#2024-${String(reference).padStart(8, '0')}`,
+    healthIndicator: healthOfFigures(figures),
+    figures,
+    dropped,
+  };
+}
+
+/** The filings through the filing import, the lookalike recompute left to the test (`recomputeMarked`). */
+async function importOf(filings: Filing[], asOf = '2025-01-01') {
+  async function* items() {
+    for (const f of filings) yield { kind: 'filing' as const, filing: f };
+  }
+  return importFilings(items(), { asOf, format: 'cbso', complete: async () => undefined });
+}
+
+const storedOf = async (ref: CompanyRef): Promise<StoredCompany> =>
+  (await getCompanyRecords([ref])).get(`${ref.country}#${ref.companyNumber}`)!;
+
+const bare = (
+  ref: CompanyRef,
+  name: string,
+  financials: ReturnType<typeof applyFilings>['financials'] = [],
+) =>
+  companyRecord({
+    ...ref,
+    name,
+    activities: ['41201'],
+    vatNumber: null,
+    website: null,
+    financials,
+    shareholders: [],
+    contacts: [],
+  });
+
+beforeAll(async () => {
+  await importRecords([bare(ACME, 'Acme Bouw NV'), bare(MICRO, 'Claes Micro BV')], { asOf: '2024-01-01' });
+});
+
+describe('the record of filings', () => {
+  const low = filing(ACME, '2023-12-31', '2024-06-01', 1, 900_000);
+  // Deposited the same day: ranked by their references, so `high` brings the very period `low` brought.
+  const high = filing(ACME, '2023-12-31', '2024-06-01', 3, 900_000);
+  const middle = filing(ACME, '2023-12-31', '2024-06-01', 2, 1_200_000);
+
+  it('is kept on the company’s item: a later filing with the same figures is recorded, an earlier one then loses', async () => {
+    expect((await importOf([low])).created).toBe(1);
+    // The same period, filed under a later reference: the period does not change, the record does.
+    const same = await importOf([high]);
+    expect(same).toMatchObject({ created: 0, changed: 0, unchanged: 1 });
+    const stored = await storedOf(ACME);
+    expect(Object.values(JSON.parse(stored.state.filed!) as Record<string, unknown[]>)[0]).toHaveLength(2);
+    // No item beside the company.
+    expect(await getItem(tableName(), keys.filedPeriods(ACME))).toBeUndefined();
+
+    // Filed before `high`, which brought the period as much as `low` did: it replaces nothing.
+    const later = await importOf([middle]);
+    expect(later.skipped.get(SUPERSEDED)).toBe(1);
+    expect((await storedOf(ACME)).record.financials[0]!.solvency).toEqual(low.figures.solvency);
+  });
+
+  it('read again, changes nothing: the company is not written', async () => {
+    const before = await storedOf(ACME);
+    const again = await importOf([low, high, middle]);
+    expect(again).toMatchObject({ created: 0, changed: 0, unchanged: 1, updates: 0 });
+    expect(again.skipped.get(SUPERSEDED)).toBe(2);
+    expect((await storedOf(ACME)).state.changeId).toBe(before.state.changeId);
+  });
+
+  it('is read from the `FILINGS` item a stage already holds, and carried onto the company’s item', async () => {
+    // A stage's filing import before the record moved: the period on the company, its record beside it.
+    const applied = applyFilings(
+      [],
+      {},
+      [filing(BROUWERIJ, '2023-12-31', '2024-12-01', 3, 900_000)],
+      '2024-12-02',
+    );
+    await importRecords([bare(BROUWERIJ, 'Brouwerij Peeters BV', applied.financials)], {
+      asOf: '2024-12-02',
+    });
+    await batchPut(tableName(), [
+      { ...keys.filedPeriods(BROUWERIJ), entity: 'FiledPeriods', filed: JSON.stringify(applied.filed) },
+    ]);
+    expect((await storedOf(BROUWERIJ)).state.filed).toBeUndefined();
+
+    const earlier = filing(BROUWERIJ, '2023-12-31', '2024-09-01', 2, 1_200_000);
+    const first = await importOf([earlier]);
+    expect(first.skipped.get(SUPERSEDED)).toBe(1);
+    const stored = await storedOf(BROUWERIJ);
+    expect(stored.record.financials).toEqual(applied.financials);
+    expect(JSON.parse(stored.state.filed!)).toEqual(applied.filed);
+
+    // From now on the company's item answers: the old item is not needed.
+    await batchPut(tableName(), [
+      { ...keys.filedPeriods(BROUWERIJ), entity: 'FiledPeriods', filed: JSON.stringify({}) },
+    ]);
+    expect((await importOf([earlier])).skipped.get(SUPERSEDED)).toBe(1);
+  });
+});
+
+describe('the holdings derivation after a filing import', () => {
+  it('reads and writes no relationships item for a filing, and still derives a change of name', async () => {
+    const record = bare(MICRO, 'Claes Micro BV');
+    expect(await getItem(tableName(), keys.relationships(MICRO))).toBeDefined();
+    // Gone from the table: a derivation that read and wrote it would put it back.
+    await batchDelete(tableName(), [keys.relationships(MICRO)]);
+    expect((await importOf([filing(MICRO, '2019-12-31', '2020-06-01', 1, 100_000)])).created).toBe(1);
+    expect(await getItem(tableName(), keys.relationships(MICRO))).toBeUndefined();
+
+    const renamed = {
+      ...record,
+      name: 'Claes Micro NV',
+      financials: (await storedOf(MICRO)).record.financials,
+    };
+    await importRecords([renamed], { asOf: '2025-02-01' });
+    expect(await getItem(tableName(), keys.relationships(MICRO))).toMatchObject({
+      self: { name: 'Claes Micro NV' },
+    });
+  });
+});
+
+describe('the lookalike recompute after a filing import', () => {
+  it('recomputes a company whose features a filing moved, and nothing for a filing that moves none', async () => {
+    await recomputeMarked();
+    // The latest year: its total assets and employees are features.
+    await importOf([filing(MICRO, '2023-12-31', '2024-06-01', 1, 500_000)]);
+    const moved = await recomputeMarked();
+    expect(moved.rounds).toBe(1);
+    expect(moved.companies).toBeGreaterThanOrEqual(1);
+
+    // An older year: the latest period, and so the features, stay.
+    const older = await importOf([filing(MICRO, '2021-12-31', '2022-06-01', 1, 700_000)]);
+    expect(older.created).toBe(1);
+    const still = await recomputeMarked();
+    expect(still).toMatchObject({ rounds: 0, companies: 0, blocks: 0 });
+
+    // A replacement of the latest year with other figures moves them again.
+    await importOf([filing(MICRO, '2023-12-31', '2024-09-01', 2, 800_000)]);
+    expect((await recomputeMarked()).companies).toBeGreaterThanOrEqual(1);
+  });
+});
