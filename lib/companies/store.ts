@@ -14,6 +14,7 @@
  * - the import: the content hashes and change ids of a batch (projected), then the whole records of
  *   the changed companies only.
  */
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { batchGet, getItem } from '../storage/batch';
 import { tableName } from '../storage/client';
 import * as keys from '../storage/keys';
@@ -81,7 +82,9 @@ export interface CompanyState {
   lineHash?: string;
   /**
    * (ext) What a registry import keeps of the company's registry rows to apply later updates exactly
-   * (contract §11.5.2): JSON text, opaque here, kept when another source writes the company.
+   * (contract §11.5.2): JSON text, opaque here, kept when another source writes the company. Stored
+   * deflated (`registryRowsAttribute`): the rows repeat their entity number and codes, and are most of
+   * a registry company's item.
    */
   registryRows?: string;
   /** (ext) The registered address in each language its registry gives it (JSON text), for MOVED (§8.2). */
@@ -135,7 +138,7 @@ export async function getCompanyRecords(refs: CompanyRef[]): Promise<Map<string,
           changeId: item['changeId'] as string,
           ...(typeof item['legalEntityId'] === 'string' ? { legalEntityId: item['legalEntityId'] } : {}),
           ...(typeof item['lineHash'] === 'string' ? { lineHash: item['lineHash'] } : {}),
-          ...(typeof item['registryRows'] === 'string' ? { registryRows: item['registryRows'] } : {}),
+          ...registryRowsOf(item),
           ...(typeof item['addressForms'] === 'string' ? { addressForms: item['addressForms'] } : {}),
           ...(Array.isArray(item['sources']) ? { sources: item['sources'] as string[] } : {}),
           ...(typeof item['filed'] === 'string' ? { filed: item['filed'] } : {}),
@@ -165,12 +168,29 @@ export function companyItem(record: CompanyRecord, state: CompanyState): Item {
     changeId: state.changeId,
     ...(state.legalEntityId ? { legalEntityId: state.legalEntityId } : {}),
     ...(state.lineHash ? { lineHash: state.lineHash } : {}),
-    ...(state.registryRows === undefined ? {} : { registryRows: state.registryRows }),
+    ...(state.registryRows === undefined ? {} : { registryRows: registryRowsAttribute(state.registryRows) }),
     ...(state.addressForms === undefined ? {} : { addressForms: state.addressForms }),
     ...(state.sources ? { sources: state.sources } : {}),
     ...(state.filed === undefined ? {} : { filed: state.filed }),
   };
 }
+
+/**
+ * The registry rows as the company item keeps them: deflated bytes (a KBO enterprise's rows are about
+ * a fifth of their JSON text), read back by `registryRowsText`.
+ */
+export const registryRowsAttribute = (text: string): Uint8Array => deflateRawSync(text);
+
+/** The registry rows' JSON text from a company item's attribute (deflated bytes, or text as once kept); null when absent. */
+export function registryRowsText(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  return value instanceof Uint8Array ? inflateRawSync(value).toString('utf8') : null;
+}
+
+const registryRowsOf = (item: Item): { registryRows?: string } => {
+  const text = registryRowsText(item['registryRows']);
+  return text === null ? {} : { registryRows: text };
+};
 
 export const keyOf = (item: Item) => companyKey(companyOfKey(item['pk'] as string));
 

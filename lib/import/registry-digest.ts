@@ -25,7 +25,7 @@
  *   run writes its digest only if the item's token is still the one it read before judging the block,
  *   so a write that slips in between two imports' steps leaves no digest, never a wrong one.
  */
-import { createHash, randomUUID, type Hash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { CompanyRef } from '../companies/identifiers';
 import { forEachLimited } from '../concurrency';
@@ -63,9 +63,9 @@ export function digestEntry(item: RegistryItem, seq: number, activeOnly: boolean
     const { unit } = item;
     // A ceased unit under --active-only is left out or imported as its company is stored or not.
     if (activeOnly && unit.fields.stoppedOn) return { fingerprint: null };
-    // The unit's own text: the block's digest hashes them all at once (one hash a block, not a unit).
+    // The unit's own text (the rules' version is in its block's digest once): the block's digest
+    // hashes its units' texts at once, one hash a block, not a unit.
     const fingerprint = JSON.stringify([
-      UNIT_RULES_VERSION,
       unit.country,
       unit.companyNumber,
       unit.owns,
@@ -76,7 +76,7 @@ export function digestEntry(item: RegistryItem, seq: number, activeOnly: boolean
     ]);
     return { unit: { seq, ref: { country: unit.country, companyNumber: unit.companyNumber }, fingerprint } };
   }
-  if (item.kind === 'rejected') return { fingerprint: `rejected\0${item.reason}` };
+  if (item.kind === 'rejected') return { fingerprint: JSON.stringify(['rejected', item.reason]) };
   const ref = item.company ? { ref: item.company } : {};
   // A skipped unit that a stored company should still get depends on what is stored.
   if (item.unit) return { fingerprint: null, ...ref };
@@ -84,8 +84,8 @@ export function digestEntry(item: RegistryItem, seq: number, activeOnly: boolean
   // A withheld name erases its company if one is stored (§11.5.6): the import reads that one company's
   // state every run whatever the digest says (lib/import/registry-import.ts), so the rest of its block
   // keeps its digest — a block of 30 is not read for one withheld name.
-  if (item.reason === NAME_WITHHELD) return { fingerprint: `withheld\0${company}`, ...ref };
-  return { fingerprint: `skipped\0${item.reason}\0${company}`, ...ref };
+  if (item.reason === NAME_WITHHELD) return { fingerprint: JSON.stringify(['withheld', company]), ...ref };
+  return { fingerprint: JSON.stringify(['skipped', item.reason, company]), ...ref };
 }
 
 /** Blocks whose digests are read in one round (BatchGetItem takes 100 keys). */
@@ -117,9 +117,24 @@ interface Block<E> {
   entries: E[];
   /** Its units' sequence numbers. */
   units: number[];
-  /** What the digest covers, hashed as it comes (nothing of it held): each entry's fingerprint, in file order. */
-  hash: Hash;
+  /**
+   * What the digest covers: each entry's fingerprint (JSON text, never a line break), in file order,
+   * hashed in one go when the block is judged — one hash call a block, not two a unit.
+   */
+  parts: string[];
   eligible: boolean;
+}
+
+/** A block's digest: the rules' version and its entries' fingerprints, one a line. */
+const blockDigest = (parts: string[]) =>
+  createHash('sha256')
+    .update(`${UNIT_RULES_VERSION}\n${parts.join('\n')}`)
+    .digest('base64url');
+
+/** An entry read, as `check` hands it back: `unchanged` when its block's digest matches. */
+export interface Checked<E> {
+  entry: E;
+  unchanged: boolean;
 }
 
 /** A round of blocks and their stored digest items (by `pk`), being read. */
@@ -157,41 +172,35 @@ export class RegistryDigests {
   constructor(private readonly source: string) {}
 
   /**
-   * The entries in their order, each with `unchanged` true when its block's digest matches (its units
-   * need no reading). `entryOf` says what each is to the digest.
+   * The items in their order, as entries (`see` makes each one's entry and says what it is to the
+   * digest), each with `unchanged` true when its block's digest matches (its units need no reading).
+   * Handed back a round of blocks at a time: the caller walks each round without an await per entry.
    */
-  async *check<E>(
-    entries: AsyncIterable<E>,
-    entryOf: (entry: E) => DigestEntry,
-  ): AsyncGenerator<{ entry: E; unchanged: boolean }> {
+  async *check<T, E>(
+    items: AsyncIterable<T>,
+    see: (item: T) => { entry: E; digest: DigestEntry },
+  ): AsyncGenerator<Array<Checked<E>>> {
     let blocks: Array<Block<E>> = [];
     let held = 0;
     // The round before, its digests being read while the converter goes on with this one: the
     // converter never waits for a round trip (a file imported again is read as fast as converted).
     let reading: Round<E> | null = null;
-    for await (const entry of entries) {
-      const seen = entryOf(entry);
+    for await (const item of items) {
+      const { entry, digest: seen } = see(item);
       const ref = seen.unit?.ref ?? seen.ref;
       const current = blocks[blocks.length - 1];
       const key = ref && `${ref.country}#${digestBlock(ref)}`;
       if (ref && key && key !== current?.key) {
         if (blocks.length > BLOCKS_PER_ROUND || held >= ITEMS_PER_ROUND) {
           // The blocks so far are whole (a new one starts): their digests are read in one round.
-          if (reading) yield* this.judgeRound(reading);
+          if (reading) yield await this.judgeRound(reading);
           reading = this.readRound(blocks);
           blocks = [];
           held = 0;
         }
-        blocks.push({ key, ref, entries: [], units: [], hash: createHash('sha256'), eligible: true });
+        blocks.push({ key, ref, entries: [], units: [], parts: [], eligible: true });
       } else if (!current) {
-        blocks.push({
-          key: '',
-          ref: undefined,
-          entries: [],
-          units: [],
-          hash: createHash('sha256'),
-          eligible: false,
-        });
+        blocks.push({ key: '', ref: undefined, entries: [], units: [], parts: [], eligible: false });
       }
       const block = blocks[blocks.length - 1]!;
       block.entries.push(entry);
@@ -199,10 +208,10 @@ export class RegistryDigests {
       if (seen.unit) block.units.push(seen.unit.seq);
       const part = seen.unit ? seen.unit.fingerprint : seen.fingerprint;
       if (part === null) block.eligible = false;
-      else block.hash.update(part).update('\0');
+      else if (block.eligible) block.parts.push(part);
     }
-    if (reading) yield* this.judgeRound(reading);
-    yield* this.judgeRound(this.readRound(blocks));
+    if (reading) yield await this.judgeRound(reading);
+    yield await this.judgeRound(this.readRound(blocks));
   }
 
   /** Starts reading the digests of a round's blocks. */
@@ -218,15 +227,14 @@ export class RegistryDigests {
     return { blocks, stored };
   }
 
-  private async *judgeRound<E>({
-    blocks,
-    stored: reading,
-  }: Round<E>): AsyncGenerator<{ entry: E; unchanged: boolean }> {
+  /** A round's entries, each marked unchanged or not by its block's digest. */
+  private async judgeRound<E>({ blocks, stored: reading }: Round<E>): Promise<Array<Checked<E>>> {
     const stored = await reading;
+    const checked: Array<Checked<E>> = [];
     for (const block of blocks) {
       const ref = block.eligible && block.units.length > 0 ? block.ref : undefined;
       const item = ref && stored.get(this.keyOf(ref).pk);
-      const digest = ref ? block.hash.digest('base64url') : '';
+      const digest = ref ? blockDigest(block.parts) : '';
       const unchanged =
         ref !== undefined &&
         item !== undefined &&
@@ -247,8 +255,9 @@ export class RegistryDigests {
           dropped: 0,
           rejected: false,
         });
-      for (const entry of block.entries) yield { entry, unchanged };
+      for (const entry of block.entries) checked.push({ entry, unchanged });
     }
+    return checked;
   }
 
   /** A batch of units (sequence numbers `first`..`last`, in file order) goes to the import. */

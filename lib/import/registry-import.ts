@@ -101,48 +101,49 @@ export async function importRegistryItems(
       let seq = 0;
       const withheldRef = (item: RegistryItem) =>
         item.kind === 'skipped' && item.reason === NAME_WITHHELD ? canonicalRef(item.company) : null;
-      const numbered = async function* () {
-        for await (const item of items)
-          yield { item, seq: item.kind === 'unit' || withheldRef(item) ? ++seq : 0 };
+      // Each unit (and withheld name) numbered in file order, as the digest sees it.
+      const see = (item: RegistryItem) => {
+        const entry = { item, seq: item.kind === 'unit' || withheldRef(item) ? ++seq : 0 };
+        return { entry, digest: digestEntry(item, entry.seq, activeOnly) };
       };
       // Units are judged (validated, fingerprinted) only in blocks whose digest does not match.
-      const checked = digests.check(numbered(), ({ item, seq }) => digestEntry(item, seq, activeOnly));
-      for await (const { entry, unchanged } of checked) {
-        const { item } = entry;
-        const withheld = withheldRef(item);
-        if (withheld && item.kind === 'skipped') {
-          // Read as a unit: a stored company is erased by it, else it is skipped after all (`importUnits`).
+      for await (const round of digests.check(items, see))
+        for (const { entry, unchanged } of round) {
+          const { item } = entry;
+          const withheld = withheldRef(item);
+          if (withheld && item.kind === 'skipped') {
+            // Read as a unit: a stored company is erased by it, else it is skipped after all (`importUnits`).
+            summary.read++;
+            sources.set(entry.seq, item.source);
+            yield { seq: entry.seq, source: item.source, ref: withheld, ...WITHHELD_UNIT };
+            continue;
+          }
+          if (item.kind === 'skipped') {
+            skipped.set(item.reason, (skipped.get(item.reason) ?? 0) + 1);
+            continue;
+          }
           summary.read++;
-          sources.set(entry.seq, item.source);
-          yield { seq: entry.seq, source: item.source, ref: withheld, ...WITHHELD_UNIT };
-          continue;
+          if (item.kind === 'rejected') {
+            summary.rejected++;
+            reject(item.source, item.reason);
+            continue;
+          }
+          if (unchanged) {
+            summary.unchanged++;
+            summary.imported++;
+            continue;
+          }
+          const judged = readUnit(item.unit, entry.seq);
+          fieldsDropped += judged.dropped;
+          digests.judged(entry.seq, judged.ok ? judged.dropped : null);
+          if (!judged.ok) {
+            summary.rejected++;
+            reject(item.unit.source, judged.reason);
+            continue;
+          }
+          sources.set(judged.unit.seq, item.unit.source);
+          yield judged.unit;
         }
-        if (item.kind === 'skipped') {
-          skipped.set(item.reason, (skipped.get(item.reason) ?? 0) + 1);
-          continue;
-        }
-        summary.read++;
-        if (item.kind === 'rejected') {
-          summary.rejected++;
-          reject(item.source, item.reason);
-          continue;
-        }
-        if (unchanged) {
-          summary.unchanged++;
-          summary.imported++;
-          continue;
-        }
-        const judged = readUnit(item.unit, entry.seq);
-        fieldsDropped += judged.dropped;
-        digests.judged(entry.seq, judged.ok ? judged.dropped : null);
-        if (!judged.ok) {
-          summary.rejected++;
-          reject(item.unit.source, judged.reason);
-          continue;
-        }
-        sources.set(judged.unit.seq, item.unit.source);
-        yield judged.unit;
-      }
     },
     async (batch, run, turns) => {
       const first = batch[0]!.seq;

@@ -19,6 +19,7 @@
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Country } from '../companies/identifiers';
+import { registryRowsText } from '../companies/store';
 import { batchGet, batchPut, queryPage } from '../storage/batch';
 import { dynamodb, send, tableName } from '../storage/client';
 import * as keys from '../storage/keys';
@@ -36,9 +37,10 @@ export const storedRegistry: StoredRegistry = {
       { projection: ['companyNumber', 'registryRows'], consistent: true },
     );
     const rows = new Map<string, unknown>();
-    for (const item of items)
-      if (typeof item['registryRows'] === 'string')
-        rows.set(item['companyNumber'] as string, JSON.parse(item['registryRows']) as unknown);
+    for (const item of items) {
+      const text = registryRowsText(item['registryRows']);
+      if (text !== null) rows.set(item['companyNumber'] as string, JSON.parse(text) as unknown);
+    }
     return rows;
   },
 

@@ -8,7 +8,11 @@
  *    before, so usually none);
  * 2. one round of reads (BatchGetItem, strongly consistent): the relationships items of the changed
  *    companies and of every company among their holders, before and after; a second round for the
- *    companies a new or renamed company holds shares in (their `n#…` names it), when not read yet;
+ *    companies a new or renamed company holds shares in (their `n#…` names it), when not read yet.
+ *    A company new to the stage (no `before`) usually has no item yet: the first attempt does not read
+ *    its item but takes it as absent, and its write's condition (no item with a revision) proves it —
+ *    when another company's derivation wrote one (it names the new company as a holder), the write is
+ *    refused and the next attempt reads every item;
  * 3. on those items, as read: each changed company X gets `self` (identifier, id; `version` grows when
  *    it changed) and `parents`; each of its holder companies H gets `c#X`, and X gets `n#H` when H is
  *    imported; holders X no longer has lose `c#X` and X forgets `n#H`; a new or renamed X names itself
@@ -70,6 +74,8 @@ interface Holdings {
   introduced: boolean;
   /** (ext) Erased (§11.5.6): it is no company any more, nobody's parent or child, and names itself nowhere. */
   gone: boolean;
+  /** New to the stage: its item is most likely absent (step 2). */
+  fresh: boolean;
 }
 
 export function holdingsDerivation(options: HoldingsOptions = {}): BatchDerivation {
@@ -94,11 +100,15 @@ export function holdingsDerivation(options: HoldingsOptions = {}): BatchDerivati
         formerHolders: companyHolders(holdersOf(before)),
         introduced: !gone && (!before || before.name !== after.name || before.place !== after.place),
         gone,
+        fresh: !gone && !before,
       };
     });
+    // The first attempt takes new companies' items as absent; refused, the next reads them at once.
+    const optimistic = batch.some((h) => h.fresh);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      if (attempt > 0) await backoff(attempt);
-      if (await writeRelationshipsItems(await planWrites(batch))) return { updates: 0 };
+      const assumeAbsent = optimistic && attempt === 0;
+      if (attempt > (optimistic ? 1 : 0)) await backoff(attempt);
+      if (await writeRelationshipsItems(await planWrites(batch, assumeAbsent))) return { updates: 0 };
     }
     throw new StorageUnavailableError();
   };
@@ -107,8 +117,11 @@ export function holdingsDerivation(options: HoldingsOptions = {}): BatchDerivati
 /** The derivation the import runs, with the stage's id scheme. */
 export const deriveHoldings = holdingsDerivation();
 
-/** Reads the items the batch touches and answers what changes in them. */
-async function planWrites(batch: Holdings[]): Promise<RelationshipsWrite[]> {
+/**
+ * Reads the items the batch touches and answers what changes in them; with `assumeAbsent`, the items
+ * of the batch's new companies are taken as absent, not read (their writes' conditions check it).
+ */
+async function planWrites(batch: Holdings[], assumeAbsent: boolean): Promise<RelationshipsWrite[]> {
   const first = new Map<string, CompanyRef>();
   for (const h of batch) {
     first.set(companyKey(h.company), h.company);
@@ -119,6 +132,11 @@ async function planWrites(batch: Holdings[]): Promise<RelationshipsWrite[]> {
   const load = async (refs: CompanyRef[]) => {
     for (const [key, item] of await readRelationshipsItems(refs)) items.set(key, working(item));
   };
+  if (assumeAbsent)
+    for (const h of batch.filter((b) => b.fresh)) {
+      first.delete(companyKey(h.company));
+      items.set(companyKey(h.company), working({ ref: h.company, attributes: {} }));
+    }
   await load([...first.values()]);
   const item = (ref: CompanyRef) => items.get(companyKey(ref))!;
 

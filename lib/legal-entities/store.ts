@@ -68,20 +68,6 @@ export async function claimLegalEntityIds(claims: LegalEntityClaim[]): Promise<L
   return refused;
 }
 
-/** The company holding each of these ids, strongly consistent (the import reads before it claims). */
-export async function getLegalEntityOwners(legalEntityIds: string[]): Promise<Map<string, CompanyRef>> {
-  const items = await batchGet(tableName(), legalEntityIds.map(keys.legalEntity), {
-    projection: ENTITY_PROJECTION,
-    consistent: true,
-  });
-  return new Map(
-    items.map((item) => [
-      item['legalEntityId'] as string,
-      { country: item['country'] as CompanyRef['country'], companyNumber: item['companyNumber'] as string },
-    ]),
-  );
-}
-
 /** The company whose entity has this id, or null. One GetItem. */
 export async function getLegalEntityCompany(legalEntityId: string): Promise<CompanyRef | null> {
   const Item = await getItem(tableName(), keys.legalEntity(legalEntityId), {

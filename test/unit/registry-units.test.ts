@@ -4,6 +4,7 @@
  * stored; and how a registry's CSV header is recognised (§11.3).
  */
 import { parseCompanyRecord } from '../../lib/companies/record';
+import { companyItem, registryRowsText } from '../../lib/companies/store';
 import { mergeUnit } from '../../lib/import/registry-import';
 import { readUnit } from '../../lib/import/registry-unit';
 import { registryFormatOfHeader } from '../../lib/import/sources';
@@ -129,5 +130,36 @@ describe('registryFormatOfHeader', () => {
     ['', null],
   ])('%s → %s', (line, format) => {
     expect(registryFormatOfHeader(line)).toBe(format);
+  });
+});
+
+describe('registry rows in the company item', () => {
+  const rows = JSON.stringify({
+    enterprise: ['0200.044.781', 'AC', '000', '2', '610', '', '12-08-2004'],
+    activities: Array.from({ length: 20 }, (_, i) => [
+      '0200.044.781',
+      '001',
+      '2008',
+      `7279${i % 10}`,
+      'MAIN',
+    ]),
+  });
+  const parsed = parseCompanyRecord(companyRecord({ country: 'BE', companyNumber: '0200044781' }));
+  if (!parsed.ok) throw new Error(parsed.reason);
+  const item = companyItem(parsed.record, {
+    hash: 'h',
+    changeId: 'c',
+    registryRows: rows,
+  });
+
+  it('are kept deflated, far smaller than their text, and read back as the same text', () => {
+    expect(item['registryRows']).toBeInstanceOf(Uint8Array);
+    expect((item['registryRows'] as Uint8Array).length).toBeLessThan(rows.length / 3);
+    expect(registryRowsText(item['registryRows'])).toBe(rows);
+  });
+
+  it('are read as they were once kept, as text; absent as null', () => {
+    expect(registryRowsText(rows)).toBe(rows);
+    expect(registryRowsText(undefined)).toBeNull();
   });
 });
