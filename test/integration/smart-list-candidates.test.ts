@@ -27,7 +27,7 @@ import { tableName } from '../../lib/storage/client';
 import * as keys from '../../lib/storage/keys';
 import { recordCalls, type Call } from '../support/dynamodb-calls';
 import { bareCompany, importRecords, period } from '../support/records';
-import { callerOf, numberOf, patchList, postList, withEnv } from '../support/smart-lists';
+import { callerOf, getOne, numberOf, patchList, postList, withEnv } from '../support/smart-lists';
 import { useFreshTable } from '../support/table';
 
 useFreshTable();
@@ -207,6 +207,8 @@ describe('at once and in the background', () => {
         }
         await workerDone();
         expect(await membersOf(caller.accountId, id)).toEqual(firstMatches);
+        // A company read under two of the filter's codes (in the request and a turn) counted once.
+        expect((await getOne(caller, id)).body).toMatchObject({ amountOfCompanies: firstMatches.length });
 
         const changed = await patchList(caller, id, { filters: second });
         expect(changed.status).toBe(200);
@@ -219,6 +221,7 @@ describe('at once and in the background', () => {
           expect(changed.body.amountOfCompanies).toBe(secondMatches.length);
         await workerDone();
         expect(await membersOf(caller.accountId, id)).toEqual(secondMatches);
+        expect((await getOne(caller, id)).body).toMatchObject({ amountOfCompanies: secondMatches.length });
       }),
       { numRuns: 15, seed: 3604 },
     );
