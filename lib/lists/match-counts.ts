@@ -8,7 +8,7 @@ import { companyKey, type Country } from '../companies/identifiers';
 import type { CompanyChange, Derived } from '../derivation/change';
 import { filterProfileOf, packProfile, type Filters } from './filters';
 import { addCounts, contributionOf, estimateFrom, itemsFor, type Counts } from './match-estimate';
-import { candidatesOf, type Candidates } from './smart-candidates';
+import { candidatesOf, type Assessment } from './smart-candidates';
 import { moveMatchCounts, readMatchCounts } from './store/match-counts';
 
 /**
@@ -40,14 +40,6 @@ function countsOf(deltas: Map<Country, Counts>, country: Country): Counts {
   const counts = deltas.get(country) ?? new Map();
   deltas.set(country, counts);
   return counts;
-}
-
-/** What a create or filter change knows of `filters` before it reads any profile. */
-export interface Assessment {
-  /** The estimated matches (match-estimate.ts). */
-  estimate: number;
-  /** The profiles an evaluation reads (smart-candidates.ts). */
-  candidates: Candidates;
 }
 
 /** The filters' estimate and candidates, from the same few counter items read (never a profile). */

@@ -23,8 +23,7 @@
  * conditional writes of store/smart-holds.ts.
  */
 import type { Country } from '../companies/identifiers';
-import { placeKey, type FilterProfile, type Filters } from './filters';
-import { countriesOf } from './smart-bounds';
+import { countriesOf, placeKey, type FilterProfile, type Filters } from './filters';
 
 /**
  * Lower ends of the bands of a range criterion (each band runs to the next; the last is open). The

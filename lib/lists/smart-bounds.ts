@@ -25,10 +25,10 @@
  * conditional on the bound, where more companies enter than it holds, and the job's end trues it to
  * the list's companies. Apart from the worker so the create and change functions bundle only this.
  */
-import { companyKey, type CompanyRef, type Country, COUNTRIES } from '../companies/identifiers';
+import { companyKey, type CompanyRef, type Country } from '../companies/identifiers';
 import { smartListConfig } from '../config';
 import { matchesFilters, unpackProfile, type Filters } from './filters';
-import type { Assessment } from './match-counts';
+import type { Assessment } from './smart-candidates';
 import type { Candidate } from './smart';
 import { readNewMembersFrom } from './store/members';
 import { getProfilesOf, readSweep, type StoredProfile } from './store/profiles';
@@ -133,9 +133,6 @@ export function matching(filters: Filters, profiles: StoredProfile[]): Candidate
     return matchesFilters(filters, profile) ? [{ ref, profile, contacts, listed: false }] : [];
   });
 }
-
-/** The countries whose filter profiles a filter reads. */
-export const countriesOf = (filters: Filters): readonly Country[] => filters.countries ?? COUNTRIES;
 
 /** The profile of a company no filter can match. */
 export const outside = (country: Country) => ({

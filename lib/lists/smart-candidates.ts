@@ -15,10 +15,17 @@
  * Pure: the counts come in, the sweep (store/profiles.ts) and its size go out.
  */
 import type { Country } from '../companies/identifiers';
-import { placeKey, type Filters } from './filters';
+import { countriesOf, placeKey, type Filters } from './filters';
 import { ALL, INDEX, activityItem, codesOf, placeItem } from './match-estimate';
-import { countriesOf } from './smart-bounds';
 import { activitySegment, everyProfile, placeSegment, type Segment } from './store/profiles';
+
+/** What a create or filter change knows of its filters before it reads any profile. */
+export interface Assessment {
+  /** The estimated matches (match-estimate.ts). */
+  estimate: number;
+  /** The profiles an evaluation reads. */
+  candidates: Candidates;
+}
 
 export interface Candidates {
   /** The partitions (or parts of them) to read, in order. */

@@ -3,7 +3,9 @@
  * re-exports these): a company's filter profile again under each of its NACE codes and under its place.
  */
 import type { CompanyRef } from '../company-ref';
-import type { Key } from './keys';
+
+/** keys.ts's `Key` (keys.ts re-exports this module, so this one does not import it). */
+type Key = { pk: string; sk: string };
 
 /** A company's filter profile entry under one of its NACE codes (found by the code's prefixes). */
 export const filterProfileByActivity = (ref: CompanyRef, code: string): Key => ({
