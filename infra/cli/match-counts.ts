@@ -1,8 +1,9 @@
 /**
  * `npm run match-counts [-- --table NAME] [--country BE|NL|FR ...]`: recounts the match counts smart
- * filters are estimated from (contract §7.6) from the stored filter profiles, country by country, in
- * turns of at most 10,000 items (lib/lists/match-recount.ts): for a stage whose companies were
- * imported before the counts existed, or counts that drifted. Idempotent: stopped at any point, run it
+ * filters are estimated from (contract §7.6) from the stored filter profiles, and writes every
+ * profile's entries (by NACE code and place, from which smart filters read their candidates), country
+ * by country, in turns of at most 10,000 items (lib/lists/match-recount.ts): for a stage whose
+ * companies were imported before the counts or entries existed, or counts that drifted. Idempotent: stopped at any point, run it
  * again and it goes on where it stood; run on right counts, it leaves them as they are. Run it while no
  * import runs (an import's moves of a country's counts during its recount may be overwritten).
  * Default: the local stage (see infra/cli/stage.ts).

@@ -123,6 +123,9 @@ const inRange = (value: number | null, r: Range | undefined) =>
   r === undefined ||
   (value !== null && (r.min === undefined || value >= r.min) && (r.max === undefined || value <= r.max));
 
+/** The countries whose companies a filter can match (every country without the criterion). */
+export const countriesOf = (filters: Filters): readonly Country[] => filters.countries ?? COUNTRIES;
+
 /** Whether every given criterion holds for the company (contract §7.6). */
 export function matchesFilters(filters: Filters, company: FilterProfile): boolean {
   if (company.stopped) return false;

@@ -16,7 +16,7 @@ import { planEvaluation, type Plan } from './smart-bounds';
 import { readListCounts } from './store/contact-counts';
 import { settleExpired } from './store/flip-intents';
 import { settleHold, holdOf, maxSmartCompanies, smartCompaniesOf } from './store/smart-holds';
-import { estimateMatches } from './match-counts';
+import { assessFilters } from './match-counts';
 import { noteJob } from './store/smart-jobs';
 import { backoff } from '../storage/batch';
 import * as keys from '../storage/keys';
@@ -179,13 +179,13 @@ async function filterChange(list: StoredList, filters: Filters) {
     await settleExpired(list.accountId, list.id, read.intent);
     return null;
   }
-  const estimate = await checkEstimate(
+  const assessed = await checkEstimate(
     list.accountId,
     filters,
     holdOf(read.companies, read.held),
     read.companies,
   );
-  const plan = await planEvaluation(filters, estimate, {
+  const plan = await planEvaluation(filters, assessed, {
     accountId: list.accountId,
     listId: list.id,
     companies: read.companies,
@@ -203,13 +203,13 @@ async function filterChange(list: StoredList, filters: Filters) {
  * (match-counts.ts, a few counter items) in place of what the list holds now (`holds`; at least its
  * `companies`, which its SAVED and ARCHIVED ones may keep) past the account's bound → 409, nothing
  * changed. An estimate: the exact fill is held to the bound by the conditional writes that follow.
- * Answers the estimate.
+ * Answers the estimate and the filters' candidates (read from the same counter items).
  */
 async function checkEstimate(accountId: string, filters: Filters, holds: number, companies = 0) {
-  const [estimate, held] = await Promise.all([estimateMatches(filters), smartCompaniesOf(accountId)]);
+  const [assessed, held] = await Promise.all([assessFilters(filters), smartCompaniesOf(accountId)]);
   const max = maxSmartCompanies();
-  if (held - holds + Math.max(estimate, companies) > max) throw new SmartListLimitReached(max);
-  return estimate;
+  if (held - holds + Math.max(assessed.estimate, companies) > max) throw new SmartListLimitReached(max);
+  return assessed;
 }
 
 /**

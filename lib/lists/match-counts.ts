@@ -8,6 +8,7 @@ import { companyKey, type Country } from '../companies/identifiers';
 import type { CompanyChange, Derived } from '../derivation/change';
 import { filterProfileOf, packProfile, type Filters } from './filters';
 import { addCounts, contributionOf, estimateFrom, itemsFor, type Counts } from './match-estimate';
+import { candidatesOf, type Assessment } from './smart-candidates';
 import { moveMatchCounts, readMatchCounts } from './store/match-counts';
 
 /**
@@ -41,8 +42,14 @@ function countsOf(deltas: Map<Country, Counts>, country: Country): Counts {
   return counts;
 }
 
+/** The filters' estimate and candidates, from the same few counter items read (never a profile). */
+export async function assessFilters(filters: Filters): Promise<Assessment> {
+  const counts = await readMatchCounts(itemsFor(filters));
+  const read = (country: Country, sk: string) => counts.get(`${country}|${sk}`);
+  return { estimate: estimateFrom(filters, read), candidates: candidatesOf(filters, read) };
+}
+
 /** The estimated matches of `filters` (match-estimate.ts): a few counter items read, never a profile. */
 export async function estimateMatches(filters: Filters): Promise<number> {
-  const counts = await readMatchCounts(itemsFor(filters));
-  return estimateFrom(filters, (country, sk) => counts.get(`${country}|${sk}`));
+  return (await assessFilters(filters)).estimate;
 }

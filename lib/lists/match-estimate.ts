@@ -10,6 +10,8 @@
  * - `ACT#<division>`: `c<prefix>` for every prefix (2 to 5 digits) of the company's NACE codes in that
  *   division, a company counted once per prefix however many of its codes share it;
  * - `PLACE#<place key>`: `n`, the companies in that place.
+ * - `INDEX`: `ready` 1 once a recount wrote every profile's entries (store/profiles.ts), so that
+ *   smart-candidates.ts may read a filter's candidates from them instead of every profile.
  *
  * The estimate, per country of the filter (or every country): the companies its activities reach
  * (the sum of `c<code>` over its codes, a code under another of its codes left out; `n` without
@@ -21,8 +23,7 @@
  * conditional writes of store/smart-holds.ts.
  */
 import type { Country } from '../companies/identifiers';
-import { placeKey, type FilterProfile, type Filters } from './filters';
-import { countriesOf } from './smart-bounds';
+import { countriesOf, placeKey, type FilterProfile, type Filters } from './filters';
 
 /**
  * Lower ends of the bands of a range criterion (each band runs to the next; the last is open). The
@@ -42,6 +43,8 @@ const RANGES: [Histogram, 'employees' | 'totalAssets' | 'healthIndicator'][] = [
 ];
 
 export const ALL = 'ALL';
+/** `ready`: the country's filter profile entries are whole (written by a recount, match-recount.ts). */
+export const INDEX = 'INDEX';
 export const activityItem = (division: string) => `ACT#${division}`;
 export const placeItem = (place: string) => `PLACE#${place}`;
 
@@ -84,13 +87,14 @@ export function addCounts(into: Counts, counts: Counts, sign: 1 | -1): void {
 }
 
 /** The filter's NACE codes, a code under another of them left out (its companies are counted there). */
-const codesOf = (activities: string[]) =>
+export const codesOf = (activities: readonly string[]) =>
   [...new Set(activities)].filter((code, _, all) => !all.some((o) => o !== code && code.startsWith(o)));
 
-/** The items of a country's counts that the estimate of `filters` reads. */
+/** The items of a country's counts that the estimate of `filters` (and its candidates') reads. */
 export function itemsFor(filters: Filters): { country: Country; sk: string }[] {
   const sks = [
     ALL,
+    INDEX,
     ...new Set((filters.activities ?? []).map((code) => activityItem(code.slice(0, 2)))),
     ...new Set((filters.places ?? []).map((p) => placeItem(placeKey(p)))),
   ];

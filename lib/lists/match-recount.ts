@@ -5,19 +5,22 @@
  * at most `limit` items each (store/match-recount.ts):
  *
  * 1. count: a page of the country's filter profiles from the cursor, their contributions summed and
- *    added into the recount's own counts (marked per turn, so a turn taken again adds nothing twice);
+ *    added into the recount's own counts (marked per turn, so a turn taken again adds nothing twice),
+ *    and each profile's entries (store/profiles.ts) put, as the import writes them; the last page adds
+ *    `INDEX` (`ready`), which says the country's entries are whole (smart-candidates.ts reads them then);
  * 2. prune: a page of the country's counts, those the recount found no company for deleted;
  * 3. copy: a page of the rebuilt counts put in place of the country's, whole.
  *
  * A turn cut off is taken again by the next (the recount's item says where it stands), so running it
  * again after a crash finishes it, and running it on counts that are right leaves them as they are.
- * Counts an import moves while a recount of that country runs may be overwritten by it: recount while
- * no import runs (docs/import.md, "Match counts").
+ * Counts an import moves while a recount of that country runs may be overwritten by it, and an entry
+ * of a profile the import changes meanwhile put back as it was: recount while no import runs
+ * (docs/import.md, "Match counts").
  */
 import { randomUUID } from 'node:crypto';
 import { COUNTRIES, type Country } from '../companies/identifiers';
 import { unpackProfile } from './filters';
-import { addCounts, contributionOf, type Counts } from './match-estimate';
+import { addCounts, contributionOf, INDEX, type Counts } from './match-estimate';
 import { moveMatchCounts } from './store/match-counts';
 import {
   copyCounts,
@@ -28,7 +31,10 @@ import {
   startRecount,
   type Recount,
 } from './store/match-recount';
-import { readProfilesFrom } from './store/profiles';
+import type { Item } from './store/model';
+import { profileEntryItems, readProfilesFrom } from './store/profiles';
+import { batchPut } from '../storage/batch';
+import { tableName } from '../storage/client';
 
 /** Items one turn reads: profiles counted, counts pruned or copied. */
 export const RECOUNT_TURN = 10_000;
@@ -47,7 +53,14 @@ export async function recountTurn(country: Country, limit = RECOUNT_TURN): Promi
       limit,
     );
     const counts: Counts = new Map();
-    for (const { packed } of profiles) addCounts(counts, contributionOf(unpackProfile(country, packed)), 1);
+    const entries: Item[] = [];
+    for (const { ref, packed, contacts } of profiles) {
+      const profile = unpackProfile(country, packed);
+      addCounts(counts, contributionOf(profile), 1);
+      entries.push(...profileEntryItems(ref, profile, packed, contacts));
+    }
+    await batchPut(tableName(), entries);
+    if (!next) counts.set(INDEX, new Map([['ready', 1]]));
     if (counts.size > 0)
       await moveMatchCounts(`recount#${recount.run}#${recount.turn}`, new Map([[country, counts]]), () =>
         rebuildOf(recount),

@@ -5,8 +5,8 @@
  *
  * Turns. A run takes turns until no job is free or its time is up. Each turn is one job's bounded
  * work, under that job's lease: at most TURN_COMPANIES of its list's NEW members
- * checked for leaving, or as many filter profiles read for entering, from where its last turn stopped
- * (the cursor), then the cursor moves on and the lease is released. The next turn goes to the account
+ * checked for leaving, or as many filter profiles read for entering (the candidates the request chose,
+ * smart-candidates.ts), from where its last turn stopped (the cursor), then the cursor moves on and the lease is released. The next turn goes to the account
  * whose last turn is the oldest (its jobs' latest `turnAt`; never: first), so accounts take turns
  * whatever the size of their lists: a small list of one account waits at most one turn of another's
  * huge one. Two workers (the stack runs two at most) never take the same job: the lease is a
@@ -24,10 +24,11 @@ import * as keys from '../storage/keys';
 import * as partitions from '../storage/partitions';
 import { smartListConfig } from '../config';
 import { evaluateSmartLists, type Candidate } from './smart';
-import { countriesOf, matching, newMembersAsCandidates } from './smart-bounds';
+import { countriesOf } from './filters';
+import { matching, newMembersAsCandidates } from './smart-bounds';
 import { getList } from './store/lists';
 import { readNewMembersFrom } from './store/members';
-import { readProfilesFrom } from './store/profiles';
+import { everyProfile, readSweep } from './store/profiles';
 import { settleHold } from './store/smart-holds';
 import {
   dropJob,
@@ -139,9 +140,14 @@ async function takeTurn(job: HeldJob): Promise<number> {
     candidates = await newMembersAsCandidates(refs);
     cursor = { ...(next ? { leave: { key: next } } : {}), ...(cursor.enter ? { enter: cursor.enter } : {}) };
   } else if (cursor.enter) {
-    const { profiles, next } = await readProfilesFrom(countriesOf(filters), cursor.enter, limit);
+    const { via } = cursor.enter;
+    const { profiles, next } = await readSweep(
+      via ?? everyProfile(countriesOf(filters)),
+      cursor.enter,
+      limit,
+    );
     candidates = matching(filters, profiles);
-    cursor = next ? { enter: next } : {};
+    cursor = next ? { enter: { ...next, ...(via ? { via } : {}) } } : {};
   }
   const { entered } = await evaluateSmartLists([{ list: { ...list, filters }, candidates }], new Date());
   if (cursor.leave || cursor.enter) await endTurn(job, cursor);

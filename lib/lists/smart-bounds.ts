@@ -1,37 +1,58 @@
 /**
- * What a create or filter change of a SMART list does in the request (contract §7.6), bounded whatever
- * the size of its countries: the account's bound is checked against the filters' estimated matches
- * (match-counts.ts, a few counter items) before anything else is read, and then the request reads at
- * most `evaluateAtOnce()` items — the list's NEW members (a filter change: each checked against the
- * new filters by its filter profile, read by key, and taken out when it no longer matches), then, with
- * what is left of that budget, filter profiles of the filters' countries from the first (the matching
- * ones enter as NEW). So it flips at most that many companies, too. What it did not read becomes a job
- * for the background worker (smart-background.ts), its cursor where the request stopped: the NEW
- * members after the last one read, then the profiles after the last one read (or from the first).
+ * What a create or filter change of a SMART list does in the request (contract §7.6: it evaluates the
+ * filters at once; only a filter that matches more than 10,000 companies is answered with the counters
+ * so far and completed in the background), bounded whatever the size of its countries. The account's
+ * bound is checked against the filters' estimated matches (match-counts.ts, a few counter items) before
+ * anything else is read; the same items say which filter profiles can hold its matches (its
+ * candidates, smart-candidates.ts: the entries of its NACE codes or places, or every profile of a
+ * country) and how many. Then, in the request:
+ *
+ * 1. a filter change reads at most `evaluateAtOnce()` of the list's NEW members, each checked against
+ *    the new filters by its filter profile (read by key), and takes out those that no longer match;
+ * 2. when the counts put the candidates at most `readAtOnce()` (READS_PER_MATCH times the bound), it
+ *    reads them all (at most `readAtOnce()` items, should the counts have drifted), so a filter that
+ *    matches at most `evaluateAtOnce()` companies is evaluated whole; else it reads what is left of
+ *    `evaluateAtOnce()`. The matches enter as NEW, at most `evaluateAtOnce()` of them.
+ *
+ * So a request reads at most `evaluateAtOnce() + readAtOnce()` items and flips at most twice
+ * `evaluateAtOnce()` companies. What it did not read (NEW members beyond the bound, candidates past
+ * `readAtOnce()`, matches past `evaluateAtOnce()`) becomes a job for the background worker
+ * (smart-background.ts), its cursor where the request stopped: the NEW members after the last one
+ * read, then the candidates after the last one entered or read.
  *
  * While that job runs, the list holds `held` of its account's bound (store/smart-holds.ts): at least
  * the estimate, its companies now and the matches the request found; the worker's claims raise it,
  * conditional on the bound, where more companies enter than it holds, and the job's end trues it to
  * the list's companies. Apart from the worker so the create and change functions bundle only this.
  */
-import { companyKey, type CompanyRef, type Country, COUNTRIES } from '../companies/identifiers';
+import { companyKey, type CompanyRef, type Country } from '../companies/identifiers';
 import { smartListConfig } from '../config';
 import { matchesFilters, unpackProfile, type Filters } from './filters';
+import type { Assessment } from './smart-candidates';
 import type { Candidate } from './smart';
 import { readNewMembersFrom } from './store/members';
-import { getProfilesOf, readProfilesFrom, type StoredProfile } from './store/profiles';
+import { getProfilesOf, readSweep, type StoredProfile } from './store/profiles';
 import type { JobCursor } from './store/smart-jobs';
 
-/** Companies read (and so entering or leaving) in one request, by default. */
+/** Companies entering (and NEW members read for leaving) in one request, by default. */
 export const EVALUATE_AT_ONCE = 10_000;
 
 /** The bound as configured (EVALUATE_AT_ONCE unless a test lowers it). */
 export const evaluateAtOnce = (): number => Math.floor(smartListConfig.evaluateAtOnce() ?? EVALUATE_AT_ONCE);
 
+/**
+ * Candidates a request reads per company it may enter: a filter whose candidates are at most this
+ * many times the bound is evaluated whole in the request (about 2.4 MB of profiles at 10,000).
+ */
+export const READS_PER_MATCH = 4;
+
+/** Candidate profiles one request reads at most when it evaluates a filter whole. */
+export const readAtOnce = (): number => READS_PER_MATCH * evaluateAtOnce();
+
 export interface Plan {
   /**
-   * What the list holds of its account's bound from now on: the exact matches when the request reads
-   * every profile of a new list; else the most of the estimate, its companies and the matches found now.
+   * What the list holds of its account's bound from now on: the exact matches when the request
+   * evaluates a new list whole; else the most of the estimate, its companies and the matches found now.
    */
   held: number;
   /** What the request evaluates: companies entering (`listed: false`) and NEW ones leaving (`listed: true`). */
@@ -48,12 +69,17 @@ export interface ChangedList {
 }
 
 /**
- * The request's part of an evaluation (see the module comment). `estimate`: the filters' estimated
- * matches; `list`: the list whose filters change (none for a new list).
+ * The request's part of an evaluation (see the module comment). `assessed`: the filters' estimated
+ * matches and candidates; `list`: the list whose filters change (none for a new list).
  */
-export async function planEvaluation(filters: Filters, estimate: number, list?: ChangedList): Promise<Plan> {
+export async function planEvaluation(
+  filters: Filters,
+  { estimate, candidates }: Assessment,
+  list?: ChangedList,
+): Promise<Plan> {
   const budget = evaluateAtOnce();
   const rest: JobCursor = {};
+  const via = candidates.sweep;
   let leaving: Candidate[] = [];
   let read = 0;
   if (list) {
@@ -63,11 +89,19 @@ export async function planEvaluation(filters: Filters, estimate: number, list?: 
     if (next) rest.leave = { key: next };
   }
   let entering: Candidate[] = [];
-  if (rest.leave || read >= budget) rest.enter = { shard: 0 };
+  if (rest.leave) rest.enter = { shard: 0, via };
   else {
-    const { profiles, next } = await readProfilesFrom(countriesOf(filters), { shard: 0 }, budget - read);
-    entering = matching(filters, profiles);
-    if (next) rest.enter = next;
+    const whole = candidates.count <= readAtOnce();
+    const limit = whole ? readAtOnce() : budget - read;
+    const { profiles, next } =
+      limit > 0 ? await readSweep(via, { shard: 0 }, limit) : { profiles: [], next: { shard: 0 } };
+    const found = matching(filters, profiles);
+    entering = found.slice(0, budget);
+    // More matches than the request enters: the worker goes on right after the last one entered.
+    const last =
+      found.length > budget ? profiles.find((p) => p.ref === entering[budget - 1]?.ref) : undefined;
+    if (last) rest.enter = { ...last.after, via };
+    else if (next) rest.enter = { ...next, via };
   }
   const done = !rest.leave && !rest.enter;
   return {
@@ -99,9 +133,6 @@ export function matching(filters: Filters, profiles: StoredProfile[]): Candidate
     return matchesFilters(filters, profile) ? [{ ref, profile, contacts, listed: false }] : [];
   });
 }
-
-/** The countries whose filter profiles a filter reads. */
-export const countriesOf = (filters: Filters): readonly Country[] => filters.countries ?? COUNTRIES;
 
 /** The profile of a company no filter can match. */
 export const outside = (country: Country) => ({

@@ -5,15 +5,16 @@
  * NEW ones that no longer match leave; SAVED and ARCHIVED ones stay (a dismissed company never comes
  * back as NEW). Three callers:
  *
- * - creating a list or changing its filters (lib/lists/manage.ts): the request evaluates a bounded
- *   part, its NEW members and the first filter profiles of its countries (smart-bounds.ts);
+ * - creating a list or changing its filters (lib/lists/manage.ts): the request evaluates its NEW
+ *   members and its candidates (smart-bounds.ts, smart-candidates.ts), whole when they are few enough;
  * - the smart-list worker (smart-background.ts): the rest, a bounded slice a turn;
  * - the import (lib/import/derive.ts): its derivation (`deriveSmartLists`, for every changed company)
  *   notes the smart lists the company enters or leaves, among those it could touch only; its
  *   completion (`applySmartListFlips`) evaluates them per list when the run ends.
  *
- * Cost. Evaluating a whole list reads every filter profile of its countries (about 60 bytes a
- * company), a bounded slice a request or a worker's turn, and writes its new members. An import finds the lists a changed
+ * Cost. Evaluating a whole list reads its candidates' filter profiles (about 60 bytes a company: the
+ * entries of its NACE codes or places, or every profile of its countries, whichever the counts say is
+ * fewer), a bounded slice a request or a worker's turn, and writes its new members. An import finds the lists a changed
  * company could touch in memory: every smart list is filed under its countries × NACE divisions
  * (`filterBuckets`), and a company looks up only its own country × its divisions (plus the lists
  * without a country or activity criterion), before and after the change; only those are evaluated,
@@ -44,7 +45,7 @@ import {
 } from './filters';
 import { revealList, writeHiddenMembers } from './store/lists';
 import type { StoredList } from './store/model';
-import { filterProfileItem, filterProfileKey } from './store/profiles';
+import { filterProfileItem, filterProfileKey, profileEntryItems, profileEntryKeys } from './store/profiles';
 import {
   flipLists,
   getSmartListFlips,
@@ -162,21 +163,31 @@ function listsTouching(byBucket: Map<string, SmartListEntry[]>, profiles: Filter
 }
 
 /**
- * The derivation (contract §11.2, §7.6): the company's filter profile follows the new record, and the
- * smart lists it could touch whose match it flips (entering or leaving) are noted, all in one item.
+ * The derivation (contract §11.2, §7.6): the company's filter profile and its entries (under its NACE
+ * codes and its place) follow the new record — entries it no longer has deleted, none written when
+ * neither the profile nor its contacts changed — and the smart lists it could touch whose match it
+ * flips (entering or leaving) are noted, all in one item.
  * Both are unconditional puts the import makes in BatchWriteItem requests for the whole batch; the flips are
  * applied by `applySmartListFlips` when the import run ends (before it returns), so an import with
  * many flips into one list moves its counters once and writes its members in batches shared by all
  * lists, not a write per company.
  */
 export async function deriveSmartLists({ before, after, gone }: CompanyChange): Promise<Derived> {
+  const ref = refOf(after);
+  const previous = before ? filterProfileOf(before) : null;
+  const had = previous ? profileEntryKeys(ref, previous) : [];
   // An erased company (§11.5.6): no filter profile, so no list matches it again (lib/lists/derive.ts
   // takes it out of the lists it is in).
-  if (gone) return { updates: 0, writes: { puts: [], deletes: [filterProfileKey(after)] } };
+  if (gone) return { updates: 0, writes: { puts: [], deletes: [filterProfileKey(ref), ...had] } };
   const next = filterProfileOf(after);
-  const previous = before ? filterProfileOf(before) : null;
   const packed = packProfile(next);
-  const puts = [filterProfileItem(after, packed, after.contacts.length)];
+  const contacts = after.contacts.length;
+  // The stored profile and its entries are the previous record's: an unchanged profile writes nothing.
+  if (previous && before && packProfile(previous) === packed && before.contacts.length === contacts)
+    return { updates: 0 };
+  const puts = [filterProfileItem(ref, packed, contacts), ...profileEntryItems(ref, next, packed, contacts)];
+  const has = new Set(puts.map(({ pk, sk }) => `${String(pk)}|${String(sk)}`));
+  const deletes = had.filter(({ pk, sk }) => !has.has(`${pk}|${sk}`));
   if (!previous || packProfile(previous) !== packed) {
     const lists = listsTouching(await smartListsByBucket(), previous ? [previous, next] : [next]);
     const flipped = lists.flatMap(({ accountId, listId, filters }) => {
@@ -184,11 +195,11 @@ export async function deriveSmartLists({ before, after, gone }: CompanyChange): 
       return matched === matchesFilters(filters, next) ? [] : [{ accountId, listId, matched }];
     });
     if (flipped.length > 0) {
-      const company = { ref: refOf(after), packed, contacts: after.contacts.length, at: Date.now() };
+      const company = { ref, packed, contacts, at: Date.now() };
       puts.push(smartListFlipsItem(company, flipped, randomUUID()));
     }
   }
-  return { updates: 0, writes: { puts, deletes: [] } };
+  return { updates: 0, writes: { puts, deletes } };
 }
 
 /**

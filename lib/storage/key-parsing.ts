@@ -14,10 +14,13 @@ export function listOfKey(sk: string): { accountId: string; listId: number } {
   return { accountId: sk.slice('ACCOUNT#'.length, at), listId: Number(listId) };
 }
 
-/** `filterProfile`'s key → the company. */
+/** `filterProfile`'s key, or one of its entries' (`filterProfileByActivity`, `…ByPlace`) → the company. */
 export function filterProfileOfKey(key: { pk: string; sk: string }): CompanyRef {
   const [, country] = key.pk.split('#');
-  return { country: country as CompanyRef['country'], companyNumber: key.sk };
+  return {
+    country: country as CompanyRef['country'],
+    companyNumber: key.sk.slice(key.sk.lastIndexOf('#') + 1),
+  };
 }
 
 /** `searchWord`'s keys → the company. */

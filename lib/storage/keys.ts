@@ -25,7 +25,8 @@
  * | List name          | ACCOUNT#<account>                   | LISTNAME#<trimmed name, lower case> |  |         | a name taken in the account (§7.6: unique, case-insensitive): a conditional put in the list's own transaction makes two creates with one name race-safe |
  * | Smart list         | SMART_LISTS                         | ACCOUNT#<account>#LIST#<id> |  |               | a SMART list's filters, for the import: one Query finds every smart list, filed in memory by country and NACE division (never on a request path) |
  * | Filter profile     | FILTER_PROFILES#<country>#<0..7>    | <number>      |        |                       | what smart-list filters read of a company (activities, place, latest employees, assets, health), kept by the import: evaluating a new filter reads these partitions (only the filter's countries) in parallel, never the company items |
- * | Match counts       | MATCH_COUNTS#<country>              | ALL, ACT#<NACE division>, PLACE#<place key> | | | (ext) counts of the country's active companies with a filter profile (ALL: `n` and histogram bands of employees, assets, health; ACT: `c<code prefix>` per prefix of the division; PLACE: `n`), moved by the import once per batch: a new smart filter's matches are estimated from these (lib/lists/store/match-counts.ts) |
+ * | Filter profile entry | FILTER_PROFILES#<country>#ACT#<NACE division> / FILTER_PROFILES#<country>#PLACE#<place key> | <code>#<number> / <number> | | | (ext) an active company's filter profile again, under each of its NACE codes and under its place, kept by the import with the profile: a smart filter's candidates of one code prefix (`begins_with`) or place in one Query (lib/lists/smart-candidates.ts); `INDEX` in the match counts says the country's entries are whole |
+ * | Match counts       | MATCH_COUNTS#<country>              | ALL, ACT#<NACE division>, PLACE#<place key>, INDEX | | | (ext) counts of the country's active companies with a filter profile (ALL: `n` and histogram bands of employees, assets, health; ACT: `c<code prefix>` per prefix of the division; PLACE: `n`), moved by the import once per batch: a new smart filter's matches are estimated from these (lib/lists/store/match-counts.ts) |
  * | Match counts batch | MATCH_COUNTS_APPLIED                | <change id>#<part> |   |                       | (ext) an import batch's moves of the match counts applied, put in their transaction so a batch derived again moves them once; 30-day TTL |
  * | Match counts recount | MATCH_COUNTS_RECOUNT              | <country>     |        |                       | (ext) an operator's recount of a country's match counts from its filter profiles: its run, turn, phase and cursor (lib/lists/match-recount.ts) |
  * | Match counts rebuilt | MATCH_COUNTS_REBUILD#<country>#<run> | as Match counts | |                    | (ext) the counts a recount run builds, turn by turn, before they replace the country's; 30-day TTL |
@@ -168,7 +169,7 @@ export const filterProfile = (ref: CompanyRef): Key => ({
 });
 export const filterProfiles = (country: string, shard: number): string =>
   `FILTER_PROFILES#${country}#${shard}`;
-/** A country's counts of companies for estimating smart filters (`sk`: ALL, ACT#<division>, PLACE#<place>). */
+/** A country's counts of companies for estimating smart filters (`sk`: ALL, ACT#<division>, PLACE#<place>, INDEX). */
 export const matchCount = (country: string, sk: string): Key => ({ pk: matchCounts(country), sk });
 export const matchCounts = (country: string): string => `MATCH_COUNTS#${country}`;
 /** The mark of an import batch's part whose moves of the match counts are applied. */
@@ -394,3 +395,4 @@ function shardOfText(text: string, shards: number): number {
 }
 
 export { companyOfKey, companyOfSearchWord, filterProfileOfKey, listOfKey } from './key-parsing';
+export * from './filter-profile-keys';

@@ -46,6 +46,7 @@ export const listOrderAll: Partition = {
 };
 /** Every smart list's filters, for the import. */
 export const smartLists: Partition = { pattern: keys.smartLists() };
+/** Filter profiles, and their entries by NACE division and place (`FILTER_PROFILES#<country>#ACT#…`). */
 export const filterProfiles: Partition = { pattern: keys.filterProfiles(ANY, anyNumber) };
 /** Counts of companies per country, NACE code prefix, place and band, for estimating smart filters. */
 export const matchCounts: Partition = { pattern: keys.matchCounts(ANY) };

@@ -3,14 +3,16 @@
  * DynamoDB Local: on a stage whose profiles predate the counts, and on counts that drifted (an item
  * gone, a figure wrong, a place no company has any more), the recount makes them what the profiles
  * say, in turns of a bounded number of items; run again, it changes nothing; two operators running it
- * at once count every profile once.
+ * at once count every profile once. The same turns write every active profile's entries (by NACE code
+ * and place, as the import keeps them) and mark each country's entries whole (`INDEX`): the backfill of
+ * a stage whose profiles predate the entries.
  */
 import type { Country } from '../../lib/companies/identifiers';
 import { packProfile, type FilterProfile } from '../../lib/lists/filters';
 import { estimateMatches } from '../../lib/lists/match-counts';
 import { addCounts, contributionOf, type Counts } from '../../lib/lists/match-estimate';
 import { recountMatchCounts, recountTurn } from '../../lib/lists/match-recount';
-import { filterProfileItem } from '../../lib/lists/store/profiles';
+import { filterProfileItem, profileEntryKeys } from '../../lib/lists/store/profiles';
 import { batchPut, queryAll } from '../../lib/storage/batch';
 import { dynamodb, tableName } from '../../lib/storage/client';
 import * as keys from '../../lib/storage/keys';
@@ -49,7 +51,38 @@ function expected(): Map<string, Record<string, number>> {
   for (const [country, counts] of byCountry)
     for (const [sk, attributes] of counts)
       items.set(`${country}|${sk}`, Object.fromEntries([...attributes].filter(([, n]) => n !== 0).sort()));
+  // The recount wrote every profile's entries: the country's candidates may be read from them.
+  for (const country of byCountry.keys()) items.set(`${country}|INDEX`, { ready: 1 });
   return items;
+}
+
+const refOf = (p: FilterProfile, n: number) => ({
+  country: p.country,
+  companyNumber: numberOf(p.country, 1_000 + n),
+});
+
+/** The entries the profiles make: `<pk>|<sk>` → the packed profile they hold. */
+const expectedEntries = () =>
+  new Map(
+    profiles.flatMap((p, n) =>
+      profileEntryKeys(refOf(p, n), p).map((key) => [`${key.pk}|${key.sk}`, packProfile(p)] as const),
+    ),
+  );
+
+/** The entries stored in the partitions the profiles make entries in. */
+async function storedEntries(): Promise<Map<string, string>> {
+  const partitions = new Set([...expectedEntries().keys()].map((key) => key.split('|')[0]!));
+  const found = new Map<string, string>();
+  for (const pk of partitions) {
+    for (const item of await queryAll({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': pk },
+      ConsistentRead: true,
+    }))
+      found.set(`${pk}|${item['sk'] as string}`, item['p'] as string);
+  }
+  return found;
 }
 
 /** The counts stored, as `expected` has them. */
@@ -75,20 +108,18 @@ beforeAll(async () => {
   // A stage whose profiles predate the counts: profiles, no count.
   await batchPut(
     tableName(),
-    profiles.map((p, n) =>
-      filterProfileItem(
-        { country: p.country, companyNumber: numberOf(p.country, 1_000 + n) },
-        packProfile(p),
-        1,
-      ),
-    ),
+    profiles.map((p, n) => filterProfileItem(refOf(p, n), packProfile(p), 1)),
   );
 }, 60_000);
 
 it('builds the counts a stage without them lacks, in turns of the bound given', async () => {
   expect((await stored()).size).toBe(0);
+  expect((await storedEntries()).size).toBe(0);
   const turns = await recountMatchCounts(['BE', 'NL'], { limit: 20 });
   expect(await stored()).toEqual(expected());
+  // Every active profile's entries, a stopped company's none (it matches no filter).
+  expect(await storedEntries()).toEqual(expectedEntries());
+  expect(expectedEntries().size).toBeGreaterThan(profiles.length);
   // 150 profiles at 20 a turn are 8 counting turns, then the pruning and copying ones.
   expect(turns.find((t) => t.country === 'BE')!.turns).toBeGreaterThan(8);
   // Nothing of the recount is left behind: no recount item, no rebuilt counts.
@@ -128,6 +159,7 @@ it('puts drifted counts right: an item gone, a figure wrong, a place nobody is i
 it('changes nothing when run again, and counts every profile once when two operators run it at once', async () => {
   await recountMatchCounts(['BE', 'NL']);
   expect(await stored()).toEqual(expected());
+  expect(await storedEntries()).toEqual(expectedEntries());
 
   // Two recounts of the same country side by side, turn for turn: they share one run.
   const first = await recountTurn('BE', 10);

@@ -12,7 +12,7 @@ import type { Country } from '../../lib/companies/identifiers';
 import { matchesFilters, packProfile, unpackProfile, type Filters } from '../../lib/lists/filters';
 import { recountMatchCounts } from '../../lib/lists/match-recount';
 import { moveListCompanies } from '../../lib/lists/manage';
-import { filterProfileItem, readProfilesFrom } from '../../lib/lists/store/profiles';
+import { filterProfileItem, profileEntryItems, readProfilesFrom } from '../../lib/lists/store/profiles';
 import { SMART_COMPANIES } from '../../lib/lists/store/smart-holds';
 import { batchPut, getItem, queryAll } from '../../lib/storage/batch';
 import { tableName } from '../../lib/storage/client';
@@ -198,17 +198,16 @@ describe('the bound when creates race', () => {
   });
 
   it('holds it exactly when the estimates fall short of what the lists fill', async () => {
-    // 200 more French companies the counts do not know of (written without them): the estimate of
-    // every French filter says 300, the lists fill to 500 each.
+    // 200 more French companies the counts do not know of (their profiles and entries written without
+    // them): the estimate of every French filter says 300, the lists fill to 500 each.
+    const consultancy = unpackProfile('FR', '[["7022"],null,null,null,null]');
     await batchPut(
       tableName(),
-      Array.from({ length: 200 }, (_, n) =>
-        filterProfileItem(
-          { country: 'FR', companyNumber: numberOf('FR', 2_000_000 + n) },
-          '[["7022"],null,null,null,null]',
-          1,
-        ),
-      ),
+      Array.from({ length: 200 }, (_, n) => {
+        const ref = { country: 'FR' as const, companyNumber: numberOf('FR', 2_000_000 + n) };
+        const packed = packProfile(consultancy);
+        return [filterProfileItem(ref, packed, 1), ...profileEntryItems(ref, consultancy, packed, 1)];
+      }).flat(),
     );
     const racer = callerOf('racer-short');
     const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);

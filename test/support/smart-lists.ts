@@ -69,7 +69,7 @@ export function numberOf(country: Country, n: number): string {
 /**
  * Filter profiles as the import keeps them: companies numbered from `from` in `country`, each with
  * these NACE codes (and `profile`'s other facts); then the country's match counts recounted from every
- * profile stored, as the operator's command does.
+ * profile stored, and the profiles' entries written, as the operator's command does.
  */
 export async function putProfiles(
   country: Country,

@@ -92,11 +92,12 @@ describe('estimateFrom', () => {
     expect(estimate(companies, { countries: ['BE'], healthIndicator: { min: 6, max: 6 } })).toBe(11);
   });
 
-  test('reads the ALL item of each country, and the items of its divisions and places only', () => {
+  test('reads the ALL and INDEX items of each country, and the items of its divisions and places only', () => {
     expect(
       itemsFor({ countries: ['BE'], activities: ['62', '6201', '4711'], places: ['Liège', 'liege'] }),
     ).toEqual([
       { country: 'BE', sk: 'ALL' },
+      { country: 'BE', sk: 'INDEX' },
       { country: 'BE', sk: 'ACT#62' },
       { country: 'BE', sk: 'ACT#47' },
       { country: 'BE', sk: 'PLACE#liege' },

@@ -1,13 +1,16 @@
 /**
- * Companies' filter profiles: the item the import's derivation writes, and the profiles of some
- * countries read back a bounded page at a time for evaluating a smart list's filters (a request's part,
- * the worker's turns) and for recounting the match counts.
+ * Companies' filter profiles: the item the import's derivation writes, its entries (the same profile
+ * under each of the company's NACE codes and under its place, so that a filter's candidates of one
+ * criterion are one Query), and profiles read back a bounded page at a time along a sweep — a list of
+ * partitions, each read whole or by a sort key prefix — for evaluating a smart list's filters (a
+ * request's part, the worker's turns) and for recounting the match counts.
  */
-import type { CompanyRef, Country } from '../../companies/identifiers';
+import { companyKey, type CompanyRef, type Country } from '../../companies/identifiers';
 import { batchGet, queryPage } from '../../storage/batch';
 import { tableName } from '../../storage/client';
 import * as keys from '../../storage/keys';
 import { FILTER_PROFILE_SHARDS, filterProfileOfKey } from '../../storage/keys';
+import type { FilterProfile } from '../filters';
 import type { Item } from './model';
 
 /** The item that holds a company's filter profile (written by the import's derivation, batched). */
@@ -18,10 +21,54 @@ export function filterProfileItem(ref: CompanyRef, packed: string, contacts: num
 /** The key of that item (an erased company's is deleted). */
 export const filterProfileKey = (ref: CompanyRef) => keys.filterProfile(ref);
 
+/**
+ * The keys of a company's profile entries: one per NACE code, one for its place. A stopped company has
+ * none, as it matches no filter (and counts nowhere, match-estimate.ts).
+ */
+export function profileEntryKeys(ref: CompanyRef, profile: FilterProfile): keys.Key[] {
+  if (profile.stopped) return [];
+  return [
+    ...[...new Set(profile.activities)].map((code) => keys.filterProfileByActivity(ref, code)),
+    ...(profile.place === null ? [] : [keys.filterProfileByPlace(ref, profile.place)]),
+  ];
+}
+
+/** The entries of a company's profile as items, each holding the packed profile and contacts. */
+export function profileEntryItems(
+  ref: CompanyRef,
+  profile: FilterProfile,
+  packed: string,
+  contacts: number,
+): Item[] {
+  return profileEntryKeys(ref, profile).map((key) => ({
+    ...key,
+    entity: 'FilterProfileEntry',
+    p: packed,
+    c: contacts,
+  }));
+}
+
 export interface StoredProfile {
   ref: CompanyRef;
   packed: string;
   contacts: number;
+}
+
+/** One partition of a sweep, read whole or only its sort keys starting with `prefix`. */
+export interface Segment {
+  pk: string;
+  prefix?: string;
+}
+
+/** Where a sweep goes on: segment `shard` (its index) after `key` (absent: from its first item). */
+export interface SweepAt {
+  shard: number;
+  key?: Item;
+}
+
+/** A profile read along a sweep, and where the sweep goes on right after it. */
+export interface SweptProfile extends StoredProfile {
+  after: SweepAt;
 }
 
 /** The partitions of these countries' filter profiles, in the order they are read (and resumed). */
@@ -31,33 +78,67 @@ export function profileShards(countries: readonly Country[]): { country: Country
   );
 }
 
+/** The sweep over every filter profile of these countries. */
+export const everyProfile = (countries: readonly Country[]): Segment[] =>
+  profileShards(countries).map(({ country, shard }) => ({ pk: keys.filterProfiles(country, shard) }));
+
+/** The sweep over the profile entries of the country's companies with a NACE code under `code`. */
+export const activitySegment = (country: Country, code: string): Segment => ({
+  pk: keys.filterProfilesByActivity(country, code.slice(0, 2)),
+  prefix: code,
+});
+
+/** The sweep over the profile entries of the country's companies in `place` (a `placeKey`). */
+export const placeSegment = (country: Country, place: string): Segment => ({
+  pk: keys.filterProfilesByPlace(country, place),
+});
+
 /**
- * The next profiles of these countries from `from` (a shard of `profileShards` and the last key read
- * there), at most `limit`, shard after shard: what one turn of the smart-list worker reads. `next` is
- * where the following read starts; absent when every shard has been read.
+ * The next profiles along `sweep` from `from`, at most `limit` items read, segment after segment: what
+ * a request's part or one turn of the smart-list worker reads. A company read twice (its entries under
+ * two of the filter's codes) is answered once. `next` is where the following read starts; absent when
+ * the sweep is through.
  */
-export async function readProfilesFrom(
-  countries: readonly Country[],
-  from: { shard: number; key?: Item },
+export async function readSweep(
+  sweep: readonly Segment[],
+  from: SweepAt,
   limit: number,
-): Promise<{ profiles: StoredProfile[]; next?: { shard: number; key?: Item } }> {
-  const shards = profileShards(countries);
-  const profiles: StoredProfile[] = [];
-  let at: { shard: number; key?: Item } | undefined = from;
-  while (at && at.shard < shards.length && profiles.length < limit) {
-    const { country, shard } = shards[at.shard]!;
+): Promise<{ profiles: SweptProfile[]; read: number; next?: SweepAt }> {
+  const profiles: SweptProfile[] = [];
+  const seen = new Set<string>();
+  let read = 0;
+  let at: SweepAt = from;
+  while (at.shard < sweep.length && read < limit) {
+    const { pk, prefix } = sweep[at.shard]!;
     const page = await queryPage({
       TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.filterProfiles(country, shard) },
+      KeyConditionExpression: prefix === undefined ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ...(prefix === undefined ? {} : { ':prefix': prefix }) },
       ProjectionExpression: 'pk, sk, p, c',
-      Limit: limit - profiles.length,
+      Limit: limit - read,
       ...(at.key ? { ExclusiveStartKey: at.key } : {}),
     });
-    profiles.push(...page.items.map((item) => storedProfile(country, item)));
+    read += page.items.length;
+    for (const item of page.items) {
+      const profile = storedProfile(item);
+      const after = { shard: at.shard, key: { pk: item['pk'], sk: item['sk'] } };
+      if (seen.has(companyKey(profile.ref))) continue;
+      seen.add(companyKey(profile.ref));
+      profiles.push({ ...profile, after });
+    }
     at = page.lastKey ? { shard: at.shard, key: page.lastKey } : { shard: at.shard + 1 };
   }
-  return at && at.shard < shards.length ? { profiles, next: at } : { profiles };
+  return at.shard < sweep.length ? { profiles, read, next: at } : { profiles, read };
+}
+
+/** The next profiles of these countries from `from`, at most `limit` (see `readSweep`). */
+export async function readProfilesFrom(
+  countries: readonly Country[],
+  from: SweepAt,
+  limit: number,
+): Promise<{ profiles: StoredProfile[]; next?: SweepAt }> {
+  const { profiles, next } = await readSweep(everyProfile(countries), from, limit);
+  return next ? { profiles, next } : { profiles };
 }
 
 /** These companies' filter profiles, by key (absent: the company has none). */
@@ -65,11 +146,11 @@ export async function getProfilesOf(refs: CompanyRef[]): Promise<StoredProfile[]
   const items = await batchGet(tableName(), refs.map(keys.filterProfile), {
     projection: ['pk', 'sk', 'p', 'c'],
   });
-  return items.map((item) => storedProfile(filterProfileOfKey(item as keys.Key).country, item));
+  return items.map(storedProfile);
 }
 
-const storedProfile = (country: Country, item: Item): StoredProfile => ({
-  ref: { country, companyNumber: item['sk'] as string },
+const storedProfile = (item: Item): StoredProfile => ({
+  ref: filterProfileOfKey(item as keys.Key),
   packed: item['p'] as string,
   contacts: Number(item['c'] ?? 0),
 });

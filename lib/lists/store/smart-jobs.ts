@@ -26,13 +26,17 @@ import { sendTransaction } from '../../storage/transactions';
 import * as keys from '../../storage/keys';
 import { listOfKey } from '../../storage/keys';
 import type { Item } from './model';
+import type { Segment, SweepAt } from './profiles';
 
 /** Where an evaluation stands: each part absent once done. */
 export interface JobCursor {
   /** The list's NEW members still to check for leaving, after `key` (absent: from the first). */
   leave?: { key?: Item };
-  /** The filter profiles still to read for entering: shard `shard` (profileShards order) after `key`. */
-  enter?: { shard: number; key?: Item };
+  /**
+   * The filter profiles still to read for entering: segment `shard` of the sweep `via` after `key`
+   * (smart-candidates.ts; absent: every profile of the filters' countries, `everyProfile`).
+   */
+  enter?: SweepAt & { via?: Segment[] };
 }
 
 export interface EvaluationJob {

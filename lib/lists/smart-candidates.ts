@@ -1,0 +1,72 @@
+/**
+ * Which filter profiles a smart filter's evaluation reads (contract §7.6: creating a list or changing
+ * its filters evaluates them at once). Per country of the filter, the smallest of the candidate sets
+ * the counts the service keeps (match-estimate.ts) know the size of:
+ *
+ * - its activities: the profile entries under each of its NACE codes (a code under another of its
+ *   codes left out), one Query by sort key prefix each — `c<code>` companies per code;
+ * - its places: the profile entries under each of its places — `n` companies per place;
+ * - every profile of the country — `n` of `ALL`.
+ *
+ * Every company that matches the filter is in each of these sets, so reading any of them whole and
+ * applying the filter to what is read is a full evaluation. The entries are used only in a country
+ * whose counts say they are whole (`INDEX`, written by a recount: profiles written before the
+ * entries existed have none). Ranges have no entries: a filter of ranges alone reads every profile.
+ * Pure: the counts come in, the sweep (store/profiles.ts) and its size go out.
+ */
+import type { Country } from '../companies/identifiers';
+import { countriesOf, placeKey, type Filters } from './filters';
+import { ALL, INDEX, activityItem, codesOf, placeItem } from './match-estimate';
+import { activitySegment, everyProfile, placeSegment, type Segment } from './store/profiles';
+
+/** What a create or filter change knows of its filters before it reads any profile. */
+export interface Assessment {
+  /** The estimated matches (match-estimate.ts). */
+  estimate: number;
+  /** The profiles an evaluation reads. */
+  candidates: Candidates;
+}
+
+export interface Candidates {
+  /** The partitions (or parts of them) to read, in order. */
+  sweep: Segment[];
+  /** How many companies the counts say they hold (a company under two of the filter's codes twice). */
+  count: number;
+}
+
+/** The filter's candidates (see the module comment); `read(country, sk)`: a counts item's attributes. */
+export function candidatesOf(
+  filters: Filters,
+  read: (country: Country, sk: string) => Map<string, number> | undefined,
+): Candidates {
+  const sweep: Segment[] = [];
+  let count = 0;
+  for (const country of countriesOf(filters)) {
+    const options: Candidates[] = [
+      { sweep: everyProfile([country]), count: read(country, ALL)?.get('n') ?? 0 },
+    ];
+    if ((read(country, INDEX)?.get('ready') ?? 0) > 0) {
+      if (filters.activities) {
+        const codes = codesOf(filters.activities);
+        options.push({
+          sweep: codes.map((code) => activitySegment(country, code)),
+          count: codes.reduce(
+            (sum, code) => sum + (read(country, activityItem(code.slice(0, 2)))?.get(`c${code}`) ?? 0),
+            0,
+          ),
+        });
+      }
+      if (filters.places) {
+        const places = [...new Set(filters.places.map(placeKey))];
+        options.push({
+          sweep: places.map((place) => placeSegment(country, place)),
+          count: places.reduce((sum, place) => sum + (read(country, placeItem(place))?.get('n') ?? 0), 0),
+        });
+      }
+    }
+    const best = options.reduce((a, b) => (b.count < a.count ? b : a));
+    sweep.push(...best.sweep);
+    count += best.count;
+  }
+  return { sweep, count };
+}
