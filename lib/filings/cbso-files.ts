@@ -52,8 +52,10 @@ const READ_BUFFER = 1 << 16;
  */
 function folderReader(folder: string): (name: string) => string {
   const buffer = Buffer.allocUnsafe(READ_BUFFER);
+  // The folder's path normalised once (`dir/`): a name from its listing is joined by concatenation.
+  const prefix = join(folder, '/');
   return (name) => {
-    const path = join(folder, name);
+    const path = prefix + name;
     const fd = openSync(path, 'r');
     try {
       const bytes = readSync(fd, buffer, 0, READ_BUFFER, 0);
