@@ -3,16 +3,12 @@
  * web services' daily batch extracts give them, read whole one small file at a time. A filing is two
  * JSON files of a few KB, so what a file costs is its opening, not its parsing: a folder's file is read
  * with one synchronous read into a reused buffer (no stream, no promise, no stat per file). A ZIP's
- * central directory is listed once by yauzl (names, offsets, CRC-32s); its members are read front to
- * back in one pass through fflate's streaming `Unzip` (lib/filings/zip-members.ts), in the order of
- * their offsets; a member that pass cannot give is read through yauzl's own read stream (which checks
- * its size; the CRC-32 is checked here). Memory: the names and entries are listed whole (about 100 bytes a file), the contents a few
- * at a time (bounded: zip-members.ts `HELD_BYTES`).
+ * central directory is listed once by yauzl (names, offsets, sizes, CRC-32s), and its members read by
+ * their offsets in large reads (lib/filings/zip-members.ts). Memory: the names and entries are listed
+ * whole (about 100 bytes a file), the contents one file at a time.
  */
 import { closeSync, openSync, readFileSync, readSync, readdirSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
-import { crc32 } from 'node:zlib';
-import type yauzl from 'yauzl';
+import { join } from 'node:path';
 import { RegistryFileError } from '../import/sources/files';
 
 export interface FilingFiles {
@@ -56,8 +52,10 @@ const READ_BUFFER = 1 << 16;
  */
 function folderReader(folder: string): (name: string) => string {
   const buffer = Buffer.allocUnsafe(READ_BUFFER);
+  // The folder's path normalised once (`dir/`): a name from its listing is joined by concatenation.
+  const prefix = join(folder, '/');
   return (name) => {
-    const path = join(folder, name);
+    const path = prefix + name;
     const fd = openSync(path, 'r');
     try {
       const bytes = readSync(fd, buffer, 0, READ_BUFFER, 0);
@@ -78,64 +76,17 @@ const statOf = (path: string) => {
 };
 
 async function openZip(path: string): Promise<FilingFiles> {
-  const unreadable = (error: Error) =>
-    new RegistryFileError(`${path} is not a readable ZIP (${error.message})`);
-  // Loaded for a ZIP only: a folder's conversion does not pay for the ZIP libraries.
-  const [{ default: zipReader }, { StreamedMembers }] = await Promise.all([
-    import('yauzl'),
-    import('./zip-members'),
-  ]);
-  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-    zipReader.open(path, { lazyEntries: true, autoClose: false }, (error, zipFile) =>
-      error ? reject(unreadable(error)) : resolve(zipFile),
-    ),
+  // Loaded for a ZIP only: a folder's conversion does not pay for the ZIP library.
+  const { ZipMembers } = await import('./zip-members');
+  const zip = await ZipMembers.open(path).catch((error: Error) => {
+    throw new RegistryFileError(`${path} is not a readable ZIP (${error.message})`);
+  });
+  return filesOf(
+    [...zip.entries.keys()],
+    async (name) => (await zip.read(name)).toString('utf8'),
+    (name) => zip.entries.get(name)?.relativeOffsetOfLocalHeader ?? 0,
+    () => zip.close(),
   );
-  try {
-    const entries = new Map<string, yauzl.Entry>();
-    await new Promise<void>((resolve, reject) => {
-      zip.on('entry', (entry: yauzl.Entry) => {
-        if (!entry.fileName.endsWith('/') && !entry.isEncrypted())
-          entries.set(basename(entry.fileName), entry);
-        zip.readEntry();
-      });
-      zip.on('end', () => resolve());
-      zip.on('error', (error: Error) => reject(unreadable(error)));
-      zip.readEntry();
-    });
-    const byFileName = new Map([...entries.values()].map((entry) => [entry.fileName, entry]));
-    // By random access: a member the one pass could not give (lib/filings/zip-members.ts).
-    const reread = async (fileName: string): Promise<Buffer> => {
-      const entry = byFileName.get(fileName)!;
-      const name = basename(fileName);
-      const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) =>
-        zip.openReadStream(entry, (error, opened) => (error ? reject(error) : resolve(opened))),
-      );
-      const chunks: Buffer[] = [];
-      for await (const chunk of stream) chunks.push(chunk as Buffer);
-      const data = Buffer.concat(chunks);
-      // yauzl checks the size, not the CRC-32 (its documentation leaves that to the caller).
-      if (crc32(data) >>> 0 !== entry.crc32 >>> 0) throw new Error(`${name}: damaged (CRC-32)`);
-      return data;
-    };
-    const streamed = new StreamedMembers(path, byFileName, reread);
-    const read = async (name: string): Promise<string> => {
-      const entry = entries.get(name);
-      if (!entry) throw new Error(`${name}: not in the ZIP`);
-      return (await streamed.read(entry.fileName)).toString('utf8');
-    };
-    return filesOf(
-      [...entries.keys()],
-      read,
-      (name) => entries.get(name)?.relativeOffsetOfLocalHeader ?? 0,
-      () => {
-        streamed.close();
-        zip.close();
-      },
-    );
-  } catch (error) {
-    zip.close();
-    throw error;
-  }
 }
 
 function filesOf(

@@ -44,17 +44,30 @@ export async function* cbsoFilings(path: string): AsyncGenerator<FilingItem> {
         return { ref, at: accounting === undefined ? at : Math.max(at, files.position(accounting)) };
       })
       .sort((a, b) => a.at - b.at || (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
-    // One after the other: a filing's files are small (lib/filings/cbso-files.ts).
-    for (const { ref } of references) yield await filingOf(files, ref);
+    // One after the other: a filing's files are small (lib/filings/cbso-files.ts). A folder's are read
+    // at once, so a filing costs no promise there; a ZIP's are awaited.
+    for (const { ref } of references) {
+      const file = `${ref}${REFERENCE}`;
+      const accountingFile = files.find(`${ref}${ACCOUNTING}`);
+      let reference = textOf(files, file);
+      if (reference instanceof Promise) reference = await reference;
+      let accounting = accountingFile === undefined ? undefined : textOf(files, accountingFile);
+      if (accounting instanceof Promise) accounting = await accounting;
+      yield filingOf(file, ref, jsonOf(reference), accounting);
+    }
   } finally {
     files.close();
   }
 }
 
-async function filingOf(files: FilingFiles, ref: string): Promise<FilingItem> {
-  const file = `${ref}${REFERENCE}`;
+/** The filing from its reference object and its accounting file's text (undefined: none, or unreadable). */
+function filingOf(
+  file: string,
+  ref: string,
+  reference: unknown,
+  accountingText: string | undefined,
+): FilingItem {
   const source = { file, line: 1 };
-  const reference = await jsonOf(files, file);
   if (!isObject(reference)) return { kind: 'skipped', reason: UNREADABLE, source };
   const raw = text(reference['EnterpriseNumber']);
   const companyNumber = parseCompanyNumber('BE', raw ?? '');
@@ -71,8 +84,7 @@ async function filingOf(files: FilingFiles, ref: string): Promise<FilingItem> {
   const number = text(reference['ReferenceNumber']) ?? ref;
   if (end === null || deposit === null || (start !== null && start >= end))
     return { kind: 'skipped', reason: UNREADABLE, source };
-  const accountingFile = files.find(`${ref}${ACCOUNTING}`);
-  const accounting = accountingFile === undefined ? undefined : await jsonOf(files, accountingFile);
+  const accounting = jsonOf(accountingText);
   if (!isObject(accounting) || !Array.isArray(accounting['Rubrics']))
     return { kind: 'skipped', reason: NO_ACCOUNTING_DATA, source };
   const { rubrics, unreadable } = currentRubrics(accounting['Rubrics']);
@@ -117,10 +129,20 @@ class CentsOf implements Rubrics {
   }
 }
 
-/** The file's JSON (a byte-order mark allowed), or undefined when it cannot be read or parsed. */
-async function jsonOf(files: FilingFiles, name: string): Promise<unknown> {
+/** The file's text, or undefined when it cannot be read: at once from a folder, a promise from a ZIP. */
+function textOf(files: FilingFiles, name: string): string | undefined | Promise<string | undefined> {
   try {
-    const text = await files.read(name);
+    const text = files.read(name);
+    return typeof text === 'string' ? text : text.catch(() => undefined);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The text's JSON (a byte-order mark allowed), or undefined when there is none or it cannot be parsed. */
+function jsonOf(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
     return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as unknown;
   } catch {
     return undefined;

@@ -1,155 +1,145 @@
 /**
- * The members of a ZIP of filings read front to back in one pass (lib/filings/cbso-files.ts): the
- * ZIP's bytes streamed through fflate's `Unzip` (its public streaming entry point), which finds each
- * member's local header and hands its data over; a deflated member is inflated by node's zlib in one
- * call (fflate's own inflate, in JavaScript, is several times slower), registered as fflate's decoder
- * for method 8. A filing's files are a few KB, so what a member costs is its handling, not its bytes:
- * one pass over the file costs no stream, no read and no inflate stream per member.
+ * The members of a ZIP of filings (lib/filings/cbso-files.ts), read through yauzl's public API over a
+ * reader of our own (`fromRandomAccessReader`) that serves yauzl's reads from a few large windows of
+ * the file. A filing's files are a few KB, so what a member costs is its handling, not its bytes: the
+ * central directory is listed from memory (not one read per entry), and a member is its local header
+ * (yauzl's `readLocalFileHeader`, which gives where its data starts) and its data sliced from a window
+ * by the central directory's compressed size, inflated by fflate's `inflateSync` into a buffer of the
+ * size the central directory gives (for members this small, faster than a zlib handle per member). No
+ * search for a member's end, no stream and no read per member.
  *
- * `read(name)` streams on until that member has been passed; the members passed on the way are held
- * until they are asked for (a filing's two files are near each other in a batch extract), up to
- * `HELD_BYTES`: beyond that the oldest held is let go, and read again by the caller's random-access
- * reader when asked for (`reread`), so memory stays bounded whatever the ZIP's size and order.
- * fflate checks no CRC-32: each member is checked here against the central directory's, and one that
- * fails (or one the stream cannot give, such as a method fflate does not know) is read by `reread`.
+ * Checked as yauzl's own read stream would: the size the central directory gives (a member is never
+ * inflated beyond it) and its CRC-32 (which yauzl leaves to the caller). A method other than stored or deflated, or a damaged member, is an error for that
+ * member only.
+ *
+ * The members are asked for in the order of their offsets (cbso.ts), so the windows move forward
+ * through the file; a few are kept (the most recently used), so that members asked for from two or
+ * three places at once (references first, then the accounting files) are still read in large reads.
+ * Memory: the central directory's entries (about 100 bytes a member) and `WINDOWS` windows.
  */
-import { open, type FileHandle } from 'node:fs/promises';
-import { crc32, inflateRawSync } from 'node:zlib';
-import { Unzip, UnzipPassThrough, type AsyncFlateStreamHandler, type UnzipFile } from 'fflate';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { basename } from 'node:path';
+import { Readable } from 'node:stream';
+import { crc32 } from 'node:zlib';
+import { inflateSync } from 'fflate';
+import yauzl from 'yauzl';
 
-/** Member data held for later reads, at most (a day's batch ZIP is some 5 MB deflated). */
-export const HELD_BYTES = 64 << 20;
-/**
- * Bytes of the ZIP read at a time: fflate's `Unzip` calls itself once per member a chunk holds, so a
- * chunk stays small enough for the members of a ZIP of tiny files to fit the call stack.
- */
-const CHUNK_BYTES = 32 << 10;
+/** Bytes read at a time from the ZIP (a larger member is read whole, in one read of its own). */
+export const WINDOW_BYTES = 1 << 20;
+/** Windows kept, the most recently used. */
+const WINDOWS = 4;
+const STORED = 0;
+const DEFLATED = 8;
 
-/** What the central directory says of a member the reader may be asked for. */
-export interface MemberInfo {
-  /** Its full name in the ZIP (as the local header spells it). */
-  fileName: string;
-  crc32: number;
-}
-
-/** fflate's decoder for deflated members through zlib: the member's compressed bytes inflated at once. */
-class ZlibInflate {
-  static readonly compression = 8;
-  ondata: AsyncFlateStreamHandler = () => {};
-  private readonly chunks: Uint8Array[] = [];
-
-  push(chunk: Uint8Array, final: boolean): void {
-    this.chunks.push(chunk);
-    if (!final) return;
-    let data: Uint8Array;
-    try {
-      const deflated = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
-      data = inflateRawSync(deflated);
-    } catch (error) {
-      this.ondata(error as Error & { code: number }, new Uint8Array(0), true);
-      return;
-    }
-    this.ondata(null, data as Uint8Array<ArrayBuffer>, true);
-  }
-}
-
-export class StreamedMembers {
-  /** Members passed and not yet asked for, by full name, oldest first (a Map keeps insertion order). */
-  private readonly held = new Map<string, Buffer>();
-  private heldBytes = 0;
-  private readonly unzip: Unzip;
-  private handle: FileHandle | null = null;
-  private position = 0;
-  /** The stream ended or failed: what it did not give is read by `reread`. */
-  private done = false;
+/** yauzl's reads (the central directory, the local headers) and the members' data, from windows. */
+class WindowedReader extends yauzl.RandomAccessReader {
+  /** The most recently used first. */
+  private windows: Array<{ start: number; bytes: Buffer }> = [];
 
   constructor(
-    private readonly path: string,
-    /** The members worth holding, by full name. */
-    private readonly members: ReadonlyMap<string, MemberInfo>,
-    /** The member read by random access, when the stream cannot give it. */
-    private readonly reread: (fileName: string) => Promise<Buffer>,
-    private readonly heldAtMost = HELD_BYTES,
+    private readonly fd: number,
+    private readonly size: number,
+    private readonly windowBytes: number,
   ) {
-    this.unzip = new Unzip((file) => this.member(file));
-    this.unzip.register(UnzipPassThrough);
-    this.unzip.register(ZlibInflate);
+    super();
   }
 
-  /** The member's bytes, checked against its CRC-32 (read by random access when the stream fails it). */
-  async read(fileName: string): Promise<Buffer> {
-    while (!this.held.has(fileName) && !this.done) await this.next();
-    const data = this.held.get(fileName);
-    if (data === undefined) return this.reread(fileName);
-    this.held.delete(fileName);
-    this.heldBytes -= data.length;
+  /**
+   * The file's bytes from `start` to `end`: a view of a window, which is never written again (a
+   * window read later is a buffer of its own), so a view stays valid while it is held.
+   */
+  bytes(start: number, end: number): Buffer {
+    for (let i = 0; i < this.windows.length; i++) {
+      const window = this.windows[i]!;
+      if (start < window.start || end > window.start + window.bytes.length) continue;
+      if (i > 0) this.windows.unshift(...this.windows.splice(i, 1));
+      return window.bytes.subarray(start - window.start, end - window.start);
+    }
+    if (start < 0 || end > this.size) throw new Error(`bytes ${start}..${end} are beyond the ZIP's end`);
+    const length = Math.min(Math.max(end - start, this.windowBytes), this.size - start);
+    const bytes = Buffer.allocUnsafe(length);
+    const read = readSync(this.fd, bytes, 0, length, start);
+    if (read < end - start) throw new Error(`the ZIP ends before byte ${end}`);
+    this.windows.unshift({ start, bytes: bytes.subarray(0, read) });
+    if (this.windows.length > WINDOWS) this.windows.pop();
+    return bytes.subarray(0, end - start);
+  }
+
+  /** As `fs.read` (yauzl calls back with the bytes read), from the windows. */
+  override read(
+    buffer: Buffer,
+    offset: number,
+    length: number,
+    position: number,
+    callback: (error: Error | null, bytesRead?: number) => void,
+  ): void {
+    try {
+      this.bytes(position, position + length).copy(buffer, offset);
+    } catch (error) {
+      process.nextTick(callback, error as Error, 0);
+      return;
+    }
+    process.nextTick(callback, null, length);
+  }
+
+  override _readStreamForRange(start: number, end: number): Readable {
+    return Readable.from([this.bytes(start, end)], { objectMode: false });
+  }
+}
+
+export class ZipMembers {
+  private constructor(
+    private readonly zip: yauzl.ZipFile,
+    private readonly reader: WindowedReader,
+    private readonly fd: number,
+    /** The members by base name (a filing's files may be in a folder of the ZIP), directories left out. */
+    readonly entries: ReadonlyMap<string, yauzl.Entry>,
+  ) {}
+
+  /** The ZIP's central directory listed; throws when the file is no ZIP yauzl can read. */
+  static async open(path: string, windowBytes = WINDOW_BYTES): Promise<ZipMembers> {
+    const fd = openSync(path, 'r');
+    try {
+      const reader = new WindowedReader(fd, fstatSync(fd).size, windowBytes);
+      const zip = await yauzl.fromRandomAccessReaderPromise(reader, fstatSync(fd).size, { autoClose: false });
+      const entries = new Map<string, yauzl.Entry>();
+      try {
+        for await (const entry of zip.eachEntry())
+          if (!entry.fileName.endsWith('/') && !entry.isEncrypted())
+            entries.set(basename(entry.fileName), entry);
+      } catch (error) {
+        zip.close();
+        throw error;
+      }
+      return new ZipMembers(zip, reader, fd, entries);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+  }
+
+  /** The member's bytes, checked against the central directory's size and CRC-32. */
+  async read(name: string): Promise<Buffer> {
+    const entry = this.entries.get(name);
+    if (!entry) throw new Error(`${name}: not in the ZIP`);
+    const method = entry.compressionMethod;
+    if (method !== STORED && method !== DEFLATED) throw new Error(`${name}: compression method ${method}`);
+    const { fileDataStart } = await this.zip.readLocalFileHeaderPromise(entry, { minimal: true });
+    const packed = this.reader.bytes(fileDataStart, fileDataStart + entry.compressedSize);
+    const size = entry.uncompressedSize;
+    // Inflated into a buffer of the size declared, never more (more, or less, fails the checks below).
+    let data = packed;
+    if (method === DEFLATED) {
+      const inflated = inflateSync(packed, { out: new Uint8Array(size) });
+      data = Buffer.from(inflated.buffer, inflated.byteOffset, inflated.byteLength);
+    }
+    if (data.length !== size) throw new Error(`${name}: ${data.length} bytes where the ZIP says ${size}`);
+    if (crc32(data) >>> 0 !== entry.crc32 >>> 0) throw new Error(`${name}: damaged (CRC-32)`);
     return data;
   }
 
   close(): void {
-    this.finish();
-    this.held.clear();
-  }
-
-  /** One chunk of the ZIP into fflate; at the end, the stream is done. */
-  private async next(): Promise<void> {
-    try {
-      this.handle ??= await open(this.path, 'r');
-      // A fresh buffer each time: fflate keeps views of what it is given until a member ends.
-      const { bytesRead, buffer } = await this.handle.read(
-        Buffer.allocUnsafe(CHUNK_BYTES),
-        0,
-        CHUNK_BYTES,
-        this.position,
-      );
-      this.position += bytesRead;
-      this.unzip.push(buffer.subarray(0, bytesRead), bytesRead === 0);
-      if (bytesRead === 0) this.finish();
-    } catch {
-      // A ZIP the stream cannot follow (its central directory was read): the rest by random access.
-      this.finish();
-    }
-  }
-
-  private finish(): void {
-    this.done = true;
-    // Best effort: everything read from the file was read; a failed close loses nothing.
-    this.handle?.close().catch(() => {});
-    this.handle = null;
-  }
-
-  private member(file: UnzipFile): void {
-    const info = this.members.get(file.name);
-    // Started even when not wanted: fflate keeps the data of a member nobody started.
-    if (!info) {
-      file.ondata = () => {};
-      file.start();
-      return;
-    }
-    const chunks: Uint8Array[] = [];
-    file.ondata = (error, chunk, final) => {
-      if (error) return;
-      chunks.push(chunk);
-      if (!final) return;
-      // A stored member's data is a view of a chunk of the ZIP: copied, so that holding it holds no more.
-      const data =
-        chunks.length === 1 && file.compression !== 0
-          ? Buffer.from(chunks[0]!.buffer, chunks[0]!.byteOffset, chunks[0]!.byteLength)
-          : Buffer.concat(chunks);
-      // Not held when it fails its CRC-32: `read` rereads it, and that read tells.
-      if (crc32(data) >>> 0 === info.crc32 >>> 0) this.hold(info.fileName, data);
-    };
-    file.start();
-  }
-
-  /** Holds the member, letting the oldest held go first while it would not fit (it is always held). */
-  private hold(fileName: string, data: Buffer): void {
-    for (const [name, oldest] of this.held) {
-      if (this.heldBytes + data.length <= this.heldAtMost) break;
-      this.held.delete(name);
-      this.heldBytes -= oldest.length;
-    }
-    this.held.set(fileName, data);
-    this.heldBytes += data.length;
+    this.zip.close();
+    closeSync(this.fd);
   }
 }

@@ -8,6 +8,7 @@
  *
  *   npm run bench:filings                         20,000 and 100,000 filings of each format (the ZIP up to 20,000)
  *   npm run bench:filings -- --sizes 10000,400000
+ *   npm run bench:filings -- --formats cbso,cbso-zip   only these (cbso, cbso-zip, inpi-ratios)
  *   npm run bench:filings -- --import 3000       the import itself on DynamoDB Local (see importRun)
  */
 import { spawn } from 'node:child_process';
@@ -234,26 +235,37 @@ async function importRun(count: number): Promise<void> {
   }
 }
 
+/** What the bench converts: CBSO filings as a folder, the same as a ZIP, a French ratios file. */
+const KINDS = ['cbso', 'cbso-zip', 'inpi-ratios'] as const;
+
 async function main(): Promise<void> {
   if (process.argv[2] === 'zip') return writeCbsoZip(process.argv[3]!, Number(process.argv[4]));
+  if (process.argv[2] === 'folder') return writeCbso(process.argv[3]!, Number(process.argv[4]));
   if (process.argv[2] === 'measure') {
     const format = process.argv[3] as FilingFormat;
     process.stdout.write(JSON.stringify(await measure(format, process.argv[4]!)));
     return;
   }
   const { values } = parseArgs({
-    options: { sizes: { type: 'string', default: '20000,100000' }, import: { type: 'string' } },
+    options: {
+      sizes: { type: 'string', default: '20000,100000' },
+      formats: { type: 'string', default: KINDS.join(',') },
+      import: { type: 'string' },
+    },
   });
   if (values.import !== undefined) return importRun(Number(values.import));
   const sizes = values.sizes.split(',').map(Number);
+  const kinds = values.formats.split(',');
+  const unknown = kinds.filter((kind) => !(KINDS as readonly string[]).includes(kind));
+  if (unknown.length > 0) throw new Error(`--formats: ${unknown.join(', ')} is none of ${KINDS.join(', ')}`);
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'filings-bench-'));
   try {
     console.log(
       'format        filings   wall s  filings/s (wall)  CPU s  filings/s (CPU)  peak RSS MB  load',
     );
     for (const size of sizes) {
-      for (const kind of ['cbso', 'cbso-zip', 'inpi-ratios'] as const) {
-        if (kind === 'cbso-zip' && size > ZIP_LIMIT) continue;
+      for (const kind of KINDS) {
+        if (!kinds.includes(kind) || (kind === 'cbso-zip' && size > ZIP_LIMIT)) continue;
         const format: FilingFormat = kind === 'inpi-ratios' ? kind : 'cbso';
         const folder = path.join(scratch, `cbso-${size}`);
         const target =

@@ -183,7 +183,9 @@ describe('filings as periods', () => {
           minLength: 1,
           maxLength: 12,
         }),
-        async (drawn) => {
+        fc.integer({ min: 1, max: 4 }),
+        fc.integer({ min: 1, max: 3 }),
+        async (drawn, runSize, frameSize) => {
           const filings = drawn.map(([rubrics, companyNumber, end, french], i) => ({
             ...belgian(rubrics, end, '2024-07-31', i),
             companyNumber,
@@ -196,8 +198,8 @@ describe('filings as periods', () => {
                 }
               : {}),
           }));
-          // Runs of two: most filings go through the disk.
-          const runs = new FilingRuns(2);
+          // Small runs and frames: most filings go through the disk, a run in several frames.
+          const runs = new FilingRuns(runSize, frameSize);
           for (const filing of filings) await runs.add(filing);
           const back: Filing[] = [];
           for await (const [key, filing] of runs.sorted()) {
