@@ -113,6 +113,11 @@ export async function importDemoSnapshots(
     asOf: DEMO_AS_OF,
     ...(progress.current ? { onProgress: progress.current } : {}),
   });
+  // Every profile of a new table came with its candidate entries; the recount says so per country
+  // (`INDEX`), as an operator's `npm run match-counts` does on a stage (docs/import.md), so smart lists
+  // read their candidates here as they do there.
+  const { recountMatchCounts } = await import('../../lib/lists/match-recount');
+  await recountMatchCounts();
   return { older, current };
 }
 
