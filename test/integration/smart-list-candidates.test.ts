@@ -8,26 +8,29 @@
  * and writes none when its profile did not change.
  */
 import fc from 'fast-check';
-import { handler as evaluateSmartLists } from '../../functions/evaluate-smart-lists';
 import { type Country } from '../../lib/companies/identifiers';
-import {
-  matchesFilters,
-  packProfile,
-  placeKey,
-  unpackProfile,
-  type FilterProfile,
-  type Filters,
-} from '../../lib/lists/filters';
+import { packProfile, placeKey, type FilterProfile, type Filters } from '../../lib/lists/filters';
 import { codesOf } from '../../lib/lists/match-estimate';
 import { recountMatchCounts } from '../../lib/lists/match-recount';
 import { readAtOnce } from '../../lib/lists/smart-bounds';
-import { filterProfileItem, readProfilesFrom } from '../../lib/lists/store/profiles';
+import { filterProfileItem } from '../../lib/lists/store/profiles';
 import { batchPut, getItem, queryAll } from '../../lib/storage/batch';
 import { tableName } from '../../lib/storage/client';
 import * as keys from '../../lib/storage/keys';
-import { recordCalls, type Call } from '../support/dynamodb-calls';
+import { recordCalls } from '../support/dynamodb-calls';
 import { bareCompany, importRecords, period } from '../support/records';
-import { callerOf, getOne, numberOf, patchList, postList, withEnv } from '../support/smart-lists';
+import {
+  callerOf,
+  everyMatch,
+  getOne,
+  membersOf,
+  numberOf,
+  patchList,
+  postList,
+  profilesRead,
+  withEnv,
+  workerDone,
+} from '../support/smart-lists';
 import { useFreshTable } from '../support/table';
 
 useFreshTable();
@@ -66,35 +69,8 @@ beforeAll(async () => {
   await recountMatchCounts(['FR']);
 }, 120_000);
 
-/** Items the calls read of filter profiles and their entries. */
-const profilesRead = (calls: Call[]) =>
-  calls.filter((c) => JSON.stringify(c.input).includes('FILTER_PROFILES#')).reduce((n, c) => n + c.items, 0);
-
-async function membersOf(accountId: string, listId: number): Promise<string[]> {
-  const items = await queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': keys.listPartitions(accountId, listId, [])[0] },
-    ConsistentRead: true,
-  });
-  return items.map((item) => (item['sk'] as string).replace(/^COMPANY#/, '')).sort();
-}
-
-/** A full evaluation: every stored profile read, the matching companies as `<country>#<number>`. */
-async function everyMatch(filters: Filters): Promise<string[]> {
-  const { profiles } = await readProfilesFrom(filters.countries ?? ['BE', 'NL', 'FR'], { shard: 0 }, 100_000);
-  return profiles
-    .filter((p) => matchesFilters(filters, unpackProfile(p.ref.country, p.packed)))
-    .map((p) => `${p.ref.country}#${p.ref.companyNumber}`)
-    .sort();
-}
-
 const jobOf = (accountId: string, listId: number) =>
   getItem(tableName(), keys.smartListEvaluation(accountId, listId), { consistent: true });
-
-async function workerDone() {
-  for (let run = 0; run < 200 && (await evaluateSmartLists()).lists > 0; run++);
-}
 
 describe('a narrow filter over a country of many more profiles', () => {
   it.each([

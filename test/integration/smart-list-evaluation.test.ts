@@ -7,18 +7,28 @@
  * that fall short.
  */
 import fc from 'fast-check';
-import { handler as evaluateSmartLists } from '../../functions/evaluate-smart-lists';
 import type { Country } from '../../lib/companies/identifiers';
-import { matchesFilters, packProfile, unpackProfile, type Filters } from '../../lib/lists/filters';
+import { packProfile, unpackProfile, type Filters } from '../../lib/lists/filters';
 import { recountMatchCounts } from '../../lib/lists/match-recount';
 import { moveListCompanies } from '../../lib/lists/manage';
-import { filterProfileItem, profileEntryItems, readProfilesFrom } from '../../lib/lists/store/profiles';
+import { filterProfileItem, profileEntryItems } from '../../lib/lists/store/profiles';
 import { SMART_COMPANIES } from '../../lib/lists/store/smart-holds';
 import { batchPut, getItem, queryAll } from '../../lib/storage/batch';
 import { tableName } from '../../lib/storage/client';
 import * as keys from '../../lib/storage/keys';
-import { recordCalls, type Call } from '../support/dynamodb-calls';
-import { callerOf, getOne, numberOf, patchList, postList, withEnv } from '../support/smart-lists';
+import { recordCalls } from '../support/dynamodb-calls';
+import {
+  callerOf,
+  everyMatch,
+  getOne,
+  membersOf,
+  numberOf,
+  patchList,
+  postList,
+  profilesRead,
+  withEnv,
+  workerDone,
+} from '../support/smart-lists';
 import { useFreshTable } from '../support/table';
 
 useFreshTable();
@@ -50,35 +60,6 @@ beforeAll(async () => {
   await batchPut(tableName(), [...profiles('FR', 300), ...profiles('NL', 40)]);
   await recountMatchCounts(['FR', 'NL']);
 }, 120_000);
-
-/** Filter-profile items the calls read (Query items evaluated, BatchGetItem items answered). */
-const profilesRead = (calls: Call[]) =>
-  calls.filter((c) => JSON.stringify(c.input).includes('FILTER_PROFILES#')).reduce((n, c) => n + c.items, 0);
-
-/** The companies of the list, every state, as `<country>#<number>`. */
-async function membersOf(accountId: string, listId: number): Promise<string[]> {
-  const items = await queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': keys.listPartitions(accountId, listId, [])[0] },
-    ConsistentRead: true,
-  });
-  return items.map((item) => (item['sk'] as string).replace(/^COMPANY#/, '')).sort();
-}
-
-/** What an evaluation of every stored profile gives: the companies that match, as `<country>#<number>`. */
-async function everyMatch(filters: Filters): Promise<string[]> {
-  const { profiles } = await readProfilesFrom(filters.countries ?? ['BE', 'NL', 'FR'], { shard: 0 }, 100_000);
-  return profiles
-    .filter((p) => matchesFilters(filters, unpackProfile(p.ref.country, p.packed)))
-    .map((p) => `${p.ref.country}#${p.ref.companyNumber}`)
-    .sort();
-}
-
-/** Runs the worker until no job is left. */
-async function workerDone() {
-  for (let run = 0; run < 100 && (await evaluateSmartLists()).lists > 0; run++);
-}
 
 const heldBy = async (accountId: string) =>
   Number((await getItem(tableName(), keys.listCount(accountId), { consistent: true }))?.[SMART_COMPANIES]);

@@ -1,20 +1,31 @@
 /**
  * What the smart-list tests share: callers of other accounts, the list endpoints called with real REST
  * proxy events, filter profiles as the import keeps them (with their match counts, recounted from
- * them), and the smart lists' bounds lowered through their configuration for a describe block.
+ * them), the smart lists' bounds lowered through their configuration for a describe block, and what
+ * the evaluation tests read back: profile reads counted, a list's members, a full evaluation, the worker
+ * run to its end.
  */
 import { handler as createList } from '../../functions/create-list';
+import { handler as evaluateSmartLists } from '../../functions/evaluate-smart-lists';
 import { handler as deleteList } from '../../functions/delete-list';
 import { handler as getList } from '../../functions/get-list';
 import { handler as updateList } from '../../functions/update-list';
 import { belgianCheckDigits, luhnCheckDigit, type Country } from '../../lib/companies/identifiers';
-import { packProfile, type FilterProfile } from '../../lib/lists/filters';
+import {
+  matchesFilters,
+  packProfile,
+  unpackProfile,
+  type FilterProfile,
+  type Filters,
+} from '../../lib/lists/filters';
 import { recountMatchCounts } from '../../lib/lists/match-recount';
-import { filterProfileItem } from '../../lib/lists/store/profiles';
-import { batchPut } from '../../lib/storage/batch';
+import { filterProfileItem, readProfilesFrom } from '../../lib/lists/store/profiles';
+import { batchPut, queryAll } from '../../lib/storage/batch';
 import { tableName } from '../../lib/storage/client';
+import * as keys from '../../lib/storage/keys';
 import { SCOPES } from '../../lib/tokens/scopes';
 import type { Caller } from '../../lib/tokens/caller';
+import type { Call } from './dynamodb-calls';
 import { call } from './events';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -107,4 +118,33 @@ export function withEnv(values: Record<string, string>) {
       else process.env[k] = v;
     }
   });
+}
+
+/** Items the calls read of filter profiles and their entries (Query items evaluated, BatchGetItem items answered). */
+export const profilesRead = (calls: Call[]) =>
+  calls.filter((c) => JSON.stringify(c.input).includes('FILTER_PROFILES#')).reduce((n, c) => n + c.items, 0);
+
+/** The companies of the list, every state, as `<country>#<number>`. */
+export async function membersOf(accountId: string, listId: number): Promise<string[]> {
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.listPartitions(accountId, listId, [])[0] },
+    ConsistentRead: true,
+  });
+  return items.map((item) => (item['sk'] as string).replace(/^COMPANY#/, '')).sort();
+}
+
+/** What an evaluation of every stored profile gives: the companies that match, as `<country>#<number>`. */
+export async function everyMatch(filters: Filters): Promise<string[]> {
+  const { profiles } = await readProfilesFrom(filters.countries ?? ['BE', 'NL', 'FR'], { shard: 0 }, 100_000);
+  return profiles
+    .filter((p) => matchesFilters(filters, unpackProfile(p.ref.country, p.packed)))
+    .map((p) => `${p.ref.country}#${p.ref.companyNumber}`)
+    .sort();
+}
+
+/** Runs the smart-list worker until no job is left (at most `runs` runs). */
+export async function workerDone(runs = 200): Promise<void> {
+  for (let run = 0; run < runs && (await evaluateSmartLists()).lists > 0; run++);
 }
