@@ -477,6 +477,17 @@ it("bundles only its own route of the route table, not its domain's other routes
   expect(carried).toEqual([]);
 });
 
+// Schema modules' calls are marked pure (test/unit/schemas-droppable.test.ts): a function builds the
+// schemas its route reaches, not every schema of a module it imports. The financial period's messages
+// are in the financials' bundles only, not in the details' nor a list's (which import lib/companies/schemas.ts).
+it('bundles only the schemas its route uses of the schema modules it imports', () => {
+  const periodMessage = JSON.stringify('must have at most 2 decimals');
+  const carrying = (['getCompanyFinancials', 'getCompany', 'getList', 'createList'] as const).filter((id) =>
+    readFileSync(built[id].file, 'utf8').includes(periodMessage),
+  );
+  expect(carrying).toEqual(['getCompanyFinancials']);
+});
+
 // infra/bundling.ts `supported`: a pattern with a Unicode property escape stays a literal, compiled on
 // first use, rather than a `new RegExp(…)` built at load (valibot's emoji pattern is one, in every bundle).
 it('builds no Unicode property pattern at load', () => {
