@@ -3,86 +3,99 @@
  * (valibot builds its output in the order the entries are declared here).
  */
 import * as v from 'valibot';
-import { integerQuery, jsonObject, PAGE, paginationSchema } from '../http/schemas';
+import { integerQuery, jsonObject, offsetQuery, PAGE_LIMIT, paginationSchema } from '../http/schemas';
 import {
   bulkCompanies,
   companyPathParams,
   failedIdentifierSchema,
-  financialPeriodSchema,
+  headCount,
+  healthIndicatorSchema,
   identifierSchema,
 } from './schemas';
 
-const text = v.nullable(v.string());
+const text = /* @__PURE__ */ v.nullable(/* @__PURE__ */ v.string());
 /** A count: an integer, 0 or more. */
-const count = v.pipe(v.number(), v.integer(), v.minValue(0));
+const count = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ v.number(),
+  /* @__PURE__ */ v.integer(),
+  /* @__PURE__ */ v.minValue(0),
+);
 
 export const COMPANY_STATUSES = ['ACTIVE', 'INACTIVE'] as const;
 
-export const companyDetailsDataSchema = v.object({
+export const companyDetailsDataSchema = /* @__PURE__ */ v.object({
   vatNumber: text,
-  status: v.picklist(COMPANY_STATUSES),
+  status: /* @__PURE__ */ v.picklist(COMPANY_STATUSES),
   establishedSince: text,
   stoppedSince: text,
   companyTypeCode: text,
-  name: v.string(),
-  address: v.object({
+  name: /* @__PURE__ */ v.string(),
+  address: /* @__PURE__ */ v.object({
     // The company's country, or for a seat abroad that country's ISO 3166 code (§11.5.1).
-    country: v.pipe(v.string(), v.regex(/^[A-Z]{2}$/)),
+    country: /* @__PURE__ */ v.pipe(/* @__PURE__ */ v.string(), /* @__PURE__ */ v.regex(/^[A-Z]{2}$/)),
     street: text,
     number: text,
     box: text,
     postalCode: text,
     place: text,
   }),
-  website: v.array(v.string()),
-  activities: v.array(v.string()),
+  website: /* @__PURE__ */ v.array(/* @__PURE__ */ v.string()),
+  activities: /* @__PURE__ */ v.array(/* @__PURE__ */ v.string()),
   // The newest period's, as the period states them.
-  employees: financialPeriodSchema.entries.people.entries.employees,
-  healthIndicator: v.nullable(financialPeriodSchema.entries.healthIndicator),
+  employees: headCount,
+  healthIndicator: /* @__PURE__ */ v.nullable(healthIndicatorSchema),
   contacts: count,
   // (ext) Abbreviations, trade names, the name in other languages: `[]` when none.
-  otherNames: v.array(v.string()),
+  otherNames: /* @__PURE__ */ v.array(/* @__PURE__ */ v.string()),
 });
 export type CompanyDetailsData = v.InferOutput<typeof companyDetailsDataSchema>;
 
-export const companyDetailsSchema = v.object({
+export const companyDetailsSchema = /* @__PURE__ */ v.object({
   identifier: identifierSchema,
   data: companyDetailsDataSchema,
 });
 export type CompanyDetails = v.InferOutput<typeof companyDetailsSchema>;
 
-export const bulkDetailsItemSchema = v.union([
-  v.object({ identifier: identifierSchema, data: companyDetailsDataSchema, message: v.null() }),
-  v.object({ identifier: failedIdentifierSchema, data: v.null(), message: v.string() }),
+export const bulkDetailsItemSchema = /* @__PURE__ */ v.union([
+  /* @__PURE__ */ v.object({
+    identifier: identifierSchema,
+    data: companyDetailsDataSchema,
+    message: /* @__PURE__ */ v.null(),
+  }),
+  /* @__PURE__ */ v.object({
+    identifier: failedIdentifierSchema,
+    data: /* @__PURE__ */ v.null(),
+    message: /* @__PURE__ */ v.string(),
+  }),
 ]);
 export type BulkDetailsItem = v.InferOutput<typeof bulkDetailsItemSchema>;
 
 export const getCompanyRequest = { params: companyPathParams };
-export const getCompanyBulkRequest = { body: jsonObject({ companies: bulkCompanies }) };
+export const getCompanyBulkRequest = { body: /* @__PURE__ */ jsonObject({ companies: bulkCompanies }) };
 
 /** §6.5: a company's contacts page by 10 unless asked otherwise; the bounds are §1.1's. */
 export const CONTACTS_DEFAULT_LIMIT = 10;
 
 export const getCompanyContactsRequest = {
   params: companyPathParams,
-  query: v.object({
-    limit: integerQuery(PAGE.limit.min, PAGE.limit.max, CONTACTS_DEFAULT_LIMIT),
-    offset: integerQuery(PAGE.offset.min, PAGE.offset.max, PAGE.offset.default),
+  query: /* @__PURE__ */ v.object({
+    limit: /* @__PURE__ */ integerQuery(PAGE_LIMIT, CONTACTS_DEFAULT_LIMIT),
+    offset: offsetQuery,
   }),
 };
 
-export const companyContactSchema = v.object({
+export const companyContactSchema = /* @__PURE__ */ v.object({
   jobTitle: text,
-  identifier: v.object({
-    contactId: v.pipe(v.number(), v.integer()),
-    firstName: v.string(),
-    lastName: v.string(),
+  identifier: /* @__PURE__ */ v.object({
+    contactId: /* @__PURE__ */ v.pipe(/* @__PURE__ */ v.number(), /* @__PURE__ */ v.integer()),
+    firstName: /* @__PURE__ */ v.string(),
+    lastName: /* @__PURE__ */ v.string(),
   }),
 });
 
-export const companyContactsSchema = v.object({
+export const companyContactsSchema = /* @__PURE__ */ v.object({
   identifier: identifierSchema,
-  data: v.array(companyContactSchema),
+  data: /* @__PURE__ */ v.array(companyContactSchema),
   pagination: paginationSchema,
 });
 export type CompanyContacts = v.InferOutput<typeof companyContactsSchema>;

@@ -9,17 +9,20 @@ import * as v from 'valibot';
 import type { Route } from '../http/route';
 
 /** What the document promises at its top level (the rest is OpenAPI 3.1's own schema). */
-export const openApiDocumentSchema = v.looseObject({
-  openapi: v.string(),
-  info: v.looseObject({ title: v.string(), version: v.string() }),
-  paths: v.record(v.string(), v.unknown()),
+export const openApiDocumentSchema = /* @__PURE__ */ v.looseObject({
+  openapi: /* @__PURE__ */ v.string(),
+  info: /* @__PURE__ */ v.looseObject({
+    title: /* @__PURE__ */ v.string(),
+    version: /* @__PURE__ */ v.string(),
+  }),
+  paths: /* @__PURE__ */ v.record(/* @__PURE__ */ v.string(), /* @__PURE__ */ v.unknown()),
 });
 
 /**
  * The reference page runs only what it carries: its inline scripts and styles. Nothing is loaded or
  * sent elsewhere (Redoc's attribution logo on a CDN, any telemetry): the browser refuses it.
  */
-export const DOCS_CONTENT_SECURITY_POLICY = [
+export const DOCS_CONTENT_SECURITY_POLICY = /* @__PURE__ */ [
   "default-src 'none'",
   "script-src 'unsafe-inline'",
   "style-src 'unsafe-inline'",

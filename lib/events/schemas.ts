@@ -11,39 +11,39 @@ import { updateSchema } from '../updates/schemas';
 export const EVENTS_PAGE = { min: 1, max: 500, default: 100 } as const;
 
 export const getEventsRequest = {
-  query: v.object({
-    after: v.optional(
-      v.pipe(
-        v.string('must be a cursor this endpoint gave'),
-        v.maxLength(200, 'must be a cursor this endpoint gave'),
+  query: /* @__PURE__ */ v.object({
+    after: /* @__PURE__ */ v.optional(
+      /* @__PURE__ */ v.pipe(
+        /* @__PURE__ */ v.string('must be a cursor this endpoint gave'),
+        /* @__PURE__ */ v.maxLength(200, 'must be a cursor this endpoint gave'),
       ),
     ),
-    limit: integerQuery(EVENTS_PAGE.min, EVENTS_PAGE.max, EVENTS_PAGE.default),
+    limit: /* @__PURE__ */ integerQuery(EVENTS_PAGE),
   }),
 };
 
-export const companyUpdateEventSchema = v.object({
-  id: v.string(),
-  type: v.literal('company.update'),
-  createdAt: v.string(),
-  data: v.object({
+export const companyUpdateEventSchema = /* @__PURE__ */ v.object({
+  id: /* @__PURE__ */ v.string(),
+  type: /* @__PURE__ */ v.literal('company.update'),
+  createdAt: /* @__PURE__ */ v.string(),
+  data: /* @__PURE__ */ v.object({
     company: identifierSchema,
-    legalEntityId: v.string(),
-    lists: v.array(v.number()),
+    legalEntityId: /* @__PURE__ */ v.string(),
+    lists: /* @__PURE__ */ v.array(/* @__PURE__ */ v.number()),
     update: updateSchema,
   }),
 });
 
-export const testEventSchema = v.object({
-  id: v.string(),
-  type: v.literal('webhook.test'),
-  createdAt: v.string(),
-  data: v.object({}),
+export const testEventSchema = /* @__PURE__ */ v.object({
+  id: /* @__PURE__ */ v.string(),
+  type: /* @__PURE__ */ v.literal('webhook.test'),
+  createdAt: /* @__PURE__ */ v.string(),
+  data: /* @__PURE__ */ v.object({}),
 });
 
-export const eventSchema = v.union([companyUpdateEventSchema, testEventSchema]);
+export const eventSchema = /* @__PURE__ */ v.union([companyUpdateEventSchema, testEventSchema]);
 
-export const eventsPageSchema = v.object({
-  data: v.array(companyUpdateEventSchema),
-  next: v.string(),
+export const eventsPageSchema = /* @__PURE__ */ v.object({
+  data: /* @__PURE__ */ v.array(companyUpdateEventSchema),
+  next: /* @__PURE__ */ v.string(),
 });

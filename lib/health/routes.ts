@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import type { Route } from '../http/route';
 
-export const healthSchema = v.object({ status: v.literal('ok') });
+export const healthSchema = /* @__PURE__ */ v.object({ status: /* @__PURE__ */ v.literal('ok') });
 
 export const getHealth = {
   method: 'GET',

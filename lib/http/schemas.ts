@@ -106,8 +106,18 @@ export function textOfAtMost(max: number, message: string, notText = 'must be a 
   );
 }
 
-/** An integer query parameter (query values arrive as strings): "1.5", "abc" and "" are rejected. */
-export function integerQuery(min: number, max: number, fallback: number) {
+/** An integer's bounds and its default when absent (`PAGE_LIMIT`). */
+export interface IntegerBounds {
+  readonly min: number;
+  readonly max: number;
+  readonly default: number;
+}
+
+/**
+ * An integer query parameter within `bounds` (query values arrive as strings): "1.5", "abc" and ""
+ * are rejected. Absent, it is `fallback` (the bounds' default unless given).
+ */
+export function integerQuery({ min, max, default: byDefault }: IntegerBounds, fallback = byDefault) {
   return v.optional(
     v.pipe(
       v.string(INTEGER),
@@ -137,8 +147,11 @@ export function anyCase<const O extends readonly string[]>(options: O, message: 
   );
 }
 
-/** An integer body field: a JSON number with no fraction; "4" (a string) is the wrong type. */
-export function integerField(min: number, max: number, fallback: number) {
+/**
+ * An integer body field within `bounds`: a JSON number with no fraction; "4" (a string) is the wrong
+ * type. Absent, it is the bounds' default.
+ */
+export function integerField({ min, max, default: fallback }: IntegerBounds) {
   return v.optional(
     v.pipe(
       v.number(INTEGER),
@@ -151,40 +164,41 @@ export function integerField(min: number, max: number, fallback: number) {
 }
 
 /** Contract §1.1: limit 1..500 (default 4), offset 0..10000 (default 0). */
-export const PAGE = {
-  limit: { min: 1, max: 500, default: 4 },
-  offset: { min: 0, max: 10000, default: 0 },
-} as const;
+export const PAGE_LIMIT = { min: 1, max: 500, default: 4 } as const;
+export const PAGE_OFFSET = { min: 0, max: 10000, default: 0 } as const;
+export const PAGE = { limit: PAGE_LIMIT, offset: PAGE_OFFSET } as const;
 
-export const paginationQuery = {
-  limit: integerQuery(PAGE.limit.min, PAGE.limit.max, PAGE.limit.default),
-  offset: integerQuery(PAGE.offset.min, PAGE.offset.max, PAGE.offset.default),
-};
+export const limitQuery = /* @__PURE__ */ integerQuery(PAGE_LIMIT);
+export const offsetQuery = /* @__PURE__ */ integerQuery(PAGE_OFFSET);
+export const paginationQuery = { limit: limitQuery, offset: offsetQuery };
 
-export const paginationBody = {
-  limit: integerField(PAGE.limit.min, PAGE.limit.max, PAGE.limit.default),
-  offset: integerField(PAGE.offset.min, PAGE.offset.max, PAGE.offset.default),
-};
+export const limitField = /* @__PURE__ */ integerField(PAGE_LIMIT);
+export const offsetField = /* @__PURE__ */ integerField(PAGE_OFFSET);
+export const paginationBody = { limit: limitField, offset: offsetField };
 
-export const paginationSchema = v.object({
-  limit: v.number(),
-  offset: v.number(),
-  total: v.number(),
+export const paginationSchema = /* @__PURE__ */ v.object({
+  limit: /* @__PURE__ */ v.number(),
+  offset: /* @__PURE__ */ v.number(),
+  total: /* @__PURE__ */ v.number(),
 });
 export type Pagination = v.InferOutput<typeof paginationSchema>;
 
-export const errorSchema = v.object({
-  message: v.string(),
-  code: v.string(),
-  requestId: v.string(),
-  details: v.optional(v.array(v.object({ path: v.string(), message: v.string() }))),
+export const errorSchema = /* @__PURE__ */ v.object({
+  message: /* @__PURE__ */ v.string(),
+  code: /* @__PURE__ */ v.string(),
+  requestId: /* @__PURE__ */ v.string(),
+  details: /* @__PURE__ */ v.optional(
+    /* @__PURE__ */ v.array(
+      /* @__PURE__ */ v.object({ path: /* @__PURE__ */ v.string(), message: /* @__PURE__ */ v.string() }),
+    ),
+  ),
 });
 
 /** A calendar date, `YYYY-MM-DD` (contract §1), that exists: 2023-02-30 does not. */
-export const isoDate = v.pipe(
-  v.string('must be a date (YYYY-MM-DD)'),
-  v.isoDate('must be a date (YYYY-MM-DD)'),
-  v.check((date) => isCalendarDate(date), 'must be a date that exists'),
+export const isoDate = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ v.string('must be a date (YYYY-MM-DD)'),
+  /* @__PURE__ */ v.isoDate('must be a date (YYYY-MM-DD)'),
+  /* @__PURE__ */ v.check((date) => isCalendarDate(date), 'must be a date that exists'),
 );
 
 export function isCalendarDate(date: string): boolean {

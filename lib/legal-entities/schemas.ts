@@ -4,21 +4,21 @@ import { paginationQuery, paginationSchema } from '../http/schemas';
 import { COUNTRIES } from '../companies/identifiers';
 import { companyPathParams, identifierSchema } from '../companies/schemas';
 
-export const legalEntitySchema = v.object({
-  legalEntityId: v.string(),
-  countryCode: v.picklist(COUNTRIES),
-  name: v.string(),
-  isPrimary: v.boolean(),
+export const legalEntitySchema = /* @__PURE__ */ v.object({
+  legalEntityId: /* @__PURE__ */ v.string(),
+  countryCode: /* @__PURE__ */ v.picklist(COUNTRIES),
+  name: /* @__PURE__ */ v.string(),
+  isPrimary: /* @__PURE__ */ v.boolean(),
 });
 export type LegalEntity = v.InferOutput<typeof legalEntitySchema>;
 
-export const companyLegalEntitiesSchema = v.object({
+export const companyLegalEntitiesSchema = /* @__PURE__ */ v.object({
   identifier: identifierSchema,
-  data: v.array(legalEntitySchema),
+  data: /* @__PURE__ */ v.array(legalEntitySchema),
   pagination: paginationSchema,
 });
 
 export const getCompanyLegalEntitiesRequest = {
   params: companyPathParams,
-  query: v.object(paginationQuery),
+  query: /* @__PURE__ */ v.object(paginationQuery),
 };

@@ -9,6 +9,8 @@ import {
   characterCount,
   documentedAs,
   jsonObject,
+  limitQuery,
+  offsetQuery,
   paginationQuery,
   paginationSchema,
 } from '../http/schemas';
@@ -16,11 +18,11 @@ import { filtersSchema } from './filters';
 import { ENTRY_PROPERTIES } from '../matching/entry';
 
 /** A list id in a path: a positive integer (anything else is 400; an unknown id is 404). */
-const listPathParams = v.object({
-  id: v.pipe(
-    v.string('must be a positive integer'),
-    v.regex(/^[1-9]\d{0,14}$/, 'must be a positive integer'),
-    v.transform(Number),
+const listPathParams = /* @__PURE__ */ v.object({
+  id: /* @__PURE__ */ v.pipe(
+    /* @__PURE__ */ v.string('must be a positive integer'),
+    /* @__PURE__ */ v.regex(/^[1-9]\d{0,14}$/, 'must be a positive integer'),
+    /* @__PURE__ */ v.transform(Number),
   ),
 });
 
@@ -33,17 +35,25 @@ const typeQuery = <const T extends readonly [string, ...string[]]>(values: T, fa
   v.optional(v.picklist(values, `must be one of ${values.join(', ')}`), fallback);
 
 export const getListsRequest = {
-  query: v.object({ type: typeQuery(OVERVIEW_TYPES, 'OVERVIEW'), ...paginationQuery }),
+  query: /* @__PURE__ */ v.object({
+    type: /* @__PURE__ */ typeQuery(OVERVIEW_TYPES, 'OVERVIEW'),
+    limit: limitQuery,
+    offset: offsetQuery,
+  }),
 };
 
 export const getListCompaniesRequest = {
   params: listPathParams,
-  query: v.object({ type: typeQuery(COMPANY_TYPES, 'ALL'), ...paginationQuery }),
+  query: /* @__PURE__ */ v.object({
+    type: /* @__PURE__ */ typeQuery(COMPANY_TYPES, 'ALL'),
+    limit: limitQuery,
+    offset: offsetQuery,
+  }),
 };
 
 export const getListContactsRequest = {
   params: listPathParams,
-  query: v.object(paginationQuery),
+  query: /* @__PURE__ */ v.object(paginationQuery),
 };
 
 // ---- PUT /v1/lists/{id}/companies (§7.5) -------------------------------------------------------
@@ -52,7 +62,7 @@ const MAX_PROPERTY_LENGTH = 200;
 const MAX_ENTRIES = 100;
 
 /** Any JSON object: the entries of the PUT and the PATCH judge their members themselves. */
-const anObject = v.custom<Record<string, unknown>>(
+const anObject = /* @__PURE__ */ v.custom<Record<string, unknown>>(
   (input) => typeof input === 'object' && input !== null && !Array.isArray(input),
   'must be an object',
 );
@@ -70,22 +80,23 @@ const oneToHundred = <T extends v.GenericSchema>(entry: T) =>
  * hand rather than rebuilt by an object schema: each known property, when present, a string of at
  * most 200 characters; at least one of them present. Unknown keys are ignored.
  */
-const entrySchema = v.pipe(
+const ENTRY_DESCRIPTION = `At least one of ${/* @__PURE__ */ ENTRY_PROPERTIES.join(', ')}; the entry is echoed as sent.`;
+const entrySchema = /* @__PURE__ */ v.pipe(
   anObject,
-  documentedAs<Record<string, unknown>>(
-    v.pipe(
-      v.object(
-        Object.fromEntries(
-          ENTRY_PROPERTIES.map((key) => [
+  /* @__PURE__ */ documentedAs<Record<string, unknown>>(
+    /* @__PURE__ */ v.pipe(
+      /* @__PURE__ */ v.object(
+        /* @__PURE__ */ Object.fromEntries(
+          /* @__PURE__ */ ENTRY_PROPERTIES.map((key) => [
             key,
             v.optional(v.pipe(v.string(), v.maxLength(MAX_PROPERTY_LENGTH))),
           ]),
         ),
       ),
-      v.description(`At least one of ${ENTRY_PROPERTIES.join(', ')}; the entry is echoed as sent.`),
+      /* @__PURE__ */ v.description(ENTRY_DESCRIPTION),
     ),
   ),
-  v.rawCheck(({ dataset, addIssue }) => {
+  /* @__PURE__ */ v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
     const entry = dataset.value;
     let given = 0;
@@ -113,8 +124,8 @@ const entrySchema = v.pipe(
 
 export const addListCompaniesRequest = {
   params: listPathParams,
-  body: jsonObject({
-    companies: oneToHundred(entrySchema),
+  body: /* @__PURE__ */ jsonObject({
+    companies: /* @__PURE__ */ oneToHundred(entrySchema),
   }),
 };
 
@@ -137,53 +148,56 @@ const LIST_COLUMNS = [
 export const getListRequest = { params: listPathParams };
 
 const MAX_NAME = 200;
-const listName = v.pipe(
-  v.string('must be a string'),
-  v.transform((name) => name.trim()),
-  v.minLength(1, `must be 1 to ${MAX_NAME} characters after trimming`),
-  atMostCharacters(MAX_NAME, `must be 1 to ${MAX_NAME} characters after trimming`),
+const NAME_LENGTH = `must be 1 to ${MAX_NAME} characters after trimming`;
+const listName = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ v.string('must be a string'),
+  /* @__PURE__ */ v.transform((name) => name.trim()),
+  /* @__PURE__ */ v.minLength(1, NAME_LENGTH),
+  /* @__PURE__ */ atMostCharacters(MAX_NAME, NAME_LENGTH),
 );
-const columns = v.pipe(
-  v.array(
-    v.picklist(LIST_COLUMNS, `must be one of ${LIST_COLUMNS.join(', ')}`),
+const NOT_A_COLUMN = `must be one of ${/* @__PURE__ */ LIST_COLUMNS.join(', ')}`;
+const columns = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ v.array(
+    /* @__PURE__ */ v.picklist(LIST_COLUMNS, NOT_A_COLUMN),
     'must be an array of columns',
   ),
-  v.check((c) => new Set(c).size === c.length, 'must not name a column twice'),
+  /* @__PURE__ */ v.check((c) => new Set(c).size === c.length, 'must not name a column twice'),
 );
-const notifications = v.object({ enabled: v.boolean('must be true or false') }, (issue) =>
-  issue.path ? 'is required' : 'must be an object with enabled',
+const notifications = /* @__PURE__ */ v.object(
+  { enabled: /* @__PURE__ */ v.boolean('must be true or false') },
+  (issue) => (issue.path ? 'is required' : 'must be an object with enabled'),
 );
-const shared = v.boolean('must be true or false');
+const shared = /* @__PURE__ */ v.boolean('must be true or false');
 
 export const createListRequest = {
-  body: jsonObject({
+  body: /* @__PURE__ */ jsonObject({
     name: listName,
-    type: v.picklist(['STATIC', 'SMART'], 'must be STATIC or SMART'),
-    columns: v.optional(columns),
-    shared: v.optional(shared),
-    notifications: v.optional(notifications),
-    filters: v.optional(filtersSchema),
+    type: /* @__PURE__ */ v.picklist(['STATIC', 'SMART'], 'must be STATIC or SMART'),
+    columns: /* @__PURE__ */ v.optional(columns),
+    shared: /* @__PURE__ */ v.optional(shared),
+    notifications: /* @__PURE__ */ v.optional(notifications),
+    filters: /* @__PURE__ */ v.optional(filtersSchema),
   }),
 };
 export type CreateListBody = v.InferOutput<typeof createListRequest.body>;
 
 const UPDATABLE = ['name', 'columns', 'shared', 'notifications', 'filters'] as const;
+const NOTHING_TO_UPDATE = `must have at least one of ${/* @__PURE__ */ UPDATABLE.join(', ')}`;
 export const updateListRequest = {
   params: listPathParams,
-  body: v.pipe(
-    jsonObject({
-      name: v.optional(listName),
-      columns: v.optional(columns),
-      shared: v.optional(shared),
-      notifications: v.optional(notifications),
-      filters: v.optional(filtersSchema),
+  body: /* @__PURE__ */ v.pipe(
+    /* @__PURE__ */ jsonObject({
+      name: /* @__PURE__ */ v.optional(listName),
+      columns: /* @__PURE__ */ v.optional(columns),
+      shared: /* @__PURE__ */ v.optional(shared),
+      notifications: /* @__PURE__ */ v.optional(notifications),
+      filters: /* @__PURE__ */ v.optional(filtersSchema),
       // `type` is fixed at creation: sending it is an error, not an ignored field.
-      type: v.optional(v.custom<never>(() => false, 'cannot be changed: a list keeps its type')),
+      type: /* @__PURE__ */ v.optional(
+        /* @__PURE__ */ v.custom<never>(() => false, 'cannot be changed: a list keeps its type'),
+      ),
     }),
-    v.check(
-      (body) => UPDATABLE.some((key) => body[key] !== undefined),
-      `must have at least one of ${UPDATABLE.join(', ')}`,
-    ),
+    /* @__PURE__ */ v.check((body) => UPDATABLE.some((key) => body[key] !== undefined), NOTHING_TO_UPDATE),
   ),
 };
 export type UpdateListBody = v.InferOutput<typeof updateListRequest.body>;
@@ -194,19 +208,21 @@ export const deleteListRequest = { params: listPathParams };
  * A `PATCH …/companies` entry: `state` decides the request's shape (SAVED or ARCHIVED, else 400);
  * `country` and `companyNumber` are judged per item (§2.2 messages), and echoed as sent.
  */
-const moveEntry = v.pipe(
+const moveEntry = /* @__PURE__ */ v.pipe(
   anObject,
-  documentedAs<Record<string, unknown>>(
-    v.pipe(
-      v.object({
-        country: v.optional(v.string()),
-        companyNumber: v.optional(v.string()),
-        state: v.picklist(['SAVED', 'ARCHIVED']),
+  /* @__PURE__ */ documentedAs<Record<string, unknown>>(
+    /* @__PURE__ */ v.pipe(
+      /* @__PURE__ */ v.object({
+        country: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.string()),
+        companyNumber: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.string()),
+        state: /* @__PURE__ */ v.picklist(['SAVED', 'ARCHIVED']),
       }),
-      v.description('`country` and `companyNumber` are judged per entry (`failed`), echoed as sent.'),
+      /* @__PURE__ */ v.description(
+        '`country` and `companyNumber` are judged per entry (`failed`), echoed as sent.',
+      ),
     ),
   ),
-  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+  /* @__PURE__ */ v.rawTransform(({ dataset, addIssue, NEVER }) => {
     const state = dataset.value['state'];
     if (state !== 'SAVED' && state !== 'ARCHIVED') {
       addIssue({
@@ -221,57 +237,71 @@ const moveEntry = v.pipe(
 
 export const moveListCompaniesRequest = {
   params: listPathParams,
-  body: jsonObject({
-    companies: oneToHundred(moveEntry),
+  body: /* @__PURE__ */ jsonObject({
+    companies: /* @__PURE__ */ oneToHundred(moveEntry),
   }),
 };
 
-export const moveListCompaniesResultSchema = v.object({
-  updated: v.number(),
-  failed: v.array(v.object({ parameters: v.record(v.string(), v.unknown()), message: v.string() })),
+export const moveListCompaniesResultSchema = /* @__PURE__ */ v.object({
+  updated: /* @__PURE__ */ v.number(),
+  failed: /* @__PURE__ */ v.array(
+    /* @__PURE__ */ v.object({
+      parameters: /* @__PURE__ */ v.record(/* @__PURE__ */ v.string(), /* @__PURE__ */ v.unknown()),
+      message: /* @__PURE__ */ v.string(),
+    }),
+  ),
 });
 export type MoveListCompaniesResult = v.InferOutput<typeof moveListCompaniesResultSchema>;
 
 // ---- Answers ----------------------------------------------------------------------------------
 
-export const listSchema = v.object({
-  id: v.number(),
-  name: v.string(),
-  type: v.picklist(['STATIC', 'SMART']),
-  columns: v.array(v.picklist(LIST_COLUMNS)),
-  shared: v.boolean(),
-  notifications: v.object({ enabled: v.boolean() }),
-  amountOfCompanies: v.pipe(
-    v.number(),
-    v.description(
+export const listSchema = /* @__PURE__ */ v.object({
+  id: /* @__PURE__ */ v.number(),
+  name: /* @__PURE__ */ v.string(),
+  type: /* @__PURE__ */ v.picklist(['STATIC', 'SMART']),
+  columns: /* @__PURE__ */ v.array(/* @__PURE__ */ v.picklist(LIST_COLUMNS)),
+  shared: /* @__PURE__ */ v.boolean(),
+  notifications: /* @__PURE__ */ v.object({ enabled: /* @__PURE__ */ v.boolean() }),
+  amountOfCompanies: /* @__PURE__ */ v.pipe(
+    /* @__PURE__ */ v.number(),
+    /* @__PURE__ */ v.description(
       'The companies of the list that are not ARCHIVED. While a SMART list is still evaluated in the background (a create or filter change evaluates at most 10,000 companies at once), the companies evaluated so far: it grows until the evaluation is done.',
     ),
   ),
-  newResults: v.pipe(
-    v.nullable(v.number()),
-    v.description(
+  newResults: /* @__PURE__ */ v.pipe(
+    /* @__PURE__ */ v.nullable(/* @__PURE__ */ v.number()),
+    /* @__PURE__ */ v.description(
       'NEW companies of a SMART list (evaluated so far, as `amountOfCompanies`); null on a STATIC list.',
     ),
   ),
-  updatedAt: v.string(),
-  createdAt: v.string(),
-  createdBy: v.string(),
+  updatedAt: /* @__PURE__ */ v.string(),
+  createdAt: /* @__PURE__ */ v.string(),
+  createdBy: /* @__PURE__ */ v.string(),
 });
 export type ListAnswer = v.InferOutput<typeof listSchema>;
 
-export const listsPageSchema = v.object({ data: v.array(listSchema), pagination: paginationSchema });
+export const listsPageSchema = /* @__PURE__ */ v.object({
+  data: /* @__PURE__ */ v.array(listSchema),
+  pagination: paginationSchema,
+});
 
-export const listCompaniesPageSchema = v.object({
-  data: v.array(v.object({ identifier: identifierSchema, matchedSince: v.string() })),
+export const listCompaniesPageSchema = /* @__PURE__ */ v.object({
+  data: /* @__PURE__ */ v.array(
+    /* @__PURE__ */ v.object({ identifier: identifierSchema, matchedSince: /* @__PURE__ */ v.string() }),
+  ),
   pagination: paginationSchema,
 });
 export type ListCompaniesPage = v.InferOutput<typeof listCompaniesPageSchema>;
 
-export const listContactsPageSchema = v.object({
-  data: v.array(
-    v.object({
-      jobTitle: v.nullable(v.string()),
-      identifier: v.object({ contactId: v.number(), firstName: v.string(), lastName: v.string() }),
+export const listContactsPageSchema = /* @__PURE__ */ v.object({
+  data: /* @__PURE__ */ v.array(
+    /* @__PURE__ */ v.object({
+      jobTitle: /* @__PURE__ */ v.nullable(/* @__PURE__ */ v.string()),
+      identifier: /* @__PURE__ */ v.object({
+        contactId: /* @__PURE__ */ v.number(),
+        firstName: /* @__PURE__ */ v.string(),
+        lastName: /* @__PURE__ */ v.string(),
+      }),
       company: identifierSchema,
     }),
   ),
@@ -279,9 +309,14 @@ export const listContactsPageSchema = v.object({
 });
 export type ListContactsPage = v.InferOutput<typeof listContactsPageSchema>;
 
-export const addListCompaniesResultSchema = v.object({
-  success: v.boolean(),
-  message: v.string(),
-  failed: v.array(v.object({ parameters: v.record(v.string(), v.string()), message: v.string() })),
+export const addListCompaniesResultSchema = /* @__PURE__ */ v.object({
+  success: /* @__PURE__ */ v.boolean(),
+  message: /* @__PURE__ */ v.string(),
+  failed: /* @__PURE__ */ v.array(
+    /* @__PURE__ */ v.object({
+      parameters: /* @__PURE__ */ v.record(/* @__PURE__ */ v.string(), /* @__PURE__ */ v.string()),
+      message: /* @__PURE__ */ v.string(),
+    }),
+  ),
 });
 export type AddListCompaniesResult = v.InferOutput<typeof addListCompaniesResultSchema>;

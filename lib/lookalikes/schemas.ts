@@ -7,39 +7,59 @@ import {
   identifierSchema,
 } from '../companies/schemas';
 import { COUNTRIES } from '../companies/identifiers';
-import { integerField, integerQuery, jsonObject, PAGE, paginationSchema } from '../http/schemas';
+import {
+  integerField,
+  integerQuery,
+  jsonObject,
+  offsetQuery,
+  PAGE_OFFSET,
+  paginationSchema,
+} from '../http/schemas';
 
 /** Contract §1.1: lookalikes take `limit` 1..100, default 10. */
-export const LOOKALIKES_PAGE = { limit: { min: 1, max: 100, default: 10 }, offset: PAGE.offset } as const;
+const LOOKALIKES_LIMIT = { min: 1, max: 100, default: 10 } as const;
+export const LOOKALIKES_PAGE = { limit: LOOKALIKES_LIMIT, offset: PAGE_OFFSET } as const;
 
-export const lookalikeSchema = v.object({
-  companyId: v.object({ country: v.picklist(COUNTRIES), companyNumber: v.string() }),
-  score: v.number(),
+export const lookalikeSchema = /* @__PURE__ */ v.object({
+  companyId: /* @__PURE__ */ v.object({
+    country: /* @__PURE__ */ v.picklist(COUNTRIES),
+    companyNumber: /* @__PURE__ */ v.string(),
+  }),
+  score: /* @__PURE__ */ v.number(),
 });
 
-export const companyLookalikesSchema = v.object({
+export const companyLookalikesSchema = /* @__PURE__ */ v.object({
   identifier: identifierSchema,
-  data: v.array(lookalikeSchema),
+  data: /* @__PURE__ */ v.array(lookalikeSchema),
   pagination: paginationSchema,
 });
 
-export const bulkLookalikesItemSchema = v.union([
-  v.object({ identifier: identifierSchema, data: v.array(lookalikeSchema), message: v.null() }),
-  v.object({ identifier: failedIdentifierSchema, data: v.null(), message: v.string() }),
+export const bulkLookalikesItemSchema = /* @__PURE__ */ v.union([
+  /* @__PURE__ */ v.object({
+    identifier: identifierSchema,
+    data: /* @__PURE__ */ v.array(lookalikeSchema),
+    message: /* @__PURE__ */ v.null(),
+  }),
+  /* @__PURE__ */ v.object({
+    identifier: failedIdentifierSchema,
+    data: /* @__PURE__ */ v.null(),
+    message: /* @__PURE__ */ v.string(),
+  }),
 ]);
 export type BulkLookalikesItem = v.InferOutput<typeof bulkLookalikesItemSchema>;
 
-const { limit, offset } = LOOKALIKES_PAGE;
-
 export const getCompanyLookalikesRequest = {
   params: companyPathParams,
-  query: v.object({
-    limit: integerQuery(limit.min, limit.max, limit.default),
-    offset: integerQuery(offset.min, offset.max, offset.default),
+  query: /* @__PURE__ */ v.object({
+    limit: /* @__PURE__ */ integerQuery(LOOKALIKES_LIMIT),
+    offset: offsetQuery,
   }),
 };
 
 /** The bulk body is `{companies, limit}` (§6.3); any other field, `offset` included, is ignored (§1). */
 export const getCompanyLookalikesBulkRequest = {
-  body: jsonObject({ companies: bulkCompanies, limit: integerField(limit.min, limit.max, limit.default) }),
+  body: /* @__PURE__ */ jsonObject({
+    companies: bulkCompanies,
+    limit: /* @__PURE__ */ integerField(LOOKALIKES_LIMIT),
+  }),
 };

@@ -14,7 +14,7 @@ export const matchCompanies = {
     Query: [partitions.searchWords],
   },
   request: matchCompaniesRequest,
-  response: v.array(matchItemSchema),
+  response: /* @__PURE__ */ v.array(matchItemSchema),
 } as const satisfies Route;
 
 /** The domain's routes by id, for the route table (lib/routes.ts). */

@@ -14,32 +14,32 @@ export const QUERY_LENGTH = { min: 2, max: 100 } as const;
  */
 const QUERY_TEXT = `^\\s*\\S[\\s\\S]{${QUERY_LENGTH.min - 2},${QUERY_LENGTH.max - 2}}\\S\\s*$`;
 const QUERY_MESSAGE = `must be ${QUERY_LENGTH.min} to ${QUERY_LENGTH.max} characters after trimming`;
-const queryText = new RegExp(QUERY_TEXT, 'u');
+const queryText = /* @__PURE__ */ new RegExp(QUERY_TEXT, 'u');
+const QUERY_DESCRIPTION =
+  `A company name (a prefix of each word is enough), company number or VAT number: ` +
+  `${QUERY_LENGTH.min} to ${QUERY_LENGTH.max} characters after trimming`;
 
 export const searchCompaniesRequest = {
-  query: v.object(
+  query: /* @__PURE__ */ v.object(
     {
-      q: v.pipe(
-        v.string('is required'),
+      q: /* @__PURE__ */ v.pipe(
+        /* @__PURE__ */ v.string('is required'),
         // Checked as sent, so the document states the rule (white space around is not counted).
-        documentedAs<string>(
-          v.pipe(
-            v.string(),
-            v.description(
-              `A company name (a prefix of each word is enough), company number or VAT number: ` +
-                `${QUERY_LENGTH.min} to ${QUERY_LENGTH.max} characters after trimming`,
-            ),
-            v.regex(new RegExp(QUERY_TEXT)),
+        /* @__PURE__ */ documentedAs<string>(
+          /* @__PURE__ */ v.pipe(
+            /* @__PURE__ */ v.string(),
+            /* @__PURE__ */ v.description(QUERY_DESCRIPTION),
+            /* @__PURE__ */ v.regex(/* @__PURE__ */ new RegExp(QUERY_TEXT)),
           ),
         ),
-        v.check((q) => queryText.test(q), QUERY_MESSAGE),
-        v.transform((q) => q.trim()),
+        /* @__PURE__ */ v.check((q) => queryText.test(q), QUERY_MESSAGE),
+        /* @__PURE__ */ v.transform((q) => q.trim()),
       ),
-      countryCode: v.optional(anyCase(COUNTRIES, 'must be BE, NL or FR')),
-      limit: integerQuery(SEARCH_LIMIT.min, SEARCH_LIMIT.max, SEARCH_LIMIT.default),
+      countryCode: /* @__PURE__ */ v.optional(/* @__PURE__ */ anyCase(COUNTRIES, 'must be BE, NL or FR')),
+      limit: /* @__PURE__ */ integerQuery(SEARCH_LIMIT),
     },
     (issue) => (issue.path ? 'is required' : 'must be an object'),
   ),
 };
 
-export const searchAnswerSchema = v.array(identifierSchema);
+export const searchAnswerSchema = /* @__PURE__ */ v.array(identifierSchema);

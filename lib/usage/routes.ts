@@ -4,11 +4,15 @@ import type { Route } from '../http/route';
 import { operatorPartitions } from '../storage/operator-keys';
 import { ANY_SCOPE } from '../tokens/scopes';
 
-const count = v.pipe(v.number(), v.integer(), v.minValue(0));
+const count = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ v.number(),
+  /* @__PURE__ */ v.integer(),
+  /* @__PURE__ */ v.minValue(0),
+);
 
-export const usageSchema = v.object({
-  plan: v.object({ rate: count, burst: count, dailyQuota: count }),
-  today: v.object({ requests: count, remaining: count }),
+export const usageSchema = /* @__PURE__ */ v.object({
+  plan: /* @__PURE__ */ v.object({ rate: count, burst: count, dailyQuota: count }),
+  today: /* @__PURE__ */ v.object({ requests: count, remaining: count }),
 });
 export type Usage = v.InferOutput<typeof usageSchema>;
 

@@ -9,16 +9,19 @@ import { jsonObject, paginationQuery, paginationSchema, textOfAtMost } from '../
 const MAX_DESCRIPTION = 500;
 
 /** An endpoint id in a path: any short string (a malformed one is simply unknown: 404). */
-const webhookPath = v.object({ id: v.pipe(v.string(), v.maxLength(200)) });
+const webhookPath = /* @__PURE__ */ v.object({
+  id: /* @__PURE__ */ v.pipe(/* @__PURE__ */ v.string(), /* @__PURE__ */ v.maxLength(200)),
+});
 
 /** A string or null (no description). valibot's nullable() takes a default, not a message: none here. */
-const description = v.nullable(
-  textOfAtMost(MAX_DESCRIPTION, `must be at most ${MAX_DESCRIPTION} characters`, 'must be a string or null'),
+const DESCRIPTION_TOO_LONG = `must be at most ${MAX_DESCRIPTION} characters`;
+const description = /* @__PURE__ */ v.nullable(
+  /* @__PURE__ */ textOfAtMost(MAX_DESCRIPTION, DESCRIPTION_TOO_LONG, 'must be a string or null'),
 );
-const url = v.string('must be a string');
+const url = /* @__PURE__ */ v.string('must be a string');
 
 export const createWebhookRequest = {
-  body: jsonObject({ url, description: v.optional(description) }),
+  body: /* @__PURE__ */ jsonObject({ url, description: /* @__PURE__ */ v.optional(description) }),
 };
 
 export const getWebhookRequest = { params: webhookPath };
@@ -27,44 +30,52 @@ export const getWebhooksRequest = {};
 
 export const updateWebhookRequest = {
   params: webhookPath,
-  body: jsonObject({
-    enabled: v.optional(v.boolean('must be true or false')),
-    description: v.optional(description),
-    url: v.optional(url),
+  body: /* @__PURE__ */ jsonObject({
+    enabled: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.boolean('must be true or false')),
+    description: /* @__PURE__ */ v.optional(description),
+    url: /* @__PURE__ */ v.optional(url),
   }),
 };
 
-export const getWebhookDeliveriesRequest = { params: webhookPath, query: v.object(paginationQuery) };
+export const getWebhookDeliveriesRequest = {
+  params: webhookPath,
+  query: /* @__PURE__ */ v.object(paginationQuery),
+};
 
-export const webhookSchema = v.object({
-  id: v.string(),
-  url: v.string(),
-  description: v.nullable(v.string()),
-  enabled: v.boolean(),
-  createdAt: v.string(),
-});
+/** An endpoint as answered, with `more` entries after its own (the secret, once, on creation). */
+const webhookWith = <const E extends v.ObjectEntries>(more: E) =>
+  v.object({
+    id: v.string(),
+    url: v.string(),
+    description: v.nullable(v.string()),
+    enabled: v.boolean(),
+    createdAt: v.string(),
+    ...more,
+  });
+
+export const webhookSchema = /* @__PURE__ */ webhookWith({});
 export type WebhookAnswer = v.InferOutput<typeof webhookSchema>;
 
-export const createdWebhookSchema = v.object({ ...webhookSchema.entries, secret: v.string() });
+export const createdWebhookSchema = /* @__PURE__ */ webhookWith({ secret: /* @__PURE__ */ v.string() });
 
-export const webhooksSchema = v.object({ data: v.array(webhookSchema) });
+export const webhooksSchema = /* @__PURE__ */ v.object({ data: /* @__PURE__ */ v.array(webhookSchema) });
 
-export const secretSchema = v.object({ secret: v.string() });
+export const secretSchema = /* @__PURE__ */ v.object({ secret: /* @__PURE__ */ v.string() });
 
 export const DELIVERY_STATUSES = ['delivered', 'failed', 'pending'] as const;
 
-export const deliverySchema = v.object({
-  eventId: v.string(),
-  attempt: v.number(),
-  at: v.string(),
-  status: v.picklist(DELIVERY_STATUSES),
-  responseStatus: v.nullable(v.number()),
-  durationMs: v.nullable(v.number()),
-  nextAttemptAt: v.nullable(v.string()),
+export const deliverySchema = /* @__PURE__ */ v.object({
+  eventId: /* @__PURE__ */ v.string(),
+  attempt: /* @__PURE__ */ v.number(),
+  at: /* @__PURE__ */ v.string(),
+  status: /* @__PURE__ */ v.picklist(DELIVERY_STATUSES),
+  responseStatus: /* @__PURE__ */ v.nullable(/* @__PURE__ */ v.number()),
+  durationMs: /* @__PURE__ */ v.nullable(/* @__PURE__ */ v.number()),
+  nextAttemptAt: /* @__PURE__ */ v.nullable(/* @__PURE__ */ v.string()),
 });
 export type DeliveryAnswer = v.InferOutput<typeof deliverySchema>;
 
-export const deliveriesPageSchema = v.object({
-  data: v.array(deliverySchema),
+export const deliveriesPageSchema = /* @__PURE__ */ v.object({
+  data: /* @__PURE__ */ v.array(deliverySchema),
   pagination: paginationSchema,
 });

@@ -23,6 +23,8 @@
  *   npm run bench                                   21 rounds cold and warm, 20 calls per warm round
  *   npm run bench -- --rounds 41 --calls 40         steadier medians, slower
  *   npm run bench -- --only getLists,authorizer     some functions only (while working on them)
+ *   npm run bench -- --floor sdk                    floors of the SDK's clients and middy's core only, as
+ *                                                   they were before they loaded every public package (floors.ts)
  *   npm run bench -- --only authorizer --profile /tmp/p   and a CPU profile of each warm process
  *                                                   (<id>.function.cpuprofile, <id>.floor.cpuprofile)
  *                                                   and of the last cold round (<id>.fn.cold.cpuprofile, …)
@@ -37,6 +39,7 @@ import { parseArgs } from 'node:util';
 import { bundlingSettings } from '../../infra/bundling';
 import { childEnvironment, loadData, selectFunctions } from './bench-data';
 import { buildFloors, buildFunctions } from './bundles';
+import { sdkOnly } from './floors';
 import { BENCH_CASES, BULK_SIZE, COMPANIES, type BenchCase, type FunctionId } from './cases';
 import { BUDGET, functionFigures } from './figures';
 import { benchDynamoDb, type BenchDynamoDb } from './local-dynamodb';
@@ -56,6 +59,8 @@ const CASES: Record<FunctionId, BenchCase> = BENCH_CASES;
 interface Options extends RoundOptions {
   /** The function ids given to --only, or undefined for every function. */
   only: string[] | undefined;
+  /** --floor sdk: floors that load the SDK's clients and middy's core only (floors.ts `sdkOnly`). */
+  sdkFloors: boolean;
 }
 
 /** Runs the functions' bench; true when it ran all of them (then the import bench follows). */
@@ -75,9 +80,12 @@ async function main(): Promise<boolean> {
     progress('building bundles');
     const functionIds = selectFunctions(options.only);
     const functions = await buildFunctions(workDir.path);
+    if (options.sdkFloors)
+      for (const id of functionIds) functions[id].packages = sdkOnly(functions[id].packages);
     const floors = await buildFloors(
       workDir.path,
-      functionIds.map((id) => ({ kind: CASES[id].floor, packages: functions[id].packages })),
+      functionIds.map((id) => ({ id, kind: CASES[id].floor, packages: functions[id].packages })),
+      { complete: !options.sdkFloors },
     );
 
     dynamoDb = await benchDynamoDb({
@@ -156,14 +164,24 @@ function readOptions(): Options {
       calls: { type: 'string' },
       only: { type: 'string' },
       profile: { type: 'string' },
+      floor: { type: 'string' },
     },
   });
+  if (args.floor !== undefined && args.floor !== 'sdk' && args.floor !== 'all') {
+    throw new Error('--floor is sdk (the SDK clients and middy core only) or all (every public package)');
+  }
   const rounds = Number(args.rounds ?? DEFAULT_ROUNDS);
   const calls = Number(args.calls ?? DEFAULT_CALLS);
   if (!Number.isInteger(rounds) || rounds < 1 || !Number.isInteger(calls) || calls < 1) {
     throw new Error('--rounds and --calls must be positive integers');
   }
-  return { rounds, calls, only: args.only?.split(','), profile: args.profile };
+  return {
+    rounds,
+    calls,
+    only: args.only?.split(','),
+    profile: args.profile,
+    sdkFloors: args.floor === 'sdk',
+  };
 }
 
 async function dropTable(endpoint: string, tableName: string): Promise<void> {

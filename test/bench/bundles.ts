@@ -9,7 +9,8 @@ import { bundlingSettings } from '../../infra/bundling';
 import { handlerEntry } from '../../lib/http/route';
 import { authorizer, routes, type RouteId } from '../../lib/routes';
 import type { FunctionId } from './cases';
-import { floorName, floorSource, type FloorKind, type FloorPackages } from './runners';
+import { floorName, floorSource, type FloorPackages } from './floors';
+import type { FloorKind } from './runners';
 
 const ROOT = path.join(__dirname, '..', '..');
 
@@ -47,12 +48,8 @@ export function buildOptions(outfile: string): BuildOptions {
 const packageOf = (file: string) =>
   /node_modules\/((?:@[^/]+\/)?[^/]+)\/(?!.*node_modules\/)/.exec(file)?.[1] ?? null;
 
-/**
- * The SDK's clients (and its document client) and middy's core among what a bundle loads when it loads: the files reached from its
- * entry by static imports and requires, not through a dynamic import (a module loaded on first use,
- * such as the usage meter's API Gateway client).
- */
-export function loadedPackages(metafile: Metafile, entry: string): FloorPackages {
+/** The files a bundle loads from `entry` when it loads: reached by static imports and requires, not through a dynamic import. */
+function reachedFiles(metafile: Metafile, entry: string): Set<string> {
   const reached = new Set<string>();
   const pending = [path.relative(ROOT, path.join(ROOT, entry))];
   while (pending.length > 0) {
@@ -63,10 +60,31 @@ export function loadedPackages(metafile: Metafile, entry: string): FloorPackages
       if (imported.kind !== 'dynamic-import' && !imported.external) pending.push(imported.path);
     }
   }
-  const packages = new Set([...reached].map(packageOf));
+  return reached;
+}
+
+/**
+ * The public packages a bundle loads when it loads (not a module loaded on first use, such as the usage
+ * meter's API Gateway client): every package reached, and of them those the project's own files import
+ * (a package only a dependency imports comes with that dependency).
+ */
+export function loadedPackages(metafile: Metafile, entry: string): FloorPackages {
+  const reached = reachedFiles(metafile, entry);
+  const loaded = new Set([...reached].map(packageOf).filter((p): p is string => p !== null));
+  const imported = new Set(
+    [...reached]
+      .filter((file) => packageOf(file) === null)
+      .flatMap((file) => metafile.inputs[file]?.imports ?? [])
+      .filter((i) => i.kind !== 'dynamic-import' && !i.external)
+      .map((i) => packageOf(i.path))
+      .filter((p): p is string => p !== null),
+  );
+  const clients = [...loaded].filter((p) => /^@aws-sdk\/(client|lib)-/.test(p)).sort();
   return {
-    clients: [...packages].filter((p): p is string => /^@aws-sdk\/(client|lib)-/.test(p ?? '')).sort(),
-    middy: packages.has('@middy/core'),
+    clients,
+    middy: loaded.has('@middy/core'),
+    others: [...imported].filter((p) => !clients.includes(p) && p !== '@middy/core').sort(),
+    loaded: [...loaded].sort(),
   };
 }
 
@@ -94,27 +112,39 @@ export async function buildFunctions(workDir: string): Promise<Record<FunctionId
   return Object.fromEntries(built) as Record<FunctionId, FunctionBundle>;
 }
 
-/** The floors `wanted` (a kind and the packages of its function), by name (`floorName`). */
+/**
+ * The floors `wanted` (a kind and the packages of its function), by name (`floorName`). With `complete`,
+ * each floor must load every package its function loads (its metafile says), or the bench stops naming
+ * what is missing: a package a floor does not use yet (floors.ts), so no ratio leaves it out unseen.
+ */
 export async function buildFloors(
   workDir: string,
-  wanted: Array<{ kind: FloorKind; packages: FloorPackages }>,
+  wanted: Array<{ id?: string; kind: FloorKind; packages: FloorPackages }>,
+  { complete }: { complete: boolean } = { complete: true },
 ): Promise<Map<string, Subject>> {
   const byName = new Map(wanted.map((w) => [floorName(w.kind, w.packages), w]));
   const built = await Promise.all(
     [...byName].map(async ([name, { kind, packages }]) => {
       const file = path.join(workDir, `floor-${name}.js`);
-      await build({
+      const sourcefile = `floor-${name}.js`;
+      const { metafile } = await build({
         ...buildOptions(file),
         // Resolved from the project, so the floors bundle the same pinned packages as the functions.
-        stdin: {
-          contents: floorSource(kind, packages),
-          resolveDir: ROOT,
-          sourcefile: `floor-${name}.js`,
-          loader: 'js',
-        },
+        stdin: { contents: floorSource(kind, packages), resolveDir: ROOT, sourcefile, loader: 'js' },
+        metafile: true,
       });
-      return [name, { file, bytes: statSync(file).size }] as const;
+      const loaded = loadedPackages(metafile, sourcefile).loaded;
+      return [name, { file, bytes: statSync(file).size, loaded }] as const;
     }),
   );
-  return new Map(built);
+  const floors = new Map(built);
+  if (complete) {
+    const gaps = wanted.flatMap(({ id, kind, packages }) => {
+      const name = floorName(kind, packages);
+      const missing = packages.loaded.filter((p) => !floors.get(name)!.loaded.includes(p));
+      return missing.length > 0 ? [`${id ?? kind}: floor ${name} does not load ${missing.join(', ')}`] : [];
+    });
+    if (gaps.length > 0) throw new Error(`${gaps.join('; ')} (test/bench/floors.ts)`);
+  }
+  return new Map([...floors].map(([name, { file, bytes }]) => [name, { file, bytes }]));
 }

@@ -13,7 +13,7 @@ import { BENCH_CASES, type BenchCase, type BenchData, type FunctionId } from './
 import type { ColdSamples, WarmSamples } from './figures';
 import { runCold, startWarm } from './processes';
 import { progress } from './report';
-import { floorName } from './runners';
+import { floorName } from './floors';
 
 /** Calls each warm process makes before the measured rounds. */
 export const WARMUP_CALLS = 10;

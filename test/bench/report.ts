@@ -39,7 +39,7 @@ export function printTables(
       `\nNEW: cold init without DynamoDB in flight = require(bundle) + the first request's own work, median [Q1–Q3]: as wall ms` +
       `\n(total minus in-flight time) and, judged, as process CPU ms (steady on a busy machine, where wall time is mostly waiting for a core).` +
       `\nOLD: total ms = require + first request including DynamoDB Local's service time; old ratio = median ÷ floor median.` +
-      `\nBudget: paired CPU ratio ≤ ${f(BUDGET.coldRatio, 1)} × the floor (the same SDK clients and middy core loaded, the same DynamoDB calls made bare);` +
+      `\nBudget: paired CPU ratio ≤ ${f(BUDGET.coldRatio, 1)} × the floor (the same public packages loaded and used, the same DynamoDB calls made bare);` +
       ` bundle size printed, not judged\n`,
   );
   printTable(

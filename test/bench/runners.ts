@@ -259,6 +259,8 @@ const client = new DynamoDBClient({
 const table = process.env.TABLE_NAME;
 // A company's items (lib/storage/keys.ts): the record (COMPANY), its lookalikes, its relationships.
 const companyKey = (country, number, sk = 'COMPANY') => ({ pk: { S: 'COMPANY#' + country + '#' + number }, sk: { S: sk } });
+// The body as sent, or as middy's JSON body parser left it when the floor loads it (floors.ts).
+const bodyOf = (event) => (typeof event.body === 'string' ? JSON.parse(event.body) : event.body);
 const projectionOf = (attributes) => ({
   ProjectionExpression: attributes.map((_, i) => '#p' + i).join(','),
   ExpressionAttributeNames: Object.fromEntries(attributes.map((a, i) => ['#p' + i, a])),
@@ -276,7 +278,7 @@ const projection = ${attributes ? `projectionOf(${JSON.stringify(attributes)})` 
 ${
   bulk
     ? `const handle = async (event) => {
-  const keys = JSON.parse(event.body).companies.map((c) => companyKey(c.countryCode, c.companyNumber, sk));
+  const keys = bodyOf(event).companies.map((c) => companyKey(c.countryCode, c.companyNumber, sk));
   const parts = [];
   for (let i = 0; i < keys.length; i += 100) parts.push(keys.slice(i, i + 100));
   const pages = await Promise.all(
@@ -364,7 +366,7 @@ const batchGet = async (keys) => {
 const handle = async (event) => {
   const ids = event.pathParameters
     ? [event.pathParameters.legalEntityId]
-    : [...new Set(JSON.parse(event.body).legalEntities.map((e) => e.legalEntityId))];
+    : [...new Set(bodyOf(event).legalEntities.map((e) => e.legalEntityId))];
   const entityKey = (id) => ({ pk: { S: 'LEGAL_ENTITY#' + id }, sk: { S: 'LEGAL_ENTITY' } });
   const entities =
     ids.length === 1
@@ -429,7 +431,7 @@ const REPLAY = `${CLIENT}
 const commands = { GetItemCommand, BatchGetItemCommand, QueryCommand };
 const handle = async (event) => {
   let items = 0;
-  for (const { command, input } of JSON.parse(event.body).calls) {
+  for (const { command, input } of bodyOf(event).calls) {
     const out = await client.send(new commands[command](input));
     items += out.Items ? out.Items.length : out.Responses ? Object.values(out.Responses).flat().length : out.Item ? 1 : 0;
   }
@@ -439,9 +441,10 @@ const handle = async (event) => {
 
 /**
  * Floor handlers (`handle`): the same DynamoDB call(s) as the function, with the bare SDK and nothing
- * else. `floorSource` makes the bundle's source of one.
+ * else. `floorSource` (floors.ts) makes the bundle's source of one, with the public packages its
+ * function loads.
  */
-const FLOOR_SOURCES: Record<FloorKind, string> = {
+export const FLOOR_SOURCES: Record<FloorKind, string> = {
   empty: `const handle = async () => ({ statusCode: 200, body: '{}' });\n`,
   getCompany: companyItemFloor('COMPANY', FINANCIALS_PROJECTION, false),
   batchGetCompanies: companyItemFloor('COMPANY', FINANCIALS_PROJECTION, true),
@@ -524,7 +527,7 @@ const handle = async (event) => {
   const account = event.requestContext.authorizer.accountId;
   const me = event.requestContext.authorizer.userEmail;
   const listId = event.pathParameters.id;
-  const keys = JSON.parse(event.body).companies.map((c) => companyKey(c.country, c.companyNumber));
+  const keys = bodyOf(event).companies.map((c) => companyKey(c.country, c.companyNumber));
   const out = await client.send(
     new BatchGetItemCommand({
       RequestItems: {
@@ -612,53 +615,3 @@ const handle = async (event) => {
 };
 `,
 };
-
-/**
- * The public packages a function's bundle loads when it loads (not those behind a dynamic import, which
- * load when first used), of those a floor loads too: the SDK's clients, and middy's core, which every
- * route's handler runs in.
- */
-export interface FloorPackages {
-  /** The SDK's client packages (`@aws-sdk/client-kms`, the document client's `@aws-sdk/lib-dynamodb`, …), sorted. */
-  clients: string[];
-  middy: boolean;
-}
-
-/** Each SDK client package a function may load, with its client class (a floor loads the class). */
-const CLIENT_CLASSES: Record<string, string> = {
-  '@aws-sdk/client-api-gateway': 'APIGatewayClient',
-  '@aws-sdk/client-dynamodb': 'DynamoDBClient',
-  '@aws-sdk/client-kms': 'KMSClient',
-  '@aws-sdk/client-s3': 'S3Client',
-  '@aws-sdk/client-secrets-manager': 'SecretsManagerClient',
-  '@aws-sdk/client-sqs': 'SQSClient',
-  '@aws-sdk/lib-dynamodb': 'DynamoDBDocumentClient',
-};
-
-/** A floor's name: its kind and the packages it loads besides (`getCompany+middy+kms`). */
-export function floorName(kind: FloorKind, { clients, middy }: FloorPackages): string {
-  const extra = clients
-    .filter((c) => c !== '@aws-sdk/client-dynamodb')
-    .map((c) => c.replace(/^@aws-sdk\/(client-)?/, ''));
-  return [kind, ...(middy ? ['middy'] : []), ...extra].join('+');
-}
-
-/**
- * The source of the floor of `kind` built from `packages`, the public packages its function loads: each
- * SDK client's class loaded (and kept, so esbuild leaves it in), and the handler run in middy's core when
- * the function's is. What the floor then does is only the calls of its kind.
- */
-export function floorSource(kind: FloorKind, { clients, middy }: FloorPackages): string {
-  const unknown = clients.filter((c) => !(c in CLIENT_CLASSES));
-  if (unknown.length > 0)
-    throw new Error(`no client class for ${unknown.join(', ')} (test/bench/runners.ts)`);
-  const loads = clients.map((c, i) => `import { ${CLIENT_CLASSES[c]} as Client${i} } from '${c}';`);
-  return [
-    ...(middy ? [`import middy from '@middy/core';`] : []),
-    ...loads,
-    FLOOR_SOURCES[kind],
-    `export const sdkClients = [${clients.map((_, i) => `Client${i}`).join(', ')}];`,
-    middy ? 'export const handler = middy().handler(handle);' : 'export const handler = handle;',
-    '',
-  ].join('\n');
-}

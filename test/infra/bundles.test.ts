@@ -377,31 +377,60 @@ it('delivers a batch from its bundle: the secret opened by KMS, a job due later 
 
 // The bench holds each caller-facing function against a floor loading the same public packages
 // (test/bench/bundles.ts `loadedPackages`): what a bundle loads when it loads, not what it loads on first use.
-it('finds the SDK clients and middy a bundle loads when it loads, for its floor to load them too', async () => {
-  expect(built.getCompany.packages).toEqual({
+it('finds the public packages a bundle loads when it loads, for its floor to load and use them too', async () => {
+  expect(built.getCompany.packages).toMatchObject({
     clients: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb'],
     middy: true,
+    others: expect.arrayContaining(['valibot', '@middy/http-json-body-parser']) as unknown,
   });
+  expect(built.getCompany.packages.loaded).toEqual(expect.arrayContaining(['valibot', '@middy/core']));
   // Loaded on first use: the usage meter's API Gateway client, the webhooks' KMS and SQS clients, the
   // legal entity ids' Secrets Manager client.
   expect(built.getLegalEntityUpdates.packages.clients).not.toContain('@aws-sdk/client-secrets-manager');
   expect(built.getUsage.packages.clients).not.toContain('@aws-sdk/client-api-gateway');
   expect(built.createWebhook.packages.clients).not.toContain('@aws-sdk/client-kms');
   expect(built.getWebhooks.packages.clients).not.toContain('@aws-sdk/client-sqs');
-  expect(built.authorizer.packages.middy).toBe(false);
+  expect(built.authorizer.packages).toMatchObject({ middy: false });
+  expect(built.authorizer.packages.loaded).not.toContain('valibot');
 
   const withSecrets = { ...built.getCompany.packages, clients: ['@aws-sdk/client-secrets-manager'] };
-  const floors = await buildFloors(dir, [
-    { kind: 'empty', packages: built.getHealth.packages },
-    { kind: 'getCompany', packages: withSecrets },
+  const floors = await buildFloors(
+    dir,
+    [
+      { kind: 'empty', packages: built.getHealth.packages },
+      { kind: 'getCompany', packages: withSecrets },
+    ],
+    { complete: false },
+  );
+  expect([...floors.keys()]).toEqual([
+    'empty+middy+http-json-body-parser+valibot',
+    'getCompany+middy+secrets-manager+http-json-body-parser+valibot',
   ]);
-  expect([...floors.keys()]).toEqual(['empty+middy', 'getCompany+middy+secrets-manager']);
-  expect(answerOf('floor', await callBundle(floors.get('empty+middy')!.file, {}))).toEqual({
-    statusCode: 200,
-    body: '{}',
-  });
-  const floor = readFileSync(floors.get('getCompany+middy+secrets-manager')!.file, 'utf8');
+  // The floor validates the path and parses a JSON body with the function's packages.
+  const empty = floors.get('empty+middy+http-json-body-parser+valibot')!.file;
+  expect(answerOf('floor', await callBundle(empty, {}))).toEqual({ statusCode: 200, body: '{}' });
+  const sent = {
+    headers: { 'Content-Type': 'application/json' },
+    body: '{"a":1}',
+    pathParameters: { id: '1' },
+  };
+  expect(answerOf('floor', await callBundle(empty, sent))).toEqual({ statusCode: 200, body: '{}' });
+  await expect(callBundle(empty, { pathParameters: { id: 1 } })).resolves.toMatchObject({ stage: 'call' });
+  const floor = readFileSync(
+    floors.get('getCompany+middy+secrets-manager+http-json-body-parser+valibot')!.file,
+    'utf8',
+  );
   expect(floor).toContain('secretsmanager');
+
+  // Each caller-facing function's floor loads every package the function loads (buildFloors checks it).
+  await expect(
+    buildFloors(dir, [{ id: 'getCompany', kind: 'getCompany', packages: built.getCompany.packages }]),
+  ).resolves.toBeDefined();
+  await expect(
+    buildFloors(dir, [
+      { id: 'getCompany', kind: 'getCompany', packages: { ...built.getCompany.packages, others: [] } },
+    ]),
+  ).rejects.toThrow(/getCompany: floor getCompany\+middy\+lib-dynamodb does not load .*valibot/);
 });
 
 // Dependencies are bundled as published: an upgrade is what these tests load and call.
@@ -446,6 +475,17 @@ it("bundles only its own route of the route table, not its domain's other routes
     return others.map((other) => `${id}: ${other}`);
   });
   expect(carried).toEqual([]);
+});
+
+// Schema modules' calls are marked pure (test/unit/schemas-droppable.test.ts): a function builds the
+// schemas its route reaches, not every schema of a module it imports. The financial period's messages
+// are in the financials' bundles only, not in the details' nor a list's (which import lib/companies/schemas.ts).
+it('bundles only the schemas its route uses of the schema modules it imports', () => {
+  const periodMessage = JSON.stringify('must have at most 2 decimals');
+  const carrying = (['getCompanyFinancials', 'getCompany', 'getList', 'createList'] as const).filter((id) =>
+    readFileSync(built[id].file, 'utf8').includes(periodMessage),
+  );
+  expect(carrying).toEqual(['getCompanyFinancials']);
 });
 
 // infra/bundling.ts `supported`: a pattern with a Unicode property escape stays a literal, compiled on
