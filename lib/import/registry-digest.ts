@@ -61,8 +61,14 @@ function blockOf(country: string, companyNumber: string): string {
 
 /** Blocks whose digests are read in one round (BatchGetItem takes 100 keys). */
 const BLOCKS_PER_ROUND = 100;
-/** Items held back to gather a round of blocks (twice that at most: one round is read while the next gathers). */
+/** Items held back to gather a round of blocks. */
 const ITEMS_PER_ROUND = 4000;
+/**
+ * Rounds whose digests are read at once while the next one gathers: a round trip that takes longer
+ * than converting one round (a busy DynamoDB) does not stall the converter. What is held is at most
+ * one more round than this, each unit as its fingerprint alone.
+ */
+const ROUNDS_READ_AHEAD = 3;
 const WRITES_IN_FLIGHT = 8;
 
 /** An item to import or report, in file order, with its sequence number (units and withheld names). */
@@ -162,9 +168,9 @@ export class RegistryDigests {
     let blocks: Block[] = [];
     let current: Block | undefined;
     let held = 0;
-    // The round before, its digests being read while the converter goes on with this one: the
-    // converter never waits for a round trip (a file imported again is read as fast as converted).
-    let reading: Round | null = null;
+    // The rounds before, their digests being read while the converter goes on with this one: the
+    // converter does not wait for a round trip (a file imported again is read as fast as converted).
+    const reading: Round[] = [];
     for await (const item of items) {
       const seen = digestEntry(item, activeOnly);
       const company = seen.company;
@@ -172,8 +178,8 @@ export class RegistryDigests {
       if (key !== undefined && key !== current?.key) {
         if (blocks.length > BLOCKS_PER_ROUND || held >= ITEMS_PER_ROUND) {
           // The blocks so far are whole (a new one starts): their digests are read in one round.
-          if (reading) yield await this.judgeRound(reading);
-          reading = this.readRound(blocks);
+          if (reading.length === ROUNDS_READ_AHEAD) yield await this.judgeRound(reading.shift()!);
+          reading.push(this.readRound(blocks));
           blocks = [];
           held = 0;
         }
@@ -196,7 +202,7 @@ export class RegistryDigests {
       if (seen.fingerprint === null) current.eligible = false;
       held++;
     }
-    if (reading) yield await this.judgeRound(reading);
+    for (const round of reading) yield await this.judgeRound(round);
     yield await this.judgeRound(this.readRound(blocks));
   }
 
