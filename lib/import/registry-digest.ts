@@ -32,6 +32,7 @@ import { forEachLimited } from '../concurrency';
 import { batchGet, batchPut } from '../storage/batch';
 import { conditionHeld, dynamodb, tableName } from '../storage/client';
 import * as keys from '../storage/keys';
+import { digestEntry, unitOf } from './registry-fingerprint';
 import { NAME_WITHHELD, type RegistryItem } from './sources/unit';
 import { doneRuns, markRunDone } from './store';
 
@@ -49,79 +50,55 @@ const BLOCK_DIGITS: Record<string, number> = { BE: 4, FR: 3 };
 
 /** The block of a company's (canonical) number. */
 export function digestBlock(ref: CompanyRef): string {
-  const digits = ref.companyNumber.replace(/\D/g, '');
-  return digits.slice(0, Math.max(0, digits.length - (BLOCK_DIGITS[ref.country] ?? 3)));
+  return blockOf(ref.country, ref.companyNumber);
 }
 
-/**
- * What an item read is to its block's digest: a unit by a fingerprint of the unit as the converter gave
- * it (cheaper than judging it; the same unit under the same rules judges the same), a rejected or
- * skipped item by what the import reports of it. `seq` is a unit's sequence number in the run.
- */
-export function digestEntry(item: RegistryItem, seq: number, activeOnly: boolean): DigestEntry {
-  if (item.kind === 'unit') {
-    const { unit } = item;
-    // A ceased unit under --active-only is left out or imported as its company is stored or not.
-    if (activeOnly && unit.fields.stoppedOn) return { fingerprint: null };
-    // The unit's own text (the rules' version is in its block's digest once): the block's digest
-    // hashes its units' texts at once, one hash a block, not a unit.
-    const fingerprint = JSON.stringify([
-      unit.country,
-      unit.companyNumber,
-      unit.owns,
-      unit.fields,
-      unit.dropped,
-      unit.registryRows ?? null,
-      unit.addressForms ?? null,
-    ]);
-    return { unit: { seq, ref: { country: unit.country, companyNumber: unit.companyNumber }, fingerprint } };
-  }
-  if (item.kind === 'rejected') return { fingerprint: JSON.stringify(['rejected', item.reason]) };
-  const ref = item.company ? { ref: item.company } : {};
-  // A skipped unit that a stored company should still get depends on what is stored.
-  if (item.unit) return { fingerprint: null, ...ref };
-  const company = item.company ? `${item.company.country}#${item.company.companyNumber}` : '';
-  // A withheld name erases its company if one is stored (§11.5.6): the import reads that one company's
-  // state every run whatever the digest says (lib/import/registry-import.ts), so the rest of its block
-  // keeps its digest — a block of 30 is not read for one withheld name.
-  if (item.reason === NAME_WITHHELD) return { fingerprint: JSON.stringify(['withheld', company]), ...ref };
-  return { fingerprint: JSON.stringify(['skipped', item.reason, company]), ...ref };
+/** The block of a company number of `country` in any spelling (its digits count). */
+function blockOf(country: string, companyNumber: string): string {
+  const digits = companyNumber.replace(/\D/g, '');
+  return digits.slice(0, Math.max(0, digits.length - (BLOCK_DIGITS[country] ?? 3)));
 }
 
 /** Blocks whose digests are read in one round (BatchGetItem takes 100 keys). */
 const BLOCKS_PER_ROUND = 100;
-/** Items held back to gather a round of blocks (twice that at most: one round is read while the next gathers). */
+/** Items held back to gather a round of blocks. */
 const ITEMS_PER_ROUND = 4000;
+/**
+ * Rounds whose digests are read at once while the next one gathers: a round trip that takes longer
+ * than converting one round (a busy DynamoDB) does not stall the converter. What is held is at most
+ * one more round than this, each unit as its fingerprint alone.
+ */
+const ROUNDS_READ_AHEAD = 3;
 const WRITES_IN_FLIGHT = 8;
 
-/** A unit as the digest sees it: its order, its company and its fingerprint. */
-export interface DigestUnit {
+/** An item to import or report, in file order, with its sequence number (units and withheld names). */
+export interface Walked {
+  item: RegistryItem;
   seq: number;
-  ref: CompanyRef;
-  fingerprint: string;
 }
 
-/**
- * What a read item is to the digest: a unit, or another item (a rejected or skipped one) that the
- * import counts afresh every time, with what of it the digest covers — or null when the block it is
- * in can have no digest (an item whose effect depends on what is stored).
- */
-export type DigestEntry =
-  | { unit: DigestUnit; ref?: undefined; fingerprint?: undefined }
-  | { unit?: undefined; ref?: CompanyRef; fingerprint: string | null };
+/** A round of blocks judged: the items to import or report, and the units their digest found unchanged. */
+export interface CheckedRound {
+  items: Walked[];
+  unchanged: number;
+}
 
-interface Block<E> {
+interface Block {
   key: string;
   /** Its first company (none: items before any company, never a digest). */
   ref: CompanyRef | undefined;
-  entries: E[];
-  /** Its units' sequence numbers. */
-  units: number[];
   /**
-   * What the digest covers: each entry's fingerprint (JSON text, never a line break), in file order,
-   * hashed in one go when the block is judged — one hash call a block, not two a unit.
+   * Each entry's fingerprint (JSON text, never a line break; '' when it has none), in file order:
+   * what the digest covers, hashed in one go when the block is judged — one hash call a block, not
+   * two a unit. A unit is held as its fingerprint alone (`unitOf`).
    */
   parts: string[];
+  /** Each entry's file and line (a unit rebuilt from its fingerprint takes them back). */
+  files: string[];
+  lines: number[];
+  /** The entries held whole (all but the units held as their fingerprint), by their index in `parts`. */
+  whole: Map<number, RegistryItem>;
+  units: number;
   eligible: boolean;
 }
 
@@ -131,15 +108,9 @@ const blockDigest = (parts: string[]) =>
     .update(`${UNIT_RULES_VERSION}\n${parts.join('\n')}`)
     .digest('base64url');
 
-/** An entry read, as `check` hands it back: `unchanged` when its block's digest matches. */
-export interface Checked<E> {
-  entry: E;
-  unchanged: boolean;
-}
-
 /** A round of blocks and their stored digest items (by `pk`), being read. */
-interface Round<E> {
-  blocks: Array<Block<E>>;
+interface Round {
+  blocks: Block[];
   stored: Promise<Map<string, Record<string, unknown>>>;
 }
 
@@ -157,10 +128,27 @@ interface Pending {
   rejected: boolean;
 }
 
+/** A block of items, from its first company. */
+const newBlock = (key: string, ref: CompanyRef | undefined, eligible: boolean): Block => ({
+  key,
+  ref,
+  parts: [],
+  files: [],
+  lines: [],
+  whole: new Map(),
+  units: 0,
+  eligible,
+});
+
+/** Whether an item is numbered in the run: a unit, or a withheld name (read as a unit, lib/import/registry-import.ts). */
+const numbered = (item: RegistryItem) =>
+  item.kind === 'unit' || (item.kind === 'skipped' && item.reason === NAME_WITHHELD);
+
 export class RegistryDigests {
   private readonly pending: Pending[] = [];
   private readonly inFlight = new Map<number, number>();
   private started = 0;
+  private seq = 0;
   private runId: string | undefined;
   private readonly runsDone = new Map<string, Promise<boolean>>();
   /** Digests written by this run, and blocks found unchanged by their digest. */
@@ -172,51 +160,55 @@ export class RegistryDigests {
   constructor(private readonly source: string) {}
 
   /**
-   * The items in their order, as entries (`see` makes each one's entry and says what it is to the
-   * digest), each with `unchanged` true when its block's digest matches (its units need no reading).
-   * Handed back a round of blocks at a time: the caller walks each round without an await per entry.
+   * The items in their order, a round of blocks at a time: the units of blocks whose digest matches
+   * only counted (they need no reading), every other item handed back with its sequence number — the
+   * caller walks each round without an await per item.
    */
-  async *check<T, E>(
-    items: AsyncIterable<T>,
-    see: (item: T) => { entry: E; digest: DigestEntry },
-  ): AsyncGenerator<Array<Checked<E>>> {
-    let blocks: Array<Block<E>> = [];
+  async *check(items: AsyncIterable<RegistryItem>, activeOnly: boolean): AsyncGenerator<CheckedRound> {
+    let blocks: Block[] = [];
+    let current: Block | undefined;
     let held = 0;
-    // The round before, its digests being read while the converter goes on with this one: the
-    // converter never waits for a round trip (a file imported again is read as fast as converted).
-    let reading: Round<E> | null = null;
+    // The rounds before, their digests being read while the converter goes on with this one: the
+    // converter does not wait for a round trip (a file imported again is read as fast as converted).
+    const reading: Round[] = [];
     for await (const item of items) {
-      const { entry, digest: seen } = see(item);
-      const ref = seen.unit?.ref ?? seen.ref;
-      const current = blocks[blocks.length - 1];
-      const key = ref && `${ref.country}#${digestBlock(ref)}`;
-      if (ref && key && key !== current?.key) {
+      const seen = digestEntry(item, activeOnly);
+      const company = seen.company;
+      const key = company && `${company.country}#${blockOf(company.country, company.companyNumber)}`;
+      if (key !== undefined && key !== current?.key) {
         if (blocks.length > BLOCKS_PER_ROUND || held >= ITEMS_PER_ROUND) {
           // The blocks so far are whole (a new one starts): their digests are read in one round.
-          if (reading) yield await this.judgeRound(reading);
-          reading = this.readRound(blocks);
+          if (reading.length === ROUNDS_READ_AHEAD) yield await this.judgeRound(reading.shift()!);
+          reading.push(this.readRound(blocks));
           blocks = [];
           held = 0;
         }
-        blocks.push({ key, ref, entries: [], units: [], parts: [], eligible: true });
+        const ref = {
+          country: company!.country as CompanyRef['country'],
+          companyNumber: company!.companyNumber,
+        };
+        current = newBlock(key, ref, true);
+        blocks.push(current);
       } else if (!current) {
-        blocks.push({ key: '', ref: undefined, entries: [], units: [], parts: [], eligible: false });
+        current = newBlock('', undefined, false);
+        blocks.push(current);
       }
-      const block = blocks[blocks.length - 1]!;
-      block.entries.push(entry);
+      const at = current.parts.length;
+      current.parts.push(seen.fingerprint ?? '');
+      current.files.push(item.kind === 'unit' ? item.unit.source.file : item.source.file);
+      current.lines.push(item.kind === 'unit' ? item.unit.source.line : item.source.line);
+      if (seen.unit) current.units++;
+      else current.whole.set(at, item);
+      if (seen.fingerprint === null) current.eligible = false;
       held++;
-      if (seen.unit) block.units.push(seen.unit.seq);
-      const part = seen.unit ? seen.unit.fingerprint : seen.fingerprint;
-      if (part === null) block.eligible = false;
-      else if (block.eligible) block.parts.push(part);
     }
-    if (reading) yield await this.judgeRound(reading);
+    for (const round of reading) yield await this.judgeRound(round);
     yield await this.judgeRound(this.readRound(blocks));
   }
 
   /** Starts reading the digests of a round's blocks. */
-  private readRound<E>(blocks: Array<Block<E>>): Round<E> {
-    const eligible = blocks.filter((b) => b.eligible && b.ref && b.units.length > 0);
+  private readRound(blocks: Block[]): Round {
+    const eligible = blocks.filter((b) => b.eligible && b.ref && b.units > 0);
     const stored = batchGet(
       tableName(),
       eligible.map((b) => this.keyOf(b.ref!)),
@@ -227,12 +219,12 @@ export class RegistryDigests {
     return { blocks, stored };
   }
 
-  /** A round's entries, each marked unchanged or not by its block's digest. */
-  private async judgeRound<E>({ blocks, stored: reading }: Round<E>): Promise<Array<Checked<E>>> {
+  /** A round's items to import or report, the units of blocks whose digest matches counted alone. */
+  private async judgeRound({ blocks, stored: reading }: Round): Promise<CheckedRound> {
     const stored = await reading;
-    const checked: Array<Checked<E>> = [];
+    const round: CheckedRound = { items: [], unchanged: 0 };
     for (const block of blocks) {
-      const ref = block.eligible && block.units.length > 0 ? block.ref : undefined;
+      const ref = block.eligible && block.units > 0 ? block.ref : undefined;
       const item = ref && stored.get(this.keyOf(ref).pk);
       const digest = ref ? blockDigest(block.parts) : '';
       const unchanged =
@@ -244,20 +236,33 @@ export class RegistryDigests {
       if (unchanged) {
         this.matched++;
         this.matchedDropped += typeof item?.['dropped'] === 'number' ? item['dropped'] : 0;
-      } else if (ref)
+        round.unchanged += block.units;
+        // Rejected and skipped items are reported afresh; a withheld name still looks up its company.
+        for (const whole of block.whole.values())
+          round.items.push({ item: whole, seq: numbered(whole) ? ++this.seq : 0 });
+        continue;
+      }
+      let first = 0;
+      for (let at = 0; at < block.parts.length; at++) {
+        const whole = block.whole.get(at);
+        const next = whole ?? unitOf(block.parts[at]!, { file: block.files[at]!, line: block.lines[at]! });
+        const seq = numbered(next) ? ++this.seq : 0;
+        if (!whole) first ||= seq;
+        round.items.push({ item: next, seq });
+      }
+      if (ref)
         this.pending.push({
           ref,
-          first: block.units[0]!,
-          last: block.units[block.units.length - 1]!,
+          first,
+          last: this.seq,
           digest,
           token: typeof item?.['token'] === 'string' ? item['token'] : undefined,
-          units: block.units.length,
+          units: block.units,
           dropped: 0,
           rejected: false,
         });
-      for (const entry of block.entries) checked.push({ entry, unchanged });
     }
-    return checked;
+    return round;
   }
 
   /** A batch of units (sequence numbers `first`..`last`, in file order) goes to the import. */

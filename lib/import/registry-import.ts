@@ -36,7 +36,7 @@ import {
   type StoredCompany,
 } from '../companies/store';
 import { queueChanges, type Change, type ImportSummary, type Run } from './changes';
-import { digestEntry, markDigestsStale, RegistryDigests } from './registry-digest';
+import { markDigestsStale, RegistryDigests } from './registry-digest';
 import { runImport, type BatchTurns, type ImportOptions } from './import';
 import { canonicalRef, eraseCompanies, emptyRecord, resumeErasures } from './erase';
 import { putRegistryLinks } from './registry-store';
@@ -98,24 +98,19 @@ export async function importRegistryItems(
   const summary = await runImport<ReadUnit>(
     importOptions,
     async function* read(summary) {
-      let seq = 0;
-      const withheldRef = (item: RegistryItem) =>
-        item.kind === 'skipped' && item.reason === NAME_WITHHELD ? canonicalRef(item.company) : null;
-      // Each unit (and withheld name) numbered in file order, as the digest sees it.
-      const see = (item: RegistryItem) => {
-        const entry = { item, seq: item.kind === 'unit' || withheldRef(item) ? ++seq : 0 };
-        return { entry, digest: digestEntry(item, entry.seq, activeOnly) };
-      };
       // Units are judged (validated, fingerprinted) only in blocks whose digest does not match.
-      for await (const round of digests.check(items, see))
-        for (const { entry, unchanged } of round) {
-          const { item } = entry;
-          const withheld = withheldRef(item);
+      for await (const round of digests.check(items, activeOnly)) {
+        summary.read += round.unchanged;
+        summary.unchanged += round.unchanged;
+        summary.imported += round.unchanged;
+        for (const { item, seq } of round.items) {
+          const withheld =
+            item.kind === 'skipped' && item.reason === NAME_WITHHELD ? canonicalRef(item.company) : null;
           if (withheld && item.kind === 'skipped') {
             // Read as a unit: a stored company is erased by it, else it is skipped after all (`importUnits`).
             summary.read++;
-            sources.set(entry.seq, item.source);
-            yield { seq: entry.seq, source: item.source, ref: withheld, ...WITHHELD_UNIT };
+            sources.set(seq, item.source);
+            yield { seq, source: item.source, ref: withheld, ...WITHHELD_UNIT };
             continue;
           }
           if (item.kind === 'skipped') {
@@ -128,14 +123,9 @@ export async function importRegistryItems(
             reject(item.source, item.reason);
             continue;
           }
-          if (unchanged) {
-            summary.unchanged++;
-            summary.imported++;
-            continue;
-          }
-          const judged = readUnit(item.unit, entry.seq);
+          const judged = readUnit(item.unit, seq);
           fieldsDropped += judged.dropped;
-          digests.judged(entry.seq, judged.ok ? judged.dropped : null);
+          digests.judged(seq, judged.ok ? judged.dropped : null);
           if (!judged.ok) {
             summary.rejected++;
             reject(item.unit.source, judged.reason);
@@ -144,6 +134,7 @@ export async function importRegistryItems(
           sources.set(judged.unit.seq, item.unit.source);
           yield judged.unit;
         }
+      }
     },
     async (batch, run, turns) => {
       const first = batch[0]!.seq;
