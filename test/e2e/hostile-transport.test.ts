@@ -20,71 +20,46 @@ import {
   expectHealthy,
   useRawGateway,
   TOKEN,
-  reply,
-  gatewayPort,
-  type Reply,
+  connectionsAccepted,
 } from './raw-gateway';
 
 useRawGateway();
 
 describe('keep-alive after a refused body', () => {
-  test('answers the next request on the same keep-alive connection at once after refusing an 11 MiB body', async () => {
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    try {
-      const refused = await send('POST', BULK, {
-        agent,
-        body: Buffer.alloc(11 * MiB, 0x20),
-        headers: { 'Content-Type': 'application/json' },
-      });
-      const started = Date.now();
-      const next = await send('GET', '/v1/health', { agent, token: null });
-      const elapsed = Date.now() - started;
+  // Over the gateway's 10 MiB a body is refused with 413 at once, and the rest of it is read and dropped
+  // so that the connection can carry the next request. Left unread, it would hold the connection until
+  // the server's keep-alive timeout; closed after the 413, the connection would be gone. Either way the
+  // next request could not go out on it, which is what this checks: the gateway accepts one connection
+  // for both requests, whatever the speed of the machine (a stall is caught by the test's timeout).
+  test.each([
+    ['with Content-Length', { body: Buffer.alloc(11 * MiB, 0x20) }],
+    [
+      'sent chunked, without Content-Length',
+      { bodyChunks: [...Array(11)].map(() => Buffer.alloc(MiB, 0x20)) },
+    ],
+  ])(
+    'answers the next request on the same connection after refusing an 11 MiB body %s',
+    async (_how, body) => {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        const connectionsBefore = connectionsAccepted();
 
-      expectError(refused, 413, 'PAYLOAD_TOO_LARGE');
-      expectHealthy(next);
-      // A generous bound: the stall this guards against lasted the 5 s keep-alive timeout and more.
-      expect(elapsed).toBeLessThan(2000);
-    } finally {
-      agent.destroy();
-    }
-  });
+        const refused = await send('POST', BULK, {
+          agent,
+          ...body,
+          headers: { 'Content-Type': 'application/json' },
+        });
+        const next = await send('GET', '/v1/health', { agent, token: null });
 
-  test('answers the next request at once after refusing an 11 MiB body sent without Content-Length', async () => {
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    try {
-      const refused = await new Promise<Reply>((resolve, reject) => {
-        const request = http.request(
-          {
-            host: '127.0.0.1',
-            port: gatewayPort(),
-            method: 'POST',
-            path: BULK,
-            agent,
-            headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${TOKEN}` },
-          },
-          (response) => {
-            const chunks: Buffer[] = [];
-            response.on('data', (chunk: Buffer) => chunks.push(chunk));
-            response.on('end', () =>
-              resolve(reply(response.statusCode!, response.headers, Buffer.concat(chunks).toString())),
-            );
-          },
-        );
-        request.on('error', reject);
-        for (let i = 0; i < 11; i++) request.write(Buffer.alloc(MiB, 0x20)); // chunked
-        request.end();
-      });
-      const started = Date.now();
-      const next = await send('GET', '/v1/health', { agent, token: null });
-      const elapsed = Date.now() - started;
-
-      expectError(refused, 413, 'PAYLOAD_TOO_LARGE');
-      expectHealthy(next);
-      expect(elapsed).toBeLessThan(2000);
-    } finally {
-      agent.destroy();
-    }
-  });
+        expectError(refused, 413, 'PAYLOAD_TOO_LARGE');
+        expect(refused.headers['connection']).toBe('keep-alive');
+        expectHealthy(next);
+        expect(connectionsAccepted() - connectionsBefore).toBe(1);
+      } finally {
+        agent.destroy();
+      }
+    },
+  );
 });
 
 describe("answers of Node's HTTP parser", () => {

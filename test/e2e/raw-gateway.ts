@@ -30,9 +30,10 @@ export const OBJECT_PROPERTY_NAMES = [
 
 let server: http.Server;
 let port = 0;
+let connections = 0;
 
-/** The port the gateway listens on (after `useRawGateway`'s `beforeAll`). */
-export const gatewayPort = (): number => port;
+/** How many TCP connections the gateway has accepted so far (after `useRawGateway`'s `beforeAll`). */
+export const connectionsAccepted = (): number => connections;
 
 /**
  * A fresh table with one token of every scope, and the local gateway listening on a free loopback port
@@ -47,6 +48,7 @@ export function useRawGateway(): void {
       TOKEN,
     );
     server = createGateway({ fairUse: false });
+    server.on('connection', () => connections++);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
   });
@@ -68,6 +70,8 @@ export interface Reply {
 export interface Send {
   headers?: http.OutgoingHttpHeaders;
   body?: string | Buffer;
+  /** Written one after the other with no Content-Length, so Node's client sends them chunked. */
+  bodyChunks?: Buffer[];
   /** Default: a Bearer header with the test token. `null` sends none. */
   token?: string | null;
   agent?: http.Agent;
@@ -95,6 +99,7 @@ export function send(method: string, path: string, options: Send = {}): Promise<
       },
     );
     request.on('error', reject);
+    for (const chunk of options.bodyChunks ?? []) request.write(chunk);
     request.end(options.body);
   });
 }

@@ -163,7 +163,7 @@ describe('the stage (AWS)', () => {
         ],
       });
     }
-    // The managed groups block with the gateway's WAF_FILTERED answer: 403 FORBIDDEN (stack.test.ts).
+    // The managed groups block with the gateway's WAF_FILTERED answer: 403 FORBIDDEN (stack-routes.test.ts).
     for (const rule of rules.filter((r) => 'ManagedRuleGroupStatement' in r.Statement)) {
       expect(rule.Action).toBeUndefined();
     }

@@ -6,13 +6,12 @@ import { handler as getCompany } from '../../functions/get-company';
 import { handler as searchHandler } from '../../functions/search-companies';
 import { belgianCheckDigits } from '../../lib/companies/identifiers';
 import type { CompanyRecordInput } from '../../lib/companies/record';
-import { importCompanies } from '../../lib/import/import';
 import { searchRoutes } from '../../lib/search/routes';
 import { searchCompanies } from '../../lib/search/search';
 import { withDeclaredAccess } from '../../lib/storage/access';
 import { call } from '../support/events';
 import { asImportWorkers } from '../support/import-access';
-import { companyRecord, period } from '../support/records';
+import { companyRecord, importRecords, period } from '../support/records';
 import { useFreshTable } from '../support/table';
 
 useFreshTable();
@@ -58,15 +57,9 @@ beforeAll(async () => {
       ],
     }),
   ];
-  async function* lines() {
-    for (const record of records) yield JSON.stringify(record);
-  }
   const rejected: string[] = [];
   await asImportWorkers(() =>
-    importCompanies(lines(), {
-      asOf: '2026-11-21',
-      onRejected: (line, reason) => rejected.push(`${line}: ${reason}`),
-    }),
+    importRecords(records, { onRejected: (line, reason) => rejected.push(`${line}: ${reason}`) }),
   );
   expect(rejected).toEqual([]);
 });

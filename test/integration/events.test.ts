@@ -5,7 +5,6 @@
  * its cursor without skipping or repeating an event while an import writes; and the handler's answers.
  */
 import type { CompanyRef } from '../../lib/companies/identifiers';
-import type { CompanyRecordInput } from '../../lib/companies/record';
 import { CLOCK_MARGIN_MS, encodeCursor, type CompanyUpdateEvent } from '../../lib/events/event';
 import { deriveAndWriteEvents } from '../../lib/events/derive';
 import { getEvents } from '../../lib/events/feed';
@@ -14,7 +13,6 @@ import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamodb, tableName } from '../../lib/storage/client';
 import * as keys from '../../lib/storage/keys';
 import { eventRoutes } from '../../lib/events/routes';
-import { importCompanies } from '../../lib/import/import';
 import { addCompanies } from '../../lib/lists/add-companies';
 import { createOneList, updateOneList } from '../../lib/lists/manage';
 import { getFeeds } from '../../lib/updates/store';
@@ -24,7 +22,7 @@ import { SCOPES } from '../../lib/tokens/scopes';
 import { announceEvents } from '../../lib/webhooks/announce';
 import { handler as getEventsHandler } from '../../functions/get-events';
 import { ALICE, call } from '../support/events';
-import { bareCompany, companyRecord, period } from '../support/records';
+import { bareCompany, companyRecord, importRecords, period } from '../support/records';
 import { useFreshTable } from '../support/table';
 
 useFreshTable();
@@ -61,13 +59,6 @@ const holding = companyRecord({
   contacts: [],
 });
 
-async function load(records: CompanyRecordInput[], asOf: string, options: { batchSize?: number } = {}) {
-  async function* lines() {
-    for (const record of records) yield JSON.stringify(record);
-  }
-  return importCompanies(lines(), { asOf, ...options });
-}
-
 async function staticList(caller: Caller, name: string, enabled: boolean, companies: CompanyRef[]) {
   const { id } = (await createOneList(caller, { name, type: 'STATIC', notifications: { enabled } })).body;
   if (companies.length > 0) {
@@ -100,7 +91,7 @@ let acmeCursor: string;
 
 describe('derived with the updates', () => {
   it('writes one event per update per account whose watched lists hold the company', async () => {
-    await load([acmeV1, holding], '2025-07-01');
+    await importRecords([acmeV1, holding], { asOf: '2025-07-01' });
     lists = {
       l1: await staticList(ALICE, 'Watched one', true, [ACME]),
       l2: await staticList(ALICE, 'Watched two', true, [ACME, HOLDING]),
@@ -111,7 +102,7 @@ describe('derived with the updates', () => {
     const before = await readAll(ALICE);
     expect(before.events).toEqual([]);
 
-    const summary = await load([acmeV2], '2026-11-21');
+    const summary = await importRecords([acmeV2], { asOf: '2026-11-21' });
 
     expect(summary.updates).toBe(4);
     const { events, cursor } = await readAll(ALICE, before.cursor);
@@ -157,7 +148,7 @@ describe('derived with the updates', () => {
     await updateOneList(ALICE, lists.l3, { notifications: { enabled: true } });
     expect((await readAll(ALICE, acmeCursor)).events).toEqual([]);
 
-    await load([acmeV3], '2026-11-22');
+    await importRecords([acmeV3], { asOf: '2026-11-22' });
 
     const { events, cursor } = await readAll(ALICE, acmeCursor);
     acmeCursor = cursor;
@@ -297,7 +288,7 @@ describe('the feed while events are written', () => {
     const companies = Array.from({ length: 60 }, (_, i) =>
       bareCompany(71_000_000 + i, { name: `Polled ${i} BV` }),
     );
-    await load(companies, '2025-07-01');
+    await importRecords(companies, { asOf: '2025-07-01' });
     const watcher: Caller = { accountId: 'poller', userEmail: 'p@poller.example', scopes: [...SCOPES] };
     await staticList(
       watcher,
@@ -320,10 +311,9 @@ describe('the feed while events are written', () => {
       }
     })();
     // Small batches, several in flight: many blocks of numbers, written out of order.
-    const summary = await load(
+    const summary = await importRecords(
       companies.map((c) => ({ ...c, financials: [...c.financials!, period(2022)] })),
-      '2026-11-21',
-      { batchSize: 5 },
+      { asOf: '2026-11-21', batchSize: 5 },
     ).finally(() => (importing = false));
     await reader;
 

@@ -12,9 +12,8 @@ import { companyKey, type CompanyRef } from '../../lib/companies/identifiers';
 import type { CompanyRecordInput } from '../../lib/companies/record';
 import { getCompanyRecords, type StoredCompany } from '../../lib/companies/store';
 import { paginate, type PageRequest } from '../../lib/http/pagination';
-import { importCompanies } from '../../lib/import/import';
 import { call } from '../support/events';
-import { period } from '../support/records';
+import { importRecords, period } from '../support/records';
 import { useFreshTable } from '../support/table';
 
 useFreshTable();
@@ -45,10 +44,7 @@ const PAGES: PageRequest[] = [
 let stored: Map<string, StoredCompany>;
 
 beforeAll(async () => {
-  async function* lines() {
-    for (const record of records) yield JSON.stringify(record);
-  }
-  const summary = await importCompanies(lines(), { asOf: '2026-11-21' });
+  const summary = await importRecords(records);
   expect(summary.imported).toBe(records.length);
   stored = await getCompanyRecords(
     records.map(({ country, companyNumber }) => ({

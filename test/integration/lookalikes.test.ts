@@ -6,7 +6,6 @@
 import { handler as getLookalikes } from '../../functions/get-company-lookalikes';
 import type { CompanyRef } from '../../lib/companies/identifiers';
 import type { CompanyRecordInput } from '../../lib/companies/record';
-import { importCompanies } from '../../lib/import/import';
 import { asImportWorkers } from '../support/import-access';
 import { blockOf, featuresOf } from '../../lib/lookalikes/features';
 import { getCompanyRecords } from '../../lib/companies/store';
@@ -19,7 +18,7 @@ import { getLookalikesOf, unpackLookalikes } from '../../lib/lookalikes/store';
 import { parseCompanyRecord } from '../../lib/companies/record';
 import { batchDelete, chunk, getItem } from '../../lib/storage/batch';
 import { call } from '../support/events';
-import { companyRecord, period } from '../support/records';
+import { companyRecord, importRecords, period } from '../support/records';
 import { useFreshTable } from '../support/table';
 
 const table = useFreshTable();
@@ -78,12 +77,7 @@ const refOf = (record: CompanyRecordInput): CompanyRef => ({
   companyNumber: record.companyNumber,
 });
 
-async function importRecords(records: CompanyRecordInput[]) {
-  async function* lines() {
-    for (const record of records) yield JSON.stringify(record);
-  }
-  return asImportWorkers(() => importCompanies(lines(), { asOf: '2026-11-21' }));
-}
+const importByWorkers = (records: CompanyRecordInput[]) => asImportWorkers(() => importRecords(records));
 
 /** Every company's stored list, by number. */
 async function allLists(): Promise<Map<string, string>> {
@@ -110,7 +104,7 @@ const featuresOfRecord = (record: CompanyRecordInput) => {
 };
 
 beforeAll(async () => {
-  const summary = await importRecords(COMPANIES);
+  const summary = await importByWorkers(COMPANIES);
   expect(summary.created).toBe(150);
 });
 
@@ -142,7 +136,7 @@ describe('lookalikes derived by the import', () => {
 
   it('changes nothing when the same data is imported again', async () => {
     const before = await allLists();
-    const summary = await importRecords(COMPANIES);
+    const summary = await importByWorkers(COMPANIES);
     expect(summary.unchanged).toBe(150);
     expect(await allLists()).toEqual(before);
   });
@@ -160,7 +154,7 @@ describe('lookalikes derived by the import', () => {
       list.data.findIndex((l) => l.companyId.companyNumber === String(30_000_000 + n));
     expect(ranked(before, 7)).toBeGreaterThan(0);
 
-    const summary = await importRecords(changed);
+    const summary = await importByWorkers(changed);
     expect(summary.changed).toBe(3);
 
     const after = await lookalikesOf(0);
@@ -174,15 +168,11 @@ describe('lookalikes derived by the import', () => {
   });
 
   it('catches up after a run cut off before its completion, even when the company changed again since', async () => {
-    async function* lines(records: CompanyRecordInput[]) {
-      for (const record of records) yield JSON.stringify(record);
-    }
     // The first run ends before its completion (as when killed): its marks stay for the next run.
-    await importCompanies(lines([company(11, { ...shapeOf(0), employees: 2000 })]), {
-      asOf: '2026-11-21',
+    await importRecords([company(11, { ...shapeOf(0), employees: 2000 })], {
       complete: async () => undefined,
     });
-    await importRecords([company(11, shapeOf(1)), company(12, { ...shapeOf(12), place: 'Zwolle' })]);
+    await importByWorkers([company(11, shapeOf(1)), company(12, { ...shapeOf(12), place: 'Zwolle' })]);
 
     const incremental = await allLists();
     await recomputeAll();
@@ -226,15 +216,10 @@ describe('lookalikes derived by the import', () => {
   });
 
   it('marks an import batch with one item naming its changed companies, and writes no list before the completion', async () => {
-    async function* lines(records: CompanyRecordInput[]) {
-      for (const record of records) yield JSON.stringify(record);
-    }
     const fresh = [151, 152, 153].map((n) => company(n, shapeOf(n % 130)));
     const changed = company(13, { ...shapeOf(13), employees: 77 });
     // Cut off before its completion: what the batch left is what its derivations wrote.
-    await asImportWorkers(() =>
-      importCompanies(lines([...fresh, changed]), { asOf: '2026-11-21', complete: async () => undefined }),
-    );
+    await asImportWorkers(() => importRecords([...fresh, changed], { complete: async () => undefined }));
     const marks = await getMarks();
     expect(marks).toHaveLength(1);
     expect(marks[0]!.changes.map((c) => [c.company.companyNumber, c.before === null])).toEqual([
@@ -263,7 +248,7 @@ describe('lookalikes derived by the import', () => {
     expect(read[twenty]!.features.employees).toBe(shapeOf(20).employees);
     // … an import changes company 20 and completes …
     const grown = company(20, { ...shapeOf(20), employees: 3000 });
-    expect((await importRecords([grown])).changed).toBe(1);
+    expect((await importByWorkers([grown])).changed).toBe(1);
     // … and the recompute then writes its lists and floors, computed from what it read.
     await writeLists(
       read,

@@ -6,13 +6,12 @@ import { handler as getRelationshipsBulk } from '../../functions/get-company-rel
 import { holdingsDerivation } from '../../lib/legal-entities/holdings';
 import { belgianCheckDigits } from '../../lib/companies/identifiers';
 import { parseCompanyRecord, type CompanyRecordInput } from '../../lib/companies/record';
-import { importCompanies } from '../../lib/import/import';
 import { asImportWorkers } from '../support/import-access';
 import { getLegalEntityCompany } from '../../lib/legal-entities/store';
 import { legalEntityIdCandidate, LOCAL_LEGAL_ENTITY_SECRET } from '../../lib/legal-entities/ids';
 import { dynamodb } from '../../lib/storage/client';
 import { call } from '../support/events';
-import { companyRecord } from '../support/records';
+import { companyRecord, importRecords } from '../support/records';
 import { useFreshTable } from '../support/table';
 
 const table = useFreshTable();
@@ -54,14 +53,10 @@ const COMPANIES = [1, 2, 3, 4, 6, 7];
 const deriveWithStageIds = holdingsDerivation();
 const ref = (n: number) => ({ country: 'BE' as const, companyNumber: beNumber(n) });
 
-async function importRecords(records: CompanyRecordInput[]) {
-  async function* lines() {
-    for (const record of records) yield JSON.stringify(record);
-  }
-  // Batches of 2 with 3 in flight: holders and held companies land in batches in flight together.
+/** In the tiny id space, in batches of 2 with 3 in flight: holders and held companies land in batches in flight together. */
+async function importInTinyIdSpace(records: CompanyRecordInput[]) {
   return asImportWorkers(() =>
-    importCompanies(lines(), {
-      asOf: '2026-11-21',
+    importRecords(records, {
       deriveBatch: derive,
       derive: async () => ({ updates: 0 }),
       idScheme: () => TINY_ID_SPACE,
@@ -143,7 +138,7 @@ const FIRST_RUN = [
 
 describe('holdings derived by the import', () => {
   beforeAll(async () => {
-    await importRecords(FIRST_RUN);
+    await importInTinyIdSpace(FIRST_RUN);
   });
 
   it('shows each holding on both sides, a holder not in the data as identifier null only', async () => {
@@ -230,13 +225,13 @@ describe('holdings derived by the import', () => {
 
   it('changes nothing when the same data is imported again', async () => {
     const before = await snapshot();
-    const summary = await importRecords(FIRST_RUN);
+    const summary = await importInTinyIdSpace(FIRST_RUN);
     expect(summary.unchanged).toBe(FIRST_RUN.length);
     expect(await snapshot()).toEqual(before);
   });
 
   it('shows a holder imported later on both sides without importing the held company again', async () => {
-    await importRecords([company(5)]);
+    await importInTinyIdSpace([company(5)]);
     expect((await relationships(2)).data.parents).toEqual([
       entry(1, 0.6),
       entry(5, 0.3),
@@ -247,7 +242,7 @@ describe('holdings derived by the import', () => {
 
   it('moves a changed holding on both sides and drops a removed one from both sides', async () => {
     // 2's shareholders change: 1 goes down to 40 %, 6 comes in with 50 %, 5 leaves.
-    await importRecords([
+    await importInTinyIdSpace([
       company(2, [
         { n: 6, percentage: 0.5 },
         { n: 1, percentage: 0.4 },
@@ -263,14 +258,17 @@ describe('holdings derived by the import', () => {
   });
 
   it('shows a renamed company under its new name on both sides', async () => {
-    await importRecords([company(1, [], { name: 'Company 1 Holding NV' })]);
+    await importInTinyIdSpace([company(1, [], { name: 'Company 1 Holding NV' })]);
     const renamed = {
       ...entry(1, 0.4),
       identifier: { ...identifier(1), name: 'Company 1 Holding NV' },
       name: 'Company 1 Holding NV',
     };
     expect((await relationships(2)).data.parents).toEqual([entry(6, 0.5), renamed]);
-    await importRecords([company(6, [], { name: 'Company 6 NV' }), company(7, [{ n: 6, percentage: 0.9 }])]);
+    await importInTinyIdSpace([
+      company(6, [], { name: 'Company 6 NV' }),
+      company(7, [{ n: 6, percentage: 0.9 }]),
+    ]);
     expect((await relationships(6)).data.children).toEqual([entry(7, 0.9), entry(2, 0.5)]);
   });
 
@@ -278,7 +276,10 @@ describe('holdings derived by the import', () => {
     const ids = await Promise.all(
       [1, 2, 3].map(async (n) => (await legalEntities(n)).data[0]!.legalEntityId),
     );
-    await importRecords([company(1, [], { name: 'Company 1 NV' }), company(3, [{ n: 1, percentage: 0.51 }])]);
+    await importInTinyIdSpace([
+      company(1, [], { name: 'Company 1 NV' }),
+      company(3, [{ n: 1, percentage: 0.51 }]),
+    ]);
     const again = await Promise.all(
       [1, 2, 3].map(async (n) => (await legalEntities(n)).data[0]!.legalEntityId),
     );

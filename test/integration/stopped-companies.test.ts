@@ -8,13 +8,12 @@ import { handler as matchHandler } from '../../functions/match-companies';
 import { handler as searchHandler } from '../../functions/search-companies';
 import { belgianCheckDigits } from '../../lib/companies/identifiers';
 import type { CompanyRecordInput } from '../../lib/companies/record';
-import { importCompanies } from '../../lib/import/import';
 import { addCompanies } from '../../lib/lists/add-companies';
 import { getListCompanies } from '../../lib/lists/lists';
 import { createOneList } from '../../lib/lists/manage';
 import { getCompanyLookalikes } from '../../lib/lookalikes/lookalikes';
 import { ALICE, call } from '../support/events';
-import { companyRecord, period } from '../support/records';
+import { companyRecord, importRecords, period } from '../support/records';
 import { useFreshTable } from '../support/table';
 
 useFreshTable();
@@ -37,11 +36,8 @@ const company = (n: number, overrides: Partial<CompanyRecordInput> = {}) =>
     ...overrides,
   });
 
-async function load(records: CompanyRecordInput[], asOf = '2026-11-21') {
-  async function* lines() {
-    for (const record of records) yield JSON.stringify(record);
-  }
-  const summary = await importCompanies(lines(), { asOf });
+async function load(records: CompanyRecordInput[]) {
+  const summary = await importRecords(records);
   expect(summary.rejected).toBe(0);
   return summary;
 }

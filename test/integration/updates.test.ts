@@ -5,8 +5,6 @@
  */
 import { getRelationships } from '../../lib/companies/holdings-store';
 import type { CompanyRef } from '../../lib/companies/identifiers';
-import type { CompanyRecordInput } from '../../lib/companies/record';
-import { importCompanies } from '../../lib/import/import';
 import { withRequestMetrics } from '../../lib/metrics';
 import { getFeeds } from '../../lib/updates/store';
 import { getUpdatesInBulk } from '../../lib/updates/updates';
@@ -14,7 +12,7 @@ import { handler as getOne } from '../../functions/get-legal-entity-updates';
 import { handler as getBulk } from '../../functions/get-legal-entity-updates-bulk';
 import { updateRoutes } from '../../lib/updates/routes';
 import { call } from '../support/events';
-import { companyRecord, period } from '../support/records';
+import { companyRecord, importRecords, period } from '../support/records';
 import { useFreshTable } from '../support/table';
 
 useFreshTable();
@@ -56,19 +54,12 @@ const holding = companyRecord({
   contacts: [],
 });
 
-async function load(records: CompanyRecordInput[], asOf: string) {
-  async function* lines() {
-    for (const record of records) yield JSON.stringify(record);
-  }
-  return importCompanies(lines(), { asOf });
-}
-
 const feedOf = async (ref: CompanyRef) => (await getFeeds([ref])).get(`${ref.country}#${ref.companyNumber}`);
 const legalEntityIdOf = async (ref: CompanyRef) => (await getRelationships(ref))!.legalEntityId;
 
 describe('derived at import', () => {
   it("derives a company's history on its first import", async () => {
-    const summary = await load([acmeV1, holding], FIRST_AS_OF);
+    const summary = await importRecords([acmeV1, holding], { asOf: FIRST_AS_OF });
 
     expect(summary.updates).toBe(4);
     expect((await feedOf(ACME))!.map(({ id: _id, ...facts }) => facts).sort(byTime)).toEqual([
@@ -83,7 +74,7 @@ describe('derived at import', () => {
   it('derives nothing from the same data imported again', async () => {
     const before = await feedOf(ACME);
 
-    const summary = await load([acmeV1, holding], AS_OF);
+    const summary = await importRecords([acmeV1, holding], { asOf: AS_OF });
 
     expect(summary).toMatchObject({ unchanged: 2, updates: 0 });
     expect(await feedOf(ACME)).toEqual(before);
@@ -92,7 +83,7 @@ describe('derived at import', () => {
   it('derives only the new events from changed data, people leaving dated by the as-of date', async () => {
     const before = (await feedOf(ACME))!;
 
-    const summary = await load([acmeV2, holding], AS_OF);
+    const summary = await importRecords([acmeV2, holding], { asOf: AS_OF });
 
     expect(summary).toMatchObject({ changed: 1, updates: 4 });
     const after = (await feedOf(ACME))!;
@@ -121,7 +112,7 @@ describe('derived at import', () => {
       ],
     });
 
-    const summary = await load([corrected], AS_OF);
+    const summary = await importRecords([corrected], { asOf: AS_OF });
 
     expect(summary).toMatchObject({ changed: 1, updates: 0 });
     expect(await feedOf(ACME)).toHaveLength(8);
@@ -133,7 +124,11 @@ describe('derived at import', () => {
       financials: [...acmeV2.financials!, period(2024, { grossMargin: 200_000 })],
     });
 
-    await Promise.all([load([v3], AS_OF), load([v3], AS_OF), load([v3], AS_OF)]);
+    await Promise.all([
+      importRecords([v3], { asOf: AS_OF }),
+      importRecords([v3], { asOf: AS_OF }),
+      importRecords([v3], { asOf: AS_OF }),
+    ]);
 
     const feed = (await feedOf(ACME))!;
     expect(feed).toHaveLength(10);
