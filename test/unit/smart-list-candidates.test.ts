@@ -3,29 +3,22 @@
  * counts: per country the fewest of its activities' entries, its places' entries and every profile, the
  * entries only where the country's counts say they are whole; and the entries a profile has.
  */
-import type { FilterProfile, Filters } from '../../lib/lists/filters';
+import type { Filters } from '../../lib/lists/filters';
+import { filterProfile } from '../support/filter-profiles';
 import { addCounts, contributionOf, INDEX, type Counts } from '../../lib/lists/match-estimate';
 import { candidatesOf } from '../../lib/lists/smart-candidates';
 import { profileEntryKeys } from '../../lib/lists/store/profiles';
 import * as keys from '../../lib/storage/keys';
 
-const profile = (overrides: Partial<FilterProfile> = {}): FilterProfile => ({
-  country: 'BE',
-  activities: ['62010'],
-  place: 'gent',
-  employees: 12,
-  totalAssets: 900_000,
-  healthIndicator: 6,
-  ...overrides,
-});
-
 // BE (entries whole): 100 shops in Gent, 5 consultancies in Gent, 3 programmers in Liège.
 // NL (entries not yet backfilled): 50 shops in Utrecht.
 const PROFILES = [
-  ...Array.from({ length: 100 }, () => profile({ activities: ['4711'] })),
-  ...Array.from({ length: 5 }, () => profile({ activities: ['70220', '4719'] })),
-  ...Array.from({ length: 3 }, () => profile({ activities: ['62010'], place: 'liege' })),
-  ...Array.from({ length: 50 }, () => profile({ country: 'NL', activities: ['4711'], place: 'utrecht' })),
+  ...Array.from({ length: 100 }, () => filterProfile({ activities: ['4711'] })),
+  ...Array.from({ length: 5 }, () => filterProfile({ activities: ['70220', '4719'] })),
+  ...Array.from({ length: 3 }, () => filterProfile({ activities: ['62010'], place: 'liege' })),
+  ...Array.from({ length: 50 }, () =>
+    filterProfile({ country: 'NL', activities: ['4711'], place: 'utrecht' }),
+  ),
 ];
 
 function candidates(filters: Filters) {
@@ -87,7 +80,7 @@ describe('a profile has entries', () => {
 
   test('one per NACE code (found by its prefixes) and one for its place', () => {
     expect(
-      profileEntryKeys(ref, profile({ activities: ['62010', '4711', '62010'], place: 'liege' })),
+      profileEntryKeys(ref, filterProfile({ activities: ['62010', '4711', '62010'], place: 'liege' })),
     ).toEqual([
       { pk: 'FILTER_PROFILES#BE#ACT#62', sk: '62010#0403170701' },
       { pk: 'FILTER_PROFILES#BE#ACT#47', sk: '4711#0403170701' },
@@ -97,7 +90,7 @@ describe('a profile has entries', () => {
   });
 
   test('none when it is stopped (it matches no filter) and none for a place it lacks', () => {
-    expect(profileEntryKeys(ref, profile({ stopped: true }))).toEqual([]);
-    expect(profileEntryKeys(ref, profile({ activities: [], place: null }))).toEqual([]);
+    expect(profileEntryKeys(ref, filterProfile({ stopped: true }))).toEqual([]);
+    expect(profileEntryKeys(ref, filterProfile({ activities: [], place: null }))).toEqual([]);
   });
 });
