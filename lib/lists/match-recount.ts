@@ -7,7 +7,8 @@
  * 1. count: a page of the country's filter profiles from the cursor, their contributions summed and
  *    added into the recount's own counts (marked per turn, so a turn taken again adds nothing twice),
  *    and each profile's entries (store/profiles.ts) put, as the import writes them; the last page adds
- *    `INDEX` (`ready`), which says the country's entries are whole (smart-candidates.ts reads them then);
+ *    `INDEX` (`ready`; `ranges`: the version of the range tails, range-entries.ts), which says the
+ *    country's entries are whole (smart-candidates.ts reads them then);
  * 2. prune: a page of the country's counts, those the recount found no company for deleted;
  * 3. copy: a page of the rebuilt counts put in place of the country's, whole.
  *
@@ -21,6 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { COUNTRIES, type Country } from '../companies/identifiers';
 import { unpackProfile } from './filters';
 import { addCounts, contributionOf, INDEX, type Counts } from './match-estimate';
+import { RANGE_ENTRIES_VERSION } from './range-entries';
 import { moveMatchCounts } from './store/match-counts';
 import {
   copyCounts,
@@ -60,7 +62,15 @@ export async function recountTurn(country: Country, limit = RECOUNT_TURN): Promi
       entries.push(...profileEntryItems(ref, profile, packed, contacts));
     }
     await batchPut(tableName(), entries);
-    if (!next) counts.set(INDEX, new Map([['ready', 1]]));
+    // The country's entries are whole: by code and place, and by the range tails of this version.
+    if (!next)
+      counts.set(
+        INDEX,
+        new Map([
+          ['ready', 1],
+          ['ranges', RANGE_ENTRIES_VERSION],
+        ]),
+      );
     if (counts.size > 0)
       await moveMatchCounts(`recount#${recount.run}#${recount.turn}`, new Map([[country, counts]]), () =>
         rebuildOf(recount),
