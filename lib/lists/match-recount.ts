@@ -21,9 +21,9 @@
 import { randomUUID } from 'node:crypto';
 import { COUNTRIES, type Country } from '../companies/identifiers';
 import { unpackProfile } from './filters';
-import { addCounts, contributionOf, INDEX, type Counts } from './match-estimate';
-import { RANGE_ENTRIES_VERSION } from './range-entries';
-import { moveMatchCounts } from './store/match-counts';
+import { addCounts, ALL, contributionOf, inBandsOf, INDEX, type Counts } from './match-estimate';
+import { RANGE_ENTRIES_VERSION, RANGE_FIGURES, RANGE_TAILS, type RangeFigure } from './range-entries';
+import { moveMatchCounts, readMatchCounts } from './store/match-counts';
 import {
   copyCounts,
   endRecountTurn,
@@ -108,4 +108,23 @@ export async function recountMatchCounts(
     done.push({ country, turns });
   }
   return done;
+}
+
+/**
+ * How many of each country's companies have range entries, per figure (its tail, range-entries.ts),
+ * from the counts: what an operator checks the tails against (a request reads at most 40,000).
+ */
+export async function tailSizes(
+  countries: readonly Country[],
+): Promise<{ country: Country; tails: Record<RangeFigure, number> }[]> {
+  const counts = await readMatchCounts(countries.map((country) => ({ country, sk: ALL })));
+  return countries.map((country) => ({
+    country,
+    tails: Object.fromEntries(
+      RANGE_FIGURES.map((figure) => [
+        figure,
+        inBandsOf(counts.get(`${country}|${ALL}`), figure, { min: RANGE_TAILS[figure] }),
+      ]),
+    ) as Record<RangeFigure, number>,
+  }));
 }

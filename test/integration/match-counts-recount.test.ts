@@ -13,7 +13,7 @@ import { packProfile, type FilterProfile } from '../../lib/lists/filters';
 import { estimateMatches } from '../../lib/lists/match-counts';
 import { addCounts, contributionOf, type Counts } from '../../lib/lists/match-estimate';
 import { recountMatchCounts, recountTurn } from '../../lib/lists/match-recount';
-import { RANGE_ENTRIES_VERSION } from '../../lib/lists/range-entries';
+import { RANGE_ENTRIES_VERSION, RANGE_TAILS } from '../../lib/lists/range-entries';
 import { filterProfileItem, profileEntryKeys } from '../../lib/lists/store/profiles';
 import { batchPut, queryAll } from '../../lib/storage/batch';
 import { dynamodb, tableName } from '../../lib/storage/client';
@@ -180,6 +180,14 @@ it('runs as the operator command, `npm run match-counts`', async () => {
   expect(run.code).toBe(0);
   expect(run.stdout).toMatch(/^NL: match counts recounted in \d+ turns$/m);
   expect(await stored()).toEqual(expected());
+  // The tails' sizes, as the range entries hold them.
+  const dutch = profiles.filter((p) => p.country === 'NL' && !p.stopped);
+  const inTail = (figure: 'employees' | 'totalAssets') =>
+    dutch.filter((p) => (p[figure] ?? -Infinity) >= RANGE_TAILS[figure]).length;
+  expect(run.stdout).toContain(
+    `NL: range entries for ${inTail('employees')} companies with employees >= 50, ` +
+      `${inTail('totalAssets')} with total assets >= 10000000`,
+  );
 
   const wrong = await runCli('infra/cli/match-counts.ts', ['--country', 'DE'], tableName());
   expect(wrong.code).toBe(2);
