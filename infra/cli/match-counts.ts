@@ -1,7 +1,8 @@
 /**
  * `npm run match-counts [-- --table NAME] [--country BE|NL|FR ...]`: recounts the match counts smart
  * filters are estimated from (contract §7.6) from the stored filter profiles, and writes every
- * profile's entries (by NACE code and place, from which smart filters read their candidates), country
+ * profile's entries (by NACE code, place and the figures in their tails, from which smart filters read
+ * their candidates; it prints each country's tail sizes at the end), country
  * by country, in turns of at most 10,000 items (lib/lists/match-recount.ts): for a stage whose
  * companies were imported before the counts or entries existed, or counts that drifted. Idempotent: stopped at any point, run it
  * again and it goes on where it stood; run on right counts, it leaves them as they are. Run it while no
@@ -30,13 +31,21 @@ async function main(): Promise<number> {
   const stage = useStage(values.table);
   stageInUse = stage;
   // Loaded after the stage is chosen: the storage client reads the environment when first used.
-  const { recountMatchCounts } = await import('../../lib/lists/match-recount');
+  const { recountMatchCounts, tailSizes } = await import('../../lib/lists/match-recount');
+  const { RANGE_TAILS } = await import('../../lib/lists/range-entries');
   console.error(`recounting the match counts of ${countries.join(', ')} in ${stage}`);
   const started = Date.now();
   const done = await recountMatchCounts(countries as Country[], {
     onTurn: ({ country, phase, turn }) => console.error(`${country}: turn ${turn}, ${phase}`),
   });
   for (const { country, turns } of done) console.log(`${country}: match counts recounted in ${turns} turns`);
+  // The range entries' tails as the counts see them: a tail far past 40,000 companies is never read
+  // whole by a request (docs/decisions.md, "Range entries cover the tails").
+  for (const { country, tails } of await tailSizes(countries as Country[]))
+    console.log(
+      `${country}: range entries for ${tails.employees} companies with employees >= ${RANGE_TAILS.employees}, ` +
+        `${tails.totalAssets} with total assets >= ${RANGE_TAILS.totalAssets}`,
+    );
   console.log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return 0;
 }

@@ -10,8 +10,9 @@
  * - `ACT#<division>`: `c<prefix>` for every prefix (2 to 5 digits) of the company's NACE codes in that
  *   division, a company counted once per prefix however many of its codes share it;
  * - `PLACE#<place key>`: `n`, the companies in that place.
- * - `INDEX`: `ready` 1 once a recount wrote every profile's entries (store/profiles.ts), so that
- *   smart-candidates.ts may read a filter's candidates from them instead of every profile.
+ * - `INDEX`: `ready` 1 once a recount wrote every profile's entries by NACE code and place
+ *   (store/profiles.ts), and `ranges` the version of the range entries it wrote (range-entries.ts),
+ *   so that smart-candidates.ts may read a filter's candidates from them instead of every profile.
  *
  * The estimate, per country of the filter (or every country): the companies its activities reach
  * (the sum of `c<code>` over its codes, a code under another of its codes left out; `n` without
@@ -118,6 +119,27 @@ function inRange(h: Histogram, all: Map<string, number>, range: { min?: number; 
     kept += Number.isFinite(width) && Number.isFinite(to - from) ? (count * (to - from)) / width : count;
   });
   return kept;
+}
+
+/**
+ * The companies whose `field` lies in a band that `range` touches (`all`: a country's `ALL` item): at
+ * least those whose value lies in the range, so at least the range entries a Query of it reads.
+ */
+export function inBandsOf(
+  all: Map<string, number> | undefined,
+  field: (typeof RANGES)[number][1],
+  range: { min?: number; max?: number },
+): number {
+  const [h] = RANGES.find(([, f]) => f === field)!;
+  const { lower } = BANDS[h];
+  const min = range.min ?? -Infinity;
+  const max = range.max ?? Infinity;
+  let count = 0;
+  lower.forEach((lo, band) => {
+    const hi = lower[band + 1] ?? Infinity;
+    if (lo <= max && hi > min) count += all?.get(`${h}${band}`) ?? 0;
+  });
+  return count;
 }
 
 /** The estimated matches of `filters`, from the counts read (`read(country, sk)`: the item's attributes). */

@@ -7,7 +7,8 @@
  * 1. count: a page of the country's filter profiles from the cursor, their contributions summed and
  *    added into the recount's own counts (marked per turn, so a turn taken again adds nothing twice),
  *    and each profile's entries (store/profiles.ts) put, as the import writes them; the last page adds
- *    `INDEX` (`ready`), which says the country's entries are whole (smart-candidates.ts reads them then);
+ *    `INDEX` (`ready`; `ranges`: the version of the range tails, range-entries.ts), which says the
+ *    country's entries are whole (smart-candidates.ts reads them then);
  * 2. prune: a page of the country's counts, those the recount found no company for deleted;
  * 3. copy: a page of the rebuilt counts put in place of the country's, whole.
  *
@@ -20,8 +21,9 @@
 import { randomUUID } from 'node:crypto';
 import { COUNTRIES, type Country } from '../companies/identifiers';
 import { unpackProfile } from './filters';
-import { addCounts, contributionOf, INDEX, type Counts } from './match-estimate';
-import { moveMatchCounts } from './store/match-counts';
+import { addCounts, ALL, contributionOf, inBandsOf, INDEX, type Counts } from './match-estimate';
+import { RANGE_ENTRIES_VERSION, RANGE_FIGURES, RANGE_TAILS, type RangeFigure } from './range-entries';
+import { moveMatchCounts, readMatchCounts } from './store/match-counts';
 import {
   copyCounts,
   endRecountTurn,
@@ -60,7 +62,15 @@ export async function recountTurn(country: Country, limit = RECOUNT_TURN): Promi
       entries.push(...profileEntryItems(ref, profile, packed, contacts));
     }
     await batchPut(tableName(), entries);
-    if (!next) counts.set(INDEX, new Map([['ready', 1]]));
+    // The country's entries are whole: by code and place, and by the range tails of this version.
+    if (!next)
+      counts.set(
+        INDEX,
+        new Map([
+          ['ready', 1],
+          ['ranges', RANGE_ENTRIES_VERSION],
+        ]),
+      );
     if (counts.size > 0)
       await moveMatchCounts(`recount#${recount.run}#${recount.turn}`, new Map([[country, counts]]), () =>
         rebuildOf(recount),
@@ -98,4 +108,23 @@ export async function recountMatchCounts(
     done.push({ country, turns });
   }
   return done;
+}
+
+/**
+ * How many of each country's companies have range entries, per figure (its tail, range-entries.ts),
+ * from the counts: what an operator checks the tails against (a request reads at most 40,000).
+ */
+export async function tailSizes(
+  countries: readonly Country[],
+): Promise<{ country: Country; tails: Record<RangeFigure, number> }[]> {
+  const counts = await readMatchCounts(countries.map((country) => ({ country, sk: ALL })));
+  return countries.map((country) => ({
+    country,
+    tails: Object.fromEntries(
+      RANGE_FIGURES.map((figure) => [
+        figure,
+        inBandsOf(counts.get(`${country}|${ALL}`), figure, { min: RANGE_TAILS[figure] }),
+      ]),
+    ) as Record<RangeFigure, number>,
+  }));
 }

@@ -4,8 +4,8 @@
  * so far and completed in the background), bounded whatever the size of its countries. The account's
  * bound is checked against the filters' estimated matches (match-counts.ts, a few counter items) before
  * anything else is read; the same items say which filter profiles can hold its matches (its
- * candidates, smart-candidates.ts: the entries of its NACE codes or places, or every profile of a
- * country) and how many. Then, in the request:
+ * candidates, smart-candidates.ts: the entries of its NACE codes, places or tail ranges, or every
+ * profile of a country) and how many. Then, in the request:
  *
  * 1. a filter change reads at most `evaluateAtOnce()` of the list's NEW members, each checked against
  *    the new filters by its filter profile (read by key), and takes out those that no longer match;

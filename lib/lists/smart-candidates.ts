@@ -6,18 +6,24 @@
  * - its activities: the profile entries under each of its NACE codes (a code under another of its
  *   codes left out), one Query by sort key prefix each — `c<code>` companies per code;
  * - its places: the profile entries under each of its places — `n` companies per place;
+ * - each of its ranges of employees or total assets whose `min` lies in the figure's tail
+ *   (range-entries.ts): the entries with a value in the range, one Query `BETWEEN` — the companies of
+ *   the `ALL` bands the range touches;
  * - every profile of the country — `n` of `ALL`.
  *
  * Every company that matches the filter is in each of these sets, so reading any of them whole and
  * applying the filter to what is read is a full evaluation. The entries are used only in a country
  * whose counts say they are whole (`INDEX`, written by a recount: profiles written before the
- * entries existed have none). Ranges have no entries: a filter of ranges alone reads every profile.
+ * entries existed have none; `ready` for codes and places, `ranges` for the range entries of the tails
+ * now). A range reaching below its figure's tail, and the health indicator, have no entries: a filter
+ * of such ranges alone reads every profile.
  * Pure: the counts come in, the sweep (store/profiles.ts) and its size go out.
  */
 import type { Country } from '../companies/identifiers';
 import { countriesOf, placeKey, type Filters } from './filters';
-import { ALL, INDEX, activityItem, codesOf, placeItem } from './match-estimate';
-import { activitySegment, everyProfile, placeSegment, type Segment } from './store/profiles';
+import { ALL, INDEX, activityItem, codesOf, inBandsOf, placeItem } from './match-estimate';
+import { RANGE_ENTRIES_VERSION, tailRangesOf } from './range-entries';
+import { activitySegment, everyProfile, placeSegment, rangeSegment, type Segment } from './store/profiles';
 
 /** What a create or filter change knows of its filters before it reads any profile. */
 export interface Assessment {
@@ -45,7 +51,8 @@ export function candidatesOf(
     const options: Candidates[] = [
       { sweep: everyProfile([country]), count: read(country, ALL)?.get('n') ?? 0 },
     ];
-    if ((read(country, INDEX)?.get('ready') ?? 0) > 0) {
+    const index = read(country, INDEX);
+    if ((index?.get('ready') ?? 0) > 0) {
       if (filters.activities) {
         const codes = codesOf(filters.activities);
         options.push({
@@ -61,6 +68,14 @@ export function candidatesOf(
         options.push({
           sweep: places.map((place) => placeSegment(country, place)),
           count: places.reduce((sum, place) => sum + (read(country, placeItem(place))?.get('n') ?? 0), 0),
+        });
+      }
+    }
+    if (index?.get('ranges') === RANGE_ENTRIES_VERSION) {
+      for (const { figure, min, max } of tailRangesOf(filters)) {
+        options.push({
+          sweep: [rangeSegment(country, figure, min, max)],
+          count: inBandsOf(read(country, ALL), figure, { min, ...(max === undefined ? {} : { max }) }),
         });
       }
     }

@@ -13,8 +13,8 @@
  *   completion (`applySmartListFlips`) evaluates them per list when the run ends.
  *
  * Cost. Evaluating a whole list reads its candidates' filter profiles (about 60 bytes a company: the
- * entries of its NACE codes or places, or every profile of its countries, whichever the counts say is
- * fewer), a bounded slice a request or a worker's turn, and writes its new members. An import finds the lists a changed
+ * entries of its NACE codes, places or a range in a figure's tail, or every profile of its countries,
+ * whichever the counts say is fewer), a bounded slice a request or a worker's turn, and writes its new members. An import finds the lists a changed
  * company could touch in memory: every smart list is filed under its countries × NACE divisions
  * (`filterBuckets`), and a company looks up only its own country × its divisions (plus the lists
  * without a country or activity criterion), before and after the change; only those are evaluated,

@@ -1,6 +1,7 @@
 /**
  * The keys of filter profile entries (the `Filter profile entry` row of the table in keys.ts, which
- * re-exports these): a company's filter profile again under each of its NACE codes and under its place.
+ * re-exports these): a company's filter profile again under each of its NACE codes, under its place,
+ * and under the value of each figure in its tail (lib/lists/range-entries.ts).
  */
 import type { CompanyRef } from '../company-ref';
 
@@ -26,3 +27,41 @@ export const filterProfileByPlace = (ref: CompanyRef, place: string): Key => ({
 /** The entries of a country's companies in `place`. */
 export const filterProfilesByPlace = (country: string, place: string): string =>
   `FILTER_PROFILES#${country}#PLACE#${place}`;
+
+/** The figures whose tail has entries sorted by value (lib/lists/range-entries.ts). */
+export type RangeFigure = 'employees' | 'totalAssets';
+
+/**
+ * A number as a string whose order is the numbers' order: the 64 bits of the double as 16 hex digits,
+ * the sign bit set for a positive number and every bit flipped for a negative one. Exact for every
+ * finite number (no padding width to outgrow, decimals kept), so one Query `BETWEEN` reads a range.
+ */
+export function sortableNumber(value: number): string {
+  const bits = new DataView(new ArrayBuffer(8));
+  // `+ 0` makes -0 the 0 it equals.
+  bits.setFloat64(0, value + 0);
+  const high = bits.getUint32(0);
+  const low = bits.getUint32(4);
+  const negative = high >>> 31 === 1;
+  const hex = (n: number) => (n >>> 0).toString(16).padStart(8, '0');
+  return negative ? hex(~high) + hex(~low) : hex(high | 0x8000_0000) + hex(low);
+}
+
+/** A company's filter profile entry under the value of one of its figures (`figure`, `value`). */
+export const filterProfileByRange = (ref: CompanyRef, figure: RangeFigure, value: number): Key => ({
+  pk: filterProfilesByRange(ref.country, figure),
+  sk: `${sortableNumber(value)}#${ref.companyNumber}`,
+});
+
+/** The entries of a country's companies by the value of `figure`, sorted by it. */
+export const filterProfilesByRange = (country: string, figure: RangeFigure): string =>
+  `FILTER_PROFILES#${country}#RANGE#${figure}`;
+
+/**
+ * The sort keys of the entries whose value lies in `[min, max]` (`max` absent: no upper end), for a
+ * Query `sk BETWEEN from AND to` (or `sk >= from`): `$` sorts right after the `#` that ends a value.
+ */
+export const filterProfileRangeKeys = (min: number, max?: number): { from: string; to?: string } => ({
+  from: sortableNumber(min),
+  ...(max === undefined ? {} : { to: `${sortableNumber(max)}$` }),
+});

@@ -3,15 +3,17 @@
  * DynamoDB Local: on a stage whose profiles predate the counts, and on counts that drifted (an item
  * gone, a figure wrong, a place no company has any more), the recount makes them what the profiles
  * say, in turns of a bounded number of items; run again, it changes nothing; two operators running it
- * at once count every profile once. The same turns write every active profile's entries (by NACE code
- * and place, as the import keeps them) and mark each country's entries whole (`INDEX`): the backfill of
- * a stage whose profiles predate the entries.
+ * at once count every profile once. The same turns write every active profile's entries (by NACE code,
+ * place and the figures in their tails, as the import keeps them) and mark each country's entries whole
+ * (`INDEX`, with the version of its range entries): the backfill of a stage whose profiles predate the
+ * entries.
  */
 import type { Country } from '../../lib/companies/identifiers';
 import { packProfile, type FilterProfile } from '../../lib/lists/filters';
 import { estimateMatches } from '../../lib/lists/match-counts';
 import { addCounts, contributionOf, type Counts } from '../../lib/lists/match-estimate';
 import { recountMatchCounts, recountTurn } from '../../lib/lists/match-recount';
+import { RANGE_ENTRIES_VERSION, RANGE_TAILS } from '../../lib/lists/range-entries';
 import { filterProfileItem, profileEntryKeys } from '../../lib/lists/store/profiles';
 import { batchPut, queryAll } from '../../lib/storage/batch';
 import { dynamodb, tableName } from '../../lib/storage/client';
@@ -33,7 +35,7 @@ const profiles: FilterProfile[] = (['BE', 'NL'] as Country[]).flatMap((country) 
     activities: CODES[n % CODES.length]!,
     place: PLACES[n % PLACES.length]!,
     employees: n % 6 === 0 ? null : (n * 17) % 500,
-    totalAssets: n % 4 === 0 ? null : n * 25_000,
+    totalAssets: n % 4 === 0 ? null : n * 100_000,
     healthIndicator: n % 3 === 0 ? null : n % 11,
     ...(n % 9 === 8 ? { stopped: true as const } : {}),
   })),
@@ -52,7 +54,8 @@ function expected(): Map<string, Record<string, number>> {
     for (const [sk, attributes] of counts)
       items.set(`${country}|${sk}`, Object.fromEntries([...attributes].filter(([, n]) => n !== 0).sort()));
   // The recount wrote every profile's entries: the country's candidates may be read from them.
-  for (const country of byCountry.keys()) items.set(`${country}|INDEX`, { ready: 1 });
+  for (const country of byCountry.keys())
+    items.set(`${country}|INDEX`, { ranges: RANGE_ENTRIES_VERSION, ready: 1 });
   return items;
 }
 
@@ -120,6 +123,9 @@ it('builds the counts a stage without them lacks, in turns of the bound given', 
   // Every active profile's entries, a stopped company's none (it matches no filter).
   expect(await storedEntries()).toEqual(expectedEntries());
   expect(expectedEntries().size).toBeGreaterThan(profiles.length);
+  const ranges = [...expectedEntries().keys()].filter((key) => key.includes('#RANGE#'));
+  expect(ranges.some((key) => key.includes('#RANGE#employees|'))).toBe(true);
+  expect(ranges.some((key) => key.includes('#RANGE#totalAssets|'))).toBe(true);
   // 150 profiles at 20 a turn are 8 counting turns, then the pruning and copying ones.
   expect(turns.find((t) => t.country === 'BE')!.turns).toBeGreaterThan(8);
   // Nothing of the recount is left behind: no recount item, no rebuilt counts.
@@ -174,6 +180,14 @@ it('runs as the operator command, `npm run match-counts`', async () => {
   expect(run.code).toBe(0);
   expect(run.stdout).toMatch(/^NL: match counts recounted in \d+ turns$/m);
   expect(await stored()).toEqual(expected());
+  // The tails' sizes, as the range entries hold them.
+  const dutch = profiles.filter((p) => p.country === 'NL' && !p.stopped);
+  const inTail = (figure: 'employees' | 'totalAssets') =>
+    dutch.filter((p) => (p[figure] ?? -Infinity) >= RANGE_TAILS[figure]).length;
+  expect(run.stdout).toContain(
+    `NL: range entries for ${inTail('employees')} companies with employees >= 50, ` +
+      `${inTail('totalAssets')} with total assets >= 10000000`,
+  );
 
   const wrong = await runCli('infra/cli/match-counts.ts', ['--country', 'DE'], tableName());
   expect(wrong.code).toBe(2);

@@ -1,17 +1,19 @@
 /**
  * A smart filter evaluated at once from its candidates (contract §7.6), against DynamoDB Local with a
  * small bound set through the configuration: over a country of many more filter profiles than the
- * bound, a create or filter change whose filter has a selective NACE code or place reads only the
- * entries of that criterion (counted from the recorded calls) and answers with the counters of a full
- * evaluation, no job left; whatever the filters, what the request does and what the worker completes
- * is a full evaluation of every profile; the import keeps a company's entries where its profile is,
- * and writes none when its profile did not change.
+ * bound, a create or filter change whose filter has a selective NACE code, place or range in a figure's
+ * tail reads only the entries of that criterion (counted from the recorded calls) and answers with the
+ * counters of a full evaluation, no job left; whatever the filters (ranges at their bounds and at band
+ * edges, min only, max only), what the request does and what the worker completes is a full evaluation
+ * of every profile; the import keeps a company's entries where its profile is (a new figure moves its
+ * range entry), and writes none when its profile did not change.
  */
 import fc from 'fast-check';
 import { type Country } from '../../lib/companies/identifiers';
 import { packProfile, placeKey, type FilterProfile, type Filters } from '../../lib/lists/filters';
 import { codesOf } from '../../lib/lists/match-estimate';
 import { recountMatchCounts } from '../../lib/lists/match-recount';
+import { RANGE_FIGURES, RANGE_TAILS } from '../../lib/lists/range-entries';
 import { readAtOnce } from '../../lib/lists/smart-bounds';
 import { filterProfileItem } from '../../lib/lists/store/profiles';
 import { batchPut, getItem, queryAll } from '../../lib/storage/batch';
@@ -38,16 +40,23 @@ useFreshTable();
 const BUDGET = 20;
 withEnv({ SMART_LISTS_EVALUATE_AT_ONCE: String(BUDGET), SMART_LISTS_TURN_COMPANIES: '60' });
 
-/** French companies: many shops in Paris (20 times the bound), and a few of other trades and places. */
+/**
+ * French companies: many shops in Paris (20 times the bound), a few of other trades and places, and
+ * a few large ones (employees and total assets in their tails, range-entries.ts; a band of employees
+ * runs from 200 to 500, one of assets from 10 to 20 M).
+ */
 const GROUPS: {
   count: number;
-  profile: Omit<FilterProfile, 'country' | 'healthIndicator' | 'totalAssets'>;
+  profile: Omit<FilterProfile, 'country' | 'healthIndicator' | 'totalAssets'> &
+    Partial<Pick<FilterProfile, 'totalAssets'>>;
 }[] = [
-  { count: 400, profile: { activities: ['4711'], place: 'paris', employees: 3 } },
+  { count: 400, profile: { activities: ['4711'], place: 'paris', employees: 3, totalAssets: 80_000 } },
   { count: 15, profile: { activities: ['6201'], place: 'lille', employees: 40 } },
   { count: 12, profile: { activities: ['62020', '4719'], place: placeKey('Liège'), employees: 250 } },
   { count: 10, profile: { activities: ['47111'], place: 'lille', employees: 251 } },
   { count: 6, profile: { activities: ['471'], place: null, employees: 249 } },
+  { count: 7, profile: { activities: ['6419'], place: 'paris', employees: 1_200, totalAssets: 10_000_000 } },
+  { count: 5, profile: { activities: ['6430'], place: 'paris', employees: 50, totalAssets: 19_999_999.99 } },
 ];
 const PROFILES: FilterProfile[] = GROUPS.flatMap(({ count, profile }) =>
   Array.from({ length: count }, (_, n) => ({
@@ -81,10 +90,20 @@ describe('a narrow filter over a country of many more profiles', () => {
       { countries: ['FR'], activities: ['47'], places: ['Lille'] },
       25,
     ],
+    // Ranges alone: the entries of the bands the range touches (1,000 to 2,000 employees).
+    ['employees from a value in the tail', { countries: ['FR'], employees: { min: 500 } }, 7],
+    // Counted 35 by the bands it touches (200 to 500, 1,000 to 2,000); the Query reads the 17 from 251.
+    ['employees from inside a band', { countries: ['FR'], employees: { min: 251 } }, 17],
+    ['total assets between two band edges', { countries: ['FR'], totalAssets: { min: 1e7, max: 2e7 } }, 12],
+    [
+      'a range at the tail, with a health range (no entries)',
+      { countries: ['FR'], employees: { min: 50, max: 50 }, healthIndicator: { max: 3 } },
+      5,
+    ],
   ] as [string, Filters, number][])(
     'is evaluated whole reading only its candidates: %s',
-    async (_, filters, candidates) => {
-      const caller = callerOf(`narrow-${candidates}`);
+    async (title, filters, candidates) => {
+      const caller = callerOf(`narrow-${title}`);
       const { result: created, calls } = await recordCalls(() =>
         postList(caller, { name: 'Narrow', type: 'SMART', filters }),
       );
@@ -118,15 +137,26 @@ describe('a narrow filter over a country of many more profiles', () => {
   });
 });
 
+const RANGES = ['employees', 'totalAssets', 'healthIndicator'] as const;
+
+/** A range of these values (band edges, the tails, the profiles' own): min only, max only, or both. */
+const rangeOf = (...values: number[]) =>
+  fc
+    .record({ min: fc.constantFrom(...values), max: fc.constantFrom(...values) }, { requiredKeys: [] })
+    .filter((r) => r.min !== undefined || r.max !== undefined);
+
 const filtersArb: fc.Arbitrary<Filters> = fc
   .record(
     {
       countries: fc.option(fc.constant(['FR'] as Country[]), { nil: undefined }),
       activities: fc.option(
-        fc.uniqueArray(fc.constantFrom('47', '471', '4711', '47111', '4719', '62', '6201', '62020'), {
-          minLength: 1,
-          maxLength: 3,
-        }),
+        fc.uniqueArray(
+          fc.constantFrom('47', '471', '4711', '47111', '4719', '62', '6201', '62020', '64', '6419'),
+          {
+            minLength: 1,
+            maxLength: 3,
+          },
+        ),
         { nil: undefined },
       ),
       places: fc.option(
@@ -136,21 +166,22 @@ const filtersArb: fc.Arbitrary<Filters> = fc
         }),
         { nil: undefined },
       ),
-      employees: fc.option(
-        fc
-          .record({ min: fc.constantFrom(3, 40, 249, 250, 251) }, { requiredKeys: [] })
-          .chain((r) =>
-            fc.record({ max: fc.constantFrom(3, 40, 249, 250, 251) }).map((m) => ({ ...r, ...m })),
-          ),
-        { nil: undefined },
-      ),
+      employees: fc.option(rangeOf(3, 40, 49, 50, 249, 250, 251, 500, 1_200, 2_000), { nil: undefined }),
+      totalAssets: fc.option(rangeOf(80_000, 9_999_999.99, 1e7, 19_999_999.99, 2e7), { nil: undefined }),
+      healthIndicator: fc.option(rangeOf(0, 3, 10), { nil: undefined }),
     },
     { requiredKeys: [] },
   )
   .map((f) => Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined)) as Filters)
-  .filter((f) => Object.keys(f).length > 0 && (f.employees?.min ?? 0) <= (f.employees?.max ?? Infinity));
+  .filter(
+    (f) =>
+      Object.keys(f).length > 0 && RANGES.every((r) => (f[r]?.min ?? -Infinity) <= (f[r]?.max ?? Infinity)),
+  );
 
-/** How many entries the counts put under the filter's best criterion in France (the request's reads). */
+/**
+ * At most how many entries the counts put under the filter's best criterion in France (the request's
+ * reads).
+ */
 function fewestCandidates(filters: Filters): number {
   const active = PROFILES;
   const byCodes = filters.activities
@@ -163,7 +194,13 @@ function fewestCandidates(filters: Filters): number {
   const byPlaces = filters.places
     ? active.filter((p) => p.place !== null && places.has(p.place)).length
     : Infinity;
-  return Math.min(byCodes, byPlaces, active.length);
+  // A range in its figure's tail reads at most the whole tail (the bands from the tail's up).
+  const byRanges = RANGE_FIGURES.map((figure) =>
+    (filters[figure]?.min ?? -Infinity) >= RANGE_TAILS[figure]
+      ? active.filter((p) => (p[figure] ?? -Infinity) >= RANGE_TAILS[figure]).length
+      : Infinity,
+  );
+  return Math.min(byCodes, byPlaces, ...byRanges, active.length);
 }
 
 describe('at once and in the background', () => {
@@ -199,7 +236,7 @@ describe('at once and in the background', () => {
         expect(await membersOf(caller.accountId, id)).toEqual(secondMatches);
         expect((await getOne(caller, id)).body).toMatchObject({ amountOfCompanies: secondMatches.length });
       }),
-      { numRuns: 15, seed: 3604 },
+      { numRuns: 25, seed: 3604 },
     );
   }, 900_000);
 });
@@ -217,6 +254,8 @@ describe('the import keeps the entries', () => {
       keys.filterProfilesByActivity('FR', '47'),
       keys.filterProfilesByPlace('FR', 'lille'),
       keys.filterProfilesByPlace('FR', 'liege'),
+      keys.filterProfilesByRange('FR', 'employees'),
+      keys.filterProfilesByRange('FR', 'totalAssets'),
     ]) {
       const items = await queryAll({
         TableName: tableName(),
@@ -229,6 +268,60 @@ describe('the import keeps the entries', () => {
     }
     return found.sort();
   }
+
+  it('moves a range entry when the figure changes, and takes it away when the figure leaves the tail', async () => {
+    const other = { country: 'FR' as Country, companyNumber: numberOf('FR', 9_001) };
+    const staffed = (employees: number) => ({
+      ...period(2024),
+      people: { ...period(2024).people, employees },
+    });
+    const company = (employees: number) =>
+      bareCompany(0, {
+        country: 'FR',
+        companyNumber: other.companyNumber,
+        name: 'Grande Banque SA',
+        activities: ['6419'],
+        place: 'Nantes',
+        financials: [staffed(employees)],
+      });
+    const rangeEntries = async () =>
+      (
+        await queryAll({
+          TableName: tableName(),
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': keys.filterProfilesByRange('FR', 'employees') },
+          ConsistentRead: true,
+        })
+      )
+        .map((item) => item['sk'] as string)
+        .filter((sk) => sk.endsWith(`#${other.companyNumber}`));
+    const caller = callerOf('import-ranges');
+    const large = await postList(caller, {
+      name: 'Large',
+      type: 'SMART',
+      filters: { countries: ['FR'], employees: { min: 700 } },
+    });
+
+    await importRecords([company(800)], { asOf: '2026-11-20' });
+    expect(await rangeEntries()).toEqual([keys.filterProfileByRange(other, 'employees', 800).sk]);
+    expect(await membersOf(caller.accountId, large.body.id)).toContain(`FR#${other.companyNumber}`);
+
+    await importRecords([company(650)], { asOf: '2026-11-21' });
+    expect(await rangeEntries()).toEqual([keys.filterProfileByRange(other, 'employees', 650).sk]);
+    expect(await membersOf(caller.accountId, large.body.id)).not.toContain(`FR#${other.companyNumber}`);
+
+    await importRecords([company(20)], { asOf: '2026-11-22' });
+    expect(await rangeEntries()).toEqual([]);
+    // Read back from the entries: a range in the tail finds the company only while it is there.
+    const found = await postList(caller, {
+      name: 'Mid-sized',
+      type: 'SMART',
+      filters: { countries: ['FR'], employees: { min: 600 }, activities: ['6419'] },
+    });
+    expect(await membersOf(caller.accountId, found.body.id)).toEqual(
+      await everyMatch({ countries: ['FR'], employees: { min: 600 }, activities: ['6419'] }),
+    );
+  }, 120_000);
 
   it('moves a changed profile, writes nothing for an unchanged one, and leaves a stopped company none', async () => {
     await importRecords([record({ activities: ['6201'], place: 'Lille' })], { asOf: '2026-11-20' });

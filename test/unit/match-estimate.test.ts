@@ -1,5 +1,6 @@
 /** The estimate of a smart filter's matches from kept counts (lib/lists/match-estimate.ts), on hand-made profiles. */
 import type { FilterProfile, Filters } from '../../lib/lists/filters';
+import { filterProfile } from '../support/filter-profiles';
 import {
   addCounts,
   contributionOf,
@@ -7,16 +8,6 @@ import {
   itemsFor,
   type Counts,
 } from '../../lib/lists/match-estimate';
-
-const profile = (overrides: Partial<FilterProfile> = {}): FilterProfile => ({
-  country: 'BE',
-  activities: ['62010'],
-  place: 'gent',
-  employees: 12,
-  totalAssets: 900_000,
-  healthIndicator: 6,
-  ...overrides,
-});
 
 /** The counts of these profiles, and the estimate of `filters` over them. */
 function estimate(profiles: FilterProfile[], filters: Filters): number {
@@ -31,7 +22,7 @@ function estimate(profiles: FilterProfile[], filters: Filters): number {
 
 describe('contributionOf', () => {
   test('a company adds 1 to its country, each prefix of its codes once, its place and its bands', () => {
-    const counts = contributionOf(profile({ activities: ['62010', '62020', '4711'] }));
+    const counts = contributionOf(filterProfile({ activities: ['62010', '62020', '4711'] }));
     expect(Object.fromEntries(counts.get('ACT#62')!)).toEqual({
       c62: 1,
       c620: 1,
@@ -48,10 +39,10 @@ describe('contributionOf', () => {
   });
 
   test('a stopped company counts nowhere; a missing figure is in no band', () => {
-    expect(contributionOf(profile({ stopped: true })).size).toBe(0);
+    expect(contributionOf(filterProfile({ stopped: true })).size).toBe(0);
     expect(
       [
-        ...contributionOf(profile({ employees: null }))
+        ...contributionOf(filterProfile({ employees: null }))
           .get('ALL')!
           .keys(),
       ].some((k) => k.startsWith('e')),
@@ -60,19 +51,21 @@ describe('contributionOf', () => {
 
   test('counts taken back by the old profile leave nothing behind', () => {
     const counts: Counts = new Map();
-    addCounts(counts, contributionOf(profile()), 1);
-    addCounts(counts, contributionOf(profile()), -1);
+    addCounts(counts, contributionOf(filterProfile()), 1);
+    addCounts(counts, contributionOf(filterProfile()), -1);
     expect([...counts.values()].flatMap((m) => [...m.values()]).every((n) => n === 0)).toBe(true);
   });
 });
 
 describe('estimateFrom', () => {
   const companies = [
-    ...Array.from({ length: 10 }, (_, i) => profile({ employees: 10 + i, healthIndicator: i % 11 })),
-    ...Array.from({ length: 10 }, () => profile({ activities: ['4711'], place: 'liege', employees: null })),
-    profile({ country: 'NL', activities: ['62010', '4711'] }),
-    profile({ country: 'NL', activities: ['62020'] }),
-    profile({ country: 'NL', activities: ['01110'] }),
+    ...Array.from({ length: 10 }, (_, i) => filterProfile({ employees: 10 + i, healthIndicator: i % 11 })),
+    ...Array.from({ length: 10 }, () =>
+      filterProfile({ activities: ['4711'], place: 'liege', employees: null }),
+    ),
+    filterProfile({ country: 'NL', activities: ['62010', '4711'] }),
+    filterProfile({ country: 'NL', activities: ['62020'] }),
+    filterProfile({ country: 'NL', activities: ['01110'] }),
   ];
 
   test('countries and one code: exact; several codes a company shares: counted under each', () => {

@@ -3,29 +3,30 @@
  * counts: per country the fewest of its activities' entries, its places' entries and every profile, the
  * entries only where the country's counts say they are whole; and the entries a profile has.
  */
-import type { FilterProfile, Filters } from '../../lib/lists/filters';
+import fc from 'fast-check';
+import type { Filters } from '../../lib/lists/filters';
+import { filterProfile } from '../support/filter-profiles';
 import { addCounts, contributionOf, INDEX, type Counts } from '../../lib/lists/match-estimate';
 import { candidatesOf } from '../../lib/lists/smart-candidates';
+import { RANGE_ENTRIES_VERSION, RANGE_TAILS } from '../../lib/lists/range-entries';
 import { profileEntryKeys } from '../../lib/lists/store/profiles';
 import * as keys from '../../lib/storage/keys';
 
-const profile = (overrides: Partial<FilterProfile> = {}): FilterProfile => ({
-  country: 'BE',
-  activities: ['62010'],
-  place: 'gent',
-  employees: 12,
-  totalAssets: 900_000,
-  healthIndicator: 6,
-  ...overrides,
-});
-
-// BE (entries whole): 100 shops in Gent, 5 consultancies in Gent, 3 programmers in Liège.
+// BE (entries whole): 100 shops in Gent, 5 consultancies in Gent, 3 programmers in Liège, 4 banks in
+// Brussel (800 employees, 60 M of assets).
 // NL (entries not yet backfilled): 50 shops in Utrecht.
+// FR (entries by code and place backfilled before range entries existed): 6 banks and 2 shops in Paris.
+const BANK = { activities: ['64190'], employees: 800, totalAssets: 60_000_000 };
 const PROFILES = [
-  ...Array.from({ length: 100 }, () => profile({ activities: ['4711'] })),
-  ...Array.from({ length: 5 }, () => profile({ activities: ['70220', '4719'] })),
-  ...Array.from({ length: 3 }, () => profile({ activities: ['62010'], place: 'liege' })),
-  ...Array.from({ length: 50 }, () => profile({ country: 'NL', activities: ['4711'], place: 'utrecht' })),
+  ...Array.from({ length: 100 }, () => filterProfile({ activities: ['4711'] })),
+  ...Array.from({ length: 5 }, () => filterProfile({ activities: ['70220', '4719'] })),
+  ...Array.from({ length: 3 }, () => filterProfile({ activities: ['62010'], place: 'liege' })),
+  ...Array.from({ length: 50 }, () =>
+    filterProfile({ country: 'NL', activities: ['4711'], place: 'utrecht' }),
+  ),
+  ...Array.from({ length: 4 }, () => filterProfile({ ...BANK, place: 'brussel' })),
+  ...Array.from({ length: 6 }, () => filterProfile({ ...BANK, country: 'FR', place: 'paris' })),
+  ...Array.from({ length: 2 }, () => filterProfile({ country: 'FR', activities: ['4711'], place: 'paris' })),
 ];
 
 function candidates(filters: Filters) {
@@ -35,11 +36,19 @@ function candidates(filters: Filters) {
     addCounts(counts, contributionOf(p), 1);
     byCountry.set(p.country, counts);
   }
-  byCountry.get('BE')!.set(INDEX, new Map([['ready', 1]]));
+  byCountry.get('BE')!.set(
+    INDEX,
+    new Map([
+      ['ready', 1],
+      ['ranges', RANGE_ENTRIES_VERSION],
+    ]),
+  );
+  byCountry.get('FR')!.set(INDEX, new Map([['ready', 1]]));
   return candidatesOf(filters, (country, sk) => byCountry.get(country)?.get(sk));
 }
 
 const everyBelgian = Array.from({ length: 8 }, (_, shard) => ({ pk: keys.filterProfiles('BE', shard) }));
+const everyFrench = Array.from({ length: 8 }, (_, shard) => ({ pk: keys.filterProfiles('FR', shard) }));
 const everyDutch = Array.from({ length: 8 }, (_, shard) => ({ pk: keys.filterProfiles('NL', shard) }));
 
 describe('a filter reads', () => {
@@ -62,22 +71,59 @@ describe('a filter reads', () => {
     expect(candidates({ countries: ['BE'], activities: ['70', '4719'] }).count).toBe(10);
   });
 
-  test('every profile of a country whose entries are not whole, or for ranges alone', () => {
+  test('every profile of a country whose entries are not whole, or for a range reaching below its tail', () => {
     expect(candidates({ countries: ['BE', 'NL'], activities: ['4711'] })).toEqual({
       sweep: [{ pk: 'FILTER_PROFILES#BE#ACT#47', prefix: '4711' }, ...everyDutch],
       count: 150,
     });
     expect(candidates({ countries: ['BE'], employees: { min: 10 } })).toEqual({
       sweep: everyBelgian,
-      count: 108,
+      count: 112,
     });
   });
 
+  test('the range entries of a range in the tail, one Query BETWEEN, counted by the bands it touches', () => {
+    const employees = keys.filterProfileRangeKeys(500, 1_000);
+    expect(candidates({ countries: ['BE'], employees: { min: 500, max: 1_000 } })).toEqual({
+      sweep: [{ pk: 'FILTER_PROFILES#BE#RANGE#employees', ...employees }],
+      count: 4,
+    });
+    // min only: no upper end to the Query.
+    expect(candidates({ countries: ['BE'], totalAssets: { min: RANGE_TAILS.totalAssets } })).toEqual({
+      sweep: [{ pk: 'FILTER_PROFILES#BE#RANGE#totalAssets', from: keys.filterProfileRangeKeys(1e7).from }],
+      count: 4,
+    });
+    // With codes and places: the fewest of them (3 programmers in Liège, 4 banks).
+    expect(
+      candidates({
+        countries: ['BE'],
+        activities: ['62'],
+        employees: { min: 500 },
+        healthIndicator: { min: 1 },
+      }).sweep,
+    ).toEqual([{ pk: 'FILTER_PROFILES#BE#ACT#62', prefix: '62' }]);
+    // A range that ends below the tail, or starts below it, and health ranges read the other ways.
+    for (const range of [{ max: 800 }, { min: 49, max: 5_000 }])
+      expect(candidates({ countries: ['BE'], employees: range }).sweep).toEqual(everyBelgian);
+    expect(candidates({ countries: ['BE'], healthIndicator: { min: 10 } }).sweep).toEqual(everyBelgian);
+  });
+
+  test('every profile for ranges in a country whose range entries were not backfilled (INDEX without ranges)', () => {
+    expect(candidates({ countries: ['FR'], employees: { min: 500 } })).toEqual({
+      sweep: everyFrench,
+      count: 8,
+    });
+    // Its entries by code and place are still read.
+    expect(candidates({ countries: ['FR'], activities: ['6419'], employees: { min: 500 } }).sweep).toEqual([
+      { pk: 'FILTER_PROFILES#FR#ACT#64', prefix: '6419' },
+    ]);
+  });
+
   test('every profile when that is no more than its entries', () => {
-    // 105 shops and consultancies under 47, 5 under 70, 3 under 62: 113 entries for 108 companies.
+    // 105 shops and consultancies under 47, 5 under 70, 3 under 62: 113 entries for 112 companies.
     expect(candidates({ countries: ['BE'], activities: ['47', '62', '70'] })).toEqual({
       sweep: everyBelgian,
-      count: 108,
+      count: 112,
     });
   });
 });
@@ -87,7 +133,7 @@ describe('a profile has entries', () => {
 
   test('one per NACE code (found by its prefixes) and one for its place', () => {
     expect(
-      profileEntryKeys(ref, profile({ activities: ['62010', '4711', '62010'], place: 'liege' })),
+      profileEntryKeys(ref, filterProfile({ activities: ['62010', '4711', '62010'], place: 'liege' })),
     ).toEqual([
       { pk: 'FILTER_PROFILES#BE#ACT#62', sk: '62010#0403170701' },
       { pk: 'FILTER_PROFILES#BE#ACT#47', sk: '4711#0403170701' },
@@ -96,8 +142,46 @@ describe('a profile has entries', () => {
     expect(keys.filterProfileOfKey({ pk: 'FILTER_PROFILES#BE#ACT#62', sk: '62010#0403170701' })).toEqual(ref);
   });
 
+  test('one per figure at or above its tail, sorted by the value', () => {
+    const big = filterProfile({ activities: [], place: null, employees: 50, totalAssets: 9_999_999.99 });
+    expect(profileEntryKeys(ref, big)).toEqual([keys.filterProfileByRange(ref, 'employees', 50)]);
+    expect(profileEntryKeys(ref, { ...big, employees: 49, totalAssets: 1e7 })).toEqual([
+      { pk: 'FILTER_PROFILES#BE#RANGE#totalAssets', sk: `${keys.sortableNumber(1e7)}#0403170701` },
+    ]);
+    expect(keys.filterProfileOfKey(keys.filterProfileByRange(ref, 'employees', 50))).toEqual(ref);
+  });
+
   test('none when it is stopped (it matches no filter) and none for a place it lacks', () => {
-    expect(profileEntryKeys(ref, profile({ stopped: true }))).toEqual([]);
-    expect(profileEntryKeys(ref, profile({ activities: [], place: null }))).toEqual([]);
+    expect(profileEntryKeys(ref, filterProfile({ stopped: true }))).toEqual([]);
+    expect(profileEntryKeys(ref, filterProfile({ activities: [], place: null }))).toEqual([]);
+  });
+});
+
+describe('a figure as a sort key', () => {
+  const finite = fc.double({ noNaN: true, noDefaultInfinity: true });
+
+  test('sorts as the numbers do, decimals, negatives and huge amounts too', () => {
+    fc.assert(
+      fc.property(finite, finite, (a, b) => {
+        const [x, y] = [keys.sortableNumber(a), keys.sortableNumber(b)];
+        expect(x < y).toBe(a < b);
+        expect(x === y).toBe(a === b);
+      }),
+    );
+  });
+
+  test('a range of sort keys holds exactly the values in the range, at its ends too', () => {
+    fc.assert(
+      fc.property(finite, finite, finite, (a, b, value) => {
+        const [min, max] = a <= b ? [a, b] : [b, a];
+        const { from, to } = keys.filterProfileRangeKeys(min, max);
+        const sk = keys.filterProfileByRange(
+          { country: 'BE', companyNumber: '0403170701' },
+          'employees',
+          value,
+        ).sk;
+        expect(sk >= from && sk <= to!).toBe(value >= min && value <= max);
+      }),
+    );
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Companies' filter profiles: the item the import's derivation writes, its entries (the same profile
- * under each of the company's NACE codes and under its place, so that a filter's candidates of one
- * criterion are one Query), and profiles read back a bounded page at a time along a sweep — a list of
+ * under each of the company's NACE codes, under its place, and under each figure in its tail —
+ * range-entries.ts — so that a filter's candidates of one criterion are one Query), and profiles read back a bounded page at a time along a sweep — a list of
  * partitions, each read whole or by a sort key prefix — for evaluating a smart list's filters (a
  * request's part, the worker's turns) and for recounting the match counts.
  */
@@ -11,6 +11,7 @@ import { tableName } from '../../storage/client';
 import * as keys from '../../storage/keys';
 import { FILTER_PROFILE_SHARDS, filterProfileOfKey } from '../../storage/keys';
 import type { FilterProfile } from '../filters';
+import { tailFiguresOf, type RangeFigure } from '../range-entries';
 import type { Item } from './model';
 
 /** The item that holds a company's filter profile (written by the import's derivation, batched). */
@@ -22,14 +23,16 @@ export function filterProfileItem(ref: CompanyRef, packed: string, contacts: num
 export const filterProfileKey = (ref: CompanyRef) => keys.filterProfile(ref);
 
 /**
- * The keys of a company's profile entries: one per NACE code, one for its place. A stopped company has
- * none, as it matches no filter (and counts nowhere, match-estimate.ts).
+ * The keys of a company's profile entries: one per NACE code, one for its place, one per figure in its
+ * tail (range-entries.ts). A stopped company has none, as it matches no filter (and counts nowhere,
+ * match-estimate.ts).
  */
 export function profileEntryKeys(ref: CompanyRef, profile: FilterProfile): keys.Key[] {
   if (profile.stopped) return [];
   return [
     ...[...new Set(profile.activities)].map((code) => keys.filterProfileByActivity(ref, code)),
     ...(profile.place === null ? [] : [keys.filterProfileByPlace(ref, profile.place)]),
+    ...tailFiguresOf(profile).map(({ figure, value }) => keys.filterProfileByRange(ref, figure, value)),
   ];
 }
 
@@ -54,10 +57,15 @@ export interface StoredProfile {
   contacts: number;
 }
 
-/** One partition of a sweep, read whole or only its sort keys starting with `prefix`. */
+/**
+ * One partition of a sweep, read whole, or only its sort keys starting with `prefix`, or only those
+ * from `from` (to `to`, when given).
+ */
 export interface Segment {
   pk: string;
   prefix?: string;
+  from?: string;
+  to?: string;
 }
 
 /** Where a sweep goes on: segment `shard` (its index) after `key` (absent: from its first item). */
@@ -94,6 +102,29 @@ export const placeSegment = (country: Country, place: string): Segment => ({
 });
 
 /**
+ * The sweep over the profile entries of the country's companies whose `figure` lies in `[min, max]`
+ * (`min` in the figure's tail: range-entries.ts).
+ */
+export const rangeSegment = (country: Country, figure: RangeFigure, min: number, max?: number): Segment => ({
+  pk: keys.filterProfilesByRange(country, figure),
+  ...keys.filterProfileRangeKeys(min, max),
+});
+
+/** A segment's key condition (see `Segment`). */
+function keyCondition({ pk, prefix, from, to }: Segment) {
+  if (prefix !== undefined)
+    return { condition: 'pk = :pk AND begins_with(sk, :prefix)', values: { ':pk': pk, ':prefix': prefix } };
+  if (from !== undefined && to !== undefined)
+    return {
+      condition: 'pk = :pk AND sk BETWEEN :from AND :to',
+      values: { ':pk': pk, ':from': from, ':to': to },
+    };
+  if (from !== undefined)
+    return { condition: 'pk = :pk AND sk >= :from', values: { ':pk': pk, ':from': from } };
+  return { condition: 'pk = :pk', values: { ':pk': pk } };
+}
+
+/**
  * The next profiles along `sweep` from `from`, at most `limit` items read, segment after segment: what
  * a request's part or one turn of the smart-list worker reads. A company read twice (its entries under
  * two of the filter's codes) is answered once. `next` is where the following read starts; absent when
@@ -109,11 +140,11 @@ export async function readSweep(
   let read = 0;
   let at: SweepAt = from;
   while (at.shard < sweep.length && read < limit) {
-    const { pk, prefix } = sweep[at.shard]!;
+    const { condition, values } = keyCondition(sweep[at.shard]!);
     const page = await queryPage({
       TableName: tableName(),
-      KeyConditionExpression: prefix === undefined ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ...(prefix === undefined ? {} : { ':prefix': prefix }) },
+      KeyConditionExpression: condition,
+      ExpressionAttributeValues: values,
       ProjectionExpression: 'pk, sk, p, c',
       Limit: limit - read,
       ...(at.key ? { ExclusiveStartKey: at.key } : {}),

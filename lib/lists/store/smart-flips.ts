@@ -93,8 +93,13 @@ export async function flipLists(targets: FlipTarget[], now: Date): Promise<Flipp
   const giveUp = Date.now() + 2 * LEASE_MS;
   for (let contended = 0; pending.length > 0;) {
     const byKey = new Map(pending.map((t) => [`${t.accountId}#${t.listId}`, t]));
+    // Each round reads the members of one claim's part per list, not of every flip left: a list with
+    // 10,000 flips reads each member once over its 20 claims, not 20 times the ones still to come.
     const lists = await readListCounts(
-      pending.map((t) => ({ ...t, refs: [...t.entering.map((m) => m.ref), ...t.stopping] })),
+      pending.map((t) => {
+        const part = partOf(t);
+        return { ...t, refs: [...part.entering.map((m) => m.ref), ...part.stopping] };
+      }),
     );
     const claimed: ListIntent[] = [];
     const again: FlipTarget[] = [];
@@ -111,27 +116,32 @@ export async function flipLists(targets: FlipTarget[], now: Date): Promise<Flipp
         again.push(target);
         return;
       }
+      const part = partOf(target);
+      const rest = { ...target, ...restOf(target, part) };
+      // The rest in the next round (its members read then), without waiting.
+      const goOn = () => {
+        if (rest.entering.length + rest.stopping.length > 0) again.push(rest);
+      };
       const members = new Map(list.members.map((m) => [companyKey(m.ref), m]));
-      const entering = target.entering.filter((m) => !members.has(companyKey(m.ref)));
-      const leaving = target.stopping.flatMap((ref) => {
+      const enter = part.entering.filter((m) => !members.has(companyKey(m.ref)));
+      const leave = part.stopping.flatMap((ref) => {
         const member = members.get(companyKey(ref));
         return member?.state === 'NEW' ? [member] : [];
       });
-      if (entering.length + leaving.length === 0) return;
-      const enter = entering.slice(0, FLIPS_PER_CLAIM);
-      const leave = leaving.slice(0, FLIPS_PER_CLAIM - enter.length);
+      if (enter.length + leave.length === 0) return goOn();
       const intent = newIntent(now.getTime(), enter, leave);
       const outcome = await claim(list, intent, leave, now, target.filters);
       if (outcome === 'claimed') {
         claimed.push({ accountId: list.accountId, listId: list.listId, intent });
-        // More than one claim holds: the rest in the next round (read again, without waiting).
-        if (enter.length + leave.length < entering.length + leaving.length) again.push(target);
-        return;
+        return goOn();
       }
       if (outcome === 'full') {
         // An account whose smart lists predate the count has them summed first (then there may be room).
         await ensureSmartCount(list.accountId);
         const room = await roomFor(list, leave.length);
+        // The rest's companies not in the list yet (read now: a list at its bound is rare), so that
+        // exactly those past the room are left out and logged.
+        const entering = [...enter, ...(await notListedOf(list, rest.entering))];
         logLeftOut(list, entering.length - room);
         target.entering = entering.slice(0, room);
       }
@@ -155,6 +165,28 @@ export async function flipLists(targets: FlipTarget[], now: Date): Promise<Flipp
     }
   }
   return result;
+}
+
+/** The flips of a list that one claim decides: its first FLIPS_PER_CLAIM companies, entering first. */
+function partOf(target: FlipTarget): Pick<FlipTarget, 'entering' | 'stopping'> {
+  const entering = target.entering.slice(0, FLIPS_PER_CLAIM);
+  return { entering, stopping: target.stopping.slice(0, FLIPS_PER_CLAIM - entering.length) };
+}
+
+/** The flips after `part`. */
+const restOf = (target: FlipTarget, part: Pick<FlipTarget, 'entering' | 'stopping'>) => ({
+  entering: target.entering.slice(part.entering.length),
+  stopping: target.stopping.slice(part.stopping.length),
+});
+
+/** Those of `entering` not in the list (its members read, consistent). */
+async function notListedOf(list: ListCounts, entering: NewMember[]): Promise<NewMember[]> {
+  if (entering.length === 0) return [];
+  const [read] = await readListCounts([
+    { accountId: list.accountId, listId: list.listId, refs: entering.map((m) => m.ref) },
+  ]);
+  const members = new Set(read?.members.map((m) => companyKey(m.ref)) ?? []);
+  return entering.filter((m) => !members.has(companyKey(m.ref)));
 }
 
 /** One list's flips (`flipLists` for one list). */
