@@ -14,9 +14,7 @@ import { RegistryFileError } from '../import/sources/files';
 export interface FilingFiles {
   /** The files' names, as in the folder or ZIP. */
   readonly names: readonly string[];
-  /** The file of that name (case-insensitive), as it is spelt there; undefined when absent. */
-  find(name: string): string | undefined;
-  /** The file's text, as UTF-8 (a ZIP member's once it is read); throws when it cannot be read. */
+  /** The file's text, as UTF-8 (a ZIP member's once it is read), by its name as `names` spells it; throws when it cannot be read. */
   read(name: string): string | Promise<string>;
   /** Where the file is: a ZIP member's offset (files are read fastest by it), a folder's 0. */
   position(name: string): number;
@@ -31,12 +29,7 @@ export async function openFilingFiles(path: string): Promise<FilingFiles> {
     const names = readdirSync(path, { withFileTypes: true })
       .filter((entry) => entry.isFile())
       .map((entry) => entry.name);
-    return filesOf(
-      names,
-      folderReader(path),
-      () => 0,
-      () => {},
-    );
+    return { names, read: folderReader(path), position: () => 0, close: () => {} };
   }
   if (!/\.zip$/i.test(path)) throw new RegistryFileError(`${path} is neither a folder nor a ZIP`);
   return openZip(path);
@@ -81,28 +74,10 @@ async function openZip(path: string): Promise<FilingFiles> {
   const zip = await ZipMembers.open(path).catch((error: Error) => {
     throw new RegistryFileError(`${path} is not a readable ZIP (${error.message})`);
   });
-  return filesOf(
-    [...zip.entries.keys()],
-    async (name) => (await zip.read(name)).toString('utf8'),
-    (name) => zip.entries.get(name)?.relativeOffsetOfLocalHeader ?? 0,
-    () => zip.close(),
-  );
-}
-
-function filesOf(
-  names: string[],
-  read: (name: string) => string | Promise<string>,
-  position: (name: string) => number,
-  close: () => void,
-): FilingFiles {
-  const exact = new Set(names);
-  const byLowerCase = new Map(names.map((name) => [name.toLowerCase(), name]));
-  const find = (name: string) => (exact.has(name) ? name : byLowerCase.get(name.toLowerCase()));
   return {
-    names,
-    find,
-    read: (name) => read(find(name) ?? name),
-    position,
-    close,
+    names: [...zip.entries.keys()],
+    read: async (name) => (await zip.read(name)).toString('utf8'),
+    position: (name) => zip.entries.get(name)?.relativeOffsetOfLocalHeader ?? 0,
+    close: () => zip.close(),
   };
 }

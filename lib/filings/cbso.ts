@@ -18,11 +18,13 @@ import { isCalendarDate } from '../http/schemas';
 import { openFilingFiles, type FilingFiles } from './cbso-files';
 import { healthOfFigures } from './health';
 import { figuresOf } from './figures';
-import type { Rubrics } from './mapping';
+import { RUBRIC_CODES, type Rubrics } from './mapping';
 import type { Filing, FilingItem } from './filing';
 
 const REFERENCE = '.reference.json';
 const ACCOUNTING = '.accountingData.json';
+const REFERENCE_LOWER = REFERENCE.toLowerCase();
+const ACCOUNTING_LOWER = ACCOUNTING.toLowerCase();
 
 export const UNREADABLE = 'unreadable filing';
 export const NO_ACCOUNTING_DATA = 'no accounting data';
@@ -33,31 +35,65 @@ export async function* cbsoFilings(path: string): AsyncGenerator<FilingItem> {
   const files = await openFilingFiles(single ? dirname(path) : path);
   try {
     const only = single ? basename(path).slice(0, -single.length) : undefined;
+    const pairs = pairsOf(files.names).filter((pair) => only === undefined || pair.ref === only);
     // In the order of where a filing's later file is (a ZIP is then read front to back), then by name.
-    const references = files.names
-      .filter((name) => name.toLowerCase().endsWith(REFERENCE.toLowerCase()))
-      .map((name) => name.slice(0, -REFERENCE.length))
-      .filter((ref) => only === undefined || ref === only)
-      .map((ref) => {
-        const accounting = files.find(`${ref}${ACCOUNTING}`);
-        const at = files.position(`${ref}${REFERENCE}`);
-        return { ref, at: accounting === undefined ? at : Math.max(at, files.position(accounting)) };
-      })
-      .sort((a, b) => a.at - b.at || (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
+    const at = (pair: Pair) =>
+      pair.accounting === undefined
+        ? files.position(pair.reference)
+        : Math.max(files.position(pair.reference), files.position(pair.accounting));
+    const ordered = pairs
+      .map((pair) => ({ pair, at: at(pair) }))
+      .sort((a, b) => a.at - b.at || (a.pair.ref < b.pair.ref ? -1 : a.pair.ref > b.pair.ref ? 1 : 0));
     // One after the other: a filing's files are small (lib/filings/cbso-files.ts). A folder's are read
     // at once, so a filing costs no promise there; a ZIP's are awaited.
-    for (const { ref } of references) {
-      const file = `${ref}${REFERENCE}`;
-      const accountingFile = files.find(`${ref}${ACCOUNTING}`);
-      let reference = textOf(files, file);
+    for (const { pair } of ordered) {
+      let reference = textOf(files, pair.reference);
       if (reference instanceof Promise) reference = await reference;
-      let accounting = accountingFile === undefined ? undefined : textOf(files, accountingFile);
+      let accounting = pair.accounting === undefined ? undefined : textOf(files, pair.accounting);
       if (accounting instanceof Promise) accounting = await accounting;
-      yield filingOf(file, ref, jsonOf(reference), accounting);
+      yield filingOf(`${pair.ref}${REFERENCE}`, pair.ref, jsonOf(reference), accounting);
     }
   } finally {
     files.close();
   }
+}
+
+/** A filing's files as they are spelt in the folder or ZIP; `ref` is its reference file's name less the suffix. */
+interface Pair {
+  ref: string;
+  reference: string;
+  accounting: string | undefined;
+}
+
+/**
+ * Each reference file with its accounting file: the one of the same name but the suffix, the name's
+ * case aside (preferring the same case). One pass over the names, a name lower-cased only when its
+ * suffix is not spelt as the format spells it, or when a reference has no accounting file of its case.
+ */
+function pairsOf(names: readonly string[]): Pair[] {
+  const references: Array<[ref: string, name: string]> = [];
+  const accounting = new Map<string, string>();
+  for (const name of names) {
+    if (name.endsWith(REFERENCE)) references.push([name.slice(0, -REFERENCE.length), name]);
+    else if (name.endsWith(ACCOUNTING)) accounting.set(name.slice(0, -ACCOUNTING.length), name);
+    else {
+      const lower = name.toLowerCase();
+      if (lower.endsWith(REFERENCE_LOWER)) references.push([name.slice(0, -REFERENCE.length), name]);
+      else if (lower.endsWith(ACCOUNTING_LOWER)) {
+        const stem = name.slice(0, -ACCOUNTING.length);
+        if (!accounting.has(stem)) accounting.set(stem, name);
+      }
+    }
+  }
+  let byLowerCase: Map<string, string> | undefined;
+  return references.map(([ref, reference]) => {
+    let pair = accounting.get(ref);
+    if (pair === undefined) {
+      byLowerCase ??= new Map([...accounting].map(([stem, name]) => [stem.toLowerCase(), name]));
+      pair = byLowerCase.get(ref.toLowerCase());
+    }
+    return { ref, reference, accounting: pair };
+  });
 }
 
 /** The filing from its reference object and its accounting file's text (undefined: none, or unreadable). */
@@ -105,27 +141,44 @@ function filingOf(
   return { kind: 'filing', filing };
 }
 
-/** The rubrics of the current year (`Period` `N`), in cents; values that are no number are counted. */
+/**
+ * The rubrics of the current year (`Period` `N`) the mapping reads (`RUBRIC_CODES`), in cents; values
+ * that are no number are counted, whichever the rubric.
+ */
 export function currentRubrics(list: unknown[]): { rubrics: Rubrics; unreadable: number } {
-  const cents = new Map<string, number>();
+  const rubrics = new CentsOf();
   let unreadable = 0;
   for (const entry of list) {
     if (!isObject(entry) || entry['Period'] !== 'N') continue;
     const code = text(entry['Code']);
-    const value = text(entry['Value']);
     if (code === null) continue;
-    const amount = value !== null && /^-?\d+(\.\d+)?$/.test(value) ? Math.round(Number(value) * 100) : NaN;
-    if (Number.isFinite(amount)) cents.set(code, amount);
-    else unreadable++;
+    const value = text(entry['Value']);
+    if (value === null || !NUMBER.test(value)) {
+      unreadable++;
+      continue;
+    }
+    const amount = Math.round(Number(value) * 100);
+    if (!Number.isFinite(amount)) unreadable++;
+    else {
+      const index = CODE_INDEX.get(code);
+      if (index !== undefined) rubrics.cents[index] = amount;
+    }
   }
-  return { rubrics: new CentsOf(cents), unreadable };
+  return { rubrics, unreadable };
 }
 
-/** A filing's rubrics by code (a class, not a closure a filing: the conversion makes one per filing). */
+const NUMBER = /^-?\d+(\.\d+)?$/;
+/** Where each code the mapping reads is in a filing's `CentsOf`. */
+const CODE_INDEX = new Map(RUBRIC_CODES.map((code, index) => [code, index]));
+
+/** A filing's rubrics by code, those the mapping reads, in one array (NaN: not given). */
 class CentsOf implements Rubrics {
-  constructor(private readonly cents: Map<string, number>) {}
+  // A plain array of numbers: for some thirty, cheaper to make than a typed array.
+  readonly cents: number[] = RUBRIC_CODES.map(() => NaN);
   get(code: string): number | null {
-    return this.cents.get(code) ?? null;
+    const index = CODE_INDEX.get(code);
+    const cents = index === undefined ? NaN : this.cents[index]!;
+    return Number.isNaN(cents) ? null : cents;
   }
 }
 

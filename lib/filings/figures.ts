@@ -57,6 +57,11 @@ const NON_NEGATIVE = new Set(
   ),
 );
 
+/** The figures, by group and field, of `NON_NEGATIVE`. */
+const NON_NEGATIVE_FIGURES = MAPPING.filter((row) => NON_NEGATIVE.has(row.field)).map(
+  (row) => [row.group, row.field] as const,
+);
+
 /**
  * What the schema and §6.1's identities allow: a negative amount that may not be, a financial or
  * payable part above its total, an ebitda below ebit are left out (null) and counted. The identities
@@ -64,11 +69,10 @@ const NON_NEGATIVE = new Set(
  */
 function keepIdentities(f: Figures): { figures: Figures; dropped: number } {
   const held = { figures: f, dropped: 0 };
-  for (const group of GROUP_NAMES)
-    for (const field in f[group]) {
-      const value = (f[group] as Record<string, Value>)[field]!;
-      if (value !== null && value < 0 && NON_NEGATIVE.has(field)) drop(held, group, field as never);
-    }
+  for (const [group, field] of NON_NEGATIVE_FIGURES) {
+    const value = (f[group] as Record<string, Value>)[field]!;
+    if (value !== null && value < 0) drop(held, group, field as never);
+  }
   const s = f.solvency;
   for (const term of ['longTermDebt', 'shortTermDebt'] as const) {
     const financial = s[`${term}Financial`];

@@ -380,3 +380,11 @@ export const MAPPING: readonly MappingRow[] = [
     inpi: inpiNone(NO_PEOPLE_IN_RATIOS),
   },
 ];
+
+/**
+ * The rubric codes the Belgian side reads, as its `source` column names them: a converter keeps only
+ * these of a filing's rubrics (a test checks that no `compute` reads another).
+ */
+export const RUBRIC_CODES: readonly string[] = [
+  ...new Set(MAPPING.flatMap((row) => row.cbso.source.match(/\d+(?:\/\d+)?/g) ?? [])),
+];

@@ -112,6 +112,24 @@ describe('CBSO filings from a ZIP', () => {
     );
   });
 
+  it('pairs a filing’s files whatever the case of their suffixes, in a folder and in a ZIP', async () => {
+    // Every other reference and accounting file with its suffix spelt otherwise: the same filings.
+    const respelt = fixture.map((m, i) => ({
+      ...m,
+      name: m.name
+        .replace(/\.accountingData\.json$/, i % 4 === 0 ? '.ACCOUNTINGDATA.JSON' : '.accountingData.json')
+        .replace(/\.reference\.json$/, i % 4 === 1 ? '.Reference.Json' : '.reference.json'),
+    }));
+    expect(respelt.filter((m, i) => m.name !== fixture[i]!.name).length).toBeGreaterThan(2);
+    const folder = join(scratch, 'respelt');
+    await mkdir(folder);
+    await Promise.all(respelt.map((m) => writeFile(join(folder, m.name), m.data)));
+    expect(byFile(await itemsOf(folder))).toEqual(byFile(fromFolder));
+    expect(byFile(await itemsOf(await zipOf(join(scratch, 'respelt.zip'), respelt)))).toEqual(
+      byFile(fromFolder),
+    );
+  });
+
   it('reads a file larger than one read of a folder’s file, in a folder and in a ZIP', async () => {
     // Each accounting file with 2,000 rubrics of the previous year beside its own: over 64 KB.
     const large = fixture.map((m) => {

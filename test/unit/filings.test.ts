@@ -16,7 +16,7 @@ import { FilingRuns } from '../../lib/filings/filing-runs';
 import { companyKey } from '../../lib/companies/identifiers';
 import { byCodePoint } from '../../lib/order';
 import { altmanZ2, frenchRatiosHealth, healthOfFigures } from '../../lib/filings/health';
-import { MAPPING, type RatioRow } from '../../lib/filings/mapping';
+import { MAPPING, RUBRIC_CODES, type RatioRow } from '../../lib/filings/mapping';
 
 const DOCS = path.join(__dirname, '..', '..', 'docs', 'financials.md');
 const START = '<!-- mapping:start -->';
@@ -30,6 +30,31 @@ describe('the mapping table', () => {
     if (process.env['UPDATE_DOCS'] && shown !== generated)
       writeFileSync(DOCS, docs.replace(shown, generated));
     else expect(shown).toBe(generated);
+  });
+
+  it('names in RUBRIC_CODES every rubric the Belgian side reads (a converter keeps only those)', () => {
+    const codes = fc.constantFrom(...RUBRIC_CODES, '9999', '70/76');
+    fc.assert(
+      fc.property(fc.dictionary(codes, fc.option(fc.integer({ min: -1e9, max: 1e9 }))), (given) => {
+        const asked = new Set<string>();
+        const rubrics = {
+          get: (code: string) => {
+            asked.add(code);
+            return given[code] ?? null;
+          },
+        };
+        for (const row of MAPPING) row.cbso.compute(rubrics);
+        expect([...asked].filter((code) => !RUBRIC_CODES.includes(code))).toEqual([]);
+      }),
+      { numRuns: 300 },
+    );
+    // Every code it names is one a mapping reads, so none is kept for nothing: each code asked for with
+    // every rubric given but one (a computed figure may read its terms only when another is missing).
+    const asked = new Set<string>();
+    for (const missing of RUBRIC_CODES)
+      for (const row of MAPPING)
+        row.cbso.compute({ get: (code) => (asked.add(code), code === missing ? null : 100) });
+    expect(RUBRIC_CODES.filter((code) => !asked.has(code))).toEqual([]);
   });
 
   it('maps, computes or explains every figure of §6.1, with a confidence mark', () => {
@@ -124,10 +149,7 @@ describe('the health model', () => {
   });
 });
 
-/** Rubrics a filing may give (or leave out), with amounts in cents. */
-const RUBRIC_CODES = [
-  ...new Set(MAPPING.flatMap((row) => row.cbso.source.match(/\d+(\/\d+)?/g) ?? [])),
-].filter((code) => code !== '0');
+/** Rubrics a filing may give (or leave out, `RUBRIC_CODES`), with amounts in cents. */
 const cents = fc.integer({ min: -5_000_000_00, max: 50_000_000_00 });
 const rubricSets = fc.dictionary(fc.constantFrom(...RUBRIC_CODES), cents);
 const ratioRows = fc.record(
