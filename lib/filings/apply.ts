@@ -47,12 +47,19 @@ export function applyFilings(
       .filter(([end]) => periods.has(end))
       .map(([end, list]) => [end, [...list]]),
   );
+  // Each period's fingerprint is worked out once (a company's periods are looked at several times).
+  const hashes = new WeakMap<FinancialPeriod, string>();
+  const hashOf = (period: FinancialPeriod) => {
+    let hash = hashes.get(period);
+    if (hash === undefined) hashes.set(period, (hash = figuresHash(period)));
+    return hash;
+  };
   const outcomes = filings.map((filing): Outcome => {
     const existing = periods.get(filing.endDate);
-    const broughtBy = existing ? rankOf(record, existing) : null;
+    const broughtBy = existing ? rankOf(record, existing, hashOf) : null;
     if (broughtBy !== null && byCodePoint(filing.rank, broughtBy) < 0) return 'superseded';
-    const period = periodOf(filing, existing, asOf);
-    const hash = figuresHash(period);
+    const period = periodOf(filing, existing, asOf, hashOf);
+    const hash = hashOf(period);
     const entries = (record[filing.endDate] ??= []);
     if (!entries.some((e) => e.rank === filing.rank && e.figures === hash))
       entries.push({ rank: filing.rank, figures: hash });
@@ -62,8 +69,12 @@ export function applyFilings(
   });
   const financials = [...periods.values()].sort((a, b) => byCodePoint(b.endDate, a.endDate));
   // French periods start the day after the previous one ends (newest first: the previous is next).
+  // Only a period a French filing is on record for can be one (a Belgian one's need not be hashed).
+  const french = (period: FinancialPeriod) =>
+    record[period.endDate]?.some((e) => e.rank.startsWith(INPI_RANK)) === true &&
+    rankOf(record, period, hashOf)?.startsWith(INPI_RANK) === true;
   const dated = financials.map((period, i) =>
-    rankOf(record, period)?.startsWith(INPI_RANK)
+    french(period)
       ? { ...period, startDate: startAfter(financials[i + 1]?.endDate, period.endDate) }
       : period,
   );
@@ -71,16 +82,27 @@ export function applyFilings(
 }
 
 /** The rank of the filing that brought the period, or null when none on record did. */
-function rankOf(filed: FiledPeriods, period: FinancialPeriod): string | null {
-  const hash = figuresHash(period);
+function rankOf(
+  filed: FiledPeriods,
+  period: FinancialPeriod,
+  hashOf: (period: FinancialPeriod) => string,
+): string | null {
+  const entries = filed[period.endDate];
+  if (!entries?.length) return null;
+  const hash = hashOf(period);
   let best: string | null = null;
-  for (const entry of filed[period.endDate] ?? [])
+  for (const entry of entries)
     if (entry.figures === hash && (best === null || byCodePoint(entry.rank, best) > 0)) best = entry.rank;
   return best;
 }
 
 /** The filing as a period in the contract's key order (a French one's start date is set later). */
-function periodOf(filing: Filing, existing: FinancialPeriod | undefined, asOf: string): FinancialPeriod {
+function periodOf(
+  filing: Filing,
+  existing: FinancialPeriod | undefined,
+  asOf: string,
+  hashOf: (period: FinancialPeriod) => string,
+): FinancialPeriod {
   const { figures } = filing;
   const period: FinancialPeriod = {
     startDate: filing.startDate ?? existing?.startDate ?? startAfter(undefined, filing.endDate),
@@ -94,7 +116,7 @@ function periodOf(filing: Filing, existing: FinancialPeriod | undefined, asOf: s
     people: { ...figures.people },
   };
   // A French period keeps the date it was first received while its figures do not change.
-  if (filing.dateReceived === null && existing && figuresHash(existing) === figuresHash(period))
+  if (filing.dateReceived === null && existing && hashOf(existing) === hashOf(period))
     period.dateReceived = existing.dateReceived;
   return period;
 }

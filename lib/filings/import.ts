@@ -149,6 +149,11 @@ export async function importFilings(
           else if (outcome === 'replaced') tally.changed++;
           else tally.unchanged++;
         });
+        // A record that says what the stored one says is kept as stored (one in an older form too): the
+        // company is not written for its form alone.
+        const filed = filedText(applied.filed);
+        const storedFiled = company.state.filed;
+        const sameRecord = storedFiled !== undefined && filedText(filedOf(company.state)!) === filed;
         const record = mergeUnit(company, {
           ref: group.ref,
           owned: { financials: applied.financials },
@@ -162,7 +167,7 @@ export async function importFilings(
           lineHash: company.state.lineHash ?? '',
           source: options.format,
           // With the record changed, the company is written even when its periods are not.
-          filed: filedText(applied.filed),
+          filed: sameRecord ? storedFiled : filed,
           ...(company.state.addressForms === undefined ? {} : { addressForms: company.state.addressForms }),
         });
       }

@@ -18,10 +18,40 @@ import type { FiledPeriods } from './apply';
 
 /** The record of filings on the company's item, or undefined when it holds none. */
 export const filedOf = (state: CompanyState): FiledPeriods | undefined =>
-  state.filed === undefined ? undefined : (JSON.parse(state.filed) as FiledPeriods);
+  state.filed === undefined ? undefined : parseFiled(state.filed);
 
-/** The record as the company's item holds it. */
-export const filedText = (filed: FiledPeriods): string => JSON.stringify(filed);
+/**
+ * The record as the company's item holds it, in its shortest form: per `endDate` (in order), each filing
+ * as one text, its rank, a space, the hash of its figures (`"cbso:2024-06-30#2024-00012345 ChDl…"`), in
+ * order. The company item is written whole with every filing, so the record's names are not repeated
+ * in it for every entry; the same record always gives the same text.
+ */
+export const filedText = (filed: FiledPeriods): string =>
+  JSON.stringify(
+    Object.fromEntries(
+      Object.keys(filed)
+        .sort()
+        .map((end) => [end, filed[end]!.map((e) => `${e.rank} ${e.figures}`).sort()]),
+    ),
+  );
+
+type StoredEntry = string | { rank: string; figures: string };
+
+/**
+ * A record as stored: the short form `filedText` writes, or the form of entries as objects that a
+ * `FILINGS` item, or a company item written before, holds. A hash has no space; a rank may.
+ */
+export function parseFiled(text: string): FiledPeriods {
+  const stored = JSON.parse(text) as Record<string, StoredEntry[]>;
+  const filed: FiledPeriods = {};
+  for (const [end, entries] of Object.entries(stored))
+    filed[end] = entries.map((entry) => {
+      if (typeof entry !== 'string') return entry;
+      const space = entry.lastIndexOf(' ');
+      return { rank: entry.slice(0, space), figures: entry.slice(space + 1) };
+    });
+  return filed;
+}
 
 /**
  * The records of these companies still in their `FILINGS` item, keyed by `companyKey`; a company with
@@ -30,5 +60,5 @@ export const filedText = (filed: FiledPeriods): string => JSON.stringify(filed);
 export async function getLegacyFiledPeriods(refs: CompanyRef[]): Promise<Map<string, FiledPeriods>> {
   if (refs.length === 0) return new Map();
   const items = await batchGet(tableName(), refs.map(keys.filedPeriods));
-  return new Map(items.map((item) => [keyOf(item), JSON.parse(item['filed'] as string) as FiledPeriods]));
+  return new Map(items.map((item) => [keyOf(item), parseFiled(item['filed'] as string)]));
 }

@@ -4,7 +4,7 @@
  * companies whose lookalikes must be recomputed. Key patterns in lib/storage/keys.ts.
  *
  * Features and floor are two items because two writers own them: the import writes features (and
- * drops the floor, unknown until the completion computes it), the recompute writes floors. A recompute
+ * drops the floor of a company that leaves its block), the recompute writes floors that move. A recompute
  * whose snapshot of a section is older than an import's change (a fan-out shard, the weekly job) writes
  * its floors and lists, never the features it read: the change stays stored, and its mark recomputes it.
  */
@@ -83,10 +83,14 @@ export function changeWrites(
   let chars = 0;
   for (const { before, after } of changes) {
     if (after !== null) puts.push(featuresItem(after));
-    // Its floor is unknown until the completion computes its list (0 until then: reached by anyone).
-    if (before !== null) deletes.push(keys.lookalikeFloor(blockOf(before), before));
+    // A company that leaves its block leaves its floor there too. One that stays keeps its floor: the
+    // mark makes the completion recompute its list whatever its floor, and the completion writes the
+    // floor only when it moves (`putLists`), so a change never deletes and puts back the same item.
     if (before !== null && (after === null || blockOf(before) !== blockOf(after)))
-      deletes.push(keys.lookalikeFeatures(blockOf(before), before));
+      deletes.push(
+        keys.lookalikeFeatures(blockOf(before), before),
+        keys.lookalikeFloor(blockOf(before), before),
+      );
     // A company gone (after null) is marked in the block it leaves: the lists it was in are recomputed.
     const now = after ?? before;
     if (now === null) continue;

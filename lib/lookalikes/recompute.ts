@@ -63,8 +63,15 @@ import { packLookalikes } from './store';
 
 /** Sections read at once: one computes while another reads or writes. */
 const SECTIONS_IN_FLIGHT = 2;
-/** Lists written per batch of subjects: a section's lists are never all held at once. */
-const SUBJECTS_PER_WRITE = 2_000;
+/**
+ * Lists written per batch of subjects: a section's lists are never all held at once, and a batch's
+ * writes go out while the next batch is computed, so the table is not left idle while lists are scored.
+ */
+const SUBJECTS_PER_WRITE = 250;
+/** Batches of lists being written while the next one is computed. */
+const WRITES_IN_FLIGHT = 2;
+/** Above every score (ten-thousandths, at most 10,000), within the search's 32-bit floors. */
+const UNREACHABLE_FLOOR = 0x7fffffff;
 
 /** How long a recompute in one process waits between two tries of a lease held by another. */
 const POLL_MS = 1_000;
@@ -150,13 +157,11 @@ export async function planMarked(
     // The marked companies as they are now (entering lists) and as they were (leaving them).
     const probes = [...features.filter(isMarked), ...leaving];
     const index = new SectionIndex(features, probes);
-    const subjects = new Set(
-      affectedMembers(
-        index,
-        members.map((m) => m.floor),
-        probes.length,
-      ),
-    );
+    // A marked member is recomputed whatever a probe scores with it: a floor no score reaches keeps the
+    // search from opening the nodes that hold only marked members (a section every member of which
+    // changed opens none).
+    const floors = members.map((m, i) => (isMarked(features[i]!) ? UNREACHABLE_FLOOR : m.floor));
+    const subjects = new Set(affectedMembers(index, floors, probes.length));
     features.forEach((f, i) => isMarked(f) && subjects.add(i));
     await onSection({ section, members, subjects: [...subjects].sort((a, b) => a - b), blocks, index });
   });
@@ -349,7 +354,9 @@ export async function writeLists(
   index: SectionIndex,
   subjects: readonly number[],
 ): Promise<number> {
-  for (let from = 0; from < subjects.length; from += SUBJECTS_PER_WRITE) {
+  const writing = new Set<Promise<void>>();
+  let failure: { error: unknown } | null = null;
+  for (let from = 0; from < subjects.length && !failure; from += SUBJECTS_PER_WRITE) {
     const lists: ComputedList[] = [];
     computeLists(index, subjects.slice(from, from + SUBJECTS_PER_WRITE), (subject, list) => {
       const member = members[subject]!;
@@ -362,8 +369,16 @@ export async function writeLists(
         previousFloor: member.floor,
       });
     });
-    await putLists(lists);
+    const write: Promise<void> = putLists(lists)
+      .catch((error: unknown) => void (failure ??= { error }))
+      .finally(() => writing.delete(write));
+    writing.add(write);
+    // Computing the next batch holds the event loop: the requests of this one go out first.
+    await new Promise((resolve) => setImmediate(resolve));
+    while (writing.size >= WRITES_IN_FLIGHT) await Promise.race(writing);
   }
+  await Promise.all(writing);
+  if (failure) throw (failure as { error: unknown }).error;
   return subjects.length;
 }
 

@@ -193,7 +193,7 @@ async function importRun(count: number): Promise<void> {
   process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'filings-import-bench-'));
   const { ensureTable } = await import('../../infra/local/dynamodb');
-  const { benchDynamoDb } = await import('./local-dynamodb');
+  const { benchDynamoDb, dynamoDbLocalCpuMs } = await import('./local-dynamodb');
   const { runCli, usageReporter } = await import('./cli-runs');
   const { endpoint, stop } = await benchDynamoDb({ log: console.error });
   try {
@@ -216,10 +216,13 @@ async function importRun(count: number): Promise<void> {
     const floor = await measureWriteFloor(endpoint);
     for (const label of ['filings', 'again']) {
       console.error(`importing ${count} filings (${label})`);
+      const javaBefore = dynamoDbLocalCpuMs(endpoint);
       const run = await runCli('import', ['--format', 'cbso', folder, '--table', table], options);
+      const javaMs = dynamoDbLocalCpuMs(endpoint) - javaBefore;
       const rate = Number(/\((\d+) companies\/s\)/.exec(run.stdout)?.[1] ?? 0);
       const writes = /^writes: .*$/m.exec(run.stdout)?.[0] ?? '';
-      const ceiling = companiesPerSecondCeiling(floor, importWriteSplit(writes));
+      const split = importWriteSplit(writes);
+      const ceiling = companiesPerSecondCeiling(floor, split);
       if (Number.isFinite(ceiling))
         console.log(
           `ceiling: ${Math.round(ceiling)} filings/s from the items written; ${Math.round((100 * rate) / ceiling)} % of it`,
@@ -228,6 +231,14 @@ async function importRun(count: number): Promise<void> {
         `${label}: ${count} filings in ${run.wallSeconds.toFixed(1)} s wall, ${run.cpuSeconds.toFixed(1)} s CPU, peak ${run.maxRssMb.toFixed(0)} MB, load ${os.loadavg()[0]!.toFixed(1)}`,
       );
       console.log(run.stdout.trim());
+      // Where the CPU went: DynamoDB Local's against what the floor's items cost it, and the command's own.
+      const floorMs =
+        split.batchItems * floor.batch.javaMsPerItem +
+        split.transactionItems * floor.transaction.javaMsPerItem;
+      console.log(
+        `CPU a filing: DynamoDB Local ${(javaMs / count).toFixed(3)} ms (its items at the floor's cost ${floorMs.toFixed(3)} ms), ` +
+          `the import command ${((1000 * run.cpuSeconds) / count).toFixed(3)} ms`,
+      );
     }
   } finally {
     stop();

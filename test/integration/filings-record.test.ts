@@ -6,12 +6,13 @@
  * list, one that does not (an older year's) recomputes nothing.
  */
 import type { CompanyRef } from '../../lib/companies/identifiers';
-import { getCompanyRecords, type StoredCompany } from '../../lib/companies/store';
+import { companyItem, getCompanyRecords, type StoredCompany } from '../../lib/companies/store';
 import { applyFilings, startAfter } from '../../lib/filings/apply';
 import { figuresOf } from '../../lib/filings/figures';
 import type { Filing } from '../../lib/filings/filing';
 import { healthOfFigures } from '../../lib/filings/health';
 import { importFilings, SUPERSEDED } from '../../lib/filings/import';
+import { filedOf, filedText } from '../../lib/filings/store';
 import { recomputeMarked } from '../../lib/lookalikes/recompute';
 import { batchDelete, batchPut, getItem } from '../../lib/storage/batch';
 import { tableName } from '../../lib/storage/client';
@@ -90,7 +91,11 @@ describe('the record of filings', () => {
     const same = await importOf([high]);
     expect(same).toMatchObject({ created: 0, changed: 0, unchanged: 1 });
     const stored = await storedOf(ACME);
-    expect(Object.values(JSON.parse(stored.state.filed!) as Record<string, unknown[]>)[0]).toHaveLength(2);
+    expect(Object.values(filedOf(stored.state)!)[0]).toHaveLength(2);
+    // In its short form: each filing its rank and fingerprint in one text.
+    expect(JSON.parse(stored.state.filed!)).toEqual({
+      '2023-12-31': [expect.stringMatching(/^cbso:2024-06-01#2024-00000001 \S+$/), expect.any(String)],
+    });
     // No item beside the company.
     expect(await getItem(tableName(), keys.filedPeriods(ACME))).toBeUndefined();
 
@@ -106,6 +111,25 @@ describe('the record of filings', () => {
     expect(again).toMatchObject({ created: 0, changed: 0, unchanged: 1, updates: 0 });
     expect(again.skipped.get(SUPERSEDED)).toBe(2);
     expect((await storedOf(ACME)).state.changeId).toBe(before.state.changeId);
+  });
+
+  it('written in the earlier form (entries as objects), is read as it is and not rewritten for its form alone', async () => {
+    const before = await storedOf(ACME);
+    const record = filedOf(before.state)!;
+    // The record as a company item written before the short form holds it.
+    await batchPut(tableName(), [
+      companyItem(before.record, { ...before.state, filed: JSON.stringify(record) }),
+    ]);
+    expect(filedText(filedOf((await storedOf(ACME)).state)!)).toBe(filedText(record));
+
+    const again = await importOf([low, high, middle]);
+    expect(again).toMatchObject({ created: 0, changed: 0, unchanged: 1, updates: 0 });
+    expect(again.skipped.get(SUPERSEDED)).toBe(2);
+    const after = await storedOf(ACME);
+    expect([after.state.filed, after.state.changeId]).toEqual([
+      JSON.stringify(record),
+      before.state.changeId,
+    ]);
   });
 
   it('is read from the `FILINGS` item a stage already holds, and carried onto the company’s item', async () => {
@@ -129,7 +153,7 @@ describe('the record of filings', () => {
     expect(first.skipped.get(SUPERSEDED)).toBe(1);
     const stored = await storedOf(BROUWERIJ);
     expect(stored.record.financials).toEqual(applied.financials);
-    expect(JSON.parse(stored.state.filed!)).toEqual(applied.filed);
+    expect(filedOf(stored.state)).toEqual(applied.filed);
 
     // From now on the company's item answers: the old item is not needed.
     await batchPut(tableName(), [

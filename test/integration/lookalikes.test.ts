@@ -167,6 +167,36 @@ describe('lookalikes derived by the import', () => {
     expect(await allLists()).toEqual(incremental);
   });
 
+  it('keeps a changed company’s floor item through the import, and the completion writes it only when it moves', async () => {
+    async function* lines(records: CompanyRecordInput[]) {
+      for (const record of records) yield JSON.stringify(record);
+    }
+    const floorOf = async (n: number) =>
+      (await getBlock('62')).find((m) => m.features.companyNumber === String(30_000_000 + n))!.floor;
+    const stored = async (n: number) => {
+      const f = featuresOfRecord(company(n, shapeOf(n)));
+      return getItem(table.name, keys.lookalikeFloor(blockOf(f), f));
+    };
+    // Company 15 only moves town: it stays in division 62, its floor item stays until the completion.
+    const floorBefore = await floorOf(15);
+    expect(floorBefore).toBeGreaterThan(0);
+    await asImportWorkers(() =>
+      importCompanies(lines([company(15, { ...shapeOf(15), place: 'Ghent' })]), {
+        asOf: '2026-11-21',
+        complete: async () => undefined,
+      }),
+    );
+    expect((await stored(15))?.['floor']).toBe(floorBefore);
+
+    await recomputeMarked();
+    // Its floor is its list's 100th score again, and the lists are a full recompute's.
+    const { data } = await lookalikesOf(15);
+    expect(await floorOf(15)).toBe(Math.round(data[99]!.score * 10_000));
+    const incremental = await allLists();
+    await recomputeAll();
+    expect(await allLists()).toEqual(incremental);
+  });
+
   it('catches up after a run cut off before its completion, even when the company changed again since', async () => {
     // The first run ends before its completion (as when killed): its marks stay for the next run.
     await importRecords([company(11, { ...shapeOf(0), employees: 2000 })], {
