@@ -168,9 +168,6 @@ describe('lookalikes derived by the import', () => {
   });
 
   it('keeps a changed company’s floor item through the import, and the completion writes it only when it moves', async () => {
-    async function* lines(records: CompanyRecordInput[]) {
-      for (const record of records) yield JSON.stringify(record);
-    }
     const floorOf = async (n: number) =>
       (await getBlock('62')).find((m) => m.features.companyNumber === String(30_000_000 + n))!.floor;
     const stored = async (n: number) => {
@@ -181,10 +178,7 @@ describe('lookalikes derived by the import', () => {
     const floorBefore = await floorOf(15);
     expect(floorBefore).toBeGreaterThan(0);
     await asImportWorkers(() =>
-      importCompanies(lines([company(15, { ...shapeOf(15), place: 'Ghent' })]), {
-        asOf: '2026-11-21',
-        complete: async () => undefined,
-      }),
+      importRecords([company(15, { ...shapeOf(15), place: 'Ghent' })], { complete: async () => undefined }),
     );
     expect((await stored(15))?.['floor']).toBe(floorBefore);
 
