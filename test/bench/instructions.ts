@@ -66,7 +66,8 @@ export async function countInstructions(
         { ...env, BENCH_SEQ_FILE: pair.seqFile },
         REPEATABLE_NODE,
       );
-      if (judged && !sample.ok) throw new Error(`${pair.id} (${side}) answered ${sample.status} under valgrind`);
+      if (judged && !sample.ok)
+        throw new Error(`${pair.id} (${side}) answered ${sample.status} under valgrind`);
       const collected = /Collected : (\d+)/.exec(stderr)?.[1];
       if (!collected) throw new Error(`${pair.id} (${side}): no instruction count from valgrind:\n${stderr}`);
       return Number(collected) / 1e6;
