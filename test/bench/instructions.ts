@@ -13,12 +13,24 @@
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { TIMEOUT_VARIABLES } from '../../lib/config';
 import type { Pair, WorkDir } from './pairing';
 import { runWrapped } from './processes';
 import { progress } from './report';
 
 /** node's options for a run whose count repeats: fixed seeds, and no helper threads to interleave. */
 const REPEATABLE_NODE = ['--hash-seed=1', '--random-seed=1', '--single-threaded'];
+
+/**
+ * The storage client's deadlines, armed as on a request path, and Lambda's, long enough for a run under
+ * valgrind (node some 50 times slower), which the request path's own would cut off with a 503.
+ */
+const PATIENT_STORAGE = {
+  [TIMEOUT_VARIABLES.connectionMs]: '120000',
+  [TIMEOUT_VARIABLES.requestMs]: '120000',
+  // The time left that the runner's Lambda context reports (runners.ts), before middy answers 503.
+  BENCH_REMAINING_MS: '600000',
+};
 
 /** A bundle that does nothing: what every count holds besides the bundle's own load and first request. */
 const EMPTY_BUNDLE = `exports.handler = async () => ({ statusCode: 200, headers: {}, body: '{}' });\n`;
@@ -63,7 +75,7 @@ export async function countInstructions(
         ['valgrind', '--tool=callgrind', `--callgrind-out-file=${out}`],
         coldRunner,
         [bundle, event],
-        { ...env, BENCH_SEQ_FILE: pair.seqFile },
+        { ...env, ...PATIENT_STORAGE, BENCH_SEQ_FILE: pair.seqFile },
         REPEATABLE_NODE,
       );
       if (judged && !sample.ok)
@@ -75,6 +87,9 @@ export async function countInstructions(
     const functionM = await count('fn', pair.fn.subject.file, pair.firstEvent.fn, true);
     const floorM = await count('floor', pair.floor.subject.file, pair.firstEvent.floor, true);
     const emptyM = await count('empty', empty, pair.firstEvent.fn, false);
+    progress(
+      `  ${pair.id}: ${functionM.toFixed(2)} M, floor ${floorM.toFixed(2)} M, empty ${emptyM.toFixed(2)} M`,
+    );
     rows.push({
       function: pair.id,
       floor: pair.floor.name,
