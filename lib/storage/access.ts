@@ -75,10 +75,21 @@ export class UndeclaredStorageAccessError extends Error {
  */
 export { ACCESS_ENFORCED_BY_IAM } from '../config';
 
-const declared = new RequestScope<StorageAccess>();
+/**
+ * `true` in the function bundles (infra/bundling.ts `define`), where IAM enforces the declaration and
+ * the client's check, the one reader of the declaration in force, is not bundled (lib/storage/client.ts).
+ */
+declare const IAM_ENFORCES_STORAGE_ACCESS: true | undefined;
 
-/** Runs `run` with every storage call it makes checked against `access`. */
+const declared = /* @__PURE__ */ new RequestScope<StorageAccess>();
+
+/**
+ * Runs `run` with every storage call it makes checked against `access`. In a function bundle nothing
+ * checks the calls (IAM does), so no request scope is set: the bundle leaves out the scope and its
+ * AsyncLocalStorage where nothing else uses them.
+ */
 export function withDeclaredAccess<T>(access: StorageAccess, run: () => Promise<T>): Promise<T> {
+  if (typeof IAM_ENFORCES_STORAGE_ACCESS !== 'undefined') return run();
   return declared.run(access, run);
 }
 
