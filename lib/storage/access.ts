@@ -85,8 +85,7 @@ const declared = /* @__PURE__ */ new RequestScope<StorageAccess>();
 
 /**
  * Runs `run` with every storage call it makes checked against `access`. In a function bundle nothing
- * checks the calls (IAM does), so no request scope is set: the bundle leaves out the scope and its
- * AsyncLocalStorage where nothing else uses them.
+ * checks the calls (IAM does), so no request scope is set for the declaration.
  */
 export function withDeclaredAccess<T>(access: StorageAccess, run: () => Promise<T>): Promise<T> {
   if (typeof IAM_ENFORCES_STORAGE_ACCESS !== 'undefined') return run();

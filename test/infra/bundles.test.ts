@@ -451,13 +451,6 @@ it('bundles neither the in-process storage access check nor the write counters',
   expect(carried).toEqual([]);
 });
 
-// Where IAM enforces the storage declaration nothing reads it in process, so no request scope holds it
-// (lib/storage/access.ts): the authorizer, which counts no request metrics either, loads no
-// AsyncLocalStorage at all.
-it("sets no request scope for the storage declaration: the authorizer's bundle has no AsyncLocalStorage", () => {
-  expect(readFileSync(built.authorizer.file, 'utf8')).not.toContain('AsyncLocalStorage');
-});
-
 // Each key is an export of its own (lib/storage/keys.ts): a bundle carries only the keys its function uses.
 it('bundles only the keys its function uses', () => {
   // The keys of a list's name and of an account's list count, which creating a list writes.
