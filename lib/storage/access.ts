@@ -75,20 +75,10 @@ export class UndeclaredStorageAccessError extends Error {
  */
 export { ACCESS_ENFORCED_BY_IAM } from '../config';
 
-/**
- * `true` in the function bundles (infra/bundling.ts `define`), where IAM enforces the declaration and
- * the client's check, the one reader of the declaration in force, is not bundled (lib/storage/client.ts).
- */
-declare const IAM_ENFORCES_STORAGE_ACCESS: true | undefined;
+const declared = new RequestScope<StorageAccess>();
 
-const declared = /* @__PURE__ */ new RequestScope<StorageAccess>();
-
-/**
- * Runs `run` with every storage call it makes checked against `access`. In a function bundle nothing
- * checks the calls (IAM does), so no request scope is set for the declaration.
- */
+/** Runs `run` with every storage call it makes checked against `access`. */
 export function withDeclaredAccess<T>(access: StorageAccess, run: () => Promise<T>): Promise<T> {
-  if (typeof IAM_ENFORCES_STORAGE_ACCESS !== 'undefined') return run();
   return declared.run(access, run);
 }
 
