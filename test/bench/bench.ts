@@ -25,6 +25,9 @@
  *   npm run bench -- --only getLists,authorizer     some functions only (while working on them)
  *   npm run bench -- --floor sdk                    floors of the SDK's clients and middy's core only, as
  *                                                   they were before they loaded every public package (floors.ts)
+ *   npm run bench -- --only getHealth --instructions  instead of timing, the instructions of one cold run
+ *                                                   of each function, its floor and an empty bundle,
+ *                                                   counted by valgrind (instructions.ts)
  *   npm run bench -- --only authorizer --profile /tmp/p   and a CPU profile of each warm process
  *                                                   (<id>.function.cpuprofile, <id>.floor.cpuprofile)
  *                                                   and of the last cold round (<id>.fn.cold.cpuprofile, …)
@@ -42,9 +45,10 @@ import { buildFloors, buildFunctions } from './bundles';
 import { sdkOnly } from './floors';
 import { BENCH_CASES, BULK_SIZE, COMPANIES, type BenchCase, type FunctionId } from './cases';
 import { BUDGET, functionFigures } from './figures';
+import { countInstructions, requireValgrind } from './instructions';
 import { benchDynamoDb, type BenchDynamoDb } from './local-dynamodb';
 import { measureCold, measureWarm, WARMUP_CALLS, WorkDir, writePair, type RoundOptions } from './pairing';
-import { printTables, progress, writeResults } from './report';
+import { printInstructions, printTables, progress, writeResults } from './report';
 import { COLD_RUNNER, WARM_RUNNER } from './runners';
 import { kb, round } from './statistics';
 
@@ -61,12 +65,15 @@ interface Options extends RoundOptions {
   only: string[] | undefined;
   /** --floor sdk: floors that load the SDK's clients and middy's core only (floors.ts `sdkOnly`). */
   sdkFloors: boolean;
+  /** --instructions: count a cold run's instructions (instructions.ts) instead of timing the rounds. */
+  instructions: boolean;
 }
 
 /** Runs the functions' bench; true when it ran all of them (then the import bench follows). */
 async function main(): Promise<boolean> {
   const started = performance.now();
   const options = readOptions();
+  if (options.instructions) requireValgrind();
   const workDir = new WorkDir();
   const children = new Set<ChildProcess>();
   const tableName = `bench-${randomUUID()}`;
@@ -105,6 +112,10 @@ async function main(): Promise<boolean> {
     const coldRunner = workDir.write('cold-runner.cjs', COLD_RUNNER);
     const warmRunner = workDir.write('warm-runner.cjs', WARM_RUNNER);
     const pairs = functionIds.map((id) => writePair(workDir, id, data, functions[id], floors));
+    if (options.instructions) {
+      printInstructions(await countInstructions(pairs, coldRunner, env, workDir));
+      return false;
+    }
 
     const cold = await measureCold(pairs, options, coldRunner, env);
     const warm = await measureWarm(pairs, options, warmRunner, env, children);
@@ -165,6 +176,7 @@ function readOptions(): Options {
       only: { type: 'string' },
       profile: { type: 'string' },
       floor: { type: 'string' },
+      instructions: { type: 'boolean' },
     },
   });
   if (args.floor !== undefined && args.floor !== 'sdk' && args.floor !== 'all') {
@@ -181,6 +193,7 @@ function readOptions(): Options {
     only: args.only?.split(','),
     profile: args.profile,
     sdkFloors: args.floor === 'sdk',
+    instructions: args.instructions ?? false,
   };
 }
 

@@ -344,7 +344,8 @@ export const BENCH_CASES = {
       ),
   },
   // Managing lists (§7.6): one GetItem of the list, then (writes) one transaction; a move also reads its
-  // members in one BatchGetItem. The nearest floors are one GetItem and one BatchGetItem.
+  // members in one BatchGetItem. The nearest floors are one GetItem and one BatchGetItem; the create's
+  // makes its very calls (below).
   getList: {
     label: 'list GET (list 1)',
     floor: 'getCompany',
@@ -353,10 +354,12 @@ export const BENCH_CASES = {
     floorEvents: companyFloorEvents,
   },
   // A new name every call, each in an account of its own: an account holds at most 200 lists. The
-  // accounts' list counts exist before the run, as an account's do after its first list.
+  // accounts' list counts exist before the run, as an account's do after its first list. Its floor
+  // makes the same two calls (the count read, the create's transaction) with the same items, bare, from
+  // the same event (a fresh account each call, function and floor alike).
   createList: {
     label: 'list POST (static)',
-    floor: 'getCompany',
+    floor: 'createStaticList',
     budget: null,
     events: () => [
       request('createList', {
@@ -364,7 +367,6 @@ export const BENCH_CASES = {
         caller: { ...benchCaller, accountId: 'bench-{{seq}}' },
       }),
     ],
-    floorEvents: companyFloorEvents,
     setup: async ({ callsPerFunction }) => {
       const { ensureListCount } = await import('../../lib/lists/store/list-ids');
       for (let seq = 0; seq < 2 * callsPerFunction + 10; seq++) await ensureListCount(`bench-${seq}`);

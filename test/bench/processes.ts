@@ -30,14 +30,30 @@ export interface WarmSample {
   inFlightMs: number;
 }
 
+/** A cold run: a fresh node requires the bundle and answers one event (runners.ts COLD_RUNNER). */
 export function runCold(
   script: string,
   args: string[],
   env: NodeJS.ProcessEnv,
   nodeOptions: string[] = [],
 ): Promise<ColdSample> {
+  return runWrapped([], script, args, env, nodeOptions).then(({ sample }) => sample);
+}
+
+/**
+ * A cold run with node under `wrapper`, a command and its arguments (valgrind's): the sample and what
+ * the run wrote to standard error, where such a tool reports.
+ */
+export function runWrapped(
+  wrapper: string[],
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  nodeOptions: string[] = [],
+): Promise<{ sample: ColdSample; stderr: string }> {
+  const command = [...wrapper, process.execPath, ...nodeOptions, script, ...args];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeOptions, script, ...args], {
+    const child = spawn(command[0]!, command.slice(1), {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -45,7 +61,8 @@ export function runCold(
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_TIMEOUT_MS);
+    // Under a wrapper (valgrind runs node some 50 times slower) a run may take longer.
+    const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_TIMEOUT_MS * (wrapper.length > 0 ? 10 : 1));
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
@@ -58,7 +75,7 @@ export function runCold(
         );
         return;
       }
-      resolve(JSON.parse(line.slice(RESULT_PREFIX.length)) as ColdSample);
+      resolve({ sample: JSON.parse(line.slice(RESULT_PREFIX.length)) as ColdSample, stderr });
     });
   });
 }

@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BUDGET, type functionFigures } from './figures';
+import type { InstructionCounts } from './instructions';
 import type { Spread } from './statistics';
 
 function printTable(headers: string[], rows: (string | number | null)[][]): void {
@@ -19,6 +20,27 @@ function printTable(headers: string[], rows: (string | number | null)[][]): void
 }
 
 type FunctionFigures = ReturnType<typeof functionFigures>;
+
+/** `--instructions`: the counts of one cold run each (instructions.ts), in millions. */
+export function printInstructions(rows: InstructionCounts[]): void {
+  const m = (n: number) => n.toFixed(2);
+  console.log(
+    `\nInstructions of one cold run (valgrind --tool=callgrind; node ${process.version}, fixed seeds, single-threaded), millions.` +
+      `\nempty: the same run with a bundle that does nothing; ratio = (function − empty) ÷ (floor − empty).\n`,
+  );
+  printTable(
+    ['function', 'floor', 'function M', 'floor M', 'empty M', 'function − floor M', 'ratio'],
+    rows.map((r) => [
+      r.function,
+      r.floor,
+      m(r.functionM),
+      m(r.floorM),
+      m(r.emptyM),
+      (r.excessM >= 0 ? '+' : '') + m(r.excessM),
+      r.ratio.toFixed(3),
+    ]),
+  );
+}
 
 export function printTables(
   functions: FunctionFigures[],
