@@ -45,10 +45,10 @@ import { buildFloors, buildFunctions } from './bundles';
 import { sdkOnly } from './floors';
 import { BENCH_CASES, BULK_SIZE, COMPANIES, type BenchCase, type FunctionId } from './cases';
 import { BUDGET, functionFigures } from './figures';
-import { countInstructions, requireValgrind } from './instructions';
+import { countInstructions, printInstructions, requireValgrind } from './instructions';
 import { benchDynamoDb, type BenchDynamoDb } from './local-dynamodb';
 import { measureCold, measureWarm, WARMUP_CALLS, WorkDir, writePair, type RoundOptions } from './pairing';
-import { printInstructions, printTables, progress, writeResults } from './report';
+import { printTables, progress, writeResults } from './report';
 import { COLD_RUNNER, WARM_RUNNER } from './runners';
 import { kb, round } from './statistics';
 

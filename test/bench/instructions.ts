@@ -16,7 +16,7 @@ import path from 'node:path';
 import { TIMEOUT_VARIABLES } from '../../lib/config';
 import type { Pair, WorkDir } from './pairing';
 import { runWrapped } from './processes';
-import { progress } from './report';
+import { printTable, progress } from './report';
 
 /** node's options for a run whose count repeats: fixed seeds, and no helper threads to interleave. */
 const REPEATABLE_NODE = ['--hash-seed=1', '--random-seed=1', '--single-threaded'];
@@ -101,4 +101,25 @@ export async function countInstructions(
     });
   }
   return rows;
+}
+
+/** `--instructions`: the counts of one cold run each (instructions.ts), in millions. */
+export function printInstructions(rows: InstructionCounts[]): void {
+  const m = (n: number) => n.toFixed(2);
+  console.log(
+    `\nInstructions of one cold run (valgrind --tool=callgrind; node ${process.version}, fixed seeds, single-threaded), millions.` +
+      `\nempty: the same run with a bundle that does nothing; ratio = (function − empty) ÷ (floor − empty).\n`,
+  );
+  printTable(
+    ['function', 'floor', 'function M', 'floor M', 'empty M', 'function − floor M', 'ratio'],
+    rows.map((r) => [
+      r.function,
+      r.floor,
+      m(r.functionM),
+      m(r.floorM),
+      m(r.emptyM),
+      (r.excessM >= 0 ? '+' : '') + m(r.excessM),
+      r.ratio.toFixed(3),
+    ]),
+  );
 }

@@ -6,10 +6,10 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BUDGET, type functionFigures } from './figures';
-import type { InstructionCounts } from './instructions';
 import type { Spread } from './statistics';
 
-function printTable(headers: string[], rows: (string | number | null)[][]): void {
+/** A table on standard output: the first column left-aligned, the others right-aligned. */
+export function printTable(headers: string[], rows: (string | number | null)[][]): void {
   const cells = [headers, ...rows.map((row) => row.map((c) => (c === null ? '–' : String(c))))];
   const widths = headers.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
   const line = (row: string[]) =>
@@ -20,27 +20,6 @@ function printTable(headers: string[], rows: (string | number | null)[][]): void
 }
 
 type FunctionFigures = ReturnType<typeof functionFigures>;
-
-/** `--instructions`: the counts of one cold run each (instructions.ts), in millions. */
-export function printInstructions(rows: InstructionCounts[]): void {
-  const m = (n: number) => n.toFixed(2);
-  console.log(
-    `\nInstructions of one cold run (valgrind --tool=callgrind; node ${process.version}, fixed seeds, single-threaded), millions.` +
-      `\nempty: the same run with a bundle that does nothing; ratio = (function − empty) ÷ (floor − empty).\n`,
-  );
-  printTable(
-    ['function', 'floor', 'function M', 'floor M', 'empty M', 'function − floor M', 'ratio'],
-    rows.map((r) => [
-      r.function,
-      r.floor,
-      m(r.functionM),
-      m(r.floorM),
-      m(r.emptyM),
-      (r.excessM >= 0 ? '+' : '') + m(r.excessM),
-      r.ratio.toFixed(3),
-    ]),
-  );
-}
 
 export function printTables(
   functions: FunctionFigures[],
