@@ -92,14 +92,15 @@ export async function flipLists(targets: FlipTarget[], now: Date): Promise<Flipp
     .filter((t) => t.entering.length + t.stopping.length > 0);
   const giveUp = Date.now() + 2 * LEASE_MS;
   for (let contended = 0; pending.length > 0;) {
-    const byKey = new Map(pending.map((t) => [`${t.accountId}#${t.listId}`, t]));
     // Each round reads the members of one claim's part per list, not of every flip left: a list with
     // 10,000 flips reads each member once over its 20 claims, not 20 times the ones still to come.
+    const parts = pending.map((target) => ({ target, part: partOf(target) }));
+    const byKey = new Map(parts.map((p) => [`${p.target.accountId}#${p.target.listId}`, p]));
     const lists = await readListCounts(
-      pending.map((t) => {
-        const part = partOf(t);
-        return { ...t, refs: [...part.entering.map((m) => m.ref), ...part.stopping] };
-      }),
+      parts.map(({ target, part }) => ({
+        ...target,
+        refs: [...part.entering.map((m) => m.ref), ...part.stopping],
+      })),
     );
     const claimed: ListIntent[] = [];
     const again: FlipTarget[] = [];
@@ -108,7 +109,7 @@ export async function flipLists(targets: FlipTarget[], now: Date): Promise<Flipp
     const byAccount = new Map<string, ListCounts[]>();
     for (const list of lists) byAccount.set(list.accountId, [...(byAccount.get(list.accountId) ?? []), list]);
     const claimOne = async (list: ListCounts) => {
-      const target = byKey.get(`${list.accountId}#${list.listId}`)!;
+      const { target, part } = byKey.get(`${list.accountId}#${list.listId}`)!;
       if (target.filters !== undefined && list.filters !== target.filters) return;
       if (list.intent) {
         await settleExpired(list.accountId, list.listId, list.intent);
@@ -116,7 +117,6 @@ export async function flipLists(targets: FlipTarget[], now: Date): Promise<Flipp
         again.push(target);
         return;
       }
-      const part = partOf(target);
       const rest = { ...target, ...restOf(target, part) };
       // The rest in the next round (its members read then), without waiting.
       const goOn = () => {
