@@ -2,7 +2,6 @@
  * The edge sized so that a flood cannot take other tenants down (contract §13, docs/security.md API4):
  * the figures of infra/capacity.ts against the plans sold, and the stage's template against the figures.
  */
-import { App } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import {
   ACCOUNT_CONCURRENCY,
@@ -23,11 +22,11 @@ import {
   workerBounds,
 } from '../../infra/capacity';
 import { ALARM_THRESHOLDS } from '../../infra/alarms';
-import { CompanyDataStack } from '../../infra/stack';
 import { publicPathPattern, WAF_RETRY_AFTER_SECONDS } from '../../infra/waf';
 import { routes, workers, type WorkerId } from '../../lib/routes';
 import { PLAN_TIERS } from '../../lib/plans/plans';
 import { stageTemplate } from './stage-template';
+import { devTemplate, synthStack } from './support/stage';
 
 interface CfnResource {
   Type: string;
@@ -38,10 +37,8 @@ const IMPORT_CONCURRENCY = 16;
 const plans = Object.values(PLAN_TIERS);
 const largest = plans.reduce((a, b) => (b.rate > a.rate ? b : a));
 
-function synth(context: Record<string, unknown> = {}): Template {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
-  return stageTemplate(new CompanyDataStack(app, 'CompanyData-dev', { stage: 'dev' }));
-}
+/** The dev stage built with these context values (the plain dev stage is devTemplate(), kept for the run). */
+const synth = (context: Record<string, unknown>): Template => stageTemplate(synthStack('dev', context).stack);
 
 function resourcesOfType(template: Template, type: string): [string, CfnResource][] {
   return Object.entries(template.findResources(type) as Record<string, CfnResource>);
@@ -93,7 +90,7 @@ describe('the capacity arithmetic (infra/capacity.ts)', () => {
 });
 
 describe('the stage (AWS)', () => {
-  const template = synth();
+  const template = devTemplate();
 
   it('bounds every worker: reserved concurrency, or its queue source at most so many at once', () => {
     const bounds = workerBounds(IMPORT_CONCURRENCY);
@@ -209,7 +206,7 @@ function withLogGroupName(body: unknown): string {
 }
 
 describe('contact harvesting (docs/security.md API6)', () => {
-  const template = synth();
+  const template = devTemplate();
   const contactPaths = [routes.getListContacts.path, routes.getCompanyContacts.path];
 
   it('counts the pages of both contact routes, for the stage and per account (the account as dimension)', () => {
