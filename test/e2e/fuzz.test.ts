@@ -20,10 +20,10 @@ import {
   fuzzCompany,
   legalEntityIdsOf,
   operationsOf,
-  requestsFor,
   type FuzzContext,
   type Operation,
-} from '../fuzz/requests';
+} from '../fuzz/operations';
+import { requestsFor } from '../fuzz/requests';
 import { cleanUpDeletedLists } from '../../lib/lists/store/clean-up';
 import { fuzzCheck, inFuzzOrder, isWrite, sendFuzzRequest } from '../fuzz/check';
 import { contract } from '../support/openapi';

@@ -28,7 +28,7 @@ import {
 import type { Route } from '../../lib/http/route';
 import { routes } from '../../lib/routes';
 import { generateDemoData } from '../fixtures/demo-data/companies';
-import { legalEntityIdsOf } from '../fuzz/requests';
+import { legalEntityIdsOf } from '../fuzz/operations';
 import { useFreshTable } from '../support/table';
 import { TOKENS } from './http';
 

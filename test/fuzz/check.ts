@@ -2,7 +2,8 @@
 import { writesAny } from '../../lib/storage/access';
 import { answerProblems, readAnswer } from '../support/openapi';
 import { routes, type RouteId } from '../../lib/routes';
-import { internalsIn, type FuzzRequest, type Operation } from './requests';
+import type { Operation } from './operations';
+import { internalsIn, type FuzzRequest } from './requests';
 
 export interface FuzzAnswer {
   status: number;

@@ -15,7 +15,8 @@ import { DEMO_TOKENS } from '../../infra/local/demo';
 import { generateDemoData } from '../fixtures/demo-data/companies';
 import { contract } from '../support/openapi';
 import { fuzzCheck, inFuzzOrder, isWrite, sendFuzzRequest } from './check';
-import { fuzzCompany, legalEntityIdsOf, operationsOf, requestsFor, type FuzzContext } from './requests';
+import { fuzzCompany, legalEntityIdsOf, operationsOf, type FuzzContext } from './operations';
+import { requestsFor } from './requests';
 
 const { values } = parseArgs({
   options: {
