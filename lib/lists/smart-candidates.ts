@@ -16,8 +16,8 @@
  * read by the filter's other codes and places (`packedPieces`, filters.ts: a Query's FilterExpression
  * on the entry's packed profile), so a code and a place each broad but narrow together (NACE 47 in
  * Paris) send back only the entries holding both: `sieved` says the set is narrowed so, which lets
- * the request read a larger set whole (smart-bounds.ts, `scanAtOnce`). The entries are used only in a country
- * whose counts say they are whole (`INDEX`, written by a recount: profiles written before the
+ * the request read a larger set whole (smart-bounds.ts, `scanAtOnce`). The entries are used only in a
+ * country whose counts say they are whole (`INDEX`, written by a recount: profiles written before the
  * entries existed have none; `ready` for codes and places, `ranges` for the range entries of the tails
  * now). A range reaching below its figure's tail, and the health indicator, have no entries: a filter
  * of such ranges alone reads every profile.
