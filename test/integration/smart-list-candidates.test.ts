@@ -147,6 +147,22 @@ describe('a narrow filter over a country of many more profiles', () => {
     expect(await jobOf(caller.accountId, created.body.id)).toBeUndefined();
   });
 
+  it('sieves by as many codes and places of 200 characters as a FilterExpression takes', async () => {
+    const caller = callerOf('narrow-long-sieve');
+    const filters: Filters = {
+      countries: ['FR'],
+      activities: ['4711', ...Array.from({ length: 49 }, (_, n) => String(10_000 + n))],
+      places: ['Lyon', ...Array.from({ length: 49 }, (_, n) => `${n} ${'é'.repeat(190)}`)],
+    };
+    const { result: created, calls } = await recordCalls(() =>
+      postList(caller, { name: 'Long sieve', type: 'SMART', filters }),
+    );
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ amountOfCompanies: 8, newResults: 8 });
+    expect(profilesAnswered(calls)).toBe(8);
+    expect(await membersOf(caller.accountId, created.body.id)).toEqual(await everyMatch(filters));
+  });
+
   it('is evaluated whole when the filters of a list change, its NEW members leaving in the same request', async () => {
     const caller = callerOf('narrow-change');
     const created = await postList(caller, {
