@@ -21,9 +21,19 @@
 import { randomUUID } from 'node:crypto';
 import { COUNTRIES, type Country } from '../companies/identifiers';
 import { unpackProfile } from './filters';
-import { addCounts, ALL, contributionOf, inBandsOf, INDEX, type Counts } from './match-estimate';
+import {
+  activityItem,
+  addCounts,
+  ALL,
+  contributionOf,
+  inBandsOf,
+  INDEX,
+  placeItem,
+  type Counts,
+} from './match-estimate';
+import { readAtOnce } from './smart-bounds';
 import { RANGE_ENTRIES_VERSION, RANGE_FIGURES, RANGE_TAILS, type RangeFigure } from './range-entries';
-import { moveMatchCounts, readMatchCounts } from './store/match-counts';
+import { moveMatchCounts, readCountsOf, readMatchCounts } from './store/match-counts';
 import {
   copyCounts,
   endRecountTurn,
@@ -127,4 +137,42 @@ export async function tailSizes(
       ]),
     ) as Record<RangeFigure, number>,
   }));
+}
+
+/** A code or place whose companies are too many for a request to read their entries unsieved. */
+export interface BroadSet {
+  kind: 'code' | 'place';
+  /** The NACE code (2 to 5 digits) or the place key. */
+  value: string;
+  companies: number;
+}
+
+/**
+ * Each country's codes and places whose entries pass what a request reads whole (`readAtOnce()`,
+ * smart-bounds.ts), largest first: a filter on one of them alone is left to the worker, and one on a
+ * code and a place both in this list is whole in the request only when the smaller passes no more
+ * than `scanAtOnce()` (it is read sieved by the other). What an operator checks the sieve against
+ * (docs/decisions.md, "Broad together, narrow together").
+ */
+export async function broadSets(
+  countries: readonly Country[],
+): Promise<{ country: Country; broad: BroadSet[] }[]> {
+  const bound = readAtOnce();
+  return Promise.all(
+    countries.map(async (country) => {
+      const broad: BroadSet[] = [];
+      for (const [sk, attributes] of await readCountsOf(country)) {
+        if (sk.startsWith(placeItem(''))) {
+          const companies = attributes.get('n') ?? 0;
+          if (companies > bound)
+            broad.push({ kind: 'place', value: sk.slice(placeItem('').length), companies });
+        } else if (sk.startsWith(activityItem('')))
+          for (const [name, companies] of attributes)
+            if (name.startsWith('c') && companies > bound)
+              broad.push({ kind: 'code', value: name.slice(1), companies });
+      }
+      broad.sort((a, b) => b.companies - a.companies || a.value.localeCompare(b.value));
+      return { country, broad };
+    }),
+  );
 }

@@ -24,7 +24,7 @@ import * as keys from '../storage/keys';
 import * as partitions from '../storage/partitions';
 import { smartListConfig } from '../config';
 import { evaluateSmartLists, type Candidate } from './smart';
-import { countriesOf } from './filters';
+import { countriesOf, packedPieces } from './filters';
 import { matching, newMembersAsCandidates } from './smart-bounds';
 import { getList } from './store/lists';
 import { readNewMembersFrom } from './store/members';
@@ -141,11 +141,10 @@ async function takeTurn(job: HeldJob): Promise<number> {
     cursor = { ...(next ? { leave: { key: next } } : {}), ...(cursor.enter ? { enter: cursor.enter } : {}) };
   } else if (cursor.enter) {
     const { via } = cursor.enter;
-    const { profiles, next } = await readSweep(
-      via ?? everyProfile(countriesOf(filters)),
-      cursor.enter,
+    const { profiles, next } = await readSweep(via ?? everyProfile(countriesOf(filters)), cursor.enter, {
       limit,
-    );
+      sieve: packedPieces(filters),
+    });
     candidates = matching(filters, profiles);
     cursor = next ? { enter: { ...next, ...(via ? { via } : {}) } } : {};
   }

@@ -11,10 +11,14 @@
  *    the new filters by its filter profile (read by key), and takes out those that no longer match;
  * 2. when the counts put the candidates at most `readAtOnce()` (READS_PER_MATCH times the bound), it
  *    reads them all (at most `readAtOnce()` items, should the counts have drifted), so a filter that
- *    matches at most `evaluateAtOnce()` companies is evaluated whole; else it reads what is left of
- *    `evaluateAtOnce()`. The matches enter as NEW, at most `evaluateAtOnce()` of them.
+ *    matches at most `evaluateAtOnce()` companies is evaluated whole; when they are sieved where they
+ *    are read (a code's entries by the filter's places, or the other way round: smart-candidates.ts)
+ *    the same holds up to `scanAtOnce()` entries evaluated, at most `readAtOnce()` of them answered;
+ *    else it reads what is left of `evaluateAtOnce()`. The matches enter as NEW, at most
+ *    `evaluateAtOnce()` of them.
  *
- * So a request reads at most `evaluateAtOnce() + readAtOnce()` items and flips at most twice
+ * So a request has at most `evaluateAtOnce() + scanAtOnce()` items evaluated, receives at most
+ * `evaluateAtOnce() + readAtOnce()` (plus the rest of a page) and flips at most twice
  * `evaluateAtOnce()` companies. What it did not read (NEW members beyond the bound, candidates past
  * `readAtOnce()`, matches past `evaluateAtOnce()`) becomes a job for the background worker
  * (smart-background.ts), its cursor where the request stopped: the NEW members after the last one
@@ -27,7 +31,7 @@
  */
 import { companyKey, type CompanyRef, type Country } from '../companies/identifiers';
 import { smartListConfig } from '../config';
-import { matchesFilters, unpackProfile, type Filters } from './filters';
+import { matchesFilters, packedPieces, unpackProfile, type Filters } from './filters';
 import type { Assessment } from './smart-candidates';
 import type { Candidate } from './smart';
 import { readNewMembersFrom } from './store/members';
@@ -48,6 +52,17 @@ export const READS_PER_MATCH = 4;
 
 /** Candidate profiles one request reads at most when it evaluates a filter whole. */
 export const readAtOnce = (): number => READS_PER_MATCH * evaluateAtOnce();
+
+/**
+ * Entries a request lets DynamoDB evaluate per company it may enter when the set is sieved where it
+ * is read (smart-candidates.ts): only the entries holding the filter's other codes or places travel
+ * (at most `readAtOnce()` of them), so the cost is the read units and the 1 MB pages of the entries
+ * evaluated (about 20 pages at 200,000), not the function's memory.
+ */
+export const SCANS_PER_MATCH = 20;
+
+/** Candidate entries one request lets DynamoDB evaluate at most when a sieved set is read whole. */
+export const scanAtOnce = (): number => SCANS_PER_MATCH * evaluateAtOnce();
 
 export interface Plan {
   /**
@@ -91,10 +106,12 @@ export async function planEvaluation(
   let entering: Candidate[] = [];
   if (rest.leave) rest.enter = { shard: 0, via };
   else {
-    const whole = candidates.count <= readAtOnce();
-    const limit = whole ? readAtOnce() : budget - read;
+    const sieve = packedPieces(filters);
+    const scan = candidates.sieved ? scanAtOnce() : readAtOnce();
+    const bounds =
+      candidates.count <= scan ? { limit: scan, keep: readAtOnce(), sieve } : { limit: budget - read, sieve };
     const { profiles, next } =
-      limit > 0 ? await readSweep(via, { shard: 0 }, limit) : { profiles: [], next: { shard: 0 } };
+      bounds.limit > 0 ? await readSweep(via, { shard: 0 }, bounds) : { profiles: [], next: { shard: 0 } };
     const found = matching(filters, profiles);
     entering = found.slice(0, budget);
     // More matches than the request enters: the worker goes on right after the last one entered.

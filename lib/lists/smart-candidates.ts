@@ -12,15 +12,19 @@
  * - every profile of the country — `n` of `ALL`.
  *
  * Every company that matches the filter is in each of these sets, so reading any of them whole and
- * applying the filter to what is read is a full evaluation. The entries are used only in a country
- * whose counts say they are whole (`INDEX`, written by a recount: profiles written before the
+ * applying the filter to what is read is a full evaluation. The set read is also sieved where it is
+ * read by the filter's other codes and places (`packedPieces`, filters.ts: a Query's FilterExpression
+ * on the entry's packed profile), so a code and a place each broad but narrow together (NACE 47 in
+ * Paris) send back only the entries holding both: `sieved` says the set is narrowed so, which lets
+ * the request read a larger set whole (smart-bounds.ts, `scanAtOnce`). The entries are used only in a
+ * country whose counts say they are whole (`INDEX`, written by a recount: profiles written before the
  * entries existed have none; `ready` for codes and places, `ranges` for the range entries of the tails
  * now). A range reaching below its figure's tail, and the health indicator, have no entries: a filter
  * of such ranges alone reads every profile.
  * Pure: the counts come in, the sweep (store/profiles.ts) and its size go out.
  */
 import type { Country } from '../companies/identifiers';
-import { countriesOf, placeKey, type Filters } from './filters';
+import { countriesOf, packedPieces, placeKey, type Filters } from './filters';
 import { ALL, INDEX, activityItem, codesOf, inBandsOf, placeItem } from './match-estimate';
 import { RANGE_ENTRIES_VERSION, tailRangesOf } from './range-entries';
 import { activitySegment, everyProfile, placeSegment, rangeSegment, type Segment } from './store/profiles';
@@ -38,7 +42,14 @@ export interface Candidates {
   sweep: Segment[];
   /** How many companies the counts say they hold (a company under two of the filter's codes twice). */
   count: number;
+  /**
+   * Whether each country's set is narrowed where it is read by a criterion it is not keyed by (its
+   * codes by the filter's places, its places by the codes, a range or every profile by either).
+   */
+  sieved: boolean;
 }
+
+type Option = Omit<Candidates, 'sieved'> & { by: 'all' | 'codes' | 'places' | 'range' };
 
 /** The filter's candidates (see the module comment); `read(country, sk)`: a counts item's attributes. */
 export function candidatesOf(
@@ -47,15 +58,21 @@ export function candidatesOf(
 ): Candidates {
   const sweep: Segment[] = [];
   let count = 0;
+  let sieved = true;
+  // The criteria the sieve checks (one of too many values is checked after the read only).
+  const pieces = packedPieces(filters);
+  const narrowed = ({ by }: Option) =>
+    (by !== 'codes' && pieces.activities !== undefined) || (by !== 'places' && pieces.places !== undefined);
   for (const country of countriesOf(filters)) {
-    const options: Candidates[] = [
-      { sweep: everyProfile([country]), count: read(country, ALL)?.get('n') ?? 0 },
+    const options: Option[] = [
+      { sweep: everyProfile([country]), count: read(country, ALL)?.get('n') ?? 0, by: 'all' },
     ];
     const index = read(country, INDEX);
     if ((index?.get('ready') ?? 0) > 0) {
       if (filters.activities) {
         const codes = codesOf(filters.activities);
         options.push({
+          by: 'codes',
           sweep: codes.map((code) => activitySegment(country, code)),
           count: codes.reduce(
             (sum, code) => sum + (read(country, activityItem(code.slice(0, 2)))?.get(`c${code}`) ?? 0),
@@ -66,6 +83,7 @@ export function candidatesOf(
       if (filters.places) {
         const places = [...new Set(filters.places.map(placeKey))];
         options.push({
+          by: 'places',
           sweep: places.map((place) => placeSegment(country, place)),
           count: places.reduce((sum, place) => sum + (read(country, placeItem(place))?.get('n') ?? 0), 0),
         });
@@ -74,14 +92,19 @@ export function candidatesOf(
     if (index?.get('ranges') === RANGE_ENTRIES_VERSION) {
       for (const { figure, min, max } of tailRangesOf(filters)) {
         options.push({
+          by: 'range',
           sweep: [rangeSegment(country, figure, min, max)],
           count: inBandsOf(read(country, ALL), figure, { min, ...(max === undefined ? {} : { max }) }),
         });
       }
     }
-    const best = options.reduce((a, b) => (b.count < a.count ? b : a));
+    // The fewest items to read; of as few, one the sieve narrows.
+    const best = options.reduce((a, b) =>
+      b.count < a.count || (b.count === a.count && narrowed(b) && !narrowed(a)) ? b : a,
+    );
     sweep.push(...best.sweep);
     count += best.count;
+    sieved &&= narrowed(best);
   }
-  return { sweep, count };
+  return { sweep, count, sieved };
 }

@@ -263,7 +263,9 @@ export type QueryInput = Omit<QueryCommandInput, 'KeyConditions' | 'QueryFilter'
  * marshalled and the items converted here (the document client's QueryCommand resolves the middleware
  * stack twice per call). `lastKey` is where the next page starts, absent after the last.
  */
-export async function queryPage(input: QueryInput): Promise<{ items: Item[]; lastKey?: Key }> {
+export async function queryPage(
+  input: QueryInput,
+): Promise<{ items: Item[]; lastKey?: Key; scanned: number }> {
   const { ExpressionAttributeValues: values, ExclusiveStartKey: startKey, ...rest } = input;
   const page = await send(() =>
     dynamodb().send(
@@ -276,7 +278,11 @@ export async function queryPage(input: QueryInput): Promise<{ items: Item[]; las
   );
   const items: Item[] = [];
   for (const item of page.Items ?? []) items.push(itemFromAttributes(item));
-  return page.LastEvaluatedKey ? { items, lastKey: itemFromAttributes(page.LastEvaluatedKey) } : { items };
+  // `scanned`: the items the Query evaluated, before a FilterExpression kept `items` of them.
+  const scanned = page.ScannedCount ?? items.length;
+  return page.LastEvaluatedKey
+    ? { items, lastKey: itemFromAttributes(page.LastEvaluatedKey), scanned }
+    : { items, scanned };
 }
 
 /**

@@ -189,6 +189,33 @@ it('runs as the operator command, `npm run match-counts`', async () => {
       `${inTail('totalAssets')} with total assets >= 10000000`,
   );
 
+  // The codes and places too broad to read unsieved, at a bound of 4 (16 read whole, 80 sieved).
+  process.env['SMART_LISTS_EVALUATE_AT_ONCE'] = '4';
+  const small = await runCli('infra/cli/match-counts.ts', ['--country', 'nl'], tableName()).finally(
+    () => delete process.env['SMART_LISTS_EVALUATE_AT_ONCE'],
+  );
+  const broad = [...expected()]
+    .filter(([item]) => item.startsWith('NL|PLACE#') || item.startsWith('NL|ACT#'))
+    .flatMap(([item, attributes]) =>
+      item.startsWith('NL|PLACE#')
+        ? [{ what: `place ${item.slice('NL|PLACE#'.length)}`, n: attributes['n']!, value: item.slice(9) }]
+        : Object.entries(attributes).map(([name, n]) => ({
+            what: `code ${name.slice(1)}`,
+            n,
+            value: name.slice(1),
+          })),
+    )
+    .filter(({ n }) => n > 16)
+    .sort((a, b) => b.n - a.n || a.value.localeCompare(b.value));
+  expect(broad.map(({ what }) => what)).toEqual(
+    expect.arrayContaining(['place gent', 'code 4711', 'code 47']),
+  );
+  expect(small.stdout).toContain(
+    `NL: ${broad.length} codes and places over 16 companies, read only sieved (whole up to 80): ` +
+      broad.map(({ what, n }) => `${what} ${n}`).join(', ') +
+      '\n',
+  );
+
   const wrong = await runCli('infra/cli/match-counts.ts', ['--country', 'DE'], tableName());
   expect(wrong.code).toBe(2);
   expect(wrong.stderr).toContain('usage: npm run match-counts');

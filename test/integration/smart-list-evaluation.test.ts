@@ -16,7 +16,7 @@ import { SMART_COMPANIES } from '../../lib/lists/store/smart-holds';
 import { batchPut, getItem, queryAll } from '../../lib/storage/batch';
 import { tableName } from '../../lib/storage/client';
 import * as keys from '../../lib/storage/keys';
-import { recordCalls } from '../support/dynamodb-calls';
+import { recordCalls, type Call } from '../support/dynamodb-calls';
 import {
   callerOf,
   everyMatch,
@@ -103,6 +103,50 @@ describe('the request', () => {
     );
   });
 });
+
+describe('a filter change of a list of more NEW companies than the bound', () => {
+  it('is bounded in the request, complete after the worker, and reads each NEW member once', async () => {
+    const acme = callerOf('acme-many-new');
+    const created = await postList(acme, { name: 'France', type: 'SMART', filters: { countries: ['FR'] } });
+    await workerDone();
+    const id = created.body.id as number;
+    const next: Filters = { countries: ['FR'], activities: ['4711'] };
+    const matched = await everyMatch(next);
+    // 300 NEW members (12 times the bound): 120 under 4711 stay, 180 leave.
+    expect(matched).toHaveLength(120);
+    const request = await recordCalls(() => patchList(acme, id, { filters: next }));
+    expect(request.result.status).toBe(200);
+    // The request checks BUDGET of them (their NEW order, then their profiles by key) and enters none.
+    expect(newOrderRead(request.calls)).toBe(BUDGET);
+    expect(profilesRead(request.calls)).toBe(BUDGET);
+    // The account's bound stays held for at least what the list holds while the worker goes on.
+    expect(await heldBy('acme-many-new')).toBeGreaterThanOrEqual(request.result.body.amountOfCompanies);
+    const worker = await recordCalls(() => workerDone());
+    const calls = [...request.calls, ...worker.calls];
+    // Request and turns together: each NEW member once from the NEW order and its profile once by key,
+    // the entries under 4711 once, and each member item once (read as it leaves, or as it is found
+    // among the entering candidates, in the list already).
+    expect(newOrderRead(calls)).toBe(300);
+    const byKey = calls.filter((c) => c.command === 'BatchGetItem');
+    expect(
+      byKey.filter((c) => JSON.stringify(c.input).includes('FILTER_PROFILES#FR#')).reduce(items, 0),
+    ).toBe(300);
+    expect(byKey.filter((c) => JSON.stringify(c.input).includes('"COMPANY#FR#')).reduce(items, 0)).toBe(300);
+    expect(
+      calls
+        .filter((c) => c.command === 'Query' && JSON.stringify(c.input).includes('FILTER_PROFILES#FR#ACT#47'))
+        .reduce(items, 0),
+    ).toBe(120);
+    expect(await membersOf('acme-many-new', id)).toEqual(matched);
+    expect((await getOne(acme, id)).body).toMatchObject({ amountOfCompanies: 120, newResults: 120 });
+    expect(await heldBy('acme-many-new')).toBe(120);
+  });
+});
+
+const items = (n: number, call: Call) => n + call.items;
+/** Items read of lists' NEW order. */
+const newOrderRead = (calls: Call[]) =>
+  calls.filter((c) => c.command === 'Query' && JSON.stringify(c.input).includes('#NEW')).reduce(items, 0);
 
 const countries = fc.option(fc.subarray(['NL', 'FR'] as Country[], { minLength: 1 }), { nil: undefined });
 const filtersArb: fc.Arbitrary<Filters> = fc

@@ -8,6 +8,8 @@ import { dynamodb } from '../../lib/storage/client';
 export interface Call {
   command: string;
   items: number;
+  /** The items it sent back: of a Query or Scan with a FilterExpression, those that passed it. */
+  answered: number;
   /** What the command was given (a low-level command's input is DynamoDB's JSON: the bench replays it). */
   input: unknown;
 }
@@ -22,11 +24,16 @@ export async function recordCalls<T>(run: () => Promise<T>): Promise<{ result: T
       (next, context) => async (args) => {
         const input = calls ? structuredClone(args.input) : undefined;
         const result = await next(args);
-        const output = result.output as { ScannedCount?: number; Responses?: Record<string, unknown[]> };
+        const output = result.output as {
+          ScannedCount?: number;
+          Count?: number;
+          Responses?: Record<string, unknown[]>;
+        };
+        const returned = Object.values(output.Responses ?? {}).reduce((n, r) => n + r.length, 0);
         calls?.push({
           command: (context.commandName ?? '?').replace(/Command$/, ''),
-          items:
-            output.ScannedCount ?? Object.values(output.Responses ?? {}).reduce((n, r) => n + r.length, 0),
+          items: output.ScannedCount ?? returned,
+          answered: output.Count ?? returned,
           input,
         });
         return result;

@@ -14,11 +14,15 @@ import { belgianCheckDigits, luhnCheckDigit, type Country } from '../../lib/comp
 import {
   matchesFilters,
   packProfile,
+  placeKey,
   unpackProfile,
   type FilterProfile,
   type Filters,
 } from '../../lib/lists/filters';
+import { codesOf } from '../../lib/lists/match-estimate';
 import { recountMatchCounts } from '../../lib/lists/match-recount';
+import { RANGE_FIGURES, RANGE_TAILS } from '../../lib/lists/range-entries';
+import { readAtOnce, scanAtOnce } from '../../lib/lists/smart-bounds';
 import { filterProfileItem, readProfilesFrom } from '../../lib/lists/store/profiles';
 import { batchPut, queryAll } from '../../lib/storage/batch';
 import { tableName } from '../../lib/storage/client';
@@ -124,6 +128,12 @@ export function withEnv(values: Record<string, string>) {
 export const profilesRead = (calls: Call[]) =>
   calls.filter((c) => JSON.stringify(c.input).includes('FILTER_PROFILES#')).reduce((n, c) => n + c.items, 0);
 
+/** Entries of filter profiles the calls sent back (a sieved Query's that passed its FilterExpression). */
+export const profilesAnswered = (calls: Call[]) =>
+  calls
+    .filter((c) => JSON.stringify(c.input).includes('FILTER_PROFILES#'))
+    .reduce((n, c) => n + c.answered, 0);
+
 /** The companies of the list, every state, as `<country>#<number>`. */
 export async function membersOf(accountId: string, listId: number): Promise<string[]> {
   const items = await queryAll({
@@ -147,4 +157,45 @@ export async function everyMatch(filters: Filters): Promise<string[]> {
 /** Runs the smart-list worker until no job is left (at most `runs` runs). */
 export async function workerDone(runs = 200): Promise<void> {
   for (let run = 0; run < runs && (await evaluateSmartLists()).lists > 0; run++);
+}
+
+/**
+ * Whether a create or filter change reads the filter's candidates among `active` (one country's
+ * profiles, their entries whole) whole: at most `readAtOnce()` entries
+ * under its best criterion, or `scanAtOnce()` when that set is sieved by another of its codes or
+ * places (at most `readAtOnce()` of them holding both).
+ */
+export function readWhole(filters: Filters, active: readonly FilterProfile[]): boolean {
+  const codes = filters.activities ? codesOf(filters.activities) : [];
+  const hasCode = (p: FilterProfile) => codes.some((code) => p.activities.some((a) => a.startsWith(code)));
+  const places = new Set((filters.places ?? []).map(placeKey));
+  const inPlace = (p: FilterProfile) => p.place !== null && places.has(p.place);
+  const sets: { count: number; sieved: FilterProfile[] | null }[] = [{ count: active.length, sieved: null }];
+  if (filters.activities)
+    sets.push({
+      count: codes.reduce(
+        (n, code) => n + active.filter((p) => p.activities.some((a) => a.startsWith(code))).length,
+        0,
+      ),
+      sieved: filters.places ? active.filter((p) => hasCode(p) && inPlace(p)) : null,
+    });
+  if (filters.places)
+    sets.push({
+      count: active.filter(inPlace).length,
+      sieved: filters.activities ? active.filter((p) => hasCode(p) && inPlace(p)) : null,
+    });
+  // A range in its figure's tail reads at most the whole tail (the bands from the tail's up).
+  for (const figure of RANGE_FIGURES)
+    if ((filters[figure]?.min ?? -Infinity) >= RANGE_TAILS[figure]) {
+      const tail = active.filter((p) => (p[figure] ?? -Infinity) >= RANGE_TAILS[figure]);
+      const kept = tail.filter((p) => (!filters.activities || hasCode(p)) && (!filters.places || inPlace(p)));
+      sets.push({ count: tail.length, sieved: filters.activities || filters.places ? kept : null });
+    }
+  const fewest = Math.min(...sets.map((set) => set.count));
+  return sets.some(
+    (set) =>
+      set.count === fewest &&
+      (set.count <= readAtOnce() ||
+        (set.sieved !== null && set.count <= scanAtOnce() && set.sieved.length <= readAtOnce())),
+  );
 }

@@ -4,7 +4,7 @@
  * entries only where the country's counts say they are whole; and the entries a profile has.
  */
 import fc from 'fast-check';
-import type { Filters } from '../../lib/lists/filters';
+import { matchesFilters, packProfile, packedPieces, type Filters } from '../../lib/lists/filters';
 import { filterProfile } from '../support/filter-profiles';
 import { addCounts, contributionOf, INDEX, type Counts } from '../../lib/lists/match-estimate';
 import { candidatesOf } from '../../lib/lists/smart-candidates';
@@ -57,6 +57,8 @@ describe('a filter reads', () => {
       // 6201 lies under 62: one prefix read, the 3 programmers.
       sweep: [{ pk: 'FILTER_PROFILES#BE#ACT#62', prefix: '62' }],
       count: 3,
+      // Sieved by Gent where they are read.
+      sieved: true,
     });
   });
 
@@ -64,6 +66,7 @@ describe('a filter reads', () => {
     expect(candidates({ countries: ['BE'], activities: ['47'], places: ['LIÈGE ', 'liege'] })).toEqual({
       sweep: [{ pk: 'FILTER_PROFILES#BE#PLACE#liege' }],
       count: 3,
+      sieved: true,
     });
   });
 
@@ -75,10 +78,13 @@ describe('a filter reads', () => {
     expect(candidates({ countries: ['BE', 'NL'], activities: ['4711'] })).toEqual({
       sweep: [{ pk: 'FILTER_PROFILES#BE#ACT#47', prefix: '4711' }, ...everyDutch],
       count: 150,
+      // The Belgian entries of 4711 hold nothing else to sieve by.
+      sieved: false,
     });
     expect(candidates({ countries: ['BE'], employees: { min: 10 } })).toEqual({
       sweep: everyBelgian,
       count: 112,
+      sieved: false,
     });
   });
 
@@ -87,11 +93,13 @@ describe('a filter reads', () => {
     expect(candidates({ countries: ['BE'], employees: { min: 500, max: 1_000 } })).toEqual({
       sweep: [{ pk: 'FILTER_PROFILES#BE#RANGE#employees', ...employees }],
       count: 4,
+      sieved: false,
     });
     // min only: no upper end to the Query.
     expect(candidates({ countries: ['BE'], totalAssets: { min: RANGE_TAILS.totalAssets } })).toEqual({
       sweep: [{ pk: 'FILTER_PROFILES#BE#RANGE#totalAssets', from: keys.filterProfileRangeKeys(1e7).from }],
       count: 4,
+      sieved: false,
     });
     // With codes and places: the fewest of them (3 programmers in Liège, 4 banks).
     expect(
@@ -112,6 +120,7 @@ describe('a filter reads', () => {
     expect(candidates({ countries: ['FR'], employees: { min: 500 } })).toEqual({
       sweep: everyFrench,
       count: 8,
+      sieved: false,
     });
     // Its entries by code and place are still read.
     expect(candidates({ countries: ['FR'], activities: ['6419'], employees: { min: 500 } }).sweep).toEqual([
@@ -124,7 +133,57 @@ describe('a filter reads', () => {
     expect(candidates({ countries: ['BE'], activities: ['47', '62', '70'] })).toEqual({
       sweep: everyBelgian,
       count: 112,
+      // Every profile sieved by the codes where it is read.
+      sieved: true,
     });
+  });
+
+  test('a set sieved by the criteria it is not keyed by, in every country, or not sieved', () => {
+    // A range's entries by the codes; the places' entries by the codes; the codes' by the places.
+    expect(candidates({ countries: ['BE'], activities: ['64'], employees: { min: 500 } }).sieved).toBe(true);
+    expect(candidates({ countries: ['BE'], activities: ['47'], places: ['liege'] }).sieved).toBe(true);
+    // NL's entries are not whole: every Dutch profile, sieved by the place too.
+    expect(candidates({ countries: ['BE', 'NL'], activities: ['62'], places: ['gent'] }).sieved).toBe(true);
+    // Codes alone: their own entries, nothing to sieve by.
+    expect(candidates({ countries: ['BE', 'NL'], activities: ['62'] }).sieved).toBe(false);
+    // More places than a FilterExpression checks: the codes' entries are not sieved.
+    const places = ['gent', ...Array.from({ length: 50 }, (_, n) => `town ${n}`)];
+    expect(candidates({ countries: ['BE'], activities: ['62'], places }).sieved).toBe(false);
+  });
+});
+
+describe('a packed profile holds the pieces of a filter', () => {
+  const criteria = fc.record(
+    {
+      activities: fc.uniqueArray(fc.constantFrom('47', '4711', '471', '62', '6201', '64190', '1'), {
+        minLength: 1,
+        maxLength: 3,
+      }),
+      places: fc.uniqueArray(fc.constantFrom('Gent', 'LIÈGE', 'liege ', '47 rue', 'a"b', 'paris'), {
+        minLength: 1,
+        maxLength: 2,
+      }),
+    },
+    { requiredKeys: [] },
+  );
+  const profiles = fc.record({
+    activities: fc.uniqueArray(fc.constantFrom('4711', '47190', '6201', '64190', '1071'), { maxLength: 3 }),
+    place: fc.option(fc.constantFrom('gent', 'liege', '47 rue', 'a"b', 'paris', 'parisis'), { nil: null }),
+  });
+
+  test('whenever it matches the codes and places (no entry that matches is sieved out)', () => {
+    fc.assert(
+      fc.property(criteria, profiles, (filters, facts) => {
+        const profile = filterProfile(facts);
+        const packed = packProfile(profile);
+        const pieces = packedPieces(filters as Filters);
+        const holds = Object.values(pieces).every((group) => group.some((piece) => packed.includes(piece)));
+        if (matchesFilters(filters as Filters, profile)) expect(holds).toBe(true);
+        // Neither a place that only begins like one (parisis) nor a code under another criterion.
+        if (!(filters.places ?? []).some((p) => /^\d/.test(p)) && !filters.activities?.length)
+          expect(holds).toBe(matchesFilters(filters as Filters, profile));
+      }),
+    );
   });
 });
 

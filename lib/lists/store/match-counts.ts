@@ -9,7 +9,7 @@
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Country } from '../../companies/identifiers';
-import { backoff, batchGet } from '../../storage/batch';
+import { backoff, batchGet, queryAll } from '../../storage/batch';
 import { StorageUnavailableError } from '../../storage/errors';
 import { CONFLICT_RETRIES } from './model';
 import { cancellationReasons, dynamodb, send, tableName } from '../../storage/client';
@@ -107,6 +107,23 @@ const actions = (changeId: string, part: number, moves: Move[], ttl: number) => 
   })),
 ];
 
+/** Every counts item of a country (one Query: `ALL`, `INDEX`, a few per division, one per place). */
+export async function readCountsOf(country: Country): Promise<Counts> {
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.matchCounts(country) },
+  });
+  return new Map(items.map((item) => [item['sk'] as string, numbersOf(item)]));
+}
+
+const numbersOf = (item: Record<string, unknown>) => {
+  const attributes = new Map<string, number>();
+  for (const [name, value] of Object.entries(item))
+    if (name !== 'pk' && name !== 'sk' && typeof value === 'number') attributes.set(name, value);
+  return attributes;
+};
+
 /** The counts items named, by `<country>|<sk>` (an absent item: no company counted there). */
 export async function readMatchCounts(
   items: { country: Country; sk: string }[],
@@ -118,11 +135,7 @@ export async function readMatchCounts(
   const counts = new Map<string, Map<string, number>>();
   for (const item of found) {
     const country = (item['pk'] as string).slice(keys.matchCounts('').length);
-    const sk = item['sk'] as string;
-    const attributes = new Map<string, number>();
-    for (const [name, value] of Object.entries(item))
-      if (name !== 'pk' && name !== 'sk' && typeof value === 'number') attributes.set(name, value);
-    counts.set(`${country}|${sk}`, attributes);
+    counts.set(`${country}|${item['sk'] as string}`, numbersOf(item));
   }
   return counts;
 }

@@ -10,7 +10,7 @@ import { batchGet, queryPage } from '../../storage/batch';
 import { tableName } from '../../storage/client';
 import * as keys from '../../storage/keys';
 import { FILTER_PROFILE_SHARDS, filterProfileOfKey } from '../../storage/keys';
-import type { FilterProfile } from '../filters';
+import type { FilterProfile, PackedPieces } from '../filters';
 import { tailFiguresOf, type RangeFigure } from '../range-entries';
 import type { Item } from './model';
 
@@ -125,31 +125,69 @@ function keyCondition({ pk, prefix, from, to }: Segment) {
 }
 
 /**
- * The next profiles along `sweep` from `from`, at most `limit` items read, segment after segment: what
- * a request's part or one turn of the smart-list worker reads. A company read twice (its entries under
- * two of the filter's codes) is answered once. `next` is where the following read starts; absent when
- * the sweep is through.
+ * A FilterExpression keeping the entries whose packed profile holds a piece of each criterion's
+ * (`packedPieces`, filters.ts); none without pieces.
+ */
+function sieveExpression(sieve: PackedPieces) {
+  const pieces = Object.values(sieve).filter((group) => group.length > 0);
+  if (pieces.length === 0) return {};
+  const values: Record<string, string> = {};
+  const groups = pieces.map((group, g) => {
+    const terms = group.map((piece, n) => {
+      values[`:s${g}_${n}`] = piece;
+      return `contains(p, :s${g}_${n})`;
+    });
+    return `(${terms.join(' OR ')})`;
+  });
+  return { expression: groups.join(' AND '), values };
+}
+
+/** How far one `readSweep` goes. */
+export interface SweepBounds {
+  /** Items the Queries evaluate at most (the read's cost: what DynamoDB reads, before a sieve). */
+  limit: number;
+  /** Profiles answered at most (what travels and is evaluated here); `limit` when absent. */
+  keep?: number;
+  /**
+   * Pieces of the packed profile an entry must hold to be answered (`packedPieces`): a Query's
+   * FilterExpression drops the others where they are read.
+   */
+  sieve?: PackedPieces;
+}
+
+/**
+ * The next profiles along `sweep` from `from`, at most `limit` items evaluated and `keep` answered
+ * (a page is not cut: the bounds stop the read after the page that reaches them), segment after
+ * segment: what a request's part or one turn of the smart-list worker reads. A company read twice (its
+ * entries under two of the filter's codes) is answered once. `read` counts the items evaluated; `next`
+ * is where the following read starts, absent when the sweep is through.
  */
 export async function readSweep(
   sweep: readonly Segment[],
   from: SweepAt,
-  limit: number,
+  bounds: number | SweepBounds,
 ): Promise<{ profiles: SweptProfile[]; read: number; next?: SweepAt }> {
+  const { limit, keep = limit, sieve = {} } = typeof bounds === 'number' ? { limit: bounds } : bounds;
+  const filter = sieveExpression(sieve);
   const profiles: SweptProfile[] = [];
   const seen = new Set<string>();
   let read = 0;
+  let kept = 0;
   let at: SweepAt = from;
-  while (at.shard < sweep.length && read < limit) {
+  while (at.shard < sweep.length && read < limit && kept < keep) {
     const { condition, values } = keyCondition(sweep[at.shard]!);
     const page = await queryPage({
       TableName: tableName(),
       KeyConditionExpression: condition,
-      ExpressionAttributeValues: values,
+      ...(filter.expression ? { FilterExpression: filter.expression } : {}),
+      ExpressionAttributeValues: { ...values, ...filter.values },
       ProjectionExpression: 'pk, sk, p, c',
-      Limit: limit - read,
+      // Without a sieve every item evaluated is answered, so `keep` bounds the page too.
+      Limit: filter.expression ? limit - read : Math.min(limit - read, keep - kept),
       ...(at.key ? { ExclusiveStartKey: at.key } : {}),
     });
-    read += page.items.length;
+    read += page.scanned;
+    kept += page.items.length;
     for (const item of page.items) {
       const profile = storedProfile(item);
       const after = { shard: at.shard, key: { pk: item['pk'], sk: item['sk'] } };
