@@ -215,7 +215,12 @@ export async function replayRequests(
   const table = `replay-${randomUUID()}`;
   await ensureTable(endpoint, table);
   await prepare(table);
-  const renamed = (body: string) => body.split(JSON.stringify(fromTable)).join(JSON.stringify(table));
+  // A transaction's idempotency token names its first sending: sent again with another table it is refused.
+  const renamed = (body: string) =>
+    body
+      .split(JSON.stringify(fromTable))
+      .join(JSON.stringify(table))
+      .replace(/"ClientRequestToken":"[^"]*",?/, '');
   const phase = async (operations: Set<string>) => {
     const kinds = new Map<string, ReplayedKind>();
     for (const request of recorded.filter((r) => operations.has(r.operation))) {
