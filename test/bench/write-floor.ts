@@ -216,11 +216,14 @@ export async function replayRequests(
   await ensureTable(endpoint, table);
   await prepare(table);
   // A transaction's idempotency token names its first sending: sent again with another table it is refused.
-  const renamed = (body: string) =>
-    body
-      .split(JSON.stringify(fromTable))
-      .join(JSON.stringify(table))
-      .replace(/"ClientRequestToken":"[^"]*",?/, '');
+  const renamed = (body: string) => {
+    const input = JSON.parse(body.split(JSON.stringify(fromTable)).join(JSON.stringify(table))) as Record<
+      string,
+      unknown
+    >;
+    delete input['ClientRequestToken'];
+    return JSON.stringify(input);
+  };
   const phase = async (operations: Set<string>) => {
     const kinds = new Map<string, ReplayedKind>();
     for (const request of recorded.filter((r) => operations.has(r.operation))) {
