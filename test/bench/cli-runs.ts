@@ -53,10 +53,20 @@ export function runCli(
   options: { endpoint: string; usage: string; onStderr?: (text: string) => void },
 ): Promise<CliRun> {
   const started = performance.now();
+  const profiles = process.env['BENCH_CPU_PROF_DIR'];
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ['--require', options.usage, '--import', 'tsx', path.join(ROOT, 'infra/cli', `${tool}.ts`), ...args],
+      [
+        // BENCH_CPU_PROF_DIR=DIR: each tool's run leaves a CPU profile there (node --cpu-prof).
+        ...(profiles ? ['--cpu-prof', `--cpu-prof-dir=${profiles}`] : []),
+        '--require',
+        options.usage,
+        '--import',
+        'tsx',
+        path.join(ROOT, 'infra/cli', `${tool}.ts`),
+        ...args,
+      ],
       {
         cwd: ROOT,
         env: { ...process.env, DYNAMODB_ENDPOINT: options.endpoint },

@@ -10,6 +10,7 @@
  *   npm run bench:filings -- --sizes 10000,400000
  *   npm run bench:filings -- --formats cbso,cbso-zip   only these (cbso, cbso-zip, inpi-ratios)
  *   npm run bench:filings -- --import 3000       the import itself on DynamoDB Local (see importRun)
+ *   npm run bench:filings -- --import 20000 --replay   and where DynamoDB Local's CPU goes (replayDiagnostic)
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
@@ -189,7 +190,7 @@ function inChild(args: string[]): Promise<string> {
  * cbso` into DynamoDB Local, after their companies (JSON Lines), then the same folder again; the
  * command's own summary and cost lines for each.
  */
-async function importRun(count: number): Promise<void> {
+async function importRun(count: number, replay = false): Promise<void> {
   process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'filings-import-bench-'));
   const { ensureTable } = await import('../../infra/local/dynamodb');
@@ -240,10 +241,73 @@ async function importRun(count: number): Promise<void> {
           `the import command ${((1000 * run.cpuSeconds) / count).toFixed(3)} ms`,
       );
     }
+    if (replay) await replayDiagnostic({ endpoint, usage, companies, folder, count, floor });
   } finally {
     stop();
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * `--replay`: after the measured runs, the same companies and filings imported once more into a table
+ * of their own through a recording proxy (test/bench/recording-proxy.ts; not measured: the proxy adds
+ * latency), then every request the filing import sent replayed by kind (write-floor.ts
+ * `replayRequests`). DynamoDB Local's CPU a filing for the writes replayed against what the floor's small
+ * items would cost (the items' size and shape), and for the reads replayed (what the floor leaves out).
+ */
+async function replayDiagnostic(bench: {
+  endpoint: string;
+  usage: string;
+  companies: string;
+  folder: string;
+  count: number;
+  floor: import('./write-floor').WriteFloor;
+}): Promise<void> {
+  const { ensureTable } = await import('../../infra/local/dynamodb');
+  const { runCli } = await import('./cli-runs');
+  const { recordingProxy, writtenEntities } = await import('./recording-proxy');
+  const { replayRequests } = await import('./write-floor');
+  const table = `filings-replay-${Date.now()}`;
+  await ensureTable(bench.endpoint, table);
+  await runCli('import', [bench.companies, '--table', table, '--as-of', '2025-01-01'], bench);
+  const proxy = await recordingProxy(bench.endpoint);
+  try {
+    console.error(`importing ${bench.count} filings through the recording proxy`);
+    await runCli('import', ['--format', 'cbso', bench.folder, '--table', table], {
+      ...bench,
+      endpoint: proxy.endpoint,
+    });
+  } finally {
+    await proxy.close();
+  }
+  const { writes, reads } = await replayRequests(bench.endpoint, proxy.requests, table, (replayTable) =>
+    runCli('import', [bench.companies, '--table', replayTable, '--as-of', '2025-01-01'], bench).then(
+      () => undefined,
+    ),
+  );
+  const perFiling = (x: number) => (x / bench.count).toFixed(3);
+  console.log(`replayed (DynamoDB Local's CPU a filing, load ${os.loadavg()[0]!.toFixed(1)}):`);
+  for (const kind of [...writes, ...reads]) {
+    const atFloor =
+      kind.operation === 'TransactWriteItems'
+        ? kind.items * bench.floor.transaction.javaMsPerItem
+        : kind.operation === 'BatchGetItem'
+          ? kind.items * bench.floor.read.javaMsPerItem
+          : kind.items * bench.floor.batch.javaMsPerItem;
+    console.log(
+      `  ${kind.operation.padEnd(18)} ${perFiling(kind.requests)} requests, ${perFiling(kind.items)} items, ` +
+        `${Math.round(kind.bytes / Math.max(1, kind.items))} bytes an item: ${perFiling(kind.javaMs)} ms ` +
+        `(the floor's items ${perFiling(atFloor)} ms)` +
+        (kind.refused ? `, ${kind.refused} refused (${kind.refusal})` : ''),
+    );
+  }
+  console.log('written (items a filing, bytes an item as sent):');
+  for (const e of writtenEntities(proxy.requests))
+    console.log(
+      `  ${e.operation.padEnd(18)} ${e.entity.padEnd(24)} ${perFiling(e.items)}  ${Math.round(e.bytes / e.items)}`,
+    );
+  const sum = (kinds: typeof writes) => kinds.reduce((ms, kind) => ms + kind.javaMs, 0);
+  console.log(`  writes ${perFiling(sum(writes))} ms, reads ${perFiling(sum(reads))} ms a filing`);
 }
 
 /** What the bench converts: CBSO filings as a folder, the same as a ZIP, a French ratios file. */
@@ -262,9 +326,10 @@ async function main(): Promise<void> {
       sizes: { type: 'string', default: '20000,100000' },
       formats: { type: 'string', default: KINDS.join(',') },
       import: { type: 'string' },
+      replay: { type: 'boolean', default: false },
     },
   });
-  if (values.import !== undefined) return importRun(Number(values.import));
+  if (values.import !== undefined) return importRun(Number(values.import), values.replay);
   const sizes = values.sizes.split(',').map(Number);
   const kinds = values.formats.split(',');
   const unknown = kinds.filter((kind) => !(KINDS as readonly string[]).includes(kind));

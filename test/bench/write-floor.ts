@@ -170,3 +170,117 @@ function floorItem(i: number) {
     data: { S: `${i}:`.padEnd(90, 'x') },
   };
 }
+
+/** What DynamoDB Local spent on one kind of recorded request, replayed. */
+export interface ReplayedKind {
+  operation: string;
+  requests: number;
+  /** Items written (a batch's or transaction's entries) or keys read; 1 for a single-item request. */
+  items: number;
+  bytes: number;
+  /** Requests DynamoDB Local refused (a condition that failed on the replay's table, say). */
+  refused: number;
+  /** What DynamoDB Local answered the first refused request. */
+  refusal?: string;
+  javaMs: number;
+}
+
+const WRITE_OPERATIONS = new Set([
+  'BatchWriteItem',
+  'TransactWriteItems',
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+]);
+const READ_OPERATIONS = new Set(['BatchGetItem', 'GetItem', 'Query', 'TransactGetItems']);
+
+/**
+ * Recorded requests of an import (test/bench/recording-proxy.ts) sent again, as recorded, to a table of
+ * their own made like the service's: first the writes, one kind of request after another, each in its
+ * recorded order, IN_FLIGHT at once (the same items through the same kinds of request), then the reads
+ * (on the items as the writes left them). A condition that held in the import may fail here (a
+ * transaction replayed before the batch that wrote what it checks): such requests are counted as refused. DynamoDB
+ * Local's CPU for each kind of request says how much of what it spent on the import was the items
+ * written, request by request, and how much the reads; against the floor's small items, how much the
+ * items' size and shape cost.
+ */
+export async function replayRequests(
+  endpoint: string,
+  recorded: ReadonlyArray<{ operation: string; body: string; headers: Record<string, string> }>,
+  fromTable: string,
+  /** Makes the replay's table hold what the recorded run's held before it (its companies, say). */
+  prepare: (table: string) => Promise<void> = async () => undefined,
+): Promise<{ writes: ReplayedKind[]; reads: ReplayedKind[] }> {
+  const { ensureTable } = await import('../../infra/local/dynamodb');
+  const table = `replay-${randomUUID()}`;
+  await ensureTable(endpoint, table);
+  await prepare(table);
+  // A transaction's idempotency token names its first sending: sent again with another table it is refused.
+  const renamed = (body: string) => {
+    const input = JSON.parse(body.split(JSON.stringify(fromTable)).join(JSON.stringify(table))) as Record<
+      string,
+      unknown
+    >;
+    delete input['ClientRequestToken'];
+    return JSON.stringify(input);
+  };
+  const phase = async (operations: Set<string>) => {
+    const kinds = new Map<string, ReplayedKind>();
+    for (const request of recorded.filter((r) => operations.has(r.operation))) {
+      const kind = kinds.get(request.operation) ?? {
+        operation: request.operation,
+        requests: 0,
+        items: 0,
+        bytes: 0,
+        refused: 0,
+        javaMs: 0,
+      };
+      kinds.set(request.operation, kind);
+    }
+    // One kind at a time, each in its recorded order, so DynamoDB Local's CPU is told apart per kind.
+    for (const kind of kinds.values()) {
+      const requests = recorded.filter((r) => r.operation === kind.operation);
+      const javaBefore = dynamoDbLocalCpuMs(endpoint);
+      let next = 0;
+      const worker = async () => {
+        while (next < requests.length) {
+          const request = requests[next++]!;
+          const body = renamed(request.body);
+          const headers = Object.fromEntries(
+            Object.entries(request.headers).filter(([name]) => !['host', 'content-length'].includes(name)),
+          );
+          const answer = await fetch(endpoint, { method: 'POST', headers, body });
+          const text = await answer.text();
+          kind.requests++;
+          kind.items += itemsOf(request.operation, request.body);
+          kind.bytes += Buffer.byteLength(body);
+          if (!answer.ok && kind.refused++ === 0) kind.refusal = text.slice(0, 300);
+        }
+      };
+      await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+      kind.javaMs = dynamoDbLocalCpuMs(endpoint) - javaBefore;
+    }
+    return [...kinds.values()];
+  };
+  const writes = await phase(WRITE_OPERATIONS);
+  const reads = await phase(READ_OPERATIONS);
+  return { writes, reads };
+}
+
+/** Items a request writes or keys it reads (1 for a single-item request or a query). */
+function itemsOf(operation: string, body: string): number {
+  const input = JSON.parse(body) as {
+    RequestItems?: Record<string, unknown[] | { Keys: unknown[] }>;
+    TransactItems?: unknown[];
+  };
+  if (operation === 'BatchWriteItem')
+    return Object.values(input.RequestItems ?? {}).reduce((n, list) => n + (list as unknown[]).length, 0);
+  if (operation === 'BatchGetItem')
+    return Object.values(input.RequestItems ?? {}).reduce(
+      (n, read) => n + (read as { Keys: unknown[] }).Keys.length,
+      0,
+    );
+  if (operation === 'TransactWriteItems' || operation === 'TransactGetItems')
+    return input.TransactItems?.length ?? 0;
+  return 1;
+}
