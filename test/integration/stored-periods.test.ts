@@ -1,19 +1,12 @@
 /**
- * A company item holds its periods as their JSON texts, one a line, deflated into one binary attribute
- * (lib/companies/stored-periods.ts) and the figures details show of its periods and contacts as numbers
- * (lib/companies/details-figures.ts). Items a deployed stage wrote before hold the periods as a list of
- * one JSON text per period, or as one JSON text of the whole array and no figures: every reader
- * (financials, details, the whole record the import and the lookalikes read) answers the same bytes for
- * each form, bulk calls over a mix of them included, and an import that changes such a company writes it
- * in the deflated form.
+ * A company item holds its periods as a list of one JSON text per period (lib/companies/stored-periods.ts)
+ * and the figures details show of its periods and contacts as numbers (lib/companies/details-figures.ts).
+ * Items a deployed stage wrote before hold the periods as one JSON text of the whole array and no
+ * figures: every reader (financials, details, the whole record the import and the lookalikes read)
+ * answers the same bytes for either form, bulk calls over a mix of both included, and an import that
+ * changes such a company writes it in the new form.
  */
-import {
-  GetItemCommand,
-  UpdateItemCommand,
-  type AttributeValue,
-  type DynamoDBClient,
-} from '@aws-sdk/client-dynamodb';
-import { inflateRawSync } from 'node:zlib';
+import { GetItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { handler as getCompany } from '../../functions/get-company';
 import { handler as getCompanyBulk } from '../../functions/get-company-bulk';
 import { handler as getFinancials } from '../../functions/get-company-financials';
@@ -84,35 +77,21 @@ const storedItem = async (ref: CompanyRef) => {
 };
 const storedPeriods = async (ref: CompanyRef) => (await storedItem(ref))['periods']!;
 
-/** The JSON texts of a stored `periods` attribute in the deflated form or the list form. */
-const textsOf = (periods: AttributeValue): string[] =>
-  periods.B ? inflateRawSync(periods.B).toString('utf8').split('\n') : (periods.L ?? []).map((t) => t.S!);
-
 /**
- * Rewrites every other company item, the last two among them, in the legacy form (the periods as the
- * JSON text of the whole array, no figures), and every fourth of the others in the list form (one JSON
- * text per period).
+ * Rewrites every other company item, the last two among them, in the legacy form: the periods as the
+ * JSON text of the whole array, no figures.
  */
 async function toLegacyForm() {
-  for (const [i, ref] of refs.entries()) {
-    const legacy = i % 2 === 1 || i >= refs.length - 2;
-    if (!legacy && i % 4 !== 2) continue;
-    const texts = textsOf(await storedPeriods(ref));
+  for (const ref of refs.filter((_, i) => i % 2 === 1 || i >= refs.length - 2)) {
+    const periods = await storedPeriods(ref);
+    const json = `[${(periods.L ?? []).map((text) => text.S!).join(',')}]`;
     const key = keys.company(ref);
     await client.send(
       new UpdateItemCommand({
         TableName: table.name,
         Key: { pk: { S: key.pk }, sk: { S: key.sk } },
-        ...(legacy
-          ? {
-              UpdateExpression:
-                'SET periods = :json REMOVE newestEmployees, newestHealthIndicator, contactCount',
-              ExpressionAttributeValues: { ':json': { S: `[${texts.join(',')}]` } },
-            }
-          : {
-              UpdateExpression: 'SET periods = :list',
-              ExpressionAttributeValues: { ':list': { L: texts.map((S) => ({ S })) } },
-            }),
+        UpdateExpression: 'SET periods = :json REMOVE newestEmployees, newestHealthIndicator, contactCount',
+        ExpressionAttributeValues: { ':json': { S: json } },
       }),
     );
   }
@@ -163,11 +142,10 @@ async function everyAnswer(): Promise<string[]> {
   return answers;
 }
 
-it('the import writes the periods deflated, one JSON text a line, newest first, and the figures details show', async () => {
+it('the import writes one JSON text per period, newest first, and the figures details show', async () => {
   const tricky = await storedItem(refs.at(-2)!);
   const newestFirst = [...TRICKY.financials!].sort((a, b) => b.endDate.localeCompare(a.endDate));
-  expect(tricky['periods']!.B).toBeDefined();
-  expect(textsOf(tricky['periods']!).map((text) => JSON.parse(text) as unknown)).toEqual(newestFirst);
+  expect(tricky['periods']!.L!.map((text) => JSON.parse(text.S!) as unknown)).toEqual(newestFirst);
   expect(tricky['newestEmployees']).toEqual({ N: String(newestFirst[0]!.people.employees) });
   expect(tricky['newestHealthIndicator']).toEqual({ N: String(newestFirst[0]!.healthIndicator) });
   expect(tricky['contactCount']).toEqual({ N: '1' });
@@ -178,14 +156,13 @@ it('the import writes the periods deflated, one JSON text a line, newest first, 
   expect(empty['contactCount']).toEqual({ N: '0' });
 });
 
-it('answers the same bytes from items that hold their periods as a list or as one JSON text', async () => {
+it('answers the same bytes from items that hold their periods as one JSON text', async () => {
   const fromLists = await everyAnswer();
   expect(fromLists.filter((answer) => answer.includes('"healthIndicator":')).length).toBeGreaterThan(40);
   await toLegacyForm();
   expect((await storedPeriods(refs[1]!)).S).toMatch(/^\[\{"startDate":/);
   expect((await storedItem(refs[1]!))['contactCount']).toBeUndefined();
-  expect((await storedPeriods(refs[0]!)).B).toBeDefined();
-  expect((await storedPeriods(refs[2]!)).L).toBeDefined();
+  expect((await storedPeriods(refs[0]!)).L).toBeDefined();
   expect(await storedPeriods(refs.at(-1)!)).toEqual({ S: '[]' });
   const fromText = await everyAnswer();
   expect(fromText).toEqual(fromLists);
@@ -197,7 +174,7 @@ it('an import that changes a company held in the legacy form writes it in the ne
   expect(summary.imported).toBe(1);
   const item = await storedItem(refs.at(-2)!);
   expect(item['contactCount']).toEqual({ N: '1' });
-  expect(textsOf(item['periods']!).map((text) => (JSON.parse(text) as { endDate: string }).endDate)).toEqual([
+  expect(item['periods']!.L!.map((text) => (JSON.parse(text.S!) as { endDate: string }).endDate)).toEqual([
     '2024-12-31',
     '2023-12-31',
     '2022-12-31',
