@@ -5,10 +5,11 @@
  * A registry's units come in company-number order, so they fall in blocks: the companies whose numbers
  * share all but their last digits (`digestBlock`). When a run has imported a block, it keeps one
  * **registry digest** item for it (`REGISTRY_DIGEST#<source>#<country>#<block>`, docs/data-model.md): a
- * hash of the block's unit fingerprints in file order (each one the fingerprint the company was
- * written or found unchanged with, lib/import/registry-import.ts) and the run that wrote it. The next
- * run hashes the block's units as it reads them; when the stored digest is the same, every unit of the
- * block is unchanged and no company of it is read.
+ * hash of the block's units in file order — each unit's raw values as the converter read them, before
+ * any mapping (`RawUnit`; the mapping's version is in the hash), or the fingerprint of a unit a
+ * converter handed on mapped — and the run that wrote it. The next run hashes the block's units as it
+ * reads them; when the stored digest is the same, every unit of the block is unchanged: none of them is
+ * mapped, and no company of it is read.
  *
  * A digest is trusted only when it says exactly that:
  * - **written after its units**: only once every unit of the block has been judged, its changes queued
