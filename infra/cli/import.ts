@@ -226,7 +226,7 @@ async function importRegistry(command: Extract<Command, { kind: 'registry' }>): 
     stage,
     progress,
     async () => {
-      const summary = await importRegistryItems(opened.items, {
+      const summary = await importRegistryItems(opened.unmapped?.() ?? opened.items, {
         asOf,
         source: format,
         activeOnly,

@@ -5,10 +5,11 @@
  * A registry's units come in company-number order, so they fall in blocks: the companies whose numbers
  * share all but their last digits (`digestBlock`). When a run has imported a block, it keeps one
  * **registry digest** item for it (`REGISTRY_DIGEST#<source>#<country>#<block>`, docs/data-model.md): a
- * hash of the block's unit fingerprints in file order (each one the fingerprint the company was
- * written or found unchanged with, lib/import/registry-import.ts) and the run that wrote it. The next
- * run hashes the block's units as it reads them; when the stored digest is the same, every unit of the
- * block is unchanged and no company of it is read.
+ * hash of the block's units in file order — each unit's raw values as the converter read them, before
+ * any mapping (`RawUnit`; the mapping's version is in the hash), or the fingerprint of a unit a
+ * converter handed on mapped — and the run that wrote it. The next run hashes the block's units as it
+ * reads them; when the stored digest is the same, every unit of the block is unchanged: none of them is
+ * mapped, and no company of it is read.
  *
  * A digest is trusted only when it says exactly that:
  * - **written after its units**: only once every unit of the block has been judged, its changes queued
@@ -25,39 +26,28 @@
  *   run writes its digest only if the item's token is still the one it read before judging the block,
  *   so a write that slips in between two imports' steps leaves no digest, never a wrong one.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { CompanyRef } from '../companies/identifiers';
 import { forEachLimited } from '../concurrency';
 import { batchGet, batchPut } from '../storage/batch';
 import { conditionHeld, dynamodb, tableName } from '../storage/client';
 import * as keys from '../storage/keys';
-import { digestEntry, unitOf } from './registry-fingerprint';
-import { NAME_WITHHELD, type RegistryItem } from './sources/unit';
+import { digestEntry, digestRole } from './registry-fingerprint';
+import {
+  addEntry,
+  blockDigest,
+  blockEntry,
+  blockOf,
+  digestBlock,
+  newBlock,
+  numbered,
+  type Block,
+} from './registry-digest-block';
+import type { RawUnit, ReadItem, RegistryItem } from './sources/unit';
 import { doneRuns, markRunDone } from './store';
 
-/**
- * The rules a registry unit is judged by (lib/import/registry-import.ts `readUnit`), in its fingerprint
- * and its block's digest: bump when they change, so every unit is merged again.
- */
-export const UNIT_RULES_VERSION = 'registry-unit-1';
-
-/**
- * Digits dropped from a company number to name its block: about 30 companies of a registry share a
- * block (KBO numbers end in two check digits, SIREN numbers in one).
- */
-const BLOCK_DIGITS: Record<string, number> = { BE: 4, FR: 3 };
-
-/** The block of a company's (canonical) number. */
-export function digestBlock(ref: CompanyRef): string {
-  return blockOf(ref.country, ref.companyNumber);
-}
-
-/** The block of a company number of `country` in any spelling (its digits count). */
-function blockOf(country: string, companyNumber: string): string {
-  const digits = companyNumber.replace(/\D/g, '');
-  return digits.slice(0, Math.max(0, digits.length - (BLOCK_DIGITS[country] ?? 3)));
-}
+export { digestBlock, UNIT_RULES_VERSION } from './registry-digest-block';
 
 /** Blocks whose digests are read in one round (BatchGetItem takes 100 keys). */
 const BLOCKS_PER_ROUND = 100;
@@ -83,31 +73,6 @@ export interface CheckedRound {
   unchanged: number;
 }
 
-interface Block {
-  key: string;
-  /** Its first company (none: items before any company, never a digest). */
-  ref: CompanyRef | undefined;
-  /**
-   * Each entry's fingerprint (JSON text, never a line break; '' when it has none), in file order:
-   * what the digest covers, hashed in one go when the block is judged — one hash call a block, not
-   * two a unit. A unit is held as its fingerprint alone (`unitOf`).
-   */
-  parts: string[];
-  /** Each entry's file and line (a unit rebuilt from its fingerprint takes them back). */
-  files: string[];
-  lines: number[];
-  /** The entries held whole (all but the units held as their fingerprint), by their index in `parts`. */
-  whole: Map<number, RegistryItem>;
-  units: number;
-  eligible: boolean;
-}
-
-/** A block's digest: the rules' version and its entries' fingerprints, one a line. */
-const blockDigest = (parts: string[]) =>
-  createHash('sha256')
-    .update(`${UNIT_RULES_VERSION}\n${parts.join('\n')}`)
-    .digest('base64url');
-
 /** A round of blocks and their stored digest items (by `pk`), being read. */
 interface Round {
   blocks: Block[];
@@ -123,26 +88,12 @@ interface Pending {
   /** The item's token when it was read (absent: there was no item). */
   token: string | undefined;
   units: number;
+  /** The block's entries that are no unit (reported afresh every run when the digest matches), by index. */
+  others: number[];
   /** Fields its units' judging dropped (the skipped line counts them again when the digest matches). */
   dropped: number;
   rejected: boolean;
 }
-
-/** A block of items, from its first company. */
-const newBlock = (key: string, ref: CompanyRef | undefined, eligible: boolean): Block => ({
-  key,
-  ref,
-  parts: [],
-  files: [],
-  lines: [],
-  whole: new Map(),
-  units: 0,
-  eligible,
-});
-
-/** Whether an item is numbered in the run: a unit, or a withheld name (read as a unit, lib/import/registry-import.ts). */
-const numbered = (item: RegistryItem) =>
-  item.kind === 'unit' || (item.kind === 'skipped' && item.reason === NAME_WITHHELD);
 
 export class RegistryDigests {
   private readonly pending: Pending[] = [];
@@ -164,7 +115,7 @@ export class RegistryDigests {
    * only counted (they need no reading), every other item handed back with its sequence number — the
    * caller walks each round without an await per item.
    */
-  async *check(items: AsyncIterable<RegistryItem>, activeOnly: boolean): AsyncGenerator<CheckedRound> {
+  async *check(items: AsyncIterable<ReadItem>, activeOnly: boolean): AsyncGenerator<CheckedRound> {
     let blocks: Block[] = [];
     let current: Block | undefined;
     let held = 0;
@@ -172,13 +123,14 @@ export class RegistryDigests {
     // converter does not wait for a round trip (a file imported again is read as fast as converted).
     const reading: Round[] = [];
     for await (const item of items) {
-      const seen = digestEntry(item, activeOnly);
-      const company = seen.company;
+      // A raw unit is held as its text, unmapped (mapped only if its block is read afresh).
+      const seen = item.kind === 'raw' ? undefined : digestEntry(item, activeOnly);
+      const company = seen ? seen.company : (item as RawUnit).company;
       const key = company && `${company.country}#${blockOf(company.country, company.companyNumber)}`;
       if (key !== undefined && key !== current?.key) {
         if (blocks.length > BLOCKS_PER_ROUND || held >= ITEMS_PER_ROUND) {
           // The blocks so far are whole (a new one starts): their digests are read in one round.
-          if (reading.length === ROUNDS_READ_AHEAD) yield await this.judgeRound(reading.shift()!);
+          if (reading.length === ROUNDS_READ_AHEAD) yield await this.judgeRound(reading.shift()!, activeOnly);
           reading.push(this.readRound(blocks));
           blocks = [];
           held = 0;
@@ -193,17 +145,11 @@ export class RegistryDigests {
         current = newBlock('', undefined, false);
         blocks.push(current);
       }
-      const at = current.parts.length;
-      current.parts.push(seen.fingerprint ?? '');
-      current.files.push(item.kind === 'unit' ? item.unit.source.file : item.source.file);
-      current.lines.push(item.kind === 'unit' ? item.unit.source.line : item.source.line);
-      if (seen.unit) current.units++;
-      else current.whole.set(at, item);
-      if (seen.fingerprint === null) current.eligible = false;
+      addEntry(current, item, seen);
       held++;
     }
-    for (const round of reading) yield await this.judgeRound(round);
-    yield await this.judgeRound(this.readRound(blocks));
+    for (const round of reading) yield await this.judgeRound(round, activeOnly);
+    yield await this.judgeRound(this.readRound(blocks), activeOnly);
   }
 
   /** Starts reading the digests of a round's blocks. */
@@ -220,44 +166,53 @@ export class RegistryDigests {
   }
 
   /** A round's items to import or report, the units of blocks whose digest matches counted alone. */
-  private async judgeRound({ blocks, stored: reading }: Round): Promise<CheckedRound> {
+  private async judgeRound({ blocks, stored: reading }: Round, activeOnly: boolean): Promise<CheckedRound> {
     const stored = await reading;
     const round: CheckedRound = { items: [], unchanged: 0 };
     for (const block of blocks) {
       const ref = block.eligible && block.units > 0 ? block.ref : undefined;
       const item = ref && stored.get(this.keyOf(ref).pk);
-      const digest = ref ? blockDigest(block.parts) : '';
+      const digest = ref ? blockDigest(block, activeOnly) : '';
+      const others = item?.['others'];
       const unchanged =
         ref !== undefined &&
         item !== undefined &&
         item['digest'] === digest &&
+        Array.isArray(others) &&
         typeof item['run'] === 'string' &&
         (await this.runDone(item['run']));
       if (unchanged) {
         this.matched++;
         this.matchedDropped += typeof item?.['dropped'] === 'number' ? item['dropped'] : 0;
-        round.unchanged += block.units;
+        round.unchanged += block.parts.length - others.length;
         // Rejected and skipped items are reported afresh; a withheld name still looks up its company.
-        for (const whole of block.whole.values())
-          round.items.push({ item: whole, seq: numbered(whole) ? ++this.seq : 0 });
+        for (const at of others as number[]) {
+          const next = blockEntry(block, at);
+          round.items.push({ item: next, seq: numbered(next) ? ++this.seq : 0 });
+        }
         continue;
       }
       let first = 0;
+      let eligible = ref !== undefined;
+      const reported: number[] = [];
       for (let at = 0; at < block.parts.length; at++) {
-        const whole = block.whole.get(at);
-        const next = whole ?? unitOf(block.parts[at]!, { file: block.files[at]!, line: block.lines[at]! });
+        const next = blockEntry(block, at);
         const seq = numbered(next) ? ++this.seq : 0;
-        if (!whole) first ||= seq;
+        first ||= seq;
+        const role = digestRole(next, activeOnly);
+        if (role === 'stored') eligible = false;
+        else if (role === 'reported') reported.push(at);
         round.items.push({ item: next, seq });
       }
-      if (ref)
+      if (ref && eligible)
         this.pending.push({
           ref,
           first,
           last: this.seq,
           digest,
           token: typeof item?.['token'] === 'string' ? item['token'] : undefined,
-          units: block.units,
+          units: block.parts.length - reported.length,
+          others: reported,
           dropped: 0,
           rejected: false,
         });
@@ -324,6 +279,7 @@ export class RegistryDigests {
                 digest: p.digest,
                 run: runId,
                 units: p.units,
+                others: p.others,
                 dropped: p.dropped,
               },
               ...(p.token === undefined

@@ -18,8 +18,7 @@ import { NAME_WITHHELD, type RegistryItem, type RegistryUnit, type UnitSource } 
 export function digestEntry(item: RegistryItem, activeOnly: boolean): DigestEntry {
   if (item.kind === 'unit') {
     const { unit } = item;
-    // A ceased unit under --active-only is left out or imported as its company is stored or not.
-    if (activeOnly && unit.fields.stoppedOn) return { company: unit, fingerprint: null };
+    if (digestRole(item, activeOnly) === 'stored') return { company: unit, fingerprint: null };
     // The unit's own text (the rules' version is in its block's digest once): the block's digest
     // hashes its units' texts at once, one hash a block, not a unit.
     const fingerprint = JSON.stringify([
@@ -35,8 +34,7 @@ export function digestEntry(item: RegistryItem, activeOnly: boolean): DigestEntr
     return { company: unit, fingerprint, unit: true };
   }
   if (item.kind === 'rejected') return { fingerprint: JSON.stringify(['rejected', item.reason]) };
-  // A skipped unit that a stored company should still get depends on what is stored.
-  if (item.unit) return { company: item.company, fingerprint: null };
+  if (digestRole(item, activeOnly) === 'stored') return { company: item.company, fingerprint: null };
   const company = item.company ? `${item.company.country}#${item.company.companyNumber}` : '';
   // A withheld name erases its company if one is stored (§11.5.6): the import reads that one company's
   // state every run whatever the digest says (lib/import/registry-import.ts), so the rest of its block
@@ -44,6 +42,18 @@ export function digestEntry(item: RegistryItem, activeOnly: boolean): DigestEntr
   if (item.reason === NAME_WITHHELD)
     return { company: item.company, fingerprint: JSON.stringify(['withheld', company]) };
   return { company: item.company, fingerprint: JSON.stringify(['skipped', item.reason, company]) };
+}
+
+/**
+ * What an item is to its block's digest: a unit the digest vouches for (`unit`), an item the import
+ * reports afresh every run (`reported`: rejected, skipped, a withheld name), or one whose effect depends
+ * on what is stored (`stored`: its block can have no digest).
+ */
+export function digestRole(item: RegistryItem, activeOnly: boolean): 'unit' | 'reported' | 'stored' {
+  // A ceased unit under --active-only is left out or imported as its company is stored or not.
+  if (item.kind === 'unit') return activeOnly && item.unit.fields.stoppedOn ? 'stored' : 'unit';
+  // A skipped unit that a stored company should still get depends on what is stored.
+  return item.kind === 'skipped' && item.unit ? 'stored' : 'reported';
 }
 
 /** The unit a fingerprint of `digestEntry` was made from, at `source`. */

@@ -11,7 +11,7 @@ import {
   type CompanyRecord,
   type CompanyRecordInput,
 } from '../companies/record';
-import { UNIT_RULES_VERSION } from './registry-digest';
+import { UNIT_RULES_VERSION } from './registry-digest-block';
 import { REGISTRY_FIELDS, type RegistryField, type RegistryUnit, type UnitSource } from './sources/unit';
 
 /** A unit as read: validated, with its fingerprint, or rejected. */

@@ -35,6 +35,15 @@ const UPDATE_ZIP = 'KboOpenData_0128_2025_09_06_Update.zip';
 const UNITS = join(FIXTURES, 'sirene', 'StockUniteLegale_utf8.csv');
 const ESTABLISHMENTS = join(FIXTURES, 'sirene', 'StockEtablissement_utf8.csv');
 
+/**
+ * The stored items but the registry digests: the command reads its converter's units unmapped and
+ * digests their raw values, the engine imports the mapped units of its partitions and digests those
+ * (lib/import/registry-digest.ts). Each digest vouches for what its own path reads, so the two differ
+ * in their hashes and in the block a rejected item falls in, never in what is stored of a company.
+ */
+const withoutDigests = (items: string[]) =>
+  items.filter((item) => !item.includes('"entity":"RegistryDigest"'));
+
 let scratch: string;
 let referenceTable: string;
 beforeAll(async () => {
@@ -91,7 +100,9 @@ describe('registry files dropped in the import bucket', () => {
     // No partition holds more than its units (a rejected one rides with the unit before it).
     for (const report of reports!) expect(report.summary.read).toBeLessThanOrEqual(4);
     expect(await engineReport(done!.text)).toEqual(commandReport(command));
-    expect(await storedItems(engineTable.name)).toEqual(await storedItems(referenceTable));
+    expect(withoutDigests(await storedItems(engineTable.name))).toEqual(
+      withoutDigests(await storedItems(referenceTable)),
+    );
     expect(done!.reportKey).toMatch(new RegExp(`^reports/kbo/${KBO_ZIP}\\.test-[0-9a-f]{8}\\.txt$`));
     expect(await files().list(`work/`)).toEqual([]);
   });
@@ -121,7 +132,9 @@ describe('registry files dropped in the import bucket', () => {
     expect(done!.summary.changed).toBeGreaterThan(0);
     expect(await engineReport(done!.text)).toEqual(commandReport(command));
     // The rows kept, the companies stopped and the extract applied (its progress item) alike.
-    expect(await storedItems(engineTable.name)).toEqual(await storedItems(referenceTable));
+    expect(withoutDigests(await storedItems(engineTable.name))).toEqual(
+      withoutDigests(await storedItems(referenceTable)),
+    );
   });
 
   it.each([
@@ -174,7 +187,7 @@ describe('registry files dropped in the import bucket', () => {
     const { done } = await runRegistryDrop(files(), `kbo/${name}`, { partitionUnits: 3 });
     expect(await engineReport(done!.text)).toEqual(commandReport(command));
     const stored = await storedItems(engineTable.name);
-    expect(stored).toEqual(await storedItems(referenceTable));
+    expect(withoutDigests(stored)).toEqual(withoutDigests(await storedItems(referenceTable)));
     const company = stored.find(
       (item) => item.includes('"pk":"COMPANY#BE#0820000089"') && item.includes('"sk":"COMPANY"'),
     );
@@ -212,7 +225,9 @@ describe('registry files dropped in the import bucket', () => {
     );
     expect(await engineReport(done!.text)).toEqual(commandReport(command));
     expect(done!.text).toMatch(/^skipped \d+ \(name withheld: \d+/m);
-    expect(await storedItems(engineTable.name)).toEqual(await storedItems(referenceTable));
+    expect(withoutDigests(await storedItems(engineTable.name))).toEqual(
+      withoutDigests(await storedItems(referenceTable)),
+    );
   });
 
   it('imports a units file alone, without addresses, once its establishments file has not come in time', async () => {
@@ -240,7 +255,9 @@ describe('registry files dropped in the import bucket', () => {
     expect(
       rest.map((line) => line.replace('StockUniteLegale_utf8_2026-12.csv', 'StockUniteLegale_utf8.csv')),
     ).toEqual(commandReport(command));
-    expect(await storedItems(engineTable.name)).toEqual(await storedItems(referenceTable));
+    expect(withoutDigests(await storedItems(engineTable.name))).toEqual(
+      withoutDigests(await storedItems(referenceTable)),
+    );
   });
 
   it('starts nothing for an establishments file alone', async () => {

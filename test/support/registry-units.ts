@@ -9,7 +9,7 @@ import type { CompanyRecordInput } from '../../lib/companies/record';
 import { importCompanies } from '../../lib/import/import';
 import { importRegistryItems, type RegistrySummary } from '../../lib/import/registry-import';
 import { KBO_OWNS } from '../../lib/import/sources/kbo-unit';
-import type { RegistryItem, RegistryUnit } from '../../lib/import/sources/unit';
+import type { ReadItem, RegistryItem, RegistryUnit } from '../../lib/import/sources/unit';
 import { updateRoutes } from '../../lib/updates/routes';
 import { call } from './events';
 
@@ -54,7 +54,7 @@ export function unit(
 }
 
 export async function registry(
-  items: RegistryItem[],
+  items: ReadItem[],
   asOf = '2026-11-21',
   options: Partial<Parameters<typeof importRegistryItems>[1]> = {},
 ) {

@@ -9,7 +9,7 @@ import { digestEntry, unitOf } from '../../lib/import/registry-fingerprint';
 import { openRegistryFiles } from '../../lib/import/sources/files';
 import { readKboFull } from '../../lib/import/sources/kbo';
 import { sireneItems } from '../../lib/import/sources/sirene';
-import type { RegistryItem, RegistryUnit } from '../../lib/import/sources/unit';
+import type { ReadItem, RegistryItem, RegistryUnit } from '../../lib/import/sources/unit';
 import { gathered } from '../support/registry-items';
 
 const FIXTURES = join(__dirname, '../fixtures/registries');
@@ -74,5 +74,65 @@ describe('a registry unit held as its fingerprint', () => {
 
     expect(same).toBe(fingerprint(unit));
     expect(new Set([fingerprint(unit), ...others]).size).toBe(others.length + 1);
+  });
+});
+
+/** The items of an unmapped stream, each raw unit mapped as a block read afresh maps it. */
+async function mappedBack(items: AsyncIterable<ReadItem>): Promise<{ items: RegistryItem[]; raw: number }> {
+  const all: RegistryItem[] = [];
+  let raw = 0;
+  for await (const item of items) {
+    if (item.kind === 'raw') raw++;
+    all.push(item.kind === 'raw' ? item.mapping.map(item.text, item.source) : item);
+  }
+  return { items: all, raw };
+}
+
+describe('a registry unit handed on unmapped (its raw values)', () => {
+  it('maps to the very item the converter maps from a KBO full extract', async () => {
+    const files = await openRegistryFiles(join(FIXTURES, 'kbo-full'));
+    const extract = await readKboFull(files);
+    const direct = await gathered(extract.items);
+    const back = await mappedBack((await readKboFull(files)).unmapped());
+    await files.close();
+
+    expect(back.raw).toBeGreaterThan(0);
+    expect(back.items).toEqual(direct);
+  });
+
+  it('maps to the very item the converter maps from a SIRENE pair, and with the units file alone', async () => {
+    const open = async () => [
+      await openRegistryFiles(join(FIXTURES, 'sirene/StockUniteLegale_utf8.csv')),
+      await openRegistryFiles(join(FIXTURES, 'sirene/StockEtablissement_utf8.csv')),
+    ];
+    const [units, offices] = await open();
+    const [unitsAgain, officesAgain] = await open();
+    const direct = await gathered(sireneItems(units!, offices));
+    const back = await mappedBack(sireneItems(unitsAgain!, officesAgain, { unmapped: true }));
+
+    // Every unit row is handed on raw, rejected and withheld ones included.
+    expect(back.raw).toBe(direct.length);
+    expect(back.items).toEqual(direct);
+    expect(direct.some((item) => item.kind === 'skipped')).toBe(true);
+    expect(direct.some((item) => item.kind === 'unit' && item.unit.fields.address)).toBe(true);
+
+    const [alone] = await open();
+    const [aloneAgain] = await open();
+    expect((await mappedBack(sireneItems(aloneAgain!, undefined, { unmapped: true }))).items).toEqual(
+      await gathered(sireneItems(alone!, undefined)),
+    );
+  });
+
+  it('differs in mapping version with and without the establishments file', async () => {
+    const versions = new Set<string>();
+    for (const offices of [true, false]) {
+      const units = await openRegistryFiles(join(FIXTURES, 'sirene/StockUniteLegale_utf8.csv'));
+      const establishments = offices
+        ? await openRegistryFiles(join(FIXTURES, 'sirene/StockEtablissement_utf8.csv'))
+        : undefined;
+      for await (const item of sireneItems(units, establishments, { unmapped: true }))
+        if (item.kind === 'raw') versions.add(item.mapping.version);
+    }
+    expect(versions.size).toBe(2);
   });
 });

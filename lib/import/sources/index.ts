@@ -9,7 +9,7 @@
  * Only this module is loaded up front: each converter comes in when its format is asked for.
  */
 import type { RegistryFiles } from './files';
-import type { RegistryItem, StoredRegistry } from './unit';
+import type { ReadItem, RegistryItem, StoredRegistry } from './unit';
 
 export const REGISTRY_FORMATS = ['kbo', 'sirene'] as const;
 export type RegistryFormat = (typeof REGISTRY_FORMATS)[number];
@@ -31,6 +31,12 @@ export interface OpenedRegistry {
   /** Which numbered extract the files are, when the registry numbers them (KBO): they apply in order. */
   extract?: { kind: 'full' | 'update'; number: number };
   items: AsyncIterable<RegistryItem>;
+  /**
+   * The same items with each unit as its raw text (`RawUnit`), for an import that maps only the units
+   * it must (lib/import/registry-digest.ts); absent: the converter maps every unit. Only one of
+   * `items` and `unmapped()` is read.
+   */
+  unmapped?: () => AsyncIterable<ReadItem>;
 }
 
 /** One registry's converter: its files in, its units out (the import does the storage). */
@@ -57,14 +63,15 @@ export const REGISTRY_SOURCES: Partial<Record<RegistryFormat, RegistrySource>> =
       const files = await openRegistryFiles(path!);
       const meta = await readKboMeta(files).catch(closing(files));
       const kind = isKboUpdate(files, meta) ? 'update' : 'full';
-      const items =
+      const full =
         kind === 'update'
-          ? kboUpdateItems(files, meta, stored)
-          : (await readKboFull(files, stored ? { stored } : {}).catch(closing(files))).items;
+          ? undefined
+          : await readKboFull(files, stored ? { stored } : {}).catch(closing(files));
       return {
         snapshotDate: meta.snapshotDate,
         extract: { kind, number: meta.extractNumber },
-        items: closedAfter(items, [files]),
+        items: closedAfter(full ? full.items : kboUpdateItems(files, meta, stored), [files]),
+        ...(full ? { unmapped: () => closedAfter(full.unmapped(), [files]) } : {}),
       };
     },
   },
@@ -79,19 +86,21 @@ export const REGISTRY_SOURCES: Partial<Record<RegistryFormat, RegistrySource>> =
         establishments === undefined
           ? undefined
           : await openRegistryFiles(establishments).catch(closing(units));
+      const opened = offices ? [units, offices] : [units];
       return {
         snapshotDate: null,
-        items: closedAfter(sireneItems(units, offices), offices ? [units, offices] : [units]),
+        items: closedAfter(sireneItems(units, offices), opened),
+        unmapped: () => closedAfter(sireneItems(units, offices, { unmapped: true }), opened),
       };
     },
   },
 };
 
 /** Closes the files (a ZIP's handle) once their items are read, or given up. */
-async function* closedAfter(
-  items: AsyncIterable<RegistryItem>,
+async function* closedAfter<T extends ReadItem>(
+  items: AsyncIterable<T>,
   files: RegistryFiles[],
-): AsyncGenerator<RegistryItem> {
+): AsyncGenerator<T> {
   try {
     yield* items;
   } finally {

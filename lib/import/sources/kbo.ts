@@ -24,7 +24,7 @@ import { OutOfOrderError, sortedCopy, withCopies } from './sorted-copy';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RegistryItem, StoredRegistry } from './unit';
+import type { RawMapping, RawUnit, ReadItem, RegistryItem, StoredRegistry, UnitSource } from './unit';
 import { stoppedEnterprises } from './kbo-stops';
 
 export interface KboOptions {
@@ -34,11 +34,36 @@ export interface KboOptions {
   stored?: StoredRegistry;
 }
 
-/** What a full extract gives: its meta and its items. */
+/** What a full extract gives: its meta and its items, mapped or (`unmapped`) as raw text. */
 export interface KboExtract {
   meta: KboMeta;
   items: AsyncGenerator<RegistryItem>;
+  /** The same items, each enterprise handed on as its rows' raw text (`RawUnit`), mapped by whoever needs it. */
+  unmapped: () => AsyncGenerator<ReadItem>;
 }
+
+/**
+ * What the raw text of an enterprise (its rows as `joined` gathers them, JSON) is mapped with: bump the
+ * version whenever `kboUnit` makes something else of the same rows.
+ */
+export const KBO_MAPPING_VERSION = 'kbo-map-1';
+
+const KBO_MAPPING: RawMapping = {
+  version: KBO_MAPPING_VERSION,
+  map: (text, source) => kboUnit(JSON.parse(text) as KboRows, { source }),
+};
+
+/** How `joined` hands on an enterprise: mapped, or as its raw text. */
+type Emit<T extends ReadItem> = (rows: KboRows, key: string, source: UnitSource) => T;
+
+const mapped: Emit<RegistryItem> = (rows, _key, source) => kboUnit(rows, { source });
+const raw: Emit<RawUnit> = (rows, key, source) => ({
+  kind: 'raw',
+  source,
+  company: { country: 'BE', companyNumber: key },
+  text: JSON.stringify(rows),
+  mapping: KBO_MAPPING,
+});
 
 /** An establishment's rows, as pass 1 hands them to pass 2. */
 interface EstablishmentRows {
@@ -52,7 +77,11 @@ export async function readKboFull(files: RegistryFiles, options: KboOptions = {}
   const meta = await readKboMeta(files);
   if (meta.extractType && meta.extractType !== 'full')
     throw new RegistryFileError(`${files.origin} is a KBO ${meta.extractType} extract, not a full one`);
-  return { meta, items: kboItems(files, meta, options) };
+  return {
+    meta,
+    items: kboItems(files, meta, options, mapped),
+    unmapped: () => kboItems(files, meta, options, raw),
+  };
 }
 
 /** The key column each file is sorted by when it comes out of order. */
@@ -66,11 +95,12 @@ const KEY_COLUMNS: Record<string, string> = {
 };
 
 /** Every file read, then the join; a file found out of order is sorted on disk and the reading starts again. */
-async function* kboItems(
+async function* kboItems<T extends ReadItem>(
   files: RegistryFiles,
   meta: KboMeta,
   options: KboOptions,
-): AsyncGenerator<RegistryItem> {
+  emit: Emit<T>,
+): AsyncGenerator<T | RegistryItem> {
   const copies = new Map<string, string>();
   let scratch: string | undefined;
   try {
@@ -80,7 +110,7 @@ async function* kboItems(
         if (read instanceof Error) throw read;
         const held = new Spool<string>(options.runs);
         try {
-          yield* joined(read as Read, options.stored ? held : undefined);
+          yield* joined(read as Read, options.stored ? held : undefined, emit);
           if (options.stored)
             yield* stoppedEnterprises(held, options.stored, meta, (read as Read).file, options.runs);
         } finally {
@@ -175,10 +205,11 @@ async function readAll(files: RegistryFiles, options: KboOptions): Promise<Read>
 }
 
 /** The enterprises joined with their establishments; each well-formed number also goes to `held`, in order. */
-async function* joined(
+async function* joined<T extends ReadItem>(
   { file, enterprises, establishments }: Read,
   held: Spool<string> | undefined,
-): AsyncGenerator<RegistryItem> {
+  emit: Emit<T>,
+): AsyncGenerator<T | RegistryItem> {
   const sorted = establishments.sorted()[Symbol.asyncIterator]();
   let establishment = await sorted.next();
   try {
@@ -208,7 +239,7 @@ async function* joined(
         rows.activities.push(...activities);
         establishment = await sorted.next();
       }
-      yield kboUnit(rows, { source });
+      yield emit(rows, key, source);
     }
   } finally {
     await sorted.return?.(undefined);

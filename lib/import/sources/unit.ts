@@ -100,3 +100,30 @@ export interface StoredRegistry {
    */
   companiesOf(source: string, country: 'BE' | 'FR'): AsyncIterable<string[]>;
 }
+
+/**
+ * (ext) How a converter maps the raw text of its units (`RawUnit`): `version` names the mapping (bump
+ * it whenever what `map` makes of the same text changes), and is in every registry digest of the units
+ * it maps (lib/import/registry-digest.ts), so that a digest never matches across a mapping change.
+ */
+export interface RawMapping {
+  version: string;
+  map(text: string, source: UnitSource): RegistryItem;
+}
+
+/**
+ * (ext) A unit as read and not mapped yet: the raw values its mapping reads (JSON text, no line
+ * break), which company they are when the converter can tell it before mapping, and how to map them.
+ * A re-import compares the raw texts of a block of units to the block's digest and maps only the
+ * blocks that differ (contract §11.3: a file imported again goes as fast as its rows are read).
+ */
+export interface RawUnit {
+  kind: 'raw';
+  source: UnitSource;
+  company: { country: 'BE' | 'FR'; companyNumber: string } | undefined;
+  text: string;
+  mapping: RawMapping;
+}
+
+/** What a converter's unmapped stream yields: units as raw text, or items it made without mapping. */
+export type ReadItem = RegistryItem | RawUnit;
