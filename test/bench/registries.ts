@@ -43,6 +43,7 @@ import {
   ITEMS_PER_REQUEST,
   measureWriteFloor,
   type WriteFloor,
+  type WriteSplit,
 } from './write-floor';
 
 type Kind = 'kbo' | 'sirene';
@@ -312,8 +313,10 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
 }
 
 /** DynamoDB Local's CPU (ms) for a company's writes split like the import's, at the floor's cost an item. */
-const floorMs = (floor: WriteFloor, split: { batchItems: number; transactionItems: number }) =>
-  split.batchItems * floor.batch.javaMsPerItem + split.transactionItems * floor.transaction.javaMsPerItem;
+const floorMs = (floor: WriteFloor, split: Required<WriteSplit>) =>
+  split.batchItems * floor.batch.javaMsPerItem +
+  split.transactionItems * floor.transaction.javaMsPerItem +
+  split.updateItems * floor.update.javaMsPerItem;
 
 /** The small files' size: this share of `--import-units`. */
 const SMALL_SHARE = 10;

@@ -72,20 +72,29 @@ export async function measureWriteFloor(endpoint: string, items = 10_000): Promi
  * The most companies a second DynamoDB Local takes for writes split like the import's (items per
  * company through BatchWriteItem and through TransactWriteItems), if nothing else used the machine.
  */
-export function companiesPerSecondCeiling(
-  floor: WriteFloor,
-  perCompany: { batchItems: number; transactionItems: number },
-): number {
+export function companiesPerSecondCeiling(floor: WriteFloor, perCompany: WriteSplit): number {
   const secondsPerCompany =
     perCompany.batchItems / floor.batch.itemsPerSecond +
-    perCompany.transactionItems / floor.transaction.itemsPerSecond;
+    perCompany.transactionItems / floor.transaction.itemsPerSecond +
+    (perCompany.updateItems ?? 0) / floor.update.itemsPerSecond;
   return secondsPerCompany > 0 ? 1 / secondsPerCompany : Infinity;
 }
 
+/** Items per company through BatchWriteItem, TransactWriteItems and single UpdateItem requests. */
+export interface WriteSplit {
+  batchItems: number;
+  transactionItems: number;
+  updateItems?: number;
+}
+
 /** The import's `writes:` line → items per changed company through each kind of request. */
-export function importWriteSplit(writesLine: string): { batchItems: number; transactionItems: number } {
+export function importWriteSplit(writesLine: string): Required<WriteSplit> {
   const figure = (request: string) => Number(new RegExp(`${request} ([\\d.]+) /`).exec(writesLine)?.[1] ?? 0);
-  return { batchItems: figure('BatchWriteItem'), transactionItems: figure('TransactWriteItems') };
+  return {
+    batchItems: figure('BatchWriteItem'),
+    transactionItems: figure('TransactWriteItems'),
+    updateItems: figure('UpdateItem'),
+  };
 }
 
 const KEYS_PER_READ = 100;
