@@ -102,7 +102,12 @@ function variantOf(request: RecordedRequest, variant: Variant): RecordedRequest 
       entry['Update'] ? { Put: entry['Update'] } : entry,
     );
   }
-  return { command: request.command, body };
+  // A single update made a put is a PutItem request.
+  const command =
+    variant === 'floor-sized puts' && request.command === 'UpdateItemCommand'
+      ? 'PutItemCommand'
+      : request.command;
+  return { command, body };
 }
 
 /** Removes the expression names and values no remaining expression mentions (DynamoDB refuses them). */
@@ -237,7 +242,11 @@ export async function replaySplit(
       `replayed alone (${prefix.length} requests, ${prefixItems} items, ${IN_FLIGHT} in flight):`,
   ];
   for (const variant of variants) {
-    const figures = await replay(endpoint, prefix, variant);
+    const figures = await replay(endpoint, prefix, variant).catch((error: Error) => error);
+    if (figures instanceof Error) {
+      lines.push(`           ${variant.padEnd(26)} not measured: ${figures.name}: ${figures.message}`);
+      continue;
+    }
     const ms = (figures.javaMs / prefixItems) * itemsPerCompany;
     lines.push(
       `           ${variant.padEnd(26)} ${ms.toFixed(2)} ms (${Math.round(prefixItems / figures.seconds)} items/s` +
