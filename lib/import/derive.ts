@@ -141,20 +141,15 @@ export function oneAtATime<T, R>(work: (input: T) => Promise<R>): (input: T) => 
 }
 
 /**
- * What makes a run's derived writes, a batch's at a time: 25 to a request; deletes first, as a key
- * deleted and put is put last, and additions and set changes after puts, as they add to what is there.
- * Additions (the update feeds' `if_not_exists`) and set changes (match indexes, registry rosters) are
- * each an UpdateItem of its own, not TransactWriteItems of 100: each is idempotent on its own item and
- * none needs another's atomicity, and a transactional write bills every item twice. They touch items
- * other batches may share: one batch's at a time.
+ * What makes a run's derived writes, a batch's at a time: 25 to a request (additions and set changes
+ * 100); deletes first, as a key deleted and put is put last, and additions and set changes after puts,
+ * as they add to what is there. Additions and set changes are transactions on items other batches may
+ * share: one batch's at a time.
  */
 export function derivedWriter(): (writes: DerivedWrites) => Promise<void> {
   const transact = oneAtATime(
     ({ additions, setChanges }: { additions: Addition[]; setChanges: SetChange[] }) =>
-      Promise.all([
-        batchAdd(tableName(), additions, undefined, 'each'),
-        batchSetChanges(tableName(), setChanges, undefined, 'each'),
-      ]),
+      Promise.all([batchAdd(tableName(), additions), batchSetChanges(tableName(), setChanges)]),
   );
   return ({ puts, deletes, additions = [], setChanges = [] }) =>
     gatheredBy('the derived writes', async () => {

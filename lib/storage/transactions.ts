@@ -3,7 +3,7 @@
  * TransactWriteItems request: atomicity is not the point, one request instead of 100 is. Every action
  * here is idempotent, so a transaction cancelled by a concurrent write or by throttling is sent again.
  */
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { forEachLimited } from '../concurrency';
 import { backoff, chunk } from './batch';
 import { cancellationReasons, dynamodb, send } from './client';
@@ -20,16 +20,6 @@ export interface Addition {
 
 /** TransactWriteItems takes at most 100 actions, each on another item. */
 const TRANSACT_LIMIT = 100;
-
-/**
- * How the updates go out: `transactions` of up to 100 (few requests; DynamoDB bills each item twice, as
- * any transactional write), or `each` item an UpdateItem of its own (one write unit a KB: half the
- * cost; many requests, `EACH_IN_FLIGHT` at once). Neither is atomic across items, nor needs to be:
- * every action is idempotent on its own item.
- */
-export type UpdateRequests = 'transactions' | 'each';
-/** UpdateItem requests in flight when updates go one a request. */
-const EACH_IN_FLIGHT = 16;
 /** Attributes per action: keeps an UpdateExpression (`#a12 = if_not_exists(#a12, :a12), …`) under its 4 KB. */
 const ATTRIBUTES_PER_ACTION = 60;
 
@@ -41,12 +31,7 @@ const ATTRIBUTES_PER_ACTION = 60;
  * attributes than one action takes is spread over several requests. A transaction cancelled by a
  * concurrent write to one of its items (TransactionConflict) or by throttling is retried with backoff.
  */
-export async function batchAdd(
-  table: string,
-  additions: Addition[],
-  concurrency = 4,
-  requests: UpdateRequests = 'transactions',
-): Promise<void> {
+export async function batchAdd(table: string, additions: Addition[], concurrency = 4): Promise<void> {
   // One action per item (a request refuses two): additions to one item merge, the first value of an
   // attribute winning, as if they were made one after the other.
   const merged = new Map<string, Addition>();
@@ -63,13 +48,13 @@ export async function batchAdd(
       (rounds[round] ??= []).push({ key, attributes: Object.fromEntries(entries) });
     });
   }
-  for (const round of rounds) await sendUpdates(round.map(additionAction(table)), concurrency, requests);
+  for (const round of rounds) {
+    await forEachLimited(chunk(round, TRANSACT_LIMIT), concurrency, (part) => transactAdd(table, part));
+  }
 }
 
-/** An addition as an Update action (`SET a = if_not_exists(a, :v)` per attribute). */
-const additionAction =
-  (table: string) =>
-  ({ key, attributes }: Addition) => {
+async function transactAdd(table: string, additions: Addition[]): Promise<void> {
+  const TransactItems = additions.map(({ key, attributes }) => {
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = {};
     const sets = Object.entries(attributes).map(([name, value], i) => {
@@ -86,20 +71,9 @@ const additionAction =
         ExpressionAttributeValues: values,
       },
     };
-  };
-
-/** One round's Update actions (each on another item), sent as `requests` says. */
-async function sendUpdates(actions: UpdateAction[], concurrency: number, requests: UpdateRequests) {
-  if (requests === 'each') {
-    await forEachLimited(actions, EACH_IN_FLIGHT, async ({ Update }) => {
-      await send(() => dynamodb().send(new UpdateCommand(Update)));
-    });
-    return;
-  }
-  await forEachLimited(chunk(actions, TRANSACT_LIMIT), concurrency, (part) => transactWrite(part));
+  });
+  await transactWrite(TransactItems);
 }
-
-type UpdateAction = TransactItems[number] & { Update: NonNullable<TransactItems[number]['Update']> };
 
 const RETRYABLE_CANCELLATIONS = new Set(['None', 'TransactionConflict', 'ThrottlingError']);
 
@@ -122,12 +96,7 @@ export interface SetChange {
  * transaction cancelled by a concurrent write (TransactionConflict) or by throttling is simply sent
  * again with backoff.
  */
-export async function batchSetChanges(
-  table: string,
-  changes: SetChange[],
-  concurrency = 4,
-  requests: UpdateRequests = 'transactions',
-): Promise<void> {
+export async function batchSetChanges(table: string, changes: SetChange[], concurrency = 4): Promise<void> {
   interface ItemChanges {
     key: Key;
     add: Map<string, Set<string>>;
@@ -175,7 +144,9 @@ export async function batchSetChanges(
     items.filter((m) => m.remove.size > 0).map((m) => update(m.key, 'DELETE', m.remove)),
     items.filter((m) => m.add.size > 0).map((m) => update(m.key, 'ADD', m.add, m.attributes)),
   ];
-  for (const round of rounds) await sendUpdates(round, concurrency, requests);
+  for (const round of rounds) {
+    await forEachLimited(chunk(round, TRANSACT_LIMIT), concurrency, (part) => transactWrite(part));
+  }
 }
 
 /** Import jobs share items between batches in flight: more patience for conflicts than a request has. */

@@ -6,7 +6,7 @@
 import { BatchGetItemCommand } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, batchPut, getItem } from '../../lib/storage/batch';
-import { batchAdd, batchSetChanges } from '../../lib/storage/transactions';
+import { batchAdd } from '../../lib/storage/transactions';
 import { dynamodb } from '../../lib/storage/client';
 import { StorageUnavailableError } from '../../lib/storage/errors';
 import { useFreshTable } from '../support/table';
@@ -186,68 +186,5 @@ describe('batchAdd', () => {
 
     expect(conflicts).toBe(2);
     expect(await read(700)).toMatchObject({ 'a#1': 1 });
-  });
-});
-
-describe("updates one UpdateItem each ('each')", () => {
-  const key = (i: number) => ({ pk: `EACH#${i}`, sk: 'EACH' });
-  /** The commands the storage client sends while `work` runs, by name. */
-  async function commandsOf(work: () => Promise<void>): Promise<string[]> {
-    const client = dynamodb();
-    const realSend = client.send.bind(client) as Send;
-    const sent: string[] = [];
-    jest.spyOn(client, 'send').mockImplementation((async (command: { constructor: { name: string } }) => {
-      sent.push(command.constructor.name);
-      return realSend(command);
-    }) as never);
-    await work();
-    return sent;
-  }
-
-  it('makes additions as transactions do, more than 60 attributes an item, and sends no transaction', async () => {
-    const sent = await commandsOf(() =>
-      batchAdd(
-        table.name,
-        [
-          {
-            key: key(1),
-            attributes: Object.fromEntries(Array.from({ length: 70 }, (_, a) => [`a#${a}`, a])),
-          },
-          { key: key(2), attributes: { 'a#1': 'first' } },
-          { key: key(2), attributes: { 'a#1': 'second', 'a#2': 'second' } },
-        ],
-        undefined,
-        'each',
-      ),
-    );
-    await batchAdd(table.name, [{ key: key(2), attributes: { 'a#2': 'third' } }], undefined, 'each');
-
-    expect(sent.length).toBeGreaterThan(0);
-    expect(new Set(sent)).toEqual(new Set(['UpdateCommand']));
-    const [one, two] = await Promise.all([getItem(table.name, key(1)), getItem(table.name, key(2))]);
-    expect(Object.keys(one!).filter((name) => name.startsWith('a#'))).toHaveLength(70);
-    expect(two).toEqual({ ...key(2), 'a#1': 'first', 'a#2': 'second' });
-  });
-
-  it('makes set changes as transactions do: removals before additions, attributes set with them', async () => {
-    await batchSetChanges(table.name, [{ key: key(3), attribute: 's', add: ['a', 'b'] }], undefined, 'each');
-
-    const sent = await commandsOf(() =>
-      batchSetChanges(
-        table.name,
-        [
-          { key: key(3), attribute: 's', remove: ['a'] },
-          { key: key(3), attribute: 's', add: ['c'], attributes: { entity: 'Test' } },
-          { key: key(4), attribute: 's', add: ['x'] },
-        ],
-        undefined,
-        'each',
-      ),
-    );
-
-    expect(new Set(sent)).toEqual(new Set(['UpdateCommand']));
-    const [three, four] = await Promise.all([getItem(table.name, key(3)), getItem(table.name, key(4))]);
-    expect(three).toEqual({ ...key(3), s: new Set(['b', 'c']), entity: 'Test' });
-    expect(four).toEqual({ ...key(4), s: new Set(['x']) });
   });
 });
