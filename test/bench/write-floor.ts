@@ -51,8 +51,9 @@ export async function measureWriteFloor(endpoint: string, items = 10_000): Promi
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   try {
+    // One request an item: a tenth as many items keeps its rounds as short as the others.
     const round = (kind: 'batch' | 'transaction' | 'update', from: number) =>
-      writeRound(client, endpoint, table, kind, from, items);
+      writeRound(client, endpoint, table, kind, from, kind === 'update' ? Math.ceil(items / 10) : items);
     await round('batch', 0);
     const batch = await round('batch', items);
     await round('transaction', 2 * items);
