@@ -35,6 +35,7 @@ import type { RegistryItem } from '../../lib/import/sources/unit';
 import { runCli, usageReporter, type CliRun } from './cli-runs';
 import { benchDynamoDb, dynamoDbLocalCpuMs } from './local-dynamodb';
 import { REAL, writeKboFiles, writeSireneFiles } from './registry-files';
+import { readRecording, replaySplit } from './write-replay';
 import {
   companiesPerSecondCeiling,
   importWriteSplit,
@@ -42,6 +43,7 @@ import {
   ITEMS_PER_REQUEST,
   measureWriteFloor,
   type WriteFloor,
+  type WriteSplit,
 } from './write-floor';
 
 type Kind = 'kbo' | 'sirene';
@@ -175,7 +177,13 @@ async function importTwice(
   kind: Kind,
   units: number,
   dir: string,
-  run: (kind: Kind, dir: string, table: string) => Promise<ReturnType<typeof figuresOf> & { javaMs: number }>,
+  run: (
+    kind: Kind,
+    dir: string,
+    table: string,
+    record?: string,
+  ) => Promise<ReturnType<typeof figuresOf> & { javaMs: number }>,
+  record?: string,
 ) {
   const { ensureTable } = await import('../../infra/local/dynamodb');
   const share = (100 * units) / (kind === 'kbo' ? REAL.kboEnterprises : REAL.sireneUnits);
@@ -183,7 +191,7 @@ async function importTwice(
   const table = `registries-bench-${randomUUID()}`;
   await ensureTable(endpointOf(), table);
   console.error(`importing ${kind}: ${written.units} units, ${written.rows} CSV rows, into DynamoDB Local`);
-  const first = await run(kind, dir, table);
+  const first = await run(kind, dir, table, record);
   const firstLoad = load();
   const again = await run(kind, dir, table);
   const againLoad = load();
@@ -207,10 +215,16 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
   const { ensureTable } = await import('../../infra/local/dynamodb');
   const { endpoint, stop } = await benchDynamoDb({ log: console.error });
   const usage = usageReporter(scratch);
-  const run = async (kind: Kind, dir: string, table: string) => {
+  // With `record`, the import writes each write request it sends to that file (RECORD_WRITES).
+  const run = async (kind: Kind, dir: string, table: string, record?: string) => {
     const java = dynamoDbLocalCpuMs(endpoint);
-    const made = await runCli('import', [...importArgs(kind, dir), '--table', table], { endpoint, usage });
-    return { ...figuresOf(made), javaMs: dynamoDbLocalCpuMs(endpoint) - java };
+    if (record) process.env['RECORD_WRITES'] = record;
+    try {
+      const made = await runCli('import', [...importArgs(kind, dir), '--table', table], { endpoint, usage });
+      return { ...figuresOf(made), javaMs: dynamoDbLocalCpuMs(endpoint) - java };
+    } finally {
+      delete process.env['RECORD_WRITES'];
+    }
   };
   const lines: string[] = [];
   let floor: WriteFloor;
@@ -226,7 +240,8 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
     console.error('measuring what DynamoDB Local itself can write (the floor)');
     floor = await measureWriteFloor(endpoint);
     for (const kind of KINDS) {
-      const big = await importTwice(kind, importUnits, path.join(scratch, `${kind}-import`), run);
+      const recording = path.join(scratch, `${kind}-writes.txt`);
+      const big = await importTwice(kind, importUnits, path.join(scratch, `${kind}-import`), run, recording);
       // A tenth of the size, for what the re-import pays whatever its size (`perRow`).
       const small = await importTwice(
         kind,
@@ -255,6 +270,13 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
           `them ${floorMs(floor, importWriteSplit(first.writes)).toFixed(2)} ms (the rest: reads, item sizes, indexes)`,
         `         ${Math.round(firstRate)} companies/s written; ceiling ${Math.round(ceiling)}/s: ` +
           `${Math.round((100 * firstRate) / ceiling)} % of it (load ${big.firstLoad})`,
+        ...(await replaySplit(
+          endpoint,
+          await readRecording(recording),
+          first.written,
+          first.javaMs / units,
+          floorMs(floor, importWriteSplit(first.writes)),
+        )),
         `  again  ${again.summary}`,
         `         whole run: ${Math.round(rows / again.seconds)} CSV rows/s; the conversion alone of the same ` +
           `files ${Math.round(rows / converted.seconds)} rows/s; ${again.readUnitsPerCompany.toFixed(3)} read ` +
@@ -280,7 +302,9 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
       '',
       `DynamoDB Local alone, this run (${IN_FLIGHT} requests in flight): BatchWriteItem of ${ITEMS_PER_REQUEST} ` +
         `${Math.round(floor.batch.itemsPerSecond)} items/s, TransactWriteItems of ${ITEMS_PER_REQUEST} ` +
-        `${Math.round(floor.transaction.itemsPerSecond)} items/s.`,
+        `${Math.round(floor.transaction.itemsPerSecond)} items/s; CPU an item ${floor.batch.javaMsPerItem.toFixed(2)} ms ` +
+        `and ${floor.transaction.javaMsPerItem.toFixed(2)} ms; UpdateItem one a request ` +
+        `${Math.round(floor.update.itemsPerSecond)} items/s, ${floor.update.javaMsPerItem.toFixed(2)} ms an item.`,
       'ceiling: the companies a second DynamoDB Local could take if the import itself cost nothing, for the items',
       'it writes per company (its `writes:` line, split by request kind). Rates on a loaded machine are the',
       "machine's: re-measure on an idle one (load < 1) before quoting them.",
@@ -289,8 +313,10 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
 }
 
 /** DynamoDB Local's CPU (ms) for a company's writes split like the import's, at the floor's cost an item. */
-const floorMs = (floor: WriteFloor, split: { batchItems: number; transactionItems: number }) =>
-  split.batchItems * floor.batch.javaMsPerItem + split.transactionItems * floor.transaction.javaMsPerItem;
+const floorMs = (floor: WriteFloor, split: Required<WriteSplit>) =>
+  split.batchItems * floor.batch.javaMsPerItem +
+  split.transactionItems * floor.transaction.javaMsPerItem +
+  split.updateItems * floor.update.javaMsPerItem;
 
 /** The small files' size: this share of `--import-units`. */
 const SMALL_SHARE = 10;

@@ -14,6 +14,7 @@ import {
   BatchWriteItemCommand,
   DynamoDBClient,
   TransactWriteItemsCommand,
+  UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { dynamoDbLocalCpuMs } from './local-dynamodb';
@@ -27,6 +28,11 @@ export interface WriteRate {
 export interface WriteFloor {
   batch: WriteRate;
   transaction: WriteRate;
+  /**
+   * The same small items as one UpdateItem request each (a string set `ADD`, as a match index's), 8 in
+   * flight: what an idempotent update costs sent alone rather than in a TransactWriteItems of 25.
+   */
+  update: WriteRate;
   /** Reads by key in BatchGetItem requests of 100 (items/s, ms an item): what an unchanged re-import does per company. */
   read: WriteRate;
 }
@@ -45,16 +51,19 @@ export async function measureWriteFloor(endpoint: string, items = 10_000): Promi
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   try {
-    const round = (kind: 'batch' | 'transaction', from: number) =>
-      writeRound(client, endpoint, table, kind, from, items);
+    // One request an item: a tenth as many items keeps its rounds as short as the others.
+    const round = (kind: 'batch' | 'transaction' | 'update', from: number) =>
+      writeRound(client, endpoint, table, kind, from, kind === 'update' ? Math.ceil(items / 10) : items);
     await round('batch', 0);
     const batch = await round('batch', items);
     await round('transaction', 2 * items);
     const transaction = await round('transaction', 3 * items);
+    await round('update', 4 * items);
+    const update = await round('update', 5 * items);
     // The batch rounds' items, read back by key.
     await readRound(client, endpoint, table, 0, items);
     const read = await readRound(client, endpoint, table, items, items);
-    return { batch, transaction, read };
+    return { batch, transaction, update, read };
   } finally {
     client.destroy();
   }
@@ -64,34 +73,57 @@ export async function measureWriteFloor(endpoint: string, items = 10_000): Promi
  * The most companies a second DynamoDB Local takes for writes split like the import's (items per
  * company through BatchWriteItem and through TransactWriteItems), if nothing else used the machine.
  */
-export function companiesPerSecondCeiling(
-  floor: WriteFloor,
-  perCompany: { batchItems: number; transactionItems: number },
-): number {
+export function companiesPerSecondCeiling(floor: WriteFloor, perCompany: WriteSplit): number {
   const secondsPerCompany =
     perCompany.batchItems / floor.batch.itemsPerSecond +
-    perCompany.transactionItems / floor.transaction.itemsPerSecond;
+    perCompany.transactionItems / floor.transaction.itemsPerSecond +
+    (perCompany.updateItems ?? 0) / floor.update.itemsPerSecond;
   return secondsPerCompany > 0 ? 1 / secondsPerCompany : Infinity;
 }
 
+/** Items per company through BatchWriteItem, TransactWriteItems and single UpdateItem requests. */
+export interface WriteSplit {
+  batchItems: number;
+  transactionItems: number;
+  updateItems?: number;
+}
+
 /** The import's `writes:` line → items per changed company through each kind of request. */
-export function importWriteSplit(writesLine: string): { batchItems: number; transactionItems: number } {
+export function importWriteSplit(writesLine: string): Required<WriteSplit> {
   const figure = (request: string) => Number(new RegExp(`${request} ([\\d.]+) /`).exec(writesLine)?.[1] ?? 0);
-  return { batchItems: figure('BatchWriteItem'), transactionItems: figure('TransactWriteItems') };
+  return {
+    batchItems: figure('BatchWriteItem'),
+    transactionItems: figure('TransactWriteItems'),
+    updateItems: figure('UpdateItem'),
+  };
 }
 
 const KEYS_PER_READ = 100;
 
-/** Writes `count` floor items from `from` on, in requests of 25 of one kind. */
+/** Writes `count` floor items from `from` on, in requests of 25 of one kind (an update: one a request). */
 function writeRound(
   client: DynamoDBClient,
   endpoint: string,
   table: string,
-  kind: 'batch' | 'transaction',
+  kind: 'batch' | 'transaction' | 'update',
   from: number,
   count: number,
 ): Promise<WriteRate> {
-  return timedRound(endpoint, from, count, ITEMS_PER_REQUEST, async (first, end) => {
+  const perRequest = kind === 'update' ? 1 : ITEMS_PER_REQUEST;
+  return timedRound(endpoint, from, count, perRequest, async (first, end) => {
+    if (kind === 'update') {
+      const { pk, sk, data } = floorItem(first);
+      await client.send(
+        new UpdateItemCommand({
+          TableName: table,
+          Key: { pk, sk },
+          UpdateExpression: 'ADD #m :m SET entity = :e',
+          ExpressionAttributeNames: { '#m': 'members' },
+          ExpressionAttributeValues: { ':m': { SS: [data.S.slice(0, 40)] }, ':e': { S: 'FLOOR' } },
+        }),
+      );
+      return;
+    }
     const items = range(first, end).map(floorItem);
     if (kind === 'transaction') {
       await client.send(
