@@ -20,6 +20,7 @@ import { gzipSync } from 'node:zlib';
 import { build, stop } from 'esbuild';
 import yazl from 'yazl';
 import { bundlingSettings } from '../../infra/bundling';
+import { endpointFeatures } from '../../lib/http/features';
 import { importBucket } from '../../lib/import/bucket';
 import { routes, workers, type RouteId, type WorkerId } from '../../lib/routes';
 import { createToken } from '../../lib/tokens/tokens';
@@ -375,15 +376,40 @@ it('delivers a batch from its bundle: the secret opened by KMS, a job due later 
 
 // ---- What the bundles carry ----------------------------------------------------------------------
 
+// Each route's function carries only the endpoint's parts its route uses (lib/http/features.ts, from the
+// route table through infra/bundling.ts `functionDefine`): a text of the part tells whether it is there.
+it("carries only the endpoint's JSON body and validation where its route uses them", () => {
+  const carried = (id: RouteId) => {
+    const text = readFileSync(built[id].file, 'utf8');
+    return {
+      jsonBody: text.includes('must not nest arrays and objects more than'),
+      validation: text.includes('must be an integer between'),
+    };
+  };
+  expect(carried('getHealth')).toEqual({ jsonBody: false, validation: false });
+  expect(carried('getCompany')).toEqual({ jsonBody: false, validation: true });
+  expect(carried('createList')).toEqual({ jsonBody: true, validation: true });
+  // Every route that uses a part carries it; one that does not, none of it (the generated document's
+  // functions are left out: the document quotes these texts).
+  for (const id of Object.keys(routes) as RouteId[]) {
+    if (id === 'getOpenApi' || id === 'getDocs') continue;
+    const { jsonBody, validation } = endpointFeatures(routes[id]);
+    expect({ id, ...carried(id) }).toEqual({ id, jsonBody, validation });
+  }
+});
+
 // The bench holds each caller-facing function against a floor loading the same public packages
 // (test/bench/bundles.ts `loadedPackages`): what a bundle loads when it loads, not what it loads on first use.
 it('finds the public packages a bundle loads when it loads, for its floor to load and use them too', async () => {
   expect(built.getCompany.packages).toMatchObject({
     clients: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb'],
     middy: true,
-    others: expect.arrayContaining(['valibot', '@middy/http-json-body-parser']) as unknown,
+    others: expect.arrayContaining(['valibot']) as unknown,
   });
   expect(built.getCompany.packages.loaded).toEqual(expect.arrayContaining(['valibot', '@middy/core']));
+  // A route that takes no body does not load the JSON body parser (its bundle has none of its code).
+  expect(built.getCompany.packages.loaded).not.toContain('@middy/http-json-body-parser');
+  expect(built.createList.packages.others).toContain('@middy/http-json-body-parser');
   // Loaded on first use: the usage meter's API Gateway client, the webhooks' KMS and SQS clients, the
   // legal entity ids' Secrets Manager client.
   expect(built.getLegalEntityUpdates.packages.clients).not.toContain('@aws-sdk/client-secrets-manager');
