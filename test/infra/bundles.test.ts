@@ -19,8 +19,9 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, stop } from 'esbuild';
 import yazl from 'yazl';
-import { bundlingSettings } from '../../infra/bundling';
+import { bundlingSettings, functionDefine } from '../../infra/bundling';
 import { endpointFeatures } from '../../lib/http/features';
+import { handlerEntry } from '../../lib/http/route';
 import { importBucket } from '../../lib/import/bucket';
 import { routes, workers, type RouteId, type WorkerId } from '../../lib/routes';
 import { createToken } from '../../lib/tokens/tokens';
@@ -396,6 +397,24 @@ it("carries only the endpoint's JSON body and validation where its route uses th
     const { jsonBody, validation } = endpointFeatures(routes[id]);
     expect({ id, ...carried(id) }).toEqual({ id, jsonBody, validation });
   }
+});
+
+// A bundle built with defines that leave out a part its route uses fails when it loads, never on a request.
+it('refuses to load a function whose bundle left out a part its route uses', async () => {
+  const outfile = path.join(dir, 'createList-as-health.js');
+  await build({
+    ...buildOptions(outfile),
+    define: functionDefine(routes.getHealth),
+    entryPoints: [path.join(ROOT, handlerEntry('createList'))],
+  });
+  const outcome = await callBundle(outfile, smallestRequest('createList'), { requestPath: true });
+  expect(outcome).toMatchObject({
+    stage: 'load',
+    error: {
+      message:
+        'POST /v1/lists uses jsonBody, validation, scope, storage, left out of its bundle (infra/bundling.ts)',
+    },
+  });
 });
 
 // The bench holds each caller-facing function against a floor loading the same public packages
