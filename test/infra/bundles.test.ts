@@ -439,17 +439,21 @@ it('finds the public packages a bundle loads when it loads, for its floor to loa
   expect(built.authorizer.packages.loaded).not.toContain('valibot');
 
   const withSecrets = { ...built.getCompany.packages, clients: ['@aws-sdk/client-secrets-manager'] };
+  // Health's packages with createList's body parser: a floor that parses a body.
+  const withBody = { ...built.getHealth.packages, others: ['@middy/http-json-body-parser', 'valibot'] };
   const floors = await buildFloors(
     dir,
     [
       { kind: 'empty', packages: built.getHealth.packages },
+      { kind: 'empty', packages: withBody },
       { kind: 'getCompany', packages: withSecrets },
     ],
     { complete: false },
   );
   expect([...floors.keys()]).toEqual([
+    'empty+middy+valibot',
     'empty+middy+http-json-body-parser+valibot',
-    'getCompany+middy+secrets-manager+http-json-body-parser+valibot',
+    'getCompany+middy+secrets-manager+valibot',
   ]);
   // The floor validates the path and parses a JSON body with the function's packages.
   const empty = floors.get('empty+middy+http-json-body-parser+valibot')!.file;
@@ -461,10 +465,7 @@ it('finds the public packages a bundle loads when it loads, for its floor to loa
   };
   expect(answerOf('floor', await callBundle(empty, sent))).toEqual({ statusCode: 200, body: '{}' });
   await expect(callBundle(empty, { pathParameters: { id: 1 } })).resolves.toMatchObject({ stage: 'call' });
-  const floor = readFileSync(
-    floors.get('getCompany+middy+secrets-manager+http-json-body-parser+valibot')!.file,
-    'utf8',
-  );
+  const floor = readFileSync(floors.get('getCompany+middy+secrets-manager+valibot')!.file, 'utf8');
   expect(floor).toContain('secretsmanager');
 
   // Each caller-facing function's floor loads every package the function loads (buildFloors checks it).

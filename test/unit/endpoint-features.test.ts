@@ -4,7 +4,7 @@
  */
 import { functionDefine, bundlingSettings } from '../../infra/bundling';
 import { endpointFeatures, FEATURE_GLOBALS } from '../../lib/http/features';
-import { checksBody } from '../../lib/http/route';
+import { checksBody, type RequestSchemas } from '../../lib/http/route';
 import { routes, type RouteId } from '../../lib/routes';
 
 it('reads the parts a route uses from its descriptor', () => {
@@ -32,7 +32,7 @@ it('checks the body of every route whose method takes one, whether or not it rea
   for (const id of Object.keys(routes) as RouteId[]) {
     const route = routes[id];
     expect({ id, jsonBody: endpointFeatures(route).jsonBody }).toEqual({ id, jsonBody: checksBody(route) });
-    if (route.request.body)
+    if ((route.request as RequestSchemas).body)
       expect({ id, jsonBody: endpointFeatures(route).jsonBody }).toEqual({ id, jsonBody: true });
   }
 });
