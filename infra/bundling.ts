@@ -1,3 +1,6 @@
+import { featureDefine } from '../lib/http/features';
+import type { Route } from '../lib/http/route';
+
 /**
  * How every function is bundled: the CDK construct (NodejsFunction, infra/function.ts) and the benchmark
  * build from these same settings, so the benchmark measures what gets deployed.
@@ -31,3 +34,11 @@ export const bundlingSettings = {
     'regexp-unicode-property-escapes': true,
   } as Readonly<Record<string, boolean>>,
 } as const;
+
+/**
+ * The esbuild `define` of one function: the shared settings', and for a route's function the endpoint's
+ * parts its route uses (lib/http/features.ts), read from the route table, so its bundle drops the rest.
+ */
+export function functionDefine(route?: Route): Record<string, string> {
+  return { ...bundlingSettings.define, ...(route ? featureDefine(route) : {}) };
+}

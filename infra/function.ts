@@ -7,7 +7,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { addFunctionAlarm, type AlarmTarget } from './alarms';
-import { bundlingSettings } from './bundling';
+import { bundlingSettings, functionDefine } from './bundling';
 import {
   ACCESS_ENFORCED_BY_IAM,
   type Partition,
@@ -17,6 +17,7 @@ import {
 import { deniedPartitions } from '../lib/storage/access-check';
 import { REQUEST_PATH_TIMEOUTS, TIMEOUT_VARIABLES } from '../lib/storage/client';
 import { REQUEST_LOG_SAMPLE_RATE } from '../lib/config';
+import type { Route } from '../lib/http/route';
 
 const projectRoot = path.join(__dirname, '..');
 
@@ -47,6 +48,8 @@ export interface ApiFunctionProps {
   table: TableV2;
   /** What the function may do to the table, per action and partition (the route's `storage` field). */
   storage: StorageAccess;
+  /** The route it answers, if any: its bundle carries only the endpoint's parts the route uses. */
+  route?: Route;
   /** @default 1024 MB: more memory is more CPU, and cold starts dominate these short calls. */
   memorySize?: number;
   /** @default 10 s: well under API Gateway's 29 s integration timeout, so the gateway never cuts us off. */
@@ -127,7 +130,7 @@ export class ApiFunction extends Construct {
         target: bundlingSettings.target,
         mainFields: [...bundlingSettings.mainFields],
         externalModules: [...bundlingSettings.externalModules],
-        define: { ...bundlingSettings.define },
+        define: functionDefine(props.route),
         // esbuild's `supported` has no field of its own in NodejsFunction's bundling options: passed as its flags.
         esbuildArgs: Object.fromEntries(
           Object.entries(bundlingSettings.supported).map(([feature, on]) => [

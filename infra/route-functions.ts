@@ -46,6 +46,7 @@ export class DomainRoutes extends NestedStack {
       const { function: handler } = new ApiFunction(this, `${routeId}Function`, {
         name: routeId,
         entry: handlerEntry(routeId),
+        route,
         table,
         storage: route.storage,
         requestPath: true,

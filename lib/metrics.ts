@@ -17,7 +17,7 @@ interface Tracker extends RequestMetrics {
   busySince: number;
 }
 
-const trackers = new RequestScope<Tracker>();
+const trackers = /* @__PURE__ */ new RequestScope<Tracker>();
 
 export function withRequestMetrics<T>(run: (metrics: RequestMetrics) => Promise<T>): Promise<T> {
   const tracker: Tracker = { dynamodbCalls: 0, dynamodbMs: 0, inFlight: 0, busySince: 0 };

@@ -33,11 +33,20 @@ import {
 } from './errors';
 import { jsonBody } from './json-body';
 import { parseAcceptLanguage, type Language } from './language';
+import { endpointFeatures, type EndpointFeatures } from './features';
 import { RawJson } from './raw-json';
 import { checksBody, type Route } from './route';
 import { validateParts } from './validation';
 
-/** Methods whose body has no defined meaning (RFC 9110 §9.3): it is ignored, never judged. */
+/**
+ * The endpoint's parts a bundle carries (lib/http/features.ts): esbuild defines each as its route uses
+ * it, so a part the route does not use is dropped from the bundle; undefined outside a bundle, where
+ * every part is there. Each is read where it is used, so esbuild can fold it there.
+ */
+declare const ENDPOINT_JSON_BODY: boolean | undefined;
+declare const ENDPOINT_VALIDATION: boolean | undefined;
+declare const ENDPOINT_SCOPE: boolean | undefined;
+declare const ENDPOINT_STORAGE: boolean | undefined;
 
 /** A request that takes this long is logged whatever its status (a warm one takes milliseconds). */
 export const SLOW_REQUEST_MS = 1000;
@@ -76,6 +85,7 @@ export function endpoint<R extends Route>(
   run: (request: Request<R>) => Promise<Body<R> | RawJson<Body<R>> | Answer<Body<R>>>,
 ): Handler {
   const name = `${route.method} ${route.path}`;
+  requireBundled(name, endpointFeatures(route));
   const stack = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>({
     // Answer a clean, retryable 503 just before Lambda would cut the request off.
     timeoutEarlyResponse: () => {
@@ -83,20 +93,30 @@ export function endpoint<R extends Route>(
     },
   })
     .use({ before: ({ event }) => void normalizeEvent(event) })
-    .use({ before: ({ event }) => void requireScope(route, event) })
+    .use(
+      typeof ENDPOINT_SCOPE === 'undefined' || ENDPOINT_SCOPE
+        ? [{ before: ({ event }) => void requireScope(route, event) }]
+        : [],
+    )
     .use(bodyHandling(route))
     .use({ onError: (request) => void (request.response = errorResponse(request.error, request.event)) })
     .handler(async (event) => {
-      const [params, query, body] = validateParts([
-        [route.request.params, decodePathParameters(event.pathParameters), 'params'],
-        [route.request.query, event.queryStringParameters, 'query'],
-        [route.request.body, event.body, 'body'],
-      ]);
+      const [params, query, body] =
+        typeof ENDPOINT_VALIDATION === 'undefined' || ENDPOINT_VALIDATION
+          ? validateParts([
+              [route.request.params, decodePathParameters(event.pathParameters), 'params'],
+              [route.request.query, event.queryStringParameters, 'query'],
+              [route.request.body, event.body, 'body'],
+            ])
+          : [];
       const request = {
         params,
         query,
         body,
-        caller: callerFrom(event.requestContext.authorizer),
+        caller:
+          typeof ENDPOINT_SCOPE === 'undefined' || ENDPOINT_SCOPE
+            ? callerFrom(event.requestContext.authorizer)
+            : null,
         language: parseAcceptLanguage(event.headers['accept-language']),
         requestId: requestIdOf(event),
         idempotencyKey: route.idempotent ? idempotencyKeyOf(event) : undefined,
@@ -115,14 +135,18 @@ export function endpoint<R extends Route>(
 
   // A route that never touches the table has no DynamoDB calls to count, and skips the tracking (its
   // first use adds to a cold start).
-  const measured = touchesTable(route.storage) ? withRequestMetrics : withoutRequestMetrics;
+  const storage = typeof ENDPOINT_STORAGE === 'undefined' || ENDPOINT_STORAGE;
+  const measured = storage && touchesTable(route.storage) ? withRequestMetrics : withoutRequestMetrics;
+  const declared: (run: () => Promise<APIGatewayProxyResult>) => Promise<APIGatewayProxyResult> = storage
+    ? (run) => withDeclaredAccess(route.storage, run)
+    : (run) => run();
   return (event, context) =>
     measured(async (metrics) => {
       const started = performance.now();
       // Who called (never the token or its hash): the account, and the token id the authorizer
       // returned as principalId.
       const authorizer = event.requestContext?.authorizer;
-      const response = await withDeclaredAccess(route.storage, () => stack(event, context));
+      const response = await declared(() => stack(event, context));
       const durationMs = performance.now() - started;
       const logged =
         response.statusCode >= 400 ||
@@ -137,7 +161,10 @@ export function endpoint<R extends Route>(
           requestId: requestIdOf(event),
           route: name,
           // Absent keys are left out by JSON.stringify: the line has them only when known.
-          accountId: callerFrom(authorizer)?.accountId,
+          accountId:
+            typeof ENDPOINT_SCOPE === 'undefined' || ENDPOINT_SCOPE
+              ? callerFrom(authorizer)?.accountId
+              : undefined,
           tokenId: typeof principalId === 'string' ? principalId : undefined,
           status: response.statusCode,
           durationMs: round(durationMs),
@@ -146,6 +173,22 @@ export function endpoint<R extends Route>(
       );
       return response;
     });
+}
+
+/**
+ * Fails when the function loads if its bundle left out a part its route uses (the bundle's defines
+ * disagree with the route table): a route is never answered without its body rules, validation or scope.
+ */
+function requireBundled(name: string, uses: EndpointFeatures): void {
+  const bundled: EndpointFeatures = {
+    jsonBody: typeof ENDPOINT_JSON_BODY === 'undefined' || ENDPOINT_JSON_BODY,
+    validation: typeof ENDPOINT_VALIDATION === 'undefined' || ENDPOINT_VALIDATION,
+    scope: typeof ENDPOINT_SCOPE === 'undefined' || ENDPOINT_SCOPE,
+    storage: typeof ENDPOINT_STORAGE === 'undefined' || ENDPOINT_STORAGE,
+  };
+  const missing = (Object.keys(uses) as Array<keyof EndpointFeatures>).filter((f) => uses[f] && !bundled[f]);
+  if (missing.length > 0)
+    throw new Error(`${name} uses ${missing.join(', ')}, left out of its bundle (infra/bundling.ts)`);
 }
 
 function requireScope(route: Route, event: APIGatewayProxyEvent): void {
@@ -182,8 +225,9 @@ function ownEntries<T>(source: Record<string, T> | null | undefined, lowerCase: 
  * A body on GET or DELETE is ignored whatever its type, size or content.
  */
 function bodyHandling(route: Route): Array<middy.MiddlewareObj<APIGatewayProxyEvent>> {
-  if (!checksBody(route)) return [ignoreBody()];
-  return route.request.body ? jsonBody() : [...jsonBody(), ignoreBody()];
+  if ((typeof ENDPOINT_JSON_BODY === 'undefined' || ENDPOINT_JSON_BODY) && checksBody(route))
+    return route.request.body ? jsonBody() : [...jsonBody(), ignoreBody()];
+  return [ignoreBody()];
 }
 
 function ignoreBody(): middy.MiddlewareObj<APIGatewayProxyEvent> {

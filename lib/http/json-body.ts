@@ -27,7 +27,7 @@ export const MAX_BODY_DEPTH = 32;
 /** Contract §1: `application/json`, parameters allowed; anything else (even `+json` types) is 415. */
 const JSON_MEDIA_TYPE = /^application\/json\s*(?:;.*)?$/i;
 
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const utf8 = /* @__PURE__ */ new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 type Middleware = middy.MiddlewareObj<APIGatewayProxyEvent>;
 

@@ -75,7 +75,7 @@ export class UndeclaredStorageAccessError extends Error {
  */
 export { ACCESS_ENFORCED_BY_IAM } from '../config';
 
-const declared = new RequestScope<StorageAccess>();
+const declared = /* @__PURE__ */ new RequestScope<StorageAccess>();
 
 /** Runs `run` with every storage call it makes checked against `access`. */
 export function withDeclaredAccess<T>(access: StorageAccess, run: () => Promise<T>): Promise<T> {

@@ -5,7 +5,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
-import { bundlingSettings } from '../../infra/bundling';
+import { bundlingSettings, functionDefine } from '../../infra/bundling';
 import { handlerEntry } from '../../lib/http/route';
 import { authorizer, routes, type RouteId } from '../../lib/routes';
 import type { FunctionId } from './cases';
@@ -48,8 +48,19 @@ export function buildOptions(outfile: string): BuildOptions {
 const packageOf = (file: string) =>
   /node_modules\/((?:@[^/]+\/)?[^/]+)\/(?!.*node_modules\/)/.exec(file)?.[1] ?? null;
 
-/** The files a bundle loads from `entry` when it loads: reached by static imports and requires, not through a dynamic import. */
+/**
+ * The files a bundle loads from `entry` when it loads: reached by static imports and requires, not
+ * through a dynamic import, and with code in the bundle (a module whose every export esbuild dropped,
+ * such as the JSON body parser of a route that takes no body, is not loaded).
+ */
 function reachedFiles(metafile: Metafile, entry: string): Set<string> {
+  const bundled = new Set(
+    Object.values(metafile.outputs).flatMap((output) =>
+      Object.entries(output.inputs)
+        .filter(([, { bytesInOutput }]) => bytesInOutput > 0)
+        .map(([file]) => file),
+    ),
+  );
   const reached = new Set<string>();
   const pending = [path.relative(ROOT, path.join(ROOT, entry))];
   while (pending.length > 0) {
@@ -60,7 +71,7 @@ function reachedFiles(metafile: Metafile, entry: string): Set<string> {
       if (imported.kind !== 'dynamic-import' && !imported.external) pending.push(imported.path);
     }
   }
-  return reached;
+  return new Set([...reached].filter((file) => bundled.has(file)));
 }
 
 /**
@@ -77,7 +88,7 @@ export function loadedPackages(metafile: Metafile, entry: string): FloorPackages
       .flatMap((file) => metafile.inputs[file]?.imports ?? [])
       .filter((i) => i.kind !== 'dynamic-import' && !i.external)
       .map((i) => packageOf(i.path))
-      .filter((p): p is string => p !== null),
+      .filter((p): p is string => p !== null && loaded.has(p)),
   );
   const clients = [...loaded].filter((p) => /^@aws-sdk\/(client|lib)-/.test(p)).sort();
   return {
@@ -98,6 +109,7 @@ export async function buildFunctions(workDir: string): Promise<Record<FunctionId
       const file = path.join(workDir, `${id}.js`);
       const { metafile } = await build({
         ...buildOptions(file),
+        define: functionDefine(id === 'authorizer' ? undefined : routes[id]),
         entryPoints: [path.join(ROOT, entries[id])],
         metafile: true,
       });

@@ -19,7 +19,9 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, stop } from 'esbuild';
 import yazl from 'yazl';
-import { bundlingSettings } from '../../infra/bundling';
+import { bundlingSettings, functionDefine } from '../../infra/bundling';
+import { endpointFeatures } from '../../lib/http/features';
+import { handlerEntry } from '../../lib/http/route';
 import { importBucket } from '../../lib/import/bucket';
 import { routes, workers, type RouteId, type WorkerId } from '../../lib/routes';
 import { createToken } from '../../lib/tokens/tokens';
@@ -375,15 +377,58 @@ it('delivers a batch from its bundle: the secret opened by KMS, a job due later 
 
 // ---- What the bundles carry ----------------------------------------------------------------------
 
+// Each route's function carries only the endpoint's parts its route uses (lib/http/features.ts, from the
+// route table through infra/bundling.ts `functionDefine`): a text of the part tells whether it is there.
+it("carries only the endpoint's JSON body and validation where its route uses them", () => {
+  const carried = (id: RouteId) => {
+    const text = readFileSync(built[id].file, 'utf8');
+    return {
+      jsonBody: text.includes('must not nest arrays and objects more than'),
+      validation: text.includes('must be an integer between'),
+    };
+  };
+  expect(carried('getHealth')).toEqual({ jsonBody: false, validation: false });
+  expect(carried('getCompany')).toEqual({ jsonBody: false, validation: true });
+  expect(carried('createList')).toEqual({ jsonBody: true, validation: true });
+  // Every route that uses a part carries it; one that does not, none of it (the generated document's
+  // functions are left out: the document quotes these texts).
+  for (const id of Object.keys(routes) as RouteId[]) {
+    if (id === 'getOpenApi' || id === 'getDocs') continue;
+    const { jsonBody, validation } = endpointFeatures(routes[id]);
+    expect({ id, ...carried(id) }).toEqual({ id, jsonBody, validation });
+  }
+});
+
+// A bundle built with defines that leave out a part its route uses fails when it loads, never on a request.
+it('refuses to load a function whose bundle left out a part its route uses', async () => {
+  const outfile = path.join(dir, 'createList-as-health.js');
+  await build({
+    ...buildOptions(outfile),
+    define: functionDefine(routes.getHealth),
+    entryPoints: [path.join(ROOT, handlerEntry('createList'))],
+  });
+  const outcome = await callBundle(outfile, smallestRequest('createList'), { requestPath: true });
+  expect(outcome).toMatchObject({
+    stage: 'load',
+    error: {
+      message:
+        'POST /v1/lists uses jsonBody, validation, scope, storage, left out of its bundle (infra/bundling.ts)',
+    },
+  });
+});
+
 // The bench holds each caller-facing function against a floor loading the same public packages
 // (test/bench/bundles.ts `loadedPackages`): what a bundle loads when it loads, not what it loads on first use.
 it('finds the public packages a bundle loads when it loads, for its floor to load and use them too', async () => {
   expect(built.getCompany.packages).toMatchObject({
     clients: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb'],
     middy: true,
-    others: expect.arrayContaining(['valibot', '@middy/http-json-body-parser']) as unknown,
+    others: expect.arrayContaining(['valibot']) as unknown,
   });
   expect(built.getCompany.packages.loaded).toEqual(expect.arrayContaining(['valibot', '@middy/core']));
+  // A route that takes no body does not load the JSON body parser (its bundle has none of its code).
+  expect(built.getCompany.packages.loaded).not.toContain('@middy/http-json-body-parser');
+  expect(built.createList.packages.others).toContain('@middy/http-json-body-parser');
   // Loaded on first use: the usage meter's API Gateway client, the webhooks' KMS and SQS clients, the
   // legal entity ids' Secrets Manager client.
   expect(built.getLegalEntityUpdates.packages.clients).not.toContain('@aws-sdk/client-secrets-manager');
@@ -394,17 +439,21 @@ it('finds the public packages a bundle loads when it loads, for its floor to loa
   expect(built.authorizer.packages.loaded).not.toContain('valibot');
 
   const withSecrets = { ...built.getCompany.packages, clients: ['@aws-sdk/client-secrets-manager'] };
+  // Health's packages with createList's body parser: a floor that parses a body.
+  const withBody = { ...built.getHealth.packages, others: ['@middy/http-json-body-parser', 'valibot'] };
   const floors = await buildFloors(
     dir,
     [
       { kind: 'empty', packages: built.getHealth.packages },
+      { kind: 'empty', packages: withBody },
       { kind: 'getCompany', packages: withSecrets },
     ],
     { complete: false },
   );
   expect([...floors.keys()]).toEqual([
+    'empty+middy+valibot',
     'empty+middy+http-json-body-parser+valibot',
-    'getCompany+middy+secrets-manager+http-json-body-parser+valibot',
+    'getCompany+middy+secrets-manager+valibot',
   ]);
   // The floor validates the path and parses a JSON body with the function's packages.
   const empty = floors.get('empty+middy+http-json-body-parser+valibot')!.file;
@@ -416,10 +465,7 @@ it('finds the public packages a bundle loads when it loads, for its floor to loa
   };
   expect(answerOf('floor', await callBundle(empty, sent))).toEqual({ statusCode: 200, body: '{}' });
   await expect(callBundle(empty, { pathParameters: { id: 1 } })).resolves.toMatchObject({ stage: 'call' });
-  const floor = readFileSync(
-    floors.get('getCompany+middy+secrets-manager+http-json-body-parser+valibot')!.file,
-    'utf8',
-  );
+  const floor = readFileSync(floors.get('getCompany+middy+secrets-manager+valibot')!.file, 'utf8');
   expect(floor).toContain('secretsmanager');
 
   // Each caller-facing function's floor loads every package the function loads (buildFloors checks it).
