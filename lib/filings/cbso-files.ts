@@ -1,23 +1,46 @@
 /**
  * The files of a CBSO delivery (contract §11.4, `registries.md` §3.2): a folder, or a ZIP as the
- * web services' daily batch extracts give them, read whole one small file at a time. A filing is two
- * JSON files of a few KB, so what a file costs is its opening, not its parsing: a folder's file is read
- * with one synchronous read into a reused buffer (no stream, no promise, no stat per file). A ZIP's
- * central directory is listed once by yauzl (names, offsets, sizes, CRC-32s), and its members read by
- * their offsets in large reads (lib/filings/zip-members.ts). Memory: the names and entries are listed
- * whole (about 100 bytes a file), the contents one file at a time.
+ * web services' daily batch extracts give them, each filing its reference file and its accounting
+ * file (`<ref>.reference.json`, `<ref>.accountingData.json`, the suffixes in any case), read whole one
+ * small file at a time.
+ *
+ * Memory stays flat with the delivery's size: neither the folder's names nor the ZIP's central
+ * directory is held whole. A folder is listed one entry at a time (`opendir`), and each reference file's
+ * accounting file opened by its name; a ZIP's central directory is listed one entry at a time
+ * (lib/filings/zip-members.ts), and a file held only until its pair comes (next to it in a ZIP in name
+ * order). So filings come in the folder's order of entries (as `ls -U` lists them) or the ZIP's order
+ * of members, not sorted by name; the import does not depend on their order (§11.5.9).
+ *
+ * A filing's files are a few KB, so what a file costs is its opening, not its parsing: a folder's file
+ * is read with one synchronous read into a reused buffer (no stream, no promise, no stat per file).
  */
-import { closeSync, openSync, readFileSync, readSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, opendirSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { Entry } from 'yauzl';
 import { RegistryFileError } from '../import/sources/files';
+import type { ZipMembers } from './zip-members';
+
+const REFERENCE = '.reference.json';
+const ACCOUNTING = '.accountingData.json';
+const REFERENCE_LOWER = REFERENCE.toLowerCase();
+const ACCOUNTING_LOWER = ACCOUNTING.toLowerCase();
+
+/** A filing's files as the delivery holds them: its texts (undefined: absent or unreadable). */
+export interface FilingTexts {
+  /** The reference file's name less its suffix. */
+  ref: string;
+  /** The reference file's name as the delivery spells it. */
+  reference: string;
+  referenceText: string | undefined;
+  accountingText: string | undefined;
+}
 
 export interface FilingFiles {
-  /** The files' names, as in the folder or ZIP. */
-  readonly names: readonly string[];
-  /** The file's text, as UTF-8 (a ZIP member's once it is read), by its name as `names` spells it; throws when it cannot be read. */
-  read(name: string): string | Promise<string>;
-  /** Where the file is: a ZIP member's offset (files are read fastest by it), a folder's 0. */
-  position(name: string): number;
+  /**
+   * Each filing's files, the reference file's stem `only` when given. A folder's are read at once (a
+   * plain iterable: a filing costs no promise), a ZIP's are awaited.
+   */
+  filings(only?: string): Iterable<FilingTexts> | AsyncIterable<FilingTexts>;
   close(): void;
 }
 
@@ -25,39 +48,119 @@ export interface FilingFiles {
 export async function openFilingFiles(path: string): Promise<FilingFiles> {
   const info = statOf(path);
   if (!info) throw new RegistryFileError(`${path} does not exist`);
-  if (info.isDirectory()) {
-    const names = readdirSync(path, { withFileTypes: true })
-      .filter((entry) => entry.isFile())
-      .map((entry) => entry.name);
-    return { names, read: folderReader(path), position: () => 0, close: () => {} };
-  }
+  if (info.isDirectory()) return new FolderFiles(path);
   if (!/\.zip$/i.test(path)) throw new RegistryFileError(`${path} is neither a folder nor a ZIP`);
   return openZip(path);
+}
+
+/** The name's stem when it is a reference file's (its suffix in any case), else undefined. */
+function referenceStem(name: string): string | undefined {
+  return name.endsWith(REFERENCE) || name.toLowerCase().endsWith(REFERENCE_LOWER)
+    ? name.slice(0, -REFERENCE.length)
+    : undefined;
+}
+
+/** The name's stem when it is an accounting file's (its suffix in any case), else undefined. */
+function accountingStem(name: string): string | undefined {
+  return name.endsWith(ACCOUNTING) || name.toLowerCase().endsWith(ACCOUNTING_LOWER)
+    ? name.slice(0, -ACCOUNTING.length)
+    : undefined;
 }
 
 /** Bytes of a folder's file read in one call; a larger file is read whole by `readFileSync`. */
 const READ_BUFFER = 1 << 16;
 
-/**
- * A folder's file as text: opened and read into one buffer the reader reuses, no stat and no buffer
- * per file (a filing's files are a few KB, so that is most of what reading one costs). A read that
- * fills less than the buffer read the whole file: a regular file's read is short only at its end.
- */
-function folderReader(folder: string): (name: string) => string {
-  const buffer = Buffer.allocUnsafe(READ_BUFFER);
+class FolderFiles implements FilingFiles {
+  private readonly buffer = Buffer.allocUnsafe(READ_BUFFER);
   // The folder's path normalised once (`dir/`): a name from its listing is joined by concatenation.
-  const prefix = join(folder, '/');
-  return (name) => {
-    const path = prefix + name;
-    const fd = openSync(path, 'r');
+  private readonly prefix: string;
+  /** The accounting files by their stem lower-cased: listed only when one is not where its name says. */
+  private byLowerCase: Map<string, string> | undefined;
+
+  constructor(private readonly folder: string) {
+    this.prefix = join(folder, '/');
+  }
+
+  *filings(only?: string): Generator<FilingTexts> {
+    const dir = opendirSync(this.folder, { bufferSize: 256 });
     try {
-      const bytes = readSync(fd, buffer, 0, READ_BUFFER, 0);
-      if (bytes < READ_BUFFER) return buffer.toString('utf8', 0, bytes);
+      for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {
+        if (!entry.isFile()) continue;
+        const ref = referenceStem(entry.name);
+        if (ref === undefined || (only !== undefined && ref !== only)) continue;
+        yield {
+          ref,
+          reference: entry.name,
+          referenceText: this.text(entry.name),
+          accountingText: this.accountingText(ref),
+        };
+      }
+    } finally {
+      dir.closeSync();
+    }
+  }
+
+  close(): void {}
+
+  /**
+   * The accounting file's text: the one named as the format spells it; failing that, the one of the
+   * same stem but the case (listed once, the first time one is needed).
+   */
+  private accountingText(ref: string): string | undefined {
+    const text = this.text(ref + ACCOUNTING, true);
+    if (text !== null) return text;
+    this.byLowerCase ??= this.accountingByLowerCase();
+    const name = this.byLowerCase.get(ref.toLowerCase());
+    return name === undefined ? undefined : (this.text(name) ?? undefined);
+  }
+
+  /** The folder's accounting files by their stem lower-cased, the same stem's spelt as the format spells it preferred. */
+  private accountingByLowerCase(): Map<string, string> {
+    const names = new Map<string, string>();
+    const dir = opendirSync(this.folder);
+    try {
+      for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {
+        const stem = entry.isFile() ? accountingStem(entry.name) : undefined;
+        if (stem === undefined) continue;
+        const key = stem.toLowerCase();
+        if (!names.has(key) || entry.name.endsWith(ACCOUNTING)) names.set(key, entry.name);
+      }
+    } finally {
+      dir.closeSync();
+    }
+    return names;
+  }
+
+  /**
+   * The file's text: opened and read into one buffer reused for every file, no stat and no buffer per
+   * file (a filing's files are a few KB, so that is most of what reading one costs). A read that fills
+   * less than the buffer read the whole file: a regular file's read is short only at its end.
+   * Undefined when it cannot be read; null when it does not exist and `absentAsNull`.
+   */
+  private text(name: string): string | undefined;
+  private text(name: string, absentAsNull: true): string | undefined | null;
+  private text(name: string, absentAsNull = false): string | undefined | null {
+    const path = this.prefix + name;
+    let fd: number;
+    try {
+      fd = openSync(path, 'r');
+    } catch (error) {
+      return absentAsNull && (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : undefined;
+    }
+    try {
+      const bytes = readSync(fd, this.buffer, 0, READ_BUFFER, 0);
+      if (bytes < READ_BUFFER) return this.buffer.toString('utf8', 0, bytes);
+    } catch {
+      return undefined;
     } finally {
       closeSync(fd);
     }
-    return readFileSync(path, 'utf8');
-  };
+    try {
+      return readFileSync(path, 'utf8');
+    } catch {
+      return undefined;
+    }
+  }
 }
 
 const statOf = (path: string) => {
@@ -71,13 +174,96 @@ const statOf = (path: string) => {
 async function openZip(path: string): Promise<FilingFiles> {
   // Loaded for a ZIP only: a folder's conversion does not pay for the ZIP library.
   const { ZipMembers } = await import('./zip-members');
+  const notReadable = (error: Error) =>
+    new RegistryFileError(`${path} is not a readable ZIP (${error.message})`, { cause: error });
   const zip = await ZipMembers.open(path).catch((error: Error) => {
-    throw new RegistryFileError(`${path} is not a readable ZIP (${error.message})`);
+    throw notReadable(error);
   });
   return {
-    names: [...zip.entries.keys()],
-    read: async (name) => (await zip.read(name)).toString('utf8'),
-    position: (name) => zip.entries.get(name)?.relativeOffsetOfLocalHeader ?? 0,
+    async *filings(only) {
+      try {
+        yield* zipFilings(zip, only);
+      } catch (error) {
+        // Its central directory, listed as the filings are read, is damaged.
+        throw notReadable(error as Error);
+      }
+    },
     close: () => zip.close(),
   };
 }
+
+/**
+ * A ZIP's filings, their files paired by their base names (a filing's files may be in a folder of the
+ * ZIP) as the central directory lists them, the reference file's stem `only` when given: a pair as soon
+ * as its second file is listed, a reference file whose accounting file never comes at the end. Memory:
+ * the files waiting for their pair (in a ZIP in name order, one).
+ */
+async function* zipFilings(zip: ZipMembers, only: string | undefined): AsyncGenerator<FilingTexts> {
+  const references = new Waiting();
+  const accounting = new Waiting();
+  const text = (entry: Entry | undefined) =>
+    entry === undefined
+      ? undefined
+      : zip.read(entry).then(
+          (data) => data.toString('utf8'),
+          () => undefined,
+        );
+  const texts = async (reference: Entry, pair: Entry | undefined): Promise<FilingTexts> => ({
+    ref: stemOf(reference),
+    reference: basename(reference.fileName),
+    referenceText: await text(reference),
+    accountingText: await text(pair),
+  });
+  for await (const entry of zip.entries()) {
+    const name = basename(entry.fileName);
+    const ref = referenceStem(name);
+    const stem = ref ?? accountingStem(name);
+    if (stem === undefined) continue;
+    // With `only`, its reference file, and the accounting files that may be its pair.
+    if (only !== undefined && (ref === undefined ? stem.toLowerCase() !== only.toLowerCase() : ref !== only))
+      continue;
+    if (ref === undefined) {
+      const reference = references.take(stem);
+      if (reference) yield await texts(reference, entry);
+      else accounting.hold(stem, entry);
+    } else {
+      const pair = accounting.take(stem);
+      if (pair) yield await texts(entry, pair);
+      else references.hold(stem, entry);
+    }
+  }
+  for (const reference of references.all()) yield await texts(reference, undefined);
+}
+
+/** A ZIP's files of one kind waiting for their pair, by stem lower-cased (the same case preferred). */
+class Waiting {
+  private readonly byStem = new Map<string, Entry[]>();
+
+  hold(stem: string, entry: Entry): void {
+    const key = stem.toLowerCase();
+    const list = this.byStem.get(key);
+    if (list) list.push(entry);
+    else this.byStem.set(key, [entry]);
+  }
+
+  /** The file waiting with this stem (the same case first, else the first held), no longer waiting. */
+  take(stem: string): Entry | undefined {
+    const key = stem.toLowerCase();
+    const list = this.byStem.get(key);
+    if (!list) return undefined;
+    const same = list.findIndex((entry) => stemOf(entry) === stem);
+    const [entry] = list.splice(same < 0 ? 0 : same, 1);
+    if (list.length === 0) this.byStem.delete(key);
+    return entry;
+  }
+
+  *all(): Generator<Entry> {
+    for (const list of this.byStem.values()) yield* list;
+  }
+}
+
+/** A reference or accounting file's stem (its name less the suffix). */
+const stemOf = (entry: Entry) => {
+  const name = basename(entry.fileName);
+  return referenceStem(name) ?? accountingStem(name)!;
+};

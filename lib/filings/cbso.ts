@@ -15,7 +15,7 @@
 import { basename, dirname } from 'node:path';
 import { parseCompanyNumber } from '../companies/identifiers';
 import { isCalendarDate } from '../http/schemas';
-import { openFilingFiles, type FilingFiles } from './cbso-files';
+import { openFilingFiles, type FilingTexts } from './cbso-files';
 import { healthOfFigures } from './health';
 import { figuresOf } from './figures';
 import { RUBRIC_CODES, type Rubrics } from './mapping';
@@ -23,78 +23,31 @@ import type { Filing, FilingItem } from './filing';
 
 const REFERENCE = '.reference.json';
 const ACCOUNTING = '.accountingData.json';
-const REFERENCE_LOWER = REFERENCE.toLowerCase();
-const ACCOUNTING_LOWER = ACCOUNTING.toLowerCase();
 
 export const UNREADABLE = 'unreadable filing';
 export const NO_ACCOUNTING_DATA = 'no accounting data';
 
-/** The filings under `path`: a folder, a ZIP, or one filing's reference or accounting file. */
+/**
+ * The filings under `path`: a folder, a ZIP, or one filing's reference or accounting file. In the
+ * delivery's order (lib/filings/cbso-files.ts); memory flat with its size.
+ */
 export async function* cbsoFilings(path: string): AsyncGenerator<FilingItem> {
-  const single = [REFERENCE, ACCOUNTING].find((suffix) => path.toLowerCase().endsWith(suffix.toLowerCase()));
+  const lower = path.toLowerCase();
+  const single = [REFERENCE, ACCOUNTING].find((suffix) => lower.endsWith(suffix.toLowerCase()));
   const files = await openFilingFiles(single ? dirname(path) : path);
   try {
     const only = single ? basename(path).slice(0, -single.length) : undefined;
-    const pairs = pairsOf(files.names).filter((pair) => only === undefined || pair.ref === only);
-    // In the order of where a filing's later file is (a ZIP is then read front to back), then by name.
-    const at = (pair: Pair) =>
-      pair.accounting === undefined
-        ? files.position(pair.reference)
-        : Math.max(files.position(pair.reference), files.position(pair.accounting));
-    const ordered = pairs
-      .map((pair) => ({ pair, at: at(pair) }))
-      .sort((a, b) => a.at - b.at || (a.pair.ref < b.pair.ref ? -1 : a.pair.ref > b.pair.ref ? 1 : 0));
-    // One after the other: a filing's files are small (lib/filings/cbso-files.ts). A folder's are read
-    // at once, so a filing costs no promise there; a ZIP's are awaited.
-    for (const { pair } of ordered) {
-      let reference = textOf(files, pair.reference);
-      if (reference instanceof Promise) reference = await reference;
-      let accounting = pair.accounting === undefined ? undefined : textOf(files, pair.accounting);
-      if (accounting instanceof Promise) accounting = await accounting;
-      yield filingOf(`${pair.ref}${REFERENCE}`, pair.ref, jsonOf(reference), accounting);
-    }
+    const filings = files.filings(only);
+    // A folder's filings come at once (a filing costs no promise there); a ZIP's are awaited.
+    if (Symbol.iterator in filings) for (const f of filings) yield itemOf(f);
+    else for await (const f of filings) yield itemOf(f);
   } finally {
     files.close();
   }
 }
 
-/** A filing's files as they are spelt in the folder or ZIP; `ref` is its reference file's name less the suffix. */
-interface Pair {
-  ref: string;
-  reference: string;
-  accounting: string | undefined;
-}
-
-/**
- * Each reference file with its accounting file: the one of the same name but the suffix, the name's
- * case aside (preferring the same case). One pass over the names, a name lower-cased only when its
- * suffix is not spelt as the format spells it, or when a reference has no accounting file of its case.
- */
-function pairsOf(names: readonly string[]): Pair[] {
-  const references: Array<[ref: string, name: string]> = [];
-  const accounting = new Map<string, string>();
-  for (const name of names) {
-    if (name.endsWith(REFERENCE)) references.push([name.slice(0, -REFERENCE.length), name]);
-    else if (name.endsWith(ACCOUNTING)) accounting.set(name.slice(0, -ACCOUNTING.length), name);
-    else {
-      const lower = name.toLowerCase();
-      if (lower.endsWith(REFERENCE_LOWER)) references.push([name.slice(0, -REFERENCE.length), name]);
-      else if (lower.endsWith(ACCOUNTING_LOWER)) {
-        const stem = name.slice(0, -ACCOUNTING.length);
-        if (!accounting.has(stem)) accounting.set(stem, name);
-      }
-    }
-  }
-  let byLowerCase: Map<string, string> | undefined;
-  return references.map(([ref, reference]) => {
-    let pair = accounting.get(ref);
-    if (pair === undefined) {
-      byLowerCase ??= new Map([...accounting].map(([stem, name]) => [stem.toLowerCase(), name]));
-      pair = byLowerCase.get(ref.toLowerCase());
-    }
-    return { ref, reference, accounting: pair };
-  });
-}
+const itemOf = (f: FilingTexts) =>
+  filingOf(`${f.ref}${REFERENCE}`, f.ref, jsonOf(f.referenceText), f.accountingText);
 
 /** The filing from its reference object and its accounting file's text (undefined: none, or unreadable). */
 function filingOf(
@@ -179,16 +132,6 @@ class CentsOf implements Rubrics {
     const index = CODE_INDEX.get(code);
     const cents = index === undefined ? NaN : this.cents[index]!;
     return Number.isNaN(cents) ? null : cents;
-  }
-}
-
-/** The file's text, or undefined when it cannot be read: at once from a folder, a promise from a ZIP. */
-function textOf(files: FilingFiles, name: string): string | undefined | Promise<string | undefined> {
-  try {
-    const text = files.read(name);
-    return typeof text === 'string' ? text : text.catch(() => undefined);
-  } catch {
-    return undefined;
   }
 }
 

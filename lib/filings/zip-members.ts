@@ -2,26 +2,25 @@
  * The members of a ZIP of filings (lib/filings/cbso-files.ts), read through yauzl's public API over a
  * reader of our own (`fromRandomAccessReader`) that serves yauzl's reads from a few large windows of
  * the file. A filing's files are a few KB, so what a member costs is its handling, not its bytes: the
- * central directory is listed from memory (not one read per entry), and a member is its local header
+ * central directory is read in large reads (not one read per entry), and a member is its local header
  * (yauzl's `readLocalFileHeader`, which gives where its data starts) and its data sliced from a window
- * by the central directory's compressed size, inflated by fflate's `inflateSync` into a buffer of the
- * size the central directory gives (for members this small, faster than a zlib handle per member). No
- * search for a member's end, no stream and no read per member.
+ * by the central directory's compressed size, inflated by node's `inflateRawSync` in one call, its
+ * output one chunk of the size the central directory gives and never more (for these members, less CPU
+ * than fflate's JavaScript inflate, which builds its Huffman tables in JavaScript). No search for a
+ * member's end, no stream and no read per member.
  *
  * Checked as yauzl's own read stream would: the size the central directory gives (a member is never
- * inflated beyond it) and its CRC-32 (which yauzl leaves to the caller). A method other than stored or deflated, or a damaged member, is an error for that
- * member only.
+ * inflated beyond it) and its CRC-32 (which yauzl leaves to the caller). A method other than stored or
+ * deflated, or a damaged member, is an error for that member only.
  *
- * The members are asked for in the order of their offsets (cbso.ts), so the windows move forward
- * through the file; a few are kept (the most recently used), so that members asked for from two or
- * three places at once (references first, then the accounting files) are still read in large reads.
- * Memory: the central directory's entries (about 100 bytes a member) and `WINDOWS` windows.
+ * The central directory is listed one entry at a time (`entries`), as the members are read, and
+ * nothing of it is held here. The windows move forward through the file; a few are kept (the most
+ * recently used), so that the central directory's window and the members' stay apart. Memory:
+ * `WINDOWS` windows, whatever the ZIP's size.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { basename } from 'node:path';
 import { Readable } from 'node:stream';
-import { crc32 } from 'node:zlib';
-import { inflateSync } from 'fflate';
+import { crc32, inflateRawSync } from 'node:zlib';
 import yauzl from 'yauzl';
 
 /** Bytes read at a time from the ZIP (a larger member is read whole, in one read of its own). */
@@ -30,6 +29,8 @@ export const WINDOW_BYTES = 1 << 20;
 const WINDOWS = 4;
 const STORED = 0;
 const DEFLATED = 8;
+/** The smallest output chunk node's zlib takes. */
+const MIN_CHUNK = 64;
 
 /** yauzl's reads (the central directory, the local headers) and the members' data, from windows. */
 class WindowedReader extends yauzl.RandomAccessReader {
@@ -92,47 +93,41 @@ export class ZipMembers {
     private readonly zip: yauzl.ZipFile,
     private readonly reader: WindowedReader,
     private readonly fd: number,
-    /** The members by base name (a filing's files may be in a folder of the ZIP), directories left out. */
-    readonly entries: ReadonlyMap<string, yauzl.Entry>,
   ) {}
 
-  /** The ZIP's central directory listed; throws when the file is no ZIP yauzl can read. */
+  /** The ZIP opened (its end of central directory read); throws when the file is no ZIP yauzl can read. */
   static async open(path: string, windowBytes = WINDOW_BYTES): Promise<ZipMembers> {
     const fd = openSync(path, 'r');
     try {
-      const reader = new WindowedReader(fd, fstatSync(fd).size, windowBytes);
-      const zip = await yauzl.fromRandomAccessReaderPromise(reader, fstatSync(fd).size, { autoClose: false });
-      const entries = new Map<string, yauzl.Entry>();
-      try {
-        for await (const entry of zip.eachEntry())
-          if (!entry.fileName.endsWith('/') && !entry.isEncrypted())
-            entries.set(basename(entry.fileName), entry);
-      } catch (error) {
-        zip.close();
-        throw error;
-      }
-      return new ZipMembers(zip, reader, fd, entries);
+      const size = fstatSync(fd).size;
+      const reader = new WindowedReader(fd, size, windowBytes);
+      const zip = await yauzl.fromRandomAccessReaderPromise(reader, size, { autoClose: false });
+      return new ZipMembers(zip, reader, fd);
     } catch (error) {
       closeSync(fd);
       throw error;
     }
   }
 
+  /** The central directory's files (directories and encrypted members left out), one at a time; once only. */
+  async *entries(): AsyncGenerator<yauzl.Entry> {
+    for await (const entry of this.zip.eachEntry())
+      if (!entry.fileName.endsWith('/') && !entry.isEncrypted()) yield entry;
+  }
+
   /** The member's bytes, checked against the central directory's size and CRC-32. */
-  async read(name: string): Promise<Buffer> {
-    const entry = this.entries.get(name);
-    if (!entry) throw new Error(`${name}: not in the ZIP`);
+  async read(entry: yauzl.Entry): Promise<Buffer> {
+    const name = entry.fileName;
     const method = entry.compressionMethod;
     if (method !== STORED && method !== DEFLATED) throw new Error(`${name}: compression method ${method}`);
     const { fileDataStart } = await this.zip.readLocalFileHeaderPromise(entry, { minimal: true });
     const packed = this.reader.bytes(fileDataStart, fileDataStart + entry.compressedSize);
     const size = entry.uncompressedSize;
-    // Inflated into a buffer of the size declared, never more (more, or less, fails the checks below).
-    let data = packed;
-    if (method === DEFLATED) {
-      const inflated = inflateSync(packed, { out: new Uint8Array(size) });
-      data = Buffer.from(inflated.buffer, inflated.byteOffset, inflated.byteLength);
-    }
+    // Inflated into one chunk of the size declared, never more (more throws; less fails the check below).
+    const data =
+      method === DEFLATED
+        ? inflateRawSync(packed, { chunkSize: Math.max(MIN_CHUNK, size), maxOutputLength: Math.max(1, size) })
+        : packed;
     if (data.length !== size) throw new Error(`${name}: ${data.length} bytes where the ZIP says ${size}`);
     if (crc32(data) >>> 0 !== entry.crc32 >>> 0) throw new Error(`${name}: damaged (CRC-32)`);
     return data;

@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import yazl from 'yazl';
-import { cbsoFilings, UNREADABLE } from '../../lib/filings/cbso';
+import { cbsoFilings, NO_ACCOUNTING_DATA, UNREADABLE } from '../../lib/filings/cbso';
 import type { FilingItem } from '../../lib/filings/filing';
 import { RegistryFileError } from '../../lib/import/sources/files';
 
@@ -128,6 +128,42 @@ describe('CBSO filings from a ZIP', () => {
     expect(byFile(await itemsOf(await zipOf(join(scratch, 'respelt.zip'), respelt)))).toEqual(
       byFile(fromFolder),
     );
+  });
+
+  it('pairs a filing’s files whose names differ in case, and skips a reference file without its pair, in a folder and in a ZIP', async () => {
+    // Each reference file's name prefixed `Batch-`, its accounting file's `BATCH-`; one accounting file left out.
+    const lonely = fixture
+      .find((m) => m.name.endsWith('.reference.json'))!
+      .name.replace('.reference.json', '');
+    const renamed = fixture
+      .filter((m) => m.name !== `${lonely}.accountingData.json`)
+      .map((m) => ({
+        ...m,
+        name: m.name.endsWith('.reference.json') ? `Batch-${m.name}` : `BATCH-${m.name}`,
+      }));
+    const expected = fromFolder.map((item): FilingItem => {
+      const file = `Batch-${item.kind === 'filing' ? item.filing.source.file : item.source.file}`;
+      if (file === `Batch-${lonely}.reference.json`)
+        return { kind: 'skipped', reason: NO_ACCOUNTING_DATA, source: { file, line: 1 } };
+      return item.kind === 'filing'
+        ? { ...item, filing: { ...item.filing, source: { ...item.filing.source, file } } }
+        : { ...item, source: { ...item.source, file } };
+    });
+    const folder = join(scratch, 'renamed');
+    await mkdir(folder);
+    await Promise.all(renamed.map((m) => writeFile(join(folder, m.name), m.data)));
+    expect(byFile(await itemsOf(folder))).toEqual(byFile(expected));
+    expect(byFile(await itemsOf(await zipOf(join(scratch, 'renamed.zip'), renamed)))).toEqual(
+      byFile(expected),
+    );
+  });
+
+  it('one filing’s accounting file reads that filing only', async () => {
+    const one = fromFolder.find((i) => i.kind === 'filing')!;
+    const file = one.kind === 'filing' ? one.filing.source.file : '';
+    expect(await itemsOf(join(FOLDER, file.replace('.reference.json', '.accountingData.json')))).toEqual([
+      one,
+    ]);
   });
 
   it('reads a file larger than one read of a folder’s file, in a folder and in a ZIP', async () => {
