@@ -5,9 +5,8 @@
  * central directory is read in large reads (not one read per entry), and a member is its local header
  * (yauzl's `readLocalFileHeader`, which gives where its data starts) and its data sliced from a window
  * by the central directory's compressed size, inflated by node's `inflateRawSync` in one call, its
- * output one chunk of the size the central directory gives and never more (for these members, less CPU
- * than fflate's JavaScript inflate, which builds its Huffman tables in JavaScript). No search for a
- * member's end, no stream and no read per member.
+ * output one chunk of the size the central directory gives and never more (zlib's native inflate). No
+ * search for a member's end, no stream and no read per member.
  *
  * Checked as yauzl's own read stream would: the size the central directory gives (a member is never
  * inflated beyond it) and its CRC-32 (which yauzl leaves to the caller). A method other than stored or
