@@ -169,7 +169,7 @@ export const parseRequests = (requests: readonly RecordedRequest[]): ParsedReque
   requests.map(({ operation, body }) => ({ operation, body: JSON.parse(body) as Wire }));
 
 /**
- * Sends `requests` (as `options.variant` shapes them) into a fresh table made like the service's,
+ * Sends `requests`' reads and writes (as `options.variant` shapes them) into a fresh table made like the service's,
  * IN_FLIGHT at once, and deletes the table after: DynamoDB Local's CPU for exactly these requests and
  * nothing else. Each body goes on the wire as recorded but for its table's name (and a transaction's
  * idempotency token, which DynamoDB Local would refuse as a mismatch: it still holds the import's answer
@@ -200,7 +200,11 @@ export async function replay(
     },
     { step: 'build', priority: 'high', name: 'recordedBody' },
   );
-  const shaped = requests.map((request) => variantOf(request, options.variant ?? 'as recorded'));
+  // Reads and writes of items only: a recorded DescribeTable (say) is not the import's work to weigh.
+  const order = [...WRITE_OPERATIONS, ...READ_OPERATIONS];
+  const shaped = requests
+    .filter((request) => order.includes(request.operation))
+    .map((request) => variantOf(request, options.variant ?? 'as recorded'));
   const operations = new Map<string, ReplayedOperation>();
   for (const request of shaped)
     if (!operations.has(request.operation))
@@ -239,7 +243,6 @@ export async function replay(
     };
     await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
   };
-  const order = [...WRITE_OPERATIONS, ...READ_OPERATIONS];
   const all = [...operations.values()];
   if (options.byOperation) all.sort((a, b) => order.indexOf(a.operation) - order.indexOf(b.operation));
   const javaBefore = dynamoDbLocalCpuMs(endpoint);
