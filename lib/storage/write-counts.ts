@@ -4,7 +4,6 @@
  * which never count, do not bundle them.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { closeSync, openSync, writeSync } from 'node:fs';
 import { extendClient } from './client';
 
 const READS = new Set(['GetItemCommand', 'BatchGetItemCommand', 'QueryCommand']);
@@ -79,8 +78,6 @@ function countWrite(command: string, input: Record<string, unknown>): boolean {
  * middleware), so a middleware that only checks a flag still costs every request its share.
  */
 function addCounters(base: DynamoDBClient): void {
-  const recording = process.env['RECORD_WRITES'];
-  if (recording) addRecorder(base, recording);
   base.middlewareStack.add(
     (next, context) => (args) => {
       // Asked for before the request is serialised; read back by the write counter below.
@@ -104,27 +101,5 @@ function addCounters(base: DynamoDBClient): void {
     },
     // Once per call (the SDK's retries of an attempt come later): what the caller asked to write.
     { step: 'build', name: 'writeCounter' },
-  );
-}
-
-/**
- * With `RECORD_WRITES=<file>` (the registry bench sets it), every write request's body as sent — the
- * command's name, a tab, its JSON, one a line — so the bench can replay exactly these requests
- * against DynamoDB Local alone and weigh the items' shape apart from the import's reads and CPU
- * (test/bench/write-replay.ts). Recorded once per call, as the counts are.
- */
-function addRecorder(base: DynamoDBClient, file: string): void {
-  const fd = openSync(file, 'a');
-  process.once('exit', () => closeSync(fd));
-  base.middlewareStack.add(
-    (next, context) => (args) => {
-      const command = context.commandName ?? '';
-      const body = (args.request as { body?: unknown }).body;
-      // The serialised JSON: text, or its UTF-8 bytes, as the SDK's version builds it.
-      const text = body instanceof Uint8Array ? Buffer.from(body).toString('utf8') : body;
-      if (WRITES.has(command) && typeof text === 'string') writeSync(fd, `${command}\t${text}\n`);
-      return next(args);
-    },
-    { step: 'build', name: 'writeRecorder' },
   );
 }

@@ -285,8 +285,8 @@ async function importRun(count: number, replay = false): Promise<void> {
 /**
  * `--replay`: after the measured runs, the same companies and filings imported once more into a table
  * of their own through a recording proxy (test/bench/recording-proxy.ts; not measured: the proxy adds
- * latency), then every request the filing import sent replayed by kind (write-floor.ts
- * `replayRequests`). DynamoDB Local's CPU a filing for the writes replayed against what the floor's small
+ * latency), then every request the filing import sent replayed by kind (write-replay.ts `replay`,
+ * `byOperation`), and its writes counted by item kind (write-kinds.ts). DynamoDB Local's CPU a filing for the writes replayed against what the floor's small
  * items would cost (the items' size and shape), and for the reads replayed (what the floor leaves out).
  */
 async function replayDiagnostic(bench: {
@@ -299,8 +299,9 @@ async function replayDiagnostic(bench: {
 }): Promise<void> {
   const { ensureTable } = await import('../../infra/local/dynamodb');
   const { runCli } = await import('./cli-runs');
-  const { recordingProxy, writtenEntities } = await import('./recording-proxy');
-  const { replayRequests } = await import('./write-floor');
+  const { recordingProxy } = await import('./recording-proxy');
+  const { isWrite, parseRequests, replay } = await import('./write-replay');
+  const { actionsOf, countActions, formatBreakdown, perCompany } = await import('./write-kinds');
   const table = `filings-replay-${Date.now()}`;
   await ensureTable(bench.endpoint, table);
   await runCli('import', [bench.companies, '--table', table, '--as-of', '2025-01-01'], bench);
@@ -314,11 +315,16 @@ async function replayDiagnostic(bench: {
   } finally {
     await proxy.close();
   }
-  const { writes, reads } = await replayRequests(bench.endpoint, proxy.requests, table, (replayTable) =>
-    runCli('import', [bench.companies, '--table', replayTable, '--as-of', '2025-01-01'], bench).then(
-      () => undefined,
-    ),
-  );
+  const requests = parseRequests(proxy.requests);
+  const { operations } = await replay(bench.endpoint, requests, {
+    byOperation: true,
+    prepare: (replayTable) =>
+      runCli('import', [bench.companies, '--table', replayTable, '--as-of', '2025-01-01'], bench).then(
+        () => undefined,
+      ),
+  });
+  const writes = operations.filter((kind) => isWrite(kind.operation));
+  const reads = operations.filter((kind) => !isWrite(kind.operation));
   const perFiling = (x: number) => (x / bench.count).toFixed(3);
   console.log(`replayed (DynamoDB Local's CPU a filing, load ${os.loadavg()[0]!.toFixed(1)}):`);
   for (const kind of [...writes, ...reads]) {
@@ -335,11 +341,10 @@ async function replayDiagnostic(bench: {
         (kind.refused ? `, ${kind.refused} refused (${kind.refusal})` : ''),
     );
   }
-  console.log('written (items a filing, bytes an item as sent):');
-  for (const e of writtenEntities(proxy.requests))
-    console.log(
-      `  ${e.operation.padEnd(18)} ${e.entity.padEnd(24)} ${perFiling(e.items)}  ${Math.round(e.bytes / e.items)}`,
-    );
+  console.log('written, by item kind (a filing):');
+  const byKind = new Map<string, import('./write-kinds').KindCount>();
+  for (const request of requests) if (isWrite(request.operation)) countActions(byKind, actionsOf(request));
+  for (const line of formatBreakdown(perCompany(byKind, bench.count))) console.log(`  ${line}`);
   const sum = (kinds: typeof writes) => kinds.reduce((ms, kind) => ms + kind.javaMs, 0);
   console.log(`  writes ${perFiling(sum(writes))} ms, reads ${perFiling(sum(reads))} ms a filing`);
 }

@@ -1,10 +1,12 @@
 /**
  * A pass-through HTTP proxy in front of DynamoDB Local that keeps each request an import sends (its
- * `X-Amz-Target` operation, its JSON body and its signed headers), so a bench can replay the same
- * requests later on a table of their own (test/bench/write-floor.ts `replayRequests`) and tell what the
- * items themselves cost DynamoDB Local from what the import's reads cost it. Used only by a bench's
- * diagnostic run: a proxy adds latency, so the measured runs go to DynamoDB Local directly.
+ * `X-Amz-Target` operation and its JSON body), so a bench can replay the same requests later on a table
+ * of their own (test/bench/write-replay.ts) and tell what the items themselves cost DynamoDB Local from
+ * what the import's reads and CPU cost it. The import needs nothing of its own for it: it is only given
+ * the proxy's endpoint. Used only by a bench's diagnostic run: a proxy adds latency, so the measured
+ * runs go to DynamoDB Local directly.
  */
+import { closeSync, openSync, writeSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -13,18 +15,27 @@ export interface RecordedRequest {
   /** The operation, e.g. `BatchWriteItem` (from `X-Amz-Target: DynamoDB_20120810.BatchWriteItem`). */
   operation: string;
   body: string;
-  headers: Record<string, string>;
 }
 
 export interface RecordingProxy {
   endpoint: string;
+  /** The requests kept in memory; empty when they go to a file. */
   requests: RecordedRequest[];
   close: () => Promise<void>;
 }
 
-/** Starts a proxy on a free port of 127.0.0.1 that forwards to `target` and keeps every request. */
-export async function recordingProxy(target: string): Promise<RecordingProxy> {
+/**
+ * Starts a proxy on a free port of 127.0.0.1 that forwards to `target` and keeps every request: in
+ * memory, or with `file` one a line in that file — the operation, a tab, the body — for an import too
+ * big to hold its requests (test/bench/write-replay.ts `readRecording` reads it back).
+ */
+export async function recordingProxy(target: string, file?: string): Promise<RecordingProxy> {
   const requests: RecordedRequest[] = [];
+  const fd = file === undefined ? undefined : openSync(file, 'w');
+  const keep = (request: RecordedRequest) => {
+    if (fd === undefined) requests.push(request);
+    else writeSync(fd, `${request.operation}\t${request.body}\n`);
+  };
   const upstream = new URL(target);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const server = http.createServer((req, res) => {
@@ -38,7 +49,7 @@ export async function recordingProxy(target: string): Promise<RecordingProxy> {
         ),
       );
       const operation = headers['x-amz-target']?.split('.')[1] ?? '';
-      if (operation) requests.push({ operation, body: body.toString('utf8'), headers });
+      if (operation) keep({ operation, body: body.toString('utf8') });
       const forward = http.request(
         {
           host: upstream.hostname,
@@ -69,51 +80,11 @@ export async function recordingProxy(target: string): Promise<RecordingProxy> {
     close: () =>
       new Promise((resolve) => {
         agent.destroy();
-        server.close(() => resolve());
+        server.close(() => {
+          if (fd !== undefined) closeSync(fd);
+          resolve();
+        });
         server.closeAllConnections();
       }),
   };
-}
-
-/** Items written through one kind of request, of one entity: how many, and their bytes as sent (JSON). */
-export interface WrittenEntity {
-  operation: string;
-  /** The item's `entity` attribute; for an update or delete, its sort key up to its first `#`. */
-  entity: string;
-  items: number;
-  bytes: number;
-}
-
-type WireItem = Record<string, { S?: string }>;
-interface WriteBody {
-  RequestItems?: Record<
-    string,
-    Array<{ PutRequest?: { Item: WireItem }; DeleteRequest?: { Key: WireItem } }>
-  >;
-  TransactItems?: Array<Record<string, { Item?: WireItem; Key?: WireItem }>>;
-}
-
-/** The recorded writes by request kind and entity, most items first. */
-export function writtenEntities(requests: readonly RecordedRequest[]): WrittenEntity[] {
-  const tally = new Map<string, WrittenEntity>();
-  const count = (operation: string, action: string, item: WireItem) => {
-    const entity = item['entity']?.S ?? `${action} ${(item['sk']?.S ?? '').split('#')[0]}`;
-    const key = `${operation} ${entity}`;
-    const found = tally.get(key) ?? { operation, entity, items: 0, bytes: 0 };
-    found.items++;
-    found.bytes += JSON.stringify(item).length;
-    tally.set(key, found);
-  };
-  for (const { operation, body } of requests) {
-    const input = JSON.parse(body) as WriteBody;
-    if (operation === 'BatchWriteItem')
-      for (const list of Object.values(input.RequestItems ?? {}))
-        for (const write of list)
-          if (write.PutRequest) count(operation, 'put', write.PutRequest.Item);
-          else if (write.DeleteRequest) count(operation, 'delete', write.DeleteRequest.Key);
-    if (operation === 'TransactWriteItems')
-      for (const action of input.TransactItems ?? [])
-        for (const [name, { Item, Key }] of Object.entries(action)) count(operation, name, Item ?? Key ?? {});
-  }
-  return [...tally.values()].sort((a, b) => b.items - a.items);
 }

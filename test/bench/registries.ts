@@ -35,6 +35,7 @@ import type { RegistryItem } from '../../lib/import/sources/unit';
 import { runCli, usageReporter, type CliRun } from './cli-runs';
 import { benchDynamoDb, dynamoDbLocalCpuMs } from './local-dynamodb';
 import { REAL, writeKboFiles, writeSireneFiles } from './registry-files';
+import { recordingProxy } from './recording-proxy';
 import { readRecording, replaySplit } from './write-replay';
 import {
   companiesPerSecondCeiling,
@@ -177,13 +178,8 @@ async function importTwice(
   kind: Kind,
   units: number,
   dir: string,
-  run: (
-    kind: Kind,
-    dir: string,
-    table: string,
-    record?: string,
-  ) => Promise<ReturnType<typeof figuresOf> & { javaMs: number }>,
-  record?: string,
+  run: (kind: Kind, dir: string, table: string) => Promise<ReturnType<typeof figuresOf> & { javaMs: number }>,
+  record?: (kind: Kind, dir: string) => Promise<void>,
 ) {
   const { ensureTable } = await import('../../infra/local/dynamodb');
   const share = (100 * units) / (kind === 'kbo' ? REAL.kboEnterprises : REAL.sireneUnits);
@@ -191,11 +187,12 @@ async function importTwice(
   const table = `registries-bench-${randomUUID()}`;
   await ensureTable(endpointOf(), table);
   console.error(`importing ${kind}: ${written.units} units, ${written.rows} CSV rows, into DynamoDB Local`);
-  const first = await run(kind, dir, table, record);
+  const first = await run(kind, dir, table);
   const firstLoad = load();
   const again = await run(kind, dir, table);
   const againLoad = load();
   const converted = await measureInChild(kind, dir);
+  await record?.(kind, dir);
   await rm(dir, { recursive: true, force: true });
   return { ...written, first, firstLoad, again, againLoad, converted };
 }
@@ -215,15 +212,25 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
   const { ensureTable } = await import('../../infra/local/dynamodb');
   const { endpoint, stop } = await benchDynamoDb({ log: console.error });
   const usage = usageReporter(scratch);
-  // With `record`, the import writes each write request it sends to that file (RECORD_WRITES).
-  const run = async (kind: Kind, dir: string, table: string, record?: string) => {
+  const run = async (kind: Kind, dir: string, table: string) => {
     const java = dynamoDbLocalCpuMs(endpoint);
-    if (record) process.env['RECORD_WRITES'] = record;
+    const made = await runCli('import', [...importArgs(kind, dir), '--table', table], { endpoint, usage });
+    return { ...figuresOf(made), javaMs: dynamoDbLocalCpuMs(endpoint) - java };
+  };
+  // The same files' first import once more, into a table of its own through a recording proxy that
+  // writes every request to `recording`: what the replay sends. Not measured: the proxy adds latency.
+  const record = (recording: string) => async (kind: Kind, dir: string) => {
+    const table = `registries-recording-${randomUUID()}`;
+    await ensureTable(endpoint, table);
+    const proxy = await recordingProxy(endpoint, recording);
+    console.error(`importing ${kind} once more through the recording proxy`);
     try {
-      const made = await runCli('import', [...importArgs(kind, dir), '--table', table], { endpoint, usage });
-      return { ...figuresOf(made), javaMs: dynamoDbLocalCpuMs(endpoint) - java };
+      await runCli('import', [...importArgs(kind, dir), '--table', table], {
+        endpoint: proxy.endpoint,
+        usage,
+      });
     } finally {
-      delete process.env['RECORD_WRITES'];
+      await proxy.close();
     }
   };
   const lines: string[] = [];
@@ -240,8 +247,14 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
     console.error('measuring what DynamoDB Local itself can write (the floor)');
     floor = await measureWriteFloor(endpoint);
     for (const kind of KINDS) {
-      const recording = path.join(scratch, `${kind}-writes.txt`);
-      const big = await importTwice(kind, importUnits, path.join(scratch, `${kind}-import`), run, recording);
+      const recording = path.join(scratch, `${kind}-requests.txt`);
+      const big = await importTwice(
+        kind,
+        importUnits,
+        path.join(scratch, `${kind}-import`),
+        run,
+        record(recording),
+      );
       // A tenth of the size, for what the re-import pays whatever its size (`perRow`).
       const small = await importTwice(
         kind,

@@ -1,13 +1,14 @@
 /**
- * An import's recorded write requests (test/bench/write-replay.ts) counted by item kind — what the
+ * An import's recorded write requests (test/bench/recording-proxy.ts) counted by item kind — what the
  * table's key patterns (lib/storage/keys.ts) say each item is: items, those in transactions, with a
  * condition, as updates, their size and the write units DynamoDB bills for them (1 a KB, twice in a
  * transaction, again for an index entry), per company: the bills of docs/scale.md from what the import
  * really writes.
  */
-/** One recorded write request: the SDK command's name and its JSON body as sent. */
-export interface RecordedRequest {
-  command: string;
+/** One recorded request (test/bench/recording-proxy.ts) with its JSON body parsed. */
+export interface ParsedRequest {
+  /** The operation, e.g. `BatchWriteItem`. */
+  operation: string;
   body: Record<string, unknown>;
 }
 
@@ -19,9 +20,9 @@ export type Action = {
 };
 
 /** Every item action of a request, in order: a batch's puts and deletes, a transaction's actions. */
-export function actionsOf(request: RecordedRequest): Action[] {
-  const { command, body } = request;
-  if (command === 'BatchWriteItemCommand') {
+export function actionsOf(request: ParsedRequest): Action[] {
+  const { operation, body } = request;
+  if (operation === 'BatchWriteItem') {
     return Object.values(body['RequestItems'] as Record<string, Wire[]>).flatMap((list) =>
       list.map((entry) =>
         entry['PutRequest']
@@ -30,13 +31,13 @@ export function actionsOf(request: RecordedRequest): Action[] {
       ),
     );
   }
-  if (command === 'TransactWriteItemsCommand') {
+  if (operation === 'TransactWriteItems') {
     return (body['TransactItems'] as Wire[]).map((entry) => {
       const [kind, action] = Object.entries(entry)[0]!;
       return { kind: kind as Action['kind'], action: action as Wire, transaction: true };
     });
   }
-  const kind = command.replace(/ItemCommand$/, '') as Action['kind'];
+  const kind = operation.replace(/Item$/, '') as Action['kind'];
   return [{ kind, action: body, transaction: false }];
 }
 

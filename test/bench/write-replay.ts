@@ -1,26 +1,27 @@
 /**
- * An import's own write requests, replayed through the write floor's harness (test/bench/write-floor.ts):
- * the import records each write request's body as sent (`RECORD_WRITES=<file>`,
- * lib/storage/write-counts.ts); here they are sent again, in their order, IN_FLIGHT at once, into a
- * fresh table of DynamoDB Local, with nothing else running against it. DynamoDB Local's CPU then splits
- * what it spent during the import into
+ * An import's recorded requests (test/bench/recording-proxy.ts) replayed through the write floor's
+ * harness (test/bench/write-floor.ts): sent again, in their order, IN_FLIGHT at once, into a fresh table
+ * of DynamoDB Local, with nothing else running against it. The benches' one replay:
  *
- * - the **items' shape**: the replay as recorded against the floor's small puts of the same number of
- *   items through the same kinds of request, itself split by replaying variants — without the index
- *   attributes (`gsi1pk`/`gsi1sk`), without conditions, and with every action a floor-sized put under the
- *   same key in the same requests;
- * - **everything else**: the import's run against the exact replay — its reads, its request pattern in
- *   time, and its own CPU taking one of the two cores.
+ * - the registry bench replays the import's write requests whole and in variants; DynamoDB Local's CPU
+ *   then splits what it spent during the import into the **items' shape** (the replay as recorded
+ *   against the floor's small puts of the same number of items through the same kinds of request,
+ *   itself split by the variants — without the index attributes (`gsi1pk`/`gsi1sk`), without
+ *   conditions, and with every action a floor-sized put under the same key in the same requests) and
+ *   **everything else** (the import's run against the exact replay — its reads, its request pattern in
+ *   time, and its own CPU taking one of the two cores);
+ * - the filings bench replays every request by kind (`byOperation`): the writes', then the reads' CPU.
  *
- * It also counts the recording by item kind (test/bench/write-kinds.ts).
+ * Both count the recorded writes by item kind (test/bench/write-kinds.ts).
  *
  *   npx tsx test/bench/write-replay.ts RECORDING COMPANIES    the breakdown by kind, no replay
  */
-import { BatchWriteItemCommand, DynamoDBClient, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { dynamoDbLocalCpuMs } from './local-dynamodb';
+import type { RecordedRequest } from './recording-proxy';
 import { IN_FLIGHT } from './write-floor';
 import {
   actionsOf,
@@ -30,7 +31,7 @@ import {
   mentions,
   perCompany,
   type KindCount,
-  type RecordedRequest,
+  type ParsedRequest,
   type Wire,
 } from './write-kinds';
 
@@ -40,24 +41,26 @@ export const REPLAY_ITEMS = 60_000;
 export interface Recording {
   /** Every item kind's figures over the whole recording (`breakdown` makes them per company). */
   kinds: Map<string, KindCount>;
-  /** The recording's first requests, up to `REPLAY_ITEMS` items: what the replays send. */
-  prefix: RecordedRequest[];
+  /** The recording's first write requests, up to `REPLAY_ITEMS` items: what the replays send. */
+  prefix: ParsedRequest[];
   prefixItems: number;
 }
 
 /**
- * Reads a recording line by line (a big import's is hundreds of MB): its counts by item kind, and its
- * first requests up to `maxItems` items.
+ * Reads a recording proxy's file line by line (a big import's is hundreds of MB): its writes' counts by
+ * item kind, and its first write requests up to `maxItems` items.
  */
 export async function readRecording(file: string, maxItems = REPLAY_ITEMS): Promise<Recording> {
   const kinds = new Map<string, KindCount>();
-  const prefix: RecordedRequest[] = [];
+  const prefix: ParsedRequest[] = [];
   let prefixItems = 0;
   let prefixFull = false;
   for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
     if (!line) continue;
     const tab = line.indexOf('\t');
-    const request = { command: line.slice(0, tab), body: JSON.parse(line.slice(tab + 1)) as Wire };
+    const operation = line.slice(0, tab);
+    if (!isWrite(operation)) continue;
+    const request = { operation, body: JSON.parse(line.slice(tab + 1)) as Wire };
     const actions = actionsOf(request);
     countActions(kinds, actions);
     // The prefix ends at the first request that does not fit.
@@ -74,13 +77,10 @@ export async function readRecording(file: string, maxItems = REPLAY_ITEMS): Prom
 export type Variant = 'as recorded' | 'without index attributes' | 'without conditions' | 'floor-sized puts';
 
 /** The requests of `variant`: each request keeps its kind and its items' keys. */
-function variantOf(request: RecordedRequest, variant: Variant): RecordedRequest {
+function variantOf(request: ParsedRequest, variant: Variant): ParsedRequest {
+  if (variant === 'as recorded') return request;
   const body = structuredClone(request.body);
-  // A transaction's idempotency token: DynamoDB Local still holds the import's answer to it (another
-  // table) and would refuse the replay as a mismatch; each replay is a request of its own.
-  delete body['ClientRequestToken'];
-  if (variant === 'as recorded') return { command: request.command, body };
-  for (const action of actionsOf({ command: request.command, body })) {
+  for (const action of actionsOf({ operation: request.operation, body })) {
     const a = action.action;
     if (variant === 'without index attributes') {
       const item = a['Item'] as Record<string, unknown> | undefined;
@@ -97,17 +97,15 @@ function variantOf(request: RecordedRequest, variant: Variant): RecordedRequest 
       a['Item'] = { pk: { S: pk }, sk: { S: sk }, entity: { S: 'FLOOR' }, data: { S: 'x'.repeat(90) } };
     }
   }
-  if (variant === 'floor-sized puts' && request.command === 'TransactWriteItemsCommand') {
+  if (variant === 'floor-sized puts' && request.operation === 'TransactWriteItems') {
     body['TransactItems'] = (body['TransactItems'] as Wire[]).map((entry) =>
       entry['Update'] ? { Put: entry['Update'] } : entry,
     );
   }
   // A single update made a put is a PutItem request.
-  const command =
-    variant === 'floor-sized puts' && request.command === 'UpdateItemCommand'
-      ? 'PutItemCommand'
-      : request.command;
-  return { command, body };
+  const operation =
+    variant === 'floor-sized puts' && request.operation === 'UpdateItem' ? 'PutItem' : request.operation;
+  return { operation, body };
 }
 
 /** Removes the expression names and values no remaining expression mentions (DynamoDB refuses them). */
@@ -124,27 +122,69 @@ function dropUnused(action: Wire): void {
   }
 }
 
+/** What DynamoDB Local spent on one kind of recorded request, replayed. */
+export interface ReplayedOperation {
+  operation: string;
+  requests: number;
+  /** Items written (a batch's or transaction's entries) or keys read; 1 for a single-item request or a query. */
+  items: number;
+  /** The bodies' bytes as sent. */
+  bytes: number;
+  /** Requests DynamoDB Local refused (a condition not met when replayed in this order, a cancelled transaction). */
+  refused: number;
+  /** What DynamoDB Local answered the first refused request. */
+  refusal?: string;
+  /** DynamoDB Local's CPU (ms) for this kind's requests; with `byOperation` only. */
+  javaMs: number;
+}
+
 export interface ReplayFigures {
   /** DynamoDB Local's CPU (ms) for the whole replay. */
   javaMs: number;
   seconds: number;
-  /** Requests DynamoDB Local refused (a condition not met when replayed in this order, a cancelled transaction). */
   refused: number;
+  /** The figures of each kind of request, in the order they were sent (writes first with `byOperation`). */
+  operations: ReplayedOperation[];
 }
 
+export interface ReplayOptions {
+  /** How the requests are shaped (the items' shape weighed part by part); as recorded by default. */
+  variant?: Variant;
+  /**
+   * One kind of request after another — the writes, then the reads, on the items as the writes left
+   * them — each in its recorded order, so DynamoDB Local's CPU is told apart per kind; otherwise all in
+   * their recorded order at once.
+   */
+  byOperation?: boolean;
+  /** Makes the replay's table hold what the recorded run's held before it (its companies, say). */
+  prepare?: (table: string) => Promise<void>;
+}
+
+const WRITE_OPERATIONS = ['BatchWriteItem', 'TransactWriteItems', 'PutItem', 'UpdateItem', 'DeleteItem'];
+const READ_OPERATIONS = ['BatchGetItem', 'GetItem', 'Query', 'TransactGetItems'];
+export const isWrite = (operation: string) => WRITE_OPERATIONS.includes(operation);
+
+/** The recorded requests (test/bench/recording-proxy.ts) with their bodies parsed. */
+export const parseRequests = (requests: readonly RecordedRequest[]): ParsedRequest[] =>
+  requests.map(({ operation, body }) => ({ operation, body: JSON.parse(body) as Wire }));
+
 /**
- * Sends `requests` (as `variant` shapes them) in their order into a fresh table, IN_FLIGHT at once, and
- * deletes the table after: DynamoDB Local's CPU for exactly these writes and nothing else.
+ * Sends `requests`' reads and writes (as `options.variant` shapes them) into a fresh table made like the service's,
+ * IN_FLIGHT at once, and deletes the table after: DynamoDB Local's CPU for exactly these requests and
+ * nothing else. Each body goes on the wire as recorded but for its table's name (and a transaction's
+ * idempotency token, which DynamoDB Local would refuse as a mismatch: it still holds the import's answer
+ * to it), signed again.
  */
 export async function replay(
   endpoint: string,
-  requests: RecordedRequest[],
-  variant: Variant,
+  requests: readonly ParsedRequest[],
+  options: ReplayOptions = {},
 ): Promise<ReplayFigures> {
   const { ensureTable } = await import('../../infra/local/dynamodb');
-  const { DeleteTableCommand } = await import('@aws-sdk/client-dynamodb');
+  const sdk = await import('@aws-sdk/client-dynamodb');
   const table = `write-replay-${randomUUID()}`;
   await ensureTable(endpoint, table);
+  await options.prepare?.(table);
   const client = new DynamoDBClient({
     endpoint,
     region: 'local',
@@ -160,59 +200,103 @@ export async function replay(
     },
     { step: 'build', priority: 'high', name: 'recordedBody' },
   );
-  const send = async (request: RecordedRequest) => {
-    const shaped = variantOf(request, variant);
-    const text = JSON.stringify(shaped.body).replace(/"TableName":"[^"]*"/g, `"TableName":"${table}"`);
-    const wire =
-      shaped.command === 'BatchWriteItemCommand'
-        ? text.replace(/^\{"RequestItems":\{"[^"]*":/, `{"RequestItems":{"${table}":`)
-        : text;
-    const input =
-      shaped.command === 'BatchWriteItemCommand'
-        ? new BatchWriteItemCommand({ RequestItems: {} })
-        : shaped.command === 'TransactWriteItemsCommand'
-          ? new TransactWriteItemsCommand({ TransactItems: [] })
-          : await singleCommand(shaped.command);
-    bodies.set(input.input, wire);
-    await client.send(input as BatchWriteItemCommand);
-  };
-  let refused = 0;
-  const javaBefore = dynamoDbLocalCpuMs(endpoint);
-  const started = process.hrtime.bigint();
-  let next = 0;
-  const worker = async () => {
-    while (next < requests.length) {
-      const request = requests[next++]!;
-      try {
-        await send(request);
-      } catch (error) {
-        const name = (error as Error).name;
-        if (name !== 'TransactionCanceledException' && name !== 'ConditionalCheckFailedException')
-          throw error;
-        refused++;
-      }
+  // Reads and writes of items only: a recorded DescribeTable (say) is not the import's work to weigh.
+  const order = [...WRITE_OPERATIONS, ...READ_OPERATIONS];
+  const shaped = requests
+    .filter((request) => order.includes(request.operation))
+    .map((request) => variantOf(request, options.variant ?? 'as recorded'));
+  const operations = new Map<string, ReplayedOperation>();
+  for (const request of shaped)
+    if (!operations.has(request.operation))
+      operations.set(request.operation, {
+        operation: request.operation,
+        requests: 0,
+        items: 0,
+        bytes: 0,
+        refused: 0,
+        javaMs: 0,
+      });
+  const send = async (request: ParsedRequest) => {
+    const figures = operations.get(request.operation)!;
+    const wire = JSON.stringify(inTable(request.body, table));
+    const Command = (sdk as unknown as Record<string, new (input: object) => { input: object }>)[
+      `${request.operation}Command`
+    ]!;
+    const command = new Command({});
+    bodies.set(command.input, wire);
+    figures.requests++;
+    figures.items += itemsOf(request);
+    figures.bytes += Buffer.byteLength(wire);
+    try {
+      await client.send(command as never);
+    } catch (error) {
+      // DynamoDB's answer to this request (a condition not met in this order, a cancelled
+      // transaction); anything else (the connection) ends the replay.
+      if (!(error as { $fault?: string }).$fault) throw error;
+      if (figures.refused++ === 0) figures.refusal = `${(error as Error).name}: ${(error as Error).message}`;
     }
   };
-  try {
+  const sendAll = async (list: readonly ParsedRequest[]) => {
+    let next = 0;
+    const worker = async () => {
+      while (next < list.length) await send(list[next++]!);
+    };
     await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  };
+  const all = [...operations.values()];
+  if (options.byOperation) all.sort((a, b) => order.indexOf(a.operation) - order.indexOf(b.operation));
+  const javaBefore = dynamoDbLocalCpuMs(endpoint);
+  const started = process.hrtime.bigint();
+  try {
+    if (options.byOperation) {
+      for (const figures of all) {
+        const java = dynamoDbLocalCpuMs(endpoint);
+        await sendAll(shaped.filter((request) => request.operation === figures.operation));
+        figures.javaMs = dynamoDbLocalCpuMs(endpoint) - java;
+      }
+    } else {
+      await sendAll(shaped);
+    }
     return {
       seconds: Number(process.hrtime.bigint() - started) / 1e9,
       javaMs: dynamoDbLocalCpuMs(endpoint) - javaBefore,
-      refused,
+      refused: all.reduce((sum, figures) => sum + figures.refused, 0),
+      operations: all,
     };
   } finally {
-    await client.send(new DeleteTableCommand({ TableName: table })).catch(() => undefined);
+    await client.send(new sdk.DeleteTableCommand({ TableName: table })).catch(() => undefined);
     client.destroy();
   }
 }
 
-/** A single-item write command carrying no input of its own (its body is the recorded one). */
-async function singleCommand(command: string) {
-  const sdk = await import('@aws-sdk/client-dynamodb');
-  const key = { pk: { S: '' }, sk: { S: '' } };
-  if (command === 'PutItemCommand') return new sdk.PutItemCommand({ TableName: '', Item: key });
-  if (command === 'UpdateItemCommand') return new sdk.UpdateItemCommand({ TableName: '', Key: key });
-  return new sdk.DeleteItemCommand({ TableName: '', Key: key });
+/** What DynamoDB Local answered the first refused request of each kind. */
+const refusals = (figures: ReplayFigures) =>
+  figures.operations
+    .flatMap((kind) => (kind.refusal ? [`${kind.operation} ${kind.refusal}`] : []))
+    .join('; ');
+
+/** A request's body sent to `table`: its table names, and a batch's keys by table, renamed. */
+function inTable(body: Wire, table: string): Wire {
+  const renamed = JSON.parse(
+    JSON.stringify(body).replace(/"TableName":"[^"]*"/g, `"TableName":${JSON.stringify(table)}`),
+  ) as Wire;
+  const batch = renamed['RequestItems'] as Record<string, unknown> | undefined;
+  if (batch) renamed['RequestItems'] = { [table]: Object.values(batch)[0] };
+  delete renamed['ClientRequestToken'];
+  return renamed;
+}
+
+/** Items a request writes or keys it reads (1 for a single-item request or a query). */
+function itemsOf(request: ParsedRequest): number {
+  if (isWrite(request.operation)) return actionsOf(request).length;
+  const body = request.body as {
+    RequestItems?: Record<string, { Keys: unknown[] }>;
+    TransactItems?: unknown[];
+  };
+  if (request.operation === 'BatchGetItem')
+    return Object.values(body.RequestItems ?? {}).reduce((n, read) => n + read.Keys.length, 0);
+  if (request.operation === 'TransactGetItems') return body.TransactItems?.length ?? 0;
+  return 1;
 }
 
 /**
@@ -242,7 +326,7 @@ export async function replaySplit(
       `replayed alone (${prefix.length} requests, ${prefixItems} items, ${IN_FLIGHT} in flight):`,
   ];
   for (const variant of variants) {
-    const figures = await replay(endpoint, prefix, variant).catch((error: Error) => error);
+    const figures = await replay(endpoint, prefix, { variant }).catch((error: Error) => error);
     if (figures instanceof Error) {
       lines.push(`           ${variant.padEnd(26)} not measured: ${figures.name}: ${figures.message}`);
       continue;
@@ -250,7 +334,7 @@ export async function replaySplit(
     const ms = (figures.javaMs / prefixItems) * itemsPerCompany;
     lines.push(
       `           ${variant.padEnd(26)} ${ms.toFixed(2)} ms (${Math.round(prefixItems / figures.seconds)} items/s` +
-        `${figures.refused ? `, ${figures.refused} requests refused` : ''})`,
+        `${figures.refused ? `, ${figures.refused} requests refused: ${refusals(figures)}` : ''})`,
     );
   }
   lines.push(
