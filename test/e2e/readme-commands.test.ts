@@ -61,8 +61,12 @@ const SKIPPED: Record<string, string> = {
   'npm run bench:registries -- --sizes 1,3 --import-units 10000':
     'converts and imports generated registry files for minutes; a benchmark, not a test',
   'npm run bench:filings': 'converts up to 100,000 generated filings a format; a benchmark, not a test',
-  'npm run bench:filings -- --import 3000':
+  'npm run bench:filings -- --sizes 20000,100000,400000 --data /tmp/filings-data':
+    'writes and converts up to 400,000 generated filings a format; a benchmark, not a test',
+  'npm run bench:filings -- --import 20000':
     'imports generated filings into DynamoDB Local; a benchmark, not a test',
+  'npm run bench:filings -- --import 20000 --replay':
+    'imports generated filings into DynamoDB Local twice and replays the requests; a benchmark, not a test',
   'npm run notifications -- backfill --table <TableName>':
     "a deployed stage's table, with operator credentials (tested in test/integration/watched-lists.test.ts)",
 };
