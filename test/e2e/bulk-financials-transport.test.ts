@@ -13,10 +13,13 @@ const MiB = 1024 * 1024;
 const byCountry = (country: string, index = 0) => demoOf(api.records, country, index);
 
 describe('POST financials in bulk: media type and size', () => {
-  test('rejects Content-Type text/plain with 415', async () => {
+  test.each([
+    ['text/plain', 'Content-Type text/plain'],
+    ['application/vnd.api+json', 'another JSON-like media type (application/vnd.api+json)'],
+  ])('rejects %s with 415 (%s)', async (contentType) => {
     const body = JSON.stringify({ companies: [entry(byCountry('BE'))] });
 
-    const response = await api.send('POST', PATH, { headers: { 'Content-Type': 'text/plain' }, body });
+    const response = await api.send('POST', PATH, { headers: { 'Content-Type': contentType }, body });
 
     expectError(response, 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
@@ -29,39 +32,16 @@ describe('POST financials in bulk: media type and size', () => {
     expectError(response, 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
 
-  test('accepts application/json with a charset parameter', async () => {
-    const a = byCountry('FR');
+  test.each([
+    ['FR', 'application/json; charset=utf-8', 'with a charset parameter'],
+    ['NL', 'Application/JSON', 'in any letter case'],
+  ])('accepts a %s company sent as %s (the media type %s)', async (country, contentType) => {
+    const a = byCountry(country);
 
     const response = await api.post(
       PATH,
       { companies: [entry(a)] },
-      {
-        headers: { 'Content-Type': 'application/json; charset=utf-8' },
-      },
-    );
-
-    expectOk(response);
-    expect(response.body).toEqual([foundItem(a)]);
-  });
-
-  test('rejects another JSON-like media type (application/vnd.api+json) with 415', async () => {
-    const body = JSON.stringify({ companies: [entry(byCountry('BE'))] });
-
-    const response = await api.send('POST', PATH, {
-      headers: { 'Content-Type': 'application/vnd.api+json' },
-      body,
-    });
-
-    expectError(response, 415, 'UNSUPPORTED_MEDIA_TYPE');
-  });
-
-  test('accepts the media type in any letter case', async () => {
-    const a = byCountry('NL');
-
-    const response = await api.post(
-      PATH,
-      { companies: [entry(a)] },
-      { headers: { 'Content-Type': 'Application/JSON' } },
+      { headers: { 'Content-Type': contentType } },
     );
 
     expectOk(response);
