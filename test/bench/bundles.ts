@@ -10,7 +10,7 @@ import { handlerEntry } from '../../lib/http/route';
 import { authorizer, routes, type RouteId } from '../../lib/routes';
 import type { FunctionId } from './cases';
 import { floorName, floorSource, type FloorPackages } from './floors';
-import type { FloorKind } from './runners';
+import type { FloorKind } from './floor-sources';
 
 const ROOT = path.join(__dirname, '..', '..');
 

@@ -42,7 +42,7 @@ import { ALICE, lambdaContext, proxyEvent, type EventSpec } from '../support/eve
 import type { Country } from '../../lib/companies/identifiers';
 import { legalEntityIdCandidate, stageIdScheme } from '../../lib/legal-entities/ids';
 import { SCOPES } from '../../lib/tokens/scopes';
-import type { FloorKind, RecordedCall } from './runners';
+import type { FloorKind, RecordedCall } from './floor-sources';
 import { generateDemoData } from '../fixtures/demo-data/companies';
 import { nameWords } from '../../lib/companies/normalise';
 import { nameProbe } from '../../lib/search/search';

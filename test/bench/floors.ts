@@ -1,11 +1,11 @@
 /**
  * What a floor is built from: the public packages its function's bundle loads when it loads, each used
  * the least a handler can use it for the same request, around the floor's bare DynamoDB calls
- * (runners.ts `FLOOR_SOURCES`). The packages come from the function's metafile (bundles.ts
+ * (floor-sources.ts `FLOOR_SOURCES`). The packages come from the function's metafile (bundles.ts
  * `loadedPackages`), so a package a function starts to load shows up in its floor, or stops the bench
  * until this module says how a floor uses it.
  */
-import { FLOOR_SOURCES, type FloorKind } from './runners';
+import { FLOOR_SOURCES, type FloorKind } from './floor-sources';
 
 /** The public packages a bundle loads when it loads (not those behind a dynamic import, loaded on first use). */
 export interface FloorPackages {
