@@ -14,8 +14,8 @@ import { ALICE } from '../support/events';
 import {
   BOB,
   CAROL,
-  deleteOneList,
-  getOneList,
+  removeList,
+  fetchList,
   useTableWith,
   listCompanies,
   memberNumbers,
@@ -50,7 +50,7 @@ describe('POST /v1/lists', () => {
       createdBy: ALICE.userEmail,
     });
     expect(list.updatedAt).toBe(list.createdAt);
-    expect((await getOneList(list.id)).body).toEqual(list);
+    expect((await fetchList(list.id)).body).toEqual(list);
   });
 
   it('gives one of two concurrent creates with one name (any case) the list, the other 409', async () => {
@@ -177,13 +177,13 @@ describe('DELETE /v1/lists/{id}', () => {
       const list = (await postList({ name: uniqueName(), type: 'STATIC' })).body as Body;
       const columns = i % 2 === 0 ? ['country'] : ['place'];
       const [deleted, changed, again] = await Promise.all([
-        deleteOneList(list.id),
+        removeList(list.id),
         patchList(list.id, { columns, name: uniqueName() }),
-        deleteOneList(list.id),
+        removeList(list.id),
       ]);
       expect([deleted.status, again.status].sort()).toEqual([204, 404]);
       expect([200, 404]).toContain(changed.status);
-      expect((await getOneList(list.id)).status).toBe(404);
+      expect((await fetchList(list.id)).status).toBe(404);
     }
   });
 
@@ -191,10 +191,10 @@ describe('DELETE /v1/lists/{id}', () => {
     const list = (await postList({ name: uniqueName(), type: 'SMART', filters: { countries: ['BE'] } }))
       .body as Body;
     expect(list.amountOfCompanies).toBe(10);
-    const response = await deleteOneList(list.id);
+    const response = await removeList(list.id);
     expect(response.status).toBe(204);
     expect(response.raw).toBe('');
-    expect((await getOneList(list.id)).status).toBe(404);
+    expect((await fetchList(list.id)).status).toBe(404);
     expect((await listCompanies(list.id)).status).toBe(404);
     // The name is free at once.
     expect((await postList({ name: list.name, type: 'STATIC' })).status).toBe(201);
@@ -212,18 +212,18 @@ describe('DELETE /v1/lists/{id}', () => {
 
   it('lets only the creator delete: 403 for another who sees it, 404 for one who does not', async () => {
     const shared = (await postList({ name: uniqueName(), type: 'STATIC', shared: true })).body as Body;
-    expect((await deleteOneList(shared.id, BOB)).body).toMatchObject({ code: 'FORBIDDEN' });
-    expect((await deleteOneList(shared.id, CAROL)).status).toBe(404);
-    expect((await getOneList(shared.id)).status).toBe(200);
+    expect((await removeList(shared.id, BOB)).body).toMatchObject({ code: 'FORBIDDEN' });
+    expect((await removeList(shared.id, CAROL)).status).toBe(404);
+    expect((await fetchList(shared.id)).status).toBe(200);
   });
 
   it('answers every method on an invisible or unknown list exactly like a missing one', async () => {
     const privateList = (await postList({ name: uniqueName(), type: 'STATIC' })).body as Body;
     for (const id of [privateList.id, 999_999]) {
       const answers = [
-        await getOneList(id, BOB),
+        await fetchList(id, BOB),
         await patchList(id, { columns: ['url'] }, BOB),
-        await deleteOneList(id, BOB),
+        await removeList(id, BOB),
         await moveCompanies(
           id,
           [{ country: 'BE', companyNumber: COMPANIES[0]!.companyNumber, state: 'SAVED' }],

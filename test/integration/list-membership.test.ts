@@ -9,7 +9,7 @@ import { dynamodb } from '../../lib/storage/client';
 import { ALICE } from '../support/events';
 import { asImportWorkers } from '../support/import-access';
 import {
-  getOneList,
+  fetchList,
   importAsWorkers,
   useTableWith,
   memberNumbers,
@@ -52,7 +52,7 @@ describe('PATCH /v1/lists/{id}/companies', () => {
         message: 'Invalid country code',
       },
     ]);
-    expect((await getOneList(list.id)).body).toMatchObject({ amountOfCompanies: 6, newResults: 4 });
+    expect((await fetchList(list.id)).body).toMatchObject({ amountOfCompanies: 6, newResults: 4 });
     // A move to the state it has is neither counted nor failed; SAVED ↔ ARCHIVED both ways.
     const again = await moveCompanies(list.id, [
       { country: 'BE', companyNumber: a.companyNumber, state: 'SAVED' },
@@ -120,17 +120,17 @@ describe('smart lists follow imported data', () => {
       { ...COMPANIES[4]!, place: 'Oostende' },
     ]);
     expect(await memberNumbers(list.id, 'NEW')).toEqual(numbers(2, 4));
-    expect((await getOneList(list.id)).body).toMatchObject({ amountOfCompanies: 2, newResults: 2 });
+    expect((await fetchList(list.id)).body).toMatchObject({ amountOfCompanies: 2, newResults: 2 });
     await moveCompanies(list.id, [
       { country: 'BE', companyNumber: COMPANIES[2]!.companyNumber, state: 'SAVED' },
     ]);
     // Both move back to Gent: the NEW one leaves, the SAVED one stays.
     await importAsWorkers([COMPANIES[2]!, COMPANIES[4]!]);
     expect(await memberNumbers(list.id)).toEqual(numbers(2));
-    expect((await getOneList(list.id)).body).toMatchObject({ amountOfCompanies: 1, newResults: 0 });
+    expect((await fetchList(list.id)).body).toMatchObject({ amountOfCompanies: 1, newResults: 0 });
     // The same file again derives nothing: no change.
     await importAsWorkers([COMPANIES[2]!, COMPANIES[4]!]);
-    expect((await getOneList(list.id)).body).toMatchObject({ amountOfCompanies: 1, newResults: 0 });
+    expect((await fetchList(list.id)).body).toMatchObject({ amountOfCompanies: 1, newResults: 0 });
   });
 
   it('leaves the flips of a run cut off before its end to the next run, applied once', async () => {
@@ -143,10 +143,10 @@ describe('smart lists follow imported data', () => {
     await asImportWorkers(() =>
       importCompanies(lines(), { asOf: '2026-11-21', complete: async () => undefined }),
     );
-    expect((await getOneList(list.id)).body).toMatchObject({ amountOfCompanies: 0 });
+    expect((await fetchList(list.id)).body).toMatchObject({ amountOfCompanies: 0 });
     // The next run (here, of nothing new) applies it; a third finds nothing left.
     await importAsWorkers([COMPANIES[3]!].map((c) => ({ ...c, place: 'Knokke' })));
-    expect((await getOneList(list.id)).body).toMatchObject({ amountOfCompanies: 1, newResults: 1 });
+    expect((await fetchList(list.id)).body).toMatchObject({ amountOfCompanies: 1, newResults: 1 });
     expect(await asImportWorkers(applySmartListFlips)).toEqual({ entered: 0, left: 0 });
   });
 
@@ -154,7 +154,7 @@ describe('smart lists follow imported data', () => {
     const list = (await postList({ name: uniqueName(), type: 'SMART', filters: { activities: ['4399'] } }))
       .body as Body;
     await importAsWorkers([company(50, ['43999'], 'Gent', 2), company(51, ['43210'], 'Gent')]);
-    expect((await getOneList(list.id)).body).toMatchObject({ amountOfCompanies: 1, newResults: 1 });
+    expect((await fetchList(list.id)).body).toMatchObject({ amountOfCompanies: 1, newResults: 1 });
     expect((await storedList(ALICE.accountId, list.id))!.contacts).toBe(2);
   });
 });

@@ -72,7 +72,7 @@ const onList = (id: number | string, resource: string, caller: Caller) => ({
 });
 
 /** `GET /v1/lists/{id}`. */
-export const getOneList = (id: number | string, caller: Caller = ALICE) =>
+export const fetchList = (id: number | string, caller: Caller = ALICE) =>
   call(getList, onList(id, '/v1/lists/{id}', caller));
 
 /** `PATCH /v1/lists/{id}`. */
@@ -80,7 +80,7 @@ export const patchList = (id: number | string, body: unknown, caller: Caller = A
   call(updateList, { method: 'PATCH', body, ...onList(id, '/v1/lists/{id}', caller) });
 
 /** `DELETE /v1/lists/{id}`. */
-export const deleteOneList = (id: number | string, caller: Caller = ALICE) =>
+export const removeList = (id: number | string, caller: Caller = ALICE) =>
   call(deleteList, { method: 'DELETE', ...onList(id, '/v1/lists/{id}', caller) });
 
 /** `PUT /v1/lists/{id}/companies`, with these headers if given. */
