@@ -18,7 +18,7 @@ import { dynamodb, send, tableName } from '../storage/client';
 import * as keys from '../storage/keys';
 import { companyOfKey, LOOKALIKE_FLOOR, LOOKALIKE_MARK_SHARDS, type Key } from '../storage/keys';
 import { blockOf, featuresOf, packFeatures, unpackFeatures, type LookalikeFeatures } from './features';
-import { lookalikesItem } from './store';
+import { lookalikesItem, type PackedLookalikes } from './store';
 
 type Item = Record<string, unknown>;
 
@@ -185,7 +185,7 @@ export function deleteMarks(marks: Array<Pick<Mark, 'key'>>): Promise<void> {
 
 export interface ComputedList {
   features: LookalikeFeatures;
-  packed: string;
+  packed: PackedLookalikes;
   floor: number;
   /** The floor stored until now: the floor item is written only when it moves. */
   previousFloor: number;

@@ -16,7 +16,7 @@ import { completeImport } from '../../lib/import/derive';
 import { getMarks } from '../../lib/lookalikes/block-store';
 import { LEASE_MS, releaseLease, takeLease, type Clock } from '../../lib/lookalikes/lease';
 import { recomputeAll, recomputeMarked } from '../../lib/lookalikes/recompute';
-import { getLookalikesOf } from '../../lib/lookalikes/store';
+import { getLookalikesOf, unpackLookalikes } from '../../lib/lookalikes/store';
 import { isolateRequestScopes } from '../../lib/request-scope';
 import { chunk, getItem } from '../../lib/storage/batch';
 import * as keys from '../../lib/storage/keys';
@@ -52,7 +52,8 @@ const fileOf = (rows: CompanyRecordInput[]) => rows.map((r) => JSON.stringify(r)
 async function allLists(): Promise<Map<string, string>> {
   const lists = new Map<string, string>();
   for (const part of chunk(refs, 100)) {
-    for (const [key, stored] of await getLookalikesOf(part)) lists.set(key, stored.packed);
+    for (const [key, stored] of await getLookalikesOf(part))
+      lists.set(key, JSON.stringify(unpackLookalikes(stored.packed, 0, 100)));
   }
   return lists;
 }

@@ -14,7 +14,12 @@ import { recomputeAll, recomputeMarked, writeLists } from '../../lib/lookalikes/
 import { deleteMarks, getBlock, getMarks, recordChange } from '../../lib/lookalikes/block-store';
 import { SectionIndex } from '../../lib/lookalikes/section-index';
 import { similarity } from '../../lib/lookalikes/scoring';
-import { getLookalikesOf, unpackLookalikes } from '../../lib/lookalikes/store';
+import {
+  countLookalikes,
+  getLookalikesOf,
+  packLookalikes,
+  unpackLookalikes,
+} from '../../lib/lookalikes/store';
 import { parseCompanyRecord } from '../../lib/companies/record';
 import { batchDelete, chunk, getItem } from '../../lib/storage/batch';
 import { call } from '../support/events';
@@ -83,7 +88,8 @@ const importByWorkers = (records: CompanyRecordInput[]) => asImportWorkers(() =>
 async function allLists(): Promise<Map<string, string>> {
   const lists = new Map<string, string>();
   for (const part of chunk(COMPANIES.map(refOf), 100)) {
-    for (const [key, stored] of await getLookalikesOf(part)) lists.set(key, stored.packed);
+    for (const [key, stored] of await getLookalikesOf(part))
+      lists.set(key, JSON.stringify(unpackLookalikes(stored.packed, 0, 100)));
   }
   return lists;
 }
@@ -290,9 +296,39 @@ describe('lookalikes derived by the import', () => {
     expect(data[0]!.score).toBe(similarity(featuresOfRecord(grown), featuresOfRecord(first)));
   });
 
-  it('unpacks a page of a stored list', () => {
+  it('unpacks a page of a list stored as text (items written before the binary form)', () => {
     expect(unpackLookalikes('BE0403170701:8994 NL33011433:1', 1, 5)).toEqual([
       { companyId: { country: 'NL', companyNumber: '33011433' }, score: 0.0001 },
     ]);
+  });
+
+  it('packs a list in six bytes a lookalike and unpacks any page of it, leading zeros and all', () => {
+    const list = [
+      { ref: { country: 'BE' as const, companyNumber: '1999999999' }, score: 10_000 },
+      { ref: { country: 'BE' as const, companyNumber: '0403170701' }, score: 8994 },
+      { ref: { country: 'FR' as const, companyNumber: '005420021' }, score: 4321 },
+      { ref: { country: 'NL' as const, companyNumber: '00000017' }, score: 0 },
+    ];
+    const packed = packLookalikes(list);
+    expect(packed.length).toBe(24);
+    expect(countLookalikes(packed)).toBe(4);
+    const all = list.map(({ ref, score }) => ({ companyId: ref, score: score / 10_000 }));
+    expect(unpackLookalikes(packed, 0, 100)).toEqual(all);
+    expect(unpackLookalikes(packed, 2, 3)).toEqual(all.slice(2, 3));
+    expect(unpackLookalikes(packed, 5, 10)).toEqual([]);
+    expect(countLookalikes(new Uint8Array(0))).toBe(0);
+    // A view into a larger buffer (as a decoded attribute may be) reads from its own offset.
+    const within = new Uint8Array(30);
+    within.set(packed, 6);
+    expect(unpackLookalikes(within.subarray(6, 30), 1, 2)).toEqual(all.slice(1, 2));
+  });
+
+  it('refuses to pack what the binary form cannot hold', () => {
+    expect(() => packLookalikes([{ ref: { country: 'BE', companyNumber: '403170701' }, score: 1 }])).toThrow(
+      'not a canonical company number',
+    );
+    expect(() =>
+      packLookalikes([{ ref: { country: 'NL', companyNumber: '33011433' }, score: 10_001 }]),
+    ).toThrow('not in ten-thousandths');
   });
 });
