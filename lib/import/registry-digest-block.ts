@@ -32,11 +32,19 @@ export function digestBlock(ref: CompanyRef): string {
 
 /** The block of a company number of `country` in any spelling (its digits count). */
 export function blockOf(country: string, companyNumber: string): string {
-  const digits = companyNumber.replace(/\D/g, '');
+  // Most numbers come as digits alone (SIRENE's): then nothing is copied but the block's digits.
+  const digits = ALL_DIGITS.test(companyNumber) ? companyNumber : companyNumber.replace(/\D/g, '');
   return digits.slice(0, Math.max(0, digits.length - (BLOCK_DIGITS[country] ?? 3)));
 }
 
+const ALL_DIGITS = /^\d*$/;
+
+/** Whether `company` falls in the block (one with a first company). */
+export const sameBlock = (block: Block, company: { country: string; companyNumber: string }) =>
+  block.ref!.country === company.country && blockOf(company.country, company.companyNumber) === block.key;
+
 export interface Block {
+  /** Its number block (`blockOf`; '' for items before any company). */
   key: string;
   /** Its first company (none: items before any company, never a digest). */
   ref: CompanyRef | undefined;

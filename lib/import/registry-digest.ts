@@ -42,9 +42,10 @@ import {
   digestBlock,
   newBlock,
   numbered,
+  sameBlock,
   type Block,
 } from './registry-digest-block';
-import type { RawUnit, ReadItem, RegistryItem } from './sources/unit';
+import type { RawUnit, ReadItem, ReadItems, RegistryItem } from './sources/unit';
 import { doneRuns, markRunDone } from './store';
 
 export { digestBlock, UNIT_RULES_VERSION } from './registry-digest-block';
@@ -60,6 +61,8 @@ const ITEMS_PER_ROUND = 4000;
  */
 const ROUNDS_READ_AHEAD = 3;
 const WRITES_IN_FLIGHT = 8;
+
+const isBatch = (read: ReadItem | readonly ReadItem[]): read is readonly ReadItem[] => Array.isArray(read);
 
 /** An item to import or report, in file order, with its sequence number (units and withheld names). */
 export interface Walked {
@@ -115,31 +118,31 @@ export class RegistryDigests {
    * only counted (they need no reading), every other item handed back with its sequence number — the
    * caller walks each round without an await per item.
    */
-  async *check(items: AsyncIterable<ReadItem>, activeOnly: boolean): AsyncGenerator<CheckedRound> {
+  async *check(items: ReadItems, activeOnly: boolean): AsyncGenerator<CheckedRound> {
     let blocks: Block[] = [];
     let current: Block | undefined;
     let held = 0;
     // The rounds before, their digests being read while the converter goes on with this one: the
     // converter does not wait for a round trip (a file imported again is read as fast as converted).
     const reading: Round[] = [];
-    for await (const item of items) {
+    // Each item to its block; true when it starts one while a round is full (the blocks so far are whole).
+    const add = (item: ReadItem): boolean => {
       // A raw unit is held as its text, unmapped (mapped only if its block is read afresh).
       const seen = item.kind === 'raw' ? undefined : digestEntry(item, activeOnly);
       const company = seen ? seen.company : (item as RawUnit).company;
-      const key = company && `${company.country}#${blockOf(company.country, company.companyNumber)}`;
-      if (key !== undefined && key !== current?.key) {
-        if (blocks.length > BLOCKS_PER_ROUND || held >= ITEMS_PER_ROUND) {
-          // The blocks so far are whole (a new one starts): their digests are read in one round.
-          if (reading.length === ROUNDS_READ_AHEAD) yield await this.judgeRound(reading.shift()!, activeOnly);
+      let roundFull = false;
+      if (company && !(current?.ref && sameBlock(current, company))) {
+        roundFull = blocks.length > BLOCKS_PER_ROUND || held >= ITEMS_PER_ROUND;
+        if (roundFull) {
           reading.push(this.readRound(blocks));
           blocks = [];
           held = 0;
         }
         const ref = {
-          country: company!.country as CompanyRef['country'],
-          companyNumber: company!.companyNumber,
+          country: company.country as CompanyRef['country'],
+          companyNumber: company.companyNumber,
         };
-        current = newBlock(key, ref, true);
+        current = newBlock(blockOf(company.country, company.companyNumber), ref, true);
         blocks.push(current);
       } else if (!current) {
         current = newBlock('', undefined, false);
@@ -147,6 +150,13 @@ export class RegistryDigests {
       }
       addEntry(current, item, seen);
       held++;
+      return roundFull;
+    };
+    for await (const read of items) {
+      if (!isBatch(read)) add(read);
+      else for (const item of read) add(item);
+      // The rounds beyond those read ahead are judged (a batch may have filled more than one).
+      while (reading.length > ROUNDS_READ_AHEAD) yield await this.judgeRound(reading.shift()!, activeOnly);
     }
     for (const round of reading) yield await this.judgeRound(round, activeOnly);
     yield await this.judgeRound(this.readRound(blocks), activeOnly);

@@ -41,7 +41,7 @@ import { runImport, type BatchTurns, type ImportOptions } from './import';
 import { canonicalRef, eraseCompanies, emptyRecord, resumeErasures } from './erase';
 import { putRegistryLinks } from './registry-store';
 import { readUnit, type ReadUnit } from './registry-unit';
-import { NAME_WITHHELD, type ReadItem, type UnitSource } from './sources/unit';
+import { NAME_WITHHELD, type ReadItems, type UnitSource } from './sources/unit';
 
 export interface RegistryImportOptions extends Omit<ImportOptions, 'onRejected'> {
   /** The source's name as the company remembers who wrote it (`kbo`, `sirene`). */
@@ -77,7 +77,7 @@ export interface RegistrySummary extends ImportSummary {
 }
 
 export async function importRegistryItems(
-  items: AsyncIterable<ReadItem>,
+  items: ReadItems,
   options: RegistryImportOptions,
 ): Promise<RegistrySummary> {
   const skipped = new Map<string, number>();

@@ -9,7 +9,7 @@ import { digestEntry, unitOf } from '../../lib/import/registry-fingerprint';
 import { openRegistryFiles } from '../../lib/import/sources/files';
 import { readKboFull } from '../../lib/import/sources/kbo';
 import { sireneItems } from '../../lib/import/sources/sirene';
-import type { ReadItem, RegistryItem, RegistryUnit } from '../../lib/import/sources/unit';
+import type { ReadItem, ReadItems, RegistryItem, RegistryUnit } from '../../lib/import/sources/unit';
 import { gathered } from '../support/registry-items';
 
 const FIXTURES = join(__dirname, '../fixtures/registries');
@@ -78,13 +78,14 @@ describe('a registry unit held as its fingerprint', () => {
 });
 
 /** The items of an unmapped stream, each raw unit mapped as a block read afresh maps it. */
-async function mappedBack(items: AsyncIterable<ReadItem>): Promise<{ items: RegistryItem[]; raw: number }> {
+async function mappedBack(items: ReadItems): Promise<{ items: RegistryItem[]; raw: number }> {
   const all: RegistryItem[] = [];
   let raw = 0;
-  for await (const item of items) {
-    if (item.kind === 'raw') raw++;
-    all.push(item.kind === 'raw' ? item.mapping.map(item.text, item.source) : item);
-  }
+  for await (const read of items)
+    for (const item of Array.isArray(read) ? (read as readonly ReadItem[]) : [read as ReadItem]) {
+      if (item.kind === 'raw') raw++;
+      all.push(item.kind === 'raw' ? item.mapping.map(item.text, item.source) : item);
+    }
   return { items: all, raw };
 }
 
@@ -130,8 +131,8 @@ describe('a registry unit handed on unmapped (its raw values)', () => {
       const establishments = offices
         ? await openRegistryFiles(join(FIXTURES, 'sirene/StockEtablissement_utf8.csv'))
         : undefined;
-      for await (const item of sireneItems(units, establishments, { unmapped: true }))
-        if (item.kind === 'raw') versions.add(item.mapping.version);
+      for await (const batch of sireneItems(units, establishments, { unmapped: true }))
+        for (const item of batch) if (item.kind === 'raw') versions.add(item.mapping.version);
     }
     expect(versions.size).toBe(2);
   });

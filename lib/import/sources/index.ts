@@ -9,7 +9,7 @@
  * Only this module is loaded up front: each converter comes in when its format is asked for.
  */
 import type { RegistryFiles } from './files';
-import type { ReadItem, RegistryItem, StoredRegistry } from './unit';
+import type { ReadItem, ReadItems, RegistryItem, StoredRegistry } from './unit';
 
 export const REGISTRY_FORMATS = ['kbo', 'sirene'] as const;
 export type RegistryFormat = (typeof REGISTRY_FORMATS)[number];
@@ -36,7 +36,7 @@ export interface OpenedRegistry {
    * it must (lib/import/registry-digest.ts); absent: the converter maps every unit. Only one of
    * `items` and `unmapped()` is read.
    */
-  unmapped?: () => AsyncIterable<ReadItem>;
+  unmapped?: () => ReadItems;
 }
 
 /** One registry's converter: its files in, its units out (the import does the storage). */
@@ -97,7 +97,7 @@ export const REGISTRY_SOURCES: Partial<Record<RegistryFormat, RegistrySource>> =
 };
 
 /** Closes the files (a ZIP's handle) once their items are read, or given up. */
-async function* closedAfter<T extends ReadItem>(
+async function* closedAfter<T extends ReadItem | readonly ReadItem[]>(
   items: AsyncIterable<T>,
   files: RegistryFiles[],
 ): AsyncGenerator<T> {

@@ -24,7 +24,15 @@ import { OutOfOrderError, sortedCopy, withCopies } from './sorted-copy';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RawMapping, RawUnit, ReadItem, RegistryItem, StoredRegistry, UnitSource } from './unit';
+import type {
+  RawMapping,
+  RawUnit,
+  ReadItem,
+  ReadItems,
+  RegistryItem,
+  StoredRegistry,
+  UnitSource,
+} from './unit';
 import { stoppedEnterprises } from './kbo-stops';
 
 export interface KboOptions {
@@ -38,8 +46,11 @@ export interface KboOptions {
 export interface KboExtract {
   meta: KboMeta;
   items: AsyncGenerator<RegistryItem>;
-  /** The same items, each enterprise handed on as its rows' raw text (`RawUnit`), mapped by whoever needs it. */
-  unmapped: () => AsyncGenerator<ReadItem>;
+  /**
+   * The same items, each enterprise handed on as its rows' raw text (`RawUnit`), mapped by whoever needs
+   * it, the enterprises in arrays of `BATCH_UNITS` (one await an array, not a unit).
+   */
+  unmapped: () => ReadItems;
 }
 
 /**
@@ -79,8 +90,8 @@ export async function readKboFull(files: RegistryFiles, options: KboOptions = {}
     throw new RegistryFileError(`${files.origin} is a KBO ${meta.extractType} extract, not a full one`);
   return {
     meta,
-    items: kboItems(files, meta, options, mapped),
-    unmapped: () => kboItems(files, meta, options, raw),
+    items: kboItems(files, meta, options, mapped, false) as AsyncGenerator<RegistryItem>,
+    unmapped: () => kboItems(files, meta, options, raw, true),
   };
 }
 
@@ -100,7 +111,8 @@ async function* kboItems<T extends ReadItem>(
   meta: KboMeta,
   options: KboOptions,
   emit: Emit<T>,
-): AsyncGenerator<T | RegistryItem> {
+  batched: boolean,
+): AsyncGenerator<T | RegistryItem | Array<T | RegistryItem>> {
   const copies = new Map<string, string>();
   let scratch: string | undefined;
   try {
@@ -110,7 +122,9 @@ async function* kboItems<T extends ReadItem>(
         if (read instanceof Error) throw read;
         const held = new Spool<string>(options.runs);
         try {
-          yield* joined(read as Read, options.stored ? held : undefined, emit);
+          for await (const batch of joined(read as Read, options.stored ? held : undefined, emit))
+            if (batched) yield batch;
+            else for (const item of batch) yield item;
           if (options.stored)
             yield* stoppedEnterprises(held, options.stored, meta, (read as Read).file, options.runs);
         } finally {
@@ -204,32 +218,44 @@ async function readAll(files: RegistryFiles, options: KboOptions): Promise<Read>
   }
 }
 
-/** The enterprises joined with their establishments; each well-formed number also goes to `held`, in order. */
+/** Enterprises handed on together by `joined`. */
+const BATCH_UNITS = 64;
+
+/**
+ * The enterprises joined with their establishments, `BATCH_UNITS` at a time; each well-formed number
+ * also goes to `held`, in order.
+ */
 async function* joined<T extends ReadItem>(
   { file, enterprises, establishments }: Read,
   held: Spool<string> | undefined,
   emit: Emit<T>,
-): AsyncGenerator<T | RegistryItem> {
+): AsyncGenerator<Array<T | RegistryItem>> {
   const sorted = establishments.sorted()[Symbol.asyncIterator]();
   let establishment = await sorted.next();
+  let batch: Array<T | RegistryItem> = [];
   try {
     for await (const spooled of enterprises.read()) {
+      if (batch.length >= BATCH_UNITS) {
+        yield batch;
+        batch = [];
+      }
       const source = { file, line: spooled.line };
       if ('repeated' in spooled) {
-        yield {
+        batch.push({
           kind: 'rejected',
           source,
           reason: `enterprise ${spooled.repeated} appears twice (the first one wins)`,
-        };
+        });
         continue;
       }
       const { rows } = spooled;
       const key = entityKey(rows.enterprise[0]!);
       if (key.length !== 10) {
-        yield kboUnit(rows, { source });
+        batch.push(kboUnit(rows, { source }));
         continue;
       }
-      await held?.add(key);
+      const spooling = held?.add(key);
+      if (spooling) await spooling;
       // The runs' keys are `enterprise:establishment`: those of enterprises not in the file are passed over.
       while (!establishment.done && establishment.value[0] < `${key}:`) establishment = await sorted.next();
       while (!establishment.done && establishment.value[0].startsWith(`${key}:`)) {
@@ -239,8 +265,9 @@ async function* joined<T extends ReadItem>(
         rows.activities.push(...activities);
         establishment = await sorted.next();
       }
-      yield emit(rows, key, source);
+      batch.push(emit(rows, key, source));
     }
+    if (batch.length > 0) yield batch;
   } finally {
     await sorted.return?.(undefined);
     await enterprises.discard();

@@ -6,7 +6,8 @@
  * office is kept. A file found out of that order by a pass over its bytes before the join is copied in
  * order through sorted runs on disk (§11.5.10), its rows still named by their own lines.
  *
- * Each unit is mapped by `sirene-unit.ts`, or handed on unmapped as its raw values.
+ * Each unit is mapped by `sirene-unit.ts`, or handed on unmapped as its raw values, those of a piece of
+ * the units file together.
  */
 import { RegistryFileError, type RegistryFiles } from './files';
 import { RowCursor, readCsv, valueAt, type CsvRow } from './csv';
@@ -31,7 +32,8 @@ export { sireneItem, type SireneOptions } from './sirene-unit';
 
 /**
  * The units file (and the establishments file) as items, streamed and merged by `siren`. `unmapped`:
- * each unit is handed on as its raw values (`RawUnit`), mapped only by whoever needs it mapped.
+ * each unit is handed on as its raw values (`RawUnit`), mapped only by whoever needs it mapped, in
+ * arrays of the units parsed together (one await an array).
  */
 export function sireneItems(
   units: RegistryFiles,
@@ -42,12 +44,12 @@ export function sireneItems(
   units: RegistryFiles,
   establishments: RegistryFiles | undefined,
   options: Omit<SireneOptions, 'withEstablishments'> & { unmapped: true },
-): AsyncGenerator<ReadItem>;
+): AsyncGenerator<ReadItem[]>;
 export async function* sireneItems(
   units: RegistryFiles,
   establishments: RegistryFiles | undefined,
   { unmapped = false, ...options }: Omit<SireneOptions, 'withEstablishments'> & { unmapped?: boolean } = {},
-): AsyncGenerator<ReadItem> {
+): AsyncGenerator<ReadItem | ReadItem[]> {
   let scratch: string | undefined;
   const folder = async () =>
     (scratch ??= await mkdtemp(join(options.runs?.dir ?? tmpdir(), 'sirene-sorted-')));
@@ -69,9 +71,13 @@ export async function* sireneItems(
     const nicAt = unitCursor.cursor.table.header.indexOf('nicSiegeUniteLegale');
     let previous = '';
     let previousLine = 0;
+    // Unmapped, the units of each piece of the units file go on together: one await a piece, not a unit.
+    let batch: ReadItem[] = [];
     for (;;) {
       let row = unitCursor.cursor.row;
       if (!row) {
+        if (batch.length > 0) yield batch;
+        batch = [];
         if (!(await unitCursor.cursor.fill())) return;
         row = unitCursor.cursor.row!;
       }
@@ -86,13 +92,14 @@ export async function* sireneItems(
         previous = siren;
         previousLine = line;
       }
-      const office = offices && wellFormed ? await offices.of(siren, valueAt(row, nicAt).trim()) : undefined;
+      let office = offices && wellFormed ? offices.of(siren, valueAt(row, nicAt).trim()) : undefined;
+      if (office instanceof Promise) office = await office;
       const source = { file: unitCursor.cursor.table.file, line };
       if (mapping) {
         // The values the mapping reads, as read: the whole unit to its block's digest.
         const text = JSON.stringify([unitCursor.values(row), office ? officeCursor!.values(office) : null]);
         const company = wellFormed ? { country: 'FR' as const, companyNumber: siren } : undefined;
-        yield { kind: 'raw', source, company, text, mapping };
+        batch.push({ kind: 'raw', source, company, text, mapping });
       } else yield sireneItem(unitCursor.read(row), office && officeCursor!.read(office), source, mapped);
     }
   } finally {
@@ -185,30 +192,46 @@ class HeadOffices {
     this.siege = header.indexOf('etablissementSiege');
   }
 
-  /** The head office's row among the establishments of `siren` (undefined: none found). */
-  async of(siren: string, nicSiege: string): Promise<CsvRow | undefined> {
+  /** The unit's establishment with its head office's `nic`, and the one flagged head office, so far. */
+  private byNic: CsvRow | undefined;
+  private flagged: CsvRow | undefined;
+
+  /**
+   * The head office's row among the establishments of `siren` (undefined: none found): at once when
+   * their rows are at hand, a promise only when the file must be read further (most units need none).
+   */
+  of(siren: string, nicSiege: string): CsvRow | undefined | Promise<CsvRow | undefined> {
+    this.byNic = undefined;
+    this.flagged = undefined;
+    return this.walk(siren, nicSiege) ? this.found() : this.rest(siren, nicSiege);
+  }
+
+  private async rest(siren: string, nicSiege: string): Promise<CsvRow | undefined> {
+    while (await this.establishments.cursor.fill()) if (this.walk(siren, nicSiege)) break;
+    return this.found();
+  }
+
+  private found(): CsvRow | undefined {
+    return this.byNic ?? this.flagged;
+  }
+
+  /** Walks the rows at hand: true once past those of `siren`, false when they ran out first. */
+  private walk(siren: string, nicSiege: string): boolean {
     const { cursor } = this.establishments;
-    let byNic: CsvRow | undefined;
-    let flagged: CsvRow | undefined;
-    for (;;) {
-      let row = cursor.row;
-      if (!row) {
-        if (!(await cursor.fill())) break;
-        row = cursor.row!;
-      }
+    for (let row = cursor.row; row; row = cursor.row) {
       const key = valueAt(row, this.siren).trim();
       const line = this.establishments.line(row);
       if (key < this.previous)
         throw outOfOrder(cursor.table.file, line, key, this.previous, this.previousLine);
       this.previous = key;
       this.previousLine = line;
-      if (key > siren) break;
+      if (key > siren) return true;
       cursor.next();
       if (key < siren) continue; // an establishment of a unit the units file does not hold
-      if (!byNic && nicSiege && valueAt(row, this.nic).trim() === nicSiege) byNic = row;
-      if (!flagged && valueAt(row, this.siege).trim().toLowerCase() === 'true') flagged = row;
+      if (!this.byNic && nicSiege && valueAt(row, this.nic).trim() === nicSiege) this.byNic = row;
+      if (!this.flagged && valueAt(row, this.siege).trim().toLowerCase() === 'true') this.flagged = row;
     }
-    return byNic ?? flagged;
+    return false;
   }
 }
 

@@ -197,13 +197,13 @@ export class Spool<T> {
 
   constructor(private readonly options: Pick<SortedRunsOptions, 'dir'> = {}) {}
 
-  async add(value: T): Promise<void> {
+  /** Adds a record: a promise (to await before the next) only when a chunk goes to disk, else nothing. */
+  add(value: T): Promise<void> | undefined {
     this.chunk += `${JSON.stringify(value)}\n`;
-    if (this.chunk.length > 1 << 16) {
-      await this.opened();
-      await writeChunk(this.out!, this.chunk);
-      this.chunk = '';
-    }
+    if (this.chunk.length <= 1 << 16) return undefined;
+    const chunk = this.chunk;
+    this.chunk = '';
+    return this.opened().then(() => writeChunk(this.out!, chunk));
   }
 
   /** Every record added, in order; then the file is gone. */

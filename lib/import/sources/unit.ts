@@ -127,3 +127,9 @@ export interface RawUnit {
 
 /** What a converter's unmapped stream yields: units as raw text, or items it made without mapping. */
 export type ReadItem = RegistryItem | RawUnit;
+
+/**
+ * (ext) A converter's unmapped stream: items one at a time, or several at once in file order (those
+ * of a piece of CSV text): a re-import then awaits once a batch, not once a unit.
+ */
+export type ReadItems = AsyncIterable<ReadItem | readonly ReadItem[]>;
