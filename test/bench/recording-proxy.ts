@@ -26,14 +26,19 @@ export interface RecordingProxy {
 
 /**
  * Starts a proxy on a free port of 127.0.0.1 that forwards to `target` and keeps every request: in
- * memory, or with `file` one a line in that file — the operation, a tab, the body — for an import too
- * big to hold its requests (test/bench/write-replay.ts `readRecording` reads it back).
+ * memory; or with a file name, one a line in that file — the operation, a tab, the body — for an import
+ * too big to hold its requests (test/bench/write-replay.ts `readRecording` reads it back); or with a
+ * function, handed to it as it comes and not kept (a bench that only counts them).
  */
-export async function recordingProxy(target: string, file?: string): Promise<RecordingProxy> {
+export async function recordingProxy(
+  target: string,
+  to?: string | ((request: RecordedRequest) => void),
+): Promise<RecordingProxy> {
   const requests: RecordedRequest[] = [];
-  const fd = file === undefined ? undefined : openSync(file, 'w');
+  const fd = typeof to === 'string' ? openSync(to, 'w') : undefined;
   const keep = (request: RecordedRequest) => {
-    if (fd === undefined) requests.push(request);
+    if (typeof to === 'function') to(request);
+    else if (fd === undefined) requests.push(request);
     else writeSync(fd, `${request.operation}\t${request.body}\n`);
   };
   const upstream = new URL(target);

@@ -9,6 +9,7 @@ import { getDeliveries, writeLog, type Attempt, type EntryKey } from '../../lib/
 import { useFreshTable } from '../support/table';
 
 useFreshTable();
+jest.setTimeout(240_000);
 
 const accountId = 'log-race';
 const EVENTS = 20;
