@@ -52,12 +52,13 @@ export interface LogChanges {
 
 /**
  * Writes the entries, then removes the others (25 a request): an attempt's entry is stored before the
- * `pending` entry it replaces is removed, and readers leave that entry out while both are stored. A removal of an entry
- * written here is not made (an attempt made the very millisecond its retry was queued has its key).
- * Written again, the same changes change nothing.
+ * `pending` entry it replaces is removed, and readers leave that entry out while both are stored. A
+ * removal of an entry written here is not made (an attempt made the very millisecond its retry was
+ * queued has its key). Written again, the same changes change nothing.
  */
 export async function writeLog({ put, remove }: LogChanges): Promise<void> {
-  const written = new Set(put.map((a) => keyOf(a).sk));
+  const id = (k: { pk: string; sk: string }) => `${k.pk}\n${k.sk}`;
+  const written = new Set(put.map((a) => id(keyOf(a))));
   const puts: WriteRequest[] = put.map((a) => ({
     PutRequest: {
       Item: {
@@ -76,7 +77,7 @@ export async function writeLog({ put, remove }: LogChanges): Promise<void> {
   }));
   const removals: WriteRequest[] = remove
     .map(keyOf)
-    .filter((k) => !written.has(k.sk))
+    .filter((k) => !written.has(id(k)))
     .map((Key) => ({ DeleteRequest: { Key } }));
   if (puts.length > 0) await batchWrite(tableName(), puts, 4);
   if (removals.length > 0) await batchWrite(tableName(), removals, 4);
