@@ -3,8 +3,9 @@
  * `X-Amz-Target` operation and its JSON body), so a bench can replay the same requests later on a table
  * of their own (test/bench/write-replay.ts) and tell what the items themselves cost DynamoDB Local from
  * what the import's reads and CPU cost it. The import needs nothing of its own for it: it is only given
- * the proxy's endpoint. Used only by a bench's diagnostic run: a proxy adds latency, so the measured
- * runs go to DynamoDB Local directly.
+ * the proxy's endpoint. A proxy adds latency: the registry and filing benches record in a diagnostic run
+ * and measure runs that go to DynamoDB Local directly; the scale bench counts its measured imports'
+ * writes through it (their wall times include the hop, not their CPU or counts).
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import http from 'node:http';
