@@ -3,8 +3,9 @@
  * `X-Amz-Target` operation and its JSON body), so a bench can replay the same requests later on a table
  * of their own (test/bench/write-replay.ts) and tell what the items themselves cost DynamoDB Local from
  * what the import's reads and CPU cost it. The import needs nothing of its own for it: it is only given
- * the proxy's endpoint. Used only by a bench's diagnostic run: a proxy adds latency, so the measured
- * runs go to DynamoDB Local directly.
+ * the proxy's endpoint. A proxy adds latency: the registry and filing benches record in a diagnostic run
+ * and measure runs that go to DynamoDB Local directly; the scale bench counts its measured imports'
+ * writes through it (their wall times include the hop, not their CPU or counts).
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import http from 'node:http';
@@ -26,14 +27,19 @@ export interface RecordingProxy {
 
 /**
  * Starts a proxy on a free port of 127.0.0.1 that forwards to `target` and keeps every request: in
- * memory, or with `file` one a line in that file — the operation, a tab, the body — for an import too
- * big to hold its requests (test/bench/write-replay.ts `readRecording` reads it back).
+ * memory; or with a file name, one a line in that file — the operation, a tab, the body — for an import
+ * too big to hold its requests (test/bench/write-replay.ts `readRecording` reads it back); or with a
+ * function, handed to it as it comes and not kept (a bench that only counts them).
  */
-export async function recordingProxy(target: string, file?: string): Promise<RecordingProxy> {
+export async function recordingProxy(
+  target: string,
+  to?: string | ((request: RecordedRequest) => void),
+): Promise<RecordingProxy> {
   const requests: RecordedRequest[] = [];
-  const fd = file === undefined ? undefined : openSync(file, 'w');
+  const fd = typeof to === 'string' ? openSync(to, 'w') : undefined;
   const keep = (request: RecordedRequest) => {
-    if (fd === undefined) requests.push(request);
+    if (typeof to === 'function') to(request);
+    else if (fd === undefined) requests.push(request);
     else writeSync(fd, `${request.operation}\t${request.body}\n`);
   };
   const upstream = new URL(target);

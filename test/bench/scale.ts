@@ -4,9 +4,13 @@
  * every derivation through `npm run import`, imports the same file again (everything unchanged), a
  * monthly refresh in which 5 % of the companies changed, and recomputes every lookalike
  * (`npm run lookalikes`). It prints for each step the rate, wall and CPU time and peak memory, the
- * table's items and bytes per company, and the items, requests and capacity units written per company.
- * Then the cost model: those per-company figures times the registries' sizes and AWS list prices — the
- * wall time and bill of a full load and of a monthly 5 % refresh of BE, NL and FR (docs/scale.md).
+ * table's items and bytes per company, and the items, requests and write units written per changed
+ * company: as AWS bills them, counted from the import's write requests (they pass through a counting
+ * proxy, test/bench/recording-proxy.ts, and are sized by test/bench/write-kinds.ts: 1 unit a KB, twice
+ * in a transaction, again for an index entry), and as DynamoDB Local counted them (the import's own
+ * `capacity:` line, one unit for a transactional item). Then the cost model, on AWS's count: those
+ * per-company figures times the registries' sizes and AWS list prices — the wall time and bill of a
+ * full load and of a monthly 5 % refresh of BE, NL and FR (docs/scale.md).
  *
  *   npm run bench:scale                              1,000,000 companies (hours on 2 cores)
  *   npm run bench:scale -- --companies 20000         a quick look at the same figures
@@ -23,6 +27,9 @@ import { partitionCount } from '../../lib/import/partitions';
 import { workers } from '../../lib/routes';
 import { runCli, usageReporter, writeDemoFile, type CliRun } from './cli-runs';
 import { benchDynamoDb } from './local-dynamodb';
+import { recordingProxy } from './recording-proxy';
+import { actionsOf, countActions, type KindCount, type Wire } from './write-kinds';
+import { isWrite } from './write-replay';
 
 /** Companies in each registry (BE: KBO/BCE, NL: KvK, FR: SIRENE, active legal units, rounded). */
 const REGISTRIES = { BE: 1_600_000, NL: 2_300_000, FR: 10_000_000 } as const;
@@ -54,9 +61,18 @@ interface Step {
   label: string;
   companies: number;
   run: CliRun;
-  /** Per changed company, from the import's `writes:` line (absent for the lookalike job). */
-  /** Read units are per company read (changed or not). */
-  writes?: { items: number; requests: number; writeUnits?: number; readUnits?: number };
+  /**
+   * Per changed company: items and requests from the import's `writes:` line, write units as AWS bills
+   * them from its requests (`awsWriteUnits`) and as DynamoDB Local counted them (`writeUnits`, its
+   * `capacity:` line); read units per company read (changed or not). Absent for the lookalike job.
+   */
+  writes?: {
+    items: number;
+    requests: number;
+    awsWriteUnits: number;
+    writeUnits?: number;
+    readUnits?: number;
+  };
   /** Changed companies (what the per-company write figures count). */
   changed?: number;
 }
@@ -84,8 +100,17 @@ async function main(): Promise<void> {
     const lineBytes = statSync(file).size / companies;
     const cli = { endpoint: db.endpoint, usage, onStderr: (text: string) => process.stderr.write(text) };
     const importStep = async (label: string, input: string, asOf: string) => {
-      const run = await runCli('import', [input, '--table', table, '--as-of', asOf], cli);
-      steps.push({ label, companies, run, ...importFigures(run.stdout) });
+      const writes = await awsWriteCounter(db.endpoint);
+      let run: CliRun;
+      try {
+        run = await runCli('import', [input, '--table', table, '--as-of', asOf], {
+          ...cli,
+          endpoint: writes.endpoint,
+        });
+      } finally {
+        await writes.close();
+      }
+      steps.push({ label, companies, run, ...importFigures(run.stdout, writes.units()) });
     };
     await importStep('first import', file, '2026-11-01');
     const table0 = await tableFigures(localClient(db.endpoint), table);
@@ -124,8 +149,26 @@ async function writeRefreshFile(from: string, to: string): Promise<string> {
   return to;
 }
 
-/** The import's figures: changed companies from its summary (§11.2), per-company writes from the next line. */
-function importFigures(stdout: string): Pick<Step, 'writes' | 'changed'> {
+/**
+ * A proxy in front of DynamoDB Local that sizes every write request passing through it as AWS bills it
+ * (test/bench/write-kinds.ts): `units()` is the write units so far.
+ */
+async function awsWriteCounter(
+  endpoint: string,
+): Promise<{ endpoint: string; units: () => number; close: () => Promise<void> }> {
+  const kinds = new Map<string, KindCount>();
+  const proxy = await recordingProxy(endpoint, ({ operation, body }) => {
+    if (isWrite(operation)) countActions(kinds, actionsOf({ operation, body: JSON.parse(body) as Wire }));
+  });
+  const units = () => [...kinds.values()].reduce((sum, kind) => sum + kind.writeUnits, 0);
+  return { endpoint: proxy.endpoint, units, close: proxy.close };
+}
+
+/**
+ * The import's figures: changed companies from its summary (§11.2), per-company writes from the next
+ * lines, and the write units AWS bills for its requests (`awsWriteUnits`, all of them) per changed company.
+ */
+function importFigures(stdout: string, awsWriteUnits: number): Pick<Step, 'writes' | 'changed'> {
   const summary = /imported \d+ \(new (\d+), changed (\d+), unchanged \d+\)/.exec(stdout);
   const changed = summary ? Number(summary[1]) + Number(summary[2]) : 0;
   const writes = /writes: ([\d.]+) items and ([\d.]+) requests per changed company/.exec(stdout);
@@ -137,6 +180,7 @@ function importFigures(stdout: string): Pick<Step, 'writes' | 'changed'> {
       ? {
           items: Number(writes[1]),
           requests: Number(writes[2]),
+          awsWriteUnits: changed > 0 ? awsWriteUnits / changed : 0,
           ...(units ? { writeUnits: Number(units[1]), readUnits: Number(units[2]) } : {}),
         }
       : undefined,
@@ -180,6 +224,7 @@ function report(companies: number, steps: Step[], table: TableFigures, lineBytes
     f(s.run.maxRssMb, 0),
     s.writes ? f(s.writes.items, 2) : '–',
     s.writes ? f(s.writes.requests, 2) : '–',
+    s.writes ? f(s.writes.awsWriteUnits, 2) : '–',
     s.writes?.writeUnits !== undefined ? f(s.writes.writeUnits, 2) : '–',
   ]);
   const header = [
@@ -190,7 +235,8 @@ function report(companies: number, steps: Step[], table: TableFigures, lineBytes
     'peak RSS MB',
     'items/changed',
     'requests/changed',
-    'WRU/changed',
+    'WRU/changed (AWS)',
+    'WRU/changed (Local)',
   ];
   const storedBytes = table.bytes + table.indexBytes + ITEM_OVERHEAD_BYTES * (table.items + table.indexItems);
   console.log(
@@ -198,6 +244,8 @@ function report(companies: number, steps: Step[], table: TableFigures, lineBytes
       `Scale run: ${f(companies)} demo companies on DynamoDB Local (${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'cpu'})`,
       '',
       ...table2(header, rows),
+      'WRU: write units per changed company; AWS: as AWS bills the requests (1 a KB, 2 in a transaction, ' +
+        'plus index entries); Local: as DynamoDB Local counted them (1 for a transactional item)',
       '',
       `table after the first import: ${f(table.items / companies, 2)} items and ${f(table.bytes / companies, 0)} bytes per company; ` +
         `gsi1 ${f(table.indexItems / companies, 2)} entries and ${f(table.indexBytes / companies, 0)} bytes per company; ` +
@@ -212,11 +260,11 @@ function report(companies: number, steps: Step[], table: TableFigures, lineBytes
 function costModel(steps: Step[], bytesPerCompany: number, lineBytes: number): string[] {
   const [first, , refresh, lookalikes] = steps as [Step, Step, Step, Step];
   const perCompany = (s: Step) => s.run.cpuSeconds / s.companies;
-  const units = (s: Step) => s.writes?.writeUnits ?? s.writes?.items ?? 0;
+  const units = (s: Step) => s.writes?.awsWriteUnits ?? 0;
   const reads = (s: Step) => s.writes?.readUnits ?? 0;
   const lines = [
     `Cost model (us-east-1 list prices of 2026-11-25; Lambda wall = ${LAMBDA_WALL_PER_CPU} × CPU; ` +
-      `write units ${first.writes?.writeUnits === undefined ? 'estimated as items written' : 'as DynamoDB Local counted them'})`,
+      'write units as AWS bills the requests)',
     '',
   ];
   const rows: string[][] = [];

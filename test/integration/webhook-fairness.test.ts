@@ -120,7 +120,9 @@ it("queues a failed attempt's retry when the attempt ends, due 4–6 s after, wh
 });
 
 it("makes the retry on the local stage's run while another endpoint's attempt is still under way", async () => {
-  process.env['WEBHOOK_RETRY_SCALE'] = '0.1'; // 5 s → 0.4 to 0.6 s: due well before the 10 s timeout
+  // 5 s → 1.2 to 1.8 s: due well before the 10 s timeout, and the silent receiver's retry well after its
+  // attempt's writes (two requests) have landed, however loaded DynamoDB Local is.
+  process.env['WEBHOOK_RETRY_SCALE'] = '0.3';
   const slow = await endpointWithJob('silent-receiver-local', true);
   const fast = await endpointWithJob('failing-receiver-local', false);
   await enqueueDeliveries([slow.due, fast.due]);

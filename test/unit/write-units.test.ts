@@ -1,0 +1,60 @@
+/**
+ * The benches' count of write units as AWS bills them (test/bench/write-kinds.ts, used by
+ * `npm run bench:scale` and the registry and filing benches): an item's size by DynamoDB's rules
+ * (attribute names and values), rounded up to the KB, twice in a transaction, again for an index entry.
+ */
+import { actionsOf, countActions, type KindCount, type Wire } from '../bench/write-kinds';
+
+/** An item of exactly `bytes` bytes by DynamoDB's rules: `pk` `sk` and `data` names, 1-byte keys. */
+const item = (bytes: number, extra: Record<string, Wire> = {}): Wire => ({
+  pk: { S: 'A' },
+  sk: { S: 'B' },
+  data: { S: 'x'.repeat(bytes - 10) },
+  ...extra,
+});
+
+const batch = (...items: Wire[]) => ({
+  operation: 'BatchWriteItem',
+  body: { RequestItems: { t: items.map((Item) => ({ PutRequest: { Item } })) } },
+});
+const transaction = (...items: Wire[]) => ({
+  operation: 'TransactWriteItems',
+  body: { TransactItems: items.map((Item) => ({ Put: { TableName: 't', Item } })) },
+});
+
+function units(...requests: Array<{ operation: string; body: Wire }>): number {
+  const kinds = new Map<string, KindCount>();
+  for (const request of requests) countActions(kinds, actionsOf(request));
+  return [...kinds.values()].reduce((sum, kind) => sum + kind.writeUnits, 0);
+}
+
+it('bills an item written alone one unit a KB, rounded up', () => {
+  expect(units(batch(item(100)))).toBe(1);
+  expect(units(batch(item(1024)))).toBe(1);
+  expect(units(batch(item(1025)))).toBe(2);
+  expect(units(batch(item(3000), item(200)))).toBe(3 + 1);
+});
+
+it('bills an item written in a transaction twice', () => {
+  expect(units(transaction(item(100)))).toBe(2);
+  expect(units(transaction(item(1024), item(1025)))).toBe(2 + 4);
+});
+
+it('bills an item with index attributes again for its index entry', () => {
+  const indexed = item(500, { gsi1pk: { S: 'G' }, gsi1sk: { S: 'H' } });
+  expect(units(batch(indexed))).toBe(2);
+  expect(units(transaction(indexed))).toBe(4);
+});
+
+it('bills a delete at least a unit, and a condition check nothing', () => {
+  const request = {
+    operation: 'TransactWriteItems',
+    body: {
+      TransactItems: [
+        { Delete: { TableName: 't', Key: { pk: { S: 'A' }, sk: { S: 'B' } } } },
+        { ConditionCheck: { TableName: 't', Key: { pk: { S: 'A' }, sk: { S: 'C' } } } },
+      ],
+    },
+  };
+  expect(units(request)).toBe(2);
+});
