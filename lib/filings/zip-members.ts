@@ -108,10 +108,18 @@ export class ZipMembers {
     }
   }
 
-  /** The central directory's files (directories and encrypted members left out), one at a time; once only. */
-  async *entries(): AsyncGenerator<yauzl.Entry> {
-    for await (const entry of this.zip.eachEntry())
-      if (!entry.fileName.endsWith('/') && !entry.isEncrypted()) yield entry;
+  /**
+   * The central directory's entries, one at a time, once only: yauzl's own iterator, no layer of ours
+   * per entry (a filing is two). Directories and encrypted members are for the caller to leave out
+   * (`isFile`).
+   */
+  entries(): AsyncIterable<yauzl.Entry> {
+    return this.zip.eachEntry();
+  }
+
+  /** Whether the entry is a file whose data can be read: not a directory, not encrypted. */
+  isFile(entry: yauzl.Entry): boolean {
+    return !entry.fileName.endsWith('/') && !entry.isEncrypted();
   }
 
   /** The member's bytes, checked against the central directory's size and CRC-32. */
