@@ -65,7 +65,12 @@ class WindowedReader extends yauzl.RandomAccessReader {
     return bytes.subarray(0, end - start);
   }
 
-  /** As `fs.read` (yauzl calls back with the bytes read), from the windows. */
+  /**
+   * As `fs.read` (yauzl calls back with the bytes read), from the windows, calling back at once: the
+   * bytes are at hand, and a tick per read would be three a member (its central directory entry, its
+   * name, its local header). yauzl reads with the callback as its last step, and lists entries one at
+   * a time (`lazyEntries`), so a synchronous callback neither re-enters it nor deepens its stack.
+   */
   override read(
     buffer: Buffer,
     offset: number,
@@ -73,13 +78,15 @@ class WindowedReader extends yauzl.RandomAccessReader {
     position: number,
     callback: (error: Error | null, bytesRead?: number) => void,
   ): void {
+    let bytes: Buffer;
     try {
-      this.bytes(position, position + length).copy(buffer, offset);
+      bytes = this.bytes(position, position + length);
     } catch (error) {
-      process.nextTick(callback, error as Error, 0);
+      callback(error as Error, 0);
       return;
     }
-    process.nextTick(callback, null, length);
+    bytes.copy(buffer, offset);
+    callback(null, length);
   }
 
   override _readStreamForRange(start: number, end: number): Readable {
