@@ -199,19 +199,19 @@ async function* zipFilings(
 ): AsyncGenerator<FilingTexts> {
   const references = new Waiting();
   const accounting = new Waiting();
-  const text = async (entry: Entry | undefined): Promise<string | undefined> => {
+  const text = (entry: Entry | undefined): string | undefined => {
     if (entry === undefined) return undefined;
     try {
-      return (await zip.read(entry)).toString('utf8');
+      return zip.read(entry).toString('utf8');
     } catch {
       return undefined;
     }
   };
-  const texts = async (reference: Entry, pair: Entry | undefined): Promise<FilingTexts> => ({
+  const texts = (reference: Entry, pair: Entry | undefined): FilingTexts => ({
     ref: stemOf(reference),
     reference: basename(reference.fileName),
-    referenceText: await text(reference),
-    accountingText: await text(pair),
+    referenceText: text(reference),
+    accountingText: text(pair),
   });
   const entries = zip.entries()[Symbol.asyncIterator]();
   for (;;) {
@@ -233,15 +233,15 @@ async function* zipFilings(
       continue;
     if (ref === undefined) {
       const reference = references.take(stem);
-      if (reference) yield await texts(reference, entry);
+      if (reference) yield texts(reference, entry);
       else accounting.hold(stem, entry);
     } else {
       const pair = accounting.take(stem);
-      if (pair) yield await texts(entry, pair);
+      if (pair) yield texts(entry, pair);
       else references.hold(stem, entry);
     }
   }
-  for (const reference of references.all()) yield await texts(reference, undefined);
+  for (const reference of references.all()) yield texts(reference, undefined);
 }
 
 /** A ZIP's files of one kind waiting for their pair, by stem lower-cased (the same case preferred). */

@@ -129,12 +129,15 @@ export class ZipMembers {
     return !entry.fileName.endsWith('/') && !entry.isEncrypted();
   }
 
-  /** The member's bytes, checked against the central directory's size and CRC-32. */
-  async read(entry: yauzl.Entry): Promise<Buffer> {
+  /**
+   * The member's bytes, checked against the central directory's size and CRC-32; synchronous (no
+   * promise a member), since the reader serves yauzl's reads at once.
+   */
+  read(entry: yauzl.Entry): Buffer {
     const name = entry.fileName;
     const method = entry.compressionMethod;
     if (method !== STORED && method !== DEFLATED) throw new Error(`${name}: compression method ${method}`);
-    const { fileDataStart } = await this.zip.readLocalFileHeaderPromise(entry, { minimal: true });
+    const fileDataStart = this.dataStart(entry);
     const packed = this.reader.bytes(fileDataStart, fileDataStart + entry.compressedSize);
     const size = entry.uncompressedSize;
     // Inflated into one chunk of the size declared, never more (more throws; less fails the check below).
@@ -145,6 +148,19 @@ export class ZipMembers {
     if (data.length !== size) throw new Error(`${name}: ${data.length} bytes where the ZIP says ${size}`);
     if (crc32(data) >>> 0 !== entry.crc32 >>> 0) throw new Error(`${name}: damaged (CRC-32)`);
     return data;
+  }
+
+  /** Where the member's data starts: after its local header, which yauzl reads (and checks) at once. */
+  private dataStart(entry: yauzl.Entry): number {
+    let start: number | undefined;
+    let failure: Error | null = null;
+    this.zip.readLocalFileHeader(entry, { minimal: true }, (error, header) => {
+      failure = error;
+      start = header?.fileDataStart;
+    });
+    if (failure) throw failure;
+    if (start === undefined) throw new Error(`${entry.fileName}: its local header was not read at once`);
+    return start;
   }
 
   close(): void {

@@ -48,7 +48,7 @@ async function readAll(path: string, order: string[], windowBytes?: number) {
   try {
     const entries = await entriesOf(members);
     const read = [];
-    for (const name of order) read.push((await members.read(entries.get(name)!)).toString());
+    for (const name of order) read.push(members.read(entries.get(name)!).toString());
     return read;
   } finally {
     members.close();
@@ -86,9 +86,9 @@ describe('a ZIP’s members read by their offsets', () => {
       const entries = await entriesOf(members);
       expect([...entries.keys()]).toEqual(names);
       const read = (i: number) => members.read(entries.get(names[i]!)!);
-      await expect(read(7)).rejects.toThrow(/007\.json: damaged \(CRC-32\)/);
-      expect((await read(6)).toString()).toBe(texts([names[6]!])[0]);
-      expect((await read(8)).toString()).toBe(texts([names[8]!])[0]);
+      expect(() => read(7)).toThrow(/007\.json: damaged \(CRC-32\)/);
+      expect(read(6).toString()).toBe(texts([names[6]!])[0]);
+      expect(read(8).toString()).toBe(texts([names[8]!])[0]);
     } finally {
       members.close();
     }
