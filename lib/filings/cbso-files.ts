@@ -222,7 +222,7 @@ async function* zipFilings(
       throw notReadable(error as Error);
     }
     if (next.done) break;
-    const entry = next.value;
+    const entry = zip.named(next.value);
     if (!zip.isFile(entry)) continue;
     const name = basename(entry.fileName);
     const ref = referenceStem(name);

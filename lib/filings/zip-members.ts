@@ -28,6 +28,10 @@ export const WINDOW_BYTES = 1 << 20;
 const WINDOWS = 4;
 const STORED = 0;
 const DEFLATED = 8;
+/** A name that reads the same in CP437 and UTF-8, and that yauzl would not change: printable ASCII, no backslash. */
+const PLAIN_NAME = /^[\x20-\x5b\x5d-\x7e]*$/;
+/** Info-ZIP's Unicode path extra field: a name of its own, which yauzl prefers. */
+const UNICODE_PATH = 0x7075;
 /** The smallest output chunk node's zlib takes. */
 const MIN_CHUNK = 64;
 
@@ -107,7 +111,11 @@ export class ZipMembers {
     try {
       const size = fstatSync(fd).size;
       const reader = new WindowedReader(fd, size, windowBytes);
-      const zip = await yauzl.fromRandomAccessReaderPromise(reader, size, { autoClose: false });
+      // Names left as bytes: `named` decodes them, a plain ASCII name without yauzl's character loop.
+      const zip = await yauzl.fromRandomAccessReaderPromise(reader, size, {
+        autoClose: false,
+        decodeStrings: false,
+      });
       return new ZipMembers(zip, reader, fd);
     } catch (error) {
       closeSync(fd);
@@ -122,6 +130,22 @@ export class ZipMembers {
    */
   entries(): AsyncIterable<yauzl.Entry> {
     return this.zip.eachEntry();
+  }
+
+  /**
+   * The entry with its name decoded as yauzl would (`getFileNameLowLevel`: UTF-8 when flagged, else
+   * CP437; the Info-ZIP Unicode path field first; a backslash read as a slash). A name of printable
+   * ASCII only, without that field, reads the same in both encodings, and is decoded in one call.
+   * To be called once on each entry of `entries`, before any other use of it.
+   */
+  named(entry: yauzl.Entry): yauzl.Entry {
+    const bytes = entry.fileName as unknown as Buffer;
+    const ascii = bytes.toString('latin1');
+    entry.fileName =
+      PLAIN_NAME.test(ascii) && !entry.extraFields.some((field) => field.id === UNICODE_PATH)
+        ? ascii
+        : yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, bytes, entry.extraFields, false);
+    return entry;
   }
 
   /** Whether the entry is a file whose data can be read: not a directory, not encrypted. */
