@@ -180,14 +180,7 @@ async function openZip(path: string): Promise<FilingFiles> {
     throw notReadable(error);
   });
   return {
-    async *filings(only) {
-      try {
-        yield* zipFilings(zip, only);
-      } catch (error) {
-        // Its central directory, listed as the filings are read, is damaged.
-        throw notReadable(error as Error);
-      }
-    },
+    filings: (only) => zipFilings(zip, only, notReadable),
     close: () => zip.close(),
   };
 }
@@ -196,25 +189,41 @@ async function openZip(path: string): Promise<FilingFiles> {
  * A ZIP's filings, their files paired by their base names (a filing's files may be in a folder of the
  * ZIP) as the central directory lists them, the reference file's stem `only` when given: a pair as soon
  * as its second file is listed, a reference file whose accounting file never comes at the end. Memory:
- * the files waiting for their pair (in a ZIP in name order, one).
+ * the files waiting for their pair (in a ZIP in name order, one). A central directory found damaged
+ * while it is listed is `notReadable`; a member that cannot be read is a file without its text.
  */
-async function* zipFilings(zip: ZipMembers, only: string | undefined): AsyncGenerator<FilingTexts> {
+async function* zipFilings(
+  zip: ZipMembers,
+  only: string | undefined,
+  notReadable: (error: Error) => Error,
+): AsyncGenerator<FilingTexts> {
   const references = new Waiting();
   const accounting = new Waiting();
-  const text = (entry: Entry | undefined) =>
-    entry === undefined
-      ? undefined
-      : zip.read(entry).then(
-          (data) => data.toString('utf8'),
-          () => undefined,
-        );
-  const texts = async (reference: Entry, pair: Entry | undefined): Promise<FilingTexts> => ({
+  const text = (entry: Entry | undefined): string | undefined => {
+    if (entry === undefined) return undefined;
+    try {
+      return zip.read(entry).toString('utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  const texts = (reference: Entry, pair: Entry | undefined): FilingTexts => ({
     ref: stemOf(reference),
     reference: basename(reference.fileName),
-    referenceText: await text(reference),
-    accountingText: await text(pair),
+    referenceText: text(reference),
+    accountingText: text(pair),
   });
-  for await (const entry of zip.entries()) {
+  const entries = zip.entries()[Symbol.asyncIterator]();
+  for (;;) {
+    let next: IteratorResult<Entry>;
+    try {
+      next = await entries.next();
+    } catch (error) {
+      throw notReadable(error as Error);
+    }
+    if (next.done) break;
+    const entry = zip.named(next.value);
+    if (!zip.isFile(entry)) continue;
     const name = basename(entry.fileName);
     const ref = referenceStem(name);
     const stem = ref ?? accountingStem(name);
@@ -224,15 +233,15 @@ async function* zipFilings(zip: ZipMembers, only: string | undefined): AsyncGene
       continue;
     if (ref === undefined) {
       const reference = references.take(stem);
-      if (reference) yield await texts(reference, entry);
+      if (reference) yield texts(reference, entry);
       else accounting.hold(stem, entry);
     } else {
       const pair = accounting.take(stem);
-      if (pair) yield await texts(entry, pair);
+      if (pair) yield texts(entry, pair);
       else references.hold(stem, entry);
     }
   }
-  for (const reference of references.all()) yield await texts(reference, undefined);
+  for (const reference of references.all()) yield texts(reference, undefined);
 }
 
 /** A ZIP's files of one kind waiting for their pair, by stem lower-cased (the same case preferred). */

@@ -28,6 +28,10 @@ export const WINDOW_BYTES = 1 << 20;
 const WINDOWS = 4;
 const STORED = 0;
 const DEFLATED = 8;
+/** A name that reads the same in CP437 and UTF-8, and that yauzl would not change: printable ASCII, no backslash. */
+const PLAIN_NAME = /^[\x20-\x5b\x5d-\x7e]*$/;
+/** Info-ZIP's Unicode path extra field: a name of its own, which yauzl prefers. */
+const UNICODE_PATH = 0x7075;
 /** The smallest output chunk node's zlib takes. */
 const MIN_CHUNK = 64;
 
@@ -65,7 +69,12 @@ class WindowedReader extends yauzl.RandomAccessReader {
     return bytes.subarray(0, end - start);
   }
 
-  /** As `fs.read` (yauzl calls back with the bytes read), from the windows. */
+  /**
+   * As `fs.read` (yauzl calls back with the bytes read), from the windows, calling back at once: the
+   * bytes are at hand, and a tick per read would be three a member (its central directory entry, its
+   * name, its local header). yauzl reads with the callback as its last step, and lists entries one at
+   * a time (`lazyEntries`), so a synchronous callback neither re-enters it nor deepens its stack.
+   */
   override read(
     buffer: Buffer,
     offset: number,
@@ -73,13 +82,15 @@ class WindowedReader extends yauzl.RandomAccessReader {
     position: number,
     callback: (error: Error | null, bytesRead?: number) => void,
   ): void {
+    let bytes: Buffer;
     try {
-      this.bytes(position, position + length).copy(buffer, offset);
+      bytes = this.bytes(position, position + length);
     } catch (error) {
-      process.nextTick(callback, error as Error, 0);
+      callback(error as Error, 0);
       return;
     }
-    process.nextTick(callback, null, length);
+    bytes.copy(buffer, offset);
+    callback(null, length);
   }
 
   override _readStreamForRange(start: number, end: number): Readable {
@@ -100,7 +111,11 @@ export class ZipMembers {
     try {
       const size = fstatSync(fd).size;
       const reader = new WindowedReader(fd, size, windowBytes);
-      const zip = await yauzl.fromRandomAccessReaderPromise(reader, size, { autoClose: false });
+      // Names left as bytes: `named` decodes them, a plain ASCII name without yauzl's character loop.
+      const zip = await yauzl.fromRandomAccessReaderPromise(reader, size, {
+        autoClose: false,
+        decodeStrings: false,
+      });
       return new ZipMembers(zip, reader, fd);
     } catch (error) {
       closeSync(fd);
@@ -108,18 +123,45 @@ export class ZipMembers {
     }
   }
 
-  /** The central directory's files (directories and encrypted members left out), one at a time; once only. */
-  async *entries(): AsyncGenerator<yauzl.Entry> {
-    for await (const entry of this.zip.eachEntry())
-      if (!entry.fileName.endsWith('/') && !entry.isEncrypted()) yield entry;
+  /**
+   * The central directory's entries, one at a time, once only: yauzl's own iterator, no layer of ours
+   * per entry (a filing is two). Directories and encrypted members are for the caller to leave out
+   * (`isFile`).
+   */
+  entries(): AsyncIterable<yauzl.Entry> {
+    return this.zip.eachEntry();
   }
 
-  /** The member's bytes, checked against the central directory's size and CRC-32. */
-  async read(entry: yauzl.Entry): Promise<Buffer> {
+  /**
+   * The entry with its name decoded as yauzl would (`getFileNameLowLevel`: UTF-8 when flagged, else
+   * CP437; the Info-ZIP Unicode path field first; a backslash read as a slash). A name of printable
+   * ASCII only, without that field, reads the same in both encodings, and is decoded in one call.
+   * To be called once on each entry of `entries`, before any other use of it.
+   */
+  named(entry: yauzl.Entry): yauzl.Entry {
+    const bytes = entry.fileName as unknown as Buffer;
+    const ascii = bytes.toString('latin1');
+    entry.fileName =
+      PLAIN_NAME.test(ascii) && !entry.extraFields.some((field) => field.id === UNICODE_PATH)
+        ? ascii
+        : yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, bytes, entry.extraFields, false);
+    return entry;
+  }
+
+  /** Whether the entry is a file whose data can be read: not a directory, not encrypted. */
+  isFile(entry: yauzl.Entry): boolean {
+    return !entry.fileName.endsWith('/') && !entry.isEncrypted();
+  }
+
+  /**
+   * The member's bytes, checked against the central directory's size and CRC-32; synchronous (no
+   * promise a member), since the reader serves yauzl's reads at once.
+   */
+  read(entry: yauzl.Entry): Buffer {
     const name = entry.fileName;
     const method = entry.compressionMethod;
     if (method !== STORED && method !== DEFLATED) throw new Error(`${name}: compression method ${method}`);
-    const { fileDataStart } = await this.zip.readLocalFileHeaderPromise(entry, { minimal: true });
+    const fileDataStart = this.dataStart(entry);
     const packed = this.reader.bytes(fileDataStart, fileDataStart + entry.compressedSize);
     const size = entry.uncompressedSize;
     // Inflated into one chunk of the size declared, never more (more throws; less fails the check below).
@@ -130,6 +172,19 @@ export class ZipMembers {
     if (data.length !== size) throw new Error(`${name}: ${data.length} bytes where the ZIP says ${size}`);
     if (crc32(data) >>> 0 !== entry.crc32 >>> 0) throw new Error(`${name}: damaged (CRC-32)`);
     return data;
+  }
+
+  /** Where the member's data starts: after its local header, which yauzl reads (and checks) at once. */
+  private dataStart(entry: yauzl.Entry): number {
+    let start: number | undefined;
+    let failure: Error | null = null;
+    this.zip.readLocalFileHeader(entry, { minimal: true }, (error, header) => {
+      failure = error;
+      start = header?.fileDataStart;
+    });
+    if (failure) throw failure;
+    if (start === undefined) throw new Error(`${entry.fileName}: its local header was not read at once`);
+    return start;
   }
 
   close(): void {

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import type { Entry } from 'yauzl';
+import yauzl from 'yauzl';
 import yazl from 'yazl';
 import { ZipMembers } from '../../lib/filings/zip-members';
 
@@ -38,7 +39,10 @@ afterAll(() => rm(scratch, { recursive: true, force: true }));
 /** The ZIP's members by base name, as its central directory lists them. */
 async function entriesOf(members: ZipMembers): Promise<Map<string, Entry>> {
   const entries = new Map<string, Entry>();
-  for await (const entry of members.entries()) entries.set(baseName(entry.fileName), entry);
+  for await (const entry of members.entries()) {
+    const named = members.named(entry);
+    entries.set(baseName(named.fileName), named);
+  }
   return entries;
 }
 
@@ -48,7 +52,7 @@ async function readAll(path: string, order: string[], windowBytes?: number) {
   try {
     const entries = await entriesOf(members);
     const read = [];
-    for (const name of order) read.push((await members.read(entries.get(name)!)).toString());
+    for (const name of order) read.push(members.read(entries.get(name)!).toString());
     return read;
   } finally {
     members.close();
@@ -86,9 +90,9 @@ describe('a ZIP’s members read by their offsets', () => {
       const entries = await entriesOf(members);
       expect([...entries.keys()]).toEqual(names);
       const read = (i: number) => members.read(entries.get(names[i]!)!);
-      await expect(read(7)).rejects.toThrow(/007\.json: damaged \(CRC-32\)/);
-      expect((await read(6)).toString()).toBe(texts([names[6]!])[0]);
-      expect((await read(8)).toString()).toBe(texts([names[8]!])[0]);
+      expect(() => read(7)).toThrow(/007\.json: damaged \(CRC-32\)/);
+      expect(read(6).toString()).toBe(texts([names[6]!])[0]);
+      expect(read(8).toString()).toBe(texts([names[8]!])[0]);
     } finally {
       members.close();
     }
@@ -96,5 +100,40 @@ describe('a ZIP’s members read by their offsets', () => {
     const notZip = join(scratch, 'not.zip');
     await writeFile(notZip, 'not a zip at all');
     await expect(ZipMembers.open(notZip)).rejects.toThrow();
+  });
+
+  it('are named as yauzl names them: UTF-8, CP437, a backslash', async () => {
+    // yazl flags a name UTF-8; `zip` leaves a name CP437: one of each, bytes above ASCII in both.
+    const named = join(scratch, 'named.zip');
+    const file = new yazl.ZipFile();
+    for (const name of ['plain/a.reference.json', 'société/ü.accountingData.json', 'back\\slash.json'])
+      file.addBuffer(Buffer.from('{}'), name);
+    file.end();
+    const out = createWriteStream(named);
+    file.outputStream.pipe(out);
+    await once(out, 'close');
+    const bytes = await readFile(named);
+    // Each name's UTF-8 flag cleared in its central directory entry: its bytes read as CP437.
+    const unflagged = Buffer.from(bytes);
+    for (let at = unflagged.indexOf(Buffer.from('PK\x01\x02', 'latin1')); at >= 0;) {
+      unflagged.writeUInt16LE(unflagged.readUInt16LE(at + 8) & ~0x800, at + 8);
+      at = unflagged.indexOf(Buffer.from('PK\x01\x02', 'latin1'), at + 4);
+    }
+    const cp437 = join(scratch, 'cp437.zip');
+    await writeFile(cp437, unflagged);
+    for (const path of [named, cp437]) {
+      const expected: string[] = [];
+      const reference = await yauzl.openPromise(path);
+      for await (const entry of reference.eachEntry()) expected.push(entry.fileName);
+      await reference.close();
+      const members = await ZipMembers.open(path);
+      const names: string[] = [];
+      try {
+        for await (const entry of members.entries()) names.push(members.named(entry).fileName);
+      } finally {
+        members.close();
+      }
+      expect(names).toEqual(expected);
+    }
   });
 });
