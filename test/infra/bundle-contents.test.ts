@@ -33,23 +33,38 @@ afterAll(async () => {
 
 // Each route's function carries only the endpoint's parts its route uses (lib/http/features.ts, from the
 // route table through infra/bundling.ts `functionDefine`): a text of the part tells whether it is there.
-it("carries only the endpoint's JSON body and validation where its route uses them", () => {
+it("carries only the endpoint's parts its route uses", () => {
   const carried = (id: RouteId) => {
     const text = readFileSync(built[id].file, 'utf8');
     return {
       jsonBody: text.includes('must not nest arrays and objects more than'),
       validation: text.includes('must be an integer between'),
+      // The request scopes that count DynamoDB calls and hold the storage declaration (lib/request-scope.ts).
+      storage: text.includes('AsyncLocalStorage'),
+      // Accept-Language's quality parameter (lib/http/language.ts).
+      language: text.includes(String.raw`q\s*=\s*`),
     };
   };
-  expect(carried('getHealth')).toEqual({ jsonBody: false, validation: false });
-  expect(carried('getCompany')).toEqual({ jsonBody: false, validation: true });
-  expect(carried('createList')).toEqual({ jsonBody: true, validation: true });
+  expect(carried('getHealth')).toEqual({
+    jsonBody: false,
+    validation: false,
+    storage: false,
+    language: false,
+  });
+  expect(carried('getCompany')).toEqual({
+    jsonBody: false,
+    validation: true,
+    storage: true,
+    language: false,
+  });
+  expect(carried('createList')).toEqual({ jsonBody: true, validation: true, storage: true, language: false });
+  expect(carried('getLegalEntityUpdates')).toMatchObject({ storage: true, language: true });
   // Every route that uses a part carries it; one that does not, none of it (the generated document's
   // functions are left out: the document quotes these texts).
   for (const id of Object.keys(routes) as RouteId[]) {
     if (id === 'getOpenApi' || id === 'getDocs') continue;
-    const { jsonBody, validation } = endpointFeatures(routes[id]);
-    expect({ id, ...carried(id) }).toEqual({ id, jsonBody, validation });
+    const { jsonBody, validation, storage, language } = endpointFeatures(routes[id]);
+    expect({ id, ...carried(id) }).toEqual({ id, jsonBody, validation, storage, language });
   }
 });
 
