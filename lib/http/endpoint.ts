@@ -47,6 +47,7 @@ declare const ENDPOINT_JSON_BODY: boolean | undefined;
 declare const ENDPOINT_VALIDATION: boolean | undefined;
 declare const ENDPOINT_SCOPE: boolean | undefined;
 declare const ENDPOINT_STORAGE: boolean | undefined;
+declare const ENDPOINT_LANGUAGE: boolean | undefined;
 
 /** A request that takes this long is logged whatever its status (a warm one takes milliseconds). */
 export const SLOW_REQUEST_MS = 1000;
@@ -59,7 +60,8 @@ export interface Request<R extends Route> {
   body: Output<R['request'] extends { body: infer S } ? S : undefined>;
   /** Null only on public routes. */
   caller: R['scope'] extends null ? null : Caller;
-  language: Language;
+  /** The caller's language (contract §4); only on routes whose answer is `translated`. */
+  language: R['translated'] extends true ? Language : undefined;
   requestId: string;
   /** The `Idempotency-Key` header, checked (contract §7.5); only on routes that declare `idempotent`. */
   idempotencyKey: R['idempotent'] extends true ? string | null : undefined;
@@ -117,14 +119,17 @@ export function endpoint<R extends Route>(
           typeof ENDPOINT_SCOPE === 'undefined' || ENDPOINT_SCOPE
             ? callerFrom(event.requestContext.authorizer)
             : null,
-        language: parseAcceptLanguage(event.headers['accept-language']),
+        language:
+          (typeof ENDPOINT_LANGUAGE === 'undefined' || ENDPOINT_LANGUAGE) && route.translated
+            ? parseAcceptLanguage(event.headers['accept-language'])
+            : undefined,
         requestId: requestIdOf(event),
         idempotencyKey: route.idempotent ? idempotencyKeyOf(event) : undefined,
       } as Request<R>;
       const result = await run(request);
       const answered = result instanceof Answer ? result.body : result;
       const headers: Record<string, string> = result instanceof Answer ? { ...result.headers } : {};
-      if (route.translated) headers['Content-Language'] = request.language;
+      if (request.language) headers['Content-Language'] = request.language;
       const status = route.status ?? 200;
       // 204, and a route whose answer has no body (202 accepted: what was accepted is all it says).
       if (status === 204 || route.response === undefined)
@@ -134,12 +139,17 @@ export function endpoint<R extends Route>(
     });
 
   // A route that never touches the table has no DynamoDB calls to count, and skips the tracking (its
-  // first use adds to a cold start).
-  const storage = typeof ENDPOINT_STORAGE === 'undefined' || ENDPOINT_STORAGE;
-  const measured = storage && touchesTable(route.storage) ? withRequestMetrics : withoutRequestMetrics;
-  const declared: (run: () => Promise<APIGatewayProxyResult>) => Promise<APIGatewayProxyResult> = storage
-    ? (run) => withDeclaredAccess(route.storage, run)
-    : (run) => run();
+  // first use adds to a cold start). The define is read in each condition, not through a local: esbuild
+  // folds a define where it is written, never a variable holding it, and only a folded condition drops
+  // the request scopes (lib/request-scope.ts) from a bundle that does not use them.
+  const measured =
+    (typeof ENDPOINT_STORAGE === 'undefined' || ENDPOINT_STORAGE) && touchesTable(route.storage)
+      ? withRequestMetrics
+      : withoutRequestMetrics;
+  const declared: (run: () => Promise<APIGatewayProxyResult>) => Promise<APIGatewayProxyResult> =
+    typeof ENDPOINT_STORAGE === 'undefined' || ENDPOINT_STORAGE
+      ? (run) => withDeclaredAccess(route.storage, run)
+      : (run) => run();
   return (event, context) =>
     measured(async (metrics) => {
       const started = performance.now();
@@ -185,6 +195,7 @@ function requireBundled(name: string, uses: EndpointFeatures): void {
     validation: typeof ENDPOINT_VALIDATION === 'undefined' || ENDPOINT_VALIDATION,
     scope: typeof ENDPOINT_SCOPE === 'undefined' || ENDPOINT_SCOPE,
     storage: typeof ENDPOINT_STORAGE === 'undefined' || ENDPOINT_STORAGE,
+    language: typeof ENDPOINT_LANGUAGE === 'undefined' || ENDPOINT_LANGUAGE,
   };
   const missing = (Object.keys(uses) as Array<keyof EndpointFeatures>).filter((f) => uses[f] && !bundled[f]);
   if (missing.length > 0)

@@ -1,7 +1,8 @@
 /**
  * The parts of the shared endpoint (lib/http/endpoint.ts) a route uses, read from its descriptor in the
  * route table: the JSON body (a method that takes one), validation (a route with request schemas), the
- * caller's scope (a route that is not public) and the storage tracking (a route that touches the table).
+ * caller's scope (a route that is not public), the storage tracking (a route that touches the table) and
+ * the caller's language from Accept-Language (a route whose answer is translated).
  *
  * A function is bundled with them as esbuild `define`s (infra/bundling.ts `functionDefine`), so esbuild
  * drops from its bundle every part its route does not use, and the code of that part is neither parsed
@@ -21,6 +22,8 @@ export interface EndpointFeatures {
   scope: boolean;
   /** The route's storage declaration in force and its DynamoDB calls counted (lib/storage/access.ts, lib/metrics.ts). */
   storage: boolean;
+  /** Accept-Language read (lib/http/language.ts) and the answer's `Content-Language` set. */
+  language: boolean;
 }
 
 /** The global each feature is defined as in a bundle (declared in lib/http/endpoint.ts). */
@@ -29,6 +32,7 @@ export const FEATURE_GLOBALS = {
   validation: 'ENDPOINT_VALIDATION',
   scope: 'ENDPOINT_SCOPE',
   storage: 'ENDPOINT_STORAGE',
+  language: 'ENDPOINT_LANGUAGE',
 } as const satisfies Record<keyof EndpointFeatures, string>;
 
 export function endpointFeatures(route: Route): EndpointFeatures {
@@ -38,6 +42,7 @@ export function endpointFeatures(route: Route): EndpointFeatures {
     validation: Boolean(params ?? query ?? body),
     scope: route.scope !== null,
     storage: touchesTable(route.storage),
+    language: route.translated === true,
   };
 }
 

@@ -66,6 +66,13 @@ const translated = {
 const greet = endpoint(translated, async ({ language }) => ({
   title: { en: 'Hello', nl: 'Hallo', fr: 'Bonjour' }[language],
 }));
+// The same route, not translated: its use case is given no language, and its answer says none.
+const untranslated = { ...translated, translated: false } as const satisfies Route;
+let languageSeen: unknown = 'not called';
+const greetInEnglish = endpoint(untranslated, async ({ language }) => {
+  languageSeen = language;
+  return { title: 'Hello' };
+});
 
 describe('endpoint()', () => {
   it('answers a route status of 201 with the headers the use case adds', async () => {
@@ -98,6 +105,13 @@ describe('endpoint()', () => {
     });
     expect(response.headers['Content-Language']).toBe(language);
     expect(response.body).toEqual({ title });
+  });
+
+  it('reads no Accept-Language on a route whose answer is not translated', async () => {
+    const response = await call(greetInEnglish, { caller: null, headers: { 'Accept-Language': 'fr' } });
+    expect(response.status).toBe(200);
+    expect(response.headers).not.toHaveProperty('Content-Language');
+    expect(languageSeen).toBeUndefined();
   });
 
   it('replays the first answer to a repeated Idempotency-Key and runs the use case once', async () => {

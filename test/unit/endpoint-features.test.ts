@@ -13,18 +13,21 @@ it('reads the parts a route uses from its descriptor', () => {
     validation: false,
     scope: false,
     storage: false,
+    language: false,
   });
   expect(endpointFeatures(routes.getCompany)).toEqual({
     jsonBody: false,
     validation: true,
     scope: true,
     storage: true,
+    language: false,
   });
   expect(endpointFeatures(routes.createList)).toEqual({
     jsonBody: true,
     validation: true,
     scope: true,
     storage: true,
+    language: false,
   });
 });
 
@@ -44,10 +47,12 @@ it("defines every part for a route's function, and none for a function without a
     [FEATURE_GLOBALS.validation]: 'false',
     [FEATURE_GLOBALS.scope]: 'false',
     [FEATURE_GLOBALS.storage]: 'false',
+    [FEATURE_GLOBALS.language]: 'false',
   });
   expect(functionDefine(routes.createList)).toMatchObject({
     [FEATURE_GLOBALS.jsonBody]: 'true',
     [FEATURE_GLOBALS.validation]: 'true',
   });
+  expect(functionDefine(routes.getLegalEntityUpdates)).toMatchObject({ [FEATURE_GLOBALS.language]: 'true' });
   expect(functionDefine()).toEqual(bundlingSettings.define);
 });

@@ -1,0 +1,214 @@
+/**
+ * What each function's bundle carries, as the stack bundles it (infra/bundling.ts through the bench's
+ * build options): only the endpoint's parts its route uses, only its own route, keys and schemas, no
+ * replaced dependency module, and what its floor must load (test/bench/bundles.ts). The bundles are
+ * read as text; test/infra/bundles.test.ts loads and calls them.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { build, stop } from 'esbuild';
+import { bundlingSettings, functionDefine } from '../../infra/bundling';
+import { endpointFeatures } from '../../lib/http/features';
+import { handlerEntry } from '../../lib/http/route';
+import { routes, type RouteId } from '../../lib/routes';
+import { buildFloors, buildFunctions, buildOptions, type FunctionBundle } from '../bench/bundles';
+import type { FunctionId } from '../bench/cases';
+import { answerOf, bundleCaller } from '../support/bundle-caller';
+
+const ROOT = path.join(__dirname, '..', '..');
+jest.setTimeout(300_000);
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'bundle-contents-'));
+const callBundle = bundleCaller(dir);
+let built: Record<FunctionId, FunctionBundle>;
+beforeAll(async () => {
+  built = await buildFunctions(dir);
+});
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  // esbuild's service process, which `build` started.
+  await stop();
+});
+
+// Each route's function carries only the endpoint's parts its route uses (lib/http/features.ts, from the
+// route table through infra/bundling.ts `functionDefine`): a text of the part tells whether it is there.
+it("carries only the endpoint's parts its route uses", () => {
+  const carried = (id: RouteId) => {
+    const text = readFileSync(built[id].file, 'utf8');
+    return {
+      jsonBody: text.includes('must not nest arrays and objects more than'),
+      validation: text.includes('must be an integer between'),
+      // The request scopes that count DynamoDB calls and hold the storage declaration (lib/request-scope.ts).
+      storage: text.includes('AsyncLocalStorage'),
+      // Accept-Language's quality parameter (lib/http/language.ts).
+      language: text.includes(String.raw`q\s*=\s*`),
+    };
+  };
+  expect(carried('getHealth')).toEqual({
+    jsonBody: false,
+    validation: false,
+    storage: false,
+    language: false,
+  });
+  expect(carried('getCompany')).toEqual({
+    jsonBody: false,
+    validation: true,
+    storage: true,
+    language: false,
+  });
+  expect(carried('createList')).toEqual({ jsonBody: true, validation: true, storage: true, language: false });
+  expect(carried('getLegalEntityUpdates')).toMatchObject({ storage: true, language: true });
+  // Every route that uses a part carries it; one that does not, none of it (the generated document's
+  // functions are left out: the document quotes these texts).
+  for (const id of Object.keys(routes) as RouteId[]) {
+    if (id === 'getOpenApi' || id === 'getDocs') continue;
+    const { jsonBody, validation, storage, language } = endpointFeatures(routes[id]);
+    expect({ id, ...carried(id) }).toEqual({ id, jsonBody, validation, storage, language });
+  }
+});
+
+// A bundle built with defines that leave out a part its route uses fails when it loads, never on a request.
+it('refuses to load a function whose bundle left out a part its route uses', async () => {
+  const outfile = path.join(dir, 'createList-as-health.js');
+  await build({
+    ...buildOptions(outfile),
+    define: functionDefine(routes.getHealth),
+    entryPoints: [path.join(ROOT, handlerEntry('createList'))],
+  });
+  const outcome = await callBundle(outfile, {}, { requestPath: true });
+  expect(outcome).toMatchObject({
+    stage: 'load',
+    error: {
+      message:
+        'POST /v1/lists uses jsonBody, validation, scope, storage, left out of its bundle (infra/bundling.ts)',
+    },
+  });
+});
+
+// The bench holds each caller-facing function against a floor loading the same public packages
+// (test/bench/bundles.ts `loadedPackages`): what a bundle loads when it loads, not what it loads on first use.
+it('finds the public packages a bundle loads when it loads, for its floor to load and use them too', async () => {
+  expect(built.getCompany.packages).toMatchObject({
+    clients: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb'],
+    middy: true,
+    others: expect.arrayContaining(['valibot']) as unknown,
+  });
+  expect(built.getCompany.packages.loaded).toEqual(expect.arrayContaining(['valibot', '@middy/core']));
+  // A route that takes no body does not load the JSON body parser (its bundle has none of its code).
+  expect(built.getCompany.packages.loaded).not.toContain('@middy/http-json-body-parser');
+  expect(built.createList.packages.others).toContain('@middy/http-json-body-parser');
+  // Loaded on first use: the usage meter's API Gateway client, the webhooks' KMS and SQS clients, the
+  // legal entity ids' Secrets Manager client.
+  expect(built.getLegalEntityUpdates.packages.clients).not.toContain('@aws-sdk/client-secrets-manager');
+  expect(built.getUsage.packages.clients).not.toContain('@aws-sdk/client-api-gateway');
+  expect(built.createWebhook.packages.clients).not.toContain('@aws-sdk/client-kms');
+  expect(built.getWebhooks.packages.clients).not.toContain('@aws-sdk/client-sqs');
+  expect(built.authorizer.packages).toMatchObject({ middy: false });
+  expect(built.authorizer.packages.loaded).not.toContain('valibot');
+
+  const withSecrets = { ...built.getCompany.packages, clients: ['@aws-sdk/client-secrets-manager'] };
+  // Health's packages with createList's body parser: a floor that parses a body.
+  const withBody = { ...built.getHealth.packages, others: ['@middy/http-json-body-parser', 'valibot'] };
+  const floors = await buildFloors(
+    dir,
+    [
+      { kind: 'empty', packages: built.getHealth.packages },
+      { kind: 'empty', packages: withBody },
+      { kind: 'getCompany', packages: withSecrets },
+    ],
+    { complete: false },
+  );
+  expect([...floors.keys()]).toEqual([
+    'empty+middy+valibot',
+    'empty+middy+http-json-body-parser+valibot',
+    'getCompany+middy+secrets-manager+valibot',
+  ]);
+  // The floor validates the path and parses a JSON body with the function's packages.
+  const empty = floors.get('empty+middy+http-json-body-parser+valibot')!.file;
+  expect(answerOf('floor', await callBundle(empty, {}))).toEqual({ statusCode: 200, body: '{}' });
+  const sent = {
+    headers: { 'Content-Type': 'application/json' },
+    body: '{"a":1}',
+    pathParameters: { id: '1' },
+  };
+  expect(answerOf('floor', await callBundle(empty, sent))).toEqual({ statusCode: 200, body: '{}' });
+  await expect(callBundle(empty, { pathParameters: { id: 1 } })).resolves.toMatchObject({ stage: 'call' });
+  const floor = readFileSync(floors.get('getCompany+middy+secrets-manager+valibot')!.file, 'utf8');
+  expect(floor).toContain('secretsmanager');
+
+  // Each caller-facing function's floor loads every package the function loads (buildFloors checks it).
+  await expect(
+    buildFloors(dir, [{ id: 'getCompany', kind: 'getCompany', packages: built.getCompany.packages }]),
+  ).resolves.toBeDefined();
+  await expect(
+    buildFloors(dir, [
+      { id: 'getCompany', kind: 'getCompany', packages: { ...built.getCompany.packages, others: [] } },
+    ]),
+  ).rejects.toThrow(/getCompany: floor getCompany\+middy\+lib-dynamodb does not load .*valibot/);
+});
+
+// Dependencies are bundled as published: an upgrade is what these tests load and call.
+it('replaces no module of any dependency', () => {
+  expect(bundlingSettings).not.toHaveProperty('alias');
+  expect(bundlingSettings).not.toHaveProperty('inject');
+});
+
+// What only runs unbundled is left out of every function: the in-process storage access check (IAM
+// enforces the declaration: infra/bundling.ts `define`), by its middleware's name and its error's text,
+// and an import's write counters (lib/storage/write-counts.ts).
+it('bundles neither the in-process storage access check nor the write counters', () => {
+  const markers = ['declaredAccessCheck', 'is not declared', 'writeCounter'];
+  const carried = (Object.keys(built) as FunctionId[]).flatMap((id) => {
+    const code = readFileSync(built[id].file, 'utf8');
+    return markers.filter((marker) => code.includes(marker)).map((marker) => `${id}: ${marker}`);
+  });
+  expect(carried).toEqual([]);
+});
+
+// Each key is an export of its own (lib/storage/keys.ts): a bundle carries only the keys its function uses.
+it('bundles only the keys its function uses', () => {
+  // The keys of a list's name and of an account's list count, which creating a list writes.
+  const listKeys = ['LISTNAME#', 'LIST_COUNT'];
+  const company = readFileSync(built.getCompany.file, 'utf8');
+  const createList = readFileSync(built.createList.file, 'utf8');
+  expect(listKeys.filter((key) => company.includes(key))).toEqual([]);
+  expect(listKeys.filter((key) => createList.includes(key))).toEqual(listKeys);
+});
+
+// Each route is an export of its own (lib/<domain>/routes.ts): a function's bundle carries its own route
+// and none of the others (their summaries are their text). The two document routes embed every route's
+// summary in the document they hand out, so they are left out.
+it("bundles only its own route of the route table, not its domain's other routes", () => {
+  const ids = (Object.keys(routes) as RouteId[]).filter((id) => id !== 'getOpenApi' && id !== 'getDocs');
+  const carried = ids.flatMap((id) => {
+    const code = readFileSync(built[id].file, 'utf8');
+    expect(code).toContain(JSON.stringify(routes[id].summary));
+    const others = ids.filter(
+      (other) => other !== id && code.includes(JSON.stringify(routes[other].summary)),
+    );
+    return others.map((other) => `${id}: ${other}`);
+  });
+  expect(carried).toEqual([]);
+});
+
+// Schema modules' calls are marked pure (test/unit/schemas-droppable.test.ts): a function builds the
+// schemas its route reaches, not every schema of a module it imports. The financial period's messages
+// are in the financials' bundles only, not in the details' nor a list's (which import lib/companies/schemas.ts).
+it('bundles only the schemas its route uses of the schema modules it imports', () => {
+  const periodMessage = JSON.stringify('must have at most 2 decimals');
+  const carrying = (['getCompanyFinancials', 'getCompany', 'getList', 'createList'] as const).filter((id) =>
+    readFileSync(built[id].file, 'utf8').includes(periodMessage),
+  );
+  expect(carrying).toEqual(['getCompanyFinancials']);
+});
+
+// infra/bundling.ts `supported`: a pattern with a Unicode property escape stays a literal, compiled on
+// first use, rather than a `new RegExp(…)` built at load (valibot's emoji pattern is one, in every bundle).
+it('builds no Unicode property pattern at load', () => {
+  const propertyPatternCall = /new RegExp\("(?:[^"\\]|\\.)*\\\\p\{/;
+  const calls = (Object.keys(built) as FunctionId[]).filter((id) =>
+    propertyPatternCall.test(readFileSync(built[id].file, 'utf8')),
+  );
+  expect(calls).toEqual([]);
+});
