@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: cold init and CPU per warm call of every function, each held against a floor built
  * the same way from the same public packages and measured in the same run (the closest DynamoDB calls
- * made bare, or none: bundles.ts, runners.ts), on DynamoDB Local. Prints tables, writes bench-results.json.
+ * made bare, or none: bundles.ts, floor-sources.ts, list-floors.ts), on DynamoDB Local. Prints tables, writes bench-results.json.
  * Figures only: it exits 0 whatever they are, and non-zero only when the benchmark itself breaks.
  *
  * What is judged, and why:

@@ -6,7 +6,7 @@
  *
  * A case says:
  * - `label`   how the tables name it;
- * - `floor`   the kind of floor it is held against (runners.ts): the closest DynamoDB call(s) made with
+ * - `floor`   the kind of floor it is held against (floor-sources.ts, list-floors.ts): the closest DynamoDB call(s) made with
  *             the bare SDK and nothing else (`empty` for a function that calls no storage). The floor is
  *             built the same way as the function and loads the same public packages its bundle loads
  *             when it loads (the SDK clients, middy's core: bundles.ts `loadedPackages`). It runs in the
@@ -305,7 +305,7 @@ export const BENCH_CASES = {
     events: ({ companies }) => singleGets('getCompanyLegalEntities', companies),
   },
   // Lists (§7): the overview is one Query (floor: one GetItem); a page and the PUT are held against
-  // floors making the same calls in the same sequence (runners.ts, LISTS).
+  // floors making the same calls in the same sequence (list-floors.ts, LIST_FLOORS).
   // Every list of the account in one Query (about 300 here: the DELETE case's pool is Alice's too); the
   // floor makes the same Query.
   getLists: {
