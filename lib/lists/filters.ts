@@ -191,30 +191,23 @@ export const packProfile = (p: FilterProfile) =>
 
 /**
  * What a packed profile's text must contain to match the filter's activities and places: per
- * criterion, pieces of which it contains at least one (a criterion absent or of many values: none). An
- * activity `47` matches only a profile whose codes hold one starting `"47` (each code is a JSON
- * string), a place `paris` only one holding `"paris"`; a place whose key starts with digits may be
- * taken for a code the other way round, so a profile that holds a piece still goes through
- * `matchesFilters`, while one that holds none never matches. So a Query can drop, with a
- * FilterExpression, the entries that cannot match before they travel (store/profiles.ts).
+ * criterion, pieces of which it contains at least one (a criterion absent: none). An activity `47`
+ * matches only a profile whose codes hold one starting `"47` (each code is a JSON string), a place
+ * `paris` only one holding `"paris"`; a place whose key starts with digits may be taken for a code the
+ * other way round, so a profile that holds a piece still goes through `matchesFilters`, while one that
+ * holds none never matches. So a Query can drop, with a FilterExpression, the entries that cannot
+ * match before they travel (sieve.ts, which checks as many criteria as an expression takes).
  */
 export function packedPieces(filters: Filters): PackedPieces {
   const pieces: PackedPieces = {};
-  if (filters.activities && filters.activities.length <= PIECES_PER_CRITERION)
-    pieces.activities = [...new Set(filters.activities)].map((code) => `"${code}`);
-  if (filters.places && filters.places.length <= PIECES_PER_CRITERION)
+  if (filters.activities) pieces.activities = [...new Set(filters.activities)].map((code) => `"${code}`);
+  if (filters.places)
     pieces.places = [...new Set(filters.places.map((place) => JSON.stringify(placeKey(place))))];
   return pieces;
 }
 
 /** Per criterion checked, the pieces of which a matching packed profile holds one. */
 export type PackedPieces = { activities?: string[]; places?: string[] };
-
-/**
- * Values per criterion a FilterExpression checks at most: 2 × 50 `contains` terms stay well inside
- * DynamoDB's 4 KB expression (a criterion with more is checked after the read only).
- */
-const PIECES_PER_CRITERION = 50;
 
 export function unpackProfile(country: Country, packed: string): FilterProfile {
   const [activities, place, employees, totalAssets, healthIndicator, stopped] = JSON.parse(packed) as [

@@ -11,8 +11,8 @@
  *   division, a company counted once per prefix however many of its codes share it;
  * - `PLACE#<place key>`: `n`, the companies in that place.
  * - `INDEX`: `ready` 1 once a recount wrote every profile's entries by NACE code and place
- *   (store/profiles.ts), and `ranges` the version of the range entries it wrote (range-entries.ts),
- *   so that smart-candidates.ts may read a filter's candidates from them instead of every profile.
+ *   (store/profiles.ts), `ranges` the version of the range entries it wrote (range-entries.ts), and
+ *   `figures` the version of the numbers the entries carry for the sieve (sieve.ts), so that smart-candidates.ts may read a filter's candidates from them instead of every profile.
  *
  * The estimate, per country of the filter (or every country): the companies its activities reach
  * (the sum of `c<code>` over its codes, a code under another of its codes left out; `n` without

@@ -7,8 +7,9 @@
  * 1. count: a page of the country's filter profiles from the cursor, their contributions summed and
  *    added into the recount's own counts (marked per turn, so a turn taken again adds nothing twice),
  *    and each profile's entries (store/profiles.ts) put, as the import writes them; the last page adds
- *    `INDEX` (`ready`; `ranges`: the version of the range tails, range-entries.ts), which says the
- *    country's entries are whole (smart-candidates.ts reads them then);
+ *    `INDEX` (`ready`; `ranges`: the version of the range tails, range-entries.ts; `figures`: the
+ *    version of the entries' numbers, sieve.ts), which says the country's entries are whole
+ *    (smart-candidates.ts reads them then);
  * 2. prune: a page of the country's counts, those the recount found no company for deleted;
  * 3. copy: a page of the rebuilt counts put in place of the country's, whole.
  *
@@ -33,6 +34,7 @@ import {
 } from './match-estimate';
 import { readAtOnce } from './smart-bounds';
 import { RANGE_ENTRIES_VERSION, RANGE_FIGURES, RANGE_TAILS, type RangeFigure } from './range-entries';
+import { FIGURE_ENTRIES_VERSION } from './sieve';
 import { moveMatchCounts, readCountsOf, readMatchCounts } from './store/match-counts';
 import {
   copyCounts,
@@ -72,13 +74,15 @@ export async function recountTurn(country: Country, limit = RECOUNT_TURN): Promi
       entries.push(...profileEntryItems(ref, profile, packed, contacts));
     }
     await batchPut(tableName(), entries);
-    // The country's entries are whole: by code and place, and by the range tails of this version.
+    // The country's entries are whole: by code and place, by the range tails of this version, each
+    // with the numbers of its figures (sieve.ts).
     if (!next)
       counts.set(
         INDEX,
         new Map([
           ['ready', 1],
           ['ranges', RANGE_ENTRIES_VERSION],
+          ['figures', FIGURE_ENTRIES_VERSION],
         ]),
       );
     if (counts.size > 0)

@@ -24,7 +24,7 @@ import * as keys from '../storage/keys';
 import * as partitions from '../storage/partitions';
 import { smartListConfig } from '../config';
 import { evaluateSmartLists, type Candidate } from './smart';
-import { countriesOf, packedPieces } from './filters';
+import { countriesOf } from './filters';
 import { matching, newMembersAsCandidates } from './smart-bounds';
 import { getList } from './store/lists';
 import { readNewMembersFrom } from './store/members';
@@ -143,7 +143,7 @@ async function takeTurn(job: HeldJob): Promise<number> {
     const { via } = cursor.enter;
     const { profiles, next } = await readSweep(via ?? everyProfile(countriesOf(filters)), cursor.enter, {
       limit,
-      sieve: packedPieces(filters),
+      filters,
     });
     candidates = matching(filters, profiles);
     cursor = next ? { enter: { ...next, ...(via ? { via } : {}) } } : {};

@@ -31,7 +31,7 @@
  */
 import { companyKey, type CompanyRef, type Country } from '../companies/identifiers';
 import { smartListConfig } from '../config';
-import { matchesFilters, packedPieces, unpackProfile, type Filters } from './filters';
+import { matchesFilters, unpackProfile, type Filters } from './filters';
 import type { Assessment } from './smart-candidates';
 import type { Candidate } from './smart';
 import { readNewMembersFrom } from './store/members';
@@ -63,6 +63,13 @@ export const SCANS_PER_MATCH = 20;
 
 /** Candidate entries one request lets DynamoDB evaluate at most when a sieved set is read whole. */
 export const scanAtOnce = (): number => SCANS_PER_MATCH * evaluateAtOnce();
+
+/**
+ * Segments (codes', places' sets, or parts of one set) a request reads at the same time when it reads
+ * its candidates whole: each a Query of its own, so the request waits about as long as its largest
+ * segment's pages, not their sum; a few, so one request does not take a partition's whole throughput.
+ */
+export const PARALLEL_SEGMENTS = 8;
 
 export interface Plan {
   /**
@@ -106,10 +113,12 @@ export async function planEvaluation(
   let entering: Candidate[] = [];
   if (rest.leave) rest.enter = { shard: 0, via };
   else {
-    const sieve = packedPieces(filters);
     const scan = candidates.sieved ? scanAtOnce() : readAtOnce();
+    // A set read whole is read several segments at a time (its codes' or places' sets side by side).
     const bounds =
-      candidates.count <= scan ? { limit: scan, keep: readAtOnce(), sieve } : { limit: budget - read, sieve };
+      candidates.count <= scan
+        ? { limit: scan, keep: readAtOnce(), filters, parallel: PARALLEL_SEGMENTS }
+        : { limit: budget - read, filters };
     const { profiles, next } =
       bounds.limit > 0 ? await readSweep(via, { shard: 0 }, bounds) : { profiles: [], next: { shard: 0 } };
     const found = matching(filters, profiles);

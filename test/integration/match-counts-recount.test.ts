@@ -5,7 +5,7 @@
  * say, in turns of a bounded number of items; run again, it changes nothing; two operators running it
  * at once count every profile once. The same turns write every active profile's entries (by NACE code,
  * place and the figures in their tails, as the import keeps them) and mark each country's entries whole
- * (`INDEX`, with the version of its range entries): the backfill of a stage whose profiles predate the
+ * (`INDEX`, with the version of its range entries and of the numbers they carry): the backfill of a stage whose profiles predate the
  * entries.
  */
 import type { Country } from '../../lib/companies/identifiers';
@@ -14,6 +14,7 @@ import { estimateMatches } from '../../lib/lists/match-counts';
 import { addCounts, contributionOf, type Counts } from '../../lib/lists/match-estimate';
 import { recountMatchCounts, recountTurn } from '../../lib/lists/match-recount';
 import { RANGE_ENTRIES_VERSION, RANGE_TAILS } from '../../lib/lists/range-entries';
+import { FIGURE_ENTRIES_VERSION } from '../../lib/lists/sieve';
 import { filterProfileItem, profileEntryKeys } from '../../lib/lists/store/profiles';
 import { batchPut, queryAll } from '../../lib/storage/batch';
 import { dynamodb, tableName } from '../../lib/storage/client';
@@ -55,7 +56,11 @@ function expected(): Map<string, Record<string, number>> {
       items.set(`${country}|${sk}`, Object.fromEntries([...attributes].filter(([, n]) => n !== 0).sort()));
   // The recount wrote every profile's entries: the country's candidates may be read from them.
   for (const country of byCountry.keys())
-    items.set(`${country}|INDEX`, { ranges: RANGE_ENTRIES_VERSION, ready: 1 });
+    items.set(`${country}|INDEX`, {
+      figures: FIGURE_ENTRIES_VERSION,
+      ranges: RANGE_ENTRIES_VERSION,
+      ready: 1,
+    });
   return items;
 }
 
@@ -64,11 +69,25 @@ const refOf = (p: FilterProfile, n: number) => ({
   companyNumber: numberOf(p.country, 1_000 + n),
 });
 
-/** The entries the profiles make: `<pk>|<sk>` → the packed profile they hold. */
+/** What an entry holds for the sieve: the packed profile, and its known figures as numbers. */
+const heldOf = (packed: unknown, e: unknown, a: unknown, h: unknown) => JSON.stringify({ packed, e, a, h });
+
+/** The entries the profiles make: `<pk>|<sk>` → what they hold. */
 const expectedEntries = () =>
   new Map(
     profiles.flatMap((p, n) =>
-      profileEntryKeys(refOf(p, n), p).map((key) => [`${key.pk}|${key.sk}`, packProfile(p)] as const),
+      profileEntryKeys(refOf(p, n), p).map(
+        (key) =>
+          [
+            `${key.pk}|${key.sk}`,
+            heldOf(
+              packProfile(p),
+              p.employees ?? undefined,
+              p.totalAssets ?? undefined,
+              p.healthIndicator ?? undefined,
+            ),
+          ] as const,
+      ),
     ),
   );
 
@@ -83,7 +102,7 @@ async function storedEntries(): Promise<Map<string, string>> {
       ExpressionAttributeValues: { ':pk': pk },
       ConsistentRead: true,
     }))
-      found.set(`${pk}|${item['sk'] as string}`, item['p'] as string);
+      found.set(`${pk}|${item['sk'] as string}`, heldOf(item['p'], item['e'], item['a'], item['h']));
   }
   return found;
 }
@@ -171,6 +190,31 @@ it('changes nothing when run again, and counts every profile once when two opera
   const first = await recountTurn('BE', 10);
   expect(first).not.toBeNull();
   await Promise.all([recountMatchCounts(['BE'], { limit: 10 }), recountMatchCounts(['BE'], { limit: 10 })]);
+  expect(await stored()).toEqual(expected());
+});
+
+it('gives entries written before they carried their numbers the numbers, and marks the country so', async () => {
+  // Entries as an import before the numbers wrote them (packed profile and contacts only), and the
+  // mark of a recount of that time.
+  const old = profiles.flatMap((p, n) =>
+    profileEntryKeys(refOf(p, n), p).map((key) => ({
+      ...key,
+      entity: 'FilterProfileEntry',
+      p: packProfile(p),
+      c: 1,
+    })),
+  );
+  await batchPut(tableName(), old);
+  await dynamodb().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.matchCount('BE', 'INDEX'), ready: 1, ranges: RANGE_ENTRIES_VERSION },
+    }),
+  );
+  expect(await storedEntries()).not.toEqual(expectedEntries());
+
+  await recountMatchCounts(['BE', 'NL']);
+  expect(await storedEntries()).toEqual(expectedEntries());
   expect(await stored()).toEqual(expected());
 });
 

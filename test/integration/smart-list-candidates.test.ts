@@ -5,8 +5,7 @@
  * tail reads only the entries of that criterion (counted from the recorded calls) and answers with the
  * counters of a full evaluation, no job left; whatever the filters (ranges at their bounds and at band
  * edges, min only, max only), what the request does and what the worker completes is a full evaluation
- * of every profile; the import keeps a company's entries where its profile is (a new figure moves its
- * range entry), and writes none when its profile did not change.
+ * of every profile (test/integration/smart-list-entries.test.ts: the import keeps the entries).
  */
 import fc from 'fast-check';
 import { type Country } from '../../lib/companies/identifiers';
@@ -14,11 +13,10 @@ import { packProfile, placeKey, type FilterProfile, type Filters } from '../../l
 import { recountMatchCounts } from '../../lib/lists/match-recount';
 import { readAtOnce } from '../../lib/lists/smart-bounds';
 import { filterProfileItem } from '../../lib/lists/store/profiles';
-import { batchPut, getItem, queryAll } from '../../lib/storage/batch';
+import { batchPut, getItem } from '../../lib/storage/batch';
 import { tableName } from '../../lib/storage/client';
 import * as keys from '../../lib/storage/keys';
 import { recordCalls } from '../support/dynamodb-calls';
-import { bareCompany, importRecords, period } from '../support/records';
 import {
   callerOf,
   everyMatch,
@@ -107,6 +105,18 @@ describe('a narrow filter over a country of many more profiles', () => {
     // Counted 35 by the bands it touches (200 to 500, 1,000 to 2,000); the Query reads the 17 from 251.
     ['employees from inside a band', { countries: ['FR'], employees: { min: 251 } }, 17],
     ['total assets between two band edges', { countries: ['FR'], totalAssets: { min: 1e7, max: 2e7 } }, 12],
+    // Restaurants' 108 entries, sieved by their numbers: one broad code and a range below the tail.
+    [
+      'a broad code and a range below the tail',
+      { countries: ['FR'], activities: ['56'], employees: { min: 12, max: 12 } },
+      108,
+    ],
+    // Lyon's 108 entries, sieved by the health indicator on the entries.
+    [
+      'a broad place and a health range',
+      { countries: ['FR'], places: ['Lyon'], healthIndicator: { min: 10 } },
+      108,
+    ],
     [
       'a range at the tail, with a health range (no entries)',
       { countries: ['FR'], employees: { min: 50, max: 50 }, healthIndicator: { max: 3 } },
@@ -143,11 +153,31 @@ describe('a narrow filter over a country of many more profiles', () => {
     expect(await jobOf(caller.accountId, created.body.id)).toBeUndefined();
   });
 
-  it('sieves by as many codes and places of 200 characters as a FilterExpression takes', async () => {
+  it('reads a broad code with a range below its tail sieved by the numbers, only the matches sent back', async () => {
+    const caller = callerOf('narrow-figures');
+    const filters: Filters = {
+      countries: ['FR'],
+      activities: ['5610'],
+      employees: { max: 12 },
+      healthIndicator: { min: 9 },
+    };
+    const { result: created, calls } = await recordCalls(() =>
+      postList(caller, { name: 'Small restaurants', type: 'SMART', filters }),
+    );
+    const matched = await everyMatch(filters);
+    expect(created.body).toMatchObject({ amountOfCompanies: matched.length, newResults: matched.length });
+    // 108 entries under 5610: over the bound of an unsieved read (80), all evaluated, the matches back.
+    expect(profilesRead(calls)).toBe(108);
+    expect(profilesAnswered(calls)).toBe(matched.length);
+    expect(await jobOf(caller.accountId, created.body.id)).toBeUndefined();
+    expect(await membersOf(caller.accountId, created.body.id)).toEqual(matched);
+  });
+
+  it('sieves by 100 codes and 50 places of 200 characters, as many as a FilterExpression takes', async () => {
     const caller = callerOf('narrow-long-sieve');
     const filters: Filters = {
       countries: ['FR'],
-      activities: ['4711', ...Array.from({ length: 49 }, (_, n) => String(10_000 + n))],
+      activities: ['4711', ...Array.from({ length: 99 }, (_, n) => String(10_000 + n))],
       places: ['Lyon', ...Array.from({ length: 49 }, (_, n) => `${n} ${'é'.repeat(190)}`)],
     };
     const { result: created, calls } = await recordCalls(() =>
@@ -221,9 +251,11 @@ const filtersArb: fc.Arbitrary<Filters> = fc
         }),
         { nil: undefined },
       ),
-      employees: fc.option(rangeOf(3, 40, 49, 50, 249, 250, 251, 500, 1_200, 2_000), { nil: undefined }),
+      employees: fc.option(rangeOf(3, 8, 12, 40, 49, 50, 249, 250, 251, 500, 1_200, 2_000), {
+        nil: undefined,
+      }),
       totalAssets: fc.option(rangeOf(80_000, 9_999_999.99, 1e7, 19_999_999.99, 2e7), { nil: undefined }),
-      healthIndicator: fc.option(rangeOf(0, 3, 10), { nil: undefined }),
+      healthIndicator: fc.option(rangeOf(0, 3, 9, 10), { nil: undefined }),
     },
     { requiredKeys: [] },
   )
@@ -265,134 +297,4 @@ describe('at once and in the background', () => {
       { numRuns: 30, seed: 3604 },
     );
   }, 900_000);
-});
-
-describe('the import keeps the entries', () => {
-  const ref = { country: 'FR' as Country, companyNumber: numberOf('FR', 9_000) };
-  const record = (overrides: Parameters<typeof bareCompany>[1]) =>
-    bareCompany(0, { country: 'FR', companyNumber: ref.companyNumber, name: 'Moving SAS', ...overrides });
-
-  /** The entries of the company, as `<pk>|<sk>`, in the partitions it could have them. */
-  async function entriesOf(): Promise<string[]> {
-    const found: string[] = [];
-    for (const pk of [
-      keys.filterProfilesByActivity('FR', '62'),
-      keys.filterProfilesByActivity('FR', '47'),
-      keys.filterProfilesByPlace('FR', 'lille'),
-      keys.filterProfilesByPlace('FR', 'liege'),
-      keys.filterProfilesByRange('FR', 'employees'),
-      keys.filterProfilesByRange('FR', 'totalAssets'),
-    ]) {
-      const items = await queryAll({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-        ConsistentRead: true,
-      });
-      for (const item of items)
-        if ((item['sk'] as string).endsWith(ref.companyNumber)) found.push(`${pk}|${item['sk'] as string}`);
-    }
-    return found.sort();
-  }
-
-  it('moves a range entry when the figure changes, and takes it away when the figure leaves the tail', async () => {
-    const other = { country: 'FR' as Country, companyNumber: numberOf('FR', 9_001) };
-    const staffed = (employees: number) => ({
-      ...period(2024),
-      people: { ...period(2024).people, employees },
-    });
-    const company = (employees: number) =>
-      bareCompany(0, {
-        country: 'FR',
-        companyNumber: other.companyNumber,
-        name: 'Grande Banque SA',
-        activities: ['6419'],
-        place: 'Nantes',
-        financials: [staffed(employees)],
-      });
-    const rangeEntries = async () =>
-      (
-        await queryAll({
-          TableName: tableName(),
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': keys.filterProfilesByRange('FR', 'employees') },
-          ConsistentRead: true,
-        })
-      )
-        .map((item) => item['sk'] as string)
-        .filter((sk) => sk.endsWith(`#${other.companyNumber}`));
-    const caller = callerOf('import-ranges');
-    const large = await postList(caller, {
-      name: 'Large',
-      type: 'SMART',
-      filters: { countries: ['FR'], employees: { min: 700 } },
-    });
-
-    await importRecords([company(800)], { asOf: '2026-11-20' });
-    expect(await rangeEntries()).toEqual([keys.filterProfileByRange(other, 'employees', 800).sk]);
-    expect(await membersOf(caller.accountId, large.body.id)).toContain(`FR#${other.companyNumber}`);
-
-    await importRecords([company(650)], { asOf: '2026-11-21' });
-    expect(await rangeEntries()).toEqual([keys.filterProfileByRange(other, 'employees', 650).sk]);
-    expect(await membersOf(caller.accountId, large.body.id)).not.toContain(`FR#${other.companyNumber}`);
-
-    await importRecords([company(20)], { asOf: '2026-11-22' });
-    expect(await rangeEntries()).toEqual([]);
-    // Read back from the entries: a range in the tail finds the company only while it is there.
-    const found = await postList(caller, {
-      name: 'Mid-sized',
-      type: 'SMART',
-      filters: { countries: ['FR'], employees: { min: 600 }, activities: ['6419'] },
-    });
-    expect(await membersOf(caller.accountId, found.body.id)).toEqual(
-      await everyMatch({ countries: ['FR'], employees: { min: 600 }, activities: ['6419'] }),
-    );
-  }, 120_000);
-
-  it('moves a changed profile, writes nothing for an unchanged one, and leaves a stopped company none', async () => {
-    await importRecords([record({ activities: ['6201'], place: 'Lille' })], { asOf: '2026-11-20' });
-    expect(await entriesOf()).toEqual([
-      `${keys.filterProfilesByActivity('FR', '62')}|6201#${ref.companyNumber}`,
-      `${keys.filterProfilesByPlace('FR', 'lille')}|${ref.companyNumber}`,
-    ]);
-
-    await importRecords([record({ activities: ['4711'], place: 'Liège' })], { asOf: '2026-11-21' });
-    expect(await entriesOf()).toEqual([
-      `${keys.filterProfilesByActivity('FR', '47')}|4711#${ref.companyNumber}`,
-      `${keys.filterProfilesByPlace('FR', 'liege')}|${ref.companyNumber}`,
-    ]);
-    const caller = callerOf('import-moves');
-    const found = await postList(caller, {
-      name: 'Moved',
-      type: 'SMART',
-      filters: { countries: ['FR'], activities: ['4711'], places: ['liège'] },
-    });
-    expect(await membersOf(caller.accountId, found.body.id)).toContain(`FR#${ref.companyNumber}`);
-
-    // A new name, the same profile: neither the profile nor its entries are written.
-    const { calls } = await recordCalls(() =>
-      importRecords([record({ activities: ['4711'], place: 'Liège', name: 'Renamed SAS' })], {
-        asOf: '2026-11-22',
-      }),
-    );
-    const writes = calls.filter((c) => /Write|Put|Update|Delete/.test(c.command));
-    expect(writes.length).toBeGreaterThan(0);
-    expect(JSON.stringify(writes.map((c) => c.input))).not.toContain('FILTER_PROFILES#');
-
-    await importRecords(
-      [
-        record({
-          activities: ['4711'],
-          place: 'Liège',
-          name: 'Renamed SAS',
-          stoppedOn: '2026-11-01',
-          financials: [period(2021)],
-        }),
-      ],
-      { asOf: '2026-11-23' },
-    );
-    expect(await entriesOf()).toEqual([]);
-    await workerDone();
-    expect(await membersOf(caller.accountId, found.body.id)).not.toContain(`FR#${ref.companyNumber}`);
-  }, 120_000);
 });

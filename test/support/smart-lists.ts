@@ -21,7 +21,8 @@ import {
 } from '../../lib/lists/filters';
 import { codesOf } from '../../lib/lists/match-estimate';
 import { recountMatchCounts } from '../../lib/lists/match-recount';
-import { RANGE_FIGURES, RANGE_TAILS } from '../../lib/lists/range-entries';
+import { RANGE_FIGURES, RANGE_TAILS, type RangeFigure } from '../../lib/lists/range-entries';
+import { SIEVED_FIGURES } from '../../lib/lists/sieve';
 import { readAtOnce, scanAtOnce } from '../../lib/lists/smart-bounds';
 import { filterProfileItem, readProfilesFrom } from '../../lib/lists/store/profiles';
 import { batchPut, queryAll } from '../../lib/storage/batch';
@@ -161,15 +162,28 @@ export async function workerDone(runs = 200): Promise<void> {
 
 /**
  * Whether a create or filter change reads the filter's candidates among `active` (one country's
- * profiles, their entries whole) whole: at most `readAtOnce()` entries
- * under its best criterion, or `scanAtOnce()` when that set is sieved by another of its codes or
- * places (at most `readAtOnce()` of them holding both).
+ * profiles, their entries whole and carrying their numbers) whole: at most `readAtOnce()` entries
+ * under its best criterion, or `scanAtOnce()` when that set is sieved by another of its criteria
+ * (codes, places, ranges: lib/lists/sieve.ts) and at most `readAtOnce()` of them pass the sieve.
  */
 export function readWhole(filters: Filters, active: readonly FilterProfile[]): boolean {
   const codes = filters.activities ? codesOf(filters.activities) : [];
   const hasCode = (p: FilterProfile) => codes.some((code) => p.activities.some((a) => a.startsWith(code)));
   const places = new Set((filters.places ?? []).map(placeKey));
   const inPlace = (p: FilterProfile) => p.place !== null && places.has(p.place);
+  const ranges = (by?: string) => SIEVED_FIGURES.filter((figure) => filters[figure] && figure !== by);
+  const inRange = (p: FilterProfile, figure: (typeof SIEVED_FIGURES)[number]) =>
+    matchesFilters({ [figure]: filters[figure] }, p);
+  /** The set's entries that pass its sieve, or null when nothing sieves it. */
+  const sieve = (set: FilterProfile[], by: 'codes' | 'places' | RangeFigure) =>
+    (by !== 'codes' && filters.activities) || (by !== 'places' && filters.places) || ranges(by).length > 0
+      ? set.filter(
+          (p) =>
+            (by === 'codes' || !filters.activities || hasCode(p)) &&
+            (by === 'places' || !filters.places || inPlace(p)) &&
+            ranges(by).every((figure) => inRange(p, figure)),
+        )
+      : null;
   const sets: { count: number; sieved: FilterProfile[] | null }[] = [{ count: active.length, sieved: null }];
   if (filters.activities)
     sets.push({
@@ -177,19 +191,15 @@ export function readWhole(filters: Filters, active: readonly FilterProfile[]): b
         (n, code) => n + active.filter((p) => p.activities.some((a) => a.startsWith(code))).length,
         0,
       ),
-      sieved: filters.places ? active.filter((p) => hasCode(p) && inPlace(p)) : null,
+      sieved: sieve(active.filter(hasCode), 'codes'),
     });
   if (filters.places)
-    sets.push({
-      count: active.filter(inPlace).length,
-      sieved: filters.activities ? active.filter((p) => hasCode(p) && inPlace(p)) : null,
-    });
+    sets.push({ count: active.filter(inPlace).length, sieved: sieve(active.filter(inPlace), 'places') });
   // A range in its figure's tail reads at most the whole tail (the bands from the tail's up).
   for (const figure of RANGE_FIGURES)
     if ((filters[figure]?.min ?? -Infinity) >= RANGE_TAILS[figure]) {
       const tail = active.filter((p) => (p[figure] ?? -Infinity) >= RANGE_TAILS[figure]);
-      const kept = tail.filter((p) => (!filters.activities || hasCode(p)) && (!filters.places || inPlace(p)));
-      sets.push({ count: tail.length, sieved: filters.activities || filters.places ? kept : null });
+      sets.push({ count: tail.length, sieved: sieve(tail, figure) });
     }
   const fewest = Math.min(...sets.map((set) => set.count));
   return sets.some(

@@ -9,6 +9,7 @@ import { filterProfile } from '../support/filter-profiles';
 import { addCounts, contributionOf, INDEX, type Counts } from '../../lib/lists/match-estimate';
 import { candidatesOf } from '../../lib/lists/smart-candidates';
 import { RANGE_ENTRIES_VERSION, RANGE_TAILS } from '../../lib/lists/range-entries';
+import { FIGURE_ENTRIES_VERSION } from '../../lib/lists/sieve';
 import { profileEntryKeys } from '../../lib/lists/store/profiles';
 import * as keys from '../../lib/storage/keys';
 
@@ -29,20 +30,16 @@ const PROFILES = [
   ...Array.from({ length: 2 }, () => filterProfile({ country: 'FR', activities: ['4711'], place: 'paris' })),
 ];
 
-function candidates(filters: Filters) {
+function candidates(filters: Filters, belgianIndex: Record<string, number> = {}) {
   const byCountry = new Map<string, Counts>();
   for (const p of PROFILES) {
     const counts = byCountry.get(p.country) ?? new Map();
     addCounts(counts, contributionOf(p), 1);
     byCountry.set(p.country, counts);
   }
-  byCountry.get('BE')!.set(
-    INDEX,
-    new Map([
-      ['ready', 1],
-      ['ranges', RANGE_ENTRIES_VERSION],
-    ]),
-  );
+  byCountry
+    .get('BE')!
+    .set(INDEX, new Map([['ready', 1], ['ranges', RANGE_ENTRIES_VERSION], ...Object.entries(belgianIndex)]));
   byCountry.get('FR')!.set(INDEX, new Map([['ready', 1]]));
   return candidatesOf(filters, (country, sk) => byCountry.get(country)?.get(sk));
 }
@@ -55,7 +52,7 @@ describe('a filter reads', () => {
   test('the entries of its NACE codes when they are fewer than its places', () => {
     expect(candidates({ countries: ['BE'], activities: ['62', '6201'], places: ['Gent'] })).toEqual({
       // 6201 lies under 62: one prefix read, the 3 programmers.
-      sweep: [{ pk: 'FILTER_PROFILES#BE#ACT#62', prefix: '62' }],
+      sweep: [{ pk: 'FILTER_PROFILES#BE#ACT#62', prefix: '62', by: 'codes' }],
       count: 3,
       // Sieved by Gent where they are read.
       sieved: true,
@@ -64,7 +61,7 @@ describe('a filter reads', () => {
 
   test('the entries of its places, accents and case aside, when they are fewer than its codes', () => {
     expect(candidates({ countries: ['BE'], activities: ['47'], places: ['LIÈGE ', 'liege'] })).toEqual({
-      sweep: [{ pk: 'FILTER_PROFILES#BE#PLACE#liege' }],
+      sweep: [{ pk: 'FILTER_PROFILES#BE#PLACE#liege', by: 'places' }],
       count: 3,
       sieved: true,
     });
@@ -76,7 +73,7 @@ describe('a filter reads', () => {
 
   test('every profile of a country whose entries are not whole, or for a range reaching below its tail', () => {
     expect(candidates({ countries: ['BE', 'NL'], activities: ['4711'] })).toEqual({
-      sweep: [{ pk: 'FILTER_PROFILES#BE#ACT#47', prefix: '4711' }, ...everyDutch],
+      sweep: [{ pk: 'FILTER_PROFILES#BE#ACT#47', prefix: '4711', by: 'codes' }, ...everyDutch],
       count: 150,
       // The Belgian entries of 4711 hold nothing else to sieve by.
       sieved: false,
@@ -91,13 +88,19 @@ describe('a filter reads', () => {
   test('the range entries of a range in the tail, one Query BETWEEN, counted by the bands it touches', () => {
     const employees = keys.filterProfileRangeKeys(500, 1_000);
     expect(candidates({ countries: ['BE'], employees: { min: 500, max: 1_000 } })).toEqual({
-      sweep: [{ pk: 'FILTER_PROFILES#BE#RANGE#employees', ...employees }],
+      sweep: [{ pk: 'FILTER_PROFILES#BE#RANGE#employees', ...employees, by: 'employees' }],
       count: 4,
       sieved: false,
     });
     // min only: no upper end to the Query.
     expect(candidates({ countries: ['BE'], totalAssets: { min: RANGE_TAILS.totalAssets } })).toEqual({
-      sweep: [{ pk: 'FILTER_PROFILES#BE#RANGE#totalAssets', from: keys.filterProfileRangeKeys(1e7).from }],
+      sweep: [
+        {
+          pk: 'FILTER_PROFILES#BE#RANGE#totalAssets',
+          from: keys.filterProfileRangeKeys(1e7).from,
+          by: 'totalAssets',
+        },
+      ],
       count: 4,
       sieved: false,
     });
@@ -109,7 +112,7 @@ describe('a filter reads', () => {
         employees: { min: 500 },
         healthIndicator: { min: 1 },
       }).sweep,
-    ).toEqual([{ pk: 'FILTER_PROFILES#BE#ACT#62', prefix: '62' }]);
+    ).toEqual([{ pk: 'FILTER_PROFILES#BE#ACT#62', prefix: '62', by: 'codes' }]);
     // A range that ends below the tail, or starts below it, and health ranges read the other ways.
     for (const range of [{ max: 800 }, { min: 49, max: 5_000 }])
       expect(candidates({ countries: ['BE'], employees: range }).sweep).toEqual(everyBelgian);
@@ -124,7 +127,7 @@ describe('a filter reads', () => {
     });
     // Its entries by code and place are still read.
     expect(candidates({ countries: ['FR'], activities: ['6419'], employees: { min: 500 } }).sweep).toEqual([
-      { pk: 'FILTER_PROFILES#FR#ACT#64', prefix: '6419' },
+      { pk: 'FILTER_PROFILES#FR#ACT#64', prefix: '6419', by: 'codes' },
     ]);
   });
 
@@ -146,9 +149,45 @@ describe('a filter reads', () => {
     expect(candidates({ countries: ['BE', 'NL'], activities: ['62'], places: ['gent'] }).sieved).toBe(true);
     // Codes alone: their own entries, nothing to sieve by.
     expect(candidates({ countries: ['BE', 'NL'], activities: ['62'] }).sieved).toBe(false);
-    // More places than a FilterExpression checks: the codes' entries are not sieved.
-    const places = ['gent', ...Array.from({ length: 50 }, (_, n) => `town ${n}`)];
-    expect(candidates({ countries: ['BE'], activities: ['62'], places }).sieved).toBe(false);
+    // 100 places: the codes' entries sieved by all of them (199 operators of DynamoDB's 300).
+    const places = ['gent', ...Array.from({ length: 99 }, (_, n) => `town ${n}`)];
+    expect(candidates({ countries: ['BE'], activities: ['62'], places }).sieved).toBe(true);
+    // A range's entries of a Belgian bank are not sieved by a health range: BE's entries carry no numbers.
+    expect(
+      candidates({ countries: ['BE'], employees: { min: 500 }, healthIndicator: { min: 6 } }).sieved,
+    ).toBe(false);
+  });
+
+  test("a set sieved by the filter's ranges where the country's entries carry their numbers", () => {
+    const withFigures = (filters: Filters) => candidates(filters, { figures: FIGURE_ENTRIES_VERSION });
+    // One broad code and a range below the tail: the code's entries, sieved by the range.
+    expect(withFigures({ countries: ['BE'], activities: ['47'], employees: { min: 20, max: 21 } })).toEqual({
+      sweep: [{ pk: 'FILTER_PROFILES#BE#ACT#47', prefix: '47', by: 'codes', figures: true }],
+      count: 105,
+      sieved: true,
+    });
+    // A place and a health range; a range's entries and a health range.
+    expect(withFigures({ countries: ['BE'], places: ['Gent'], healthIndicator: { min: 6 } }).sieved).toBe(
+      true,
+    );
+    expect(withFigures({ countries: ['BE'], employees: { min: 500 }, healthIndicator: { max: 3 } })).toEqual({
+      sweep: [
+        {
+          pk: 'FILTER_PROFILES#BE#RANGE#employees',
+          from: keys.filterProfileRangeKeys(500).from,
+          by: 'employees',
+          figures: true,
+        },
+      ],
+      count: 4,
+      sieved: true,
+    });
+    // The range its entries are keyed by sieves nothing more; profile items carry no numbers.
+    expect(withFigures({ countries: ['BE'], employees: { min: 500 } }).sieved).toBe(false);
+    expect(withFigures({ countries: ['BE'], healthIndicator: { min: 6 } })).toMatchObject({
+      sweep: everyBelgian,
+      sieved: false,
+    });
   });
 });
 

@@ -10,8 +10,9 @@ import { batchGet, queryPage } from '../../storage/batch';
 import { tableName } from '../../storage/client';
 import * as keys from '../../storage/keys';
 import { FILTER_PROFILE_SHARDS, filterProfileOfKey } from '../../storage/keys';
-import type { FilterProfile, PackedPieces } from '../filters';
+import type { FilterProfile, Filters } from '../filters';
 import { tailFiguresOf, type RangeFigure } from '../range-entries';
+import { FIGURE_ATTRIBUTES, SIEVED_FIGURES, sieveOf, type SieveTarget } from '../sieve';
 import type { Item } from './model';
 
 /** The item that holds a company's filter profile (written by the import's derivation, batched). */
@@ -36,18 +37,29 @@ export function profileEntryKeys(ref: CompanyRef, profile: FilterProfile): keys.
   ];
 }
 
-/** The entries of a company's profile as items, each holding the packed profile and contacts. */
+/**
+ * The entries of a company's profile as items, each holding the packed profile, contacts, and the
+ * numbers of its known figures (`FIGURE_ATTRIBUTES`, sieve.ts: a Query's FilterExpression compares
+ * them; a few bytes, no item or write unit more, as the entries are written whenever the profile is).
+ */
 export function profileEntryItems(
   ref: CompanyRef,
   profile: FilterProfile,
   packed: string,
   contacts: number,
 ): Item[] {
+  const figures = Object.fromEntries(
+    SIEVED_FIGURES.flatMap((figure) => {
+      const value = profile[figure];
+      return value === null ? [] : [[FIGURE_ATTRIBUTES[figure], value]];
+    }),
+  );
   return profileEntryKeys(ref, profile).map((key) => ({
     ...key,
     entity: 'FilterProfileEntry',
     p: packed,
     c: contacts,
+    ...figures,
   }));
 }
 
@@ -59,9 +71,10 @@ export interface StoredProfile {
 
 /**
  * One partition of a sweep, read whole, or only its sort keys starting with `prefix`, or only those
- * from `from` (to `to`, when given).
+ * from `from` (to `to`, when given); `by` and `figures` say how it is sieved (sieve.ts): the entries
+ * of codes, places or a figure's range, carrying their numbers or not (absent: profile items).
  */
-export interface Segment {
+export interface Segment extends SieveTarget {
   pk: string;
   prefix?: string;
   from?: string;
@@ -91,23 +104,34 @@ export const everyProfile = (countries: readonly Country[]): Segment[] =>
   profileShards(countries).map(({ country, shard }) => ({ pk: keys.filterProfiles(country, shard) }));
 
 /** The sweep over the profile entries of the country's companies with a NACE code under `code`. */
-export const activitySegment = (country: Country, code: string): Segment => ({
+export const activitySegment = (country: Country, code: string, figures = false): Segment => ({
   pk: keys.filterProfilesByActivity(country, code.slice(0, 2)),
   prefix: code,
+  by: 'codes',
+  ...(figures ? { figures } : {}),
 });
 
 /** The sweep over the profile entries of the country's companies in `place` (a `placeKey`). */
-export const placeSegment = (country: Country, place: string): Segment => ({
+export const placeSegment = (country: Country, place: string, figures = false): Segment => ({
   pk: keys.filterProfilesByPlace(country, place),
+  by: 'places',
+  ...(figures ? { figures } : {}),
 });
 
 /**
  * The sweep over the profile entries of the country's companies whose `figure` lies in `[min, max]`
  * (`min` in the figure's tail: range-entries.ts).
  */
-export const rangeSegment = (country: Country, figure: RangeFigure, min: number, max?: number): Segment => ({
+export const rangeSegment = (
+  country: Country,
+  figure: RangeFigure,
+  { min, max }: { min: number; max?: number },
+  figures = false,
+): Segment => ({
   pk: keys.filterProfilesByRange(country, figure),
   ...keys.filterProfileRangeKeys(min, max),
+  by: figure,
+  ...(figures ? { figures } : {}),
 });
 
 /** A segment's key condition (see `Segment`). */
@@ -124,24 +148,6 @@ function keyCondition({ pk, prefix, from, to }: Segment) {
   return { condition: 'pk = :pk', values: { ':pk': pk } };
 }
 
-/**
- * A FilterExpression keeping the entries whose packed profile holds a piece of each criterion's
- * (`packedPieces`, filters.ts); none without pieces.
- */
-function sieveExpression(sieve: PackedPieces) {
-  const pieces = Object.values(sieve).filter((group) => group.length > 0);
-  if (pieces.length === 0) return {};
-  const values: Record<string, string> = {};
-  const groups = pieces.map((group, g) => {
-    const terms = group.map((piece, n) => {
-      values[`:s${g}_${n}`] = piece;
-      return `contains(p, :s${g}_${n})`;
-    });
-    return `(${terms.join(' OR ')})`;
-  });
-  return { expression: groups.join(' AND '), values };
-}
-
 /** How far one `readSweep` goes. */
 export interface SweepBounds {
   /** Items the Queries evaluate at most (the read's cost: what DynamoDB reads, before a sieve). */
@@ -149,55 +155,99 @@ export interface SweepBounds {
   /** Profiles answered at most (what travels and is evaluated here); `limit` when absent. */
   keep?: number;
   /**
-   * Pieces of the packed profile an entry must hold to be answered (`packedPieces`): a Query's
-   * FilterExpression drops the others where they are read.
+   * The filter whose sieve (sieve.ts) each segment is read through: a Query's FilterExpression drops,
+   * where they are read, the entries that cannot match it. None: every item is answered.
    */
-  sieve?: PackedPieces;
+  filters?: Filters;
+  /**
+   * Segments read at the same time at most (1 when absent): for a read expected to go through the
+   * whole sweep, as a read cut by its bounds keeps only what precedes the first segment not read to
+   * its end (a later segment's pages are read again from there).
+   */
+  parallel?: number;
+}
+
+/** Where one segment's read stands: the key after its last page, and whether it is through. */
+interface SegmentRead {
+  key?: Item;
+  done: boolean;
+  items: Item[];
 }
 
 /**
  * The next profiles along `sweep` from `from`, at most `limit` items evaluated and `keep` answered
- * (a page is not cut: the bounds stop the read after the page that reaches them), segment after
- * segment: what a request's part or one turn of the smart-list worker reads. A company read twice (its
- * entries under two of the filter's codes) is answered once. `read` counts the items evaluated; `next`
- * is where the following read starts, absent when the sweep is through.
+ * (a page is not cut: the bounds stop the read after the pages that reach them), segment after
+ * segment, `parallel` of them at a time sharing the bounds: what a request's part or one turn of the
+ * smart-list worker reads. A company read twice (its entries under two of the filter's codes) is
+ * answered once. `read` counts the items evaluated; `next` is where the following read starts, absent
+ * when the sweep is through.
  */
 export async function readSweep(
   sweep: readonly Segment[],
   from: SweepAt,
   bounds: number | SweepBounds,
 ): Promise<{ profiles: SweptProfile[]; read: number; next?: SweepAt }> {
-  const { limit, keep = limit, sieve = {} } = typeof bounds === 'number' ? { limit: bounds } : bounds;
-  const filter = sieveExpression(sieve);
-  const profiles: SweptProfile[] = [];
-  const seen = new Set<string>();
+  const {
+    limit,
+    keep = limit,
+    filters,
+    parallel = 1,
+  } = typeof bounds === 'number' ? { limit: bounds } : bounds;
+  const reads = new Map<number, SegmentRead>([[from.shard, { ...from, done: false, items: [] }]]);
   let read = 0;
   let kept = 0;
-  let at: SweepAt = from;
-  while (at.shard < sweep.length && read < limit && kept < keep) {
-    const { condition, values } = keyCondition(sweep[at.shard]!);
-    const page = await queryPage({
-      TableName: tableName(),
-      KeyConditionExpression: condition,
-      ...(filter.expression ? { FilterExpression: filter.expression } : {}),
-      ExpressionAttributeValues: { ...values, ...filter.values },
-      ProjectionExpression: 'pk, sk, p, c',
-      // Without a sieve every item evaluated is answered, so `keep` bounds the page too.
-      Limit: filter.expression ? limit - read : Math.min(limit - read, keep - kept),
-      ...(at.key ? { ExclusiveStartKey: at.key } : {}),
+  while (read < limit && kept < keep) {
+    const active: number[] = [];
+    for (let shard = from.shard; shard < sweep.length && active.length < parallel; shard++)
+      if (!reads.get(shard)?.done) active.push(shard);
+    if (active.length === 0) break;
+    const share = Math.ceil((limit - read) / active.length);
+    const keepShare = Math.ceil((keep - kept) / active.length);
+    const pages = await Promise.all(
+      active.map((shard) => readPage(sweep[shard]!, reads.get(shard)?.key, share, keepShare, filters)),
+    );
+    active.forEach((shard, n) => {
+      const page = pages[n]!;
+      const segment = reads.get(shard) ?? { done: false, items: [] };
+      segment.items.push(...page.items);
+      segment.done = page.lastKey === undefined;
+      if (page.lastKey) segment.key = page.lastKey;
+      reads.set(shard, segment);
+      read += page.scanned;
+      kept += page.items.length;
     });
-    read += page.scanned;
-    kept += page.items.length;
-    for (const item of page.items) {
+  }
+  // In sweep order, up to the first segment not read to its end.
+  const profiles: SweptProfile[] = [];
+  const seen = new Set<string>();
+  for (let shard = from.shard; shard < sweep.length; shard++) {
+    const segment = reads.get(shard);
+    for (const item of segment?.items ?? []) {
       const profile = storedProfile(item);
-      const after = { shard: at.shard, key: { pk: item['pk'], sk: item['sk'] } };
       if (seen.has(companyKey(profile.ref))) continue;
       seen.add(companyKey(profile.ref));
-      profiles.push({ ...profile, after });
+      profiles.push({ ...profile, after: { shard, key: { pk: item['pk'], sk: item['sk'] } } });
     }
-    at = page.lastKey ? { shard: at.shard, key: page.lastKey } : { shard: at.shard + 1 };
+    if (!segment?.done)
+      return { profiles, read, next: segment?.key ? { shard, key: segment.key } : { shard } };
   }
-  return at.shard < sweep.length ? { profiles, read, next: at } : { profiles, read };
+  return { profiles, read };
+}
+
+/** One page of a segment after `key`, sieved through the filter's sieve for it. */
+function readPage(segment: Segment, key: Item | undefined, limit: number, keep: number, filters?: Filters) {
+  const { condition, values } = keyCondition(segment);
+  const sieve = filters ? sieveOf(filters, segment) : null;
+  return queryPage({
+    TableName: tableName(),
+    KeyConditionExpression: condition,
+    ...(sieve ? { FilterExpression: sieve.expression } : {}),
+    ExpressionAttributeValues: { ...values, ...sieve?.values },
+    ProjectionExpression: 'pk, sk, p, c',
+    // Without a sieve every item evaluated is answered, so `keep` bounds the page too.
+    Limit: sieve ? limit : Math.min(limit, keep),
+    ...(key ? { ExclusiveStartKey: key } : {}),
+  });
 }
 
 /** The next profiles of these countries from `from`, at most `limit` (see `readSweep`). */
