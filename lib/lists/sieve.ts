@@ -97,7 +97,9 @@ function figureTerms(filters: Filters, by: KeyedBy | undefined): Term[] {
     const range = filters[figure];
     if (!range || figure === by) return [];
     const name = FIGURE_ATTRIBUTES[figure];
-    const { min, max } = range;
+    const min = storable(range.min);
+    const max = storable(range.max);
+    if (min === undefined && max === undefined) return [];
     if (min !== undefined && max !== undefined)
       return [
         {
@@ -111,6 +113,17 @@ function figureTerms(filters: Filters, by: KeyedBy | undefined): Term[] {
       ? [{ text: `${name} >= :${name}0`, operators: 1, values: { [`:${name}0`]: min } }]
       : [{ text: `${name} <= :${name}1`, operators: 1, values: { [`:${name}1`]: max! } }];
   });
+}
+
+/**
+ * A bound DynamoDB can hold as a number (0, or a magnitude from 1E-130 to under 1E+126), else none: a
+ * bound beyond that range is valid in a filter (`{"min": 1e-200}`) but refused in an expression, and
+ * the sieve can leave it out, as `matchesFilters` applies every bound to what is read.
+ */
+function storable(bound: number | undefined): number | undefined {
+  if (bound === undefined || bound === 0) return bound;
+  const magnitude = Math.abs(bound);
+  return magnitude >= 1e-130 && magnitude < 1e126 ? bound : undefined;
 }
 
 function joined(terms: Term[]): Sieve {

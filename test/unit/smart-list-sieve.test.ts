@@ -33,6 +33,19 @@ describe('a sieve', () => {
     });
   });
 
+  test('leaves out a bound DynamoDB cannot hold as a number (the read applies it after)', () => {
+    const byCodes = { by: 'codes', figures: true } as const;
+    expect(sieveOf({ activities: ['47'], employees: { min: 1e-200 } }, byCodes)).toBeNull();
+    expect(sieveOf({ activities: ['47'], totalAssets: { min: -1e300, max: 5e6 } }, byCodes)).toEqual({
+      expression: 'a <= :a1',
+      values: { ':a1': 5e6 },
+    });
+    expect(sieveOf({ activities: ['47'], employees: { min: 0, max: 1e126 } }, byCodes)).toEqual({
+      expression: 'e >= :e0',
+      values: { ':e0': 0 },
+    });
+  });
+
   test('leaves the numbers to after the read where the items carry none', () => {
     expect(sieveOf({ activities: ['47'], employees: { min: 20 } }, { by: 'codes' })).toBeNull();
     expect(sieveOf({ places: ['Gent'], healthIndicator: { min: 6 } }, {})).toEqual({
