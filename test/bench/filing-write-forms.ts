@@ -29,6 +29,7 @@ const IN_FLIGHT = 4;
 type Item = Record<string, AttributeValue>;
 
 export async function writeForms(): Promise<void> {
+  process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
   const { ensureTable } = await import('../../infra/local/dynamodb');
   const { benchDynamoDb, dynamoDbLocalCpuMs } = await import('./local-dynamodb');
   const { endpoint, stop } = await benchDynamoDb({ log: console.error });
