@@ -1,0 +1,140 @@
+/**
+ * `npm run bench:filings -- --import N [--replay]` (test/bench/filings.ts passes these on): the filing
+ * import itself on DynamoDB Local against the ceiling of what DynamoDB Local alone writes of its items,
+ * and with `--replay` where DynamoDB Local's CPU goes by request kind and what a filing writes by item
+ * kind.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { belgianNumber, writeCbso } from './filing-files';
+
+/**
+ * `--import N`: N CBSO filings (three years of N / 3 companies) through `npm run import -- --format
+ * cbso` into DynamoDB Local, after their companies (JSON Lines), then the same folder again; the
+ * command's own summary and cost lines for each.
+ */
+export async function importRun(count: number, replay = false): Promise<void> {
+  process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
+  const scratch = await mkdtemp(path.join(os.tmpdir(), 'filings-import-bench-'));
+  const { ensureTable } = await import('../../infra/local/dynamodb');
+  const { benchDynamoDb, dynamoDbLocalCpuMs } = await import('./local-dynamodb');
+  const { runCli, usageReporter } = await import('./cli-runs');
+  const { endpoint, stop } = await benchDynamoDb({ log: console.error });
+  try {
+    const table = `filings-bench-${Date.now()}`;
+    await ensureTable(endpoint, table);
+    const usage = usageReporter(scratch);
+    const companies = path.join(scratch, 'companies.jsonl');
+    const lines = Array.from({ length: Math.ceil(count / 3) }, (_, c) =>
+      JSON.stringify({ country: 'BE', companyNumber: belgianNumber(c * 7919), name: `Bench Company ${c}` }),
+    );
+    await writeFile(companies, `${lines.join('\n')}\n`);
+    const folder = path.join(scratch, 'cbso');
+    await writeCbso(folder, count);
+    const options = { endpoint, usage };
+    console.error(`importing ${lines.length} companies`);
+    await runCli('import', [companies, '--table', table, '--as-of', '2025-01-01'], options);
+    // What DynamoDB Local alone writes (after the companies' import warmed it up): the import's ceiling.
+    const { companiesPerSecondCeiling, importWriteSplit, measureWriteFloor } = await import('./write-floor');
+    console.error('measuring what DynamoDB Local itself can write (the floor)');
+    const floor = await measureWriteFloor(endpoint);
+    for (const label of ['filings', 'again']) {
+      console.error(`importing ${count} filings (${label})`);
+      const javaBefore = dynamoDbLocalCpuMs(endpoint);
+      const run = await runCli('import', ['--format', 'cbso', folder, '--table', table], options);
+      const javaMs = dynamoDbLocalCpuMs(endpoint) - javaBefore;
+      const rate = Number(/\((\d+) companies\/s\)/.exec(run.stdout)?.[1] ?? 0);
+      const writes = /^writes: .*$/m.exec(run.stdout)?.[0] ?? '';
+      const split = importWriteSplit(writes);
+      const ceiling = companiesPerSecondCeiling(floor, split);
+      if (Number.isFinite(ceiling))
+        console.log(
+          `ceiling: ${Math.round(ceiling)} filings/s from the items written; ${Math.round((100 * rate) / ceiling)} % of it`,
+        );
+      console.log(
+        `${label}: ${count} filings in ${run.wallSeconds.toFixed(1)} s wall, ${run.cpuSeconds.toFixed(1)} s CPU, peak ${run.maxRssMb.toFixed(0)} MB, load ${os.loadavg()[0]!.toFixed(1)}`,
+      );
+      console.log(run.stdout.trim());
+      // Where the CPU went: DynamoDB Local's against what the floor's items cost it, and the command's own.
+      const floorMs =
+        split.batchItems * floor.batch.javaMsPerItem +
+        split.transactionItems * floor.transaction.javaMsPerItem;
+      console.log(
+        `CPU a filing: DynamoDB Local ${(javaMs / count).toFixed(3)} ms (its items at the floor's cost ${floorMs.toFixed(3)} ms), ` +
+          `the import command ${((1000 * run.cpuSeconds) / count).toFixed(3)} ms`,
+      );
+    }
+    if (replay) await replayDiagnostic({ endpoint, usage, companies, folder, count, floor });
+  } finally {
+    stop();
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `--replay`: after the measured runs, the same companies and filings imported once more into a table
+ * of their own through a recording proxy (test/bench/recording-proxy.ts; not measured: the proxy adds
+ * latency), then every request the filing import sent replayed by kind (write-replay.ts `replay`,
+ * `byOperation`), and its writes counted by item kind (write-kinds.ts). DynamoDB Local's CPU a filing for the writes replayed against what the floor's small
+ * items would cost (the items' size and shape), and for the reads replayed (what the floor leaves out).
+ */
+async function replayDiagnostic(bench: {
+  endpoint: string;
+  usage: string;
+  companies: string;
+  folder: string;
+  count: number;
+  floor: import('./write-floor').WriteFloor;
+}): Promise<void> {
+  const { ensureTable } = await import('../../infra/local/dynamodb');
+  const { runCli } = await import('./cli-runs');
+  const { recordingProxy } = await import('./recording-proxy');
+  const { isWrite, parseRequests, replay } = await import('./write-replay');
+  const { actionsOf, countActions, formatBreakdown, perCompany } = await import('./write-kinds');
+  const table = `filings-replay-${Date.now()}`;
+  await ensureTable(bench.endpoint, table);
+  await runCli('import', [bench.companies, '--table', table, '--as-of', '2025-01-01'], bench);
+  const proxy = await recordingProxy(bench.endpoint);
+  try {
+    console.error(`importing ${bench.count} filings through the recording proxy`);
+    await runCli('import', ['--format', 'cbso', bench.folder, '--table', table], {
+      ...bench,
+      endpoint: proxy.endpoint,
+    });
+  } finally {
+    await proxy.close();
+  }
+  const requests = parseRequests(proxy.requests);
+  const { operations } = await replay(bench.endpoint, requests, {
+    byOperation: true,
+    prepare: (replayTable) =>
+      runCli('import', [bench.companies, '--table', replayTable, '--as-of', '2025-01-01'], bench).then(
+        () => undefined,
+      ),
+  });
+  const writes = operations.filter((kind) => isWrite(kind.operation));
+  const reads = operations.filter((kind) => !isWrite(kind.operation));
+  const perFiling = (x: number) => (x / bench.count).toFixed(3);
+  console.log(`replayed (DynamoDB Local's CPU a filing, load ${os.loadavg()[0]!.toFixed(1)}):`);
+  for (const kind of [...writes, ...reads]) {
+    const atFloor =
+      kind.operation === 'TransactWriteItems'
+        ? kind.items * bench.floor.transaction.javaMsPerItem
+        : kind.operation === 'BatchGetItem'
+          ? kind.items * bench.floor.read.javaMsPerItem
+          : kind.items * bench.floor.batch.javaMsPerItem;
+    console.log(
+      `  ${kind.operation.padEnd(18)} ${perFiling(kind.requests)} requests, ${perFiling(kind.items)} items, ` +
+        `${Math.round(kind.bytes / Math.max(1, kind.items))} bytes an item: ${perFiling(kind.javaMs)} ms ` +
+        `(the floor's items ${perFiling(atFloor)} ms)` +
+        (kind.refused ? `, ${kind.refused} refused (${kind.refusal})` : ''),
+    );
+  }
+  console.log('written, by item kind (a filing):');
+  const byKind = new Map<string, import('./write-kinds').KindCount>();
+  for (const request of requests) if (isWrite(request.operation)) countActions(byKind, actionsOf(request));
+  for (const line of formatBreakdown(perCompany(byKind, bench.count))) console.log(`  ${line}`);
+  const sum = (kinds: typeof writes) => kinds.reduce((ms, kind) => ms + kind.javaMs, 0);
+  console.log(`  writes ${perFiling(sum(writes))} ms, reads ${perFiling(sum(reads))} ms a filing`);
+}
