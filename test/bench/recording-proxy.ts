@@ -22,6 +22,12 @@ export interface RecordingProxy {
   endpoint: string;
   /** The requests kept in memory; empty when they go to a file. */
   requests: RecordedRequest[];
+  /**
+   * How many requests the client had in flight (from its request's arrival to the answer's end): the
+   * mean over the time from the first request's arrival to the last answer, and the most at once —
+   * what DynamoDB Local's threads had to share the cores between.
+   */
+  inFlight: () => { mean: number; max: number };
   close: () => Promise<void>;
 }
 
@@ -44,7 +50,23 @@ export async function recordingProxy(
   };
   const upstream = new URL(target);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const flight = { now: 0, max: 0, since: 0, first: 0, weighted: 0 };
+  const moved = (by: number) => {
+    const at = performance.now();
+    if (flight.first === 0) flight.first = at;
+    flight.weighted += flight.now * (at - flight.since);
+    flight.since = at;
+    flight.now += by;
+    flight.max = Math.max(flight.max, flight.now);
+  };
   const server = http.createServer((req, res) => {
+    moved(1);
+    let answered = false;
+    const done = () => {
+      if (!answered) moved(-1);
+      answered = true;
+    };
+    res.once('finish', done).once('close', done);
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -83,6 +105,10 @@ export async function recordingProxy(
   return {
     endpoint: `http://127.0.0.1:${port}`,
     requests,
+    inFlight: () => ({
+      mean: flight.since > flight.first ? flight.weighted / (flight.since - flight.first) : 0,
+      max: flight.max,
+    }),
     close: () =>
       new Promise((resolve) => {
         agent.destroy();

@@ -219,6 +219,7 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
   };
   // The same files' first import once more, into a table of its own through a recording proxy that
   // writes every request to `recording`: what the replay sends. Not measured: the proxy adds latency.
+  const inFlight = new Map<Kind, { mean: number; max: number }>();
   const record = (recording: string) => async (kind: Kind, dir: string) => {
     const table = `registries-recording-${randomUUID()}`;
     await ensureTable(endpoint, table);
@@ -230,6 +231,7 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
         usage,
       });
     } finally {
+      inFlight.set(kind, proxy.inFlight());
       await proxy.close();
     }
   };
@@ -290,6 +292,8 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
           first.javaMs / units,
           floorMs(floor, importWriteSplit(first.writes)),
         )),
+        `         requests in flight during the recorded import: ${inFlight.get(kind)?.mean.toFixed(1)} on ` +
+          `average, at most ${inFlight.get(kind)?.max} (the floor and the replays: ${IN_FLIGHT})`,
         `  again  ${again.summary}`,
         `         whole run: ${Math.round(rows / again.seconds)} CSV rows/s; the conversion alone of the same ` +
           `files ${Math.round(rows / converted.seconds)} rows/s; ${again.readUnitsPerCompany.toFixed(3)} read ` +

@@ -34,6 +34,7 @@ import {
   type ParsedRequest,
   type Wire,
 } from './write-kinds';
+import { countReads, formatReads, isRead, type ReadKinds } from './read-kinds';
 
 /** The items the replay sends at most: a prefix of the recording, so four variants stay minutes. */
 export const REPLAY_ITEMS = 60_000;
@@ -41,6 +42,8 @@ export const REPLAY_ITEMS = 60_000;
 export interface Recording {
   /** Every item kind's figures over the whole recording (`breakdown` makes them per company). */
   kinds: Map<string, KindCount>;
+  /** Its reads by item kind over the whole recording (test/bench/read-kinds.ts). */
+  reads: ReadKinds;
   /** The recording's first write requests, up to `REPLAY_ITEMS` items: what the replays send. */
   prefix: ParsedRequest[];
   prefixItems: number;
@@ -52,6 +55,7 @@ export interface Recording {
  */
 export async function readRecording(file: string, maxItems = REPLAY_ITEMS): Promise<Recording> {
   const kinds = new Map<string, KindCount>();
+  const reads: ReadKinds = new Map();
   const prefix: ParsedRequest[] = [];
   let prefixItems = 0;
   let prefixFull = false;
@@ -59,6 +63,7 @@ export async function readRecording(file: string, maxItems = REPLAY_ITEMS): Prom
     if (!line) continue;
     const tab = line.indexOf('\t');
     const operation = line.slice(0, tab);
+    if (isRead(operation)) countReads(reads, { operation, body: JSON.parse(line.slice(tab + 1)) as Wire });
     if (!isWrite(operation)) continue;
     const request = { operation, body: JSON.parse(line.slice(tab + 1)) as Wire };
     const actions = actionsOf(request);
@@ -70,7 +75,7 @@ export async function readRecording(file: string, maxItems = REPLAY_ITEMS): Prom
       prefixItems += actions.length;
     }
   }
-  return { kinds, prefix, prefixItems };
+  return { kinds, reads, prefix, prefixItems };
 }
 
 /** A variant of the recorded requests, to weigh one part of the items' shape. */
@@ -342,6 +347,8 @@ export async function replaySplit(
       (indexWrites ? '' : '; no item written carries the index attributes'),
     '         what a company writes, by item kind (per company):',
     ...formatBreakdown(kinds).map((line) => `           ${line}`),
+    '         what a company reads, by item kind:',
+    ...formatReads(recording.reads, companies).map((line) => `           ${line}`),
   );
   return lines;
 }
@@ -353,6 +360,11 @@ if (require.main === module) {
     process.exit(2);
   }
   void readRecording(file).then((recording) =>
-    console.log(formatBreakdown(perCompany(recording.kinds, Number(companies))).join('\n')),
+    console.log(
+      [
+        ...formatBreakdown(perCompany(recording.kinds, Number(companies))),
+        ...formatReads(recording.reads, Number(companies)),
+      ].join('\n'),
+    ),
   );
 }
