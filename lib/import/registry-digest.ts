@@ -58,8 +58,8 @@ const ITEMS_PER_ROUND = 4000;
  * Rounds whose digests may be in flight at once while the next one gathers: a round trip that takes
  * longer than converting one round (a busy DynamoDB) does not stall the converter. A round is judged
  * as soon as its digests are in, not when this many are pending: what is held while DynamoDB keeps up
- * is the round gathering and the one being read, each unit as its raw text alone. Held longer, the
- * texts outlive the garbage collector's young generation and are copied and marked again and again.
+ * is the round gathering and the one being read, each unit as its raw text alone, not three more
+ * rounds' worth.
  */
 const ROUNDS_READ_AHEAD = 3;
 const WRITES_IN_FLIGHT = 8;
