@@ -55,9 +55,11 @@ const BLOCKS_PER_ROUND = 100;
 /** Items held back to gather a round of blocks. */
 const ITEMS_PER_ROUND = 4000;
 /**
- * Rounds whose digests are read at once while the next one gathers: a round trip that takes longer
- * than converting one round (a busy DynamoDB) does not stall the converter. What is held is at most
- * one more round than this, each unit as its fingerprint alone.
+ * Rounds whose digests may be in flight at once while the next one gathers: a round trip that takes
+ * longer than converting one round (a busy DynamoDB) does not stall the converter. A round is judged
+ * as soon as its digests are in, not when this many are pending: what is held while DynamoDB keeps up
+ * is the round gathering and the one being read, each unit as its raw text alone, not three more
+ * rounds' worth.
  */
 const ROUNDS_READ_AHEAD = 3;
 const WRITES_IN_FLIGHT = 8;
@@ -80,6 +82,8 @@ export interface CheckedRound {
 interface Round {
   blocks: Block[];
   stored: Promise<Map<string, Record<string, unknown>>>;
+  /** Its digests are in (or their read failed): judging it waits for nothing. */
+  settled: boolean;
 }
 
 /** A digest to write once its block's units are through (`RegistryDigests.batchDone`). */
@@ -132,7 +136,7 @@ export class RegistryDigests {
       const company = seen ? seen.company : (item as RawUnit).company;
       let roundFull = false;
       if (company && !(current?.ref && sameBlock(current, company))) {
-        roundFull = blocks.length > BLOCKS_PER_ROUND || held >= ITEMS_PER_ROUND;
+        roundFull = blocks.length >= BLOCKS_PER_ROUND || held >= ITEMS_PER_ROUND;
         if (roundFull) {
           reading.push(this.readRound(blocks));
           blocks = [];
@@ -155,8 +159,10 @@ export class RegistryDigests {
     for await (const read of items) {
       if (!isBatch(read)) add(read);
       else for (const item of read) add(item);
-      // The rounds beyond those read ahead are judged (a batch may have filled more than one).
-      while (reading.length > ROUNDS_READ_AHEAD) yield await this.judgeRound(reading.shift()!, activeOnly);
+      // The rounds whose digests are in are judged at once, and those beyond the read-ahead waited for
+      // (a batch may have filled more than one).
+      while (reading.length > ROUNDS_READ_AHEAD || reading[0]?.settled)
+        yield await this.judgeRound(reading.shift()!, activeOnly);
     }
     for (const round of reading) yield await this.judgeRound(round, activeOnly);
     yield await this.judgeRound(this.readRound(blocks), activeOnly);
@@ -170,9 +176,13 @@ export class RegistryDigests {
       eligible.map((b) => this.keyOf(b.ref!)),
       { consistent: true },
     ).then((items) => new Map(items.map((item) => [item['pk'] as string, item])));
+    const round: Round = { blocks, stored, settled: false };
     // Awaited by `judgeRound`; a failure is seen there, not as an unhandled rejection meanwhile.
-    stored.catch(() => undefined);
-    return { blocks, stored };
+    stored.then(
+      () => (round.settled = true),
+      () => (round.settled = true),
+    );
+    return round;
   }
 
   /** A round's items to import or report, the units of blocks whose digest matches counted alone. */

@@ -61,6 +61,21 @@ describe('a registry file imported again', () => {
     expect(calls.filter((c) => /Write|Put|Update|Delete/.test(c.command))).toEqual([]);
   });
 
+  it('reads the digests of 100 blocks with one BatchGetItem', async () => {
+    // One unit a block: 150 blocks, so two rounds of digest reads, 100 blocks and 50.
+    const file = Array.from({ length: 150 }, (_, k) => unit(100_000 + 100 * k, { name: `Block ${k} NV` }));
+    await registry(file);
+
+    const { result, calls } = await recordCalls(() => registry(file));
+
+    expect(figures(result.summary)).toMatchObject({ read: 150, unchanged: 150, changed: 0 });
+    const digestReads = calls
+      .filter((c) => c.command === 'BatchGetItem')
+      .map((c) => keysRead([c]).filter((pk) => pk.startsWith('REGISTRY_DIGEST#kbo#BE#')).length)
+      .filter((keys) => keys > 0);
+    expect(digestReads.sort((a, b) => b - a)).toEqual([100, 50]);
+  });
+
   it('is exact after a JSON Lines import changed some of its companies: those are merged again, the rest unchanged', async () => {
     const file = units(2000, 2400);
     await registry(file);
