@@ -124,10 +124,14 @@ const NUMBER = /^-?\d+(\.\d+)?$/;
 /** Where each code the mapping reads is in a filing's `CentsOf`. */
 const CODE_INDEX = new Map(RUBRIC_CODES.map((code, index) => [code, index]));
 
+/** A filing's rubrics before it gives any: every code the mapping reads not given (NaN). */
+const NO_CENTS: readonly number[] = RUBRIC_CODES.map(() => NaN);
+
 /** A filing's rubrics by code, those the mapping reads, in one array (NaN: not given). */
 class CentsOf implements Rubrics {
-  // A plain array of numbers: for some thirty, cheaper to make than a typed array.
-  readonly cents: number[] = RUBRIC_CODES.map(() => NaN);
+  // A plain array of numbers, copied from `NO_CENTS` (one copy, no callback a code): for some thirty,
+  // cheaper to make than a typed array.
+  readonly cents: number[] = NO_CENTS.slice();
   get(code: string): number | null {
     const index = CODE_INDEX.get(code);
     const cents = index === undefined ? NaN : this.cents[index]!;
@@ -148,12 +152,14 @@ function jsonOf(text: string | undefined): unknown {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const text = (value: unknown): string | null =>
-  typeof value === 'string' && value.trim() !== ''
-    ? value.trim()
-    : typeof value === 'number'
-      ? String(value)
-      : null;
+/** The value as trimmed text (a number as JSON writes it), null when it is none or blank. */
+function text(value: unknown): string | null {
+  if (typeof value === 'string') {
+    const trimmed = value.trim();
+    return trimmed === '' ? null : trimmed;
+  }
+  return typeof value === 'number' ? String(value) : null;
+}
 
 /** `YYYY-MM-DD`, also the date part of a timestamp the web services may give; null otherwise. */
 function date(value: unknown): string | null {

@@ -24,11 +24,11 @@ export function figuresOf<S extends 'cbso' | 'inpi'>(
   input: S extends 'cbso' ? Rubrics : RatioRow,
 ): { figures: Figures; dropped: number } {
   const figures = {
-    profitability: {},
-    liquidity: {},
-    solvency: {},
-    people: {},
-  } as Record<Group, Record<string, Value>>;
+    profitability: { ...EMPTY_GROUPS.profitability },
+    liquidity: { ...EMPTY_GROUPS.liquidity },
+    solvency: { ...EMPTY_GROUPS.solvency },
+    people: { ...EMPTY_GROUPS.people },
+  };
   let dropped = 0;
   for (const row of MAPPING) {
     const mapping = row[source] as SourceMapping<typeof input>;
@@ -44,6 +44,18 @@ export function figuresOf<S extends 'cbso' | 'inpi'>(
   const held = keepIdentities(figures as Figures);
   return { figures: held.figures, dropped: dropped + held.dropped };
 }
+
+/**
+ * Each group's fields in the mapping's order, all null: a filing's groups are copies of these, so that
+ * they share one shape and setting a figure changes a field rather than adding one.
+ */
+const EMPTY_GROUPS = MAPPING.reduce(
+  (groups, row) => {
+    groups[row.group][row.field] = null;
+    return groups;
+  },
+  { profitability: {}, liquidity: {}, solvency: {}, people: {} } as Record<Group, Record<string, Value>>,
+);
 
 /**
  * Figures that may not be negative: those whose period schema rejects a negative value (`amount`,

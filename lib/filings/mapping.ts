@@ -49,17 +49,18 @@ export interface MappingRow {
  * Every term present, else null: a sum over an undisclosed rubric is undisclosed. (A plain loop: the
  * conversion runs it for every figure of every filing.)
  */
-const all =
-  (codes: string[], f: (...cents: number[]) => number) =>
-  (r: Rubrics): Value => {
-    const values: number[] = [];
-    for (const code of codes) {
-      const value = r.get(code);
+const all = (codes: string[], f: (...cents: number[]) => number) => {
+  // One array of the terms per row, filled again on each call (the mapping runs synchronously).
+  const values = codes.map(() => 0);
+  return (r: Rubrics): Value => {
+    for (let i = 0; i < codes.length; i++) {
+      const value = r.get(codes[i]!);
       if (value === null) return null;
-      values.push(value);
+      values[i] = value;
     }
     return f(...values);
   };
+};
 const rubric = (code: string) => (r: Rubrics) => r.get(code);
 const column = (name: string) => (row: RatioRow) => row[name] ?? null;
 const none = () => null;
