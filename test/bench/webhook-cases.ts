@@ -4,7 +4,7 @@
  * bare-SDK handler making one GetItem: what any DynamoDB function loads and sends at least.
  */
 import type { RouteId } from '../../lib/routes';
-import { ALICE } from '../support/events';
+import { ALICE, type EventSpec } from '../support/events';
 import type { BenchCase } from './bench-case';
 import { companyFloorEvents, request } from './case-events';
 
@@ -25,39 +25,40 @@ async function benchWebhook(accountId: string): Promise<void> {
   }).catch(() => undefined);
 }
 
-/** A call on Alice's bench endpoint; its setup makes the endpoint once (a second put is refused). */
-export function webhookCase(id: RouteId, label: string, body?: Record<string, unknown>): BenchCase {
+/** A webhook case: one request to the route, figures only when warm, held cold against one GetItem. */
+function endpointCase(
+  id: RouteId,
+  label: string,
+  spec: Omit<EventSpec, 'method' | 'resource'>,
+  setup: BenchCase['setup'],
+): BenchCase {
   return {
     label,
     floor: 'getCompany',
     budget: null,
     floorEvents: companyFloorEvents,
-    events: () => [
-      request(id, {
-        ...(id === 'getWebhooks' ? {} : { pathParameters: { id: BENCH_WEBHOOK } }),
-        ...(body ? { body } : {}),
-      }),
-    ],
-    setup: () => benchWebhook(ALICE.accountId),
+    events: () => [request(id, spec)],
+    setup,
   };
+}
+
+/** A call on Alice's bench endpoint; its setup makes the endpoint once (a second put is refused). */
+export function webhookCase(id: RouteId, label: string, body?: Record<string, unknown>): BenchCase {
+  const spec = {
+    ...(id === 'getWebhooks' ? {} : { pathParameters: { id: BENCH_WEBHOOK } }),
+    ...(body ? { body } : {}),
+  };
+  return endpointCase(id, label, spec, () => benchWebhook(ALICE.accountId));
 }
 
 /** A call on an endpoint of an account of its own (`<prefix>-{{seq}}`): calls that use an endpoint up. */
 export function ownEndpointCase(id: RouteId, label: string, prefix: string): BenchCase {
-  return {
-    label,
-    floor: 'getCompany',
-    budget: null,
-    floorEvents: companyFloorEvents,
-    events: () => [
-      request(id, {
-        pathParameters: { id: BENCH_WEBHOOK },
-        caller: { ...ALICE, accountId: `${prefix}-{{seq}}` },
-      }),
-    ],
-    setup: async ({ callsPerFunction }) => {
-      // '{{seq}}' counts this function's calls (and its floor's): one endpoint for each value it can take.
-      for (let i = 0; i < 2 * callsPerFunction + 10; i++) await benchWebhook(`${prefix}-${i}`);
-    },
+  const spec = {
+    pathParameters: { id: BENCH_WEBHOOK },
+    caller: { ...ALICE, accountId: `${prefix}-{{seq}}` },
   };
+  return endpointCase(id, label, spec, async ({ callsPerFunction }) => {
+    // '{{seq}}' counts this function's calls (and its floor's): one endpoint for each value it can take.
+    for (let i = 0; i < 2 * callsPerFunction + 10; i++) await benchWebhook(`${prefix}-${i}`);
+  });
 }
