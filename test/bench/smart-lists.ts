@@ -27,6 +27,7 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { benchDynamoDb, dynamoDbLocalCpuMs } from './local-dynamodb';
 import type { CreateFigures, ScenarioResult } from './smart-list-report';
+import type { Written } from './storage-counts';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -162,7 +163,7 @@ async function main(): Promise<void> {
       }
       // Changed, then back: every run changes every company. Alternating tables, so load hits both alike.
       const times: Record<keyof typeof tables, number[]> = { without: [], with: [] };
-      const spent: Record<keyof typeof tables, { items: number; requests: number; units: number }[]> = {
+      const spent: Record<keyof typeof tables, Written[]> = {
         without: [],
         with: [],
       };
