@@ -4,7 +4,8 @@
  * environment of the function and floor processes (`childEnvironment`).
  */
 import { functionEnvironment } from '../../infra/function';
-import { BENCH_CASES, COMPANIES, type BenchData, type FunctionId } from './cases';
+import { COMPANIES, type BenchData, type FunctionId } from './bench-case';
+import { BENCH_CASES } from './cases';
 import { WARMUP_CALLS, type WorkDir } from './pairing';
 import { progress } from './report';
 

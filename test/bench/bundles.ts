@@ -8,7 +8,7 @@ import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { bundlingSettings, functionDefine } from '../../infra/bundling';
 import { handlerEntry } from '../../lib/http/route';
 import { authorizer, routes, type RouteId } from '../../lib/routes';
-import type { FunctionId } from './cases';
+import type { FunctionId } from './bench-case';
 import { floorName, floorSource, type FloorPackages } from './floors';
 import type { FloorKind } from './floor-sources';
 

@@ -34,155 +34,32 @@
  *     floorEvents: companyFloorEvents,
  *     setup: async () => { … write the updates it reads … },
  *   },
+ *
+ * The shape (`BenchCase`) and the data (`BenchData`) are in bench-case.ts; the events the cases are
+ * built of (`request`, `singleGets`, `bulkPosts`, `companyFloorEvents`, …) in case-events.ts; the
+ * webhook endpoints' cases in webhook-cases.ts.
  */
-import { writeFileSync } from 'node:fs';
-import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { routes, type RouteId } from '../../lib/routes';
-import { ALICE, lambdaContext, proxyEvent, type EventSpec } from '../support/events';
-import type { Country } from '../../lib/companies/identifiers';
-import { legalEntityIdCandidate, stageIdScheme } from '../../lib/legal-entities/ids';
-import { SCOPES } from '../../lib/tokens/scopes';
-import type { FloorKind, RecordedCall } from './floor-sources';
-import { generateDemoData } from '../fixtures/demo-data/companies';
+import { lambdaContext, ALICE } from '../support/events';
 import { nameWords } from '../../lib/companies/normalise';
 import { nameProbe } from '../../lib/search/search';
-
-export type FunctionId = RouteId | 'authorizer';
-export type BenchEvent = APIGatewayProxyEvent | APIGatewayTokenAuthorizerEvent;
-
-/** What every case can use: on a fresh table, `COMPANIES` demo companies, the demo lists (ids 1..7) and tokens. */
-export interface BenchData {
-  /** In demo order; the bulk cases take three disjoint sets of `BULK_SIZE`. */
-  companies: { countryCode: string; companyNumber: string }[];
-  /** Alice's token (acme, every scope): the callers of the API events are Alice too. */
-  token: string;
-  /** At most how many calls a function and its floor get in the run, together ('{{seq}}' stays below it). */
-  callsPerFunction: number;
-  /** A company of demo smart list 4 (its state moves between SAVED and ARCHIVED). */
-  smartListCompany: { country: string; companyNumber: string };
-}
-
-export interface BenchCase {
-  label: string;
-  floor: FloorKind;
-  /** `updates`: single or bulk, with 3 round trips (issue 9: legal entity ids, then feeds and relationships). */
-  /** `search`: a name search, a Query per country (3), ≤ 11 round trips past the Queries' bound. */
-  budget: 'single' | 'bulk' | 'updates' | 'search' | 'authorizer' | null;
-  events: (data: BenchData) => BenchEvent[];
-  floorEvents?: (data: BenchData) => BenchEvent[];
-  setup?: (data: BenchData) => Promise<void>;
-  document?: true;
-}
-
-export const COMPANIES = 300;
-export const BULK_SIZE = 100;
-
-/** Alice, every scope: the caller of the API events unless a case says otherwise. */
-const benchCaller = { accountId: 'acme', userEmail: 'alice@acme.example', scopes: [...SCOPES] };
-/** The webhook endpoint the webhook cases call (Alice's account), made by their setup. */
-const BENCH_WEBHOOK = 'wh_0000000000000000beef';
-
-async function benchWebhook(accountId: string): Promise<void> {
-  const { putNewWebhook } = await import('../../lib/webhooks/store');
-  await putNewWebhook({
-    accountId,
-    id: BENCH_WEBHOOK,
-    url: 'http://127.0.0.1:9/hook',
-    description: null,
-    enabled: true,
-    createdAt: new Date().toISOString(),
-    secrets: [],
-    cursor: 0,
-  }).catch(() => undefined);
-}
-
-/** A call on Alice's bench endpoint; its setup makes the endpoint once (a second put is refused). */
-/**
- * The events feed and the webhook endpoints (§12): figures only when warm (their writes and KMS sealing
- * are work no floor does), held cold, like the list management functions, against a bare-SDK handler
- * making one GetItem: what any DynamoDB function loads and sends at least.
- */
-function webhookCase(id: RouteId, label: string, body?: Record<string, unknown>): BenchCase {
-  return {
-    label,
-    floor: 'getCompany',
-    budget: null,
-    floorEvents: companyFloorEvents,
-    events: () => [
-      request(id, {
-        ...(id === 'getWebhooks' ? {} : { pathParameters: { id: BENCH_WEBHOOK } }),
-        ...(body ? { body } : {}),
-      }),
-    ],
-    setup: () => benchWebhook(ALICE.accountId),
-  };
-}
-
-/** A call on an endpoint of an account of its own (`<prefix>-{{seq}}`): calls that use an endpoint up. */
-function ownEndpointCase(id: RouteId, label: string, prefix: string): BenchCase {
-  return {
-    label,
-    floor: 'getCompany',
-    budget: null,
-    floorEvents: companyFloorEvents,
-    events: () => [
-      request(id, {
-        pathParameters: { id: BENCH_WEBHOOK },
-        caller: { ...ALICE, accountId: `${prefix}-{{seq}}` },
-      }),
-    ],
-    setup: async ({ callsPerFunction }) => {
-      // '{{seq}}' counts this function's calls (and its floor's): one endpoint for each value it can take.
-      for (let i = 0; i < 2 * callsPerFunction + 10; i++) await benchWebhook(`${prefix}-${i}`);
-    },
-  };
-}
-
-/** The match case's events: three sets of 100 demo names with their places. */
-function matchEvents(): APIGatewayProxyEvent[] {
-  const entries = generateDemoData({ companies: 3 * BULK_SIZE }).map(({ name, place }) => ({ name, place }));
-  return [0, 1, 2].map((set) =>
-    request('matchCompanies', { body: { companies: entries.slice(set * BULK_SIZE, (set + 1) * BULK_SIZE) } }),
-  );
-}
+import type { RecordedCall } from './floor-sources';
+import { BULK_SIZE, type BenchCase, type FunctionId } from './bench-case';
+import {
+  benchCaller,
+  bulkPosts,
+  bulkSets,
+  companyFloorEvents,
+  legalEntityIdOf,
+  matchEvents,
+  request,
+  searchQueries,
+  singleGets,
+} from './case-events';
+import { writeListPool } from './list-pool';
+import { ownEndpointCase, webhookCase } from './webhook-cases';
 
 /** The DynamoDB calls (command and low-level input) the match made for each of its events. */
 const recordedMatchCalls: RecordedCall[][] = [];
-
-/** A request to a route, as API Gateway hands it over (caller: Alice, unless the spec says otherwise). */
-const request = (id: RouteId, spec: Omit<EventSpec, 'method' | 'resource'> = {}) =>
-  proxyEvent({ method: routes[id].method, resource: routes[id].path, ...spec });
-
-/** A GET per company in the path, over the first 50 companies. */
-/** What the search case asks: a demo name's first word and the start of its second, as a user types them. */
-const searchQueries = () =>
-  generateDemoData({ companies: 50 }).map(({ name }) => {
-    const [first = '', second = ''] = name.split(' ');
-    return `${first} ${second.slice(0, 2)}`.trim();
-  });
-
-const singleGets = (id: RouteId, companies: BenchData['companies']) =>
-  companies.slice(0, 50).map((pathParameters) => request(id, { pathParameters }));
-
-/** Three calls of `BULK_SIZE` distinct companies each, disjoint sets. */
-const bulkSets = (companies: BenchData['companies']) => {
-  const sets = [0, 1, 2].map((set) => companies.slice(set * BULK_SIZE, (set + 1) * BULK_SIZE));
-  if (sets.some((set) => set.length < BULK_SIZE)) throw new Error(`need ${3 * BULK_SIZE} demo companies`);
-  return sets;
-};
-const bulkPosts = (id: RouteId, companies: BenchData['companies'], extra: Record<string, unknown> = {}) =>
-  bulkSets(companies).map((set) => request(id, { body: { companies: set, ...extra } }));
-
-/** A demo company's legal entity id, as the import assigned it (its first candidate). */
-const legalEntityIdOf = (c: BenchData['companies'][number]) =>
-  legalEntityIdCandidate(
-    { country: c.countryCode as Country, companyNumber: c.companyNumber },
-    0,
-    stageIdScheme(),
-  );
-
-/** For functions whose events name no company: the single-company floor's own events. */
-const companyFloorEvents = ({ companies }: BenchData) => singleGets('getCompanyFinancials', companies);
 
 export const BENCH_CASES = {
   getHealth: {
@@ -396,31 +273,7 @@ export const BENCH_CASES = {
       }),
     ],
     floorEvents: companyFloorEvents,
-    setup: async ({ callsPerFunction }) => {
-      const { createList } = await import('../../lib/lists/store/lists');
-      const { drawListId } = await import('../../lib/lists/store/list-ids');
-      const pool: number[] = [];
-      // '{{pooled}}' takes the pool's id at '{{seq}}', which counts this function's calls: one list each.
-      for (let i = 0; i < 2 * callsPerFunction + 10; i++) {
-        const id = drawListId();
-        const list = await createList(
-          {
-            accountId: `pool-${id}`,
-            name: `Bench pool ${i}`,
-            type: 'STATIC',
-            columns: [],
-            shared: false,
-            notificationsEnabled: false,
-            createdBy: 'alice@acme.example',
-            createdAt: new Date().toISOString(),
-            filters: null,
-          },
-          { id },
-        );
-        pool.push(list.id);
-      }
-      writeFileSync(process.env['BENCH_POOL_FILE']!, JSON.stringify(pool));
-    },
+    setup: writeListPool,
   },
   // One company of demo smart list 4 moved to ARCHIVED and back, in turn.
   moveListCompanies: {

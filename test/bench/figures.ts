@@ -4,7 +4,7 @@
  */
 import { handlerEntry } from '../../lib/http/route';
 import { authorizer } from '../../lib/routes';
-import type { BenchCase, FunctionId } from './cases';
+import type { BenchCase, FunctionId } from './bench-case';
 import type { ColdSample, WarmSample } from './processes';
 import { kb, mean, median, round, spread, verdict } from './statistics';
 

@@ -6,23 +6,12 @@
  */
 import type { Country } from '../../lib/companies/identifiers';
 import { sectionOfBlock, type LookalikeFeatures } from '../../lib/lookalikes/features';
+import { mulberry32 } from '../fixtures/demo-data/random';
 
 /** The chance that a drawn company founds a family of 2 to 5 (about 10 % of the companies are in one). */
 const FAMILY_CHANCE = 0.03;
 const COUNTRIES: Country[] = ['BE', 'NL', 'FR'];
 const PLACES = 200;
-
-/** mulberry32: small, fast, seeded. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export class GeneratedCompanies {
   readonly length: number;
@@ -53,7 +42,7 @@ export class GeneratedCompanies {
     this.totalAssets = new Float64Array(count);
     this.foundedYear = new Int16Array(count);
     this.health = new Int8Array(count);
-    const random = rng(seed);
+    const random = mulberry32(seed);
     const int = (min: number, max: number) => min + Math.floor(random() * (max - min + 1));
     // 40 divisions, the biggest about 14 % of the companies (like wholesale in the demo data).
     const divisions = Array.from({ length: 40 }, (_, i) => 10 + i * 2);

@@ -29,7 +29,8 @@ import { compareCompanies, computeLists, KEPT } from '../../lib/lookalikes/compu
 import { blockOf } from '../../lib/lookalikes/features';
 import { SectionIndex } from '../../lib/lookalikes/section-index';
 import { PreparedFeatures } from '../../lib/lookalikes/scoring';
-import { GeneratedCompanies, rng } from './lookalike-companies';
+import { mulberry32 } from '../fixtures/demo-data/random';
+import { GeneratedCompanies } from './lookalike-companies';
 import { benchDynamoDb } from './local-dynamodb';
 
 /** Full recompute budgets in seconds by size (2 cores); sizes not listed are not judged on time. */
@@ -165,7 +166,7 @@ function bruteForceCheck(companies: GeneratedCompanies, kept: Map<number, Array<
 
 /** `count` distinct companies out of `size`, drawn with a fixed seed. */
 function sample(size: number, count: number): Set<number> {
-  const random = rng(11);
+  const random = mulberry32(11);
   const picked = new Set<number>();
   while (picked.size < Math.min(count, size)) picked.add(Math.floor(random() * size));
   return picked;

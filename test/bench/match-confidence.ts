@@ -17,12 +17,27 @@ import { vectorOf, WEIGHTS, type FeatureVector } from '../../lib/matching/confid
 
 import type { Found } from '../../lib/matching/decide';
 import { nameWords } from '../../lib/companies/normalise';
+import { matchKeysOf } from '../../lib/lists/match-index';
+import { matchIndexText } from '../../lib/storage/keys';
 import type { DemoRecord } from '../fixtures/demo-data/records';
 
 export interface MatchLabelled {
   entry: CandidateEntry;
   meant: string | null;
   combination: string;
+}
+
+/** The match indexes in memory, as the import builds them (its own `matchKeysOf`): no DynamoDB needed. */
+export function foundOf(records: DemoRecord[]): Found {
+  const index = new Map<string, string[]>();
+  for (const record of records) {
+    for (const key of matchKeysOf(record)) {
+      const text = matchIndexText(key.kind, key.value);
+      index.set(text, [...(index.get(text) ?? []), companyKey(record)]);
+    }
+  }
+  const known = new Set(records.map(companyKey));
+  return { exists: (c) => known.has(c), indexed: (key) => index.get(key) ?? [] };
 }
 
 /** The in-memory sources: the match indexes (`found`), profiles and name-word prefixes as the import keeps them. */

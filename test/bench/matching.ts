@@ -25,10 +25,8 @@ import { parseArgs } from 'node:util';
 import { generateDemoData } from '../fixtures/demo-data/companies';
 import type { DemoRecord } from '../fixtures/demo-data/records';
 import { companyKey } from '../../lib/companies/identifiers';
-import { matchKeysOf } from '../../lib/lists/match-index';
-import { decide, planEntry, type Found, type MatchEntry } from '../../lib/matching/decide';
-import { matchIndexText } from '../../lib/storage/keys';
-import { noisyEntries, reportMatch, sourcesOf } from './match-confidence';
+import { decide, planEntry, type MatchEntry } from '../../lib/matching/decide';
+import { foundOf, noisyEntries, reportMatch, sourcesOf } from './match-confidence';
 
 type Property = 'companyNumber' | 'VAT' | 'website' | 'name';
 
@@ -55,15 +53,7 @@ const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.le
 
 // ---- The store the matcher sees, built as the import builds it ------------------------------------
 
-const index = new Map<string, string[]>();
-for (const record of records) {
-  for (const key of matchKeysOf(record)) {
-    const text = matchIndexText(key.kind, key.value);
-    index.set(text, [...(index.get(text) ?? []), companyKey(record)]);
-  }
-}
-const known = new Set(records.map(companyKey));
-const found: Found = { exists: (c) => known.has(c), indexed: (key) => index.get(key) ?? [] };
+const found = foundOf(records);
 
 // ---- Labels from the raw data: which names and websites several companies share -----------------
 
@@ -208,7 +198,7 @@ function labelledSet(): Labelled[] {
       });
     }
     const unknown = a.country === 'NL' ? `${(Number(a.companyNumber) + 1) % 1e8}`.padStart(8, '0') : null;
-    if (unknown && !known.has(`NL#${unknown}`)) {
+    if (unknown && !found.exists(`NL#${unknown}`)) {
       set.push({
         entry: { companyNumber: unknown, country: 'NL', name: nameForm(a) },
         expected: null,

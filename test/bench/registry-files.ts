@@ -10,21 +10,10 @@ import { mkdir } from 'node:fs/promises';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { belgianCheckDigits, luhnCheckDigit } from '../../lib/companies/identifiers';
+import { mulberry32 } from '../fixtures/demo-data/random';
 
 /** The real registries' sizes (`registries.md`): enterprises in a KBO full extract, units in the SIRENE stock. */
 export const REAL = { kboEnterprises: 1_938_238, sireneUnits: 29_000_000 } as const;
-
-/** A deterministic pseudo-random sequence (mulberry32), so that a size always gives the same files. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A pick skewed like a registry's codes: the i-th item about 1/(i+1) as likely as the first. */
 function skewed<T>(items: readonly T[], rnd: () => number): T {
@@ -92,7 +81,8 @@ const date = (rnd: () => number) =>
 /** A KBO full extract of `enterprises` enterprises in `dir`; the number of data rows written. */
 export async function writeKboFiles(dir: string, enterprises: number): Promise<number> {
   await mkdir(dir, { recursive: true });
-  const rnd = random(enterprises);
+  // Seeded by the size: a size always gives the same files.
+  const rnd = mulberry32(enterprises);
   const open = (name: string, header: string) => new Lines(join(dir, name), header);
   const meta = open('meta.csv', '"Variable","Value"');
   for (const line of [
@@ -183,7 +173,8 @@ const naf = (nace: string) => `${nace.slice(0, 2)}.${nace.slice(2, 4)}Z`;
 /** A SIRENE stock pair of `units` units in `dir` (units and establishments files); the number of data rows written. */
 export async function writeSireneFiles(dir: string, units: number): Promise<number> {
   await mkdir(dir, { recursive: true });
-  const rnd = random(units + 1);
+  // Seeded by the size: a size always gives the same files.
+  const rnd = mulberry32(units + 1);
   const unitFile = new Lines(join(dir, 'StockUniteLegale_utf8.csv'), UNIT_HEADER);
   const establishmentFile = new Lines(join(dir, 'StockEtablissement_utf8.csv'), ESTABLISHMENT_HEADER);
   for (let i = 0; i < units; i++) {

@@ -20,13 +20,14 @@
  *    and items read and written (and DynamoDB Local's CPU): what a flip and a contact-count change cost.
  *
  * Figures only; it exits 0 whatever they are. DynamoDB Local is started unless DYNAMODB_ENDPOINT is set.
+ * The data it runs on (the create's filter, the changed companies, the lists' filters) is built in
+ * smart-list-data.ts, its read and write counts in storage-counts.ts, what it prints in smart-list-report.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { benchDynamoDb, dynamoDbLocalCpuMs } from './local-dynamodb';
-
-const CREATE_BUDGET_MS = 3000;
-const IMPORT_BUDGET = 0.2;
+import type { CreateFigures, ScenarioResult } from './smart-list-report';
+import type { Written } from './storage-counts';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -54,12 +55,15 @@ async function main(): Promise<void> {
     };
     const { generateDemoData } = await import('../fixtures/demo-data/companies');
     const { parseCompanyRecord } = await import('../../lib/companies/record');
-    const { filterProfileOf, packProfile, matchesFilters } = await import('../../lib/lists/filters');
+    const { filterProfileOf, packProfile } = await import('../../lib/lists/filters');
     const { filterProfileItem } = await import('../../lib/lists/store/profiles');
     const { batchPut } = await import('../../lib/storage/batch');
     const { tableName } = await import('../../lib/storage/client');
     const { handler: createList } = await import('../../functions/create-list');
     const { proxyEvent, lambdaContext } = await import('../support/events');
+    const { changeScenarios, closestFilter, randomListFilters } = await import('./smart-list-data');
+    const { median, printSmartListFigures } = await import('./smart-list-report');
+    const { countReads, written } = await import('./storage-counts');
 
     // ---- 1. Creating a smart list over 30,000 companies (`--only import` skips it).
     const creating = values.only !== 'import';
@@ -75,26 +79,7 @@ async function main(): Promise<void> {
       tableName(),
       records.map((r) => filterProfileItem(r, packProfile(filterProfileOf(r)), r.contacts.length)),
     );
-    const profiles = records.map(filterProfileOf);
-    // The filter closest to 5,000 matches: one country, its most common NACE divisions added in turn.
-    let best: { filters: { countries: ['BE' | 'NL' | 'FR']; activities: string[] }; count: number } | null =
-      null;
-    for (const country of ['BE', 'NL', 'FR'] as const) {
-      const divisions = new Map<string, number>();
-      for (const p of profiles) {
-        if (p.country !== country) continue;
-        for (const d of new Set(p.activities.map((a) => a.slice(0, 2))))
-          divisions.set(d, (divisions.get(d) ?? 0) + 1);
-      }
-      const activities: string[] = [];
-      for (const [division] of [...divisions].sort((a, b) => b[1] - a[1])) {
-        activities.push(division);
-        const filters = { countries: [country] as ['BE' | 'NL' | 'FR'], activities: [...activities] };
-        const count = profiles.filter((p) => matchesFilters(filters, p)).length;
-        if (!best || Math.abs(count - 5000) < Math.abs(best.count - 5000)) best = { filters, count };
-        if (count >= 5000) break;
-      }
-    }
+    const best = closestFilter(records.map(filterProfileOf), 5000);
     const creates: number[] = [];
     let amount = 0;
     for (let i = 0; i < (creating ? 4 : 0); i++) {
@@ -118,39 +103,7 @@ async function main(): Promise<void> {
     const { importCompanies } = await import('../../lib/import/import');
     const { createOneList } = await import('../../lib/lists/manage');
     const { SCOPES } = await import('../../lib/tokens/scopes');
-    const { olderSnapshotOf } = await import('../fixtures/demo-data/snapshots');
-    // Companies whose registry data changed between the demo's two snapshots (new accounts filed,
-    // people left): the change an import of a registry extract mostly brings.
-    const pool = generateDemoData({ companies: changedCount * 8 });
-    const olderPool = olderSnapshotOf(pool);
-    const picked = pool
-      .map((current, i) => ({ current, older: olderPool[i]! }))
-      .filter(({ current, older }) => JSON.stringify(current) !== JSON.stringify(older))
-      .slice(0, changedCount);
-    if (picked.length < changedCount) throw new Error(`only ${picked.length} changed demo companies`);
-    const current = picked.map((p) => p.current);
-    const older = picked.map((p) => p.older);
-    const places = [...new Set(current.map((r) => r.place))];
-    const codes = [...new Set(current.flatMap((r) => r.activities))];
-    // The worst case for flips: every company moves to another place, every third one also changes
-    // activity (its contacts stay as they are).
-    const moved = current.map((r, i) => ({
-      ...r,
-      place: places[(places.indexOf(r.place) + 1 + (i % 7)) % places.length]!,
-      activities: i % 3 === 0 ? [codes[(i * 31) % codes.length]!, ...r.activities.slice(1)] : r.activities,
-    }));
-    const contactsChanged = picked.filter(
-      (p) => p.current.contacts.length !== p.older.contacts.length,
-    ).length;
-    const scenarios = [
-      {
-        name: `new accounts filed, people left (${contactsChanged} contact counts change)`,
-        from: older,
-        to: current,
-        contacts: contactsChanged,
-      },
-      { name: 'every company moves', from: current, to: moved, contacts: 0 },
-    ];
+    const { current, places, codes, scenarios } = changeScenarios(changedCount);
     const { completeImport } = await import('../../lib/import/derive');
     const { getSmartListFlips } = await import('../../lib/lists/store/smart-flips');
     let completionMs = 0;
@@ -158,18 +111,8 @@ async function main(): Promise<void> {
     const { applySmartListFlips, forgetSmartLists } = await import('../../lib/lists/smart');
     const { applyContactChanges } = await import('../../lib/lists/derive');
     const { recomputeMarked } = await import('../../lib/lookalikes/recompute');
-    const { countWrites, writesSoFar } = await import('../../lib/storage/write-counts');
+    const { countWrites } = await import('../../lib/storage/write-counts');
     countWrites();
-    /** Items, write requests and write units (items up to 1 KB) this process has written so far. */
-    const written = () => {
-      const counts = [...writesSoFar()];
-      const items = counts.reduce((n, [, c]) => n + c.items, 0);
-      return {
-        items,
-        requests: counts.reduce((n, [, c]) => n + c.requests, 0),
-        units: items + (writesSoFar().get('TransactWriteItemsCommand')?.items ?? 0),
-      };
-    };
     let writes = written();
     const reads = countReads((await import('../../lib/storage/client')).dynamodb());
     const run = async (records: readonly object[]) => {
@@ -200,59 +143,9 @@ async function main(): Promise<void> {
       };
       return { ms: performance.now() - started, summary, spent, cpu: javaCpu() - cpuBefore };
     };
-    let random = 11;
-    const next = () => {
-      random = (Math.imul(random ^ (random >>> 15), 0x2c1b3c6d) + 0x9e3779b9) >>> 0;
-      return random / 4294967296;
-    };
-    const pick = <T>(items: readonly T[], n: number) => [
-      ...new Set(Array.from({ length: n }, () => items[Math.floor(next() * items.length)]!)),
-    ];
-    const divisions = [...new Set(codes.map((c) => c.slice(0, 2)))];
-    // Ranges cut where the data is: bounds at quantiles of the companies' own figures.
-    const latest = current.map((r) => r.financials[0]).filter((p) => p !== undefined);
-    const quantiles = (values: (number | null)[]) => {
-      const sorted = values.filter((x): x is number => x !== null).sort((a, b) => a - b);
-      return (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-    };
-    const figures = {
-      employees: quantiles(latest.map((p) => p.people.employees)),
-      totalAssets: quantiles(latest.map((p) => p.solvency.totalAssets)),
-      healthIndicator: quantiles(latest.map((p) => p.healthIndicator)),
-    };
-    const rangeOf = (quantile: (q: number) => number) => {
-      const low = next() * 0.8;
-      const high = low + 0.2 + next() * (1 - low - 0.2);
-      if (next() < 0.4) return { min: quantile(low) };
-      if (next() < 0.3) return { max: quantile(high) };
-      return { min: quantile(low), max: quantile(high) };
-    };
-    const listFilters = Array.from({ length: listCount }, () => {
-      const filters: Record<string, unknown> = {};
-      if (next() < 0.7) filters['countries'] = pick(['BE', 'NL', 'FR'], 1 + Math.floor(next() * 2));
-      if (next() < 0.6) filters['activities'] = pick(divisions, 1 + Math.floor(next() * 3));
-      if (next() < 0.2) filters['places'] = pick(places, 1 + Math.floor(next() * 2));
-      if (next() < 0.4) filters['employees'] = rangeOf(figures.employees);
-      if (next() < 0.25) filters['totalAssets'] = rangeOf(figures.totalAssets);
-      if (next() < 0.3 || Object.keys(filters).length === 0)
-        filters['healthIndicator'] = rangeOf(figures.healthIndicator);
-      return filters;
-    });
+    const listFilters = randomListFilters(current, places, codes, listCount);
 
-    const results: {
-      name: string;
-      without: number;
-      with: number;
-      flips: number;
-      completion: number;
-      members: number;
-      /** DynamoDB Local's CPU seconds a run (medians). */
-      cpu: { without: number; with: number };
-      /** The completion's steps, without and with the lists. */
-      steps: Record<'without' | 'with', string[]>;
-      /** Items, write requests and write units a run with the lists wrote beyond one without. */
-      added: { items: number; requests: number; units: number };
-    }[] = [];
+    const results: ScenarioResult[] = [];
     for (const scenario of scenarios) {
       console.error(`scenario: ${scenario.name}`);
       const tables = { without: await newTable(), with: await newTable() };
@@ -270,7 +163,7 @@ async function main(): Promise<void> {
       }
       // Changed, then back: every run changes every company. Alternating tables, so load hits both alike.
       const times: Record<keyof typeof tables, number[]> = { without: [], with: [] };
-      const spent: Record<keyof typeof tables, { items: number; requests: number; units: number }[]> = {
+      const spent: Record<keyof typeof tables, Written[]> = {
         without: [],
         with: [],
       };
@@ -353,74 +246,13 @@ async function main(): Promise<void> {
       });
     }
 
-    console.log('');
-    if (creating)
-      console.log(
-        `Creating a smart list over ${total.toLocaleString('en')} companies (filter ${JSON.stringify(best!.filters)}):`,
-      );
-    if (creating)
-      console.log(
-        `  ${amount.toLocaleString('en')} companies, ${creates.map((ms) => ms.toFixed(0)).join(' / ')} ms (median ${createMedian.toFixed(0)} ms, budget ${CREATE_BUDGET_MS} ms: ${createMedian <= CREATE_BUDGET_MS ? 'PASS' : 'OVER'})`,
-      );
-    console.log(
-      `Import of ${changedCount.toLocaleString('en')} changed companies, without and with ${listCount} smart lists (median of 4 runs each):`,
-    );
-    for (const r of results) {
-      const added = r.with / r.without - 1;
-      const perFlip = r.flips > 0 ? ((r.with - r.without) / r.flips).toFixed(2) : '–';
-      console.log(
-        `  ${r.name}: ${(r.without / 1000).toFixed(2)} s → ${(r.with / 1000).toFixed(2)} s (+${(added * 100).toFixed(1)} %, budget +${IMPORT_BUDGET * 100} %: ${added <= IMPORT_BUDGET ? 'PASS' : 'OVER'}); ` +
-          `${r.flips} flips (${(r.flips / changedCount).toFixed(2)} a company, ${perFlip} ms each if they were all the cost), completion ${(r.completion / 1000).toFixed(2)} s; ` +
-          `the lists hold ${r.members.toLocaleString('en')} companies (${(r.members / changedCount).toFixed(1)} lists a company)`,
-      );
-      const eachFlip = (n: number) => (r.flips > 0 ? (n / r.flips).toFixed(2) : '–');
-      console.log(
-        `    the lists add ${r.added.items.toLocaleString('en')} items in ${r.added.requests.toLocaleString('en')} write requests (${r.added.units.toFixed(0)} write units): ` +
-          `${eachFlip(r.added.items)} items, ${eachFlip(r.added.requests)} requests, ${eachFlip(r.added.units)} write units per flip`,
-      );
-      if (!Number.isNaN(r.cpu.with))
-        console.log(
-          `    DynamoDB Local's CPU a run: ${r.cpu.without.toFixed(2)} s → ${r.cpu.with.toFixed(2)} s (+${((r.cpu.with / r.cpu.without - 1) * 100).toFixed(1)} %)`,
-        );
-      for (const kind of ['without', 'with'] as const) {
-        console.log(`    completion step by step, ${kind} the lists:`);
-        for (const line of r.steps[kind]) console.log(`      ${line}`);
-      }
-    }
+    const create: CreateFigures | null = creating
+      ? { total, best: best!, amount, creates, median: createMedian }
+      : null;
+    printSmartListFigures(create, changedCount, listCount, results);
   } finally {
     stop();
   }
-}
-
-/** Counts the read requests this client sends and the items they return, from now on. */
-function countReads(client: { middlewareStack: { add: (...args: never[]) => void } }) {
-  const counted = { readRequests: 0, readItems: 0 };
-  const READS = new Set(['GetItemCommand', 'BatchGetItemCommand', 'QueryCommand']);
-  const middleware =
-    (
-      next: (args: unknown) => Promise<{ output: Record<string, unknown> }>,
-      context: { commandName?: string },
-    ) =>
-    async (args: unknown) => {
-      const result = await next(args);
-      if (READS.has(context.commandName ?? '')) {
-        const output = result.output;
-        counted.readRequests++;
-        const responses = output['Responses'] as Record<string, unknown[]> | undefined;
-        counted.readItems += responses
-          ? Object.values(responses).reduce((n, items) => n + items.length, 0)
-          : ((output['Items'] as unknown[] | undefined)?.length ?? (output['Item'] ? 1 : 0));
-      }
-      return result;
-    };
-  client.middlewareStack.add(middleware as never, { step: 'initialize', name: 'benchReadCounter' } as never);
-  return { sofar: () => ({ ...counted }) };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 main().catch((error: unknown) => {

@@ -13,7 +13,7 @@ import { endpointFeatures } from '../../lib/http/features';
 import { handlerEntry } from '../../lib/http/route';
 import { routes, type RouteId } from '../../lib/routes';
 import { buildFloors, buildFunctions, buildOptions, type FunctionBundle } from '../bench/bundles';
-import type { FunctionId } from '../bench/cases';
+import type { FunctionId } from '../bench/bench-case';
 import { answerOf, bundleCaller } from '../support/bundle-caller';
 
 const ROOT = path.join(__dirname, '..', '..');

@@ -26,7 +26,7 @@ import { createToken } from '../../lib/tokens/tokens';
 import { putAccountPlan } from '../../lib/usage/store';
 import { SCOPES } from '../../lib/tokens/scopes';
 import { buildFunctions, buildOptions, type FunctionBundle } from '../bench/bundles';
-import type { FunctionId } from '../bench/cases';
+import type { FunctionId } from '../bench/bench-case';
 import { useAwsStandIn } from '../support/aws-stand-in';
 import { answerOf, bundleCaller } from '../support/bundle-caller';
 import { ALICE, proxyEvent } from '../support/events';

@@ -2,16 +2,12 @@
  * The match engine (contract §6.5): name similarity, and that its candidates agree with PUT's decision
  * (§7.5) on entries written from demo companies, by construction of the confidence.
  */
-import { companyKey } from '../../lib/companies/identifiers';
 import { matchEntry, planMatch, type CandidateEntry } from '../../lib/matching/candidates';
 import { calibrated, CALIBRATION } from '../../lib/matching/confidence';
-import type { Found } from '../../lib/matching/decide';
 import { nameWords } from '../../lib/companies/normalise';
 import { nameSimilarity, samePlace } from '../../lib/matching/similarity';
-import { matchKeysOf } from '../../lib/lists/match-index';
-import { matchIndexText } from '../../lib/storage/keys';
 import { generateDemoData } from '../fixtures/demo-data/companies';
-import { sourcesOf } from '../bench/match-confidence';
+import { foundOf, sourcesOf } from '../bench/match-confidence';
 
 describe('calibrated', () => {
   test('passes through its points, rises strictly (candidates keep their order) and stays below 0.9', () => {
@@ -51,16 +47,7 @@ describe('nameSimilarity', () => {
 
 describe('match agrees with PUT', () => {
   const records = generateDemoData({ companies: 300 });
-  const index = new Map<string, string[]>();
-  for (const record of records) {
-    for (const key of matchKeysOf(record)) {
-      const text = matchIndexText(key.kind, key.value);
-      index.set(text, [...(index.get(text) ?? []), companyKey(record)]);
-    }
-  }
-  const known = new Set(records.map(companyKey));
-  const found: Found = { exists: (c) => known.has(c), indexed: (key) => index.get(key) ?? [] };
-  const sources = sourcesOf(records, found);
+  const sources = sourcesOf(records, foundOf(records));
 
   test('what PUT adds is the top candidate ≥ 0.9; nothing else, and nothing PUT fails, reaches 0.9', () => {
     const entries: CandidateEntry[] = records.flatMap((r, i) => {
