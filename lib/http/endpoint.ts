@@ -48,6 +48,11 @@ declare const ENDPOINT_VALIDATION: boolean | undefined;
 declare const ENDPOINT_SCOPE: boolean | undefined;
 declare const ENDPOINT_STORAGE: boolean | undefined;
 declare const ENDPOINT_LANGUAGE: boolean | undefined;
+/**
+ * `true` in every function bundle (infra/bundling.ts): IAM refuses what the route's storage declaration
+ * does not allow, so nothing reads the declaration in force (lib/storage/client.ts drops its check).
+ */
+declare const IAM_ENFORCES_STORAGE_ACCESS: true | undefined;
 
 /** A request that takes this long is logged whatever its status (a warm one takes milliseconds). */
 export const SLOW_REQUEST_MS = 1000;
@@ -146,8 +151,10 @@ export function endpoint<R extends Route>(
     (typeof ENDPOINT_STORAGE === 'undefined' || ENDPOINT_STORAGE) && touchesTable(route.storage)
       ? withRequestMetrics
       : withoutRequestMetrics;
+  // The declaration is put in force only where the in-process check reads it (not in a bundle: IAM checks).
   const declared: (run: () => Promise<APIGatewayProxyResult>) => Promise<APIGatewayProxyResult> =
-    typeof ENDPOINT_STORAGE === 'undefined' || ENDPOINT_STORAGE
+    (typeof ENDPOINT_STORAGE === 'undefined' || ENDPOINT_STORAGE) &&
+    typeof IAM_ENFORCES_STORAGE_ACCESS === 'undefined'
       ? (run) => withDeclaredAccess(route.storage, run)
       : (run) => run();
   return (event, context) =>

@@ -174,6 +174,11 @@ it('bundles only the keys its function uses', () => {
   const createList = readFileSync(built.createList.file, 'utf8');
   expect(listKeys.filter((key) => company.includes(key))).toEqual([]);
   expect(listKeys.filter((key) => createList.includes(key))).toEqual(listKeys);
+  // Nor the key functions of partition families its route does not name (lib/storage/partitions.ts):
+  // a token's, a webhook's and the events feed's keys are the authorizer's and their own routes'.
+  const otherFamilies = ['TOKEN#', 'WEBHOOK', 'EVENTS'];
+  expect(otherFamilies.filter((key) => company.includes(key))).toEqual([]);
+  expect(otherFamilies.filter((key) => createList.includes(key))).toEqual([]);
 });
 
 // Each route is an export of its own (lib/<domain>/routes.ts): a function's bundle carries its own route
