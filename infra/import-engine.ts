@@ -40,11 +40,11 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { SlotWaitingInvoke, WORKER_CONCURRENCY } from './capacity';
+import { ImportLeaseInvoke } from './import-lease-invoke';
 import { REPORTS_PREFIX, WORK_PREFIX } from '../lib/import/engine';
 import { REGISTRY_PREFIXES } from '../lib/import/registry-engine';
 import { FILING_PREFIXES } from '../lib/filings/engine';
 import { DROP_PREFIXES, type ImportStore } from './import-store';
-
 export { ImportStore } from './import-store';
 
 /** The split's local disk (Lambda's largest): a registry's dropped files, its spools and sorted runs. */
@@ -111,9 +111,9 @@ export class ImportEngine extends Construct {
     props.legalEntitySecret.grantRead(partition);
     partition.addEnvironment('LEGAL_ENTITY_SECRET_ARN', props.legalEntitySecret.secretArn);
 
-    // Every step waits for a slot when throttled (capacity.ts); any other failure is tried 3 times.
+    // Throttles wait for a slot (capacity.ts), import steps for the import lease; other failures: 3 tries.
     const retry = { errors: ['States.ALL'], maxAttempts: 3, interval: Duration.seconds(10), backoffRate: 2 };
-    const splitStep = new SlotWaitingInvoke(this, 'Split', {
+    const splitStep = new ImportLeaseInvoke(this, 'Split', {
       lambdaFunction: split,
       payload: TaskInput.fromObject({
         bucket: JsonPath.stringAt('$.bucket'),
@@ -133,12 +133,12 @@ export class ImportEngine extends Construct {
       resultPath: JsonPath.DISCARD,
     });
     importStep.itemProcessor(
-      new SlotWaitingInvoke(this, 'ImportPartition', {
+      new ImportLeaseInvoke(this, 'ImportPartition', {
         lambdaFunction: partition,
         payloadResponseOnly: true,
       }).addRetry(retry),
     );
-    const completeStep = new SlotWaitingInvoke(this, 'Complete', {
+    const completeStep = new ImportLeaseInvoke(this, 'Complete', {
       lambdaFunction: complete,
       payloadResponseOnly: true,
     }).addRetry(retry);
@@ -222,12 +222,12 @@ export class ImportEngine extends Construct {
       resultPath: JsonPath.DISCARD,
     });
     rangesStep.itemProcessor(
-      new SlotWaitingInvoke(this, 'SplitRange', {
+      new ImportLeaseInvoke(this, 'SplitRange', {
         lambdaFunction: split,
         payloadResponseOnly: true,
       }).addRetry(retry),
     );
-    const gatherStep = new SlotWaitingInvoke(this, 'GatherRanges', {
+    const gatherStep = new ImportLeaseInvoke(this, 'GatherRanges', {
       lambdaFunction: split,
       payload: TaskInput.fromObject({
         ...fromState('bucket', 'key', 'run', 'startedAt', 'note'),

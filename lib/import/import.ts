@@ -27,6 +27,7 @@ import type { BatchDerivation, Completion, Derivation } from '../derivation/chan
 import { emptySummary, queueChanges, writeChanges, type ImportSummary, type Run } from './changes';
 import { completeImport, deriveBatch, deriveChange, derivedWriter, oneAtATime } from './derive';
 import { contactClaimer } from './contacts';
+import { holdingImportLease, type ImportLeaseOptions } from './lease';
 import { judgeLines, sketchLine, type Entry, type Line } from './lines';
 import { markRunDone } from './store';
 import { nextTurn, type Turn } from './turns';
@@ -52,6 +53,8 @@ export interface ImportOptions {
   concurrency?: number;
   /** How legal entity ids are made; the stage's by default (tests shrink the id space). */
   idScheme?: () => LegalEntityIdScheme;
+  /** How the run holds the stage's import lease (lib/import/lease.ts); tests name the holder, turn the clock. */
+  lease?: ImportLeaseOptions;
 }
 
 /**
@@ -99,15 +102,26 @@ export interface BatchTurns {
 }
 
 /**
- * The run every import shares: the items `read` yields (it counts what it reads on the summary) are
- * cut into batches of `batchSize`, a bounded number of batches in flight, their changes written a full
- * batch at a time, the run marked done, then the completions.
+ * The run every import shares, one at a time per stage: under the stage's import lease from before
+ * anything is read until its completions ended (lib/import/lease.ts; a run that finds it held waits).
+ * The items `read` yields (it counts what it reads on the summary) are cut into batches of
+ * `batchSize`, a bounded number of batches in flight, their changes written a full batch at a time,
+ * the run marked done, then the completions.
  */
-export async function runImport<T>(
+export function runImport<T>(
   options: ImportOptions,
   read: (summary: ImportSummary) => AsyncIterable<T>,
   importItems: BatchImport<T>,
   onReject: (line: number, reason: string) => void = (line, reason) => options.onRejected?.(line, reason),
+): Promise<ImportSummary> {
+  return holdingImportLease(() => runUnderLease(options, read, importItems, onReject), options.lease);
+}
+
+async function runUnderLease<T>(
+  options: ImportOptions,
+  read: (summary: ImportSummary) => AsyncIterable<T>,
+  importItems: BatchImport<T>,
+  onReject: (line: number, reason: string) => void,
 ): Promise<ImportSummary> {
   const started = performance.now();
   // Before anything is read or written: a deployed stage's ids need its secret (lib/legal-entities/ids.ts).

@@ -21,6 +21,7 @@ export const legalEntity: Partition = { pattern: keys.legalEntity(ANY).pk };
 export const lookalikeBlock: Partition = { pattern: keys.lookalikeBlock(ANY) };
 export const lookalikeMarks: Partition = { pattern: keys.lookalikeMarks(anyNumber) };
 export const lookalikeLease: Partition = { pattern: keys.lookalikeLease().pk };
+export const importLease: Partition = { pattern: keys.importLease().pk };
 export const importChange: Partition = { pattern: keys.importChange(ANY, anyNumber).pk };
 export const registryDigest: Partition = { pattern: keys.registryDigest(ANY, ANY, ANY).pk };
 export const registryRoster: Partition = { pattern: keys.registryRoster(ANY, ANY, ANY, ANY).pk };

@@ -222,6 +222,36 @@ describe('CompanyDataStack (dev)', () => {
       });
     });
 
+    it('retries an import step that finds the import lease held by another run for hours, after the throttle retry', () => {
+      const states = statesOf('ImportEngineStateMachine');
+      const partitionStates = (states['ImportPartitions']!['ItemProcessor'] as { States: typeof states })
+        .States;
+      const rangeStates = (states['SplitRanges']!['ItemProcessor'] as { States: typeof states }).States;
+      for (const step of [
+        states['Split'],
+        partitionStates['ImportPartition'],
+        states['Complete'],
+        rangeStates['SplitRange'],
+        states['GatherRanges'],
+      ]) {
+        const retries = step!['Retry'] as Array<{ ErrorEquals: string[] } & Record<string, unknown>>;
+        // Lambda's own transient errors and throttles first (capacity.ts), any other failure last.
+        expect(retries.map((r) => r.ErrorEquals).slice(1)).toEqual([
+          ['Lambda.TooManyRequestsException'],
+          ['ImportLeaseHeld'],
+          ['States.ALL'],
+        ]);
+        expect(retries[2]).toEqual({
+          ErrorEquals: ['ImportLeaseHeld'],
+          IntervalSeconds: 30,
+          MaxAttempts: 100,
+          BackoffRate: 1.5,
+          MaxDelaySeconds: 300,
+          JitterStrategy: 'FULL',
+        });
+      }
+    });
+
     it("gives the split Lambda's largest local disk, for a registry's files and its joins' sorted runs", () => {
       const withDisk = resourcesOfType(template, 'AWS::Lambda::Function').filter(
         ([, fn]) => (fn.Properties as { EphemeralStorage?: unknown }).EphemeralStorage !== undefined,
@@ -353,7 +383,7 @@ describe('CompanyDataStack (dev)', () => {
       expect([...new Set(actions)].sort()).toEqual([...expected].sort());
     });
 
-    it("lets the split step write only a KBO extract's progress and KBO's roster, and read only what a KBO extract asks of the stage", () => {
+    it("lets the split step write only the import lease, a KBO extract's progress and KBO's roster, and read only what a KBO extract asks of the stage", () => {
       const grants = tableGrantsOf(template, workerFunctionId(template, 'importSplit')).filter(
         (grant) => !grant.startsWith('DENY '),
       );
@@ -363,6 +393,8 @@ describe('CompanyDataStack (dev)', () => {
           `dynamodb:BatchGetItem table ${partitions.registryLinks.pattern}`,
           `dynamodb:BatchGetItem table ${partitions.registryRoster.pattern}`,
           `dynamodb:BatchWriteItem table ${partitions.registryRoster.pattern}`,
+          `dynamodb:DeleteItem table ${partitions.importLease.pattern}`,
+          `dynamodb:PutItem table ${partitions.importLease.pattern}`,
           `dynamodb:GetItem table ${partitions.registryProgress.pattern}`,
           `dynamodb:Query table ${partitions.filterProfiles.pattern}`,
           `dynamodb:Query table ${partitions.registryRoster.pattern}`,
