@@ -103,18 +103,26 @@ export interface BatchTurns {
 
 /**
  * The run every import shares, one at a time per stage: under the stage's import lease from before
- * anything is read until its completions ended (lib/import/lease.ts; a run that finds it held waits).
- * The items `read` yields (it counts what it reads on the summary) are cut into batches of
+ * anything is read until every company is written and derived (lib/import/lease.ts; a run that finds it
+ * held waits); its completions then run after the lease is freed (they write no company; the lookalike
+ * recompute holds its own lease). The items `read` yields (it counts what it reads on the summary) are cut into batches of
  * `batchSize`, a bounded number of batches in flight, their changes written a full batch at a time,
  * the run marked done, then the completions.
  */
-export function runImport<T>(
+export async function runImport<T>(
   options: ImportOptions,
   read: (summary: ImportSummary) => AsyncIterable<T>,
   importItems: BatchImport<T>,
   onReject: (line: number, reason: string) => void = (line, reason) => options.onRejected?.(line, reason),
 ): Promise<ImportSummary> {
-  return holdingImportLease(() => runUnderLease(options, read, importItems, onReject), options.lease);
+  const summary = await holdingImportLease(
+    () => runUnderLease(options, read, importItems, onReject),
+    options.lease,
+  );
+  const completing = performance.now();
+  await (options.complete ?? completeImport)();
+  summary.seconds += (performance.now() - completing) / 1000;
+  return summary;
 }
 
 async function runUnderLease<T>(
@@ -197,7 +205,6 @@ async function runUnderLease<T>(
   if (run.changes.length > 0) await writeChanges(run.changes.splice(0), run);
   // Every batch derived and its journal gone: later runs need not look for this run's journals.
   if (run.batches > 0) await markRunDone(run.id);
-  await (options.complete ?? completeImport)();
   summary.seconds = (performance.now() - started) / 1000;
   return summary;
 }

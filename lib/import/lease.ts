@@ -7,14 +7,16 @@
  * executions — holds the stage's import lease (the item `keys.importLease`; its mechanics are every
  * lease's, lib/storage/lease.ts) from before it reads anything until it ends:
  *
- * - A run in one process (`holdingImportLease`, around lib/import/import.ts `runImport`) takes it, or
+ * - A run in one process (`holdingImportLease`, around lib/import/import.ts `runImport` until its
+ *   companies are written and derived, before its completions) takes it, or
  *   waits while another holds it: it says once on stderr whom it waits for and until when ("waiting
  *   for import <holder> (lease until <ISO time>)"), tries again every second, takes it over at once
  *   from a dead process of this host, or once expired. It renews it while it runs and releases it at
  *   its end, also when it fails; a CLI stopped by Ctrl-C or SIGTERM frees it before it exits.
- * - An execution of the import engine (`importRunStep`) holds it in its own name: its first step takes
- *   it, every step renews it (takes it again if it expired and nobody took it), and its last step
- *   releases it. A step that finds it held by another execution fails with ImportLeaseHeld, which the
+ * - An execution of the import engine (`importRunStep`) holds it in its own name: its split takes it,
+ *   each partition renews it (takes it again if it expired and nobody took it), and the step after the
+ *   partitions frees it (`releaseImportRunLease`): the lookalike rounds and the completion that follow
+ *   write no company (the lookalikes hold their own lease), so the next run need not wait for them. A step that finds it held by another execution fails with ImportLeaseHeld, which the
  *   state machine retries with back-off for hours (infra/import-engine.ts): the run waits its turn.
  *   A run that fails for good leaves its lease to expire LEASE_MS after its last step.
  */
@@ -105,3 +107,6 @@ export async function importRunStep<T>(
 /** A split that answers nothing to import, or a wait for a pair's second file, frees the lease meanwhile. */
 export const splitFreesLease = ({ status }: { status: string }): boolean =>
   status === 'done' || status === 'wait';
+
+/** The import engine's step after the partitions: frees execution `run`'s lease (nothing when not its). */
+export const releaseImportRunLease = (run: string): Promise<void> => releaseLease(IMPORT_LEASE, run);

@@ -118,8 +118,8 @@ export const importCompleteStorage = {
   ],
   GetItem: [partitions.accountLists, partitions.registryProgress],
   BatchGetItem: [partitions.accountLists, partitions.listMembers, partitions.filterProfiles],
-  // The run's import lease (lib/import/lease.ts): renewed by conditional puts, then freed.
-  PutItem: [partitions.listMembers, partitions.listOrder, partitions.importLease],
+  PutItem: [partitions.listMembers, partitions.listOrder],
+  // The run's import lease (lib/import/lease.ts), freed after the partitions by a conditional delete.
   UpdateItem: [
     partitions.accountLists,
     partitions.listMembers,

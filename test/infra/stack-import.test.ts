@@ -222,7 +222,7 @@ describe('CompanyDataStack (dev)', () => {
       });
     });
 
-    it('retries an import step that finds the import lease held by another run for hours, after the throttle retry', () => {
+    it('retries a split or partition that finds the import lease held by another run for hours; frees it after the partitions', () => {
       const states = statesOf('ImportEngineStateMachine');
       const partitionStates = (states['ImportPartitions']!['ItemProcessor'] as { States: typeof states })
         .States;
@@ -230,7 +230,6 @@ describe('CompanyDataStack (dev)', () => {
       for (const step of [
         states['Split'],
         partitionStates['ImportPartition'],
-        states['Complete'],
         rangeStates['SplitRange'],
         states['GatherRanges'],
       ]) {
@@ -250,6 +249,12 @@ describe('CompanyDataStack (dev)', () => {
           JitterStrategy: 'FULL',
         });
       }
+      expect(states['ImportPartitions']).toMatchObject({ Next: 'ReleaseImportLease' });
+      expect(states['ReleaseImportLease']).toMatchObject({
+        Parameters: { 'run.$': '$$.Execution.Name', releaseImportLease: true },
+        ResultPath: null,
+        Next: 'LookalikesStart',
+      });
     });
 
     it("gives the split Lambda's largest local disk, for a registry's files and its joins' sorted runs", () => {

@@ -29,7 +29,12 @@ import {
   type LookalikePlan,
   type LookalikeShard,
 } from '../../lib/lookalikes/fan-out';
-import { IMPORT_LEASE_HELD, importRunStep, splitFreesLease } from '../../lib/import/lease';
+import {
+  IMPORT_LEASE_HELD,
+  importRunStep,
+  releaseImportRunLease,
+  splitFreesLease,
+} from '../../lib/import/lease';
 import type { Clock } from '../../lib/lookalikes/lease';
 import { workers } from '../../lib/routes';
 import { withDeclaredAccess } from '../../lib/storage/access';
@@ -62,7 +67,7 @@ const LEASE_RETRY_MS = 50;
  * held by another run is tried again, as the state machine's Retry on ImportLeaseHeld does.
  */
 export async function importStep<T>(
-  workerId: 'importSplit' | 'importPartition' | 'importComplete',
+  workerId: 'importSplit' | 'importPartition',
   run: string,
   work: () => Promise<T>,
   options: EngineOptions & { release?: boolean | ((result: T) => boolean) } = {},
@@ -87,7 +92,7 @@ export async function importStep<T>(
 export async function runImportEngine(files: ImportFiles, key: string, options: EngineOptions = {}) {
   const split = await importFile(files, key, options);
   const { plans, finishes } = await lookalikeRounds(files, split.run, 'marked', options);
-  const done = await completeRun(files, split, options);
+  const done = await completeRun(files, split);
   return {
     run: { run: split.run, key, startedAt: split.startedAt },
     split,
@@ -112,6 +117,8 @@ export async function importFile(files: ImportFiles, key: string, options: Engin
       importStep('importPartition', run.run, () => importPartition(files, { ...split, partition }), options),
     ),
   );
+  await releaseLease(run.run);
+
   return split;
 }
 
@@ -170,8 +177,10 @@ export async function runRegistryDrop(
       ),
     ),
   );
+  await releaseLease(run.run);
+
   await lookalikeRounds(files, run.run, 'marked', options);
-  const done = await completeRun(files, file, options);
+  const done = await completeRun(files, file);
   return { run, answers, split: file, reports, done };
 }
 
@@ -213,17 +222,20 @@ export async function runFilingDrop(
       ),
     ),
   );
+  await releaseLease(run.run);
+
   await lookalikeRounds(files, run.run, 'marked', options);
-  const done = await completeRun(files, file, options);
+  const done = await completeRun(files, file);
   return { run, answers, split: file, reports, done };
 }
 
-/** The import state machine's last step: it frees the run's import lease. */
-export const completeRun = (files: ImportFiles, split: SplitFile<string>, options: EngineOptions = {}) =>
-  importStep('importComplete', split.run, () => completeImportRun(files, split), {
-    ...options,
-    release: true,
-  });
+/** The state after the partitions: the completion's worker frees the run's import lease. */
+export const releaseLease = (run: string) =>
+  underDeclaration('importComplete', () => releaseImportRunLease(run));
+
+/** The import state machine's last step. */
+export const completeRun = (files: ImportFiles, split: SplitFile<string>) =>
+  underDeclaration('importComplete', () => completeImportRun(files, split));
 
 /** The full lookalike job's state machine: every section planned, its shards, the finish, round after round. */
 export async function runLookalikesJob(files: ImportFiles, options: EngineOptions = {}) {
