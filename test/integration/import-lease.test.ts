@@ -15,6 +15,7 @@ import type { Filing } from '../../lib/filings/filing';
 import { healthOfFigures } from '../../lib/filings/health';
 import { importFilings } from '../../lib/filings/import';
 import { IMPORT_LEASE, IMPORT_LEASE_HELD, importRunStep } from '../../lib/import/lease';
+import { importBucket } from '../../lib/import/bucket';
 import { getItem } from '../../lib/storage/batch';
 import { tableName } from '../../lib/storage/client';
 import * as keys from '../../lib/storage/keys';
@@ -22,8 +23,12 @@ import { LEASE_MS, takeLease } from '../../lib/storage/lease';
 import { getFeeds } from '../../lib/updates/store';
 import { companyRecord, importRecords } from '../support/records';
 import { ref as kboRef, registry, unit } from '../support/registry-units';
+import { runImportEngine } from '../support/import-engine';
+import { useLocalS3 } from '../support/local-s3';
 import { useFreshTable } from '../support/table';
 
+const BUCKET = 'company-data-imports';
+useLocalS3(BUCKET);
 useFreshTable();
 jest.setTimeout(180_000);
 
@@ -250,6 +255,31 @@ describe('the import lease', () => {
     });
     expect(work).not.toHaveBeenCalled();
     await importRunStep(holder, async () => undefined, { release: true });
+    expect(await leaseItem()).toBeUndefined();
+  });
+});
+
+describe('two executions of the import engine at the same moment', () => {
+  it('run one after the other: the second waits (ImportLeaseHeld, retried) until the first freed the lease', async () => {
+    const files = importBucket(BUCKET);
+    const company: CompanyRef = { country: 'BE', companyNumber: '0412345614' };
+    const keysOf = ['a', 'b'].map((name) => `incoming/2024-01-01/${name}.jsonl`);
+    for (const [i, key] of keysOf.entries())
+      await files.write(key, Buffer.from(JSON.stringify(bare(company, `Engine ${i} NV`)) + '\n'));
+    const held: string[] = [];
+    const runs = await Promise.all(
+      keysOf.map((key) =>
+        runImportEngine(files, key, {
+          partitions: 2,
+          onLeaseHeld: (_run, error) => held.push(error.message),
+        }),
+      ),
+    );
+    expect(runs.map((r) => r.done.summary.imported)).toEqual([1, 1]);
+    // One of them waited for the other, named.
+    expect(held.length).toBeGreaterThan(0);
+    const names = runs.map((r) => r.run.run);
+    expect(held.every((m) => names.some((n) => m.includes(`waits for import ${n}`)))).toBe(true);
     expect(await leaseItem()).toBeUndefined();
   });
 });
