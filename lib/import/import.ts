@@ -115,6 +115,9 @@ export async function runImport<T>(
   importItems: BatchImport<T>,
   onReject: (line: number, reason: string) => void = (line, reason) => options.onRejected?.(line, reason),
 ): Promise<ImportSummary> {
+  // Before anything is read or written, the lease too: a deployed stage's ids need its secret
+  // (lib/legal-entities/ids.ts).
+  await loadStageIdScheme();
   const summary = await holdingImportLease(
     () => runUnderLease(options, read, importItems, onReject),
     options.lease,
@@ -132,8 +135,6 @@ async function runUnderLease<T>(
   onReject: (line: number, reason: string) => void,
 ): Promise<ImportSummary> {
   const started = performance.now();
-  // Before anything is read or written: a deployed stage's ids need its secret (lib/legal-entities/ids.ts).
-  await loadStageIdScheme();
   const batchSize = options.batchSize ?? 100;
   const concurrency = options.concurrency ?? 4;
   const summary = emptySummary();

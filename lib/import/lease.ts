@@ -80,7 +80,7 @@ export async function holdingImportLease<T>(
   return holdingHere(IMPORT_LEASE, holder, async () => {
     await waitForLease(IMPORT_LEASE, holder, { clock, ...(wait ? { wait } : {}) });
     try {
-      return await underLease.run(holder, () => keepingLease(IMPORT_LEASE, holder, work, clock));
+      return await underLease.run(holder, () => keepingLease(IMPORT_LEASE, holder, work, clock, true));
     } finally {
       await releaseLease(IMPORT_LEASE, holder);
     }
@@ -99,7 +99,7 @@ export async function importRunStep<T>(
 ): Promise<T> {
   const held = await takeLease(IMPORT_LEASE, run, clock);
   if (held) throw new ImportLeaseHeldError(run, held);
-  const result = await underLease.run(run, () => keepingLease(IMPORT_LEASE, run, work, clock));
+  const result = await underLease.run(run, () => keepingLease(IMPORT_LEASE, run, work, clock, true));
   if (typeof release === 'function' ? release(result) : release) await releaseLease(IMPORT_LEASE, run);
   return result;
 }

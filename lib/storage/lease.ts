@@ -204,15 +204,17 @@ export async function releaseLeasesHeldHere(): Promise<void> {
 
 /**
  * Runs one step of `holder`'s run with its lease renewed: at the start (a step whose lease another run
- * took writes nothing: LeaseLostError) and every RENEW_EVERY_MS while `work` runs.
+ * took writes nothing: LeaseLostError), unless `justTaken` (the caller took it this moment), and every
+ * RENEW_EVERY_MS while `work` runs.
  */
 export async function keepingLease<T>(
   lease: Lease,
   holder: string,
   work: () => Promise<T>,
   clock: Clock = Date.now,
+  justTaken = false,
 ): Promise<T> {
-  if (!(await renewLease(lease, holder, clock))) throw new LeaseLostError(lease, holder);
+  if (!justTaken && !(await renewLease(lease, holder, clock))) throw new LeaseLostError(lease, holder);
   let lost = false;
   const timer = setInterval(() => {
     renewLease(lease, holder, clock).then(
