@@ -6,11 +6,8 @@
  * parallel by a Distributed Map, the lookalikes of the changed companies recomputed in parallel by a
  * second one (planned in shards, lib/lookalikes/fan-out.ts) under the table's lookalike lease, round
  * after round while marks are left, then the run's other completions and its report under `reports/`.
- * The same library import as `npm run import`; nothing about the records or the derivations differs.
- *
- * The full lookalike job is a state machine of its own over the same fan-out: every section planned in
- * shards, the shards computed in parallel, the marks it read dropped, then the marks left in further
- * rounds. It runs weekly, and at once when an operator starts it (after a change of the scoring).
+ * One run at a time per stage (import-lease-invoke.ts), the library import of `npm run import`. The
+ * full lookalike job runs the same fan-out over every section, weekly and when an operator starts it.
  */
 import { Duration, Names, RemovalPolicy, Stack, Token, Validations, type CfnElement } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -40,11 +37,11 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { SlotWaitingInvoke, WORKER_CONCURRENCY } from './capacity';
+import { ImportLeaseInvoke, releaseImportLease } from './import-lease-invoke';
 import { REPORTS_PREFIX, WORK_PREFIX } from '../lib/import/engine';
 import { REGISTRY_PREFIXES } from '../lib/import/registry-engine';
 import { FILING_PREFIXES } from '../lib/filings/engine';
 import { DROP_PREFIXES, type ImportStore } from './import-store';
-
 export { ImportStore } from './import-store';
 
 /** The split's local disk (Lambda's largest): a registry's dropped files, its spools and sorted runs. */
@@ -111,9 +108,9 @@ export class ImportEngine extends Construct {
     props.legalEntitySecret.grantRead(partition);
     partition.addEnvironment('LEGAL_ENTITY_SECRET_ARN', props.legalEntitySecret.secretArn);
 
-    // Every step waits for a slot when throttled (capacity.ts); any other failure is tried 3 times.
+    // Throttles wait for a slot (capacity.ts), import steps for the import lease; other failures: 3 tries.
     const retry = { errors: ['States.ALL'], maxAttempts: 3, interval: Duration.seconds(10), backoffRate: 2 };
-    const splitStep = new SlotWaitingInvoke(this, 'Split', {
+    const splitStep = new ImportLeaseInvoke(this, 'Split', {
       lambdaFunction: split,
       payload: TaskInput.fromObject({
         bucket: JsonPath.stringAt('$.bucket'),
@@ -133,7 +130,7 @@ export class ImportEngine extends Construct {
       resultPath: JsonPath.DISCARD,
     });
     importStep.itemProcessor(
-      new SlotWaitingInvoke(this, 'ImportPartition', {
+      new ImportLeaseInvoke(this, 'ImportPartition', {
         lambdaFunction: partition,
         payloadResponseOnly: true,
       }).addRetry(retry),
@@ -222,12 +219,12 @@ export class ImportEngine extends Construct {
       resultPath: JsonPath.DISCARD,
     });
     rangesStep.itemProcessor(
-      new SlotWaitingInvoke(this, 'SplitRange', {
+      new ImportLeaseInvoke(this, 'SplitRange', {
         lambdaFunction: split,
         payloadResponseOnly: true,
       }).addRetry(retry),
     );
-    const gatherStep = new SlotWaitingInvoke(this, 'GatherRanges', {
+    const gatherStep = new ImportLeaseInvoke(this, 'GatherRanges', {
       lambdaFunction: split,
       payload: TaskInput.fromObject({
         ...fromState('bucket', 'key', 'run', 'startedAt', 'note'),
@@ -243,7 +240,9 @@ export class ImportEngine extends Construct {
       .when(Condition.stringEquals('$.status', 'ranges'), rangesStep.next(gatherStep).next(splitAnswer))
       .when(Condition.stringEquals('$.status', 'done'), new Succeed(this, 'NothingToImport'))
       .otherwise(
-        importStep.next(lookalikeRounds('Lookalikes', 'marked', JsonPath.stringAt('$.bucket'), completeStep)),
+        importStep
+          .next(releaseImportLease(this, complete, retry))
+          .next(lookalikeRounds('Lookalikes', 'marked', JsonPath.stringAt('$.bucket'), completeStep)),
       );
     this.stateMachine = new StateMachine(this, 'StateMachine', {
       definitionBody: DefinitionBody.fromChainable(splitStep.next(splitAnswer)),

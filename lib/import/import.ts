@@ -27,6 +27,7 @@ import type { BatchDerivation, Completion, Derivation } from '../derivation/chan
 import { emptySummary, queueChanges, writeChanges, type ImportSummary, type Run } from './changes';
 import { completeImport, deriveBatch, deriveChange, derivedWriter, oneAtATime } from './derive';
 import { contactClaimer } from './contacts';
+import { holdingImportLease, type ImportLeaseOptions } from './lease';
 import { judgeLines, sketchLine, type Entry, type Line } from './lines';
 import { markRunDone } from './store';
 import { nextTurn, type Turn } from './turns';
@@ -52,6 +53,8 @@ export interface ImportOptions {
   concurrency?: number;
   /** How legal entity ids are made; the stage's by default (tests shrink the id space). */
   idScheme?: () => LegalEntityIdScheme;
+  /** How the run holds the stage's import lease (lib/import/lease.ts); tests name the holder, turn the clock. */
+  lease?: ImportLeaseOptions;
 }
 
 /**
@@ -99,9 +102,12 @@ export interface BatchTurns {
 }
 
 /**
- * The run every import shares: the items `read` yields (it counts what it reads on the summary) are
- * cut into batches of `batchSize`, a bounded number of batches in flight, their changes written a full
- * batch at a time, the run marked done, then the completions.
+ * The run every import shares, one at a time per stage: under the stage's import lease from before
+ * anything is read until every company is written and derived (lib/import/lease.ts; a run that finds it
+ * held waits); its completions then run after the lease is freed (they write no company; the lookalike
+ * recompute holds its own lease). The items `read` yields (it counts what it reads on the summary) are cut into batches of
+ * `batchSize`, a bounded number of batches in flight, their changes written a full batch at a time,
+ * the run marked done, then the completions.
  */
 export async function runImport<T>(
   options: ImportOptions,
@@ -109,9 +115,26 @@ export async function runImport<T>(
   importItems: BatchImport<T>,
   onReject: (line: number, reason: string) => void = (line, reason) => options.onRejected?.(line, reason),
 ): Promise<ImportSummary> {
-  const started = performance.now();
-  // Before anything is read or written: a deployed stage's ids need its secret (lib/legal-entities/ids.ts).
+  // Before anything is read or written, the lease too: a deployed stage's ids need its secret
+  // (lib/legal-entities/ids.ts).
   await loadStageIdScheme();
+  const summary = await holdingImportLease(
+    () => runUnderLease(options, read, importItems, onReject),
+    options.lease,
+  );
+  const completing = performance.now();
+  await (options.complete ?? completeImport)();
+  summary.seconds += (performance.now() - completing) / 1000;
+  return summary;
+}
+
+async function runUnderLease<T>(
+  options: ImportOptions,
+  read: (summary: ImportSummary) => AsyncIterable<T>,
+  importItems: BatchImport<T>,
+  onReject: (line: number, reason: string) => void,
+): Promise<ImportSummary> {
+  const started = performance.now();
   const batchSize = options.batchSize ?? 100;
   const concurrency = options.concurrency ?? 4;
   const summary = emptySummary();
@@ -183,7 +206,6 @@ export async function runImport<T>(
   if (run.changes.length > 0) await writeChanges(run.changes.splice(0), run);
   // Every batch derived and its journal gone: later runs need not look for this run's journals.
   if (run.batches > 0) await markRunDone(run.id);
-  await (options.complete ?? completeImport)();
   summary.seconds = (performance.now() - started) / 1000;
   return summary;
 }

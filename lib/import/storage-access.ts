@@ -42,12 +42,14 @@ export const importPartitionStorage = {
     partitions.listMembers,
     partitions.eventLog,
   ],
+  // The run's import lease (lib/import/lease.ts): taken again or renewed by conditional puts.
   PutItem: [
     partitions.legalEntity,
     partitions.eventLog,
     partitions.events,
     partitions.registryDigest,
     partitions.matchCountsApplied,
+    partitions.importLease,
   ],
   UpdateItem: [
     partitions.company,
@@ -83,6 +85,9 @@ export const importPartitionStorage = {
  * their company items in batches, set updates in transactions and its mark put). It writes no company.
  */
 export const importSplitStorage = {
+  // The run's import lease (lib/import/lease.ts): taken by a conditional put, freed when nothing follows.
+  PutItem: [partitions.importLease],
+  DeleteItem: [partitions.importLease],
   GetItem: [partitions.registryProgress],
   UpdateItem: [partitions.registryProgress, partitions.registryRoster],
   BatchGetItem: [partitions.company, partitions.registryLinks, partitions.registryRoster],
@@ -114,13 +119,14 @@ export const importCompleteStorage = {
   GetItem: [partitions.accountLists, partitions.registryProgress],
   BatchGetItem: [partitions.accountLists, partitions.listMembers, partitions.filterProfiles],
   PutItem: [partitions.listMembers, partitions.listOrder],
+  // The run's import lease (lib/import/lease.ts), freed after the partitions by a conditional delete.
   UpdateItem: [
     partitions.accountLists,
     partitions.listMembers,
     partitions.listOrder,
     partitions.registryProgress,
   ],
-  DeleteItem: [partitions.listMembers, partitions.listOrder],
+  DeleteItem: [partitions.listMembers, partitions.listOrder, partitions.importLease],
   BatchWriteItem: [
     partitions.smartListFlips,
     partitions.contactsChanged,

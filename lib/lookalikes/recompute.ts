@@ -47,18 +47,19 @@ import {
 } from './features';
 import {
   holdingHere,
-  isDeadLocalHolder,
   keepingLease,
+  LOOKALIKE_LEASE,
   processHolder,
   releaseAndRecheck,
   releaseLease,
   takeLease,
-  takeOverLease,
   type Clock,
   type LeaseHeld,
+  type LeaseWait,
 } from './lease';
 import { SectionIndex } from './section-index';
 import * as keys from '../storage/keys';
+import { waitForLease } from '../storage/lease';
 import { packLookalikes } from './store';
 
 /** Sections read at once: one computes while another reads or writes. */
@@ -72,9 +73,6 @@ const SUBJECTS_PER_WRITE = 250;
 const WRITES_IN_FLIGHT = 2;
 /** Above every score (ten-thousandths, at most 10,000), within the search's 32-bit floors. */
 const UNREACHABLE_FLOOR = 0x7fffffff;
-
-/** How long a recompute in one process waits between two tries of a lease held by another. */
-const POLL_MS = 1_000;
 
 export interface RecomputeSummary extends Partial<LeaseHeld> {
   /** Blocks (NACE divisions) read. */
@@ -175,13 +173,7 @@ export async function planAll(onSection: (work: SectionWork) => Promise<void>): 
   });
 }
 
-/** How a recompute in one process waits for a lease held by another. */
-export interface LeaseWait {
-  /** Between two tries; POLL_MS by default. */
-  pollMs?: number;
-  /** Waits `ms`: a timer by default (the tests free or expire the lease from theirs instead). */
-  sleep?: (ms: number) => Promise<void>;
-}
+export type { LeaseWait } from './lease';
 
 /** Who recomputes in one process, and its clock (the tests turn it forward to expire a lease). */
 export interface RecomputeOptions {
@@ -278,12 +270,10 @@ async function roundsUnderLease(
 
 /**
  * Takes the lease for `holder` (undefined). Held by another recompute: with `wait` false, answers who
- * holds it; else takes it over at once from a holder whose process is gone (lease.ts
- * `isDeadLocalHolder`: this host's only), or tries again every `pollMs` until it is free or expired, and
- * a `marked` recompute also until no mark is left ('marks taken': the holder's re-check took them, and
- * the lists are written). Says once per holder whom it waits for, on stderr. No bound: a live holder
- * renews the lease and ends within its MAX_ROUNDS, a dead one's lease expires; Ctrl-C stops the wait,
- * the marks stay for the next recompute.
+ * holds it; else waits for it (lib/storage/lease.ts `waitForLease`: a dead process's taken over at
+ * once, else tried again every `pollMs`), a `marked` recompute also until no mark is left ('marks
+ * taken': the holder's re-check took them, and the lists are written). Ctrl-C stops the wait, the
+ * marks stay for the next recompute.
  */
 async function acquireLease(
   first: 'marked' | 'all',
@@ -291,34 +281,14 @@ async function acquireLease(
   clock: Clock,
   wait: LeaseWait | false,
 ): Promise<LeaseHeld | 'marks taken' | undefined> {
-  let waitingFor: string | undefined;
-  for (;;) {
-    const held = await takeLease(holder, clock);
-    if (!held) return undefined;
-    if (wait === false) return held;
-    if (isDeadLocalHolder(held.heldBy) && (await takeOverLease(holder, held.heldBy, clock))) {
-      log('INFO', `took over the lookalike lease of ${held.heldBy}: its process is gone`, {
-        holder,
-        ...held,
-      });
-      return undefined;
-    }
-    if (held.heldBy !== waitingFor) {
-      waitingFor = held.heldBy;
-      log('INFO', `waiting for the lookalike recompute of ${held.heldBy} (lease until ${held.heldUntil})`, {
-        holder,
-        ...held,
-      });
-    }
-    await (wait.sleep ?? sleep)(wait.pollMs ?? POLL_MS);
-    if (first === 'marked' && !(await hasMarks())) return 'marks taken';
-  }
+  if (wait === false) return takeLease(holder, clock);
+  const stopWaiting = first === 'marked' ? async () => !(await hasMarks()) : undefined;
+  const waited = await waitForLease(LOOKALIKE_LEASE, holder, { clock, wait, stopWaiting });
+  return waited === 'stopped' ? 'marks taken' : undefined;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /** A JSON line on stderr (stdout is the import's summary). */
-function log(level: 'INFO' | 'WARN', message: string, fields: Record<string, unknown>): void {
+function log(level: 'WARN', message: string, fields: Record<string, unknown>): void {
   console.error(JSON.stringify({ level, message, ...fields }));
 }
 

@@ -15,6 +15,7 @@
  * | Lookalike features | LOOKALIKE_BLOCK#<NACE division>     | COMPANY#<country>#<number> |  |                  | what a company is compared on, and its 100th score: a block's candidates in one Query (import-time recompute, full job) |
  * | Lookalike mark     | LOOKALIKE_DIRTY#<0..15>             | BATCH#<changeId>#<part> | |               | the companies of one import batch whose lookalikes must be recomputed, with their features before the change (import completion); one per batch |
  * | Lookalike lease    | LOOKALIKE_LEASE                     | LEASE         |        |                       | the one recompute of the lists that may run (its holder and expiry): a conditional put takes it, a conditional delete releases it |
+ * | Import lease       | IMPORT_LEASE                        | LEASE         |        |                       | the one import run of the stage that may write companies (its holder and expiry; lib/import/lease.ts) |
  * | Import change      | CHANGE#<changeId>                   | PART#<n>      |        |                       | the records before one import batch's changes, until their derivations ran (resumable import) |
  * | Registry digest    | REGISTRY_DIGEST#<source>#<country>#<block> | DIGEST |      |                       | the hash of a registry's units of one block of company numbers as last imported, the run that wrote it and a token other writers replace: a registry file imported again reads one item per block, not per company (lib/import/registry-digest.ts) |
  * | Registry roster    | REGISTRY_ROSTER#<source>#<country>#<0..15> / …#BUILT | <block> / BUILT | |              | (ext) the companies a registry wrote that are not stopped, a string set per block of company numbers, kept by every import's write; `BUILT` says the roster is whole: a full extract finds what it no longer holds by one Query per shard, not a Scan (lib/import/registry-roster.ts) |
@@ -113,8 +114,9 @@ export const lookalikeMark = (changeId: string, part: string): Key => ({
   pk: `LOOKALIKE_DIRTY#${shardOfText(changeId, LOOKALIKE_MARK_SHARDS)}`,
   sk: `BATCH#${changeId}#${part}`,
 });
-/** The one lookalike recompute at a time (lib/lookalikes/lease.ts): who holds it, until when. */
+/** The one lookalike recompute, and the one import run, at a time (lib/lookalikes/lease.ts, lib/import/lease.ts): who holds it, until when. */
 export const lookalikeLease = (): Key => ({ pk: 'LOOKALIKE_LEASE', sk: 'LEASE' });
+export const importLease = (): Key => ({ pk: 'IMPORT_LEASE', sk: 'LEASE' });
 export const importChange = (changeId: string, part: number): Key => ({
   pk: `CHANGE#${changeId}`,
   sk: `PART#${part}`,

@@ -39,6 +39,7 @@ export const legalEntity: Partition = /* @__PURE__ */ family(() => keys.legalEnt
 export const lookalikeBlock: Partition = /* @__PURE__ */ family(() => keys.lookalikeBlock(ANY));
 export const lookalikeMarks: Partition = /* @__PURE__ */ family(() => keys.lookalikeMarks(anyNumber));
 export const lookalikeLease: Partition = /* @__PURE__ */ family(() => keys.lookalikeLease().pk);
+export const importLease: Partition = /* @__PURE__ */ family(() => keys.importLease().pk);
 export const importChange: Partition = /* @__PURE__ */ family(() => keys.importChange(ANY, anyNumber).pk);
 export const registryDigest: Partition = /* @__PURE__ */ family(() => keys.registryDigest(ANY, ANY, ANY).pk);
 export const registryRoster: Partition = /* @__PURE__ */ family(

@@ -222,6 +222,41 @@ describe('CompanyDataStack (dev)', () => {
       });
     });
 
+    it('retries a split or partition that finds the import lease held by another run for hours; frees it after the partitions', () => {
+      const states = statesOf('ImportEngineStateMachine');
+      const partitionStates = (states['ImportPartitions']!['ItemProcessor'] as { States: typeof states })
+        .States;
+      const rangeStates = (states['SplitRanges']!['ItemProcessor'] as { States: typeof states }).States;
+      for (const step of [
+        states['Split'],
+        partitionStates['ImportPartition'],
+        rangeStates['SplitRange'],
+        states['GatherRanges'],
+      ]) {
+        const retries = step!['Retry'] as Array<{ ErrorEquals: string[] } & Record<string, unknown>>;
+        // Lambda's own transient errors and throttles first (capacity.ts), any other failure last.
+        expect(retries.map((r) => r.ErrorEquals).slice(1)).toEqual([
+          ['Lambda.TooManyRequestsException'],
+          ['ImportLeaseHeld'],
+          ['States.ALL'],
+        ]);
+        expect(retries[2]).toEqual({
+          ErrorEquals: ['ImportLeaseHeld'],
+          IntervalSeconds: 30,
+          MaxAttempts: 100,
+          BackoffRate: 1.5,
+          MaxDelaySeconds: 300,
+          JitterStrategy: 'FULL',
+        });
+      }
+      expect(states['ImportPartitions']).toMatchObject({ Next: 'ReleaseImportLease' });
+      expect(states['ReleaseImportLease']).toMatchObject({
+        Parameters: { 'run.$': '$$.Execution.Name', releaseImportLease: true },
+        ResultPath: null,
+        Next: 'LookalikesStart',
+      });
+    });
+
     it("gives the split Lambda's largest local disk, for a registry's files and its joins' sorted runs", () => {
       const withDisk = resourcesOfType(template, 'AWS::Lambda::Function').filter(
         ([, fn]) => (fn.Properties as { EphemeralStorage?: unknown }).EphemeralStorage !== undefined,
@@ -353,7 +388,7 @@ describe('CompanyDataStack (dev)', () => {
       expect([...new Set(actions)].sort()).toEqual([...expected].sort());
     });
 
-    it("lets the split step write only a KBO extract's progress and KBO's roster, and read only what a KBO extract asks of the stage", () => {
+    it("lets the split step write only the import lease, a KBO extract's progress and KBO's roster, and read only what a KBO extract asks of the stage", () => {
       const grants = tableGrantsOf(template, workerFunctionId(template, 'importSplit')).filter(
         (grant) => !grant.startsWith('DENY '),
       );
@@ -363,6 +398,8 @@ describe('CompanyDataStack (dev)', () => {
           `dynamodb:BatchGetItem table ${partitions.registryLinks.pattern}`,
           `dynamodb:BatchGetItem table ${partitions.registryRoster.pattern}`,
           `dynamodb:BatchWriteItem table ${partitions.registryRoster.pattern}`,
+          `dynamodb:DeleteItem table ${partitions.importLease.pattern}`,
+          `dynamodb:PutItem table ${partitions.importLease.pattern}`,
           `dynamodb:GetItem table ${partitions.registryProgress.pattern}`,
           `dynamodb:Query table ${partitions.filterProfiles.pattern}`,
           `dynamodb:Query table ${partitions.registryRoster.pattern}`,

@@ -3,9 +3,8 @@
  * filing import run in this process: kept on the company's own item (no `FILINGS` item written), read
  * from a `FILINGS` item a stage already holds, and the same filings again writing nothing. Then the
  * lookalike recompute after a filing import: a filing that moves a company's features recomputes its
- * list, one that does not (an older year's) recomputes nothing. Last, two imports of one company at the
- * same moment: the update feed keeps both's updates; the company item keeps one's periods (a known
- * defect, marked as failing).
+ * list, one that does not (an older year's) recomputes nothing. Two imports of one company at the same
+ * moment: test/integration/import-lease.test.ts.
  */
 import type { CompanyRef } from '../../lib/companies/identifiers';
 import { companyItem, getCompanyRecords, type StoredCompany } from '../../lib/companies/store';
@@ -19,7 +18,6 @@ import { recomputeMarked } from '../../lib/lookalikes/recompute';
 import { batchDelete, batchPut, getItem } from '../../lib/storage/batch';
 import { tableName } from '../../lib/storage/client';
 import * as keys from '../../lib/storage/keys';
-import { getFeeds } from '../../lib/updates/store';
 import { companyRecord, importRecords } from '../support/records';
 import { useFreshTable } from '../support/table';
 
@@ -205,38 +203,5 @@ describe('the lookalike recompute after a filing import', () => {
     // A replacement of the latest year with other figures moves them again.
     await importOf([filing(MICRO, '2023-12-31', '2024-09-01', 2, 800_000)]);
     expect((await recomputeMarked()).companies).toBeGreaterThanOrEqual(1);
-  });
-});
-
-describe('two filing imports of one company at the same moment', () => {
-  const PARALLEL: CompanyRef = { country: 'BE', companyNumber: '0412345614' };
-  /** Five rounds, each two imports started together, each bringing another year. */
-  const years = Array.from({ length: 10 }, (_, i) => `${2010 + i}-12-31`);
-  const runRounds = async () => {
-    await importRecords([bare(PARALLEL, 'Parallel Bouw NV')], { asOf: '2024-01-01' });
-    for (let i = 0; i < years.length; i += 2)
-      await Promise.all(
-        [years[i]!, years[i + 1]!].map((end, j) =>
-          importOf([filing(PARALLEL, end, '2024-06-01', i + j, 900_000)]),
-        ),
-      );
-  };
-  let rounds: Promise<void> | undefined;
-  const ran = () => (rounds ??= runRounds());
-
-  it('keep every update in the feed: each addition is its own attribute, added where the feed lacks it', async () => {
-    await ran();
-    const feed = (await getFeeds([PARALLEL])).get(`BE#${PARALLEL.companyNumber}`) ?? [];
-    const published = feed.filter((u) => u.type === 'PUBLISHED_FINANCIALS').map((u) => u.time);
-    expect(published).toHaveLength(years.length);
-  });
-
-  // Known defect, kept visible: the shared write path puts a company item whole and unconditionally
-  // (lib/import/store.ts `putCompanies`), so of two imports that read the company before either wrote
-  // it, the last put keeps only its own period. This test fails once the put is conditional.
-  it.failing('keep both imports’ periods on the company item', async () => {
-    await ran();
-    const ends = (await storedOf(PARALLEL)).record.financials.map((p) => p.endDate);
-    expect(ends.sort()).toEqual(years);
   });
 });

@@ -29,6 +29,12 @@ import {
   type LookalikePlan,
   type LookalikeShard,
 } from '../../lib/lookalikes/fan-out';
+import {
+  IMPORT_LEASE_HELD,
+  importRunStep,
+  releaseImportRunLease,
+  splitFreesLease,
+} from '../../lib/import/lease';
 import type { Clock } from '../../lib/lookalikes/lease';
 import { workers } from '../../lib/routes';
 import { withDeclaredAccess } from '../../lib/storage/access';
@@ -48,6 +54,38 @@ export interface EngineOptions {
   shardWorker?: (index: number, shard: LookalikeShard, compute: () => Promise<number>) => Promise<number>;
   /** The steps' clock (the lease's expiry): a test turns it forward instead of waiting. */
   clock?: Clock;
+  /** Told each time an import step found the import lease held by another run (and will be tried again). */
+  onLeaseHeld?: (run: string, error: Error) => void;
+}
+
+/** How long the local state machine waits before it tries again a step that found the import lease held. */
+const LEASE_RETRY_MS = 50;
+
+/**
+ * A step of the import state machine: its worker's declaration, under the run's import lease
+ * (lib/import/lease.ts `importRunStep`, as functions/import-*.ts run it). A step that finds the lease
+ * held by another run is tried again, as the state machine's Retry on ImportLeaseHeld does.
+ */
+export async function importStep<T>(
+  workerId: 'importSplit' | 'importPartition',
+  run: string,
+  work: () => Promise<T>,
+  options: EngineOptions & { release?: boolean | ((result: T) => boolean) } = {},
+): Promise<T> {
+  for (;;) {
+    try {
+      return await underDeclaration(workerId, () =>
+        importRunStep(run, work, {
+          release: options.release ?? false,
+          ...(options.clock ? { clock: options.clock } : {}),
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof Error) || error.name !== IMPORT_LEASE_HELD) throw error;
+      options.onLeaseHeld?.(run, error);
+      await new Promise((resolve) => setTimeout(resolve, LEASE_RETRY_MS));
+    }
+  }
 }
 
 /** The import state machine over the file at `key`: split, partitions, lookalike rounds, complete. */
@@ -68,14 +106,19 @@ export async function runImportEngine(files: ImportFiles, key: string, options: 
 /** The import state machine's first steps: the file split and its partitions imported. */
 export async function importFile(files: ImportFiles, key: string, options: EngineOptions = {}) {
   const run = { run: `test-${randomUUID().slice(0, 8)}`, key, startedAt: new Date().toISOString() };
-  const split = await underDeclaration('importSplit', () =>
-    splitImportFile(files, run, { partitions: options.partitions ?? 5 }),
+  const split = await importStep(
+    'importSplit',
+    run.run,
+    () => splitImportFile(files, run, { partitions: options.partitions ?? 5 }),
+    { ...options, release: splitFreesLease },
   );
   await Promise.all(
     split.partitions.map((partition) =>
-      underDeclaration('importPartition', () => importPartition(files, { ...split, partition })),
+      importStep('importPartition', run.run, () => importPartition(files, { ...split, partition }), options),
     ),
   );
+  await releaseLease(run.run);
+
   return split;
 }
 
@@ -101,8 +144,11 @@ export async function runRegistryDrop(
   let input: RegistrySplitInput = run;
   for (;;) {
     const asked: RegistrySplitInput = input;
-    split = await underDeclaration('importSplit', (): Promise<RegistrySplit> =>
-      splitRegistryDrop(files, asked, options),
+    split = await importStep(
+      'importSplit',
+      run.run,
+      (): Promise<RegistrySplit> => splitRegistryDrop(files, asked, options),
+      { ...options, release: splitFreesLease },
     );
     answers.push(split);
     if (split.status === 'wait') await options.wait?.(split);
@@ -111,7 +157,7 @@ export async function runRegistryDrop(
       const { ranges, establishments, note } = split;
       await Promise.all(
         ranges.map((range) =>
-          underDeclaration('importSplit', () =>
+          importStep('importSplit', run.run, () =>
             splitRegistryDrop(files, { ...run, range, establishments }, options),
           ),
         ),
@@ -123,11 +169,16 @@ export async function runRegistryDrop(
   const file = split;
   const reports = await Promise.all(
     file.partitions.map((partition) =>
-      underDeclaration('importPartition', () =>
-        importRegistryPartition(files, { ...file, format: file.format as 'kbo' | 'sirene', partition }),
+      importStep(
+        'importPartition',
+        run.run,
+        () => importRegistryPartition(files, { ...file, format: file.format as 'kbo' | 'sirene', partition }),
+        options,
       ),
     ),
   );
+  await releaseLease(run.run);
+
   await lookalikeRounds(files, run.run, 'marked', options);
   const done = await completeRun(files, file);
   return { run, answers, split: file, reports, done };
@@ -151,7 +202,10 @@ export async function runFilingDrop(
   const answers: FilingSplit[] = [];
   let split: FilingSplit;
   for (;;) {
-    split = await underDeclaration('importSplit', () => splitFilingDrop(files, run, options));
+    split = await importStep('importSplit', run.run, () => splitFilingDrop(files, run, options), {
+      ...options,
+      release: splitFreesLease,
+    });
     answers.push(split);
     if (split.status !== 'wait') break;
     await options.wait?.(split);
@@ -160,13 +214,24 @@ export async function runFilingDrop(
   const file = split;
   const reports = await Promise.all(
     file.partitions.map((partition) =>
-      underDeclaration('importPartition', () => importFilingPartition(files, { ...file, partition })),
+      importStep(
+        'importPartition',
+        run.run,
+        () => importFilingPartition(files, { ...file, partition }),
+        options,
+      ),
     ),
   );
+  await releaseLease(run.run);
+
   await lookalikeRounds(files, run.run, 'marked', options);
   const done = await completeRun(files, file);
   return { run, answers, split: file, reports, done };
 }
+
+/** The state after the partitions: the completion's worker frees the run's import lease. */
+export const releaseLease = (run: string) =>
+  underDeclaration('importComplete', () => releaseImportRunLease(run));
 
 /** The import state machine's last step. */
 export const completeRun = (files: ImportFiles, split: SplitFile<string>) =>

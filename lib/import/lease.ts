@@ -1,0 +1,112 @@
+/**
+ * One import run at a time per stage. A run reads each changed company, merges its records into it and
+ * puts it whole (lib/import/changes.ts); two runs that change one company at once would each merge into
+ * what they read, and the last put would drop the other's merge (a filing's period, a registry's
+ * fields), with journal `before` images and derivations as stale. So every run that writes companies —
+ * `npm run import` of any format, the demo data, a registry's erasures, and on AWS the import engine's
+ * executions — holds the stage's import lease (the item `keys.importLease`; its mechanics are every
+ * lease's, lib/storage/lease.ts) from before it reads anything until it ends:
+ *
+ * - A run in one process (`holdingImportLease`, around lib/import/import.ts `runImport` until its
+ *   companies are written and derived, before its completions) takes it, or
+ *   waits while another holds it: it says once on stderr whom it waits for and until when ("waiting
+ *   for import <holder> (lease until <ISO time>)"), tries again every second, takes it over at once
+ *   from a dead process of this host, or once expired. It renews it while it runs and releases it at
+ *   its end, also when it fails; a CLI stopped by Ctrl-C or SIGTERM frees it before it exits.
+ * - An execution of the import engine (`importRunStep`) holds it in its own name: its split takes it,
+ *   each partition renews it (takes it again if it expired and nobody took it), and the step after the
+ *   partitions frees it (`releaseImportRunLease`): the lookalike rounds and the completion that follow
+ *   write no company (the lookalikes hold their own lease), so the next run need not wait for them. A step that finds it held by another execution fails with ImportLeaseHeld, which the
+ *   state machine retries with back-off for hours (infra/import-engine.ts): the run waits its turn.
+ *   A run that fails for good leaves its lease to expire LEASE_MS after its last step.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import * as keys from '../storage/keys';
+import {
+  holdingHere,
+  keepingLease,
+  processHolder,
+  releaseLease,
+  takeLease,
+  waitForLease,
+  type Clock,
+  type Lease,
+  type LeaseHeld,
+  type LeaseWait,
+} from '../storage/lease';
+
+export const IMPORT_LEASE: Lease = {
+  key: keys.importLease,
+  entity: 'ImportLease',
+  name: 'import',
+  runOf: (holder) => `import ${holder}`,
+  run: 'import',
+  lostError: 'ImportLeaseLost',
+};
+
+/** The name the state machine retries on (infra/import-engine.ts). */
+export const IMPORT_LEASE_HELD = 'ImportLeaseHeld';
+
+/** A step of an execution found the import lease held by another run: it wrote nothing. */
+export class ImportLeaseHeldError extends Error {
+  override readonly name = IMPORT_LEASE_HELD;
+  constructor(run: string, { heldBy, heldUntil }: LeaseHeld) {
+    super(`import ${run} waits for import ${heldBy} (lease until ${heldUntil})`);
+  }
+}
+
+/** The holder of the import lease the code running now is under, if any. */
+const underLease = new AsyncLocalStorage<string>();
+
+/** How a run in one process holds the import lease; tests name the holder and turn the clock. */
+export interface ImportLeaseOptions {
+  /** A fresh `processHolder()` by default. */
+  holder?: string;
+  clock?: Clock;
+  wait?: LeaseWait;
+}
+
+/**
+ * Runs `work`, an import run in one process, under the import lease: taken (waiting while another run
+ * holds it), renewed while it runs, released at its end. Within a step of an execution (`importRunStep`)
+ * or another run of this process that holds it already, `work` simply runs under that one.
+ */
+export async function holdingImportLease<T>(
+  work: () => Promise<T>,
+  { holder = processHolder(), clock = Date.now, wait }: ImportLeaseOptions = {},
+): Promise<T> {
+  if (underLease.getStore() !== undefined) return work();
+  // Counted as this process's from before the lease is taken: a CLI stopped meanwhile frees it.
+  return holdingHere(IMPORT_LEASE, holder, async () => {
+    await waitForLease(IMPORT_LEASE, holder, { clock, ...(wait ? { wait } : {}) });
+    try {
+      return await underLease.run(holder, () => keepingLease(IMPORT_LEASE, holder, work, clock, true));
+    } finally {
+      await releaseLease(IMPORT_LEASE, holder);
+    }
+  });
+}
+
+/**
+ * Runs `work`, a step of the import engine's execution `run`, under the import lease in the run's name:
+ * taken when free, expired or already the run's (else ImportLeaseHeld, nothing done), renewed while
+ * `work` runs; released after it when the step is the run's last (`release`).
+ */
+export async function importRunStep<T>(
+  run: string,
+  work: () => Promise<T>,
+  { clock = Date.now, release = false }: { clock?: Clock; release?: boolean | ((result: T) => boolean) } = {},
+): Promise<T> {
+  const held = await takeLease(IMPORT_LEASE, run, clock);
+  if (held) throw new ImportLeaseHeldError(run, held);
+  const result = await underLease.run(run, () => keepingLease(IMPORT_LEASE, run, work, clock, true));
+  if (typeof release === 'function' ? release(result) : release) await releaseLease(IMPORT_LEASE, run);
+  return result;
+}
+
+/** A split that answers nothing to import, or a wait for a pair's second file, frees the lease meanwhile. */
+export const splitFreesLease = ({ status }: { status: string }): boolean =>
+  status === 'done' || status === 'wait';
+
+/** The import engine's step after the partitions: frees execution `run`'s lease (nothing when not its). */
+export const releaseImportRunLease = (run: string): Promise<void> => releaseLease(IMPORT_LEASE, run);
