@@ -203,6 +203,10 @@ it("loads the authorizer's bundle and allows a valid token", async () => {
 const worker = async (id: WorkerId, event: unknown, env: Record<string, string> = {}) =>
   answerOf(id, await callBundle(workerBundles[id], event, { env }));
 
+/** The state after the partitions: the completion's bundle frees the run's import lease. */
+const releaseLease = async (run: string) =>
+  expect(await worker('importComplete', { run, releaseImportLease: true })).toEqual({ released: true });
+
 it("runs the import's steps from their bundles, one after the other, as the state machine chains them", async () => {
   const asOf = '2026-11-20';
   const key = `incoming/${asOf}/companies.jsonl.gz`;
@@ -230,6 +234,7 @@ it("runs the import's steps from their bundles, one after the other, as the stat
     ),
   );
   expect(imported.reduce((n, p) => n + p.imported, 0)).toBe(records.length);
+  await releaseLease(run.run);
 
   const plan = (await worker('lookalikesPlan', {
     bucket: BUCKET,
@@ -278,6 +283,7 @@ it("runs the import's steps on a registry's ZIP from their bundles: the converte
   )) as [{ imported: number; rejected: number }];
   expect(partition.imported).toBeGreaterThan(0);
   expect(partition.rejected).toBe(2); // the sample's two enterprises rejected on purpose
+  await releaseLease(run.run);
 
   const done = (await worker('importComplete', { ...split, bucket: BUCKET })) as { imported: number };
   expect(done.imported).toBe(partition.imported);
@@ -319,6 +325,7 @@ it("runs a SIRENE pair's steps from their bundles: planned by siren range, each 
   const imported = (await Promise.all(
     split.partitions.map((p) => worker('importPartition', { ...split, bucket: BUCKET, partition: p })),
   )) as Array<{ imported: number }>;
+  await releaseLease(run.run);
   const done = (await worker('importComplete', { ...split, bucket: BUCKET })) as { imported: number };
   expect(done.imported).toBe(imported.reduce((n, p) => n + p.imported, 0));
   expect(done.imported).toBeGreaterThan(0);

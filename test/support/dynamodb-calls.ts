@@ -4,6 +4,7 @@
  * returned. For tests of what a request costs, and the bench's replay floor (test/bench/cases.ts).
  */
 import { dynamodb } from '../../lib/storage/client';
+import { importLease } from '../../lib/storage/keys';
 
 export interface Call {
   command: string;
@@ -53,3 +54,15 @@ export async function recordCalls<T>(run: () => Promise<T>): Promise<{ result: T
 /** Items read by the Queries among `calls`. */
 export const queriedItems = (made: Call[]) =>
   made.filter((c) => c.command === 'Query').reduce((n, c) => n + c.items, 0);
+
+/**
+ * The writes among `calls` that change data: every Put, Update, Delete and batch or transaction of them
+ * but the import lease's own (lib/import/lease.ts), which every import run takes and frees.
+ */
+export const dataWrites = (made: Call[]) =>
+  made.filter((c) => /Write|Put|Update|Delete/.test(c.command) && !onImportLease(c));
+
+const onImportLease = ({ input }: Call) => {
+  const { Item, Key } = input as { Item?: { pk?: unknown }; Key?: { pk?: unknown } };
+  return (Item ?? Key)?.pk === importLease().pk;
+};
