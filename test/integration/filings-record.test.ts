@@ -7,18 +7,16 @@
  * moment: test/integration/import-lease.test.ts.
  */
 import type { CompanyRef } from '../../lib/companies/identifiers';
-import { companyItem, getCompanyRecords, type StoredCompany } from '../../lib/companies/store';
-import { applyFilings, startAfter } from '../../lib/filings/apply';
-import { figuresOf } from '../../lib/filings/figures';
-import type { Filing } from '../../lib/filings/filing';
-import { healthOfFigures } from '../../lib/filings/health';
-import { importFilings, SUPERSEDED } from '../../lib/filings/import';
+import { companyItem } from '../../lib/companies/store';
+import { applyFilings } from '../../lib/filings/apply';
+import { SUPERSEDED } from '../../lib/filings/import';
 import { filedOf, filedText } from '../../lib/filings/store';
 import { recomputeMarked } from '../../lib/lookalikes/recompute';
 import { batchDelete, batchPut, getItem } from '../../lib/storage/batch';
 import { tableName } from '../../lib/storage/client';
 import * as keys from '../../lib/storage/keys';
-import { companyRecord, importRecords } from '../support/records';
+import { importRecords } from '../support/records';
+import { bare, filing, importOf, storedOf } from '../support/filings';
 import { useFreshTable } from '../support/table';
 
 useFreshTable();
@@ -28,53 +26,6 @@ jest.setTimeout(120_000);
 const ACME: CompanyRef = { country: 'BE', companyNumber: '0712345630' };
 const BROUWERIJ: CompanyRef = { country: 'BE', companyNumber: '0654321022' };
 const MICRO: CompanyRef = { country: 'BE', companyNumber: '0555123476' };
-
-/** A CBSO filing of `ref` for the year ending `end`: its total assets and employees, ranked by deposit and reference. */
-function filing(ref: CompanyRef, end: string, deposit: string, reference: number, assets: number): Filing {
-  const { figures, dropped } = figuresOf('cbso', {
-    get: (code) => ({ '20/58': assets, '10/15': assets / 2, '9087': 10 })[code] ?? null,
-  });
-  return {
-    source: { file: `${ref.companyNumber}-${deposit}.json`, line: 1 },
-    format: 'cbso',
-    country: 'BE',
-    companyNumber: ref.companyNumber,
-    endDate: end,
-    startDate: startAfter(undefined, end),
-    dateReceived: deposit,
-    rank: `cbso:${deposit}#2024-${String(reference).padStart(8, '0')}`,
-    healthIndicator: healthOfFigures(figures),
-    figures,
-    dropped,
-  };
-}
-
-/** The filings through the filing import, the lookalike recompute left to the test (`recomputeMarked`). */
-async function importOf(filings: Filing[], asOf = '2025-01-01') {
-  async function* items() {
-    for (const f of filings) yield { kind: 'filing' as const, filing: f };
-  }
-  return importFilings(items(), { asOf, format: 'cbso', complete: async () => undefined });
-}
-
-const storedOf = async (ref: CompanyRef): Promise<StoredCompany> =>
-  (await getCompanyRecords([ref])).get(`${ref.country}#${ref.companyNumber}`)!;
-
-const bare = (
-  ref: CompanyRef,
-  name: string,
-  financials: ReturnType<typeof applyFilings>['financials'] = [],
-) =>
-  companyRecord({
-    ...ref,
-    name,
-    activities: ['41201'],
-    vatNumber: null,
-    website: null,
-    financials,
-    shareholders: [],
-    contacts: [],
-  });
 
 beforeAll(async () => {
   await importRecords([bare(ACME, 'Acme Bouw NV'), bare(MICRO, 'Claes Micro BV')], { asOf: '2024-01-01' });

@@ -8,12 +8,6 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { CompanyRef } from '../../lib/companies/identifiers';
-import { getCompanyRecords, type StoredCompany } from '../../lib/companies/store';
-import { applyFilings, startAfter } from '../../lib/filings/apply';
-import { figuresOf } from '../../lib/filings/figures';
-import type { Filing } from '../../lib/filings/filing';
-import { healthOfFigures } from '../../lib/filings/health';
-import { importFilings } from '../../lib/filings/import';
 import { IMPORT_LEASE, IMPORT_LEASE_HELD, importRunStep } from '../../lib/import/lease';
 import { importBucket } from '../../lib/import/bucket';
 import { getItem } from '../../lib/storage/batch';
@@ -21,63 +15,17 @@ import { tableName } from '../../lib/storage/client';
 import * as keys from '../../lib/storage/keys';
 import { LEASE_MS, takeLease } from '../../lib/storage/lease';
 import { getFeeds } from '../../lib/updates/store';
-import { companyRecord, importRecords } from '../support/records';
+import { importRecords } from '../support/records';
 import { ref as kboRef, registry, unit } from '../support/registry-units';
 import { runImportEngine } from '../support/import-engine';
 import { useLocalS3 } from '../support/local-s3';
+import { bare, filing, importOf, storedOf } from '../support/filings';
 import { useFreshTable } from '../support/table';
 
 const BUCKET = 'company-data-imports';
 useLocalS3(BUCKET);
 useFreshTable();
 jest.setTimeout(180_000);
-
-/** A CBSO filing of `ref` for the year ending `end`: its total assets and employees, ranked by deposit and reference. */
-function filing(ref: CompanyRef, end: string, deposit: string, reference: number, assets: number): Filing {
-  const { figures, dropped } = figuresOf('cbso', {
-    get: (code) => ({ '20/58': assets, '10/15': assets / 2, '9087': 10 })[code] ?? null,
-  });
-  return {
-    source: { file: `${ref.companyNumber}-${deposit}.json`, line: 1 },
-    format: 'cbso',
-    country: 'BE',
-    companyNumber: ref.companyNumber,
-    endDate: end,
-    startDate: startAfter(undefined, end),
-    dateReceived: deposit,
-    rank: `cbso:${deposit}#2024-${String(reference).padStart(8, '0')}`,
-    healthIndicator: healthOfFigures(figures),
-    figures,
-    dropped,
-  };
-}
-
-/** The filings through the filing import, the lookalike recompute left out. */
-async function importOf(filings: Filing[], asOf = '2025-01-01') {
-  async function* items() {
-    for (const f of filings) yield { kind: 'filing' as const, filing: f };
-  }
-  return importFilings(items(), { asOf, format: 'cbso', complete: async () => undefined });
-}
-
-const storedOf = async (ref: CompanyRef): Promise<StoredCompany> =>
-  (await getCompanyRecords([ref])).get(`${ref.country}#${ref.companyNumber}`)!;
-
-const bare = (
-  ref: CompanyRef,
-  name: string,
-  financials: ReturnType<typeof applyFilings>['financials'] = [],
-) =>
-  companyRecord({
-    ...ref,
-    name,
-    activities: ['41201'],
-    vatNumber: null,
-    website: null,
-    financials,
-    shareholders: [],
-    contacts: [],
-  });
 
 const leaseItem = () => getItem(tableName(), keys.importLease());
 
