@@ -13,7 +13,7 @@ import { moveMembers } from '../../lib/lists/store/moves';
 import { batchPut } from '../../lib/storage/batch';
 import { dynamodb, tableName } from '../../lib/storage/client';
 import * as keys from '../../lib/storage/keys';
-import { recordCalls } from '../support/dynamodb-calls';
+import { beforeFirstCall, recordCalls } from '../support/dynamodb-calls';
 import { ALICE, call } from '../support/events';
 import { useFreshTable } from '../support/table';
 
@@ -125,22 +125,15 @@ describe('contact counts in the list item', () => {
     const listId = await listWithMembers();
     const target = ref(0); // 1 contact, 3 now
     let moved = false;
-    const name = `move-during-count-${Math.random()}`;
-    dynamodb().middlewareStack.add(
-      (next, context) => async (args) => {
-        if (!moved && /^(UpdateItem|TransactWrite)/.test(context.commandName ?? '')) {
-          moved = true;
-          const member = (await getMembers(ALICE.accountId, listId, [target])).get(companyKey(target))!;
-          await moveMembers(ALICE.accountId, listId, [{ member, to: 'ARCHIVED' }], new Date());
-        }
-        return next(args);
-      },
-      { step: 'initialize', name },
-    );
+    const stop = beforeFirstCall(/^(UpdateItem|TransactWrite)/, async () => {
+      moved = true;
+      const member = (await getMembers(ALICE.accountId, listId, [target])).get(companyKey(target))!;
+      await moveMembers(ALICE.accountId, listId, [{ member, to: 'ARCHIVED' }], new Date());
+    });
     try {
       await updateContactCounts(ALICE.accountId, listId, countsNow);
     } finally {
-      dynamodb().middlewareStack.remove(name);
+      stop();
     }
     expect(moved).toBe(true);
     expect((await getList(ALICE.accountId, listId))!.contacts).toBe(sum(now) - now(0));

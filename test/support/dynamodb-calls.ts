@@ -66,3 +66,33 @@ const onImportLease = ({ input }: Call) => {
   const { Item, Key } = input as { Item?: { pk?: unknown }; Key?: { pk?: unknown } };
   return (Item ?? Key)?.pk === importLease().pk;
 };
+
+/**
+ * Runs `act` once, just before the first call of `command` (matched against the SDK's command name) is
+ * sent; the call then goes on. Answers a function that removes the hook.
+ */
+export function beforeFirstCall(command: RegExp, act: () => Promise<unknown>): () => void {
+  let done = false;
+  const name = `before-${Math.random()}`;
+  dynamodb().middlewareStack.add(
+    (next, context) => async (args) => {
+      if (!done && command.test(context.commandName ?? '')) {
+        done = true;
+        await act();
+      }
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  return () => void dynamodb().middlewareStack.remove(name);
+}
+
+/** Resolves when the first call of `command` is sent. */
+export function firstCallSent(command: RegExp): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = beforeFirstCall(command, async () => {
+      stop();
+      resolve();
+    });
+  });
+}
