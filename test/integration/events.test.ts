@@ -22,15 +22,21 @@ import { SCOPES } from '../../lib/tokens/scopes';
 import { announceEvents } from '../../lib/webhooks/announce';
 import { handler as getEventsHandler } from '../../functions/get-events';
 import { ALICE, call } from '../support/events';
-import { bareCompany, companyRecord, importRecords, period } from '../support/records';
+import {
+  ACME,
+  bareCompany,
+  companyRecord,
+  HOLDING,
+  holdingRecord,
+  importRecords,
+  period,
+} from '../support/records';
 import { useFreshTable } from '../support/table';
 
 useFreshTable();
 jest.setTimeout(180_000);
 
 const CAROL: Caller = { accountId: 'globex', userEmail: 'carol@globex.example', scopes: [...SCOPES] };
-const ACME: CompanyRef = { country: 'BE', companyNumber: '0403170701' };
-const HOLDING: CompanyRef = { country: 'BE', companyNumber: '0400000185' };
 
 const staff = [
   { contactId: 93001, firstName: 'An', lastName: 'Peeters', jobTitle: 'CEO' },
@@ -49,15 +55,7 @@ const acmeV3 = companyRecord({
   financials: [...acmeV2.financials!, period(2023, { grossMargin: 115_000, healthIndicator: 4 })],
   contacts: staff.slice(0, 1),
 });
-const holding = companyRecord({
-  ...HOLDING,
-  name: 'Acme Holding NV',
-  vatNumber: null,
-  website: null,
-  financials: [],
-  shareholders: [],
-  contacts: [],
-});
+const holding = holdingRecord();
 
 async function staticList(caller: Caller, name: string, enabled: boolean, companies: CompanyRef[]) {
   const { id } = (await createOneList(caller, { name, type: 'STATIC', notifications: { enabled } })).body;

@@ -11,12 +11,10 @@ import { addCompanies } from '../../lib/lists/add-companies';
 import { createOneList } from '../../lib/lists/manage';
 import type { Caller } from '../../lib/tokens/caller';
 import { SCOPES } from '../../lib/tokens/scopes';
-import { deliverAll, queueNewEvents } from '../../lib/webhooks/deliver';
-import { takeDueDeliveries } from '../../lib/webhooks/queue';
-import type { UrlRules } from '../../lib/webhooks/url';
 import { createWebhook } from '../../lib/webhooks/webhooks';
 import { ALICE } from '../support/events';
 import { ADDRESS, beNumber, figures, registry, unit, updatesOf } from '../support/registry-units';
+import { deliverUntilQuiet, LOCAL_RECEIVERS } from '../support/webhook-deliveries';
 import { useFreshTable } from '../support/table';
 
 useFreshTable();
@@ -137,12 +135,6 @@ describe('a seat shown in another of its languages', () => {
 });
 
 describe('webhook deliveries (§12)', () => {
-  const LOCAL: UrlRules = {
-    allowLocal: true,
-    resolve: async () => {
-      throw new Error('no name is resolved in this test');
-    },
-  };
   let server: http.Server | undefined;
   afterAll(async () => {
     server?.closeAllConnections();
@@ -167,7 +159,11 @@ describe('webhook deliveries (§12)', () => {
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     const caller: Caller = { accountId: 'hooked', userEmail: 'x@hooked.example', scopes: [...SCOPES] };
-    const { body: endpoint } = await createWebhook(caller, { url: `http://127.0.0.1:${port}/hook` }, LOCAL);
+    const { body: endpoint } = await createWebhook(
+      caller,
+      { url: `http://127.0.0.1:${port}/hook` },
+      LOCAL_RECEIVERS,
+    );
     await registry([unit(60)], '2026-01-10');
     const { id } = (
       await createOneList(caller, { name: 'Hooked', type: 'STATIC', notifications: { enabled: true } })
@@ -178,18 +174,7 @@ describe('webhook deliveries (§12)', () => {
       [unit(60, { name: 'Zestig BV', address: { ...ADDRESS, street: 'Markt' }, stoppedOn: '2026-01-31' })],
       '2026-02-02',
     );
-    for (let idle = 0; idle < 20;) {
-      const queued = await queueNewEvents();
-      const due = await takeDueDeliveries(Date.now());
-      if (queued === 0 && due.length === 0) {
-        idle++;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        continue;
-      }
-      idle = 0;
-      for (const outcome of await deliverAll(due, { rules: LOCAL }))
-        if (outcome instanceof Error) throw outcome;
-    }
+    await deliverUntilQuiet(20);
 
     const verifier = new Webhook(endpoint.secret);
     const events = received.map(

@@ -12,14 +12,12 @@ import { handler as getOne } from '../../functions/get-legal-entity-updates';
 import { handler as getBulk } from '../../functions/get-legal-entity-updates-bulk';
 import { updateRoutes } from '../../lib/updates/routes';
 import { call } from '../support/events';
-import { companyRecord, importRecords, period } from '../support/records';
+import { ACME, companyRecord, HOLDING, holdingRecord, importRecords, period } from '../support/records';
 import { useFreshTable } from '../support/table';
 
 useFreshTable();
 jest.setTimeout(120_000);
 
-const ACME: CompanyRef = { country: 'BE', companyNumber: '0403170701' };
-const HOLDING: CompanyRef = { country: 'BE', companyNumber: '0400000185' };
 const FIRST_AS_OF = '2025-07-01';
 const AS_OF = '2026-11-21';
 
@@ -44,15 +42,7 @@ const acmeV2 = companyRecord({
   financials: [...acmeV1.financials!, period(2023, { grossMargin: 130_000, healthIndicator: 3 })],
   contacts: staff.slice(0, 1),
 });
-const holding = companyRecord({
-  ...HOLDING,
-  name: 'Acme Holding NV',
-  vatNumber: null,
-  website: null,
-  financials: [],
-  shareholders: [],
-  contacts: [],
-});
+const holding = holdingRecord();
 
 const feedOf = async (ref: CompanyRef) => (await getFeeds([ref])).get(`${ref.country}#${ref.companyNumber}`);
 const legalEntityIdOf = async (ref: CompanyRef) => (await getRelationships(ref))!.legalEntityId;

@@ -18,7 +18,7 @@ import { lastEventNumber } from '../../lib/events/store';
 import type { Caller } from '../../lib/tokens/caller';
 import { SCOPES } from '../../lib/tokens/scopes';
 import { getDeliveries } from '../../lib/webhooks/deliveries';
-import { deliver, deliverAll, queueNewEvents } from '../../lib/webhooks/deliver';
+import { deliver, queueNewEvents } from '../../lib/webhooks/deliver';
 import type { DueJob } from '../../lib/webhooks/job';
 import { takeDueDeliveries } from '../../lib/webhooks/queue';
 import { MAX_ATTEMPTS } from '../../lib/webhooks/schedule';
@@ -26,6 +26,7 @@ import { createWebhook, rotateSecret, sendTestEvent, updateOneWebhook } from '..
 import type { UrlRules } from '../../lib/webhooks/url';
 import { bareCompany, importRecords, withPeriod } from '../support/records';
 import { watchCompanies } from '../support/watched';
+import { deliverUntilQuiet, LOCAL_RECEIVERS } from '../support/webhook-deliveries';
 import { useFreshTable } from '../support/table';
 
 useFreshTable();
@@ -45,13 +46,6 @@ afterAll(async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 });
-
-const LOCAL: UrlRules = {
-  allowLocal: true,
-  resolve: async () => {
-    throw new Error('no name is resolved in this test but through its own stub');
-  },
-};
 
 type Mode = 'ok' | '500' | 'timeout' | 'reset' | 'redirect';
 
@@ -92,21 +86,8 @@ async function receiver() {
   return { url: `http://127.0.0.1:${port}/hook`, received, script, server };
 }
 
-/** Runs the fan-out and every job as it comes due, as the local stage's workers do, until none is left. */
-async function drain(): Promise<void> {
-  for (let idle = 0; idle < 40;) {
-    const queued = await queueNewEvents();
-    const due = await takeDueDeliveries(Date.now());
-    if (queued === 0 && due.length === 0) {
-      idle++;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      continue;
-    }
-    idle = 0;
-    for (const outcome of await deliverAll(due, { rules: LOCAL }))
-      if (outcome instanceof Error) throw outcome;
-  }
-}
+/** Two seconds of quiet outwaits the schedule at 1/20,000 (its 10 h step: 1.8 s). */
+const drain = () => deliverUntilQuiet(40);
 
 const account = (name: string): Caller => ({
   accountId: name,
@@ -132,7 +113,7 @@ describe('delivery to a healthy receiver', () => {
   it('delivers every event of a 1,000-update import exactly once per webhook-id, validly signed', async () => {
     const caller = account('healthy');
     const hook = await receiver();
-    const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL);
+    const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL_RECEIVERS);
 
     await eventsFor(caller, 1000);
     expect(await lastEventNumber(caller.accountId)).toBe(1000);
@@ -176,7 +157,7 @@ describe('failed attempts', () => {
     async (_, mode, status) => {
       const caller = account(`failing-${mode}`);
       const hook = await receiver();
-      const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL);
+      const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL_RECEIVERS);
       hook.script.push(mode, mode);
 
       await eventsFor(caller, 1);
@@ -211,7 +192,7 @@ describe('failed attempts', () => {
   it('gives up after the eighth attempt on a receiver down for the whole schedule; the event stays in the feed', async () => {
     const caller = account('down');
     const hook = await receiver();
-    const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL);
+    const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL_RECEIVERS);
     await new Promise<void>((resolve) => hook.server.close(() => resolve()));
 
     await eventsFor(caller, 1);
@@ -230,16 +211,16 @@ describe('failed attempts', () => {
   it('shows a queued retry as `pending` (when queued, when due) until its attempt replaces it', async () => {
     const caller = account('queued');
     const hook = await receiver();
-    const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL);
+    const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL_RECEIVERS);
     hook.script.push('500');
     await eventsFor(caller, 1);
     await queueNewEvents();
     const queued: DueJob[] = [];
 
     const [first] = await takeDueDeliveries(Date.now());
-    expect(await deliver(first!, { rules: LOCAL, enqueue: async (jobs) => void queued.push(...jobs) })).toBe(
-      'failed',
-    );
+    expect(
+      await deliver(first!, { rules: LOCAL_RECEIVERS, enqueue: async (jobs) => void queued.push(...jobs) }),
+    ).toBe('failed');
 
     const { data } = await log(caller, endpoint.id);
     expect(data).toEqual([
@@ -264,7 +245,9 @@ describe('failed attempts', () => {
     ]);
     expect(Date.parse(data[0]!.at)).toBeGreaterThanOrEqual(Date.parse(data[1]!.at));
 
-    expect(await deliver(queued[0]!, { rules: LOCAL, enqueue: async () => undefined })).toBe('delivered');
+    expect(await deliver(queued[0]!, { rules: LOCAL_RECEIVERS, enqueue: async () => undefined })).toBe(
+      'delivered',
+    );
     expect((await log(caller, endpoint.id)).data.map((d) => [d.attempt, d.status])).toEqual([
       [2, 'delivered'],
       [1, 'failed'],
@@ -276,7 +259,7 @@ describe('test deliveries', () => {
   it('attempts a test once and never retries it', async () => {
     const caller = account('tested');
     const hook = await receiver();
-    const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL);
+    const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL_RECEIVERS);
     hook.script.push('500');
 
     const { eventId } = await sendTestEvent(caller, endpoint.id);
@@ -292,8 +275,8 @@ describe('test deliveries', () => {
   it('sends at most one test a minute per endpoint; another says how many seconds to wait', async () => {
     const caller = account('tested-twice');
     const hook = await receiver();
-    const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL);
-    const { body: other } = await createWebhook(caller, { url: hook.url }, LOCAL);
+    const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL_RECEIVERS);
+    const { body: other } = await createWebhook(caller, { url: hook.url }, LOCAL_RECEIVERS);
     const at = Date.now();
 
     await sendTestEvent(caller, endpoint.id, new Date(at));
@@ -312,7 +295,7 @@ describe('secrets and endpoints', () => {
   it('signs with the new and the rotated-out secret for 24 hours', async () => {
     const caller = account('rotated');
     const hook = await receiver();
-    const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL);
+    const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL_RECEIVERS);
     const { secret } = await rotateSecret(caller, endpoint.id);
 
     await sendTestEvent(caller, endpoint.id);
@@ -339,9 +322,9 @@ describe('secrets and endpoints', () => {
   it('drops the pending deliveries of a disabled endpoint', async () => {
     const caller = account('disabled');
     const hook = await receiver();
-    const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL);
+    const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL_RECEIVERS);
     await sendTestEvent(caller, endpoint.id);
-    await updateOneWebhook(caller, endpoint.id, { enabled: false }, LOCAL);
+    await updateOneWebhook(caller, endpoint.id, { enabled: false }, LOCAL_RECEIVERS);
 
     await drain();
 

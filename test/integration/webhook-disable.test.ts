@@ -17,10 +17,10 @@ import { readEvents } from '../../lib/events/store';
 import { deliverAll, queueNewEvents } from '../../lib/webhooks/deliver';
 import { takeDueDeliveries } from '../../lib/webhooks/queue';
 import { FAILING_DISABLES_AFTER_MS, MAX_ATTEMPTS } from '../../lib/webhooks/schedule';
-import type { UrlRules } from '../../lib/webhooks/url';
 import { createWebhook, getOneWebhook, updateOneWebhook } from '../../lib/webhooks/webhooks';
 import { bareCompany, importRecords, withPeriod } from '../support/records';
 import { watchCompanies } from '../support/watched';
+import { LOCAL_RECEIVERS } from '../support/webhook-deliveries';
 import { useFreshTable } from '../support/table';
 
 useFreshTable();
@@ -28,12 +28,6 @@ jest.setTimeout(300_000);
 process.env['WEBHOOK_RETRY_SCALE'] = '1';
 process.env['WEBHOOK_TIMEOUT_MS'] = '5000';
 
-const LOCAL: UrlRules = {
-  allowLocal: true,
-  resolve: async () => {
-    throw new Error('no name is resolved in this test');
-  },
-};
 const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;
 const caller: Caller = { accountId: 'failing', userEmail: 'ops@failing.example', scopes: [...SCOPES] };
@@ -59,7 +53,7 @@ async function runUntil(until: number, step = HOUR): Promise<void> {
   for (; clock <= until; clock += step) {
     for (let due = await takeDueDeliveries(clock); due.length > 0; due = await takeDueDeliveries(clock)) {
       // As the delivery worker does: a poll's jobs as one batch (the endpoint read once, health kept by it).
-      for (const outcome of await deliverAll(due, { rules: LOCAL, now: () => new Date(clock) }))
+      for (const outcome of await deliverAll(due, { rules: LOCAL_RECEIVERS, now: () => new Date(clock) }))
         if (outcome instanceof Error) throw outcome;
     }
   }
@@ -84,7 +78,7 @@ const log = async (id: string) => (await getDeliveries(caller.accountId, id, { l
 
 it('disables an endpoint whose deliveries all failed for 5 days, drops the rest, and works again when re-enabled', async () => {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  const { body: endpoint } = await createWebhook(caller, { url }, LOCAL);
+  const { body: endpoint } = await createWebhook(caller, { url }, LOCAL_RECEIVERS);
   const start = clock;
   const events: string[] = [];
   for (let day = 0; day <= 5; day++) {
@@ -119,7 +113,7 @@ it('disables an endpoint whose deliveries all failed for 5 days, drops the rest,
   expect(cutShort.length).toBeGreaterThan(0);
 
   // Re-enabled (PATCH enabled: true): it delivers again, and its count of failures starts afresh.
-  const enabled = await updateOneWebhook(caller, endpoint.id, { enabled: true }, LOCAL);
+  const enabled = await updateOneWebhook(caller, endpoint.id, { enabled: true }, LOCAL_RECEIVERS);
   expect(enabled.enabled).toBe(true);
   const failsOnce = await newEvent();
   await runUntil(clock, 1);

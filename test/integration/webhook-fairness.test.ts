@@ -14,8 +14,8 @@ import { getDeliveries } from '../../lib/webhooks/deliveries';
 import { deliverAll, deliverDue } from '../../lib/webhooks/deliver';
 import type { DueJob } from '../../lib/webhooks/job';
 import { enqueueDeliveries } from '../../lib/webhooks/queue';
-import type { UrlRules } from '../../lib/webhooks/url';
 import { createWebhook } from '../../lib/webhooks/webhooks';
+import { LOCAL_RECEIVERS } from '../support/webhook-deliveries';
 import { useFreshTable } from '../support/table';
 
 useFreshTable();
@@ -25,13 +25,6 @@ jest.setTimeout(60_000);
 // endpoint's attempt (its log entries written to a busy DynamoDB Local) ends well before it.
 process.env['WEBHOOK_TIMEOUT_MS'] = '10000';
 afterEach(() => delete process.env['WEBHOOK_RETRY_SCALE']);
-
-const LOCAL: UrlRules = {
-  allowLocal: true,
-  resolve: async () => {
-    throw new Error('no name is resolved in this test');
-  },
-};
 
 const servers: http.Server[] = [];
 afterAll(async () => {
@@ -67,7 +60,7 @@ const account = (name: string): Caller => ({
 async function endpointWithJob(name: string, silent: boolean) {
   const caller = account(name);
   const hook = await receiver(silent);
-  const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL);
+  const { body: endpoint } = await createWebhook(caller, { url: hook.url }, LOCAL_RECEIVERS);
   const eventId = `evt_${randomBytes(12).toString('hex')}`;
   // An event that names no list: shown to every endpoint as it is (visibility is another test's).
   const body = JSON.stringify({ id: eventId, type: 'company.update', createdAt: new Date().toISOString() });
@@ -86,7 +79,7 @@ it("queues a failed attempt's retry when the attempt ends, due 4–6 s after, wh
   const queued: DueJob[] = [];
 
   const outcomes = await deliverAll([slow.due, fast.due], {
-    rules: LOCAL,
+    rules: LOCAL_RECEIVERS,
     enqueue: async (jobs) => {
       queued.push(...jobs);
     },
@@ -127,7 +120,7 @@ it("makes the retry on the local stage's run while another endpoint's attempt is
   const fast = await endpointWithJob('failing-receiver-local', false);
   await enqueueDeliveries([slow.due, fast.due]);
 
-  const outcomes = await deliverDue({ rules: LOCAL });
+  const outcomes = await deliverDue({ rules: LOCAL_RECEIVERS });
 
   // The run ends when nothing is due and no attempt is under way: the silent receiver's retry, due
   // after its timeout, is the next run's.

@@ -19,24 +19,17 @@ import * as keys from '../../lib/storage/keys';
 import type { Caller } from '../../lib/tokens/caller';
 import { SCOPES } from '../../lib/tokens/scopes';
 import { getDeliveries } from '../../lib/webhooks/deliveries';
-import { deliverAll, deliverDue, queueNewEvents } from '../../lib/webhooks/deliver';
+import { deliverAll, queueNewEvents } from '../../lib/webhooks/deliver';
 import type { DueJob } from '../../lib/webhooks/job';
 import { takeDueDeliveries } from '../../lib/webhooks/queue';
-import type { UrlRules } from '../../lib/webhooks/url';
 import { createWebhook, updateOneWebhook } from '../../lib/webhooks/webhooks';
 import { bareCompany, importRecords, withPeriod } from '../support/records';
+import { deliverUntilQuiet, LOCAL_RECEIVERS } from '../support/webhook-deliveries';
 import { useFreshTable } from '../support/table';
 
 useFreshTable();
 jest.setTimeout(120_000);
 process.env['WEBHOOK_RETRY_SCALE'] = '0.00005';
-
-const LOCAL: UrlRules = {
-  allowLocal: true,
-  resolve: async () => {
-    throw new Error('no name is resolved in this test');
-  },
-};
 
 const ALICE: Caller = { accountId: 'seen', userEmail: 'alice@seen.example', scopes: [...SCOPES] };
 const BOB: Caller = { ...ALICE, userEmail: 'bob@seen.example' };
@@ -78,16 +71,7 @@ async function list(caller: Caller, name: string, shared: boolean, records: Comp
   return id;
 }
 
-/** The fan-out and every job due, as the local stage's workers run them, until nothing is left. */
-async function drain(): Promise<void> {
-  for (let idle = 0; idle < 10;) {
-    const queued = await queueNewEvents();
-    const outcomes = await deliverDue({ rules: LOCAL });
-    if (queued === 0 && outcomes.length === 0) idle++;
-    else idle = 0;
-    for (const outcome of outcomes) if (outcome instanceof Error) throw outcome;
-  }
-}
+const drain = () => deliverUntilQuiet(10);
 
 const feed = async (caller: Caller) =>
   (JSON.parse((await getEvents(caller, { limit: 500 })).text) as { data: CompanyUpdateEvent[] }).data;
@@ -114,9 +98,9 @@ it("shows each reader the lists it sees, and no event of lists it cannot see, in
   privateList = await list(ALICE, "Alice's own", false, [onlyPrivate, both]);
   sharedList = await list(ALICE, 'Shared with the team', true, [onlyShared, both]);
   const [alices, bobs, legacy] = [await receiver(), await receiver(), await receiver()];
-  await createWebhook(ALICE, { url: alices.url }, LOCAL);
-  await createWebhook(BOB, { url: bobs.url }, LOCAL);
-  const { body: old } = await createWebhook(ALICE, { url: legacy.url }, LOCAL);
+  await createWebhook(ALICE, { url: alices.url }, LOCAL_RECEIVERS);
+  await createWebhook(BOB, { url: bobs.url }, LOCAL_RECEIVERS);
+  const { body: old } = await createWebhook(ALICE, { url: legacy.url }, LOCAL_RECEIVERS);
   // An endpoint created before endpoints recorded their creator.
   await dynamodb().send(
     new UpdateCommand({
@@ -156,7 +140,7 @@ it("shows each reader the lists it sees, and no event of lists it cannot see, in
 it('judges visibility when the event is sent: a list made private no longer reaches the others', async () => {
   await updateOneList(ALICE, sharedList, { shared: false });
   const bobs = await receiver();
-  await createWebhook(BOB, { url: bobs.url }, LOCAL);
+  await createWebhook(BOB, { url: bobs.url }, LOCAL_RECEIVERS);
 
   await importRecords(withPeriod([onlyPrivate, onlyShared, both], 2023));
   await drain();
@@ -170,7 +154,7 @@ it('drops a retry of an event its endpoint no longer sees: no attempt, and the f
   await updateOneList(ALICE, sharedList, { shared: true });
   const bobs = await receiver();
   bobs.state.status = 500;
-  const { body: endpoint } = await createWebhook(BOB, { url: bobs.url }, LOCAL);
+  const { body: endpoint } = await createWebhook(BOB, { url: bobs.url }, LOCAL_RECEIVERS);
   await importRecords(withPeriod([onlyShared], 2024));
   await queueNewEvents();
   const retries: DueJob[] = [];
@@ -178,12 +162,12 @@ it('drops a retry of an event its endpoint no longer sees: no attempt, and the f
   const mine = first.filter((d) => d.job.webhookId === endpoint.id);
   expect(mine).toHaveLength(1);
   expect(
-    await deliverAll(mine, { rules: LOCAL, enqueue: async (jobs) => void retries.push(...jobs) }),
+    await deliverAll(mine, { rules: LOCAL_RECEIVERS, enqueue: async (jobs) => void retries.push(...jobs) }),
   ).toEqual(['failed']);
   expect(bobs.events).toHaveLength(1);
 
   await updateOneList(ALICE, sharedList, { shared: false });
-  expect(await deliverAll(retries, { rules: LOCAL })).toEqual(['dropped']);
+  expect(await deliverAll(retries, { rules: LOCAL_RECEIVERS })).toEqual(['dropped']);
 
   expect(bobs.events).toHaveLength(1);
   const { data } = await getDeliveries(BOB.accountId, endpoint.id, { limit: 10, offset: 0 });
@@ -195,14 +179,14 @@ it("sends what the user who points an endpoint elsewhere sees: another user cann
   const dave: Caller = { ...carol, userEmail: 'dave@redirected.example' };
   const carols = await list(carol, "Carol's own", false, [onlyPrivate]);
   const [carolsHook, davesHook] = [await receiver(), await receiver()];
-  const { body: endpoint } = await createWebhook(carol, { url: carolsHook.url }, LOCAL);
+  const { body: endpoint } = await createWebhook(carol, { url: carolsHook.url }, LOCAL_RECEIVERS);
   // A description changed by another user changes nothing of what the endpoint is sent.
-  await updateOneWebhook(dave, endpoint.id, { description: 'ours' }, LOCAL);
+  await updateOneWebhook(dave, endpoint.id, { description: 'ours' }, LOCAL_RECEIVERS);
   await importRecords(withPeriod([onlyPrivate], 2025));
   await drain();
   expect(byCompany(carolsHook.events)).toEqual({ [onlyPrivate.companyNumber]: [carols] });
 
-  await updateOneWebhook(dave, endpoint.id, { url: davesHook.url }, LOCAL);
+  await updateOneWebhook(dave, endpoint.id, { url: davesHook.url }, LOCAL_RECEIVERS);
   await importRecords(withPeriod([onlyPrivate], 2026));
   await drain();
   expect(davesHook.events).toEqual([]);

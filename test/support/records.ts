@@ -1,4 +1,5 @@
 /** Hand-made company records (contract §11.1) for tests: every figure consistent, any field overridable. */
+import type { CompanyRef } from '../../lib/companies/identifiers';
 import type { CompanyRecordInput } from '../../lib/companies/record';
 import type { FinancialPeriod } from '../../lib/companies/schemas';
 import { importCompanies, type ImportOptions } from '../../lib/import/import';
@@ -69,6 +70,22 @@ export function companyRecord(overrides: Partial<CompanyRecordInput> = {}): Comp
     ...overrides,
   };
 }
+
+/** The company `companyRecord` describes by default, Acme Bouw NV, and its holding (its 60 % shareholder). */
+export const ACME: CompanyRef = { country: 'BE', companyNumber: '0403170701' };
+export const HOLDING: CompanyRef = { country: 'BE', companyNumber: '0400000185' };
+
+/** Acme Holding NV: registered, with nothing that derives updates of its own (no periods, people, VAT or website). */
+export const holdingRecord = (): CompanyRecordInput =>
+  companyRecord({
+    ...HOLDING,
+    name: 'Acme Holding NV',
+    vatNumber: null,
+    website: null,
+    financials: [],
+    shareholders: [],
+    contacts: [],
+  });
 
 /**
  * A Dutch company with one period (2021) and nothing else that derives facts: no VAT number, website,
