@@ -30,9 +30,10 @@ import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { CompanyRef } from '../companies/identifiers';
 import { forEachLimited } from '../concurrency';
-import { batchGet, batchPut } from '../storage/batch';
+import { batchPut } from '../storage/batch';
 import { conditionHeld, dynamodb, tableName } from '../storage/client';
 import * as keys from '../storage/keys';
+import { BLOCKS_PER_READ, DigestReadsAhead, readDigests, type DigestRead } from './registry-digest-reads';
 import { digestEntry, digestRole } from './registry-fingerprint';
 import {
   addEntry,
@@ -50,18 +51,14 @@ import { doneRuns, markRunDone } from './store';
 
 export { digestBlock, UNIT_RULES_VERSION } from './registry-digest-block';
 
-/** Blocks whose digests are read in one round (BatchGetItem takes 100 keys). */
-const BLOCKS_PER_ROUND = 100;
 /** Items held back to gather a round of blocks. */
 const ITEMS_PER_ROUND = 4000;
 /**
- * Rounds whose digests may be in flight at once while the next one gathers: a round trip that takes
- * longer than converting one round (a busy DynamoDB) does not stall the converter. A round is judged
- * as soon as its digests are in, not when this many are pending: what is held while DynamoDB keeps up
- * is the round gathering and the one being read, each unit as its raw text alone, not three more
- * rounds' worth.
+ * Items held at most while their digests are read: a round trip that takes longer than converting a
+ * round (a busy DynamoDB) does not stall the converter until about three more rounds are held. A block
+ * is judged as soon as its digests are in, not when this many are held.
  */
-const ROUNDS_READ_AHEAD = 3;
+const MOST_HELD = 4 * ITEMS_PER_ROUND;
 const WRITES_IN_FLIGHT = 8;
 
 const isBatch = (read: ReadItem | readonly ReadItem[]): read is readonly ReadItem[] => Array.isArray(read);
@@ -78,13 +75,20 @@ export interface CheckedRound {
   unchanged: number;
 }
 
-/** A round of blocks and their stored digest items (by `pk`), being read. */
+/** Blocks gathered for one read of their digests (sent when full, or when the blocks after them are read ahead). */
 interface Round {
   blocks: Block[];
-  stored: Promise<Map<string, Record<string, unknown>>>;
-  /** Its digests are in (or their read failed): judging it waits for nothing. */
-  settled: boolean;
+  items: number;
+  read?: DigestRead;
 }
+
+/** A block held until its digest is in: read with its round, or ahead. */
+interface Held {
+  block: Block;
+  from: Round | DigestRead;
+}
+
+const readOf = (from: Round | DigestRead): DigestRead | undefined => ('stored' in from ? from : from.read);
 
 /** A digest to write once its block's units are through (`RegistryDigests.batchDone`). */
 interface Pending {
@@ -118,126 +122,142 @@ export class RegistryDigests {
   constructor(private readonly source: string) {}
 
   /**
-   * The items in their order, a round of blocks at a time: the units of blocks whose digest matches
-   * only counted (they need no reading), every other item handed back with its sequence number — the
-   * caller walks each round without an await per item.
+   * The items in their order, in rounds of the blocks whose digests are in: the units of blocks whose
+   * digest matches only counted (they need no reading), every other item handed back with its sequence
+   * number — the caller walks each round without an await per item.
    */
   async *check(items: ReadItems, activeOnly: boolean): AsyncGenerator<CheckedRound> {
-    let blocks: Block[] = [];
-    let current: Block | undefined;
-    let held = 0;
-    // The rounds before, their digests being read while the converter goes on with this one: the
-    // converter does not wait for a round trip (a file imported again is read as fast as converted).
-    const reading: Round[] = [];
-    // Each item to its block; true when it starts one while a round is full (the blocks so far are whole).
-    const add = (item: ReadItem): boolean => {
+    const ahead = new DigestReadsAhead((country, block) => this.keyOf(country, block));
+    // The blocks in file order, until judged (the last one still gathering its items).
+    const held: Held[] = [];
+    let heldItems = 0;
+    let round: Round = { blocks: [], items: 0 };
+    let current: Held | undefined;
+    // `more`: blocks may follow, so those after a round of consecutive ones are read ahead.
+    const send = (more = true) => {
+      if (round.blocks.length === 0) return;
+      const read = round.blocks.filter((b) => b.eligible && b.ref && b.units > 0);
+      round.read = readDigests(read.map((b) => this.keyOf(b.ref!.country, b.key)));
+      // One country's blocks read ahead after them (a registry's units are of one).
+      const countries = new Set(read.map((b) => b.ref!.country));
+      if (more && countries.size === 1)
+        ahead.gathered(
+          [...countries][0]!,
+          read.map((b) => b.key),
+        );
+      round = { blocks: [], items: 0 };
+    };
+    // Each item to its block, a new block read ahead or with the round gathering.
+    const add = (item: ReadItem): void => {
       // A raw unit is held as its text, unmapped (mapped only if its block is read afresh).
       const seen = item.kind === 'raw' ? undefined : digestEntry(item, activeOnly);
       const company = seen ? seen.company : (item as RawUnit).company;
-      let roundFull = false;
-      if (company && !(current?.ref && sameBlock(current, company))) {
-        roundFull = blocks.length >= BLOCKS_PER_ROUND || held >= ITEMS_PER_ROUND;
-        if (roundFull) {
-          reading.push(this.readRound(blocks));
-          blocks = [];
-          held = 0;
+      if (company && !(current?.block.ref && sameBlock(current.block, company))) {
+        const key = blockOf(company.country, company.companyNumber);
+        let from: Round | DigestRead | undefined = ahead.covering(company.country, key);
+        if (from) send();
+        else {
+          if (round.blocks.length >= BLOCKS_PER_READ || round.items >= ITEMS_PER_ROUND) send();
+          from = ahead.covering(company.country, key) ?? round;
         }
         const ref = {
           country: company.country as CompanyRef['country'],
           companyNumber: company.companyNumber,
         };
-        current = newBlock(blockOf(company.country, company.companyNumber), ref, true);
-        blocks.push(current);
+        current = { block: newBlock(key, ref, true), from };
+        held.push(current);
       } else if (!current) {
-        current = newBlock('', undefined, false);
-        blocks.push(current);
+        current = { block: newBlock('', undefined, false), from: round };
+        held.push(current);
       }
-      addEntry(current, item, seen);
-      held++;
-      return roundFull;
+      if (current.from === round) {
+        if (round.blocks[round.blocks.length - 1] !== current.block) round.blocks.push(current.block);
+        round.items++;
+      }
+      addEntry(current.block, item, seen);
+      heldItems++;
+    };
+    // The blocks before the last whose digests are in, judged; when too many items are held, the first
+    // block's digests are waited for.
+    const judgeReady = async (all: boolean): Promise<CheckedRound> => {
+      const judged: CheckedRound = { items: [], unchanged: 0 };
+      while (held.length > (all ? 0 : 1)) {
+        const next = held[0]!;
+        let read = readOf(next.from);
+        if (!read?.settled && !all && heldItems <= MOST_HELD) break;
+        if (!read) {
+          send();
+          read = readOf(next.from)!;
+        }
+        held.shift();
+        heldItems -= next.block.parts.length;
+        await this.judgeBlock(next.block, await read.stored, activeOnly, judged);
+      }
+      return judged;
     };
     for await (const read of items) {
       if (!isBatch(read)) add(read);
       else for (const item of read) add(item);
-      // The rounds whose digests are in are judged at once, and those beyond the read-ahead waited for
-      // (a batch may have filled more than one).
-      while (reading.length > ROUNDS_READ_AHEAD || reading[0]?.settled)
-        yield await this.judgeRound(reading.shift()!, activeOnly);
+      const judged = await judgeReady(false);
+      if (judged.items.length > 0 || judged.unchanged > 0) yield judged;
     }
-    for (const round of reading) yield await this.judgeRound(round, activeOnly);
-    yield await this.judgeRound(this.readRound(blocks), activeOnly);
+    send(false);
+    yield await judgeReady(true);
   }
 
-  /** Starts reading the digests of a round's blocks. */
-  private readRound(blocks: Block[]): Round {
-    const eligible = blocks.filter((b) => b.eligible && b.ref && b.units > 0);
-    const stored = batchGet(
-      tableName(),
-      eligible.map((b) => this.keyOf(b.ref!)),
-      { consistent: true },
-    ).then((items) => new Map(items.map((item) => [item['pk'] as string, item])));
-    const round: Round = { blocks, stored, settled: false };
-    // Awaited by `judgeRound`; a failure is seen there, not as an unhandled rejection meanwhile.
-    stored.then(
-      () => (round.settled = true),
-      () => (round.settled = true),
-    );
-    return round;
-  }
-
-  /** A round's items to import or report, the units of blocks whose digest matches counted alone. */
-  private async judgeRound({ blocks, stored: reading }: Round, activeOnly: boolean): Promise<CheckedRound> {
-    const stored = await reading;
-    const round: CheckedRound = { items: [], unchanged: 0 };
-    for (const block of blocks) {
-      const ref = block.eligible && block.units > 0 ? block.ref : undefined;
-      const item = ref && stored.get(this.keyOf(ref).pk);
-      const digest = ref ? blockDigest(block, activeOnly) : '';
-      const others = item?.['others'];
-      const unchanged =
-        ref !== undefined &&
-        item !== undefined &&
-        item['digest'] === digest &&
-        Array.isArray(others) &&
-        typeof item['run'] === 'string' &&
-        (await this.runDone(item['run']));
-      if (unchanged) {
-        this.matched++;
-        this.matchedDropped += typeof item?.['dropped'] === 'number' ? item['dropped'] : 0;
-        round.unchanged += block.parts.length - others.length;
-        // Rejected and skipped items are reported afresh; a withheld name still looks up its company.
-        for (const at of others as number[]) {
-          const next = blockEntry(block, at);
-          round.items.push({ item: next, seq: numbered(next) ? ++this.seq : 0 });
-        }
-        continue;
-      }
-      let first = 0;
-      let eligible = ref !== undefined;
-      const reported: number[] = [];
-      for (let at = 0; at < block.parts.length; at++) {
+  /** A block's items to import or report (into `round`), or only counted when its digest matches. */
+  private async judgeBlock(
+    block: Block,
+    stored: Map<string, Record<string, unknown>>,
+    activeOnly: boolean,
+    round: CheckedRound,
+  ): Promise<void> {
+    const ref = block.eligible && block.units > 0 ? block.ref : undefined;
+    const item = ref && stored.get(this.keyOf(ref.country, block.key).pk);
+    const digest = ref ? blockDigest(block, activeOnly) : '';
+    const others = item?.['others'];
+    const unchanged =
+      ref !== undefined &&
+      item !== undefined &&
+      item['digest'] === digest &&
+      Array.isArray(others) &&
+      typeof item['run'] === 'string' &&
+      (await this.runDone(item['run']));
+    if (unchanged) {
+      this.matched++;
+      this.matchedDropped += typeof item?.['dropped'] === 'number' ? item['dropped'] : 0;
+      round.unchanged += block.parts.length - others.length;
+      // Rejected and skipped items are reported afresh; a withheld name still looks up its company.
+      for (const at of others as number[]) {
         const next = blockEntry(block, at);
-        const seq = numbered(next) ? ++this.seq : 0;
-        first ||= seq;
-        const role = digestRole(next, activeOnly);
-        if (role === 'stored') eligible = false;
-        else if (role === 'reported') reported.push(at);
-        round.items.push({ item: next, seq });
+        round.items.push({ item: next, seq: numbered(next) ? ++this.seq : 0 });
       }
-      if (ref && eligible)
-        this.pending.push({
-          ref,
-          first,
-          last: this.seq,
-          digest,
-          token: typeof item?.['token'] === 'string' ? item['token'] : undefined,
-          units: block.parts.length - reported.length,
-          others: reported,
-          dropped: 0,
-          rejected: false,
-        });
+      return;
     }
-    return round;
+    let first = 0;
+    let eligible = ref !== undefined;
+    const reported: number[] = [];
+    for (let at = 0; at < block.parts.length; at++) {
+      const next = blockEntry(block, at);
+      const seq = numbered(next) ? ++this.seq : 0;
+      first ||= seq;
+      const role = digestRole(next, activeOnly);
+      if (role === 'stored') eligible = false;
+      else if (role === 'reported') reported.push(at);
+      round.items.push({ item: next, seq });
+    }
+    if (ref && eligible)
+      this.pending.push({
+        ref,
+        first,
+        last: this.seq,
+        digest,
+        token: typeof item?.['token'] === 'string' ? item['token'] : undefined,
+        units: block.parts.length - reported.length,
+        others: reported,
+        dropped: 0,
+        rejected: false,
+      });
   }
 
   /** A batch of units (sequence numbers `first`..`last`, in file order) goes to the import. */
@@ -293,7 +313,7 @@ export class RegistryDigests {
             new PutCommand({
               TableName: tableName(),
               Item: {
-                ...this.keyOf(p.ref),
+                ...this.keyOf(p.ref.country, digestBlock(p.ref)),
                 entity: 'RegistryDigest',
                 token: randomUUID(),
                 digest: p.digest,
@@ -317,8 +337,9 @@ export class RegistryDigests {
     );
   }
 
-  private keyOf(ref: CompanyRef) {
-    return keys.registryDigest(this.source, ref.country, digestBlock(ref));
+  /** The digest item of a block of `country`'s company numbers. */
+  private keyOf(country: string, block: string) {
+    return keys.registryDigest(this.source, country, block);
   }
 
   private runDone(runId: string): Promise<boolean> {

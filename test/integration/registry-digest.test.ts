@@ -61,19 +61,35 @@ describe('a registry file imported again', () => {
     expect(dataWrites(calls)).toEqual([]);
   });
 
-  it('reads the digests of 100 blocks with one BatchGetItem', async () => {
-    // One unit a block: 150 blocks, so two rounds of digest reads, 100 blocks and 50.
+  /** How many digests each BatchGetItem among `calls` read that read any. */
+  const digestReads = (calls: Call[]) =>
+    calls
+      .filter((c) => c.command === 'BatchGetItem')
+      .map((c) => keysRead([c]).filter((pk) => pk.startsWith('REGISTRY_DIGEST#kbo#BE#')).length)
+      .filter((keys) => keys > 0);
+
+  it('reads the digests of 100 blocks with one BatchGetItem, and those of the next 100 numbers ahead once the blocks come one after another', async () => {
+    // One unit a block, the blocks one after another: 150 blocks, the first 100 read as a round, the
+    // next ones ahead of the converter by number (100 numbers, of which the file has 50).
     const file = Array.from({ length: 150 }, (_, k) => unit(100_000 + 100 * k, { name: `Block ${k} NV` }));
     await registry(file);
 
     const { result, calls } = await recordCalls(() => registry(file));
 
     expect(figures(result.summary)).toMatchObject({ read: 150, unchanged: 150, changed: 0 });
-    const digestReads = calls
-      .filter((c) => c.command === 'BatchGetItem')
-      .map((c) => keysRead([c]).filter((pk) => pk.startsWith('REGISTRY_DIGEST#kbo#BE#')).length)
-      .filter((keys) => keys > 0);
-    expect(digestReads.sort((a, b) => b - a)).toEqual([100, 50]);
+    expect(digestReads(calls)).toEqual([100, 100]);
+    expect(companiesRead(calls)).toEqual([]);
+  });
+
+  it('reads no digest ahead when the blocks are far apart: only the blocks in the file, 100 to a BatchGetItem', async () => {
+    // One block in three: reading the numbers in between would read twice as many keys as there are blocks.
+    const file = Array.from({ length: 150 }, (_, k) => unit(100_000 + 300 * k, { name: `Block ${k} NV` }));
+    await registry(file);
+
+    const { result, calls } = await recordCalls(() => registry(file));
+
+    expect(figures(result.summary)).toMatchObject({ read: 150, unchanged: 150, changed: 0 });
+    expect(digestReads(calls).sort((a, b) => b - a)).toEqual([100, 50]);
   });
 
   it('is exact after a JSON Lines import changed some of its companies: those are merged again, the rest unchanged', async () => {
