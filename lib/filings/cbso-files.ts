@@ -185,12 +185,19 @@ async function openZip(path: string): Promise<FilingFiles> {
   };
 }
 
+/** Filings whose members are read together (`ZipMembers.readAll`): at most this many, */
+const BATCH_FILINGS = 128;
+/** or files of this many bytes in all (as the central directory gives their sizes). */
+const BATCH_BYTES = 1 << 20;
+
 /**
  * A ZIP's filings, their files paired by their base names (a filing's files may be in a folder of the
- * ZIP) as the central directory lists them, the reference file's stem `only` when given: a pair as soon
- * as its second file is listed, a reference file whose accounting file never comes at the end. Memory:
- * the files waiting for their pair (in a ZIP in name order, one). A central directory found damaged
- * while it is listed is `notReadable`; a member that cannot be read is a file without its text.
+ * ZIP) as the central directory lists them, the reference file's stem `only` when given: a pair once
+ * its second file is listed, a reference file whose accounting file never comes at the end. The pairs
+ * are read a batch at a time, their members inflated together (`ZipMembers.readAll`: one zlib call a
+ * batch, not one a file). Memory: the files waiting for their pair (in a ZIP in name order, one) and a
+ * batch. A central directory found damaged while it is listed is `notReadable`; a member that cannot be
+ * read is a file without its text.
  */
 async function* zipFilings(
   zip: ZipMembers,
@@ -199,20 +206,32 @@ async function* zipFilings(
 ): AsyncGenerator<FilingTexts> {
   const references = new Waiting();
   const accounting = new Waiting();
-  const text = (entry: Entry | undefined): string | undefined => {
-    if (entry === undefined) return undefined;
-    try {
-      return zip.read(entry).toString('utf8');
-    } catch {
-      return undefined;
-    }
+  // Pairs read a batch at a time, their members inflated together (`readAll`).
+  let pairs: Array<[reference: Entry, pair: Entry | undefined]> = [];
+  let pending = 0;
+  function* read(): Generator<FilingTexts> {
+    const data = zip.readAll(pairs.flatMap(([reference, pair]) => (pair ? [reference, pair] : [reference])));
+    let at = 0;
+    const text = (): string | undefined => {
+      const bytes = data[at++];
+      return bytes instanceof Buffer ? bytes.toString('utf8') : undefined;
+    };
+    const batch = pairs;
+    pairs = [];
+    pending = 0;
+    for (const [reference, pair] of batch)
+      yield {
+        ref: stemOf(reference),
+        reference: basename(reference.fileName),
+        referenceText: text(),
+        accountingText: pair ? text() : undefined,
+      };
+  }
+  const add = (reference: Entry, pair: Entry | undefined) => {
+    pairs.push([reference, pair]);
+    pending += reference.uncompressedSize + (pair?.uncompressedSize ?? 0);
+    return pairs.length >= BATCH_FILINGS || pending >= BATCH_BYTES;
   };
-  const texts = (reference: Entry, pair: Entry | undefined): FilingTexts => ({
-    ref: stemOf(reference),
-    reference: basename(reference.fileName),
-    referenceText: text(reference),
-    accountingText: text(pair),
-  });
   const entries = zip.entries()[Symbol.asyncIterator]();
   for (;;) {
     let next: IteratorResult<Entry>;
@@ -233,15 +252,16 @@ async function* zipFilings(
       continue;
     if (ref === undefined) {
       const reference = references.take(stem);
-      if (reference) yield texts(reference, entry);
-      else accounting.hold(stem, entry);
+      if (!reference) accounting.hold(stem, entry);
+      else if (add(reference, entry)) yield* read();
     } else {
       const pair = accounting.take(stem);
-      if (pair) yield texts(entry, pair);
-      else references.hold(stem, entry);
+      if (!pair) references.hold(stem, entry);
+      else if (add(entry, pair)) yield* read();
     }
   }
-  for (const reference of references.all()) yield texts(reference, undefined);
+  for (const reference of references.all()) add(reference, undefined);
+  yield* read();
 }
 
 /** A ZIP's files of one kind waiting for their pair, by stem lower-cased (the same case preferred). */

@@ -6,7 +6,9 @@
  * (yauzl's `readLocalFileHeader`, which gives where its data starts) and its data sliced from a window
  * by the central directory's compressed size, inflated by node's `inflateRawSync` in one call, its
  * output one chunk of the size the central directory gives and never more (zlib's native inflate). No
- * search for a member's end, no stream and no read per member.
+ * search for a member's end, no stream and no read per member. Many small members are inflated
+ * together (`readAll`), in one zlib call and with one zlib handle: a handle's set-up is most of what
+ * inflating a few KB costs.
  *
  * Checked as yauzl's own read stream would: the size the central directory gives (a member is never
  * inflated beyond it) and its CRC-32 (which yauzl leaves to the caller). A method other than stored or
@@ -19,7 +21,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { Readable } from 'node:stream';
-import { crc32, inflateRawSync } from 'node:zlib';
+import { crc32, gunzipSync, inflateRawSync } from 'node:zlib';
 import yauzl from 'yauzl';
 
 /** Bytes read at a time from the ZIP (a larger member is read whole, in one read of its own). */
@@ -34,6 +36,12 @@ const PLAIN_NAME = /^[\x20-\x5b\x5d-\x7e]*$/;
 const UNICODE_PATH = 0x7075;
 /** The smallest output chunk node's zlib takes. */
 const MIN_CHUNK = 64;
+/** A deflated member inflated with others (`readAll`): its data and its size at most this. */
+const TOGETHER_BYTES = 1 << 16;
+/** A gzip member's header (RFC 1952): deflate, no flags, no time, unknown system. */
+const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
+/** A gzip member's trailer: its CRC-32 and its size. */
+const GZIP_TRAILER = 8;
 
 /** yauzl's reads (the central directory, the local headers) and the members' data, from windows. */
 class WindowedReader extends yauzl.RandomAccessReader {
@@ -159,19 +167,65 @@ export class ZipMembers {
    */
   read(entry: yauzl.Entry): Buffer {
     const name = entry.fileName;
-    const method = entry.compressionMethod;
-    if (method !== STORED && method !== DEFLATED) throw new Error(`${name}: compression method ${method}`);
-    const fileDataStart = this.dataStart(entry);
-    const packed = this.reader.bytes(fileDataStart, fileDataStart + entry.compressedSize);
+    const packed = this.packed(entry);
     const size = entry.uncompressedSize;
     // Inflated into one chunk of the size declared, never more (more throws; less fails the check below).
     const data =
-      method === DEFLATED
+      entry.compressionMethod === DEFLATED
         ? inflateRawSync(packed, { chunkSize: Math.max(MIN_CHUNK, size), maxOutputLength: Math.max(1, size) })
         : packed;
     if (data.length !== size) throw new Error(`${name}: ${data.length} bytes where the ZIP says ${size}`);
     if (crc32(data) >>> 0 !== entry.crc32 >>> 0) throw new Error(`${name}: damaged (CRC-32)`);
     return data;
+  }
+
+  /**
+   * The members' bytes in the order given, each as `read` gives it or the error it throws. The small
+   * deflated ones are inflated together, in one call of node's `gunzipSync`: each member's data
+   * becomes a gzip member (RFC 1952) whose trailer is the central directory's CRC-32 and size, and
+   * node inflates concatenated gzip members one after the other with one zlib handle, checking each
+   * trailer, so a member costs no handle of its own. The output is one buffer of the sizes declared
+   * and never more; the members' bytes are views of it. When that call fails (a member damaged, or
+   * not the size declared), each of them is read alone, so the error is that member's only.
+   */
+  readAll(entries: readonly yauzl.Entry[]): Array<Buffer | Error> {
+    const results: Array<Buffer | Error> = [];
+    const together: Array<{ at: number; entry: yauzl.Entry; packed: Buffer }> = [];
+    for (const entry of entries) {
+      const at = results.push(EMPTY) - 1;
+      const small = entry.compressedSize <= TOGETHER_BYTES && entry.uncompressedSize <= TOGETHER_BYTES;
+      if (entry.compressionMethod !== DEFLATED || !small) results[at] = this.attempt(entry);
+      else
+        try {
+          together.push({ at, entry, packed: this.packed(entry) });
+        } catch (error) {
+          results[at] = error as Error;
+        }
+    }
+    const data = together.length > 0 ? inflatedTogether(together) : undefined;
+    let start = 0;
+    for (const { at, entry } of together) {
+      results[at] = data ? data.subarray(start, (start += entry.uncompressedSize)) : this.attempt(entry);
+    }
+    return results;
+  }
+
+  /** The member's bytes, or the error reading it throws. */
+  private attempt(entry: yauzl.Entry): Buffer | Error {
+    try {
+      return this.read(entry);
+    } catch (error) {
+      return error as Error;
+    }
+  }
+
+  /** The member's data as the ZIP holds it (a view of a window), its method one this reader inflates. */
+  private packed(entry: yauzl.Entry): Buffer {
+    const method = entry.compressionMethod;
+    if (method !== STORED && method !== DEFLATED)
+      throw new Error(`${entry.fileName}: compression method ${method}`);
+    const fileDataStart = this.dataStart(entry);
+    return this.reader.bytes(fileDataStart, fileDataStart + entry.compressedSize);
   }
 
   /** Where the member's data starts: after its local header, which yauzl reads (and checks) at once. */
@@ -190,5 +244,40 @@ export class ZipMembers {
   close(): void {
     this.zip.close();
     closeSync(this.fd);
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * Deflated members inflated in one call, as concatenated gzip members whose trailers are the central
+ * directory's CRC-32 and size: their bytes one after the other, exactly the sizes declared; undefined
+ * when zlib refuses any of them (a damaged member, a CRC-32 or a size that differs).
+ */
+function inflatedTogether(
+  members: ReadonlyArray<{ entry: yauzl.Entry; packed: Buffer }>,
+): Buffer | undefined {
+  let inputBytes = 0;
+  let size = 0;
+  for (const { entry, packed } of members) {
+    inputBytes += GZIP_HEADER.length + packed.length + GZIP_TRAILER;
+    size += entry.uncompressedSize;
+  }
+  const input = Buffer.allocUnsafe(inputBytes);
+  let at = 0;
+  for (const { entry, packed } of members) {
+    at += GZIP_HEADER.copy(input, at);
+    at += packed.copy(input, at);
+    at = input.writeUInt32LE(entry.crc32 >>> 0, at);
+    at = input.writeUInt32LE(entry.uncompressedSize, at);
+  }
+  try {
+    const data = gunzipSync(input, {
+      chunkSize: Math.max(MIN_CHUNK, size),
+      maxOutputLength: Math.max(1, size),
+    });
+    return data.length === size ? data : undefined;
+  } catch {
+    return undefined;
   }
 }

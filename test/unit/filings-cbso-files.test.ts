@@ -190,6 +190,17 @@ describe('CBSO filings from a ZIP', () => {
     expect(byFile(await itemsOf(await zipOf(join(scratch, 'large.zip'), large)))).toEqual(byFile(fromFolder));
   });
 
+  it('reads every filing of a ZIP read in several batches, the folder’s filings in each of its folders', async () => {
+    // 300 copies of the fixture's files, each in a folder of its own: more filings than one batch reads.
+    const copies = Array.from({ length: 300 }, (_, i) =>
+      fixture.map((m) => ({ ...m, name: `${i}/${m.name}` })),
+    );
+    const items = await itemsOf(await zipOf(join(scratch, 'batches.zip'), copies.flat()));
+    const filings = fromFolder.filter((i) => i.kind === 'filing');
+    expect(items.filter((i) => i.kind === 'filing')).toHaveLength(300 * filings.length);
+    expect(byFile(items.slice(-fromFolder.length))).toEqual(byFile(fromFolder));
+  });
+
   it('refuses a file that is no ZIP, with its name', async () => {
     const notZip = join(scratch, 'filings.zip');
     await writeFile(notZip, 'these are not filings');

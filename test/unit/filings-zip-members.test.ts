@@ -1,7 +1,8 @@
 /**
  * A ZIP's members read by their offsets from a few windows of the file (lib/filings/zip-members.ts):
  * each member as it was zipped, in any order asked and whatever the windows' size, and a damaged
- * member refused alone.
+ * member refused alone; read one at a time or many together (`readAll`, which inflates the small
+ * deflated ones in one call).
  */
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
@@ -100,6 +101,70 @@ describe('a ZIP’s members read by their offsets', () => {
     const notZip = join(scratch, 'not.zip');
     await writeFile(notZip, 'not a zip at all');
     await expect(ZipMembers.open(notZip)).rejects.toThrow();
+  });
+
+  it('read together are each as read alone: stored, deflated, larger than inflated together or than a window', async () => {
+    // Two members over the 64 KB that `readAll` inflates together, one of them larger than the window.
+    const large = join(scratch, 'large.zip');
+    const file = new yazl.ZipFile();
+    const big = (i: number) => Buffer.from(JSON.stringify({ big: i, text: `${i}y`.repeat(50_000) }));
+    MEMBERS.forEach((m, i) => file.addBuffer(m.data, m.fileName, { compress: i % 3 !== 0 }));
+    file.addBuffer(big(1), 'batch/big-1.json');
+    file.addBuffer(big(2), 'batch/big-2.json');
+    file.end();
+    const out = createWriteStream(large);
+    file.outputStream.pipe(out);
+    await once(out, 'close');
+    const expected = new Map([...DATA].map(([name, data]) => [baseName(name), data.toString()]));
+    expected.set('big-1.json', big(1).toString()).set('big-2.json', big(2).toString());
+    await fc.assert(
+      fc.asyncProperty(
+        fc.shuffledSubarray([...expected.keys()], { minLength: 1 }),
+        fc.constantFrom(undefined, 4096, 70_000),
+        async (order, windowBytes) => {
+          const members = await ZipMembers.open(large, windowBytes);
+          try {
+            const entries = await entriesOf(members);
+            const read = members.readAll(order.map((name) => entries.get(name)!));
+            expect(read.map((bytes) => bytes.toString())).toEqual(order.map((name) => expected.get(name)));
+          } finally {
+            members.close();
+          }
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+
+  it('read together, a damaged member is an error of its own and the others read', async () => {
+    const bytes = await readFile(zip);
+    const damaged = join(scratch, 'damaged-together.zip');
+    const copy = Buffer.from(bytes);
+    // The CRC-32 that the central directory gives the fifth member (deflated) changed, and one byte
+    // of the eleventh's deflated data: the call that inflates them together fails, each is read alone.
+    const fifth = copy.lastIndexOf(Buffer.from('batch/004.json')) - 46;
+    expect(copy.readUInt32LE(fifth)).toBe(0x02014b50);
+    copy.writeUInt32LE(copy.readUInt32LE(fifth + 16) ^ 1, fifth + 16);
+    const local = copy.indexOf(Buffer.from('batch/010.json')) - 30;
+    expect(copy.readUInt32LE(local)).toBe(0x04034b50);
+    const eleventh = local + 30 + copy.readUInt16LE(local + 26) + copy.readUInt16LE(local + 28) + 2;
+    copy[eleventh] = copy[eleventh]! ^ 0xff;
+    await writeFile(damaged, copy);
+    const members = await ZipMembers.open(damaged);
+    try {
+      const entries = await entriesOf(members);
+      const read = members.readAll(names.map((name) => entries.get(name)!));
+      expect(read[4]).toEqual(new Error('batch/004.json: damaged (CRC-32)'));
+      // zlib's own error (its class is of node's realm, not the test's): not the member's bytes.
+      expect(Buffer.isBuffer(read[10])).toBe(false);
+      expect((read[10] as Error).message).toEqual(expect.any(String));
+      const others = names.flatMap((name, i) => (i === 4 || i === 10 ? [] : [name]));
+      expect(read.flatMap((bytes, i) => (i === 4 || i === 10 ? [] : [bytes.toString()]))).toEqual(
+        texts(others),
+      );
+    } finally {
+      members.close();
+    }
   });
 
   it('are named as yauzl names them: UTF-8, CP437, a backslash', async () => {
