@@ -305,3 +305,18 @@ describe('resumption', () => {
     expect(figures(third.summary)).toMatchObject({ unchanged: 4, changed: 0, created: 0 });
   });
 });
+
+describe('batches', () => {
+  it("a registry's units go 500 to a batch: the counts and floors its companies share move once for them", async () => {
+    const units = Array.from({ length: 500 }, (_, i) => unit(100 + i));
+    const batches = new Set<string>();
+    const { summary } = await registry(units, '2026-11-21', {
+      derive: async (change) => {
+        batches.add(change.changeId);
+        return { updates: 0 };
+      },
+    });
+    expect(figures(summary)).toMatchObject({ read: 500, created: 500, rejected: 0 });
+    expect(batches.size).toBe(1);
+  });
+});
