@@ -14,6 +14,7 @@ import { gatheredBy } from '../storage/one-action-per-item';
 import type { BatchDerivation, CompanyChange, Derivation, DerivedWrites } from '../derivation/change';
 import type { ContactClaimer } from './contacts';
 import { GatheredWrites } from './gathered-writes';
+import { importLeaseHeld } from './lease';
 import type { Entry, Judge } from './lines';
 import { markDigestsStale } from './registry-digest';
 import { rosterChanges, rosterMayChange, type RosterWrite } from './registry-roster';
@@ -189,6 +190,8 @@ export async function writeChanges(accepted: Array<Change & Claimed>, run: Run):
     before(e) !== null && !storedSources(state(e)).includes(e.source ?? JSON_LINES);
 
   const changeId = `${run.id}.${++run.batches}`;
+  // The fence: a run that lost the import lease writes nothing more (lib/import/lease.ts).
+  await importLeaseHeld();
   const journal = await putJournal({
     changeId,
     asOf: run.asOf,

@@ -18,7 +18,7 @@ import { deriveHoldings } from '../legal-entities/holdings';
 import { eventsDerivation } from '../events/derive';
 import { batchDelete, batchPut } from '../storage/batch';
 import { tableName } from '../storage/client';
-import { batchAdd, batchSetChanges, type Addition, type SetChange } from '../storage/transactions';
+import { addByPut, batchAdd, batchSetChanges, type Addition, type SetChange } from '../storage/transactions';
 import { applyContactChanges, deriveLists } from '../lists/derive';
 import { applySmartListFlips, deriveSmartLists } from '../lists/smart';
 import { deriveMatchCounts } from '../lists/match-counts';
@@ -36,6 +36,7 @@ import type {
   DerivedWrites,
 } from '../derivation/change';
 import { GatheredWrites } from './gathered-writes';
+import { importLeaseHeld } from './lease';
 
 /**
  * What each batch of changes derives together, in order, before each change's own derivations. The
@@ -143,16 +144,22 @@ export function oneAtATime<T, R>(work: (input: T) => Promise<R>): (input: T) => 
 /**
  * What makes a run's derived writes, a batch's at a time: 25 to a request (additions and set changes
  * 100); deletes first, as a key deleted and put is put last, and additions and set changes after puts,
- * as they add to what is there. Additions and set changes are transactions on items other batches may
- * share: one batch's at a time.
+ * as they add to what is there. Additions and set changes are made on items other batches may share:
+ * one batch's at a time. Under the import lease (every run's: lib/import/lease.ts) nothing is written
+ * once the run has lost it, and no other import writes the additions' items (the update feeds) meanwhile,
+ * so they are read and put whole (`addByPut`); a transaction of conditional updates (`batchAdd`) only
+ * for a writer under no lease.
  */
 export function derivedWriter(): (writes: DerivedWrites) => Promise<void> {
   const transact = oneAtATime(
-    ({ additions, setChanges }: { additions: Addition[]; setChanges: SetChange[] }) =>
-      Promise.all([batchAdd(tableName(), additions), batchSetChanges(tableName(), setChanges)]),
+    async ({ additions, setChanges }: { additions: Addition[]; setChanges: SetChange[] }) => {
+      const add = (await importLeaseHeld()) ? addByPut : batchAdd;
+      await Promise.all([add(tableName(), additions), batchSetChanges(tableName(), setChanges)]);
+    },
   );
   return ({ puts, deletes, additions = [], setChanges = [] }) =>
     gatheredBy('the derived writes', async () => {
+      await importLeaseHeld();
       await batchDelete(tableName(), deletes);
       await batchPut(tableName(), puts);
       await transact({ additions, setChanges });

@@ -23,6 +23,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import * as keys from '../storage/keys';
 import {
+  ensureLeaseHeld,
   holdingHere,
   keepingLease,
   processHolder,
@@ -32,6 +33,7 @@ import {
   type Clock,
   type Lease,
   type LeaseHeld,
+  type LeaseHold,
   type LeaseWait,
 } from '../storage/lease';
 
@@ -44,6 +46,9 @@ export const IMPORT_LEASE: Lease = {
   lostError: 'ImportLeaseLost',
 };
 
+/** The name a run fails with when another took its lease over (it writes nothing more: `importLeaseHeld`). */
+export const IMPORT_LEASE_LOST = IMPORT_LEASE.lostError;
+
 /** The name the state machine retries on (infra/import-engine.ts). */
 export const IMPORT_LEASE_HELD = 'ImportLeaseHeld';
 
@@ -55,8 +60,26 @@ export class ImportLeaseHeldError extends Error {
   }
 }
 
-/** The holder of the import lease the code running now is under, if any. */
-const underLease = new AsyncLocalStorage<string>();
+/** The import lease the code running now is under, if any: its holder, what it knows of it, its clock. */
+const underLease = new AsyncLocalStorage<{ holder: string; hold: LeaseHold; clock: Clock }>();
+
+/** Runs `work` under `holder`'s import lease, renewed while it runs (its hold kept for the fence). */
+const keepingImportLease = <T>(holder: string, work: () => Promise<T>, clock: Clock): Promise<T> =>
+  keepingLease(IMPORT_LEASE, holder, (hold) => underLease.run({ holder, hold, clock }, work), clock, true);
+
+/**
+ * The fence before a run's writes: true when the code running now is under the import lease and its
+ * run still holds it (`ensureLeaseHeld`: known held within two renewals, else renewed now), so no other
+ * import writes the stage's companies and feeds meanwhile; false when it runs under no import lease.
+ * Throws ImportLeaseLost, before anything is written, when another run took the lease over (this one
+ * stalled past its expiry).
+ */
+export async function importLeaseHeld(): Promise<boolean> {
+  const under = underLease.getStore();
+  if (!under) return false;
+  await ensureLeaseHeld(IMPORT_LEASE, under.holder, under.hold, under.clock);
+  return true;
+}
 
 /** How a run in one process holds the import lease; tests name the holder and turn the clock. */
 export interface ImportLeaseOptions {
@@ -80,7 +103,7 @@ export async function holdingImportLease<T>(
   return holdingHere(IMPORT_LEASE, holder, async () => {
     await waitForLease(IMPORT_LEASE, holder, { clock, ...(wait ? { wait } : {}) });
     try {
-      return await underLease.run(holder, () => keepingLease(IMPORT_LEASE, holder, work, clock, true));
+      return await keepingImportLease(holder, work, clock);
     } finally {
       await releaseLease(IMPORT_LEASE, holder);
     }
@@ -99,7 +122,7 @@ export async function importRunStep<T>(
 ): Promise<T> {
   const held = await takeLease(IMPORT_LEASE, run, clock);
   if (held) throw new ImportLeaseHeldError(run, held);
-  const result = await underLease.run(run, () => keepingLease(IMPORT_LEASE, run, work, clock, true));
+  const result = await keepingImportLease(run, work, clock);
   if (typeof release === 'function' ? release(result) : release) await releaseLease(IMPORT_LEASE, run);
   return result;
 }

@@ -203,36 +203,75 @@ export async function releaseLeasesHeldHere(): Promise<void> {
 }
 
 /**
+ * What a step knows of its lease while it runs: when it was last known held (by its clock: the start of
+ * the last renewal that succeeded, or of the take), and whether a renewal found it taken by another.
+ */
+export interface LeaseHold {
+  heldAt: number;
+  lost: boolean;
+}
+
+/**
+ * How long after the lease was last known held a step still writes without renewing it first
+ * (`ensureLeaseHeld`): two renewals' time, far inside LEASE_MS, so a step that stalled longer (its
+ * renewals could not run) asks again before it writes, and stops if another run took the lease over.
+ */
+export const HELD_FRESH_MS = 2 * RENEW_EVERY_MS;
+
+/**
  * Runs one step of `holder`'s run with its lease renewed: at the start (a step whose lease another run
  * took writes nothing: LeaseLostError), unless `justTaken` (the caller took it this moment), and every
- * RENEW_EVERY_MS while `work` runs.
+ * RENEW_EVERY_MS while `work` runs. `work` gets the step's `LeaseHold`, for `ensureLeaseHeld` before
+ * each of its writes.
  */
 export async function keepingLease<T>(
   lease: Lease,
   holder: string,
-  work: () => Promise<T>,
+  work: (hold: LeaseHold) => Promise<T>,
   clock: Clock = Date.now,
   justTaken = false,
 ): Promise<T> {
+  const hold: LeaseHold = { heldAt: clock(), lost: false };
   if (!justTaken && !(await renewLease(lease, holder, clock))) throw new LeaseLostError(lease, holder);
-  let lost = false;
   const timer = setInterval(() => {
-    renewLease(lease, holder, clock).then(
-      (held) => {
-        if (!held) lost = true;
-      },
+    renewHold(lease, holder, hold, clock).then(
+      () => undefined,
       // Storage trouble: the next renewal tries again, well inside LEASE_MS.
       () => undefined,
     );
   }, RENEW_EVERY_MS);
   timer.unref();
   try {
-    const result = await work();
-    if (lost) throw new LeaseLostError(lease, holder);
+    const result = await work(hold);
+    if (hold.lost) throw new LeaseLostError(lease, holder);
     return result;
   } finally {
     clearInterval(timer);
   }
+}
+
+/** Renews the lease and notes it in `hold`: when it was held, or that it was lost. */
+async function renewHold(lease: Lease, holder: string, hold: LeaseHold, clock: Clock): Promise<boolean> {
+  const asked = clock();
+  const held = await renewLease(lease, holder, clock);
+  if (!held) hold.lost = true;
+  else if (!hold.lost) hold.heldAt = Math.max(hold.heldAt, asked);
+  return held && !hold.lost;
+}
+
+/**
+ * The fence of a step's writes: returns when `holder` still holds the lease — known held within
+ * HELD_FRESH_MS, else renewed now — and throws LeaseLostError, before anything more is written, when a
+ * renewal found it taken by another run (this one stalled past LEASE_MS and another took it over).
+ */
+export async function ensureLeaseHeld(
+  lease: Lease,
+  holder: string,
+  hold: LeaseHold,
+  clock: Clock = Date.now,
+): Promise<void> {
+  if (!hold.lost && clock() - hold.heldAt < HELD_FRESH_MS) return;
+  if (hold.lost || !(await renewHold(lease, holder, hold, clock))) throw new LeaseLostError(lease, holder);
 }
 
 /** How a run in one process waits for a lease held by another. */

@@ -6,7 +6,7 @@
 import { BatchGetItemCommand } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, batchPut, getItem } from '../../lib/storage/batch';
-import { batchAdd } from '../../lib/storage/transactions';
+import { addByPut, batchAdd } from '../../lib/storage/transactions';
 import { dynamodb } from '../../lib/storage/client';
 import { StorageUnavailableError } from '../../lib/storage/errors';
 import { useFreshTable } from '../support/table';
@@ -186,5 +186,36 @@ describe('batchAdd', () => {
 
     expect(conflicts).toBe(2);
     expect(await read(700)).toMatchObject({ 'a#1': 1 });
+  });
+});
+
+describe('addByPut (the additions of a writer no other writes the items meanwhile)', () => {
+  const key = (i: number) => ({ pk: `PUTADD#${i}`, sk: 'PUTADD' });
+
+  it('adds what the items lack, keeps what they hold, in puts and no transaction, more than 100 items', async () => {
+    await batchAdd(table.name, [{ key: key(1), attributes: { 'a#1': 'first', kept: 'stored' } }]);
+    const client = dynamodb();
+    const send = jest.spyOn(client, 'send');
+
+    await addByPut(table.name, [
+      { key: key(1), attributes: { 'a#1': 'second', 'a#2': 'second' } },
+      { key: key(1), attributes: { 'a#2': 'third', 'a#3': 'third' } },
+      ...Array.from({ length: 120 }, (_, i) => ({ key: key(100 + i), attributes: { 'a#1': i } })),
+    ]);
+
+    expect(send.mock.calls.some(([command]) => command instanceof TransactWriteCommand)).toBe(false);
+    expect((await batchGet(table.name, [key(1)]))[0]).toEqual({
+      ...key(1),
+      'a#1': 'first',
+      kept: 'stored',
+      'a#2': 'second',
+      'a#3': 'third',
+    });
+    const created = await batchGet(
+      table.name,
+      Array.from({ length: 120 }, (_, i) => key(100 + i)),
+    );
+    expect(created).toHaveLength(120);
+    expect(created.find((item) => item['pk'] === key(150).pk)).toEqual({ ...key(150), 'a#1': 50 });
   });
 });

@@ -8,7 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { CompanyRef } from '../../lib/companies/identifiers';
-import { IMPORT_LEASE, IMPORT_LEASE_HELD, importRunStep } from '../../lib/import/lease';
+import { deriveChange } from '../../lib/import/derive';
+import { IMPORT_LEASE, IMPORT_LEASE_HELD, IMPORT_LEASE_LOST, importRunStep } from '../../lib/import/lease';
 import { importBucket } from '../../lib/import/bucket';
 import { getItem } from '../../lib/storage/batch';
 import { tableName } from '../../lib/storage/client';
@@ -190,6 +191,55 @@ describe('the import lease', () => {
     const { messages } = await stderrOf(() => importOnce({ lease: { wait: { sleep } } }));
     expect(sleep).not.toHaveBeenCalled();
     expect(messages).toEqual([`took over the import lease of ${dead}: its process is gone`]);
+    expect(await leaseItem()).toBeUndefined();
+  });
+
+  it('taken over while a run stalled past its expiry: the run writes nothing more (ImportLeaseLost)', async () => {
+    const [first, second] = ['0654321121', '0654321220'].map((companyNumber) => ({
+      country: 'BE' as const,
+      companyNumber,
+    }));
+    const other = `execution-${randomUUID()}`;
+    let now = Date.now();
+    let derived = 0;
+    const clock = () => now;
+    const run = importRecords([bare(first!, 'Written Before NV'), bare(second!, 'Never Written NV')], {
+      batchSize: 1,
+      concurrency: 1,
+      lease: { clock },
+      // Once the first company is written the run stalls past its lease's expiry, and another takes it.
+      derive: async (change) => {
+        if (++derived === 1) {
+          now += LEASE_MS + 1;
+          expect(await takeLease(IMPORT_LEASE, other, clock)).toBeUndefined();
+        }
+        return deriveChange(change);
+      },
+    });
+
+    await expect(run).rejects.toMatchObject({ name: IMPORT_LEASE_LOST });
+    expect((await storedOf(first!)).record.name).toBe('Written Before NV');
+    expect(await getItem(tableName(), keys.company(second!))).toBeUndefined();
+    expect(await leaseItem()).toMatchObject({ holder: other });
+    await importRunStep(other, async () => undefined, { release: true });
+  });
+
+  it('not taken by another while a run stalled: the run renews it before it writes, and goes on', async () => {
+    const [first, second] = ['0654321319', '0654321418'].map((companyNumber) => ({
+      country: 'BE' as const,
+      companyNumber,
+    }));
+    let now = Date.now();
+    await importRecords([bare(first!, 'Stalled One NV'), bare(second!, 'Stalled Two NV')], {
+      batchSize: 1,
+      concurrency: 1,
+      lease: { clock: () => now },
+      onProgress: () => {
+        now += LEASE_MS + 1;
+      },
+    });
+
+    expect((await storedOf(second!)).record.name).toBe('Stalled Two NV');
     expect(await leaseItem()).toBeUndefined();
   });
 

@@ -3,9 +3,12 @@
  * derivation point; importing the same data again derives nothing; changed data derives only the new
  * events; racing and repeated imports never store one twice. Then both handlers with real events.
  */
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { getRelationships } from '../../lib/companies/holdings-store';
 import type { CompanyRef } from '../../lib/companies/identifiers';
 import { withRequestMetrics } from '../../lib/metrics';
+import { dynamodb } from '../../lib/storage/client';
+import * as keys from '../../lib/storage/keys';
 import { getFeeds } from '../../lib/updates/store';
 import { getUpdatesInBulk } from '../../lib/updates/updates';
 import { handler as getOne } from '../../functions/get-legal-entity-updates';
@@ -72,9 +75,18 @@ describe('derived at import', () => {
 
   it('derives only the new events from changed data, people leaving dated by the as-of date', async () => {
     const before = (await feedOf(ACME))!;
+    const send = jest.spyOn(dynamodb(), 'send');
 
     const summary = await importRecords([acmeV2, holding], { asOf: AS_OF });
 
+    // The import holds the import lease: the feed's additions are put whole, in no transaction.
+    const transacted = send.mock.calls.flatMap(([command]) =>
+      command instanceof TransactWriteCommand ? (command.input.TransactItems ?? []) : [],
+    );
+    send.mockRestore();
+    expect(transacted.filter((action) => action.Update?.Key?.['pk'] === keys.updateFeed(ACME).pk)).toEqual(
+      [],
+    );
     expect(summary).toMatchObject({ changed: 1, updates: 4 });
     const after = (await feedOf(ACME))!;
     expect(after).toHaveLength(8);
