@@ -1,5 +1,5 @@
 /**
- * (ext) How a re-import reads its registry digests (lib/import/registry-digest.ts): the blocks gathered
+ * How a re-import reads its registry digests (lib/import/registry-digest.ts): the blocks gathered
  * in a round, and — once the blocks come one after another by number, as a whole extract's do — the
  * blocks ahead of the converter, by number, before it reads them. A block whose digest is in when its
  * last unit is read is judged at once: a file imported again then holds about one block of units,

@@ -69,18 +69,18 @@ function mergeAdditions(additions: Addition[]): Addition[] {
 export async function addByPut(table: string, additions: Addition[]): Promise<void> {
   if (additions.length === 0) return;
   const merged = mergeAdditions(additions);
-  const stored = new Map<string, Record<string, unknown>>();
-  for (const item of await batchGet(
+  const items = await batchGet(
     table,
-    merged.map((m) => m.key),
+    merged.map(({ key }) => key),
     { consistent: true },
-  ))
-    stored.set(uniqueKey(item), item);
+  );
+  const stored = new Map(items.map((item) => [uniqueKey(item), item]));
   await batchPut(
     table,
     merged.map(({ key, attributes }) => ({ ...attributes, ...stored.get(uniqueKey(key)), ...key })),
   );
 }
+
 async function transactAdd(table: string, additions: Addition[]): Promise<void> {
   const TransactItems = additions.map(({ key, attributes }) => {
     const names: Record<string, string> = {};
