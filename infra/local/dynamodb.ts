@@ -32,8 +32,11 @@ export class PortInUseError extends Error {
   }
 }
 
-/** How long DynamoDB Local may take to answer its first request. */
-const READY_TIMEOUT_MS = 30_000;
+/**
+ * How long DynamoDB Local may take to answer its first request. Java starts it in a few seconds on an
+ * idle machine, but a 2-core machine busy with other test processes has taken over 30 s.
+ */
+const READY_TIMEOUT_MS = 90_000;
 /** How long one readiness probe may wait (a port held by something that never answers must not hang us). */
 const PROBE_TIMEOUT_MS = 1_000;
 
@@ -80,7 +83,7 @@ export function javaAvailable(): boolean {
 /**
  * Starts DynamoDB Local on `port` and resolves once it answers. Fails fast, with one line, when
  * the port is taken (PortInUseError), Java is missing, the process exits, or it does not answer
- * within 30 s; in every case no Java process is left behind.
+ * within 90 s; in every case no Java process is left behind.
  */
 export async function startDynamoDbLocal(options: {
   port: number;
