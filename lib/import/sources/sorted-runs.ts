@@ -69,7 +69,7 @@ export class SortedRuns<T> {
       this.buffer = [];
       this.chars = 0;
       if (this.runs.length === 0) {
-        yield* inMemory;
+        for (const record of inMemory) yield record;
         return;
       }
       if (inMemory.length > 0) await this.write(inMemory);
@@ -222,7 +222,7 @@ export class Spool<T> {
 
   /** Every record added, as its text (`addText`, or the JSON of `add`), in order; then the file is gone. */
   async *texts(): AsyncGenerator<string> {
-    for await (const lines of this.lines()) yield* lines;
+    for await (const lines of this.lines()) for (const line of lines) yield line;
   }
 
   /** The records' lines, a chunk at a time (one await a chunk, not a record). */
