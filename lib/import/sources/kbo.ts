@@ -8,7 +8,8 @@
  * 2. The establishments, which those files hold after the enterprises: `establishment.csv` joined with
  *    the establishments' rows of `address.csv` and `activity.csv` (in establishment order), each
  *    establishment's rows re-ordered by its enterprise in sorted runs on disk (§11.5.10).
- * 3. The spool and the sorted establishments merged by enterprise, each enterprise mapped.
+ * 3. The spool and the sorted establishments merged by enterprise, each enterprise mapped (or, for a
+ *    re-import, handed on as the texts the spool and the runs hold, `unmapped`).
  * 4. Given the stage (`KboOptions.stored`), the enterprises it holds from KBO that `enterprise.csv` does
  *    not list are stopped on the extract's `SnapshotDate` (`kbo-stops.ts`; contract §11.5.2).
  *
