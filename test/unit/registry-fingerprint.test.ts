@@ -4,7 +4,10 @@
  * from them — so the fingerprint must give back every part of the unit the import judges, for every
  * case the sample files hold.
  */
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { digestEntry, unitOf } from '../../lib/import/registry-fingerprint';
 import { openRegistryFiles } from '../../lib/import/sources/files';
 import { readKboFull } from '../../lib/import/sources/kbo';
@@ -135,5 +138,75 @@ describe('a registry unit handed on unmapped (its raw values)', () => {
         for (const item of batch) if (item.kind === 'raw') versions.add(item.mapping.version);
     }
     expect(versions.size).toBe(2);
+  });
+});
+
+/** What a KBO extract's unmapped stream says to the digests: each raw unit's text, each other item whole. */
+async function digestView(dir: string): Promise<string[]> {
+  const files = await openRegistryFiles(dir);
+  try {
+    const view: string[] = [];
+    for await (const read of (await readKboFull(files)).unmapped())
+      for (const item of Array.isArray(read) ? (read as readonly ReadItem[]) : [read as ReadItem])
+        view.push(item.kind === 'raw' ? `raw ${item.text}` : JSON.stringify(item));
+    return view;
+  } finally {
+    await files.close();
+  }
+}
+
+async function mappedItems(dir: string): Promise<string> {
+  const files = await openRegistryFiles(dir);
+  try {
+    return JSON.stringify(await gathered((await readKboFull(files)).items));
+  } finally {
+    await files.close();
+  }
+}
+
+const KBO_TABLES = ['enterprise', 'denomination', 'address', 'contact', 'activity', 'establishment'];
+
+describe("a KBO enterprise's raw text, the digest's part of it", () => {
+  it('differs whenever a character of a value in any of its files changes what the converter maps', async () => {
+    const scratch = await mkdtemp(join(tmpdir(), 'kbo-raw-'));
+    const original = join(FIXTURES, 'kbo-full');
+    try {
+      const texts = new Map<string, string>();
+      for (const table of KBO_TABLES)
+        texts.set(table, await readFile(join(original, `${table}.csv`), 'utf8'));
+      const [viewBefore, mappedBefore] = [await digestView(original), await mappedItems(original)];
+      let seen = 0;
+      let run = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(...KBO_TABLES),
+          fc.nat(),
+          fc.constantFrom('7', 'Z', 'é', ' '),
+          async (table, at, next) => {
+            // A character of a value (past the header; not a quote, comma or line break) changed.
+            const text = texts.get(table)!;
+            const header = text.indexOf('\n') + 1;
+            const positions = [...text.slice(header)].flatMap((c, i) =>
+              '",\r\n'.includes(c) || c === next ? [] : [header + i],
+            );
+            const position = positions[at % positions.length]!;
+            const dir = join(scratch, String(run++));
+            await cp(original, dir, { recursive: true });
+            await writeFile(
+              join(dir, `${table}.csv`),
+              text.slice(0, position) + next + text.slice(position + 1),
+            );
+            const mapped = await mappedItems(dir).catch(() => mappedBefore);
+            if (mapped === mappedBefore) return;
+            seen++;
+            expect(await digestView(dir)).not.toEqual(viewBefore);
+          },
+        ),
+        { numRuns: 60, seed: 34 },
+      );
+      expect(seen).toBeGreaterThan(20);
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
   });
 });

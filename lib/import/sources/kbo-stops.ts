@@ -23,9 +23,9 @@ export async function* stoppedEnterprises(
   try {
     for await (const page of stored.companiesOf(KBO_SOURCE, 'BE'))
       for (const number of page) await known.add(number, 0);
-    const numbers = held.read()[Symbol.asyncIterator]();
+    const numbers = held.texts()[Symbol.asyncIterator]();
     let next = await numbers.next();
-    for await (const [number] of known.sorted()) {
+    for await (const [number] of known.sortedTexts()) {
       while (!next.done && next.value < number) next = await numbers.next();
       if (!next.done && next.value === number) continue;
       yield {

@@ -8,7 +8,8 @@
  * 2. The establishments, which those files hold after the enterprises: `establishment.csv` joined with
  *    the establishments' rows of `address.csv` and `activity.csv` (in establishment order), each
  *    establishment's rows re-ordered by its enterprise in sorted runs on disk (§11.5.10).
- * 3. The spool and the sorted establishments merged by enterprise, each enterprise mapped.
+ * 3. The spool and the sorted establishments merged by enterprise, each enterprise mapped (or, for a
+ *    re-import, handed on as the texts the spool and the runs hold, `unmapped`).
  * 4. Given the stage (`KboOptions.stored`), the enterprises it holds from KBO that `enterprise.csv` does
  *    not list are stopped on the extract's `SnapshotDate` (`kbo-stops.ts`; contract §11.5.2).
  *
@@ -54,27 +55,51 @@ export interface KboExtract {
 }
 
 /**
- * What the raw text of an enterprise (its rows as `joined` gathers them, JSON) is mapped with: bump the
- * version whenever `kboUnit` makes something else of the same rows.
+ * What the raw text of an enterprise is mapped with: the JSON array of its own rows (as spooled) and its
+ * establishments' rows (as sorted), both as read from disk. Bump the version whenever `kboUnit` makes
+ * something else of the same rows, or the text's shape changes.
  */
-export const KBO_MAPPING_VERSION = 'kbo-map-1';
+export const KBO_MAPPING_VERSION = 'kbo-map-2';
 
 const KBO_MAPPING: RawMapping = {
   version: KBO_MAPPING_VERSION,
-  map: (text, source) => kboUnit(JSON.parse(text) as KboRows, { source }),
+  map: (text, source) => {
+    const [rows, establishments] = JSON.parse(text) as [KboRows, EstablishmentRows[]];
+    return kboUnit(withEstablishments(rows, establishments), { source });
+  },
 };
 
-/** How `joined` hands on an enterprise: mapped, or as its raw text. */
-type Emit<T extends ReadItem> = (rows: KboRows, key: string, source: UnitSource) => T;
+/**
+ * How `joined` hands on an enterprise, given its rows' JSON text and each of its establishments' (as
+ * read from the spool and the sorted runs): mapped, or as its raw text — the texts passed on as read, so
+ * a re-import neither parses nor serialises an enterprise whose block is unchanged.
+ */
+type Emit<T extends ReadItem> = (
+  rows: string,
+  establishments: string[],
+  key: string,
+  source: UnitSource,
+) => T;
 
-const mapped: Emit<RegistryItem> = (rows, _key, source) => kboUnit(rows, { source });
-const raw: Emit<RawUnit> = (rows, key, source) => ({
+const mapped: Emit<RegistryItem> = (rows, establishments, _key, source) =>
+  KBO_MAPPING.map(`[${rows},[${establishments.join(',')}]]`, source);
+const raw: Emit<RawUnit> = (rows, establishments, key, source) => ({
   kind: 'raw',
   source,
   company: { country: 'BE', companyNumber: key },
-  text: JSON.stringify(rows),
+  text: `[${rows},[${establishments.join(',')}]]`,
   mapping: KBO_MAPPING,
 });
+
+/** An enterprise's rows with its establishments' rows added. */
+function withEstablishments(rows: KboRows, establishments: readonly EstablishmentRows[]): KboRows {
+  for (const { establishment, addresses, activities } of establishments) {
+    rows.establishments.push(establishment);
+    rows.addresses.push(...addresses);
+    rows.activities.push(...activities);
+  }
+  return rows;
+}
 
 /** An establishment's rows, as pass 1 hands them to pass 2. */
 interface EstablishmentRows {
@@ -142,12 +167,19 @@ async function* kboItems<T extends ReadItem>(
   }
 }
 
-/** One enterprise as spooled: its line in `enterprise.csv` and its rows (no establishments yet), or a repeat. */
-type Spooled = { line: number; rows: KboRows } | { line: number; repeated: string };
+/**
+ * One enterprise as spooled, a line of text: `[line, key, repeated]` as JSON (its line in
+ * `enterprise.csv`, its number, and the number as written when it is a repeat, else null), a tab, then
+ * its rows (no establishments yet) as JSON, which `joined` hands on as text. JSON escapes tabs: the
+ * first tab is the separator.
+ */
+const spooled = (line: number, key: string, rows: KboRows | null, repeated: string | null = null) =>
+  `${JSON.stringify([line, key, repeated])}\t${rows ? JSON.stringify(rows) : ''}`;
 
 interface Read {
   file: string;
-  enterprises: Spool<Spooled>;
+  /** The enterprises' lines (`spooled`). */
+  enterprises: Spool<never>;
   establishments: SortedRuns<EstablishmentRows>;
 }
 
@@ -159,7 +191,7 @@ interface Read {
 const ESTABLISHMENT_RUN_CHARS = 2 << 20;
 
 async function readAll(files: RegistryFiles, options: KboOptions): Promise<Read> {
-  const enterprises = new Spool<Spooled>(options.runs);
+  const enterprises = new Spool<never>(options.runs);
   const establishments = new SortedRuns<EstablishmentRows>({
     runChars: ESTABLISHMENT_RUN_CHARS,
     ...options.runs,
@@ -178,23 +210,21 @@ async function readAll(files: RegistryFiles, options: KboOptions): Promise<Read>
     for (let next = await enterpriseRows.peek(); next; next = await enterpriseRows.peek()) {
       enterpriseRows.skip();
       if (next.key === previous) {
-        await enterprises.add({ line: next.line, repeated: next.row[0]!.trim() });
+        await enterprises.addText(spooled(next.line, next.key, null, next.row[0]!.trim()));
         continue;
       }
       previous = next.key;
       // A malformed number (to be rejected) takes no rows: it would pass over other enterprises' rows.
       const take = (walk: EntityRows) => (next.key.length === 10 ? walk.take(next.key) : Promise.resolve([]));
-      await enterprises.add({
-        line: next.line,
-        rows: {
-          enterprise: next.row,
-          establishments: [],
-          denominations: await take(denominations),
-          addresses: await take(addresses),
-          contacts: await take(contacts),
-          activities: await take(activities),
-        },
-      });
+      const rows: KboRows = {
+        enterprise: next.row,
+        establishments: [],
+        denominations: await take(denominations),
+        addresses: await take(addresses),
+        contacts: await take(contacts),
+        activities: await take(activities),
+      };
+      await enterprises.addText(spooled(next.line, next.key, rows));
     }
     previous = '';
     for (let next = await establishmentRows.peek(); next; next = await establishmentRows.peek()) {
@@ -230,42 +260,41 @@ async function* joined<T extends ReadItem>(
   held: Spool<string> | undefined,
   emit: Emit<T>,
 ): AsyncGenerator<Array<T | RegistryItem>> {
-  const sorted = establishments.sorted()[Symbol.asyncIterator]();
+  const sorted = establishments.sortedTexts()[Symbol.asyncIterator]();
   let establishment = await sorted.next();
   let batch: Array<T | RegistryItem> = [];
   try {
-    for await (const spooled of enterprises.read()) {
+    for await (const text of enterprises.texts()) {
       if (batch.length >= BATCH_UNITS) {
         yield batch;
         batch = [];
       }
-      const source = { file, line: spooled.line };
-      if ('repeated' in spooled) {
+      const tab = text.indexOf('\t');
+      const [line, key, repeated] = JSON.parse(text.slice(0, tab)) as [number, string, string | null];
+      const source = { file, line };
+      if (repeated !== null) {
         batch.push({
           kind: 'rejected',
           source,
-          reason: `enterprise ${spooled.repeated} appears twice (the first one wins)`,
+          reason: `enterprise ${repeated} appears twice (the first one wins)`,
         });
         continue;
       }
-      const { rows } = spooled;
-      const key = entityKey(rows.enterprise[0]!);
+      const rows = text.slice(tab + 1);
       if (key.length !== 10) {
-        batch.push(kboUnit(rows, { source }));
+        batch.push(kboUnit(JSON.parse(rows) as KboRows, { source }));
         continue;
       }
-      const spooling = held?.add(key);
+      const spooling = held?.addText(key);
       if (spooling) await spooling;
       // The runs' keys are `enterprise:establishment`: those of enterprises not in the file are passed over.
       while (!establishment.done && establishment.value[0] < `${key}:`) establishment = await sorted.next();
+      const own: string[] = [];
       while (!establishment.done && establishment.value[0].startsWith(`${key}:`)) {
-        const { establishment: row, addresses, activities } = establishment.value[1];
-        rows.establishments.push(row);
-        rows.addresses.push(...addresses);
-        rows.activities.push(...activities);
+        own.push(establishment.value[1]);
         establishment = await sorted.next();
       }
-      batch.push(emit(rows, key, source));
+      batch.push(emit(rows, own, key, source));
     }
     if (batch.length > 0) yield batch;
   } finally {

@@ -59,17 +59,21 @@ export class SortedRuns<T> {
 
   /** Every record added, in key order (equal keys in the order they were added); then the runs are gone. */
   async *sorted(): AsyncGenerator<[string, T]> {
+    for await (const [key, json] of this.sortedTexts()) yield [key, JSON.parse(json) as T];
+  }
+
+  /** `sorted`'s records with each value as its JSON text, not parsed (for a reader that only passes it on). */
+  async *sortedTexts(): AsyncGenerator<[string, string]> {
     try {
       const inMemory = sortRun(this.buffer);
       this.buffer = [];
       this.chars = 0;
       if (this.runs.length === 0) {
-        for (const [key, json] of inMemory) yield [key, JSON.parse(json) as T];
+        for (const record of inMemory) yield record;
         return;
       }
       if (inMemory.length > 0) await this.write(inMemory);
-      for await (const [key, json] of mergeRuns(this.runs.map((run) => run.path)))
-        yield [key, JSON.parse(json) as T];
+      yield* mergeRuns(this.runs.map((run) => run.path));
     } finally {
       await this.discard();
     }
@@ -199,7 +203,12 @@ export class Spool<T> {
 
   /** Adds a record: a promise (to await before the next) only when a chunk goes to disk, else nothing. */
   add(value: T): Promise<void> | undefined {
-    this.chunk += `${JSON.stringify(value)}\n`;
+    return this.addText(JSON.stringify(value));
+  }
+
+  /** Adds a record as text of the caller's own (no line break), read back by `texts`. */
+  addText(text: string): Promise<void> | undefined {
+    this.chunk += `${text}\n`;
     if (this.chunk.length <= 1 << 16) return undefined;
     const chunk = this.chunk;
     this.chunk = '';
@@ -208,16 +217,23 @@ export class Spool<T> {
 
   /** Every record added, in order; then the file is gone. */
   async *read(): AsyncGenerator<T> {
+    for await (const lines of this.lines()) for (const line of lines) yield JSON.parse(line) as T;
+  }
+
+  /** Every record added, as its text (`addText`, or the JSON of `add`), in order; then the file is gone. */
+  async *texts(): AsyncGenerator<string> {
+    for await (const lines of this.lines()) for (const line of lines) yield line;
+  }
+
+  /** The records' lines, a chunk at a time (one await a chunk, not a record). */
+  private async *lines(): AsyncGenerator<string[]> {
     try {
       if (this.out) {
         await writeChunk(this.out, this.chunk);
         this.out.end();
         await once(this.out, 'close');
-        for await (const lines of linesOf(this.path!, 1 << 16))
-          for (const line of lines) yield JSON.parse(line) as T;
-      } else {
-        for (const line of this.chunk.split('\n')) if (line) yield JSON.parse(line) as T;
-      }
+        yield* linesOf(this.path!, 1 << 16);
+      } else yield this.chunk.split('\n').filter((line) => line !== '');
     } finally {
       await this.discard();
     }
