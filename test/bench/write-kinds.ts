@@ -209,7 +209,7 @@ export type Labelled = ParsedRequest & { label?: string };
  * The BatchWriteItem entries gathered by item kind, in their recorded order, as requests of 25 labelled
  * `BatchWriteItem <kind>`; every other request as it is.
  */
-export function splitByItemKind(requests: readonly ParsedRequest[]): Labelled[] {
+export function splitByItemKind(requests: readonly ParsedRequest[], sortedByKey = false): Labelled[] {
   const others: Labelled[] = [];
   const byKind = new Map<string, { table: string; entries: Wire[] }>();
   for (const request of requests) {
@@ -228,6 +228,30 @@ export function splitByItemKind(requests: readonly ParsedRequest[]): Labelled[] 
       }
   }
   const split: Labelled[] = [];
+  if (sortedByKey) {
+    // Every entry in one list, sorted by key (stable): a kind's items come together, as do a company's.
+    const keyText = (entry: Wire) => {
+      const put = entry['PutRequest'] as Wire | undefined;
+      const { pk, sk } = keyOf({
+        kind: put ? 'Put' : 'Delete',
+        action: put ?? (entry['DeleteRequest'] as Wire),
+        transaction: false,
+      });
+      return `${pk}\u0000${sk}`;
+    };
+    const [table] = [...byKind.values()].map((kind) => kind.table);
+    const all = [...byKind.values()]
+      .flatMap((kind) => kind.entries)
+      .map((entry) => ({ entry, key: keyText(entry) }));
+    all.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    for (let at = 0; at < all.length; at += 25)
+      split.push({
+        operation: 'BatchWriteItem',
+        label: 'BatchWriteItem sorted by key',
+        body: { RequestItems: { [table!]: all.slice(at, at + 25).map(({ entry }) => entry) } },
+      });
+    return [...split, ...others];
+  }
   for (const [kind, { table, entries }] of byKind)
     for (let at = 0; at < entries.length; at += 25)
       split.push({

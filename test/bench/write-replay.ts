@@ -169,6 +169,8 @@ export interface ReplayOptions {
    * items cost DynamoDB Local what.
    */
   byItemKind?: boolean;
+  /** With `byOperation`: the BatchWriteItem entries sorted by key, 25 to a request (`BatchWriteItem sorted by key`). */
+  sortedByKey?: boolean;
   /** Makes the replay's table hold what the recorded run's held before it (its companies, say). */
   prepare?: (table: string) => Promise<void>;
 }
@@ -218,7 +220,8 @@ export async function replay(
   const kept = requests
     .filter((request) => order.includes(request.operation))
     .map((request) => variantOf(request, options.variant ?? 'as recorded'));
-  const shaped: Labelled[] = options.byItemKind ? splitByItemKind(kept) : kept;
+  const shaped: Labelled[] =
+    options.byItemKind || options.sortedByKey ? splitByItemKind(kept, options.sortedByKey) : kept;
   const labelOf = (request: Labelled) => request.label ?? request.operation;
   const operations = new Map<string, ReplayedOperation>();
   for (const request of shaped)

@@ -86,3 +86,26 @@ it('regroups batched writes by item kind, 25 to a request, in their order, other
     companies.slice(25).map((c) => c.pk),
   );
 });
+
+it('sorts batched writes by key, 25 to a request, when asked', () => {
+  const keyed = (pk: string, sk: string) => ({ pk: { S: pk }, sk: { S: sk } });
+  const split = splitByItemKind(
+    [
+      batch(
+        keyed('COMPANY#BE#2', 'UPDATES'),
+        keyed('FILTER_PROFILES#1', 'A'),
+        keyed('COMPANY#BE#2', 'COMPANY'),
+      ),
+    ],
+    true,
+  );
+  expect(split.map((r) => r.label)).toEqual(['BatchWriteItem sorted by key']);
+  const items = (split[0]!.body['RequestItems'] as { t: Wire[] }).t.map(
+    (e) => (e['PutRequest'] as Wire)['Item'] as Record<string, { S: string }>,
+  );
+  expect(items.map((i) => `${i['pk']!.S} ${i['sk']!.S}`)).toEqual([
+    'COMPANY#BE#2 COMPANY',
+    'COMPANY#BE#2 UPDATES',
+    'FILTER_PROFILES#1 A',
+  ]);
+});
