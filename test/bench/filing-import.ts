@@ -131,6 +131,47 @@ async function replayDiagnostic(bench: {
         (kind.refused ? `, ${kind.refused} refused (${kind.refusal})` : ''),
     );
   }
+  // The batched writes again, one item kind at a time: which items cost DynamoDB Local more than the floor's.
+  const kinds = await replay(
+    bench.endpoint,
+    requests.filter((request) => isWrite(request.operation)),
+    {
+      byOperation: true,
+      byItemKind: true,
+      prepare: (replayTable) =>
+        runCli('import', [bench.companies, '--table', replayTable, '--as-of', '2025-01-01'], bench).then(
+          () => undefined,
+        ),
+    },
+  );
+  console.log(`batched writes replayed one item kind at a time (load ${os.loadavg()[0]!.toFixed(1)}):`);
+  for (const kind of kinds.operations.filter((k) => k.operation.startsWith('BatchWriteItem ')))
+    console.log(
+      `  ${kind.operation.slice('BatchWriteItem '.length).padEnd(26)} ${perFiling(kind.items)} items, ` +
+        `${Math.round(kind.bytes / Math.max(1, kind.items))} bytes an item: ${perFiling(kind.javaMs)} ms a filing, ` +
+        `${(kind.javaMs / Math.max(1, kind.items)).toFixed(3)} ms an item (the floor's ${bench.floor.batch.javaMsPerItem.toFixed(3)})`,
+    );
+  // The same batched writes as recorded and sorted by key, taking turns: does their mix cost DynamoDB Local?
+  for (const sortedByKey of [false, true, false, true]) {
+    const run = await replay(
+      bench.endpoint,
+      requests.filter((request) => isWrite(request.operation)),
+      {
+        byOperation: true,
+        sortedByKey,
+        prepare: (replayTable) =>
+          runCli('import', [bench.companies, '--table', replayTable, '--as-of', '2025-01-01'], bench).then(
+            () => undefined,
+          ),
+      },
+    );
+    const batch = run.operations.find((k) => k.operation.startsWith('BatchWriteItem'))!;
+    console.log(
+      `  batched writes ${sortedByKey ? 'sorted by key' : 'as recorded  '}: ${perFiling(batch.requests)} requests, ` +
+        `${perFiling(batch.javaMs)} ms a filing (load ${os.loadavg()[0]!.toFixed(1)})` +
+        (batch.refused ? `, ${batch.refused} refused (${batch.refusal})` : ''),
+    );
+  }
   console.log('written, by item kind (a filing):');
   const byKind = new Map<string, import('./write-kinds').KindCount>();
   for (const request of requests) if (isWrite(request.operation)) countActions(byKind, actionsOf(request));

@@ -201,3 +201,63 @@ export function formatBreakdown(kinds: Map<string, KindCount>): string[] {
     `${'all'.padEnd(24)}${cell(total.items)}${' '.repeat(45)}${cell(total.writeUnits, 24)}`,
   ];
 }
+
+/** A request, with the label its figures go under when it is not its operation's. */
+export type Labelled = ParsedRequest & { label?: string };
+
+/**
+ * The BatchWriteItem entries gathered by item kind, in their recorded order, as requests of 25 labelled
+ * `BatchWriteItem <kind>`; every other request as it is.
+ */
+export function splitByItemKind(requests: readonly ParsedRequest[], sortedByKey = false): Labelled[] {
+  const others: Labelled[] = [];
+  const byKind = new Map<string, { table: string; entries: Wire[] }>();
+  for (const request of requests) {
+    if (request.operation !== 'BatchWriteItem') {
+      others.push(request);
+      continue;
+    }
+    for (const [table, entries] of Object.entries(request.body['RequestItems'] as Record<string, Wire[]>))
+      for (const entry of entries) {
+        const put = entry['PutRequest'] as Wire | undefined;
+        const action = put ?? (entry['DeleteRequest'] as Wire);
+        const { pk, sk } = keyOf({ kind: put ? 'Put' : 'Delete', action, transaction: false });
+        const kind = itemKind(pk, sk);
+        const list = byKind.get(kind) ?? byKind.set(kind, { table, entries: [] }).get(kind)!;
+        list.entries.push(entry);
+      }
+  }
+  const split: Labelled[] = [];
+  if (sortedByKey) {
+    // Every entry in one list, sorted by key (stable): a kind's items come together, as do a company's.
+    const keyText = (entry: Wire) => {
+      const put = entry['PutRequest'] as Wire | undefined;
+      const { pk, sk } = keyOf({
+        kind: put ? 'Put' : 'Delete',
+        action: put ?? (entry['DeleteRequest'] as Wire),
+        transaction: false,
+      });
+      return `${pk}\u0000${sk}`;
+    };
+    const [table] = [...byKind.values()].map((kind) => kind.table);
+    const all = [...byKind.values()]
+      .flatMap((kind) => kind.entries)
+      .map((entry) => ({ entry, key: keyText(entry) }));
+    all.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    for (let at = 0; at < all.length; at += 25)
+      split.push({
+        operation: 'BatchWriteItem',
+        label: 'BatchWriteItem sorted by key',
+        body: { RequestItems: { [table!]: all.slice(at, at + 25).map(({ entry }) => entry) } },
+      });
+    return [...split, ...others];
+  }
+  for (const [kind, { table, entries }] of byKind)
+    for (let at = 0; at < entries.length; at += 25)
+      split.push({
+        operation: 'BatchWriteItem',
+        label: `BatchWriteItem ${kind}`,
+        body: { RequestItems: { [table]: entries.slice(at, at + 25) } },
+      });
+  return [...split, ...others];
+}

@@ -30,7 +30,9 @@ import {
   keyOf,
   mentions,
   perCompany,
+  splitByItemKind,
   type KindCount,
+  type Labelled,
   type ParsedRequest,
   type Wire,
 } from './write-kinds';
@@ -161,6 +163,14 @@ export interface ReplayOptions {
    * their recorded order at once.
    */
   byOperation?: boolean;
+  /**
+   * With `byOperation`: the BatchWriteItem entries regrouped by item kind (write-kinds.ts `itemKind`),
+   * 25 to a request in their recorded order, each kind replayed alone (`BatchWriteItem <kind>`): which
+   * items cost DynamoDB Local what.
+   */
+  byItemKind?: boolean;
+  /** With `byOperation`: the BatchWriteItem entries sorted by key, 25 to a request (`BatchWriteItem sorted by key`). */
+  sortedByKey?: boolean;
   /** Makes the replay's table hold what the recorded run's held before it (its companies, say). */
   prepare?: (table: string) => Promise<void>;
 }
@@ -207,22 +217,25 @@ export async function replay(
   );
   // Reads and writes of items only: a recorded DescribeTable (say) is not the import's work to weigh.
   const order = [...WRITE_OPERATIONS, ...READ_OPERATIONS];
-  const shaped = requests
+  const kept = requests
     .filter((request) => order.includes(request.operation))
     .map((request) => variantOf(request, options.variant ?? 'as recorded'));
+  const shaped: Labelled[] =
+    options.byItemKind || options.sortedByKey ? splitByItemKind(kept, options.sortedByKey) : kept;
+  const labelOf = (request: Labelled) => request.label ?? request.operation;
   const operations = new Map<string, ReplayedOperation>();
   for (const request of shaped)
-    if (!operations.has(request.operation))
-      operations.set(request.operation, {
-        operation: request.operation,
+    if (!operations.has(labelOf(request)))
+      operations.set(labelOf(request), {
+        operation: labelOf(request),
         requests: 0,
         items: 0,
         bytes: 0,
         refused: 0,
         javaMs: 0,
       });
-  const send = async (request: ParsedRequest) => {
-    const figures = operations.get(request.operation)!;
+  const send = async (request: Labelled) => {
+    const figures = operations.get(labelOf(request))!;
     const wire = JSON.stringify(inTable(request.body, table));
     const Command = (sdk as unknown as Record<string, new (input: object) => { input: object }>)[
       `${request.operation}Command`
@@ -241,7 +254,7 @@ export async function replay(
       if (figures.refused++ === 0) figures.refusal = `${(error as Error).name}: ${(error as Error).message}`;
     }
   };
-  const sendAll = async (list: readonly ParsedRequest[]) => {
+  const sendAll = async (list: readonly Labelled[]) => {
     let next = 0;
     const worker = async () => {
       while (next < list.length) await send(list[next++]!);
@@ -249,14 +262,15 @@ export async function replay(
     await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
   };
   const all = [...operations.values()];
-  if (options.byOperation) all.sort((a, b) => order.indexOf(a.operation) - order.indexOf(b.operation));
+  const rank = (label: string) => order.indexOf(label.split(' ')[0]!);
+  if (options.byOperation) all.sort((a, b) => rank(a.operation) - rank(b.operation));
   const javaBefore = dynamoDbLocalCpuMs(endpoint);
   const started = process.hrtime.bigint();
   try {
     if (options.byOperation) {
       for (const figures of all) {
         const java = dynamoDbLocalCpuMs(endpoint);
-        await sendAll(shaped.filter((request) => request.operation === figures.operation));
+        await sendAll(shaped.filter((request) => labelOf(request) === figures.operation));
         figures.javaMs = dynamoDbLocalCpuMs(endpoint) - java;
       }
     } else {

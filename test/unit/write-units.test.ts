@@ -3,7 +3,7 @@
  * `npm run bench:scale` and the registry and filing benches): an item's size by DynamoDB's rules
  * (attribute names and values), rounded up to the KB, twice in a transaction, again for an index entry.
  */
-import { actionsOf, countActions, type KindCount, type Wire } from '../bench/write-kinds';
+import { actionsOf, countActions, splitByItemKind, type KindCount, type Wire } from '../bench/write-kinds';
 
 /** An item of exactly `bytes` bytes by DynamoDB's rules: `pk` `sk` and `data` names, 1-byte keys. */
 const item = (bytes: number, extra: Record<string, Wire> = {}): Wire => ({
@@ -57,4 +57,55 @@ it('bills a delete at least a unit, and a condition check nothing', () => {
     },
   };
   expect(units(request)).toBe(2);
+});
+
+it('regroups batched writes by item kind, 25 to a request, in their order, other requests as they are', () => {
+  const keyed = (pk: string, sk: string) => ({ pk: { S: pk }, sk: { S: sk } });
+  const companies = Array.from({ length: 30 }, (_, i) => keyed(`COMPANY#BE#${i}`, 'COMPANY'));
+  const feeds = Array.from({ length: 3 }, (_, i) => keyed(`COMPANY#BE#${i}`, 'UPDATES'));
+  const split = splitByItemKind([
+    batch(...companies.slice(0, 20), ...feeds),
+    transaction(item(100)),
+    batch(...companies.slice(20)),
+  ]);
+  const entries = (i: number) => (split[i]!.body['RequestItems'] as { t: Wire[] }).t;
+  expect(split.map((r) => r.label ?? r.operation)).toEqual([
+    'BatchWriteItem company company',
+    'BatchWriteItem company company',
+    'BatchWriteItem company updates',
+    'TransactWriteItems',
+  ]);
+  expect(split.map((r) => r.operation)).toEqual([
+    'BatchWriteItem',
+    'BatchWriteItem',
+    'BatchWriteItem',
+    'TransactWriteItems',
+  ]);
+  expect([entries(0).length, entries(1).length, entries(2).length]).toEqual([25, 5, 3]);
+  expect(entries(1).map((e) => ((e['PutRequest'] as Wire)['Item'] as Wire)['pk'])).toEqual(
+    companies.slice(25).map((c) => c.pk),
+  );
+});
+
+it('sorts batched writes by key, 25 to a request, when asked', () => {
+  const keyed = (pk: string, sk: string) => ({ pk: { S: pk }, sk: { S: sk } });
+  const split = splitByItemKind(
+    [
+      batch(
+        keyed('COMPANY#BE#2', 'UPDATES'),
+        keyed('FILTER_PROFILES#1', 'A'),
+        keyed('COMPANY#BE#2', 'COMPANY'),
+      ),
+    ],
+    true,
+  );
+  expect(split.map((r) => r.label)).toEqual(['BatchWriteItem sorted by key']);
+  const items = (split[0]!.body['RequestItems'] as { t: Wire[] }).t.map(
+    (e) => (e['PutRequest'] as Wire)['Item'] as Record<string, { S: string }>,
+  );
+  expect(items.map((i) => `${i['pk']!.S} ${i['sk']!.S}`)).toEqual([
+    'COMPANY#BE#2 COMPANY',
+    'COMPANY#BE#2 UPDATES',
+    'FILTER_PROFILES#1 A',
+  ]);
 });
