@@ -9,6 +9,7 @@
  *     says what to document instead (`documentedAs`);
  *   - `integerQuery()`: query text turned into a bounded integer, documented as that integer;
  *   - `anyCase()`: text upper-cased into one of a picklist, documented as the picklist;
+ *   - a `lazy` schema (made on first use, lib/lists/filters.ts): documented as the schema it makes;
  *   - refinements JSON Schema has no word for (`check`, `rawCheck`, `finite`) are left to the
  *     descriptions; anything else it cannot convert fails the build, so nothing is silently dropped.
  */
@@ -56,6 +57,7 @@ type Node = AnySchema & Record<string, unknown>;
  */
 function prepare(schema: AnySchema): AnySchema {
   const node = schema as Node;
+  if (node.type === 'lazy') return prepare((node.getter as (input: unknown) => AnySchema)(undefined));
   if ('pipe' in node) return preparePipe(node, node.pipe as PipeItem[]);
   const copy: Node = { ...node };
   if (node.entries) {

@@ -27,43 +27,8 @@ const values = <T extends v.GenericSchema>(item: T, what: string) =>
     v.maxLength(MAX_VALUES, `must contain at most ${MAX_VALUES} ${what}`),
   );
 
-const bound = /* @__PURE__ */ v.pipe(
-  /* @__PURE__ */ v.number('must be a number'),
-  /* @__PURE__ */ v.finite('must be a finite number'),
-);
-
-const range = /* @__PURE__ */ v.pipe(
-  /* @__PURE__ */ v.strictObject(
-    { min: /* @__PURE__ */ v.optional(bound), max: /* @__PURE__ */ v.optional(bound) },
-    (issue) =>
-      issue.expected === 'never'
-        ? 'is not a known bound (min, max)'
-        : 'must be an object with min and/or max',
-  ),
-  /* @__PURE__ */ v.check((r) => r.min !== undefined || r.max !== undefined, 'must have min, max or both'),
-  /* @__PURE__ */ v.check(
-    (r) => r.min === undefined || r.max === undefined || r.min <= r.max,
-    'min must be ≤ max',
-  ),
-);
-
 const NOT_A_COUNTRY = `must be one of ${/* @__PURE__ */ COUNTRIES.join(', ')}`;
-const country = /* @__PURE__ */ anyCase(COUNTRIES, NOT_A_COUNTRY, 'must be a country code');
-
-/** A NACE code as the record takes them: 2 to 5 digits, dots allowed (`62.01`); stored as digits. */
-const activity = /* @__PURE__ */ v.pipe(
-  /* @__PURE__ */ v.string('must be a NACE code'),
-  /* @__PURE__ */ v.regex(/^\d{2}(?:\.?\d){0,3}$/, 'must be a NACE code of 2 to 5 digits'),
-  /* @__PURE__ */ v.transform((code) => code.replace(/\./g, '')),
-);
-
 const PLACE_TOO_LONG = `must be at most ${MAX_TEXT} characters`;
-const place = /* @__PURE__ */ v.pipe(
-  /* @__PURE__ */ v.string('must be a place name'),
-  /* @__PURE__ */ v.transform((p) => p.trim()),
-  /* @__PURE__ */ v.minLength(1, 'must not be empty'),
-  /* @__PURE__ */ atMostCharacters(MAX_TEXT, PLACE_TOO_LONG),
-);
 
 export const CRITERIA = [
   'countries',
@@ -77,24 +42,59 @@ export const CRITERIA = [
 const NOT_A_CRITERION = `is not a criterion (${/* @__PURE__ */ CRITERIA.join(', ')})`;
 const NO_CRITERION = `must have at least one criterion (${/* @__PURE__ */ CRITERIA.join(', ')})`;
 
-export const filtersSchema = /* @__PURE__ */ v.pipe(
-  /* @__PURE__ */ v.custom<Record<string, unknown>>(
-    (input) => typeof input === 'object' && input !== null && !Array.isArray(input),
-    'must be an object of criteria',
-  ),
-  /* @__PURE__ */ v.strictObject(
-    {
-      countries: /* @__PURE__ */ v.optional(/* @__PURE__ */ values(country, 'countries')),
-      activities: /* @__PURE__ */ v.optional(/* @__PURE__ */ values(activity, 'NACE codes')),
-      places: /* @__PURE__ */ v.optional(/* @__PURE__ */ values(place, 'places')),
-      employees: /* @__PURE__ */ v.optional(range),
-      totalAssets: /* @__PURE__ */ v.optional(range),
-      healthIndicator: /* @__PURE__ */ v.optional(range),
-    },
-    (issue) => (issue.expected === 'never' ? NOT_A_CRITERION : 'must be an object of criteria'),
-  ),
-  /* @__PURE__ */ v.check((f) => Object.keys(f).length > 0, NO_CRITERION),
-);
+/** The filters' schema, made by `filtersSchema` when a request first carries filters. */
+function buildFiltersSchema() {
+  const bound = v.pipe(v.number('must be a number'), v.finite('must be a finite number'));
+  const range = v.pipe(
+    v.strictObject({ min: v.optional(bound), max: v.optional(bound) }, (issue) =>
+      issue.expected === 'never'
+        ? 'is not a known bound (min, max)'
+        : 'must be an object with min and/or max',
+    ),
+    v.check((r) => r.min !== undefined || r.max !== undefined, 'must have min, max or both'),
+    v.check((r) => r.min === undefined || r.max === undefined || r.min <= r.max, 'min must be ≤ max'),
+  );
+  const country = anyCase(COUNTRIES, NOT_A_COUNTRY, 'must be a country code');
+  /** A NACE code as the record takes them: 2 to 5 digits, dots allowed (`62.01`); stored as digits. */
+  const activity = v.pipe(
+    v.string('must be a NACE code'),
+    v.regex(/^\d{2}(?:\.?\d){0,3}$/, 'must be a NACE code of 2 to 5 digits'),
+    v.transform((code) => code.replace(/\./g, '')),
+  );
+  const place = v.pipe(
+    v.string('must be a place name'),
+    v.transform((p) => p.trim()),
+    v.minLength(1, 'must not be empty'),
+    atMostCharacters(MAX_TEXT, PLACE_TOO_LONG),
+  );
+  return v.pipe(
+    v.custom<Record<string, unknown>>(
+      (input) => typeof input === 'object' && input !== null && !Array.isArray(input),
+      'must be an object of criteria',
+    ),
+    v.strictObject(
+      {
+        countries: v.optional(values(country, 'countries')),
+        activities: v.optional(values(activity, 'NACE codes')),
+        places: v.optional(values(place, 'places')),
+        employees: v.optional(range),
+        totalAssets: v.optional(range),
+        healthIndicator: v.optional(range),
+      },
+      (issue) => (issue.expected === 'never' ? NOT_A_CRITERION : 'must be an object of criteria'),
+    ),
+    v.check((f) => Object.keys(f).length > 0, NO_CRITERION),
+  );
+}
+
+let built: ReturnType<typeof buildFiltersSchema> | undefined;
+
+/**
+ * A list's filters (`filters` of a create or an update): a lazy schema, whose criteria are made when a
+ * request first carries filters, not when a list function loads (a STATIC list's create never reads
+ * them); made once, then reused. infra/openapi/schema.ts documents what it makes.
+ */
+export const filtersSchema = /* @__PURE__ */ v.lazy(() => (built ??= buildFiltersSchema()));
 export type Filters = v.InferOutput<typeof filtersSchema>;
 type Range = { min?: number | undefined; max?: number | undefined };
 
@@ -114,8 +114,20 @@ export interface FilterProfile {
   stopped?: true;
 }
 
+/**
+ * Combining marks, made on first use: V8 checks every pattern literal of a script when it loads it,
+ * even in a function never called, and a Unicode property (`\p{M}`) makes it build the property's
+ * character set, which a STATIC list's create never needs (docs/benchmarks.md).
+ */
+let marks: RegExp | undefined;
+
 /** Places compare without case, accents or surrounding spaces: `Liège` = `liege`. */
-export const placeKey = (place: string) => place.normalize('NFD').replace(/\p{M}/gu, '').trim().toLowerCase();
+export const placeKey = (place: string) =>
+  place
+    .normalize('NFD')
+    .replace((marks ??= new RegExp(String.raw`\p{M}`, 'gu')), '')
+    .trim()
+    .toLowerCase();
 
 export function filterProfileOf(record: CompanyRecord): FilterProfile {
   // Periods are stored newest first: the first is the latest.

@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { build, stop } from 'esbuild';
+import ts from 'typescript';
 import { bundlingSettings, functionDefine } from '../../infra/bundling';
 import { endpointFeatures } from '../../lib/http/features';
 import { handlerEntry } from '../../lib/http/route';
@@ -216,4 +217,43 @@ it('builds no Unicode property pattern at load', () => {
     propertyPatternCall.test(readFileSync(built[id].file, 'utf8')),
   );
   expect(calls).toEqual([]);
+});
+
+/** Whether the bundle's code outside every function (what runs when it loads) holds the string `literal`. */
+function atLoad(file: string, literal: string): boolean {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false);
+  let found = false;
+  const visit = (node: ts.Node): void => {
+    if (found || ts.isFunctionLike(node)) return;
+    if (ts.isStringLiteral(node) && node.text === literal) found = true;
+    else ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+// A list's filters are a lazy schema (lib/lists/filters.ts): createList carries them (a SMART list's
+// create reads them) but makes them on the first request that sends filters, not when it loads.
+it("makes a list's filters when first read, not when createList loads", () => {
+  const message = 'must be a NACE code of 2 to 5 digits';
+  expect(readFileSync(built.createList.file, 'utf8')).toContain(JSON.stringify(message));
+  expect(atLoad(built.createList.file, message)).toBe(false);
+});
+
+// V8 checks every pattern literal of a bundle when it loads it, called or not, and one with a Unicode
+// property escape (`/\p{M}/u`) makes it build that property's character set (about 1.5 M instructions):
+// such a pattern is made on first use (`new RegExp`, lib/lists/filters.ts `placeKey`), never a literal.
+it('holds no pattern literal with a Unicode property escape', () => {
+  const literals = (id: FunctionId): string[] => {
+    const file = built[id].file;
+    const found: string[] = [];
+    const visit = (node: ts.Node): void => {
+      if (ts.isRegularExpressionLiteral(node) && /\\[pP]\{/.test(node.text))
+        found.push(`${id}: ${node.text}`);
+      ts.forEachChild(node, visit);
+    };
+    visit(ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true));
+    return found;
+  };
+  expect((Object.keys(built) as FunctionId[]).flatMap(literals)).toEqual([]);
 });
