@@ -36,14 +36,28 @@ export async function importRun(count: number, replay = false): Promise<void> {
     console.error(`importing ${lines.length} companies`);
     await runCli('import', [companies, '--table', table, '--as-of', '2025-01-01'], options);
     // What DynamoDB Local alone writes (after the companies' import warmed it up): the import's ceiling.
-    const { companiesPerSecondCeiling, importWriteSplit, measureWriteFloor } = await import('./write-floor');
-    console.error('measuring what DynamoDB Local itself can write (the floor)');
-    const floor = await measureWriteFloor(endpoint);
+    // Measured before each run and after it: each run is judged against the two floors around it.
+    const { bracketingFloor, companiesPerSecondCeiling, importWriteSplit, measureWriteFloor } =
+      await import('./write-floor');
+    const measureFloor = () => {
+      console.error('measuring what DynamoDB Local itself can write (the floor)');
+      return measureWriteFloor(endpoint);
+    };
+    let floorBefore = await measureFloor();
+    let floor = floorBefore;
     for (const label of ['filings', 'again']) {
       console.error(`importing ${count} filings (${label})`);
       const javaBefore = dynamoDbLocalCpuMs(endpoint);
       const run = await runCli('import', ['--format', 'cbso', folder, '--table', table], options);
       const javaMs = dynamoDbLocalCpuMs(endpoint) - javaBefore;
+      const floorAfter = await measureFloor();
+      floor = bracketingFloor(floorBefore, floorAfter);
+      console.log(
+        `floor: BatchWriteItem ${Math.round(floorBefore.batch.itemsPerSecond)} items/s before the ${label} run, ` +
+          `${Math.round(floorAfter.batch.itemsPerSecond)} after; TransactWriteItems ` +
+          `${Math.round(floorBefore.transaction.itemsPerSecond)} and ${Math.round(floorAfter.transaction.itemsPerSecond)}`,
+      );
+      floorBefore = floorAfter;
       const rate = Number(/\((\d+) companies\/s\)/.exec(run.stdout)?.[1] ?? 0);
       const writes = /^writes: .*$/m.exec(run.stdout)?.[0] ?? '';
       const split = importWriteSplit(writes);

@@ -70,6 +70,24 @@ export async function measureWriteFloor(endpoint: string, items = 10_000): Promi
 }
 
 /**
+ * The floors measured just before and just after a run, rate by rate and CPU by CPU averaged: what
+ * DynamoDB Local could do over the minutes the run took. One round alone moved by half between two
+ * runs a couple of minutes apart on an idle machine (docs/benchmarks.md, filings, 2026-11-30 07:26).
+ */
+export function bracketingFloor(before: WriteFloor, after: WriteFloor): WriteFloor {
+  const mean = (a: WriteRate, b: WriteRate): WriteRate => ({
+    itemsPerSecond: (a.itemsPerSecond + b.itemsPerSecond) / 2,
+    javaMsPerItem: (a.javaMsPerItem + b.javaMsPerItem) / 2,
+  });
+  return {
+    batch: mean(before.batch, after.batch),
+    transaction: mean(before.transaction, after.transaction),
+    update: mean(before.update, after.update),
+    read: mean(before.read, after.read),
+  };
+}
+
+/**
  * The most companies a second DynamoDB Local takes for writes split like the import's (items per
  * company through BatchWriteItem and through TransactWriteItems), if nothing else used the machine.
  */
