@@ -16,6 +16,7 @@ import * as v from 'valibot';
 import { COUNTRIES, type Country } from '../companies/identifiers';
 import { anyCase, atMostCharacters } from '../http/schemas';
 import type { CompanyRecord } from '../companies/record';
+import { folded } from '../order';
 
 const MAX_VALUES = 100;
 const MAX_TEXT = 200;
@@ -114,20 +115,8 @@ export interface FilterProfile {
   stopped?: true;
 }
 
-/**
- * Combining marks, made on first use: V8 checks every pattern literal of a script when it loads it,
- * even in a function never called, and a Unicode property (`\p{M}`) makes it build the property's
- * character set, which a STATIC list's create never needs (docs/benchmarks.md).
- */
-let marks: RegExp | undefined;
-
 /** Places compare without case, accents or surrounding spaces: `Liège` = `liege`. */
-export const placeKey = (place: string) =>
-  place
-    .normalize('NFD')
-    .replace((marks ??= new RegExp(String.raw`\p{M}`, 'gu')), '')
-    .trim()
-    .toLowerCase();
+export const placeKey = (place: string) => folded(place).trim();
 
 export function filterProfileOf(record: CompanyRecord): FilterProfile {
   // Periods are stored newest first: the first is the latest.

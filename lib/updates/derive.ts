@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import type { CompanyRef } from '../companies/identifiers';
 import type { CompanyRecord, Contact } from '../companies/record';
 import type { FinancialPeriod } from '../companies/schemas';
-import { byCodePoint } from '../order';
+import { byCodePoint, folded } from '../order';
 import { registryEvents, type ChangeContext, type RegistryUpdateFacts } from './registry-changes';
 
 export const UPDATE_TYPES = [
@@ -138,13 +138,6 @@ export function byName(a: Contact, b: Contact): number {
     a.contactId - b.contactId
   );
 }
-
-/** `Élodie` → `elodie`: accents (combining marks after canonical decomposition) and case dropped. */
-const folded = (text: string) =>
-  text
-    .normalize('NFD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase();
 
 const fullName = (c: Contact) => `${c.firstName} ${c.lastName}`;
 

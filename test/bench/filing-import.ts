@@ -106,9 +106,13 @@ async function replayDiagnostic(bench: {
   const { recordingProxy } = await import('./recording-proxy');
   const { isWrite, parseRequests, replay } = await import('./write-replay');
   const { actionsOf, countActions, formatBreakdown, perCompany } = await import('./write-kinds');
+  // Each table a replay writes to holds the bench's companies first, as the recorded run's did.
+  const withCompanies = async (table: string) => {
+    await runCli('import', [bench.companies, '--table', table, '--as-of', '2025-01-01'], bench);
+  };
   const table = `filings-replay-${Date.now()}`;
   await ensureTable(bench.endpoint, table);
-  await runCli('import', [bench.companies, '--table', table, '--as-of', '2025-01-01'], bench);
+  await withCompanies(table);
   const proxy = await recordingProxy(bench.endpoint);
   try {
     console.error(`importing ${bench.count} filings through the recording proxy`);
@@ -120,12 +124,10 @@ async function replayDiagnostic(bench: {
     await proxy.close();
   }
   const requests = parseRequests(proxy.requests);
+  const writeRequests = requests.filter((request) => isWrite(request.operation));
   const { operations } = await replay(bench.endpoint, requests, {
     byOperation: true,
-    prepare: (replayTable) =>
-      runCli('import', [bench.companies, '--table', replayTable, '--as-of', '2025-01-01'], bench).then(
-        () => undefined,
-      ),
+    prepare: withCompanies,
   });
   const writes = operations.filter((kind) => isWrite(kind.operation));
   const reads = operations.filter((kind) => !isWrite(kind.operation));
@@ -146,18 +148,11 @@ async function replayDiagnostic(bench: {
     );
   }
   // The batched writes again, one item kind at a time: which items cost DynamoDB Local more than the floor's.
-  const kinds = await replay(
-    bench.endpoint,
-    requests.filter((request) => isWrite(request.operation)),
-    {
-      byOperation: true,
-      byItemKind: true,
-      prepare: (replayTable) =>
-        runCli('import', [bench.companies, '--table', replayTable, '--as-of', '2025-01-01'], bench).then(
-          () => undefined,
-        ),
-    },
-  );
+  const kinds = await replay(bench.endpoint, writeRequests, {
+    byOperation: true,
+    byItemKind: true,
+    prepare: withCompanies,
+  });
   console.log(`batched writes replayed one item kind at a time (load ${os.loadavg()[0]!.toFixed(1)}):`);
   for (const kind of kinds.operations.filter((k) => k.operation.startsWith('BatchWriteItem ')))
     console.log(
@@ -167,18 +162,11 @@ async function replayDiagnostic(bench: {
     );
   // The same batched writes as recorded and sorted by key, taking turns: does their mix cost DynamoDB Local?
   for (const sortedByKey of [false, true, false, true]) {
-    const run = await replay(
-      bench.endpoint,
-      requests.filter((request) => isWrite(request.operation)),
-      {
-        byOperation: true,
-        sortedByKey,
-        prepare: (replayTable) =>
-          runCli('import', [bench.companies, '--table', replayTable, '--as-of', '2025-01-01'], bench).then(
-            () => undefined,
-          ),
-      },
-    );
+    const run = await replay(bench.endpoint, writeRequests, {
+      byOperation: true,
+      sortedByKey,
+      prepare: withCompanies,
+    });
     const batch = run.operations.find((k) => k.operation.startsWith('BatchWriteItem'))!;
     console.log(
       `  batched writes ${sortedByKey ? 'sorted by key' : 'as recorded  '}: ${perFiling(batch.requests)} requests, ` +
@@ -188,7 +176,7 @@ async function replayDiagnostic(bench: {
   }
   console.log('written, by item kind (a filing):');
   const byKind = new Map<string, import('./write-kinds').KindCount>();
-  for (const request of requests) if (isWrite(request.operation)) countActions(byKind, actionsOf(request));
+  for (const request of writeRequests) countActions(byKind, actionsOf(request));
   for (const line of formatBreakdown(perCompany(byKind, bench.count))) console.log(`  ${line}`);
   const sum = (kinds: typeof writes) => kinds.reduce((ms, kind) => ms + kind.javaMs, 0);
   console.log(`  writes ${perFiling(sum(writes))} ms, reads ${perFiling(sum(reads))} ms a filing`);
