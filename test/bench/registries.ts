@@ -8,7 +8,8 @@
  *    machine runs), and peak memory, which should stay flat as the files grow.
  * 2. **Into DynamoDB Local** through `npm run import -- --format …` (a child process, a fresh table), about
  *    3,000 units of each registry: the first import against the ceiling the import bench measures in the same run
- *    (DynamoDB Local's own write floor × the items the import writes per company, test/bench/write-floor.ts),
+ *    (DynamoDB Local's own write floor × the items the import writes per company, test/bench/write-floor.ts;
+ *    the floor measured just before and just after the first import, their mean),
  *    then the same files again, whose rows a second should be at least those of the conversion alone
  *    (it reads one digest item per block of companies, not each company: its read units per company).
  *    The same is done with files a tenth of the size: the difference of the two sizes is the per-row
@@ -38,6 +39,7 @@ import { REAL, writeKboFiles, writeSireneFiles } from './registry-files';
 import { recordingProxy } from './recording-proxy';
 import { readRecording, replaySplit } from './write-replay';
 import {
+  bracketingFloor,
   companiesPerSecondCeiling,
   importWriteSplit,
   IN_FLIGHT,
@@ -180,6 +182,7 @@ async function importTwice(
   dir: string,
   run: (kind: Kind, dir: string, table: string) => Promise<ReturnType<typeof figuresOf> & { javaMs: number }>,
   record?: (kind: Kind, dir: string) => Promise<void>,
+  afterFirst?: () => Promise<void>,
 ) {
   const { ensureTable } = await import('../../infra/local/dynamodb');
   const share = (100 * units) / (kind === 'kbo' ? REAL.kboEnterprises : REAL.sireneUnits);
@@ -189,6 +192,7 @@ async function importTwice(
   console.error(`importing ${kind}: ${written.units} units, ${written.rows} CSV rows, into DynamoDB Local`);
   const first = await run(kind, dir, table);
   const firstLoad = load();
+  await afterFirst?.();
   const again = await run(kind, dir, table);
   const againLoad = load();
   const converted = await measureInChild(kind, dir);
@@ -236,7 +240,7 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
     }
   };
   const lines: string[] = [];
-  let floor: WriteFloor;
+  const floors: string[] = [];
   try {
     // DynamoDB Local is a JVM: warmed up first, or the first import measured pays for its JIT.
     const warm = path.join(scratch, 'warm-up');
@@ -246,16 +250,30 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
     console.error('warming up DynamoDB Local');
     await run('kbo', warm, warmTable);
     await rm(warm, { recursive: true, force: true });
-    console.error('measuring what DynamoDB Local itself can write (the floor)');
-    floor = await measureWriteFloor(endpoint);
+    const measureFloor = () => {
+      console.error('measuring what DynamoDB Local itself can write (the floor)');
+      return measureWriteFloor(endpoint);
+    };
     for (const kind of KINDS) {
       const recording = path.join(scratch, `${kind}-requests.txt`);
+      // The floor measured just before the first import and just after it: the import is judged
+      // against their mean (`bracketingFloor`), so its share says something of the import, not the minute.
+      const before = await measureFloor();
+      let after = before;
       const big = await importTwice(
         kind,
         importUnits,
         path.join(scratch, `${kind}-import`),
         run,
         record(recording),
+        async () => {
+          after = await measureFloor();
+        },
+      );
+      const floor = bracketingFloor(before, after);
+      floors.push(
+        `${kind}: before its first import ${floorLine(before)}`,
+        `${' '.repeat(kind.length)}  after it                  ${floorLine(after)}`,
       );
       // A tenth of the size, for what the re-import pays whatever its size (`perRow`).
       const small = await importTwice(
@@ -317,17 +335,22 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
       '',
       ...lines,
       '',
-      `DynamoDB Local alone, this run (${IN_FLIGHT} requests in flight): BatchWriteItem of ${ITEMS_PER_REQUEST} ` +
-        `${Math.round(floor.batch.itemsPerSecond)} items/s, TransactWriteItems of ${ITEMS_PER_REQUEST} ` +
-        `${Math.round(floor.transaction.itemsPerSecond)} items/s; CPU an item ${floor.batch.javaMsPerItem.toFixed(2)} ms ` +
-        `and ${floor.transaction.javaMsPerItem.toFixed(2)} ms; UpdateItem one a request ` +
-        `${Math.round(floor.update.itemsPerSecond)} items/s, ${floor.update.javaMsPerItem.toFixed(2)} ms an item.`,
+      `DynamoDB Local alone (${IN_FLIGHT} requests in flight; BatchWriteItem and TransactWriteItems of ` +
+        `${ITEMS_PER_REQUEST}, UpdateItem one a request):`,
+      ...floors,
       'ceiling: the companies a second DynamoDB Local could take if the import itself cost nothing, for the items',
-      'it writes per company (its `writes:` line, split by request kind). Rates on a loaded machine are the',
+      'it writes per company (its `writes:` line, split by request kind), at the mean of the floors measured',
+      'just before and just after the first import. Rates on a loaded machine are the',
       "machine's: re-measure on an idle one (load < 1) before quoting them.",
     ].join('\n'),
   );
 }
+
+/** One floor's rates and CPU an item, batch / transaction / update. */
+const floorLine = (floor: WriteFloor) =>
+  `${Math.round(floor.batch.itemsPerSecond)} / ${Math.round(floor.transaction.itemsPerSecond)} / ` +
+  `${Math.round(floor.update.itemsPerSecond)} items/s, CPU an item ${floor.batch.javaMsPerItem.toFixed(2)} / ` +
+  `${floor.transaction.javaMsPerItem.toFixed(2)} / ${floor.update.javaMsPerItem.toFixed(2)} ms`;
 
 /** DynamoDB Local's CPU (ms) for a company's writes split like the import's, at the floor's cost an item. */
 const floorMs = (floor: WriteFloor, split: Required<WriteSplit>) =>
