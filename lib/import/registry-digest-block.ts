@@ -51,7 +51,7 @@ export interface Block {
   /**
    * Each entry's part of the digest (JSON text, never a line break; '' when it has none), in file
    * order: a raw unit's text as read (`RawUnit`), a mapped unit's fingerprint, what the import reports
-   * of another item — hashed in one go when the block is judged, one hash call a block, not one a unit.
+   * of another item — hashed when the block is judged, one hash a block, not one a unit.
    * A unit is held as its part alone: a raw one is mapped, a mapped one rebuilt (`unitOf`), only when
    * the block must be read afresh.
    */
@@ -74,13 +74,15 @@ export interface Block {
  * A block's digest: the rules' version, the raw units' mapping version, `--active-only`, and its
  * entries' parts, one a line.
  */
-export const blockDigest = (block: Block, activeOnly: boolean) =>
-  createHash('sha256')
-    .update(
-      `${UNIT_RULES_VERSION}\n${block.mapping?.version ?? ''}\n${activeOnly ? 'active-only' : ''}\n` +
-        block.parts.join('\n'),
-    )
-    .digest('base64url');
+export function blockDigest(block: Block, activeOnly: boolean): string {
+  const hash = createHash('sha256').update(
+    `${UNIT_RULES_VERSION}\n${block.mapping?.version ?? ''}\n${activeOnly ? 'active-only' : ''}\n`,
+  );
+  // Part by part, the same bytes as the parts joined by line breaks: no copy of the whole block's text.
+  const { parts } = block;
+  for (let at = 0; at < parts.length; at++) hash.update(at === 0 ? parts[at]! : `\n${parts[at]!}`);
+  return hash.digest('base64url');
+}
 /** A block of items, from its first company. */
 export const newBlock = (key: string, ref: CompanyRef | undefined, eligible: boolean): Block => ({
   key,

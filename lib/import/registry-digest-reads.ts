@@ -19,9 +19,12 @@ export interface DigestRead {
   settled: boolean;
 }
 
+/** What judging a block reads of its digest item (lib/import/registry-digest.ts `judgeBlock`). */
+const JUDGED = ['pk', 'digest', 'run', 'others', 'dropped', 'token'] as const;
+
 /** Reads the digest items of `keys` (strongly consistent): one BatchGetItem a hundred. */
 export function readDigests(keys: Key[]): DigestRead {
-  const stored = batchGet(tableName(), keys, { consistent: true }).then(
+  const stored = batchGet(tableName(), keys, { consistent: true, projection: JUDGED }).then(
     (items) => new Map(items.map((item) => [item['pk'] as string, item])),
   );
   const read: DigestRead = { stored, settled: false };
@@ -61,10 +64,17 @@ export class DigestReadsAhead {
   covering(country: string, block: string): DigestRead | undefined {
     const number = numberOf(block);
     if (number === undefined) return undefined;
-    const alike = (a: Ahead) => a.country === country && a.width === block.length;
-    // The blocks come in ascending order: reads behind this one are done with.
-    this.aheads = this.aheads.filter((a) => !alike(a) || a.first + BLOCKS_PER_READ > number);
-    const ahead = this.aheads.find((a) => alike(a) && a.first <= number);
+    // The blocks come in ascending order: reads behind this one are done with. A loop, not closures
+    // made for every block.
+    let ahead: Ahead | undefined;
+    let kept = 0;
+    for (const a of this.aheads) {
+      const alike = a.country === country && a.width === block.length;
+      if (alike && a.first + BLOCKS_PER_READ <= number) continue;
+      this.aheads[kept++] = a;
+      if (alike && !ahead && a.first <= number) ahead = a;
+    }
+    this.aheads.length = kept;
     if (!ahead) return undefined;
     ahead.seen++;
     const last = this.aheads[this.aheads.length - 1]!;

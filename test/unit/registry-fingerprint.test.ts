@@ -4,10 +4,12 @@
  * from them — so the fingerprint must give back every part of the unit the import judges, for every
  * case the sample files hold.
  */
+import { createHash } from 'node:crypto';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { addEntry, blockDigest, newBlock, UNIT_RULES_VERSION } from '../../lib/import/registry-digest-block';
 import { digestEntry, unitOf } from '../../lib/import/registry-fingerprint';
 import { openRegistryFiles } from '../../lib/import/sources/files';
 import { readKboFull } from '../../lib/import/sources/kbo';
@@ -207,6 +209,25 @@ describe("a KBO enterprise's raw text, the digest's part of it", () => {
       expect(seen).toBeGreaterThan(20);
     } finally {
       await rm(scratch, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a block's digest", () => {
+  it('is the SHA-256 of the rules, the mapping, --active-only and the parts one a line: the digests stored before still match', () => {
+    const block = newBlock('123456', { country: 'FR', companyNumber: '123456789' }, true);
+    const mapping = { version: 'sirene-map-1+establishments', map: () => ({}) as RegistryItem };
+    const texts = ['["123456789","O"]', '["123456790","P"]', '["123456791","[ND]"]'];
+    texts.forEach((text, line) =>
+      addEntry(
+        block,
+        { kind: 'raw', source: { file: 'u.csv', line }, company: undefined, text, mapping },
+        undefined,
+      ),
+    );
+    for (const activeOnly of [false, true]) {
+      const joined = `${UNIT_RULES_VERSION}\n${mapping.version}\n${activeOnly ? 'active-only' : ''}\n${texts.join('\n')}`;
+      expect(blockDigest(block, activeOnly)).toBe(createHash('sha256').update(joined).digest('base64url'));
     }
   });
 });
