@@ -73,10 +73,9 @@ function filingOf(
   const number = text(reference['ReferenceNumber']) ?? ref;
   if (end === null || deposit === null || (start !== null && start >= end))
     return { kind: 'skipped', reason: UNREADABLE, source };
-  const accounting = jsonOf(accountingText);
-  if (!isObject(accounting) || !Array.isArray(accounting['Rubrics']))
-    return { kind: 'skipped', reason: NO_ACCOUNTING_DATA, source };
-  const { rubrics, unreadable } = currentRubrics(accounting['Rubrics']);
+  const current = accountingText === undefined ? undefined : rubricsOfText(accountingText);
+  if (!current) return { kind: 'skipped', reason: NO_ACCOUNTING_DATA, source };
+  const { rubrics, unreadable } = current;
   const { figures, dropped } = figuresOf('cbso', rubrics);
   const filing: Filing = {
     source,
@@ -103,24 +102,111 @@ export function currentRubrics(list: unknown[]): { rubrics: Rubrics; unreadable:
   let unreadable = 0;
   for (const entry of list) {
     if (!isObject(entry) || entry['Period'] !== 'N') continue;
-    const code = text(entry['Code']);
-    if (code === null) continue;
-    const value = text(entry['Value']);
-    if (value === null || !NUMBER.test(value)) {
-      unreadable++;
-      continue;
-    }
-    const amount = Math.round(Number(value) * 100);
-    if (!Number.isFinite(amount)) unreadable++;
-    else {
-      const index = CODE_INDEX.get(code);
-      if (index !== undefined) rubrics.cents[index] = amount;
-    }
+    unreadable += rubrics.add(text(entry['Code']), entry['Value']);
   }
   return { rubrics, unreadable };
 }
 
+/**
+ * An accounting file's current rubrics from its text, as `currentRubrics` picks them from its JSON;
+ * undefined when the text is no JSON object whose `Rubrics` is an array (no accounting data).
+ */
+export function rubricsOfText(accountingText: string): { rubrics: Rubrics; unreadable: number } | undefined {
+  const scanned = scannedRubrics(accountingText);
+  if (scanned) return scanned;
+  const accounting = jsonOf(accountingText);
+  if (!isObject(accounting) || !Array.isArray(accounting['Rubrics'])) return undefined;
+  return currentRubrics(accounting['Rubrics']);
+}
+
+const SCAN_HEAD = '{"Rubrics":[';
+const SCAN_CODE = '{"Code":"';
+const SCAN_PERIOD = '","Period":"';
+const SCAN_VALUE = '","Value":"';
+/**
+ * A backslash or a control character (any code unit but those from space to U+FFFF and the backslash):
+ * what a JSON string holds only escaped, or what the scan leaves to `JSON.parse` between tokens.
+ */
+const ESCAPE_OR_CONTROL = /[^\x20-\x5b\x5d-\uffff]/;
+const COMMA = 0x2c;
+const CLOSING_BRACKET = 0x5d;
+const CLOSING_BRACE = 0x7d;
+const N = 0x4e;
+
+/**
+ * The current rubrics of an accounting file written as the web services write it: compact JSON, each
+ * rubric `{"Code":"…","Period":"…","Value":"…"}` in that order, no escape in any string (a byte-order
+ * mark allowed). Read without parsing it into objects (most of what converting a filing cost): the
+ * strings are found by their quotes, and only a current rubric's code and value are cut out. Any
+ * other text, valid JSON or not, is undefined: for `JSON.parse`, which reads it the same.
+ */
+function scannedRubrics(t: string): { rubrics: Rubrics; unreadable: number } | undefined {
+  let at = t.charCodeAt(0) === 0xfeff ? 1 : 0;
+  if (!t.startsWith(SCAN_HEAD, at) || ESCAPE_OR_CONTROL.test(t)) return undefined;
+  at += SCAN_HEAD.length;
+  const rubrics = new CentsOf();
+  let unreadable = 0;
+  if (t.charCodeAt(at) === CLOSING_BRACKET) at++;
+  else
+    for (;;) {
+      if (!t.startsWith(SCAN_CODE, at)) return undefined;
+      const codeStart = at + SCAN_CODE.length;
+      const codeEnd = t.indexOf('"', codeStart);
+      if (codeEnd < 0 || !t.startsWith(SCAN_PERIOD, codeEnd)) return undefined;
+      const periodStart = codeEnd + SCAN_PERIOD.length;
+      const periodEnd = t.indexOf('"', periodStart);
+      if (periodEnd < 0 || !t.startsWith(SCAN_VALUE, periodEnd)) return undefined;
+      const valueStart = periodEnd + SCAN_VALUE.length;
+      const valueEnd = t.indexOf('"', valueStart);
+      if (valueEnd < 0 || t.charCodeAt(valueEnd + 1) !== CLOSING_BRACE) return undefined;
+      if (periodEnd - periodStart === 1 && t.charCodeAt(periodStart) === N)
+        unreadable += rubrics.add(text(t.slice(codeStart, codeEnd)), t.slice(valueStart, valueEnd));
+      at = valueEnd + 2;
+      const next = t.charCodeAt(at++);
+      if (next === CLOSING_BRACKET) break;
+      if (next !== COMMA) return undefined;
+    }
+  return at === t.length - 1 && t.charCodeAt(at) === CLOSING_BRACE ? { rubrics, unreadable } : undefined;
+}
+
 const NUMBER = /^-?\d+(\.\d+)?$/;
+
+/**
+ * A value's amount in cents, `Math.round(Number(value) * 100)`; NaN when it is no number or no finite
+ * one. A value of at most 13 digits and 2 decimals (as the filings write them) is read digit by digit:
+ * its cents below 10^15, the rounding of `Number(value) * 100` is off by less than a quarter, so
+ * rounding gives them exactly.
+ */
+export function centsOf(value: string): number {
+  const negative = value.charCodeAt(0) === MINUS;
+  const length = value.length;
+  let at = negative ? 1 : 0;
+  let cents = 0;
+  let digit: number;
+  while (at < length && (digit = value.charCodeAt(at) - ZERO) >= 0 && digit <= 9) {
+    cents = cents * 10 + digit;
+    at++;
+  }
+  const digits = at - (negative ? 1 : 0);
+  if (digits >= 1 && digits <= 13) {
+    const decimals = length - at - 1;
+    let simple = at === length;
+    cents *= 100;
+    if (!simple && value.charCodeAt(at) === DOT && decimals >= 1 && decimals <= 2) {
+      const tenths = value.charCodeAt(at + 1) - ZERO;
+      const hundredths = decimals === 2 ? value.charCodeAt(at + 2) - ZERO : 0;
+      simple = tenths >= 0 && tenths <= 9 && hundredths >= 0 && hundredths <= 9;
+      cents += tenths * 10 + hundredths;
+    }
+    if (simple) return negative ? -cents : cents;
+  }
+  const amount = NUMBER.test(value) ? Math.round(Number(value) * 100) : NaN;
+  return Number.isFinite(amount) ? amount : NaN;
+}
+
+const MINUS = 0x2d;
+const DOT = 0x2e;
+const ZERO = 0x30;
 /** Where each code the mapping reads is in a filing's `CentsOf`. */
 const CODE_INDEX = new Map(RUBRIC_CODES.map((code, index) => [code, index]));
 
@@ -132,6 +218,20 @@ class CentsOf implements Rubrics {
   // A plain array of numbers, copied from `NO_CENTS` (one copy, no callback a code): for some thirty,
   // cheaper to make than a typed array.
   readonly cents: number[] = NO_CENTS.slice();
+
+  /**
+   * A current rubric: its amount kept when the mapping reads its code. 1 when its value is no number
+   * (whichever the code), else 0; nothing without a code.
+   */
+  add(code: string | null, given: unknown): number {
+    if (code === null) return 0;
+    const value = text(given);
+    const amount = value === null ? NaN : centsOf(value);
+    if (Number.isNaN(amount)) return 1;
+    const index = CODE_INDEX.get(code);
+    if (index !== undefined) this.cents[index] = amount;
+    return 0;
+  }
   get(code: string): number | null {
     const index = CODE_INDEX.get(code);
     const cents = index === undefined ? NaN : this.cents[index]!;

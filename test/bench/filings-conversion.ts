@@ -9,15 +9,15 @@
  * the median run's CPU (the process's, user and system) in microseconds a filing: on a loaded machine
  * the best run is the one least disturbed. First the whole conversion as the import calls it
  * (`cbsoFilings`), then its stages: the files read (texts only: listing, opening, reading, inflating a
- * ZIP's members), their JSON parsed, the current year's rubrics picked (`currentRubrics`), the figures
- * mapped (`figuresOf`), the health indicator scored. The whole also pays what the stages leave out (the
+ * ZIP's members), the reference files' JSON parsed, the current year's rubrics read from the accounting
+ * files' texts (`rubricsOfText`: their scan, or `JSON.parse` and `currentRubrics`), the figures mapped (`figuresOf`), the health indicator scored. The whole also pays what the stages leave out (the
  * reference's fields, the generators, the collector). To compare two versions of the code, alternate
  * their runs in the same minutes. The stages after reading hold the filings' texts in memory: `--limit`
  * (20,000 by default) bounds them. Figures only; it exits 0.
  */
 import { parseArgs } from 'node:util';
 import { openFilingFiles, type FilingTexts } from '../../lib/filings/cbso-files';
-import { cbsoFilings, currentRubrics } from '../../lib/filings/cbso';
+import { cbsoFilings, rubricsOfText } from '../../lib/filings/cbso';
 import { figuresOf } from '../../lib/filings/figures';
 import { healthOfFigures } from '../../lib/filings/health';
 import type { Figures, Rubrics } from '../../lib/filings/mapping';
@@ -50,8 +50,7 @@ async function textsOf(target: string, limit: number): Promise<FilingTexts[]> {
   return texts;
 }
 
-const rubricsOf = (f: FilingTexts) =>
-  (JSON.parse(f.accountingText ?? '{"Rubrics":[]}') as { Rubrics?: unknown[] }).Rubrics ?? [];
+const rubricsOf = (f: FilingTexts) => rubricsOfText(f.accountingText ?? '{"Rubrics":[]}');
 
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -82,19 +81,12 @@ async function main(): Promise<void> {
   console.log(`         (${Math.round((1000 * n) / whole.best)} filings/s of CPU at best)`);
   print('read', n, await cpuMs(repeat, () => textsOf(target, limit)));
   const texts = await textsOf(target, limit);
-  const lists = texts.map(rubricsOf);
-  const rubrics: Rubrics[] = lists.map((list) => currentRubrics(list).rubrics);
+  const rubrics: Rubrics[] = texts.map((f) => rubricsOf(f)?.rubrics).filter((r) => r !== undefined);
   const figures: Figures[] = rubrics.map((r) => figuresOf('cbso', r).figures);
   let sink = 0;
   const stages: Array<[string, () => unknown]> = [
-    [
-      'parse',
-      () => {
-        for (const f of texts) sink += rubricsOf(f).length;
-        for (const f of texts) if (f.referenceText) JSON.parse(f.referenceText);
-      },
-    ],
-    ['rubrics', () => lists.forEach((list) => (sink += currentRubrics(list).unreadable))],
+    ['parse', () => texts.forEach((f) => f.referenceText && JSON.parse(f.referenceText))],
+    ['rubrics', () => texts.forEach((f) => (sink += rubricsOf(f)?.unreadable ?? 0))],
     ['figures', () => rubrics.forEach((r) => (sink += figuresOf('cbso', r).dropped))],
     ['health', () => figures.forEach((f) => (sink += healthOfFigures(f) ?? 0))],
   ];
