@@ -257,3 +257,30 @@ it('holds no pattern literal with a Unicode property escape', () => {
   };
   expect((Object.keys(built) as FunctionId[]).flatMap(literals)).toEqual([]);
 });
+
+// A list's create sends its transaction as the low-level TransactWriteItems, its values marshalled by the
+// list store (lib/lists/store/lists.ts): the document client's TransactWriteCommand (its class declares
+// `inputKeyNodes`) would compile its own command and marshalling code on a cold createList's one write.
+it("sends a list's create through the low-level TransactWriteItems, not the document client's", () => {
+  const file = built.createList.file;
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  const classes = new Map<string, string>();
+  const created: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isVariableDeclaration(node) && node.initializer && ts.isClassExpression(node.initializer))
+      classes.set(node.name.getText(source), node.initializer.getText(source));
+    // The create's transaction: the one that moves the account's count of lists up (`ADD #n :one`).
+    if (
+      ts.isNewExpression(node) &&
+      node.arguments?.some((a) => a.getText(source).startsWith('{TransactItems:')) &&
+      node.getText(source).includes('"ADD #n :one"')
+    )
+      created.push(node.expression.getText(source));
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  expect(created).toHaveLength(1);
+  const command = classes.get(created[0]!) ?? '';
+  expect(command).toContain('"TransactWriteItems"');
+  expect(command).not.toContain('inputKeyNodes');
+});

@@ -3,7 +3,9 @@
  * (and, for a new SMART list, its hidden first members and its reveal), changing its settings,
  * deleting it. Its members' items are left to the clean-up worker (clean-up.ts).
  */
+import { TransactWriteItemsCommand, type TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { AGAIN, batchPut, getItem, queryAll, retrying } from '../../storage/batch';
 import { cancellationReasons, dynamodb, send, tableName } from '../../storage/client';
 import * as keys from '../../storage/keys';
@@ -106,8 +108,8 @@ export async function createList(
   const write = () =>
     send(() =>
       dynamodb().send(
-        new TransactWriteCommand({
-          TransactItems: [
+        new TransactWriteItemsCommand({
+          TransactItems: marshalledActions([
             put({ ...listItem(list), ...(held === undefined ? {} : { [HELD]: held }) }),
             put(nameItem(list.accountId, nameKey, list.id)),
             put(listIdClaimItem(list.id)),
@@ -128,7 +130,7 @@ export async function createList(
               ? [{ Put: { TableName: tableName(), Item: smartListItem(list) } }]
               : []),
             ...(list.type === 'STATIC' && list.notificationsEnabled ? [watchedPut(list)] : []),
-          ],
+          ]),
         }),
       ),
     );
@@ -159,6 +161,27 @@ export async function createList(
     }
   }, CONFLICT_RETRIES);
   return list;
+}
+
+/** A transaction action's parts that hold values, marshalled as the document client would marshall them. */
+const MARSHALLED_PARTS = ['Item', 'Key', 'ExpressionAttributeValues'] as const;
+
+/**
+ * The create's actions for the low-level TransactWriteItems: their items, keys and values marshalled
+ * (`removeUndefinedValues`, as the document client is configured in lib/storage/client.ts). A create is
+ * the first write of a cold createList, and the document client's TransactWriteCommand would compile
+ * its own command and marshalling code there (docs/benchmarks.md).
+ */
+function marshalledActions(actions: object[]): TransactWriteItem[] {
+  return actions.map((action) => {
+    const [[kind, parts]] = Object.entries(action) as [[string, Record<string, unknown>]];
+    const converted: Record<string, unknown> = { ...parts };
+    for (const part of MARSHALLED_PARTS) {
+      const values = parts[part] as Item | undefined;
+      if (values !== undefined) converted[part] = marshall(values, { removeUndefinedValues: true });
+    }
+    return { [kind]: converted } as TransactWriteItem;
+  });
 }
 
 /** A STATIC list with notifications enabled, filed where the import finds it (lib/events/derive.ts). */
