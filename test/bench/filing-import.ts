@@ -37,7 +37,7 @@ export async function importRun(count: number, replay = false): Promise<void> {
     await runCli('import', [companies, '--table', table, '--as-of', '2025-01-01'], options);
     // What DynamoDB Local alone writes (after the companies' import warmed it up): the import's ceiling.
     // Measured before each run and after it: each run is judged against the two floors around it.
-    const { bracketingFloor, companiesPerSecondCeiling, importWriteSplit, measureWriteFloor } =
+    const { bracketingFloor, companiesPerSecondCeiling, floorLine, importWriteSplit, measureWriteFloor } =
       await import('./write-floor');
     const measureFloor = () => {
       console.error('measuring what DynamoDB Local itself can write (the floor)');
@@ -52,11 +52,8 @@ export async function importRun(count: number, replay = false): Promise<void> {
       const javaMs = dynamoDbLocalCpuMs(endpoint) - javaBefore;
       const floorAfter = await measureFloor();
       floor = bracketingFloor(floorBefore, floorAfter);
-      console.log(
-        `floor: BatchWriteItem ${Math.round(floorBefore.batch.itemsPerSecond)} items/s before the ${label} run, ` +
-          `${Math.round(floorAfter.batch.itemsPerSecond)} after; TransactWriteItems ` +
-          `${Math.round(floorBefore.transaction.itemsPerSecond)} and ${Math.round(floorAfter.transaction.itemsPerSecond)}`,
-      );
+      console.log(`floor before the ${label} run (batch / transaction / update): ${floorLine(floorBefore)}`);
+      console.log(`floor after it: ${floorLine(floorAfter)}`);
       floorBefore = floorAfter;
       const rate = Number(/\((\d+) companies\/s\)/.exec(run.stdout)?.[1] ?? 0);
       const writes = /^writes: .*$/m.exec(run.stdout)?.[0] ?? '';

@@ -41,6 +41,7 @@ import { readRecording, replaySplit } from './write-replay';
 import {
   bracketingFloor,
   companiesPerSecondCeiling,
+  floorLine,
   importWriteSplit,
   IN_FLIGHT,
   ITEMS_PER_REQUEST,
@@ -345,12 +346,6 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
     ].join('\n'),
   );
 }
-
-/** One floor's rates and CPU an item, batch / transaction / update. */
-const floorLine = (floor: WriteFloor) =>
-  `${Math.round(floor.batch.itemsPerSecond)} / ${Math.round(floor.transaction.itemsPerSecond)} / ` +
-  `${Math.round(floor.update.itemsPerSecond)} items/s, CPU an item ${floor.batch.javaMsPerItem.toFixed(2)} / ` +
-  `${floor.transaction.javaMsPerItem.toFixed(2)} / ${floor.update.javaMsPerItem.toFixed(2)} ms`;
 
 /** DynamoDB Local's CPU (ms) for a company's writes split like the import's, at the floor's cost an item. */
 const floorMs = (floor: WriteFloor, split: Required<WriteSplit>) =>

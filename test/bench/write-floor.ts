@@ -71,8 +71,8 @@ export async function measureWriteFloor(endpoint: string, items = 10_000): Promi
 
 /**
  * The floors measured just before and just after a run, rate by rate and CPU by CPU averaged: what
- * DynamoDB Local could do over the minutes the run took. One round alone moved by half between two
- * runs a couple of minutes apart on an idle machine (docs/benchmarks.md, filings, 2026-11-30 07:26).
+ * DynamoDB Local could do over the minutes the run took. One round alone says as much of the minute
+ * it ran in as of DynamoDB Local (docs/benchmarks.md, "Financial filings").
  */
 export function bracketingFloor(before: WriteFloor, after: WriteFloor): WriteFloor {
   const mean = (a: WriteRate, b: WriteRate): WriteRate => ({
@@ -86,6 +86,12 @@ export function bracketingFloor(before: WriteFloor, after: WriteFloor): WriteFlo
     read: mean(before.read, after.read),
   };
 }
+
+/** A floor as the benches print it: rates and CPU an item, batch / transaction / update. */
+export const floorLine = (floor: WriteFloor) =>
+  `${Math.round(floor.batch.itemsPerSecond)} / ${Math.round(floor.transaction.itemsPerSecond)} / ` +
+  `${Math.round(floor.update.itemsPerSecond)} items/s, CPU an item ${floor.batch.javaMsPerItem.toFixed(2)} / ` +
+  `${floor.transaction.javaMsPerItem.toFixed(2)} / ${floor.update.javaMsPerItem.toFixed(2)} ms`;
 
 /**
  * The most companies a second DynamoDB Local takes for writes split like the import's (items per
