@@ -9,6 +9,8 @@
  *   --table NAME    a deployed stage's table (AWS credentials and AWS_REGION from the environment);
  *                   default: the local stage, on $DYNAMODB_ENDPOINT or the DynamoDB Local `npm start`
  *                   runs on $DYNAMODB_LOCAL_PORT (8000)
+ *   --capacity      ask DynamoDB Local what each request consumed, for the `capacity:` line (always
+ *                   asked of AWS, where asking is free; DynamoDB Local does a third job an item for it)
  *
  * A progress bar on a terminal (at most a line per 10 % of the file read otherwise), one `line N: reason`
  * on stderr per rejected line (a registry's: `FILE line N: reason`), a registry's `skipped` line, then
@@ -57,7 +59,11 @@ const USAGE = [
   '       npm run import -- --format kbo PATH [--as-of YYYY-MM-DD] [--table NAME]',
   '       npm run import -- --format sirene UNITS [--establishments FILE] [--active-only] [--as-of YYYY-MM-DD] [--table NAME]',
   FILING_USAGE,
+  'Each also takes --capacity: on DynamoDB Local, ask what each request consumed (AWS is always asked).',
 ].join('\n');
+
+/** `--capacity` given: DynamoDB Local is asked for the capacity line too. */
+let capacityOption = false;
 
 /** What the command line asks for, or the usage error to print. */
 type Command =
@@ -86,6 +92,7 @@ function parseCommand(args: string[]): Command | { usage: string } {
         format: { type: 'string' },
         establishments: { type: 'string' },
         'active-only': { type: 'boolean' },
+        capacity: { type: 'boolean' },
         help: { type: 'boolean' },
       },
     });
@@ -93,6 +100,7 @@ function parseCommand(args: string[]): Command | { usage: string } {
     return { usage: `${(error as Error).message}\n${USAGE}` };
   }
   const { values, positionals } = parsed;
+  capacityOption = values.capacity ?? false;
   const usage = (problem: string) => ({ usage: `${problem}\n${USAGE}` });
   if (values.help) return { usage: USAGE };
   const asOf = values['as-of'] ?? null;
@@ -267,7 +275,8 @@ async function runAndReport<S extends ImportSummary>(
   });
 
   let summary: S;
-  countWrites();
+  // On AWS (no endpoint of its own) asking is free and the answer is the bill.
+  countWrites({ askCapacity: capacityOption || process.env['DYNAMODB_ENDPOINT'] === undefined });
   const writesBefore = writesSoFar();
   try {
     summary = await run();

@@ -42,13 +42,19 @@ export function writesSince(before: Map<string, WriteCount>): Map<string, WriteC
   return since;
 }
 
+/** The capacity line of a run on DynamoDB Local that did not ask for it. */
+export const CAPACITY_NOT_ASKED =
+  'not asked of DynamoDB Local (--capacity asks it, and slows DynamoDB Local down)';
+
 /**
  * What DynamoDB billed the run, as it counted it (capacity units: a write unit per KB written, twice in
  * a transaction, plus each index entry; a read unit per 4 KB read strongly): write units per changed
  * company, read units per company read (unchanged ones cost their reads too).
  * `capacity: 12.40 write units per changed company, 3.10 read units per company read`
+ * Null when the run did not ask (DynamoDB Local without `--capacity`): the line says how to ask.
  */
-export function formatCapacity(s: ImportSummary, capacity: { read: number; write: number }): string {
+export function formatCapacity(s: ImportSummary, capacity: { read: number; write: number } | null): string {
+  if (capacity === null) return `capacity: ${CAPACITY_NOT_ASKED}`;
   const changed = s.created + s.changed;
   const per = (n: number, of: number) => (of > 0 ? n / of : n).toFixed(2);
   return (

@@ -15,21 +15,28 @@ const WRITES = new Set([
   'TransactWriteItemsCommand',
 ]);
 let counting = false;
+let asking = false;
 const capacity = { read: 0, write: 0 };
 
 /**
- * From now on this process counts the items and requests it writes and asks DynamoDB what each read
- * and write consumed (ReturnConsumedCapacity), for an import's cost figures; a function answering
- * requests never turns it on.
+ * From now on this process counts the items and requests it writes, for an import's cost figures, and
+ * with `askCapacity` asks DynamoDB what each read and write consumed (ReturnConsumedCapacity). Asking is
+ * free on AWS, where the answer is the bill; DynamoDB Local answers it with a third job an item (its
+ * table's description read and parsed again), which makes its writes about half as dear again
+ * (docs/benchmarks.md, "Inside DynamoDB Local"). A function answering requests never turns counting on.
  */
-export function countWrites(): void {
+export function countWrites({ askCapacity }: { askCapacity: boolean }): void {
+  if (askCapacity && !asking) {
+    asking = true;
+    extendClient(askForCapacity);
+  }
   if (counting) return;
   counting = true;
   extendClient(addCounters);
 }
 
-/** Read and write capacity units consumed so far (counted once `countWrites()` was called). */
-export const capacitySoFar = (): { read: number; write: number } => ({ ...capacity });
+/** Read and write capacity units consumed so far; null unless `countWrites` was asked to ask for them. */
+export const capacitySoFar = (): { read: number; write: number } | null => (asking ? { ...capacity } : null);
 
 /** Items and write requests sent by this process, per command (`PutItemCommand`, `BatchWriteItemCommand`…). */
 export interface WriteCount {
@@ -79,16 +86,6 @@ function countWrite(command: string, input: Record<string, unknown>): boolean {
  */
 function addCounters(base: DynamoDBClient): void {
   base.middlewareStack.add(
-    (next, context) => (args) => {
-      // Asked for before the request is serialised; read back by the write counter below.
-      if (WRITES.has(context.commandName ?? '') || READS.has(context.commandName ?? '')) {
-        (args.input as Record<string, unknown>)['ReturnConsumedCapacity'] = 'TOTAL';
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'capacityRequest' },
-  );
-  base.middlewareStack.add(
     (next, context) => async (args) => {
       const command = context.commandName ?? '';
       const write = countWrite(command, args.input as Record<string, unknown>);
@@ -101,5 +98,19 @@ function addCounters(base: DynamoDBClient): void {
     },
     // Once per call (the SDK's retries of an attempt come later): what the caller asked to write.
     { step: 'build', name: 'writeCounter' },
+  );
+}
+
+/** Every read and write asks DynamoDB what it consumed; the counter above adds up the answers. */
+function askForCapacity(base: DynamoDBClient): void {
+  base.middlewareStack.add(
+    (next, context) => (args) => {
+      // Asked for before the request is serialised.
+      if (WRITES.has(context.commandName ?? '') || READS.has(context.commandName ?? '')) {
+        (args.input as Record<string, unknown>)['ReturnConsumedCapacity'] = 'TOTAL';
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'capacityRequest' },
   );
 }

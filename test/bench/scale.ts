@@ -103,7 +103,7 @@ async function main(): Promise<void> {
       const writes = await awsWriteCounter(db.endpoint);
       let run: CliRun;
       try {
-        run = await runCli('import', [input, '--table', table, '--as-of', asOf], {
+        run = await runCli('import', [input, '--table', table, '--as-of', asOf, '--capacity'], {
           ...cli,
           endpoint: writes.endpoint,
         });

@@ -112,7 +112,7 @@ async function main(): Promise<void> {
     const { applyContactChanges } = await import('../../lib/lists/derive');
     const { recomputeMarked } = await import('../../lib/lookalikes/recompute');
     const { countWrites } = await import('../../lib/storage/write-counts');
-    countWrites();
+    countWrites({ askCapacity: false });
     let writes = written();
     const reads = countReads((await import('../../lib/storage/client')).dynamodb());
     const run = async (records: readonly object[]) => {

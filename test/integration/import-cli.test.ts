@@ -12,6 +12,7 @@ import { gzipSync } from 'node:zlib';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { generateDemoData } from '../fixtures/demo-data/companies';
 import { ensureTable } from '../../infra/local/dynamodb';
+import { CAPACITY_NOT_ASKED } from '../../lib/import/writes';
 import { dynamodb } from '../../lib/storage/client';
 import * as keys from '../../lib/storage/keys';
 import { startFaultProxy } from '../support/fault-proxy';
@@ -118,7 +119,7 @@ async function contents(table: string): Promise<string[]> {
 describe('npm run import', () => {
   it('imports a file, prints the summary and exits 0; the same file again changes and derives nothing', async () => {
     const table = await freshTable();
-    const first = await importCli([file, '--table', table, '--as-of', '2026-11-21']);
+    const first = await importCli([file, '--table', table, '--as-of', '2026-11-21', '--capacity']);
     expect(first.code).toBe(0);
     const [summaryLine, writesLine, ...rest] = first.stdout.trim().split('\n');
     expect(summaryLine).toMatch(
@@ -132,11 +133,13 @@ describe('npm run import', () => {
         /^capacity: [\d.]+ write units per changed company, [\d.]+ read units per company read$/,
       ),
     ]);
+    // Without --capacity, DynamoDB Local is not asked (AWS always is): the line says how to ask.
     const again = await importCli([file, '--table', table]);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain(
       `read ${COMPANIES}, imported ${COMPANIES} (new 0, changed 0, unchanged ${COMPANIES}), rejected 0, updates 0,`,
     );
+    expect(again.stdout.trim().split('\n').at(-1)).toBe(`capacity: ${CAPACITY_NOT_ASKED}`);
   });
 
   it('reads gzip from standard input and exits 1 with one line per rejected line', async () => {
