@@ -41,8 +41,13 @@ export async function jfrPhase<T>(endpoint: string, name: string, phase: () => P
   } finally {
     const after = threadCpuMs(pid);
     jcmd('JFR.stop', `name=${label}`);
-    const lines = [...after]
-      .map(([thread, ms]) => [thread, ms - (before.get(thread) ?? 0)] as const)
+    // By thread, then threads of one kind summed (their numbers dropped); a thread ended in the phase is lost.
+    const byKind = new Map<string, number>();
+    for (const [tid, { name, ms }] of after) {
+      const kind = name.replace(/\d+/g, 'N');
+      byKind.set(kind, (byKind.get(kind) ?? 0) + ms - (before.get(tid)?.ms ?? 0));
+    }
+    const lines = [...byKind]
       .filter(([, ms]) => ms > 0)
       .sort((a, b) => b[1] - a[1])
       .map(([thread, ms]) => `${String(Math.round(ms)).padStart(8)} ms  ${thread}`);
@@ -51,12 +56,9 @@ export async function jfrPhase<T>(endpoint: string, name: string, phase: () => P
   }
 }
 
-/**
- * The JVM's CPU (ms) so far by thread, from /proc, threads of one kind summed (their numbers dropped):
- * its GC and compiler threads too, which the recorder's samples never show.
- */
-function threadCpuMs(pid: number): Map<string, number> {
-  const cpu = new Map<string, number>();
+/** The JVM's CPU (ms) so far by thread id, from /proc: its GC and compiler threads too, which the recorder never samples. */
+function threadCpuMs(pid: number): Map<string, { name: string; ms: number }> {
+  const cpu = new Map<string, { name: string; ms: number }>();
   for (const task of readdirSync(`/proc/${pid}/task`)) {
     let stat: string;
     try {
@@ -64,9 +66,9 @@ function threadCpuMs(pid: number): Map<string, number> {
     } catch {
       continue;
     }
-    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/\d+/g, 'N');
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    cpu.set(name, (cpu.get(name) ?? 0) + ((Number(fields[11]) + Number(fields[12])) * 1000) / 100);
+    cpu.set(task, { name, ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 });
   }
   return cpu;
 }
