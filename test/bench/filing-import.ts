@@ -20,6 +20,7 @@ export async function importRun(count: number, replay = false): Promise<void> {
   const { ensureTable } = await import('../../infra/local/dynamodb');
   const { benchDynamoDb, dynamoDbLocalCpuMs } = await import('./local-dynamodb');
   const { runCli, usageReporter } = await import('./cli-runs');
+  const { jfrPhase } = await import('./jfr');
   const { endpoint, stop } = await benchDynamoDb({ log: console.error });
   try {
     const table = `filings-bench-${Date.now()}`;
@@ -48,7 +49,9 @@ export async function importRun(count: number, replay = false): Promise<void> {
     for (const label of ['filings', 'again']) {
       console.error(`importing ${count} filings (${label})`);
       const javaBefore = dynamoDbLocalCpuMs(endpoint);
-      const run = await runCli('import', ['--format', 'cbso', folder, '--table', table], options);
+      const run = await jfrPhase(endpoint, `import-${label}`, () =>
+        runCli('import', ['--format', 'cbso', folder, '--table', table], options),
+      );
       const javaMs = dynamoDbLocalCpuMs(endpoint) - javaBefore;
       const floorAfter = await measureFloor();
       floor = bracketingFloor(floorBefore, floorAfter);
@@ -157,16 +160,21 @@ async function replayDiagnostic(bench: {
         `${Math.round(kind.bytes / Math.max(1, kind.items))} bytes an item: ${perFiling(kind.javaMs)} ms a filing, ` +
         `${(kind.javaMs / Math.max(1, kind.items)).toFixed(3)} ms an item (the floor's ${bench.floor.batch.javaMsPerItem.toFixed(3)})`,
     );
-  // The same batched writes as recorded and sorted by key, taking turns: does their mix cost DynamoDB Local?
-  for (const sortedByKey of [false, true, false, true]) {
+  // The same batched writes as recorded, sorted by key, and as recorded without asking the capacity
+  // consumed, taking turns: does their mix cost DynamoDB Local, or the capacity asked?
+  const turns = ['as recorded', 'sorted by key', 'without capacity asked'] as const;
+  for (const turn of [...turns, ...turns]) {
+    const sortedByKey = turn === 'sorted by key';
     const run = await replay(bench.endpoint, writeRequests, {
       byOperation: true,
       sortedByKey,
+      ...(turn === 'without capacity asked' ? { variant: turn } : {}),
       prepare: withCompanies,
+      profiledAs: `replay-${turn.replace(/ /g, '-')}`,
     });
     const batch = run.operations.find((k) => k.operation.startsWith('BatchWriteItem'))!;
     console.log(
-      `  batched writes ${sortedByKey ? 'sorted by key' : 'as recorded  '}: ${perFiling(batch.requests)} requests, ` +
+      `  batched writes ${turn.padEnd(22)}: ${perFiling(batch.requests)} requests, ` +
         `${perFiling(batch.javaMs)} ms a filing (load ${os.loadavg()[0]!.toFixed(1)})` +
         (batch.refused ? `, ${batch.refused} refused (${batch.refusal})` : ''),
     );

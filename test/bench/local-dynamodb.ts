@@ -36,8 +36,8 @@ export async function benchDynamoDb(options: {
   return { endpoint: local.endpoint, shared: false, stop: () => void local.stop() };
 }
 
-/** CPU time (ms) of the DynamoDB Local serving `endpoint` so far: 0 where /proc cannot tell. */
-export function dynamoDbLocalCpuMs(endpoint: string): number {
+/** The process id of the DynamoDB Local serving `endpoint`: undefined where /proc cannot tell. */
+export function dynamoDbLocalPid(endpoint: string): number | undefined {
   const port = new URL(endpoint).port;
   try {
     for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
@@ -47,13 +47,23 @@ export function dynamoDbLocalCpuMs(endpoint: string): number {
       } catch {
         continue;
       }
-      if (!cmdline.includes('DynamoDBLocal') || !cmdline.includes(`-port\0${port}\0`)) continue;
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+      if (cmdline.includes('DynamoDBLocal') && cmdline.includes(`-port\0${port}\0`)) return Number(pid);
     }
   } catch {
-    // Not Linux: no figure.
+    // Not Linux.
   }
-  return 0;
+  return undefined;
+}
+
+/** CPU time (ms) of the DynamoDB Local serving `endpoint` so far: 0 where /proc cannot tell. */
+export function dynamoDbLocalCpuMs(endpoint: string): number {
+  const pid = dynamoDbLocalPid(endpoint);
+  if (pid === undefined) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
 }

@@ -17,6 +17,7 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
+import { jfrPhase } from './jfr';
 import { dynamoDbLocalCpuMs } from './local-dynamodb';
 
 /** Items a second and DynamoDB Local's own CPU (ms) an item, for one kind of write request. */
@@ -55,7 +56,7 @@ export async function measureWriteFloor(endpoint: string, items = 10_000): Promi
     const round = (kind: 'batch' | 'transaction' | 'update', from: number) =>
       writeRound(client, endpoint, table, kind, from, kind === 'update' ? Math.ceil(items / 10) : items);
     await round('batch', 0);
-    const batch = await round('batch', items);
+    const batch = await jfrPhase(endpoint, 'floor-batch', () => round('batch', items));
     await round('transaction', 2 * items);
     const transaction = await round('transaction', 3 * items);
     await round('update', 4 * items);

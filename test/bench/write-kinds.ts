@@ -207,16 +207,20 @@ export type Labelled = ParsedRequest & { label?: string };
 
 /**
  * The BatchWriteItem entries gathered by item kind, in their recorded order, as requests of 25 labelled
- * `BatchWriteItem <kind>`; every other request as it is.
+ * `BatchWriteItem <kind>`; every other request as it is. The new requests ask for the consumed capacity
+ * when the recorded ones did (`ReturnConsumedCapacity`): DynamoDB Local prices that per item.
  */
 export function splitByItemKind(requests: readonly ParsedRequest[], sortedByKey = false): Labelled[] {
   const others: Labelled[] = [];
   const byKind = new Map<string, { table: string; entries: Wire[] }>();
+  let capacity: Wire = {};
   for (const request of requests) {
     if (request.operation !== 'BatchWriteItem') {
       others.push(request);
       continue;
     }
+    const asked = request.body['ReturnConsumedCapacity'];
+    if (asked !== undefined) capacity = { ReturnConsumedCapacity: asked };
     for (const [table, entries] of Object.entries(request.body['RequestItems'] as Record<string, Wire[]>))
       for (const entry of entries) {
         const put = entry['PutRequest'] as Wire | undefined;
@@ -248,7 +252,7 @@ export function splitByItemKind(requests: readonly ParsedRequest[], sortedByKey 
       split.push({
         operation: 'BatchWriteItem',
         label: 'BatchWriteItem sorted by key',
-        body: { RequestItems: { [table!]: all.slice(at, at + 25).map(({ entry }) => entry) } },
+        body: { RequestItems: { [table!]: all.slice(at, at + 25).map(({ entry }) => entry) }, ...capacity },
       });
     return [...split, ...others];
   }
@@ -257,7 +261,7 @@ export function splitByItemKind(requests: readonly ParsedRequest[], sortedByKey 
       split.push({
         operation: 'BatchWriteItem',
         label: `BatchWriteItem ${kind}`,
-        body: { RequestItems: { [table]: entries.slice(at, at + 25) } },
+        body: { RequestItems: { [table]: entries.slice(at, at + 25) }, ...capacity },
       });
   return [...split, ...others];
 }

@@ -6,8 +6,10 @@
  * - the registry bench replays the import's write requests whole and in variants; DynamoDB Local's CPU
  *   then splits what it spent during the import into the **items' shape** (the replay as recorded
  *   against the floor's small puts of the same number of items through the same kinds of request,
- *   itself split by the variants — without the index attributes (`gsi1pk`/`gsi1sk`), without
- *   conditions, and with every action a floor-sized put under the same key in the same requests) and
+ *   itself split by the variants — without the capacity consumed asked (`ReturnConsumedCapacity`,
+ *   which the import asks of every request and DynamoDB Local prices per item), without the index
+ *   attributes (`gsi1pk`/`gsi1sk`), without conditions, and with every action a floor-sized put under
+ *   the same key in the same requests) and
  *   **everything else** (the import's run against the exact replay — its reads, its request pattern in
  *   time, and its own CPU taking one of the two cores);
  * - the filings bench replays every request by kind (`byOperation`): the writes', then the reads' CPU.
@@ -20,6 +22,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { jfrPhase } from './jfr';
 import { dynamoDbLocalCpuMs } from './local-dynamodb';
 import type { RecordedRequest } from './recording-proxy';
 import { IN_FLIGHT } from './write-floor';
@@ -38,7 +41,7 @@ import {
 } from './write-kinds';
 import { countReads, formatReads, isRead, type ReadKinds } from './read-kinds';
 
-/** The items the replay sends at most: a prefix of the recording, so four variants stay minutes. */
+/** The items the replay sends at most: a prefix of the recording, so five variants stay minutes. */
 export const REPLAY_ITEMS = 60_000;
 
 export interface Recording {
@@ -81,12 +84,22 @@ export async function readRecording(file: string, maxItems = REPLAY_ITEMS): Prom
 }
 
 /** A variant of the recorded requests, to weigh one part of the items' shape. */
-export type Variant = 'as recorded' | 'without index attributes' | 'without conditions' | 'floor-sized puts';
+export type Variant =
+  | 'as recorded'
+  | 'without capacity asked'
+  | 'without index attributes'
+  | 'without conditions'
+  | 'floor-sized puts';
 
 /** The requests of `variant`: each request keeps its kind and its items' keys. */
-function variantOf(request: ParsedRequest, variant: Variant): ParsedRequest {
+export function variantOf(request: ParsedRequest, variant: Variant): ParsedRequest {
   if (variant === 'as recorded') return request;
   const body = structuredClone(request.body);
+  // The import asks each request's consumed capacity (lib/storage/write-counts.ts): priced per item.
+  if (variant === 'without capacity asked') {
+    delete body['ReturnConsumedCapacity'];
+    return { operation: request.operation, body };
+  }
   for (const action of actionsOf({ operation: request.operation, body })) {
     const a = action.action;
     if (variant === 'without index attributes') {
@@ -173,6 +186,8 @@ export interface ReplayOptions {
   sortedByKey?: boolean;
   /** Makes the replay's table hold what the recorded run's held before it (its companies, say). */
   prepare?: (table: string) => Promise<void>;
+  /** The replay's sending (not its `prepare`) recorded by DynamoDB Local's flight recorder under this name (test/bench/jfr.ts). */
+  profiledAs?: string;
 }
 
 const WRITE_OPERATIONS = ['BatchWriteItem', 'TransactWriteItems', 'PutItem', 'UpdateItem', 'DeleteItem'];
@@ -267,15 +282,14 @@ export async function replay(
   const javaBefore = dynamoDbLocalCpuMs(endpoint);
   const started = process.hrtime.bigint();
   try {
-    if (options.byOperation) {
+    await jfrPhase(endpoint, options.profiledAs ?? 'replay', async () => {
+      if (!options.byOperation) return sendAll(shaped);
       for (const figures of all) {
         const java = dynamoDbLocalCpuMs(endpoint);
         await sendAll(shaped.filter((request) => labelOf(request) === figures.operation));
         figures.javaMs = dynamoDbLocalCpuMs(endpoint) - java;
       }
-    } else {
-      await sendAll(shaped);
-    }
+    });
     return {
       seconds: Number(process.hrtime.bigint() - started) / 1e9,
       javaMs: dynamoDbLocalCpuMs(endpoint) - javaBefore,
@@ -336,6 +350,7 @@ export async function replaySplit(
   const indexWrites = [...kinds.values()].some((c) => c.indexWrites > 0);
   const variants: Variant[] = [
     'as recorded',
+    'without capacity asked',
     ...(indexWrites ? (['without index attributes'] as const) : []),
     'without conditions',
     'floor-sized puts',

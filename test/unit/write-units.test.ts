@@ -4,6 +4,7 @@
  * (attribute names and values), rounded up to the KB, twice in a transaction, again for an index entry.
  */
 import { actionsOf, countActions, splitByItemKind, type KindCount, type Wire } from '../bench/write-kinds';
+import { variantOf } from '../bench/write-replay';
 
 /** An item of exactly `bytes` bytes by DynamoDB's rules: `pk` `sk` and `data` names, 1-byte keys. */
 const item = (bytes: number, extra: Record<string, Wire> = {}): Wire => ({
@@ -108,4 +109,30 @@ it('sorts batched writes by key, 25 to a request, when asked', () => {
     'COMPANY#BE#2 UPDATES',
     'FILTER_PROFILES#1 A',
   ]);
+});
+
+it('asks the regrouped requests for the capacity consumed when the recorded ones did', () => {
+  const keyed = (pk: string, sk: string) => ({ pk: { S: pk }, sk: { S: sk } });
+  const asked = {
+    operation: 'BatchWriteItem',
+    body: {
+      RequestItems: { t: [{ PutRequest: { Item: keyed('COMPANY#BE#1', 'COMPANY') } }] },
+      ReturnConsumedCapacity: 'TOTAL',
+    },
+  };
+  for (const sorted of [false, true])
+    expect(splitByItemKind([asked], sorted).map((r) => r.body['ReturnConsumedCapacity'])).toEqual(['TOTAL']);
+  expect(splitByItemKind([batch(keyed('COMPANY#BE#1', 'COMPANY'))])[0]!.body).not.toHaveProperty(
+    'ReturnConsumedCapacity',
+  );
+});
+
+it('replays the recorded requests without the capacity asked, as a variant', () => {
+  const recorded = {
+    operation: 'BatchWriteItem',
+    body: { RequestItems: { t: [{ PutRequest: { Item: item(100) } }] }, ReturnConsumedCapacity: 'TOTAL' },
+  };
+  const variant = variantOf(recorded, 'without capacity asked');
+  expect(variant.body).toEqual({ RequestItems: recorded.body.RequestItems });
+  expect(recorded.body.ReturnConsumedCapacity).toBe('TOTAL');
 });
