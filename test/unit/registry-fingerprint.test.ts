@@ -14,7 +14,6 @@ import { digestEntry, unitOf } from '../../lib/import/registry-fingerprint';
 import { openRegistryFiles } from '../../lib/import/sources/files';
 import { readKboFull } from '../../lib/import/sources/kbo';
 import { sireneItems } from '../../lib/import/sources/sirene';
-import { rawText, rawValues } from '../../lib/import/sources/sirene-unit';
 import type { ReadItem, ReadItems, RegistryItem, RegistryUnit } from '../../lib/import/sources/unit';
 import { gathered } from '../support/registry-items';
 
@@ -253,33 +252,6 @@ describe("a unit's raw text, the digest's part of it", () => {
       }
     },
   );
-});
-
-describe("a SIRENE unit's raw text", () => {
-  // Values with the joined form's separator, a line break, JSON's brackets and quotes.
-  const value = fc.string({
-    unit: fc.constantFrom('a', '1', ' ', '[', ']', '"', ',', '\x7f', '\n'),
-    maxLength: 4,
-  });
-  const values = (n: number) => fc.array(value, { minLength: n, maxLength: n });
-
-  it('gives back its values, and no two sets of values make the same text', () => {
-    fc.assert(
-      fc.property(values(3), fc.option(values(2), { nil: undefined }), (unit, office) => {
-        const text = rawText(unit, office);
-        expect(text).not.toContain('\n');
-        expect(rawValues(text, 3)).toEqual([unit, office ?? null]);
-      }),
-      { numRuns: 500, seed: 34 },
-    );
-  });
-
-  it('is the values joined, JSON only when a value holds its separator or a line break', () => {
-    expect(rawText(['123456789', '', 'O'], ['123456789', 'true'])).toBe(
-      '\x7f123456789\x7f\x7fO\x7f123456789\x7ftrue',
-    );
-    expect(rawText(['123456789', 'a\nb'], undefined)).toBe('[["123456789","a\\nb"],null]');
-  });
 });
 
 describe("a block's digest", () => {

@@ -218,9 +218,9 @@ function addressOf(office: EstablishmentRow, partial: boolean) {
 
 /**
  * What `sireneItems` maps the raw text of a unit with (`RawUnit`): bump the version whenever
- * `sireneItem` makes something else of the same values, or `rawText` writes them otherwise.
+ * `sireneItem` makes something else of the same values.
  */
-export const SIRENE_MAPPING_VERSION = 'sirene-map-2';
+export const SIRENE_MAPPING_VERSION = 'sirene-map-1';
 
 /** The mapping of the raw texts a run's units are read as: its options are part of its version. */
 export function sireneMapping(options: SireneOptions): RawMapping {
@@ -230,7 +230,7 @@ export function sireneMapping(options: SireneOptions): RawMapping {
   return {
     version,
     map: (text, source) => {
-      const [unit, office] = rawValues(text, UNIT_COLUMNS.length);
+      const [unit, office] = JSON.parse(text) as [string[], string[] | null];
       return sireneItem(
         recordOf(UNIT_COLUMNS, unit),
         office ? recordOf(ESTABLISHMENT_COLUMNS, office) : undefined,
@@ -239,42 +239,6 @@ export function sireneMapping(options: SireneOptions): RawMapping {
       );
     },
   };
-}
-
-/** Before each value in a raw text's joined form (DEL: no registry text holds it). */
-const VALUE = '\x7f';
-/** What no value in a raw text's joined form holds: its separator, and the digest's line break. */
-const SEPARATORS = /[\n\x7f]/;
-
-/**
- * A unit's values (`UNIT_COLUMNS`) and its head office's (`ESTABLISHMENT_COLUMNS`, undefined: none) as
- * the raw text a re-import hashes and maps only when its block changed: each value after a DEL
- * character (cheaper to make than JSON, and shorter to hold), or JSON when a value holds a DEL or a
- * line break, so that two different sets of values never make the same text.
- */
-export function rawText(unit: readonly string[], office: readonly string[] | undefined): string {
-  if (holdsSeparator(unit) || (office && holdsSeparator(office)))
-    return JSON.stringify([unit, office ?? null]);
-  const units = VALUE + unit.join(VALUE);
-  return office ? units + VALUE + office.join(VALUE) : units;
-}
-
-/** The values of a raw text (`rawText`) whose unit has `unitValues` values. */
-export function rawValues(text: string, unitValues: number): [string[], string[] | null] {
-  if (text[0] !== VALUE) return JSON.parse(text) as [string[], string[] | null];
-  const values = text.slice(1).split(VALUE);
-  return values.length > unitValues
-    ? [values.slice(0, unitValues), values.slice(unitValues)]
-    : [values, null];
-}
-
-function holdsSeparator(values: readonly string[]): boolean {
-  // An indexed loop, empty values skipped: this runs once a unit and once a head office.
-  for (let i = 0; i < values.length; i++) {
-    const value = values[i]!;
-    if (value.length !== 0 && SEPARATORS.test(value)) return true;
-  }
-  return false;
 }
 
 /** Values in `columns` order as a row by column name. */

@@ -14,7 +14,6 @@ import { RowCursor, readCsv, valueAt, type CsvRow } from './csv';
 import type { ReadItem, RegistryItem } from './unit';
 import {
   ESTABLISHMENT_COLUMNS,
-  rawText,
   sireneItem,
   sireneMapping,
   UNIT_COLUMNS,
@@ -98,7 +97,7 @@ export async function* sireneItems(
       const source = { file: unitCursor.cursor.table.file, line };
       if (mapping) {
         // The values the mapping reads, as read: the whole unit to its block's digest.
-        const text = rawText(unitCursor.values(row), office ? officeCursor!.values(office) : undefined);
+        const text = JSON.stringify([unitCursor.values(row), office ? officeCursor!.values(office) : null]);
         const company = wellFormed ? { country: 'FR' as const, companyNumber: siren } : undefined;
         batch.push({ kind: 'raw', source, company, text, mapping });
       } else yield sireneItem(unitCursor.read(row), office && officeCursor!.read(office), source, mapped);

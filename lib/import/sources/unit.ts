@@ -112,8 +112,8 @@ export interface RawMapping {
 }
 
 /**
- * (ext) A unit as read and not mapped yet: the raw values its mapping reads (text with no line
- * break, in the converter's own form: KBO's JSON, SIRENE's values joined), which company they are when the converter can tell it before mapping, and how to map them.
+ * (ext) A unit as read and not mapped yet: the raw values its mapping reads (JSON text, no line
+ * break), which company they are when the converter can tell it before mapping, and how to map them.
  * A re-import compares the raw texts of a block of units to the block's digest and maps only the
  * blocks that differ (contract §11.3: a file imported again goes as fast as its rows are read).
  */
