@@ -110,6 +110,23 @@ export function blockEntry(block: Block, at: number): RegistryItem {
   return block.mapping!.map(block.parts[at]!, source);
 }
 
+/**
+ * A withheld name as its block's digest item keeps it (lib/import/registry-digest.ts): its company, at
+ * the entry's own file and line, without mapping its unit again.
+ */
+export function withheldEntry(
+  block: Block,
+  at: number,
+  [country, companyNumber]: [string, string],
+): RegistryItem {
+  return {
+    kind: 'skipped',
+    reason: NAME_WITHHELD,
+    source: { file: block.files[at]!, line: block.lines[at]! },
+    company: { country: country as 'BE' | 'FR', companyNumber },
+  };
+}
+
 /** Adds an item read to its block: a raw unit as its text, another item as `digestEntry` saw it (`seen`). */
 export function addEntry(block: Block, item: ReadItem, seen: DigestEntry | undefined): void {
   const at = block.parts.length;

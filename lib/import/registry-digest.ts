@@ -19,7 +19,8 @@
  *   counts and reports them afresh every run, before the digest is looked at); a block with an item
  *   whose effect depends on what is stored (a ceased unit an `--active-only` run leaves out only when
  *   it is not stored) gets none; a withheld name, whose company the import looks up every run, is in
- *   the digest by its number;
+ *   the digest by its number, and its item keeps that number (`withheld`) so that a block matched
+ *   reports it again without mapping its unit;
  * - **no other write since**: any other import that writes a company a registry wrote (JSON Lines, a
  *   filing, another registry) first replaces the block's item with a fresh `token` and no digest, in
  *   one batch (`markDigestsStale`, called by lib/import/changes.ts before the companies are written). A
@@ -44,9 +45,16 @@ import {
   newBlock,
   numbered,
   sameBlock,
+  withheldEntry,
   type Block,
 } from './registry-digest-block';
-import type { RawUnit, ReadItem, ReadItems, RegistryItem } from './sources/unit';
+import {
+  NAME_WITHHELD,
+  type RawUnit,
+  type ReadItem,
+  type ReadItems,
+  type RegistryItem,
+} from './sources/unit';
 import { doneRuns, markRunDone } from './store';
 
 export { digestBlock, UNIT_RULES_VERSION } from './registry-digest-block';
@@ -101,6 +109,8 @@ interface Pending {
   units: number;
   /** The block's entries that are no unit (reported afresh every run when the digest matches), by index. */
   others: number[];
+  /** Of those, the withheld names: their company, by index (reported again without mapping their unit). */
+  withheld: Record<string, [string, string]>;
   /** Fields its units' judging dropped (the skipped line counts them again when the digest matches). */
   dropped: number;
   rejected: boolean;
@@ -228,8 +238,10 @@ export class RegistryDigests {
       this.matchedDropped += typeof item?.['dropped'] === 'number' ? item['dropped'] : 0;
       round.unchanged += block.parts.length - others.length;
       // Rejected and skipped items are reported afresh; a withheld name still looks up its company.
+      const withheld = item['withheld'] as Pending['withheld'] | undefined;
       for (const at of others as number[]) {
-        const next = blockEntry(block, at);
+        const company = withheld?.[at];
+        const next = company ? withheldEntry(block, at, company) : blockEntry(block, at);
         round.items.push({ item: next, seq: numbered(next) ? ++this.seq : 0 });
       }
       return;
@@ -237,13 +249,18 @@ export class RegistryDigests {
     let first = 0;
     let eligible = ref !== undefined;
     const reported: number[] = [];
+    const withheld: Pending['withheld'] = {};
     for (let at = 0; at < block.parts.length; at++) {
       const next = blockEntry(block, at);
       const seq = numbered(next) ? ++this.seq : 0;
       first ||= seq;
       const role = digestRole(next, activeOnly);
       if (role === 'stored') eligible = false;
-      else if (role === 'reported') reported.push(at);
+      else if (role === 'reported') {
+        reported.push(at);
+        if (next.kind === 'skipped' && next.reason === NAME_WITHHELD && next.company)
+          withheld[at] = [next.company.country, next.company.companyNumber];
+      }
       round.items.push({ item: next, seq });
     }
     if (ref && eligible)
@@ -255,6 +272,7 @@ export class RegistryDigests {
         token: typeof item?.['token'] === 'string' ? item['token'] : undefined,
         units: block.parts.length - reported.length,
         others: reported,
+        withheld,
         dropped: 0,
         rejected: false,
       });
@@ -320,6 +338,7 @@ export class RegistryDigests {
                 run: runId,
                 units: p.units,
                 others: p.others,
+                withheld: p.withheld,
                 dropped: p.dropped,
               },
               ...(p.token === undefined

@@ -1,8 +1,9 @@
 /**
  * (ext) Registry digests over units handed on unmapped (`RawUnit`, lib/import/sources/unit.ts), as the
  * import command reads the KBO and SIRENE converters: a file imported again maps no unit of a block
- * whose digest matches, maps only its rejected and skipped items to report them again, and a digest
- * never matches across a change of the mapping's version.
+ * whose digest matches, maps only its rejected and skipped items to report them again (a withheld name
+ * not even those: its digest keeps its company), and a digest never matches across a change of the
+ * mapping's version.
  */
 import { getCompanyRecords } from '../../lib/companies/store';
 import {
@@ -112,7 +113,7 @@ describe('a registry file of raw units imported again', () => {
     );
   });
 
-  it('maps only the rejected and withheld items of an unchanged block, reported again every run', async () => {
+  it('maps only the rejected items of an unchanged block, reported again every run with its withheld names', async () => {
     const names = { 3005: null, 3007: '[ND]' };
     const { mapping } = mappingOf('test-map-1');
     const first = await registry(rawUnits(3000, 3020, mapping, names));
@@ -125,7 +126,19 @@ describe('a registry file of raw units imported again', () => {
     expect(second.rejected).toEqual(['enterprise.csv line 3006: enterprise 3005 has no name']);
     expect(second.summary.skipped).toEqual(new Map([[NAME_WITHHELD, 1]]));
     expect(figures(second.summary)).toMatchObject({ read: 19, rejected: 1, unchanged: 18 });
-    expect(again.mapped.sort()).toEqual([3005, 3007]);
+    // The withheld name is reported from its block's digest, its unit not mapped again.
+    expect(again.mapped).toEqual([3005]);
+
+    // A company of the withheld number written since by another source is still erased by it.
+    await jsonLines([
+      companyRecord({ companyNumber: beNumber(3007), name: 'Other 3007', contacts: [], shareholders: [] }),
+    ]);
+    const third = mappingOf('test-map-1');
+    const erased = await registry(rawUnits(3000, 3020, third.mapping, names));
+    expect(third.mapped).toEqual([3005]);
+    expect(figures(erased.summary)).toMatchObject({ read: 20, rejected: 1, unchanged: 18 });
+    expect(erased.summary.skipped).toEqual(new Map());
+    expect(await nameOf(3007)).toBeUndefined();
   });
 
   it('matches no digest across a change of the mapping version: every unit is mapped and merged again', async () => {

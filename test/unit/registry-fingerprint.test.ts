@@ -143,74 +143,115 @@ describe('a registry unit handed on unmapped (its raw values)', () => {
   });
 });
 
-/** What a KBO extract's unmapped stream says to the digests: each raw unit's text, each other item whole. */
-async function digestView(dir: string): Promise<string[]> {
-  const files = await openRegistryFiles(dir);
-  try {
-    const view: string[] = [];
-    for await (const read of (await readKboFull(files)).unmapped())
-      for (const item of Array.isArray(read) ? (read as readonly ReadItem[]) : [read as ReadItem])
-        view.push(item.kind === 'raw' ? `raw ${item.text}` : JSON.stringify(item));
-    return view;
-  } finally {
-    await files.close();
-  }
+/** What an unmapped stream says to the digests: each raw unit's text, each other item whole. */
+async function digestView(items: ReadItems): Promise<string[]> {
+  const view: string[] = [];
+  for await (const read of items)
+    for (const item of Array.isArray(read) ? (read as readonly ReadItem[]) : [read as ReadItem])
+      view.push(item.kind === 'raw' ? `raw ${item.text}` : JSON.stringify(item));
+  return view;
 }
 
-async function mappedItems(dir: string): Promise<string> {
-  const files = await openRegistryFiles(dir);
-  try {
-    return JSON.stringify(await gathered((await readKboFull(files)).items));
-  } finally {
-    await files.close();
-  }
+/** A registry's files in a folder: its unmapped stream and its items as the converter maps them. */
+interface Registry {
+  tables: string[];
+  fixture: string;
+  unmapped(dir: string): Promise<string[]>;
+  mapped(dir: string): Promise<string>;
 }
 
-const KBO_TABLES = ['enterprise', 'denomination', 'address', 'contact', 'activity', 'establishment'];
-
-describe("a KBO enterprise's raw text, the digest's part of it", () => {
-  it('differs whenever a character of a value in any of its files changes what the converter maps', async () => {
-    const scratch = await mkdtemp(join(tmpdir(), 'kbo-raw-'));
-    const original = join(FIXTURES, 'kbo-full');
+const KBO: Registry = {
+  tables: ['enterprise', 'denomination', 'address', 'contact', 'activity', 'establishment'],
+  fixture: join(FIXTURES, 'kbo-full'),
+  unmapped: async (dir) => {
+    const files = await openRegistryFiles(dir);
     try {
-      const texts = new Map<string, string>();
-      for (const table of KBO_TABLES)
-        texts.set(table, await readFile(join(original, `${table}.csv`), 'utf8'));
-      const [viewBefore, mappedBefore] = [await digestView(original), await mappedItems(original)];
-      let seen = 0;
-      let run = 0;
-      await fc.assert(
-        fc.asyncProperty(
-          fc.constantFrom(...KBO_TABLES),
-          fc.nat(),
-          fc.constantFrom('7', 'Z', 'é', ' '),
-          async (table, at, next) => {
-            // A character of a value (past the header; not a quote, comma or line break) changed.
-            const text = texts.get(table)!;
-            const header = text.indexOf('\n') + 1;
-            const positions = [...text.slice(header)].flatMap((c, i) =>
-              '",\r\n'.includes(c) || c === next ? [] : [header + i],
-            );
-            const position = positions[at % positions.length]!;
-            const dir = join(scratch, String(run++));
-            await cp(original, dir, { recursive: true });
-            await writeFile(
-              join(dir, `${table}.csv`),
-              text.slice(0, position) + next + text.slice(position + 1),
-            );
-            const mapped = await mappedItems(dir).catch(() => mappedBefore);
-            if (mapped === mappedBefore) return;
-            seen++;
-            expect(await digestView(dir)).not.toEqual(viewBefore);
-          },
-        ),
-        { numRuns: 60, seed: 34 },
-      );
-      expect(seen).toBeGreaterThan(20);
+      return await digestView((await readKboFull(files)).unmapped());
     } finally {
-      await rm(scratch, { recursive: true, force: true });
+      await files.close();
     }
-  });
+  },
+  mapped: async (dir) => {
+    const files = await openRegistryFiles(dir);
+    try {
+      return JSON.stringify(await gathered((await readKboFull(files)).items));
+    } finally {
+      await files.close();
+    }
+  },
+};
+
+const sireneFiles = async (dir: string) =>
+  [
+    await openRegistryFiles(join(dir, 'StockUniteLegale_utf8.csv')),
+    await openRegistryFiles(join(dir, 'StockEtablissement_utf8.csv')),
+  ] as const;
+
+const SIRENE: Registry = {
+  tables: ['StockUniteLegale_utf8', 'StockEtablissement_utf8'],
+  fixture: join(FIXTURES, 'sirene'),
+  unmapped: async (dir) => {
+    const [units, offices] = await sireneFiles(dir);
+    return digestView(sireneItems(units, offices, { unmapped: true }));
+  },
+  mapped: async (dir) => {
+    const [units, offices] = await sireneFiles(dir);
+    return JSON.stringify(await gathered(sireneItems(units, offices)));
+  },
+};
+
+describe("a unit's raw text, the digest's part of it", () => {
+  it.each([
+    ['a KBO enterprise', KBO, 'kbo', 20],
+    ['a SIRENE unit', SIRENE, 'sirene', 10],
+  ] as const)(
+    '%s: differs whenever a character of a value in any of its files changes what the converter maps',
+    async (_, registry, name, least) => {
+      const scratch = await mkdtemp(join(tmpdir(), `${name}-raw-`));
+      const original = registry.fixture;
+      try {
+        const texts = new Map<string, string>();
+        for (const table of registry.tables)
+          texts.set(table, await readFile(join(original, `${table}.csv`), 'utf8'));
+        const [viewBefore, mappedBefore] = [
+          await registry.unmapped(original),
+          await registry.mapped(original),
+        ];
+        let seen = 0;
+        let run = 0;
+        await fc.assert(
+          fc.asyncProperty(
+            fc.constantFrom(...registry.tables),
+            fc.nat(),
+            fc.constantFrom('7', 'Z', 'é', ' '),
+            async (table, at, next) => {
+              // A character of a value (past the header; not a quote, comma or line break) changed.
+              const text = texts.get(table)!;
+              const header = text.indexOf('\n') + 1;
+              const positions = [...text.slice(header)].flatMap((c, i) =>
+                '",\r\n'.includes(c) || c === next ? [] : [header + i],
+              );
+              const position = positions[at % positions.length]!;
+              const dir = join(scratch, String(run++));
+              await cp(original, dir, { recursive: true });
+              await writeFile(
+                join(dir, `${table}.csv`),
+                text.slice(0, position) + next + text.slice(position + 1),
+              );
+              const mapped = await registry.mapped(dir).catch(() => mappedBefore);
+              if (mapped === mappedBefore) return;
+              seen++;
+              expect(await registry.unmapped(dir)).not.toEqual(viewBefore);
+            },
+          ),
+          { numRuns: 60, seed: 34 },
+        );
+        expect(seen).toBeGreaterThan(least);
+      } finally {
+        await rm(scratch, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 describe("a block's digest", () => {
