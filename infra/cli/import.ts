@@ -62,9 +62,6 @@ const USAGE = [
   'Each also takes --capacity: on DynamoDB Local, ask what each request consumed (AWS is always asked).',
 ].join('\n');
 
-/** `--capacity` given: DynamoDB Local is asked for the capacity line too. */
-let capacityOption = false;
-
 /** What the command line asks for, or the usage error to print. */
 type Command =
   | { kind: 'jsonl'; file: string; asOf: string | null; table: string | undefined }
@@ -79,28 +76,42 @@ type Command =
     }
   | FilingCommand;
 
-/** The command line read, or a usage error (a sentence, then the usage). */
-function parseCommand(args: string[]): Command | { usage: string } {
+const parseOptions = (args: string[]) =>
+  parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      'as-of': { type: 'string' },
+      table: { type: 'string' },
+      format: { type: 'string' },
+      establishments: { type: 'string' },
+      'active-only': { type: 'boolean' },
+      capacity: { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+  });
+
+/**
+ * The command line read, with whether `--capacity` asks DynamoDB Local for the capacity line too, or
+ * a usage error (a sentence, then the usage).
+ */
+function parseCommand(args: string[]): { command: Command; capacity: boolean } | { usage: string } {
   let parsed;
   try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        'as-of': { type: 'string' },
-        table: { type: 'string' },
-        format: { type: 'string' },
-        establishments: { type: 'string' },
-        'active-only': { type: 'boolean' },
-        capacity: { type: 'boolean' },
-        help: { type: 'boolean' },
-      },
-    });
+    parsed = parseOptions(args);
   } catch (error) {
     return { usage: `${(error as Error).message}\n${USAGE}` };
   }
   const { values, positionals } = parsed;
-  capacityOption = values.capacity ?? false;
+  const command = commandOf(values, positionals);
+  return 'usage' in command ? command : { command, capacity: values.capacity ?? false };
+}
+
+/** What the options and positionals ask for, or a usage error. */
+function commandOf(
+  values: ReturnType<typeof parseOptions>['values'],
+  positionals: string[],
+): Command | { usage: string } {
   const usage = (problem: string) => ({ usage: `${problem}\n${USAGE}` });
   if (values.help) return { usage: USAGE };
   const asOf = values['as-of'] ?? null;
@@ -137,8 +148,10 @@ function parseCommand(args: string[]): Command | { usage: string } {
 }
 
 async function main(): Promise<number> {
-  const command = parseCommand(process.argv.slice(2));
-  if ('usage' in command) return fail(command.usage);
+  const parsed = parseCommand(process.argv.slice(2));
+  if ('usage' in parsed) return fail(parsed.usage);
+  const { command, capacity } = parsed;
+  const runAndReport = reporter(capacity);
   if (command.kind === 'filings')
     return importFilingFiles(command, {
       fileSize,
@@ -147,14 +160,15 @@ async function main(): Promise<number> {
       runAndReport,
       useStage: (table) => (stageInUse = useStage(table)),
     });
-  return command.kind === 'jsonl' ? importJsonLines(command) : importRegistry(command);
+  return command.kind === 'jsonl'
+    ? importJsonLines(command, runAndReport)
+    : importRegistry(command, runAndReport);
 }
 
-async function importJsonLines({
-  file,
-  asOf: given,
-  table,
-}: Extract<Command, { kind: 'jsonl' }>): Promise<number> {
+async function importJsonLines(
+  { file, asOf: given, table }: Extract<Command, { kind: 'jsonl' }>,
+  runAndReport: RunAndReport,
+): Promise<number> {
   const asOf = given ?? today();
   const size = file === '-' ? null : fileSize(file);
   if (typeof size === 'string') return fail(size);
@@ -197,7 +211,10 @@ async function importJsonLines({
   );
 }
 
-async function importRegistry(command: Extract<Command, { kind: 'registry' }>): Promise<number> {
+async function importRegistry(
+  command: Extract<Command, { kind: 'registry' }>,
+  runAndReport: RunAndReport,
+): Promise<number> {
   const { format, paths, establishments, activeOnly, table } = command;
   for (const path of [...paths, ...(establishments === undefined ? [] : [establishments])]) {
     const size = fileSize(path, { folder: format === 'kbo' && path === paths[0] });
@@ -252,44 +269,49 @@ async function importRegistry(command: Extract<Command, { kind: 'registry' }>): 
   );
 }
 
+type RunAndReport = ReturnType<typeof reporter>;
+
 /**
  * Runs an import with its progress, then prints the skipped line (when `skippedLine` has one), the
  * summary and the cost lines; the exit code is 1 when a line was rejected. Stopped by Ctrl-C or
- * SIGTERM it frees the lookalike lease this process holds and says how to resume.
+ * SIGTERM it frees the lookalike lease this process holds and says how to resume. DynamoDB Local is
+ * asked what each request consumed only when `capacity` (`--capacity`) says so.
  */
-async function runAndReport<S extends ImportSummary>(
-  stage: string,
-  progress: ReturnType<typeof progressReporter>,
-  run: () => Promise<S>,
-  skippedLine: (summary: S) => string | null = () => null,
-): Promise<number> {
-  const { formatSummary } = await import('../../lib/import/import');
-  const { formatCapacity, formatWrites, writesSince } = await import('../../lib/import/writes');
-  const { capacitySoFar, countWrites, writesSoFar } = await import('../../lib/storage/write-counts');
-  const { releaseLeasesHeldHere } = await import('../../lib/lookalikes/lease');
-  cleanUpOnSignal(async (signal) => {
-    progress.stop();
-    console.error(`import stopped by ${signal} (${stage}).`);
-    console.error('Nothing is half-written: run the same import again to resume.');
-    await releaseLeasesHeldHere();
-  });
+const reporter =
+  (capacity: boolean) =>
+  async <S extends ImportSummary>(
+    stage: string,
+    progress: ReturnType<typeof progressReporter>,
+    run: () => Promise<S>,
+    skippedLine: (summary: S) => string | null = () => null,
+  ): Promise<number> => {
+    const { formatSummary } = await import('../../lib/import/import');
+    const { formatCapacity, formatWrites, writesSince } = await import('../../lib/import/writes');
+    const { capacitySoFar, countWrites, writesSoFar } = await import('../../lib/storage/write-counts');
+    const { releaseLeasesHeldHere } = await import('../../lib/lookalikes/lease');
+    cleanUpOnSignal(async (signal) => {
+      progress.stop();
+      console.error(`import stopped by ${signal} (${stage}).`);
+      console.error('Nothing is half-written: run the same import again to resume.');
+      await releaseLeasesHeldHere();
+    });
 
-  let summary: S;
-  // On AWS (no endpoint of its own) asking is free and the answer is the bill.
-  countWrites({ askCapacity: capacityOption || process.env['DYNAMODB_ENDPOINT'] === undefined });
-  const writesBefore = writesSoFar();
-  try {
-    summary = await run();
-  } finally {
-    progress.stop();
-  }
-  const skipped = skippedLine(summary);
-  if (skipped) console.log(skipped);
-  console.log(formatSummary(summary));
-  console.log(formatWrites(summary, writesSince(writesBefore)));
-  console.log(formatCapacity(summary, capacitySoFar()));
-  return summary.rejected > 0 ? 1 : 0;
-}
+    let summary: S;
+    // On AWS (no endpoint of its own) asking is free and the answer is the bill.
+    countWrites({ askCapacity: capacity || process.env['DYNAMODB_ENDPOINT'] === undefined });
+    const writesBefore = writesSoFar();
+    try {
+      summary = await run();
+    } finally {
+      progress.stop();
+    }
+    const skipped = skippedLine(summary);
+    if (skipped) console.log(skipped);
+    console.log(formatSummary(summary));
+    console.log(formatWrites(summary, writesSince(writesBefore)));
+    console.log(formatCapacity(summary, capacitySoFar()));
+    return summary.rejected > 0 ? 1 : 0;
+  };
 
 const today = () => new Date().toISOString().slice(0, 10);
 

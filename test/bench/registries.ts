@@ -175,7 +175,10 @@ function figuresOf(run: CliRun) {
   };
 }
 
-/** The files of `kind` for about `units` units, imported into a fresh table, then again, then converted alone. */
+/**
+ * The files of `kind` for about `units` units, imported into a fresh table, then again, then converted
+ * alone; `countReads` runs the re-import once more asking DynamoDB Local what it read (`counted`).
+ */
 async function importTwice(
   kind: Kind,
   units: number,
@@ -186,8 +189,11 @@ async function importTwice(
     table: string,
     options?: string[],
   ) => Promise<ReturnType<typeof figuresOf> & { javaMs: number }>,
-  record?: (kind: Kind, dir: string) => Promise<void>,
-  afterFirst?: () => Promise<void>,
+  extras: {
+    record?: (kind: Kind, dir: string) => Promise<void>;
+    afterFirst?: () => Promise<void>;
+    countReads?: boolean;
+  } = {},
 ) {
   const { ensureTable } = await import('../../infra/local/dynamodb');
   const share = (100 * units) / (kind === 'kbo' ? REAL.kboEnterprises : REAL.sireneUnits);
@@ -197,14 +203,14 @@ async function importTwice(
   console.error(`importing ${kind}: ${written.units} units, ${written.rows} CSV rows, into DynamoDB Local`);
   const first = await run(kind, dir, table);
   const firstLoad = load();
-  await afterFirst?.();
+  await extras.afterFirst?.();
   const again = await run(kind, dir, table);
   const againLoad = load();
   // Once more, asking DynamoDB Local what it read (`--capacity`, which costs it a job an item): the
   // re-import's read units, apart from the timed run.
-  const counted = await run(kind, dir, table, ['--capacity']);
+  const counted = extras.countReads ? await run(kind, dir, table, ['--capacity']) : null;
   const converted = await measureInChild(kind, dir);
-  await record?.(kind, dir);
+  await extras.record?.(kind, dir);
   await rm(dir, { recursive: true, force: true });
   return { ...written, first, firstLoad, again, againLoad, counted, converted };
 }
@@ -269,16 +275,13 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
       // against their mean (`bracketingFloor`), so its share says something of the import, not the minute.
       const before = await measureFloor();
       let after = before;
-      const big = await importTwice(
-        kind,
-        importUnits,
-        path.join(scratch, `${kind}-import`),
-        run,
-        record(recording),
-        async () => {
+      const big = await importTwice(kind, importUnits, path.join(scratch, `${kind}-import`), run, {
+        record: record(recording),
+        afterFirst: async () => {
           after = await measureFloor();
         },
-      );
+        countReads: true,
+      });
       const floor = bracketingFloor(before, after);
       floors.push(
         `${kind}: before its first import ${floorLine(before)}`,
@@ -322,7 +325,7 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
           `average, at most ${inFlight.get(kind)?.max} (the floor and the replays: ${IN_FLIGHT})`,
         `  again  ${again.summary}`,
         `         whole run: ${Math.round(rows / again.seconds)} CSV rows/s; the conversion alone of the same ` +
-          `files ${Math.round(rows / converted.seconds)} rows/s; ${counted.readUnitsPerCompany.toFixed(3)} read ` +
+          `files ${Math.round(rows / converted.seconds)} rows/s; ${counted?.readUnitsPerCompany.toFixed(3)} read ` +
           `units per company (asked of a run after it: --capacity) (load ${big.againLoad})`,
         `         per row (beyond the ${small.rows} rows of ${small.units} units): again ${rate(againWall, againCpu)}; ` +
           `the conversion alone ${rate(convertedWall, convertedCpu)}: ` +
