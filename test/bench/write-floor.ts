@@ -20,8 +20,18 @@ import { randomUUID } from 'node:crypto';
 import { jfrPhase } from './jfr';
 import { dynamoDbLocalCpuMs } from './local-dynamodb';
 
-/** Items a second and DynamoDB Local's own CPU (ms) an item, for one kind of write request. */
+/**
+ * Items a second and DynamoDB Local's own CPU (ms) an item, for one kind of write request: the median
+ * of its measured rounds (each figure's own), and the rounds themselves.
+ */
 export interface WriteRate {
+  itemsPerSecond: number;
+  javaMsPerItem: number;
+  rounds?: RoundRate[];
+}
+
+/** One round's items a second and DynamoDB Local's CPU (ms) an item. */
+export interface RoundRate {
   itemsPerSecond: number;
   javaMsPerItem: number;
 }
@@ -40,9 +50,17 @@ export interface WriteFloor {
 
 export const ITEMS_PER_REQUEST = 25;
 export const IN_FLIGHT = 8;
+/** Measured rounds of each kind, taking turns: a round says as much of its seconds as of DynamoDB Local. */
+export const FLOOR_ROUNDS = 5;
+const KINDS = ['batch', 'transaction', 'update', 'read'] as const;
 
-/** Measures both kinds of request, each after a warm-up round, on a table of its own. */
-export async function measureWriteFloor(endpoint: string, items = 10_000): Promise<WriteFloor> {
+/**
+ * Every kind of request, after a warm-up round of each, in `FLOOR_ROUNDS` rounds that take turns (batch,
+ * transaction, update, read, batch, …) on a table of its own: each kind's figures are the median of its
+ * rounds, so that one round disturbed (another process, DynamoDB Local's memory growing) does not
+ * set them, and the kinds are measured over the same seconds.
+ */
+export async function measureWriteFloor(endpoint: string, items = 3_000): Promise<WriteFloor> {
   const { ensureTable } = await import('../../infra/local/dynamodb');
   const table = `write-floor-${randomUUID()}`;
   await ensureTable(endpoint, table);
@@ -53,46 +71,93 @@ export async function measureWriteFloor(endpoint: string, items = 10_000): Promi
   });
   try {
     // One request an item: a tenth as many items keeps its rounds as short as the others.
-    const round = (kind: 'batch' | 'transaction' | 'update', from: number) =>
-      writeRound(client, endpoint, table, kind, from, kind === 'update' ? Math.ceil(items / 10) : items);
-    await round('batch', 0);
-    const batch = await jfrPhase(endpoint, 'floor-batch', () => round('batch', items));
-    await round('transaction', 2 * items);
-    const transaction = await round('transaction', 3 * items);
-    await round('update', 4 * items);
-    const update = await round('update', 5 * items);
-    // The batch rounds' items, read back by key.
-    await readRound(client, endpoint, table, 0, items);
-    const read = await readRound(client, endpoint, table, items, items);
-    return { batch, transaction, update, read };
+    // Round r's items are numbered from its own block: the batch round's are read back by the read round.
+    const round = (kind: (typeof KINDS)[number], r: number) => {
+      const from = (KINDS.indexOf(kind === 'read' ? 'batch' : kind) + r * KINDS.length) * items;
+      if (kind === 'read') return readRound(client, endpoint, table, from, items);
+      // One request an item: a tenth as many items keeps its rounds as short as the others.
+      return writeRound(
+        client,
+        endpoint,
+        table,
+        kind,
+        from,
+        kind === 'update' ? Math.ceil(items / 10) : items,
+      );
+    };
+    const rounds = new Map<(typeof KINDS)[number], RoundRate[]>(KINDS.map((kind) => [kind, []]));
+    for (let r = 0; r <= FLOOR_ROUNDS; r++)
+      for (const kind of KINDS) {
+        const measured =
+          kind === 'batch' && r === 1
+            ? await jfrPhase(endpoint, 'floor-batch', () => round(kind, r))
+            : await round(kind, r);
+        // Round 0 warms each kind up.
+        if (r > 0) rounds.get(kind)!.push(measured);
+      }
+    const [batch, transaction, update, read] = KINDS.map((kind) => medianRate(rounds.get(kind)!));
+    return { batch: batch!, transaction: transaction!, update: update!, read: read! };
   } finally {
     client.destroy();
   }
 }
 
-/**
- * The floors measured just before and just after a run, rate by rate and CPU by CPU averaged: what
- * DynamoDB Local could do over the minutes the run took. One round alone says as much of the minute
- * it ran in as of DynamoDB Local (docs/benchmarks.md, "Financial filings").
- */
-export function bracketingFloor(before: WriteFloor, after: WriteFloor): WriteFloor {
-  const mean = (a: WriteRate, b: WriteRate): WriteRate => ({
-    itemsPerSecond: (a.itemsPerSecond + b.itemsPerSecond) / 2,
-    javaMsPerItem: (a.javaMsPerItem + b.javaMsPerItem) / 2,
-  });
+/** The median rate and the median CPU an item of these rounds (each its own median), the rounds kept. */
+export function medianRate(rounds: RoundRate[]): WriteRate {
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const middle = sorted.length >> 1;
+    return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  };
   return {
-    batch: mean(before.batch, after.batch),
-    transaction: mean(before.transaction, after.transaction),
-    update: mean(before.update, after.update),
-    read: mean(before.read, after.read),
+    itemsPerSecond: median(rounds.map((round) => round.itemsPerSecond)),
+    javaMsPerItem: median(rounds.map((round) => round.javaMsPerItem)),
+    rounds,
   };
 }
 
-/** A floor as the benches print it: rates and CPU an item, batch / transaction / update. */
+/**
+ * The floors measured just before and just after a run: what DynamoDB Local could do over the minutes
+ * the run took. Each kind's figures are the median of both floors' rounds together (the mean of the two
+ * when a floor has no rounds): one round alone says as much of the minute it ran in as of DynamoDB Local
+ * (docs/benchmarks.md, "Financial filings").
+ */
+export function bracketingFloor(before: WriteFloor, after: WriteFloor): WriteFloor {
+  const both = (a: WriteRate, b: WriteRate): WriteRate =>
+    a.rounds?.length && b.rounds?.length
+      ? medianRate([...a.rounds, ...b.rounds])
+      : {
+          itemsPerSecond: (a.itemsPerSecond + b.itemsPerSecond) / 2,
+          javaMsPerItem: (a.javaMsPerItem + b.javaMsPerItem) / 2,
+        };
+  return {
+    batch: both(before.batch, after.batch),
+    transaction: both(before.transaction, after.transaction),
+    update: both(before.update, after.update),
+    read: both(before.read, after.read),
+  };
+}
+
+/** The lowest and highest of a figure over a kind's rounds (`a–b`). */
+const spread = (rounds: RoundRate[], figure: (round: RoundRate) => number, digits: number) => {
+  const values = rounds.map(figure);
+  const text = (value: number) => (digits ? value.toFixed(digits) : String(Math.round(value)));
+  return `${text(Math.min(...values))}–${text(Math.max(...values))}`;
+};
+
+/**
+ * A floor as the benches print it: medians of the rounds for batch / transaction / update, rates and
+ * CPU an item, and how far the batched rounds went from each other.
+ */
 export const floorLine = (floor: WriteFloor) =>
   `${Math.round(floor.batch.itemsPerSecond)} / ${Math.round(floor.transaction.itemsPerSecond)} / ` +
   `${Math.round(floor.update.itemsPerSecond)} items/s, CPU an item ${floor.batch.javaMsPerItem.toFixed(2)} / ` +
-  `${floor.transaction.javaMsPerItem.toFixed(2)} / ${floor.update.javaMsPerItem.toFixed(2)} ms`;
+  `${floor.transaction.javaMsPerItem.toFixed(2)} / ${floor.update.javaMsPerItem.toFixed(2)} ms` +
+  (floor.batch.rounds?.length
+    ? `; medians of ${floor.batch.rounds.length} rounds each, the batched rounds ` +
+      `${spread(floor.batch.rounds, (round) => round.itemsPerSecond, 0)} items/s, ` +
+      `${spread(floor.batch.rounds, (round) => round.javaMsPerItem, 2)} ms`
+    : '');
 
 /**
  * The most companies a second DynamoDB Local takes for writes split like the import's (items per

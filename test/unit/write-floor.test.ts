@@ -1,9 +1,16 @@
 /**
  * The import benches' ceiling (test/bench/write-floor.ts): the floor a run is judged against is the
- * mean of the floors measured just before and just after it, and the ceiling follows the items a
- * company writes by kind of request.
+ * median of the rounds of the floors measured just before and just after it (the mean of the two when
+ * they hold no rounds), and the ceiling follows the items a company writes by kind of request.
  */
-import { bracketingFloor, companiesPerSecondCeiling, type WriteFloor } from '../bench/write-floor';
+import {
+  bracketingFloor,
+  companiesPerSecondCeiling,
+  floorLine,
+  medianRate,
+  type RoundRate,
+  type WriteFloor,
+} from '../bench/write-floor';
 
 const floor = (batch: number, transaction: number, batchMs = 0.3): WriteFloor => ({
   batch: { itemsPerSecond: batch, javaMsPerItem: batchMs },
@@ -22,6 +29,41 @@ test('a run is judged against the mean of the floors measured around it', () => 
 
 test('the same floor before and after is that floor', () => {
   expect(bracketingFloor(floor(3_310, 1_682), floor(3_310, 1_682))).toEqual(floor(3_310, 1_682));
+});
+
+const round = (itemsPerSecond: number, javaMsPerItem: number): RoundRate => ({
+  itemsPerSecond,
+  javaMsPerItem,
+});
+
+test("a kind's figures are the median of its rounds, each figure its own", () => {
+  // The slowest round is not the dearest: each figure is the median of its own.
+  const rounds = [
+    round(2_000, 0.3),
+    round(900, 0.31),
+    round(2_100, 0.6),
+    round(1_900, 0.29),
+    round(2_050, 0.32),
+  ];
+  expect(medianRate(rounds)).toEqual({ itemsPerSecond: 2_000, javaMsPerItem: 0.31, rounds });
+  expect(medianRate([round(1_000, 0.2), round(2_000, 0.4)])).toMatchObject({
+    itemsPerSecond: 1_500,
+    javaMsPerItem: expect.closeTo(0.3, 10) as number,
+  });
+});
+
+test('a run is judged against the median of the rounds before and after it together', () => {
+  const rounds = (batch: RoundRate[]): WriteFloor => ({ ...floor(0, 1_000), batch: medianRate(batch) });
+  // A disturbed round before the run (600 items/s) moves the median, not the ceiling by a third.
+  const before = rounds([round(600, 0.9), round(2_000, 0.3), round(2_100, 0.3)]);
+  const after = rounds([round(2_200, 0.28), round(1_900, 0.32), round(2_050, 0.3)]);
+  const floorOfRun = bracketingFloor(before, after);
+  expect(floorOfRun.batch.itemsPerSecond).toBe(2_025);
+  expect(floorOfRun.batch.javaMsPerItem).toBeCloseTo(0.3, 10);
+  expect(floorOfRun.batch.rounds).toHaveLength(6);
+  expect(floorLine(floorOfRun)).toContain(
+    'medians of 6 rounds each, the batched rounds 600–2200 items/s, 0.28–0.90 ms',
+  );
 });
 
 test('the ceiling of a company writing 2 batched items and 1 in a transaction', () => {
