@@ -64,7 +64,9 @@ export async function importRun(count: number, replay = false): Promise<void> {
       const ceiling = companiesPerSecondCeiling(floor, split);
       if (Number.isFinite(ceiling))
         console.log(
-          `ceiling: ${Math.round(ceiling)} filings/s from the items written; ${Math.round((100 * rate) / ceiling)} % of it`,
+          `ceiling: ${Math.round(ceiling)} filings/s (the items a filing writes, by kind of request, at the ` +
+            `median rates of the floors' rounds before and after the run; its reads left out); ` +
+            `${Math.round((100 * rate) / ceiling)} % of it`,
         );
       console.log(
         `${label}: ${count} filings in ${run.wallSeconds.toFixed(1)} s wall, ${run.cpuSeconds.toFixed(1)} s CPU, peak ${run.maxRssMb.toFixed(0)} MB, load ${os.loadavg()[0]!.toFixed(1)}`,
