@@ -207,6 +207,25 @@ describe('a KBO full extract given the stage', () => {
     // Held by the extract: handed on once, not stopped.
     expect(events.filter((e) => e.replace(/\./g, '') === 'unit 0403170701')).toHaveLength(1);
   });
+  it('leaves nothing on disk when the stage cannot be read', async () => {
+    const runs = await mkdtemp(join(scratch, 'runs-'));
+    const stored: StoredRegistry = {
+      rowsOf: () => Promise.resolve(new Map()),
+      linkedTo: () => Promise.resolve(new Map()),
+      // eslint-disable-next-line require-yield
+      companiesOf: async function* () {
+        throw new Error('stage unavailable');
+      },
+    };
+    const files = await openRegistryFiles(FULL);
+    try {
+      const items = (await readKboFull(files, { stored, runs: { dir: runs, runSize: 2 } })).items;
+      await expect(gathered(items)).rejects.toThrow('stage unavailable');
+    } finally {
+      await files.close();
+    }
+    expect(await readdir(runs)).toEqual([]);
+  });
 });
 
 describe('a KBO folder that is not a full extract as published', () => {

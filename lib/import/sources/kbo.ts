@@ -146,9 +146,14 @@ async function* kboItems<T extends ReadItem>(
       const read = await readAll(withCopies(files, copies), options).catch((error: unknown) => error);
       if (!(read instanceof OutOfOrderError)) {
         if (read instanceof Error) throw read;
-        const held = new Spool<string>(options.runs);
         // The stage's enterprises, read before the first unit is handed on (kbo-stops.ts).
-        const known = options.stored && (await storedEnterprises(options.stored, options.runs));
+        const known =
+          options.stored &&
+          (await storedEnterprises(options.stored, options.runs).catch(async (error: unknown) => {
+            await discardRead(read as Read);
+            throw error;
+          }));
+        const held = new Spool<string>(options.runs);
         try {
           for await (const batch of joined(read as Read, known ? held : undefined, emit))
             if (batched) yield batch;
@@ -177,6 +182,9 @@ async function* kboItems<T extends ReadItem>(
  */
 const spooled = (line: number, key: string, rows: KboRows | null, repeated: string | null = null) =>
   `${JSON.stringify([line, key, repeated])}\t${rows ? JSON.stringify(rows) : ''}`;
+
+/** What the first pass left on disk, for a read given up before the join. */
+const discardRead = (read: Read) => Promise.all([read.enterprises.discard(), read.establishments.discard()]);
 
 interface Read {
   file: string;
