@@ -22,6 +22,7 @@
  *   npm run bench:registries                                conversion at 1, 3 and 10 %, import of 3,000 units
  *   npm run bench:registries -- --sizes 1,3 --import-units 10000
  *   npm run bench:registries -- --import-units 0            conversion only
+ *   BENCH_JFR_DIR=/tmp/jfr npm run bench:registries …       DynamoDB Local's flight recorder over each first import (jfr.ts)
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -36,6 +37,7 @@ import type { RegistryItem } from '../../lib/import/sources/unit';
 import { runCli, usageReporter, type CliRun } from './cli-runs';
 import { benchDynamoDb, dynamoDbLocalCpuMs } from './local-dynamodb';
 import { REAL, writeKboFiles, writeSireneFiles } from './registry-files';
+import { jfrPhase } from './jfr';
 import { recordingProxy } from './recording-proxy';
 import { readRecording, replaySplit } from './write-replay';
 import {
@@ -201,7 +203,7 @@ async function importTwice(
   const table = `registries-bench-${randomUUID()}`;
   await ensureTable(endpointOf(), table);
   console.error(`importing ${kind}: ${written.units} units, ${written.rows} CSV rows, into DynamoDB Local`);
-  const first = await run(kind, dir, table);
+  const first = await jfrPhase(endpointOf(), `import-${kind}-first`, () => run(kind, dir, table));
   const firstLoad = load();
   await extras.afterFirst?.();
   const again = await run(kind, dir, table);

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { openRegistryFiles } from '../../lib/import/sources/files';
 import { readKboFull } from '../../lib/import/sources/kbo';
 import { kboUnit } from '../../lib/import/sources/kbo-unit';
-import { REGISTRY_FIELDS, type RegistryItem } from '../../lib/import/sources/unit';
+import { REGISTRY_FIELDS, type RegistryItem, type StoredRegistry } from '../../lib/import/sources/unit';
 import { gathered, rejected, unitOf, zipOf } from '../support/registry-items';
 
 const FULL = join(__dirname, '../fixtures/registries/kbo-full');
@@ -177,6 +177,54 @@ describe('a KBO full extract', () => {
       ),
     ).toEqual(items);
     expect(await convert(FULL, 2)).toEqual(items);
+  });
+});
+
+describe('a KBO full extract given the stage', () => {
+  it("reads the stage's KBO companies before it hands on its first enterprise, and stops those it no longer holds after its last", async () => {
+    // What happened in turn: the stage read, or an item handed on.
+    const events: string[] = [];
+    const stored: StoredRegistry = {
+      rowsOf: () => Promise.resolve(new Map()),
+      linkedTo: () => Promise.resolve(new Map()),
+      companiesOf: async function* () {
+        events.push('stage read');
+        // One the extract holds, one it no longer holds.
+        yield await Promise.resolve(['0403170701', '0999999916']);
+      },
+    };
+    const files = await openRegistryFiles(FULL);
+    try {
+      for await (const item of (await readKboFull(files, { stored })).items)
+        events.push(item.kind === 'unit' ? `unit ${item.unit.companyNumber}` : item.kind);
+    } finally {
+      await files.close();
+    }
+    // A first import reads an empty stage, not the companies it has written meanwhile.
+    expect(events[0]).toBe('stage read');
+    expect(events.filter((e) => e === 'stage read')).toHaveLength(1);
+    expect(events.at(-1)).toBe('unit 0999999916');
+    // Held by the extract: handed on once, not stopped.
+    expect(events.filter((e) => e.replace(/\./g, '') === 'unit 0403170701')).toHaveLength(1);
+  });
+  it('leaves nothing on disk when the stage cannot be read', async () => {
+    const runs = await mkdtemp(join(scratch, 'runs-'));
+    const stored: StoredRegistry = {
+      rowsOf: () => Promise.resolve(new Map()),
+      linkedTo: () => Promise.resolve(new Map()),
+      // eslint-disable-next-line require-yield
+      companiesOf: async function* () {
+        throw new Error('stage unavailable');
+      },
+    };
+    const files = await openRegistryFiles(FULL);
+    try {
+      const items = (await readKboFull(files, { stored, runs: { dir: runs, runSize: 2 } })).items;
+      await expect(gathered(items)).rejects.toThrow('stage unavailable');
+    } finally {
+      await files.close();
+    }
+    expect(await readdir(runs)).toEqual([]);
   });
 });
 

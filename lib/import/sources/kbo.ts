@@ -11,7 +11,8 @@
  * 3. The spool and the sorted establishments merged by enterprise, each enterprise mapped (or, for a
  *    re-import, handed on as the texts the spool and the runs hold, `unmapped`).
  * 4. Given the stage (`KboOptions.stored`), the enterprises it holds from KBO that `enterprise.csv` does
- *    not list are stopped on the extract's `SnapshotDate` (`kbo-stops.ts`; contract §11.5.2).
+ *    not list are stopped on the extract's `SnapshotDate` (`kbo-stops.ts`; contract §11.5.2): the
+ *    stage's are read before the first enterprise is handed on, the stops made after the last.
  *
  * Each join is a merge of streams grouped by entity number, their order checked as they go
  * (`kbo-tables.ts`); every file is read to its end before anything is handed on, so a file found out of
@@ -34,7 +35,7 @@ import type {
   StoredRegistry,
   UnitSource,
 } from './unit';
-import { stoppedEnterprises } from './kbo-stops';
+import { storedEnterprises, stoppedEnterprises } from './kbo-stops';
 
 export interface KboOptions {
   /** Where the spool, the sorted runs and any sorted copy go (default: the system's temporary folder), and the runs' size. */
@@ -145,15 +146,21 @@ async function* kboItems<T extends ReadItem>(
       const read = await readAll(withCopies(files, copies), options).catch((error: unknown) => error);
       if (!(read instanceof OutOfOrderError)) {
         if (read instanceof Error) throw read;
+        // The stage's enterprises, read before the first unit is handed on (kbo-stops.ts).
+        const known =
+          options.stored &&
+          (await storedEnterprises(options.stored, options.runs).catch(async (error: unknown) => {
+            await discardRead(read as Read);
+            throw error;
+          }));
         const held = new Spool<string>(options.runs);
         try {
-          for await (const batch of joined(read as Read, options.stored ? held : undefined, emit))
+          for await (const batch of joined(read as Read, known ? held : undefined, emit))
             if (batched) yield batch;
             else for (const item of batch) yield item;
-          if (options.stored)
-            yield* stoppedEnterprises(held, options.stored, meta, (read as Read).file, options.runs);
+          if (known) yield* stoppedEnterprises(held, known, meta, (read as Read).file);
         } finally {
-          await held.discard();
+          await Promise.all([held.discard(), known?.discard()]);
         }
         return;
       }
@@ -175,6 +182,9 @@ async function* kboItems<T extends ReadItem>(
  */
 const spooled = (line: number, key: string, rows: KboRows | null, repeated: string | null = null) =>
   `${JSON.stringify([line, key, repeated])}\t${rows ? JSON.stringify(rows) : ''}`;
+
+/** What the first pass left on disk, for a read given up before the join. */
+const discardRead = (read: Read) => Promise.all([read.enterprises.discard(), read.establishments.discard()]);
 
 interface Read {
   file: string;
