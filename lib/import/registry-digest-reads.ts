@@ -1,7 +1,7 @@
 /**
  * How a re-import reads its registry digests (lib/import/registry-digest.ts): the blocks gathered
- * in a round, and — once the blocks come one after another by number, as a whole extract's do, from a
- * round's first few blocks on — the blocks ahead of the converter, by number, before it reads them. A block whose digest is in when its
+ * in a round, and — once the blocks come one after another by number, as a whole extract's do — the
+ * blocks ahead of the converter, by number, before it reads them. A block whose digest is in when its
  * last unit is read is judged at once: a file imported again then holds about one block of units,
  * not rounds of them waiting for a round trip.
  */
@@ -11,12 +11,6 @@ import type { Key } from '../storage/keys';
 
 /** Blocks whose digests are read in one request (BatchGetItem takes 100 keys). */
 export const BLOCKS_PER_READ = 100;
-/**
- * A round's first blocks: when they come one after another, the digests of the numbers from the first
- * are read at once (`DigestReadsAhead.startingWith`), not a round's units (thousands of texts, which
- * then outlive V8's young generation) held until the round is full.
- */
-export const FIRST_BLOCKS = 4;
 
 /** Digest items being read, by `pk`. */
 export interface DigestRead {
@@ -91,35 +85,15 @@ export class DigestReadsAhead {
 
   /** A round of `blocks` of `country` was read: when they came one after another, the blocks after them are read ahead. */
   gathered(country: string, blocks: string[]): void {
-    const close = closeRun(blocks);
-    if (!close) return;
-    const alike = (a: Ahead) => a.country === country && a.width === close.width;
-    if (this.aheads.some((a) => alike(a) && a.first + BLOCKS_PER_READ > close.last + 1)) return;
-    this.start(country, close.last + 1, close.width);
-  }
-
-  /**
-   * The first few `blocks` of a round, not read yet: when they came one after another, the digests of
-   * `BLOCKS_PER_READ` numbers from the first are read at once (theirs and those of the blocks after
-   * them, in the one request the round would have sent), and the read is returned; else undefined.
-   * Only blocks with a first company count (one of another country finds no digest in the read, and
-   * is read afresh).
-   */
-  startingWith(
-    country: string,
-    blocks: ReadonlyArray<{ key: string; ref?: unknown }>,
-  ): DigestRead | undefined {
-    const close = closeRun(blocks.flatMap((b) => (b.ref ? [b.key] : [])));
-    if (!close) return undefined;
-    const { first, width } = close;
-    const overlaps = (a: Ahead) =>
-      a.country === country &&
-      a.width === width &&
-      a.first < first + BLOCKS_PER_READ &&
-      first < a.first + BLOCKS_PER_READ;
-    if (this.aheads.some(overlaps)) return undefined;
-    this.start(country, first, width);
-    return this.aheads[this.aheads.length - 1]!.read;
+    const numbers = blocks.map(numberOf);
+    const first = numbers[0];
+    const last = numbers[numbers.length - 1];
+    if (first === undefined || last === undefined || numbers.some((n) => n === undefined)) return;
+    const width = blocks[0]!.length;
+    if (blocks.some((b) => b.length !== width) || 2 * blocks.length < last - first + 1) return;
+    const alike = (a: Ahead) => a.country === country && a.width === width;
+    if (this.aheads.some((a) => alike(a) && a.first + BLOCKS_PER_READ > last + 1)) return;
+    this.start(country, last + 1, width);
   }
 
   private start(country: string, first: number, width: number): void {
@@ -131,17 +105,6 @@ export class DigestReadsAhead {
     }
     if (blocks.length > 0) this.aheads.push({ country, first, width, read: readDigests(blocks), seen: 0 });
   }
-}
-
-/** Blocks of one width whose numbers are at least every other one from the first to the last. */
-function closeRun(blocks: string[]): { first: number; last: number; width: number } | undefined {
-  const numbers = blocks.map(numberOf);
-  const first = numbers[0];
-  const last = numbers[numbers.length - 1];
-  if (first === undefined || last === undefined || numbers.some((n) => n === undefined)) return undefined;
-  const width = blocks[0]!.length;
-  if (blocks.some((b) => b.length !== width) || 2 * blocks.length < last - first + 1) return undefined;
-  return { first, last, width };
 }
 
 /** A block's number, when it is digits a double holds exactly. */

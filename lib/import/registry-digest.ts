@@ -34,13 +34,7 @@ import { forEachLimited } from '../concurrency';
 import { batchPut } from '../storage/batch';
 import { conditionHeld, dynamodb, tableName } from '../storage/client';
 import * as keys from '../storage/keys';
-import {
-  BLOCKS_PER_READ,
-  DigestReadsAhead,
-  FIRST_BLOCKS,
-  readDigests,
-  type DigestRead,
-} from './registry-digest-reads';
+import { BLOCKS_PER_READ, DigestReadsAhead, readDigests, type DigestRead } from './registry-digest-reads';
 import { digestEntry, digestRole } from './registry-fingerprint';
 import {
   addEntry,
@@ -174,10 +168,6 @@ export class RegistryDigests {
         if (from) send();
         else {
           if (round.blocks.length >= BLOCKS_PER_READ || round.items >= ITEMS_PER_ROUND) send();
-          else if (round.blocks.length === FIRST_BLOCKS) {
-            const read = ahead.startingWith(company.country, round.blocks);
-            if (read) [round.read, round] = [read, { blocks: [], items: 0 }];
-          }
           from = ahead.covering(company.country, key) ?? round;
         }
         const ref = {

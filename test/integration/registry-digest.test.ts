@@ -8,7 +8,7 @@ import { getCompanyRecords } from '../../lib/companies/store';
 import type { Derivation } from '../../lib/derivation/change';
 import { importRegistryItems } from '../../lib/import/registry-import';
 import type { RegistryItem } from '../../lib/import/sources/unit';
-import { beforeFirstCall, dataWrites, recordCalls, type Call } from '../support/dynamodb-calls';
+import { dataWrites, recordCalls, type Call } from '../support/dynamodb-calls';
 import { companyRecord } from '../support/records';
 import { beNumber, figures, jsonLines, ref, registry, unit } from '../support/registry-units';
 import { useFreshTable } from '../support/table';
@@ -79,31 +79,6 @@ describe('a registry file imported again', () => {
     expect(figures(result.summary)).toMatchObject({ read: 150, unchanged: 150, changed: 0 });
     expect(digestReads(calls)).toEqual([100, 100]);
     expect(companiesRead(calls)).toEqual([]);
-  });
-
-  it("reads the digests of a file's first blocks once four of them are in, not once a round of 100 is", async () => {
-    // The first blocks one after another: their read, with the numbers after them, leaves at the fifth
-    // block, so that a round's units are not all held while it is gathered.
-    const file = Array.from({ length: 150 }, (_, k) => unit(200_000 + 100 * k, { name: `Early ${k} NV` }));
-    await registry(file);
-    let yielded = 0;
-    let yieldedAtRead: number | undefined;
-    const stop = beforeFirstCall(/BatchGetItem/, async () => void (yieldedAtRead = yielded));
-    async function* counted() {
-      for (const item of file) {
-        yielded++;
-        yield item;
-      }
-    }
-    try {
-      const { calls } = await recordCalls(() =>
-        importRegistryItems(counted(), { asOf: '2026-11-21', source: 'kbo' }),
-      );
-      expect(digestReads(calls)).toEqual([100, 100]);
-    } finally {
-      stop();
-    }
-    expect(yieldedAtRead).toBeLessThanOrEqual(20);
   });
 
   it('reads no digest ahead when the blocks are far apart: only the blocks in the file, 100 to a BatchGetItem', async () => {
