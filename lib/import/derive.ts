@@ -20,6 +20,7 @@ import { batchDelete, batchPut } from '../storage/batch';
 import { tableName } from '../storage/client';
 import { addByPut, batchAdd, batchSetChanges, type Addition, type SetChange } from '../storage/transactions';
 import { applyContactChanges, deriveLists } from '../lists/derive';
+import { getContactsChanged } from '../lists/store/contact-counts';
 import { applySmartListFlips, deriveSmartLists } from '../lists/smart';
 import { deriveMatchCounts } from '../lists/match-counts';
 import { deriveLookalikes, recomputeMarked, type RecomputeOptions } from '../lookalikes/recompute';
@@ -30,7 +31,6 @@ import { gatheredBy } from '../storage/one-action-per-item';
 import type {
   BatchDerivation,
   CompanyChange,
-  Completion,
   Derivation,
   Derived,
   DerivedWrites,
@@ -103,27 +103,44 @@ const lookalikes = async (options: RecomputeOptions = {}): Promise<void> => {
   }
 };
 
-/** What runs once at the end of every import run, in order, after `lookalikes`. */
-const completions: Record<string, Completion> = {
-  // Smart lists the changed companies enter or leave (§7.6), per list.
-  'the smart-list flips': async () => void (await applySmartListFlips()),
-  // The lists of the companies whose numbers of contacts changed count them (§7.4), per list; after
-  // the flips, so a company that just entered a list is counted once, with its number now.
-  "the lists' contact counts": async () => void (await applyContactChanges()),
-};
+/**
+ * The lists' completions, run once at the end of every import run. The flips first, then the counts:
+ * a company the run left entering a list holds the number of contacts its flip noted, and a later
+ * change of the run that moved only its contacts noted no flip but a contacts note; the counts read
+ * the lists a noted company is in after the flips put it there, so it counts its number now (§7.4,
+ * §7.6). Run at the same time, or the other way round, the counts miss the company entering and the
+ * list keeps the flip's number. The notes themselves are read at the same time as the flips: they
+ * are the run's derivations' (written before any completion starts), and the flips write none.
+ */
+async function completeLists(): Promise<void> {
+  const [notes] = await Promise.all([
+    getContactsChanged(),
+    // Smart lists the changed companies enter or leave (§7.6), per list.
+    gatheredBy('the smart-list flips', applySmartListFlips),
+  ]);
+  // The lists of the companies whose numbers of contacts changed count them (§7.4), per list.
+  await gatheredBy("the lists' contact counts", () => applyContactChanges(notes));
+}
 
 /**
- * The run's completions. The import engine passes `lookalikes: false`: it recomputes the lookalikes
- * as a fan-out over workers first (lib/lookalikes/fan-out.ts). Tests pass the recompute's options (a
- * clock, how it waits for the lease).
+ * The run's completions: the lookalike recompute and the lists' (`completeLists`) at the same time, as
+ * neither reads what the other writes (the lookalikes' marks, blocks and lists against the lists'
+ * flips, notes, members and counters), so a re-import that finds nothing to do waits for one round of
+ * queries, not three. It returns when both have ended, failing with the first error. The import engine
+ * passes `lookalikes: false`: it recomputes the lookalikes as a fan-out over workers first
+ * (lib/lookalikes/fan-out.ts). Tests pass the recompute's options (a clock, how it waits for the lease).
  */
 export async function completeImport(
   options: { lookalikes?: boolean | Pick<RecomputeOptions, 'clock' | 'wait'> } = {},
 ): Promise<void> {
   const { lookalikes: recompute = true } = options;
-  if (recompute !== false)
-    await gatheredBy('the lookalike recompute', () => lookalikes(recompute === true ? {} : recompute));
-  for (const [name, complete] of Object.entries(completions)) await gatheredBy(name, complete);
+  const results = await Promise.allSettled([
+    recompute === false
+      ? Promise.resolve()
+      : gatheredBy('the lookalike recompute', () => lookalikes(recompute === true ? {} : recompute)),
+    completeLists(),
+  ]);
+  for (const result of results) if (result.status === 'rejected') throw result.reason;
 }
 
 /**

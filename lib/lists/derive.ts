@@ -29,6 +29,7 @@ import {
   readListCounts,
   updateContactCounts,
   type ContactCount,
+  type ContactsChanged,
 } from './store/contact-counts';
 
 export async function deriveLists(change: CompanyChange): Promise<Derived> {
@@ -55,10 +56,12 @@ const LISTS_IN_FLIGHT = 8;
 /**
  * The import's completion for contact counts: every list a noted company is in counts the number of
  * contacts the company has now (its filter profile, written by the same derivation), then the notes
- * read are deleted. A run cut off before this leaves its notes for the next run's completion.
+ * read are deleted. A run cut off before this leaves its notes for the next run's completion. The
+ * notes are read here, or by the caller before (`notes`: lib/import/derive.ts reads them while the
+ * smart-list flips run).
  */
-export async function applyContactChanges(): Promise<number> {
-  const notes = await getContactsChanged();
+export async function applyContactChanges(notes?: ContactsChanged[]): Promise<number> {
+  notes ??= await getContactsChanged();
   if (notes.length === 0) return 0;
   const refs = [...new Map(notes.map((n) => [companyKey(n.ref), n.ref])).values()];
   const numbers = await getContactNumbers(refs);

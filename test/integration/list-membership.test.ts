@@ -150,6 +150,24 @@ describe('smart lists follow imported data', () => {
     expect(await asImportWorkers(applySmartListFlips)).toEqual({ entered: 0, left: 0 });
   });
 
+  it("counts the contacts of a company entering a list with its number now, a later change's, not its flip's", async () => {
+    const list = (await postList({ name: uniqueName(), type: 'SMART', filters: { places: ['Ieper'] } }))
+      .body as Body;
+    const moved = company(60, ['62010'], 'Ieper', 1);
+    await importAsWorkers([company(60, ['62010'], 'Gent', 1)]);
+    // A run cut off before its completion leaves the flip (1 contact); the next changes only the
+    // contacts (a note, no flip). Its completion counts them after the flip put the company in the list.
+    async function* lines() {
+      yield JSON.stringify(moved);
+    }
+    await asImportWorkers(() =>
+      importCompanies(lines(), { asOf: '2026-11-21', complete: async () => undefined }),
+    );
+    await importAsWorkers([{ ...moved, contacts: company(60, ['62010'], 'Ieper', 3).contacts }]);
+    expect((await fetchList(list.id)).body).toMatchObject({ amountOfCompanies: 1 });
+    expect((await storedList(ALICE.accountId, list.id))!.contacts).toBe(3);
+  });
+
   it('evaluates new companies against the smart lists they could touch', async () => {
     const list = (await postList({ name: uniqueName(), type: 'SMART', filters: { activities: ['4399'] } }))
       .body as Body;
