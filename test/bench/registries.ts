@@ -352,8 +352,8 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
         `${ITEMS_PER_REQUEST}, UpdateItem one a request):`,
       ...floors,
       'ceiling: the companies a second DynamoDB Local could take if the import itself cost nothing, for the items',
-      'it writes per company (its `writes:` line, split by request kind), at the mean of the floors measured',
-      'just before and just after the first import. Rates on a loaded machine are the',
+      'it writes per company (its `writes:` line, split by request kind), at the median of the rounds of the',
+      'floors measured just before and just after the first import. Rates on a loaded machine are the',
       "machine's: re-measure on an idle one (load < 1) before quoting them.",
     ].join('\n'),
   );
