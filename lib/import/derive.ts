@@ -19,9 +19,8 @@ import { eventsDerivation } from '../events/derive';
 import { batchDelete, batchPut } from '../storage/batch';
 import { tableName } from '../storage/client';
 import { addByPut, batchAdd, batchSetChanges, type Addition, type SetChange } from '../storage/transactions';
-import { applyContactChanges, deriveLists } from '../lists/derive';
-import { getContactsChanged } from '../lists/store/contact-counts';
-import { applySmartListFlips, deriveSmartLists } from '../lists/smart';
+import { completeLists, deriveLists } from '../lists/derive';
+import { deriveSmartLists } from '../lists/smart';
 import { deriveMatchCounts } from '../lists/match-counts';
 import { deriveLookalikes, recomputeMarked, type RecomputeOptions } from '../lookalikes/recompute';
 import { deriveSearchIndex } from '../search/derive';
@@ -102,25 +101,6 @@ const lookalikes = async (options: RecomputeOptions = {}): Promise<void> => {
     );
   }
 };
-
-/**
- * The lists' completions, run once at the end of every import run. The flips first, then the counts:
- * a company the run left entering a list holds the number of contacts its flip noted, and a later
- * change of the run that moved only its contacts noted no flip but a contacts note; the counts read
- * the lists a noted company is in after the flips put it there, so it counts its number now (§7.4,
- * §7.6). Run at the same time, or the other way round, the counts miss the company entering and the
- * list keeps the flip's number. The notes themselves are read at the same time as the flips: they
- * are the run's derivations' (written before any completion starts), and the flips write none.
- */
-async function completeLists(): Promise<void> {
-  const [notes] = await Promise.all([
-    getContactsChanged(),
-    // Smart lists the changed companies enter or leave (§7.6), per list.
-    gatheredBy('the smart-list flips', applySmartListFlips),
-  ]);
-  // The lists of the companies whose numbers of contacts changed count them (§7.4), per list.
-  await gatheredBy("the lists' contact counts", () => applyContactChanges(notes));
-}
 
 /**
  * The run's completions: the lookalike recompute and the lists' (`completeLists`) at the same time, as

@@ -1,7 +1,7 @@
 /**
  * What a company's change means for lists (contract §7, §11.2), run by the import for every changed
  * company: its match-index entries (VAT, domain, name) follow the new record, and when its number of
- * contacts changed, a note says so. The run's completion (`applyContactChanges`) then brings every
+ * contacts changed, a note says so. The run's completion (`completeLists`) then brings every
  * list the noted companies are in to their numbers now, list by list (store/contact-counts.ts): the
  * new numbers go into the list item's map of counts with `nContacts`, one update per list, so
  * applying a note twice changes nothing the second time.
@@ -19,7 +19,9 @@ import { forEachLimited } from '../concurrency';
 import type { CompanyChange, Derived } from '../derivation/change';
 import { batchDelete } from '../storage/batch';
 import { tableName } from '../storage/client';
+import { gatheredBy } from '../storage/one-action-per-item';
 import { deriveMatchIndexes } from './match-index';
+import { applySmartListFlips } from './smart';
 import { removeFromEveryList } from './store/erasure';
 import {
   contactsChangedItem,
@@ -54,14 +56,35 @@ const QUERIES_IN_FLIGHT = 16;
 const LISTS_IN_FLIGHT = 8;
 
 /**
- * The import's completion for contact counts: every list a noted company is in counts the number of
- * contacts the company has now (its filter profile, written by the same derivation), then the notes
- * read are deleted. A run cut off before this leaves its notes for the next run's completion. The
- * notes are read here, or by the caller before (`notes`: lib/import/derive.ts reads them while the
- * smart-list flips run).
+ * The lists' completion, run once at the end of every import run. The flips first, then the counts:
+ * a company the run left entering a list holds the number of contacts its flip noted, and a later
+ * change of the run that moved only its contacts noted no flip but a contacts note; the counts read
+ * the lists a noted company is in after the flips put it there, so it counts its number now (§7.4,
+ * §7.6). Run at the same time, or the other way round, the counts miss the company entering and the
+ * list keeps the flip's number. The notes themselves are read at the same time as the flips: they
+ * are the run's derivations' (written before any completion starts), and the flips write none.
  */
-export async function applyContactChanges(notes?: ContactsChanged[]): Promise<number> {
-  notes ??= await getContactsChanged();
+export async function completeLists(): Promise<void> {
+  const [notes] = await Promise.all([
+    getContactsChanged(),
+    // Smart lists the changed companies enter or leave (§7.6), per list.
+    gatheredBy('the smart-list flips', applySmartListFlips),
+  ]);
+  // The lists of the companies whose numbers of contacts changed count them (§7.4), per list.
+  await gatheredBy("the lists' contact counts", () => countContacts(notes));
+}
+
+/**
+ * The completion's contact counts alone (the smart-list flips already applied): every list a noted
+ * company is in counts the number of contacts the company has now (its filter profile, written by the
+ * same derivation), then the notes read are deleted. A run cut off before this leaves its notes for
+ * the next run's completion.
+ */
+export async function applyContactChanges(): Promise<number> {
+  return countContacts(await getContactsChanged());
+}
+
+async function countContacts(notes: ContactsChanged[]): Promise<number> {
   if (notes.length === 0) return 0;
   const refs = [...new Map(notes.map((n) => [companyKey(n.ref), n.ref])).values()];
   const numbers = await getContactNumbers(refs);
