@@ -14,9 +14,9 @@
  *    Distributed Map), computes and writes their lists, and `finishLookalikes` drops the marks the plan
  *    read and releases the lease, going round again while marks written meanwhile remain. With the
  *    lease held by another recompute the run plans nothing: that one takes its marks.
- * 4. `completeImportRun` runs the run's other completions (smart lists, contact counts), then
- *    writes the run's report as the import command prints it — one
- *    `line N: reason` per rejected line in line order, then the summary line — to
+ * 4. `completeImportRun` runs the run's other completions (smart lists, contact counts), reading
+ *    the partitions' reports meanwhile, then writes the run's report as the import command prints
+ *    it — one `line N: reason` per rejected line in line order, then the summary line — to
  *    `reports/<file>.<run>.txt`, and removes the work.
  *
  * (ext) The registries' files dropped under `kbo/` and `sirene/` take the same steps, their first two
@@ -194,19 +194,24 @@ export async function completeImportRun(
   files: ImportFiles,
   input: ImportRun & { partitions: number[]; note?: string; extract?: Extract },
 ): Promise<{ reportKey: string; summary: ImportSummary; text: string }> {
-  await completeImport({ lookalikes: false });
-  // Every partition imported: the extract is applied, as the command ends it when its import returns
-  // (a retry of this step finds it ended already).
-  if (input.extract) await endExtract(input.extract, { again: true });
+  const partitionReports = new Map<number, PartitionReport>();
+  // The partitions' reports are read while the completions run: neither touches what the other reads.
+  await Promise.all([
+    (async () => {
+      await completeImport({ lookalikes: false });
+      // Every partition imported: the extract is applied, as the command ends it when its import
+      // returns (a retry of this step finds it ended already).
+      if (input.extract) await endExtract(input.extract, { again: true });
+    })(),
+    forEachLimited(input.partitions, WRITES_IN_FLIGHT, async (partition) => {
+      const { body } = await files.read(reportKey(input.run, partition));
+      partitionReports.set(partition, JSON.parse(await text(body)) as PartitionReport);
+    }),
+  ]);
   const total = emptySummary();
   const rejected: PartitionReport['rejected'] = [];
   const skipped = new Map<string, number>();
   let fieldsDropped = 0;
-  const partitionReports = new Map<number, PartitionReport>();
-  await forEachLimited(input.partitions, WRITES_IN_FLIGHT, async (partition) => {
-    const { body } = await files.read(reportKey(input.run, partition));
-    partitionReports.set(partition, JSON.parse(await text(body)) as PartitionReport);
-  });
   // In partition order: a registry's partitions follow its files, so the skipped reasons come in the
   // order the command meets them.
   for (const partition of [...input.partitions].sort((a, b) => a - b)) {
