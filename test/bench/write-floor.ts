@@ -19,6 +19,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { jfrPhase } from './jfr';
 import { dynamoDbLocalCpuMs } from './local-dynamodb';
+import { middleMedian } from './statistics';
 
 /**
  * Items a second and DynamoDB Local's own CPU (ms) an item, for one kind of write request: the median
@@ -104,14 +105,9 @@ export async function measureWriteFloor(endpoint: string, items = 3_000): Promis
 
 /** The median rate and the median CPU an item of these rounds (each its own median), the rounds kept. */
 export function medianRate(rounds: RoundRate[]): WriteRate {
-  const median = (values: number[]) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    const middle = sorted.length >> 1;
-    return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-  };
   return {
-    itemsPerSecond: median(rounds.map((round) => round.itemsPerSecond)),
-    javaMsPerItem: median(rounds.map((round) => round.javaMsPerItem)),
+    itemsPerSecond: middleMedian(rounds.map((round) => round.itemsPerSecond)),
+    javaMsPerItem: middleMedian(rounds.map((round) => round.javaMsPerItem)),
     rounds,
   };
 }
