@@ -157,13 +157,16 @@ export const floorLine = (floor: WriteFloor) =>
 
 /**
  * The most companies a second DynamoDB Local takes for writes split like the import's (items per
- * company through BatchWriteItem and through TransactWriteItems), if nothing else used the machine.
+ * company through BatchWriteItem and through TransactWriteItems), if nothing else used the machine;
+ * with `readKeys` (keys a company reads in BatchGetItem requests), its reads too at the read floor's
+ * rate: priced only in a ceiling that says so, beside the writes-only one (the import counts no reads).
  */
-export function companiesPerSecondCeiling(floor: WriteFloor, perCompany: WriteSplit): number {
+export function companiesPerSecondCeiling(floor: WriteFloor, perCompany: WriteSplit, readKeys = 0): number {
   const secondsPerCompany =
     perCompany.batchItems / floor.batch.itemsPerSecond +
     perCompany.transactionItems / floor.transaction.itemsPerSecond +
-    (perCompany.updateItems ?? 0) / floor.update.itemsPerSecond;
+    (perCompany.updateItems ?? 0) / floor.update.itemsPerSecond +
+    readKeys / floor.read.itemsPerSecond;
   return secondsPerCompany > 0 ? 1 / secondsPerCompany : Infinity;
 }
 
