@@ -1,8 +1,9 @@
 /**
  * `npm run bench:filings -- --import N [--replay]` (test/bench/filings.ts passes these on): the filing
  * import itself on DynamoDB Local against the ceiling of what DynamoDB Local alone writes of its items,
- * and with `--replay` where DynamoDB Local's CPU goes by request kind and what a filing writes by item
- * kind.
+ * and with `--replay` where DynamoDB Local's CPU goes by request kind, what a filing writes by item
+ * kind, and the first run's share of a ceiling that prices its recorded reads too (beside the
+ * writes-only one, which stays the verdict).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -46,6 +47,8 @@ export async function importRun(count: number, replay = false): Promise<void> {
     };
     let floorBefore = await measureFloor();
     let floor = floorBefore;
+    // The first run's rate, writes and floor: what `--replay` prices its recorded reads against.
+    let first: MeasuredRun | undefined;
     for (const label of ['filings', 'again']) {
       console.error(`importing ${count} filings (${label})`);
       const javaBefore = dynamoDbLocalCpuMs(endpoint);
@@ -62,6 +65,7 @@ export async function importRun(count: number, replay = false): Promise<void> {
       const writes = /^writes: .*$/m.exec(run.stdout)?.[0] ?? '';
       const split = importWriteSplit(writes);
       const ceiling = companiesPerSecondCeiling(floor, split);
+      first ??= { rate, split, floor };
       if (Number.isFinite(ceiling))
         console.log(
           `ceiling: ${Math.round(ceiling)} filings/s (the items a filing writes, by kind of request, at the ` +
@@ -81,11 +85,18 @@ export async function importRun(count: number, replay = false): Promise<void> {
           `the import command ${((1000 * run.cpuSeconds) / count).toFixed(3)} ms`,
       );
     }
-    if (replay) await replayDiagnostic({ endpoint, usage, companies, folder, count, floor });
+    if (replay) await replayDiagnostic({ endpoint, usage, companies, folder, count, floor, first: first! });
   } finally {
     stop();
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/** A measured run: its filings a second, the items a filing wrote by kind of request, its floor. */
+interface MeasuredRun {
+  rate: number;
+  split: import('./write-floor').WriteSplit;
+  floor: import('./write-floor').WriteFloor;
 }
 
 /**
@@ -102,6 +113,7 @@ async function replayDiagnostic(bench: {
   folder: string;
   count: number;
   floor: import('./write-floor').WriteFloor;
+  first: MeasuredRun;
 }): Promise<void> {
   const { ensureTable } = await import('../../infra/local/dynamodb');
   const { runCli } = await import('./cli-runs');
@@ -149,6 +161,7 @@ async function replayDiagnostic(bench: {
         (kind.refused ? `, ${kind.refused} refused (${kind.refusal})` : ''),
     );
   }
+  await readsPricedCeiling(bench.first, reads, bench.count);
   // The batched writes again, one item kind at a time: which items cost DynamoDB Local more than the floor's.
   const kinds = await replay(bench.endpoint, writeRequests, {
     byOperation: true,
@@ -187,4 +200,31 @@ async function replayDiagnostic(bench: {
   for (const line of formatBreakdown(perCompany(byKind, bench.count))) console.log(`  ${line}`);
   const sum = (kinds: typeof writes) => kinds.reduce((ms, kind) => ms + kind.javaMs, 0);
   console.log(`  writes ${perFiling(sum(writes))} ms, reads ${perFiling(sum(reads))} ms a filing`);
+}
+
+/**
+ * The first run's share of a ceiling that prices its reads as well, beside the writes-only one: the
+ * keys its BatchGetItem requests read in the recorded run (the same filings into the same companies),
+ * at the read floor's median rate of the rounds around that run; its queries are not priced (the floor
+ * measures none) and are counted on the line.
+ */
+async function readsPricedCeiling(
+  first: MeasuredRun,
+  reads: Array<{ operation: string; requests: number; items: number }>,
+  count: number,
+): Promise<void> {
+  const { companiesPerSecondCeiling } = await import('./write-floor');
+  const of = (operation: string) => reads.filter((kind) => kind.operation === operation);
+  const readKeys = of('BatchGetItem').reduce((keys, kind) => keys + kind.items, 0) / count;
+  const queries = of('Query').reduce((n, kind) => n + kind.requests, 0) / count;
+  const writesOnly = companiesPerSecondCeiling(first.floor, first.split);
+  const withReads = companiesPerSecondCeiling(first.floor, first.split, readKeys);
+  const share = (ceiling: number) => `${Math.round((100 * first.rate) / ceiling)} %`;
+  console.log(
+    `ceiling of the first run with its reads priced: ${Math.round(withReads)} filings/s (its writes as on its ` +
+      `ceiling line, and the ${readKeys.toFixed(3)} keys a filing its BatchGetItem requests read when recorded, ` +
+      `at the read floor's median rate, ${Math.round(first.floor.read.itemsPerSecond)} keys/s; its ` +
+      `${queries.toFixed(3)} queries a filing not priced); ${share(withReads)} of it, against ` +
+      `${Math.round(writesOnly)} filings/s and ${share(writesOnly)} for its writes alone`,
+  );
 }

@@ -30,12 +30,7 @@ export interface CreateFigures {
   median: number;
 }
 
-/** The middle value, or the mean of the two middle ones. */
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
+export { middleMedian as median } from './statistics';
 
 export function printSmartListFigures(
   create: CreateFigures | null,

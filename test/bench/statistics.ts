@@ -7,6 +7,12 @@ export function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 export const median = (values: number[]) => percentile(values, 50);
+/** The middle value, or the mean of the two middle ones (not always a value that was measured). */
+export function middleMedian(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
 export const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 export const kb = (bytes: number) => bytes / 1024;
 export const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;

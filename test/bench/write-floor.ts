@@ -19,6 +19,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { jfrPhase } from './jfr';
 import { dynamoDbLocalCpuMs } from './local-dynamodb';
+import { middleMedian } from './statistics';
 
 /**
  * Items a second and DynamoDB Local's own CPU (ms) an item, for one kind of write request: the median
@@ -104,14 +105,9 @@ export async function measureWriteFloor(endpoint: string, items = 3_000): Promis
 
 /** The median rate and the median CPU an item of these rounds (each its own median), the rounds kept. */
 export function medianRate(rounds: RoundRate[]): WriteRate {
-  const median = (values: number[]) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    const middle = sorted.length >> 1;
-    return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-  };
   return {
-    itemsPerSecond: median(rounds.map((round) => round.itemsPerSecond)),
-    javaMsPerItem: median(rounds.map((round) => round.javaMsPerItem)),
+    itemsPerSecond: middleMedian(rounds.map((round) => round.itemsPerSecond)),
+    javaMsPerItem: middleMedian(rounds.map((round) => round.javaMsPerItem)),
     rounds,
   };
 }
@@ -161,13 +157,16 @@ export const floorLine = (floor: WriteFloor) =>
 
 /**
  * The most companies a second DynamoDB Local takes for writes split like the import's (items per
- * company through BatchWriteItem and through TransactWriteItems), if nothing else used the machine.
+ * company through BatchWriteItem and through TransactWriteItems), if nothing else used the machine;
+ * with `readKeys` (keys a company reads in BatchGetItem requests), its reads too at the read floor's
+ * rate: priced only in a ceiling that says so, beside the writes-only one (the import counts no reads).
  */
-export function companiesPerSecondCeiling(floor: WriteFloor, perCompany: WriteSplit): number {
+export function companiesPerSecondCeiling(floor: WriteFloor, perCompany: WriteSplit, readKeys = 0): number {
   const secondsPerCompany =
     perCompany.batchItems / floor.batch.itemsPerSecond +
     perCompany.transactionItems / floor.transaction.itemsPerSecond +
-    (perCompany.updateItems ?? 0) / floor.update.itemsPerSecond;
+    (perCompany.updateItems ?? 0) / floor.update.itemsPerSecond +
+    readKeys / floor.read.itemsPerSecond;
   return secondsPerCompany > 0 ? 1 / secondsPerCompany : Infinity;
 }
 

@@ -73,3 +73,10 @@ test('the ceiling of a company writing 2 batched items and 1 in a transaction', 
     1,
   );
 });
+
+test('with the keys it reads priced, the ceiling adds their time at the read floor', () => {
+  // 2 / 3,000 + 1 / 1,200 + 0.8 / 8,000 seconds a company; without the keys, the writes alone.
+  const split = { batchItems: 2, transactionItems: 1 };
+  expect(companiesPerSecondCeiling(floor(3_000, 1_200), split, 0.8)).toBeCloseTo(625, 1);
+  expect(companiesPerSecondCeiling(floor(3_000, 1_200), split)).toBeCloseTo(666.67, 1);
+});
