@@ -161,6 +161,41 @@ describe('sorted runs on disk', () => {
     );
   });
 
+  it('adds a page of keys with one value as a record a key: the same records in the same order, the same runs on disk', async () => {
+    const runFiles = async (dir: string) =>
+      (await readdir(dir, { recursive: true }))
+        .filter((f) => f.includes('run-'))
+        .map((f) => f.slice(f.lastIndexOf('run-')))
+        .sort();
+    const sorted = async (runs: SortedRuns<number>) => {
+      const out: [string, number][] = [];
+      for await (const record of runs.sorted()) out.push(record);
+      return out;
+    };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(fc.stringMatching(/^[0-9]{1,3}$/), { maxLength: 12 }), { maxLength: 8 }),
+        fc.integer({ min: 1, max: 10 }),
+        async (pages, runSize) => {
+          const [one, bulk] = await Promise.all([0, 1].map(() => mkdtemp(join(tmpdir(), 'sorted-keys-'))));
+          try {
+            const byOne = new SortedRuns<number>({ runSize, fanIn: 3, dir: one });
+            const byPage = new SortedRuns<number>({ runSize, fanIn: 3, dir: bulk });
+            for (const page of pages) {
+              for (const key of page) await byOne.add(key, 7);
+              await byPage.addKeys(page, 7);
+            }
+            expect(await runFiles(bulk!)).toEqual(await runFiles(one!));
+            expect(await sorted(byPage)).toEqual(await sorted(byOne));
+          } finally {
+            await Promise.all([one, bulk].map((dir) => rm(dir!, { recursive: true, force: true })));
+          }
+        },
+      ),
+      { numRuns: 50 },
+    );
+  });
+
   it('merges runs of one size into one once there are as many as the fan-in, so a merge reads few files', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'sorted-runs-'));
     try {

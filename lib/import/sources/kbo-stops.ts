@@ -5,7 +5,8 @@
  * ascending order (as the join read them), the stage's are sorted in runs on disk (§11.5.10), and the
  * two are merged.
  *
- * The stage's side is read before the extract hands on its first unit (`storedEnterprises`): every
+ * The stage's side is read while the extract's files are, before it hands on its first unit
+ * (`storedEnterprises`), the roster's shards at once (lib/import/registry-roster.ts): every
  * company the run itself writes is one the extract lists, so none of them could be a stop, and a stage
  * read before them is read without them. On a stage whose roster is not built yet (a first KBO import),
  * that read is a Scan or the filter profiles (lib/import/registry-store.ts): read at the end, it went
@@ -24,8 +25,7 @@ export async function storedEnterprises(
 ): Promise<SortedRuns<0>> {
   const known = new SortedRuns<0>(runs);
   try {
-    for await (const page of stored.companiesOf(KBO_SOURCE, 'BE'))
-      for (const number of page) await known.add(number, 0);
+    for await (const page of stored.companiesOf(KBO_SOURCE, 'BE')) await known.addKeys(page, 0);
     return known;
   } catch (error) {
     await known.discard();

@@ -53,7 +53,7 @@ export class EntityRows {
 
   /** The row (in `KBO_COLUMNS` order) and line of the next entity, without taking it; undefined at the end. */
   async peek(): Promise<{ key: string; row: KboRow; line: number } | undefined> {
-    const row = await this.current();
+    const row = this.inBatch() ?? (await this.current());
     return row && { key: this.key, row: this.kept(row), line: this.lineOf(row) };
   }
 
@@ -61,7 +61,8 @@ export class EntityRows {
   async take(key: string): Promise<KboRow[]> {
     const rows: KboRow[] = [];
     for (;;) {
-      const row = await this.current();
+      // An await only when the parser's batch runs out, not one a row.
+      const row = this.inBatch() ?? (await this.current());
       if (!row || this.key > key) return rows;
       if (this.key === key) rows.push(this.kept(row));
       this.cursor.next();
@@ -70,7 +71,7 @@ export class EntityRows {
 
   /** Reads the rest of the file, checking its order and keeping nothing. */
   async checkOrder(): Promise<void> {
-    while (await this.current()) this.cursor.next();
+    while (this.inBatch() ?? (await this.current())) this.cursor.next();
   }
 
   /** Moves past the current row. */
@@ -85,11 +86,17 @@ export class EntityRows {
   /** The next row with a number (or any, for `enterprise.csv`), its key checked not to go backwards. */
   private async current(): Promise<CsvRow | undefined> {
     for (;;) {
-      let row = this.cursor.row;
-      if (!row) {
-        if (!(await this.cursor.fill())) return undefined;
-        row = this.cursor.row!;
-      }
+      const row = this.inBatch();
+      if (row) return row;
+      if (!(await this.cursor.fill())) return undefined;
+    }
+  }
+
+  /** `current`'s row when the parser's batch still holds one; null when the batch must be filled first. */
+  private inBatch(): CsvRow | null {
+    for (;;) {
+      const row = this.cursor.row;
+      if (!row) return null;
       const number = row.values[this.columns[0]!] ?? '';
       if (number !== this.keyOf) {
         this.keyOf = number;

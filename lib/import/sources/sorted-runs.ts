@@ -57,6 +57,16 @@ export class SortedRuns<T> {
     if (this.buffer.length >= this.runSize || this.chars >= this.runChars) await this.spill();
   }
 
+  /** Adds a record for each key, all with one value (its JSON made once): an await only when a run goes to disk. */
+  async addKeys(keys: Iterable<string>, value: T): Promise<void> {
+    const json = JSON.stringify(value);
+    for (const key of keys) {
+      this.buffer.push([key, json]);
+      this.chars += json.length;
+      if (this.buffer.length >= this.runSize || this.chars >= this.runChars) await this.spill();
+    }
+  }
+
   /** Every record added, in key order (equal keys in the order they were added); then the runs are gone. */
   async *sorted(): AsyncGenerator<[string, T]> {
     for await (const [key, json] of this.sortedTexts()) yield [key, JSON.parse(json) as T];
