@@ -24,11 +24,6 @@ export function withRequestMetrics<T>(run: (metrics: RequestMetrics) => Promise<
   return trackers.run(tracker, () => run(tracker));
 }
 
-/** For work that makes no DynamoDB call: the figures stay 0, and nothing is tracked. */
-export function withoutRequestMetrics<T>(run: (metrics: RequestMetrics) => Promise<T>): Promise<T> {
-  return run({ dynamodbCalls: 0, dynamodbMs: 0 });
-}
-
 /** Marks one DynamoDB round trip as started; call the returned function when it has ended. */
 export function startDynamodbCall(): () => void {
   const tracker = trackers.get();

@@ -18,7 +18,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as v from 'valibot';
 import { config } from '../config';
-import { withoutRequestMetrics, withRequestMetrics } from '../metrics';
+import { withRequestMetrics, type RequestMetrics } from '../metrics';
 import { touchesTable, withDeclaredAccess } from '../storage/access';
 import { callerFrom, type Caller } from '../tokens/caller';
 import { ANY_SCOPE } from '../tokens/scopes';
@@ -93,20 +93,25 @@ export function endpoint<R extends Route>(
 ): Handler {
   const name = `${route.method} ${route.path}`;
   requireBundled(name, endpointFeatures(route));
+  // Each step is attached with middy's own `before` and `onError`: a function whose route has no body,
+  // scope or validation runs no step it does not need, and loads none of `use`'s unpacking.
   const stack = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>({
     // Answer a clean, retryable 503 just before Lambda would cut the request off.
     timeoutEarlyResponse: () => {
       throw new UnavailableError();
     },
-  })
-    .use({ before: ({ event }) => void normalizeEvent(event) })
-    .use(
-      typeof ENDPOINT_SCOPE === 'undefined' || ENDPOINT_SCOPE
-        ? [{ before: ({ event }) => void requireScope(route, event) }]
-        : [],
-    )
-    .use(bodyHandling(route))
-    .use({ onError: (request) => void (request.response = errorResponse(request.error, request.event)) })
+  }).before(({ event }) => void normalizeEvent(event));
+  if (typeof ENDPOINT_SCOPE === 'undefined' || ENDPOINT_SCOPE)
+    stack.before(({ event }) => void requireScope(route, event));
+  // A POST, PUT or PATCH with a body meets the contract's rules for bodies (§1: size, JSON media type,
+  // valid JSON) whether or not its route reads one; a route without a body schema then ignores what it
+  // was sent. A body on GET or DELETE is ignored whatever its type, size or content.
+  if ((typeof ENDPOINT_JSON_BODY === 'undefined' || ENDPOINT_JSON_BODY) && checksBody(route)) {
+    stack.use(jsonBody());
+    if (!route.request.body) stack.before(ignoreBody);
+  } else stack.before(ignoreBody);
+  stack
+    .onError((request) => void (request.response = errorResponse(request.error, request.event)))
     .handler(async (event) => {
       const [params, query, body] =
         typeof ENDPOINT_VALIDATION === 'undefined' || ENDPOINT_VALIDATION
@@ -143,53 +148,61 @@ export function endpoint<R extends Route>(
       return json(status, answered, request.requestId, headers);
     });
 
+  const answer = async (event: APIGatewayProxyEvent, context: Context, metrics: RequestMetrics) => {
+    const started = performance.now();
+    // The declaration is put in force only where the in-process check reads it (not in a bundle: IAM checks).
+    const response = await ((typeof ENDPOINT_STORAGE === 'undefined' || ENDPOINT_STORAGE) &&
+    typeof IAM_ENFORCES_STORAGE_ACCESS === 'undefined'
+      ? withDeclaredAccess(route.storage, () => stack(event, context))
+      : stack(event, context));
+    const durationMs = performance.now() - started;
+    if (
+      response.statusCode >= 400 ||
+      durationMs >= SLOW_REQUEST_MS ||
+      Math.random() < config.requestLogSampleRate()
+    )
+      logRequest(name, event, response, durationMs, metrics);
+    return response;
+  };
   // A route that never touches the table has no DynamoDB calls to count, and skips the tracking (its
   // first use adds to a cold start). The define is read in each condition, not through a local: esbuild
   // folds a define where it is written, never a variable holding it, and only a folded condition drops
   // the request scopes (lib/request-scope.ts) from a bundle that does not use them.
-  const measured =
-    (typeof ENDPOINT_STORAGE === 'undefined' || ENDPOINT_STORAGE) && touchesTable(route.storage)
-      ? withRequestMetrics
-      : withoutRequestMetrics;
-  // The declaration is put in force only where the in-process check reads it (not in a bundle: IAM checks).
-  const declared: (run: () => Promise<APIGatewayProxyResult>) => Promise<APIGatewayProxyResult> =
-    (typeof ENDPOINT_STORAGE === 'undefined' || ENDPOINT_STORAGE) &&
-    typeof IAM_ENFORCES_STORAGE_ACCESS === 'undefined'
-      ? (run) => withDeclaredAccess(route.storage, run)
-      : (run) => run();
-  return (event, context) =>
-    measured(async (metrics) => {
-      const started = performance.now();
-      // Who called (never the token or its hash): the account, and the token id the authorizer
-      // returned as principalId.
-      const authorizer = event.requestContext?.authorizer;
-      const response = await declared(() => stack(event, context));
-      const durationMs = performance.now() - started;
-      const logged =
-        response.statusCode >= 400 ||
-        durationMs >= SLOW_REQUEST_MS ||
-        Math.random() < config.requestLogSampleRate();
-      if (!logged) return response;
-      const principalId = authorizer?.['principalId'];
-      console.log(
-        JSON.stringify({
-          level: response.statusCode >= 500 ? 'ERROR' : 'INFO',
-          message: 'request',
-          requestId: requestIdOf(event),
-          route: name,
-          // Absent keys are left out by JSON.stringify: the line has them only when known.
-          accountId:
-            typeof ENDPOINT_SCOPE === 'undefined' || ENDPOINT_SCOPE
-              ? callerFrom(authorizer)?.accountId
-              : undefined,
-          tokenId: typeof principalId === 'string' ? principalId : undefined,
-          status: response.statusCode,
-          durationMs: round(durationMs),
-          dynamodb: { calls: metrics.dynamodbCalls, ms: round(metrics.dynamodbMs) },
-        }),
-      );
-      return response;
-    });
+  return (typeof ENDPOINT_STORAGE === 'undefined' || ENDPOINT_STORAGE) && touchesTable(route.storage)
+    ? (event, context) => withRequestMetrics((metrics) => answer(event, context, metrics))
+    : (event, context) => answer(event, context, { dynamodbCalls: 0, dynamodbMs: 0 });
+}
+
+/**
+ * The request's log line. Who called (never the token or its hash): the account, and the token id the
+ * authorizer returned as principalId. Its own function, so a request that is not logged never compiles it.
+ */
+function logRequest(
+  route: string,
+  event: APIGatewayProxyEvent,
+  response: APIGatewayProxyResult,
+  durationMs: number,
+  metrics: RequestMetrics,
+): void {
+  const authorizer = event.requestContext?.authorizer;
+  const principalId = authorizer?.['principalId'];
+  console.log(
+    JSON.stringify({
+      level: response.statusCode >= 500 ? 'ERROR' : 'INFO',
+      message: 'request',
+      requestId: requestIdOf(event),
+      route,
+      // Absent keys are left out by JSON.stringify: the line has them only when known.
+      accountId:
+        typeof ENDPOINT_SCOPE === 'undefined' || ENDPOINT_SCOPE
+          ? callerFrom(authorizer)?.accountId
+          : undefined,
+      tokenId: typeof principalId === 'string' ? principalId : undefined,
+      status: response.statusCode,
+      durationMs: round(durationMs),
+      dynamodb: { calls: metrics.dynamodbCalls, ms: round(metrics.dynamodbMs) },
+    }),
+  );
 }
 
 /**
@@ -237,23 +250,9 @@ function ownEntries<T>(source: Record<string, T> | null | undefined, lowerCase: 
   return copy;
 }
 
-/**
- * A POST, PUT or PATCH with a body meets the contract's rules for bodies (§1: size, JSON media type, valid
- * JSON) whether or not its route reads one; a route without a body schema then ignores what it was sent.
- * A body on GET or DELETE is ignored whatever its type, size or content.
- */
-function bodyHandling(route: Route): Array<middy.MiddlewareObj<APIGatewayProxyEvent>> {
-  if ((typeof ENDPOINT_JSON_BODY === 'undefined' || ENDPOINT_JSON_BODY) && checksBody(route))
-    return route.request.body ? jsonBody() : [...jsonBody(), ignoreBody()];
-  return [ignoreBody()];
-}
-
-function ignoreBody(): middy.MiddlewareObj<APIGatewayProxyEvent> {
-  return {
-    before: (request) => {
-      (request.event as { body: unknown }).body = undefined;
-    },
-  };
+/** Leaves out of the request a body its route does not read. */
+function ignoreBody({ event }: middy.Request<APIGatewayProxyEvent>): void {
+  (event as { body: unknown }).body = undefined;
 }
 
 function errorResponse(error: unknown, event: APIGatewayProxyEvent): APIGatewayProxyResult {
