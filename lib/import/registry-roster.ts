@@ -96,20 +96,24 @@ export async function* rosterCompanies(
     consistent: true,
   });
   if (built) {
-    // The shards read at once, a page each in turn: a full extract waits for one round trip a page of
-    // the roster, not one a shard.
-    yield* pagesAtOnce(SHARDS, async (shard, start) => {
-      const page = await queryPage({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.registryRoster(source, country, String(shard), '').pk },
-        ProjectionExpression: ATTRIBUTE,
-        ConsistentRead: true,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      });
-      const numbers = page.items.flatMap((item) => [...((item[ATTRIBUTE] as Set<string> | undefined) ?? [])]);
-      return page.lastKey ? { numbers, next: page.lastKey } : { numbers };
-    });
+    for (let shard = 0; shard < SHARDS; shard++) {
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await queryPage({
+          TableName: tableName(),
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': keys.registryRoster(source, country, String(shard), '').pk },
+          ProjectionExpression: ATTRIBUTE,
+          ConsistentRead: true,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        });
+        start = page.lastKey;
+        const numbers = page.items.flatMap((item) => [
+          ...((item[ATTRIBUTE] as Set<string> | undefined) ?? []),
+        ]);
+        if (numbers.length > 0) yield numbers;
+      } while (start);
+    }
     return;
   }
   for await (const numbers of fallback()) {
@@ -126,32 +130,4 @@ export async function* rosterCompanies(
     yield numbers;
   }
   await batchPut(tableName(), [{ ...builtKey(source, country), entity: 'RegistryRosterBuilt' }]);
-}
-
-/** A page of numbers read from one of `pagesAtOnce`'s parts, and where its next page starts (none: the part is read). */
-export interface NumbersPage {
-  numbers: string[];
-  next?: Record<string, unknown>;
-}
-
-/**
- * The pages of `parts` parts (a Scan's segments, the roster's shards) read at once, one page of each
- * part in turn: the pages come out as their round arrives, none held beyond one a part.
- */
-export async function* pagesAtOnce(
-  parts: number,
-  page: (part: number, start: Record<string, unknown> | undefined) => Promise<NumbersPage>,
-): AsyncGenerator<string[]> {
-  const starts: Array<Record<string, unknown> | undefined | null> = Array.from(
-    { length: parts },
-    () => undefined,
-  );
-  while (starts.some((start) => start !== null)) {
-    const pages = await Promise.all(starts.map((start, part) => (start === null ? null : page(part, start))));
-    for (const [part, read] of pages.entries()) {
-      if (!read) continue;
-      starts[part] = read.next ?? null;
-      if (read.numbers.length > 0) yield read.numbers;
-    }
-  }
 }

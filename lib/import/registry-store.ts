@@ -24,7 +24,7 @@ import { batchGet, batchPut, queryPage } from '../storage/batch';
 import { dynamodb, send, tableName } from '../storage/client';
 import * as keys from '../storage/keys';
 import { FILTER_PROFILE_SHARDS } from '../storage/keys';
-import { pagesAtOnce, rosterCompanies, type NumbersPage } from './registry-roster';
+import { rosterCompanies } from './registry-roster';
 import type { StoredRegistry } from './sources/unit';
 
 const SCAN_SEGMENTS = 4;
@@ -60,8 +60,22 @@ export const storedRegistry: StoredRegistry = {
  * The older way, for a stage whose roster is not built yet: a parallel Scan of the table, projected to
  * the number, the companies filtered by the storage.
  */
-function scanCompanies(source: string, country: string): AsyncGenerator<string[]> {
-  return pagesAtOnce(SCAN_SEGMENTS, (segment, start) => scanPage(source, country, segment, start));
+async function* scanCompanies(source: string, country: string): AsyncGenerator<string[]> {
+  // The segments are read one page each in turn: pages come out as they arrive, none held beyond one.
+  const starts: Array<Record<string, unknown> | undefined | null> = Array.from(
+    { length: SCAN_SEGMENTS },
+    () => undefined,
+  );
+  while (starts.some((start) => start !== null)) {
+    const pages = await Promise.all(
+      starts.map((start, segment) => (start === null ? null : scanPage(source, country, segment, start))),
+    );
+    for (const [segment, page] of pages.entries()) {
+      if (!page) continue;
+      starts[segment] = page.next ?? null;
+      if (page.numbers.length > 0) yield page.numbers;
+    }
+  }
 }
 
 export const storedRegistryByKey: StoredRegistry = {
@@ -114,7 +128,7 @@ async function scanPage(
   country: string,
   segment: number,
   start: Record<string, unknown> | undefined,
-): Promise<NumbersPage> {
+): Promise<{ numbers: string[]; next?: Record<string, unknown> }> {
   const sample = keys.company({ country: country as 'BE', companyNumber: '' });
   const page = await send(() =>
     dynamodb().send(

@@ -12,8 +12,7 @@
  *    re-import, handed on as the texts the spool and the runs hold, `unmapped`).
  * 4. Given the stage (`KboOptions.stored`), the enterprises it holds from KBO that `enterprise.csv` does
  *    not list are stopped on the extract's `SnapshotDate` (`kbo-stops.ts`; contract §11.5.2): the
- *    stage's are read while the files are (the first pass), all before the first enterprise is handed
- *    on, the stops made after the last.
+ *    stage's are read before the first enterprise is handed on, the stops made after the last.
  *
  * Each join is a merge of streams grouped by entity number, their order checked as they go
  * (`kbo-tables.ts`); every file is read to its end before anything is handed on, so a file found out of
@@ -142,19 +141,15 @@ async function* kboItems<T extends ReadItem>(
 ): AsyncGenerator<T | RegistryItem | Array<T | RegistryItem>> {
   const copies = new Map<string, string>();
   let scratch: string | undefined;
-  // The stage's enterprises, read while the files are (its round trips and DynamoDB's work beside the
-  // first pass's), all before the first unit is handed on (kbo-stops.ts).
-  const stored = options.stored && storedEnterprises(options.stored, options.runs);
-  // Awaited once the first pass is through; a failure is seen there, not as an unhandled rejection meanwhile.
-  stored?.catch(() => undefined);
   try {
     for (;;) {
       const read = await readAll(withCopies(files, copies), options).catch((error: unknown) => error);
       if (!(read instanceof OutOfOrderError)) {
         if (read instanceof Error) throw read;
+        // The stage's enterprises, read before the first unit is handed on (kbo-stops.ts).
         const known =
-          stored &&
-          (await stored.catch(async (error: unknown) => {
+          options.stored &&
+          (await storedEnterprises(options.stored, options.runs).catch(async (error: unknown) => {
             await discardRead(read as Read);
             throw error;
           }));
@@ -175,11 +170,6 @@ async function* kboItems<T extends ReadItem>(
       copies.set(read.file, await sortedCopy(files, read.file, key, entityKey, scratch, options.runs));
     }
   } finally {
-    // Discarded here too when the files failed before the join took it (a second discard is nothing).
-    await stored?.then(
-      (known) => known.discard(),
-      () => undefined,
-    );
     if (scratch) await rm(scratch, { recursive: true, force: true });
   }
 }
