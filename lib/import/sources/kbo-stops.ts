@@ -5,8 +5,7 @@
  * ascending order (as the join read them), the stage's are sorted in runs on disk (§11.5.10), and the
  * two are merged.
  *
- * The stage's side is read while the extract's files are, before it hands on its first unit
- * (`storedEnterprises`), the roster's shards at once (lib/import/registry-roster.ts): every
+ * The stage's side is read before the extract hands on its first unit (`storedEnterprises`): every
  * company the run itself writes is one the extract lists, so none of them could be a stop, and a stage
  * read before them is read without them. On a stage whose roster is not built yet (a first KBO import),
  * that read is a Scan or the filter profiles (lib/import/registry-store.ts): read at the end, it went
