@@ -30,8 +30,6 @@ export interface CreateFigures {
   median: number;
 }
 
-export { middleMedian as median } from './statistics';
-
 export function printSmartListFigures(
   create: CreateFigures | null,
   changedCount: number,

@@ -62,7 +62,8 @@ async function main(): Promise<void> {
     const { handler: createList } = await import('../../functions/create-list');
     const { proxyEvent, lambdaContext } = await import('../support/events');
     const { changeScenarios, closestFilter, randomListFilters } = await import('./smart-list-data');
-    const { median, printSmartListFigures } = await import('./smart-list-report');
+    const { printSmartListFigures } = await import('./smart-list-report');
+    const { middleMedian: median } = await import('./statistics');
     const { countReads, written } = await import('./storage-counts');
 
     // ---- 1. Creating a smart list over 30,000 companies (`--only import` skips it).
