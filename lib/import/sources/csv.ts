@@ -39,8 +39,7 @@ export interface CsvTable {
  * Characters of text parsed at a time: their rows are one batch. Small, so that rows are parsed shortly
  * before the reader walks them: rows that wait long (those of a file the join takes a few rows of per
  * entity, such as KBO's contacts) outlive the garbage collector's young generation and fill its old one.
- * Smaller still costs more than it saves: each piece goes through the stream and the parser on its own
- * (docs/benchmarks.md).
+ * Of the sizes tried, 4 KiB makes a conversion cost the fewest instructions (docs/benchmarks.md).
  */
 const PIECE = 4 << 10;
 /** Batches (one per piece of text) parsed ahead of the reader before the file is read further. */
