@@ -39,6 +39,7 @@ export interface CsvTable {
  * Characters of text parsed at a time: their rows are one batch. Small, so that rows are parsed shortly
  * before the reader walks them: rows that wait long (those of a file the join takes a few rows of per
  * entity, such as KBO's contacts) outlive the garbage collector's young generation and fill its old one.
+ * A caller whose rows are short may take smaller ones (`pieceChars`: KBO's, docs/benchmarks.md).
  */
 const PIECE = 8 << 10;
 /** Batches (one per piece of text) parsed ahead of the reader before the file is read further. */
@@ -49,11 +50,15 @@ const AHEAD = 1;
  */
 const MAX_ROW_CHARS = 16 << 20;
 
-/** The stream's header and its rows; the header must hold every column in `required`. */
+/**
+ * The stream's header and its rows; the header must hold every column in `required`. `pieceChars`:
+ * characters of text parsed at a time (`PIECE` by default).
+ */
 export async function readCsv(
   stream: Readable,
   file: string,
   required: readonly string[] = [],
+  { pieceChars = PIECE }: { pieceChars?: number } = {},
 ): Promise<CsvTable> {
   stream.setEncoding('utf8');
   const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<string>;
@@ -82,9 +87,9 @@ export async function readCsv(
         const next = await chunks.next();
         if (next.done) return;
         // Pieces of a bounded size: each one's rows are a batch, alive only while the reader walks them.
-        for (let at = 0; at < next.value.length; at += PIECE) {
+        for (let at = 0; at < next.value.length; at += pieceChars) {
           if (at > 0) await rows.room();
-          yield rows.feed(next.value.slice(at, at + PIECE));
+          yield rows.feed(next.value.slice(at, at + pieceChars));
         }
       }
     })(),
