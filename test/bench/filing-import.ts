@@ -13,9 +13,11 @@ import { belgianNumber, writeCbso } from './filing-files';
 /**
  * `--import N`: N CBSO filings (three years of N / 3 companies) through `npm run import -- --format
  * cbso` into DynamoDB Local, after their companies (JSON Lines), then the same folder again; the
- * command's own summary and cost lines for each.
+ * command's own summary and cost lines for each. With `runs` above 1, the first import is made that
+ * many times, each into a table of its own holding the companies, each judged against the floors
+ * measured just before and after it, and the runs' shares are printed together with their median.
  */
-export async function importRun(count: number, replay = false): Promise<void> {
+export async function importRun(count: number, replay = false, runs = 1): Promise<void> {
   process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'filings-import-bench-'));
   const { ensureTable } = await import('../../infra/local/dynamodb');
@@ -24,8 +26,6 @@ export async function importRun(count: number, replay = false): Promise<void> {
   const { jfrPhase } = await import('./jfr');
   const { endpoint, stop } = await benchDynamoDb({ log: console.error });
   try {
-    const table = `filings-bench-${Date.now()}`;
-    await ensureTable(endpoint, table);
     const usage = usageReporter(scratch);
     const companies = path.join(scratch, 'companies.jsonl');
     const lines = Array.from({ length: Math.ceil(count / 3) }, (_, c) =>
@@ -35,12 +35,26 @@ export async function importRun(count: number, replay = false): Promise<void> {
     const folder = path.join(scratch, 'cbso');
     await writeCbso(folder, count);
     const options = { endpoint, usage };
-    console.error(`importing ${lines.length} companies`);
-    await runCli('import', [companies, '--table', table, '--as-of', '2025-01-01'], options);
+    // Each measured run's table holds the companies before any floor is measured, so the floors and
+    // the runs follow one another without a pause.
+    const tables: string[] = [];
+    for (let r = 0; r < runs; r++) {
+      const table = `filings-bench-${Date.now()}-${r}`;
+      await ensureTable(endpoint, table);
+      console.error(`importing ${lines.length} companies`);
+      await runCli('import', [companies, '--table', table, '--as-of', '2025-01-01'], options);
+      tables.push(table);
+    }
     // What DynamoDB Local alone writes (after the companies' import warmed it up): the import's ceiling.
     // Measured before each run and after it: each run is judged against the two floors around it.
-    const { bracketingFloor, companiesPerSecondCeiling, floorLine, importWriteSplit, measureWriteFloor } =
-      await import('./write-floor');
+    const {
+      bracketingFloor,
+      companiesPerSecondCeiling,
+      floorLine,
+      importWriteSplit,
+      measureWriteFloor,
+      runsLine,
+    } = await import('./write-floor');
     const measureFloor = () => {
       console.error('measuring what DynamoDB Local itself can write (the floor)');
       return measureWriteFloor(endpoint);
@@ -49,10 +63,12 @@ export async function importRun(count: number, replay = false): Promise<void> {
     let floor = floorBefore;
     // The first run's rate, writes and floor: what `--replay` prices its recorded reads against.
     let first: MeasuredRun | undefined;
-    for (const label of ['filings', 'again']) {
+    const judged: import('./write-floor').JudgedRun[] = [];
+    const labels = tables.map((table, r) => ({ label: runs > 1 ? `filings ${r + 1}` : 'filings', table }));
+    for (const { label, table } of [...labels, { label: 'again', table: tables.at(-1)! }]) {
       console.error(`importing ${count} filings (${label})`);
       const javaBefore = dynamoDbLocalCpuMs(endpoint);
-      const run = await jfrPhase(endpoint, `import-${label}`, () =>
+      const run = await jfrPhase(endpoint, `import-${label.replace(/ /g, '-')}`, () =>
         runCli('import', ['--format', 'cbso', folder, '--table', table], options),
       );
       const javaMs = dynamoDbLocalCpuMs(endpoint) - javaBefore;
@@ -80,11 +96,15 @@ export async function importRun(count: number, replay = false): Promise<void> {
       const floorMs =
         split.batchItems * floor.batch.javaMsPerItem +
         split.transactionItems * floor.transaction.javaMsPerItem;
+      const commandMs = (1000 * run.cpuSeconds) / count;
       console.log(
         `CPU a filing: DynamoDB Local ${(javaMs / count).toFixed(3)} ms (its items at the floor's cost ${floorMs.toFixed(3)} ms), ` +
-          `the import command ${((1000 * run.cpuSeconds) / count).toFixed(3)} ms`,
+          `the import command ${commandMs.toFixed(3)} ms`,
       );
+      if (label !== 'again' && Number.isFinite(ceiling))
+        judged.push({ share: (100 * rate) / ceiling, javaMs: javaMs / count, floorMs, commandMs });
     }
+    if (runs > 1) console.log(runsLine(judged));
     if (replay) await replayDiagnostic({ endpoint, usage, companies, folder, count, floor, first: first! });
   } finally {
     stop();

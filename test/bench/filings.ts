@@ -22,6 +22,8 @@
  *                                                 input would fail it; without, V8 may grow its heap
  *                                                 lazily, more on an idle machine
  *   npm run bench:filings -- --import 3000       the import itself on DynamoDB Local (filing-import.ts)
+ *   npm run bench:filings -- --import 20000 --runs 3   three first imports, each against its own floors,
+ *                                                    each share printed and their median
  *   npm run bench:filings -- --import 20000 --replay   and where DynamoDB Local's CPU goes (filing-import.ts)
  *   npm run bench:filings -- --write-forms       DynamoDB Local's CPU an item for each form a filing's
  *                                                 writes could take (filing-write-forms.ts)
@@ -233,13 +235,17 @@ async function main(): Promise<void> {
       'max-old-space': { type: 'string' },
       import: { type: 'string' },
       replay: { type: 'boolean', default: false },
+      runs: { type: 'string', default: '1' },
       'write-forms': { type: 'boolean', default: false },
     },
   });
   if (values['write-forms']) return (await import('./filing-write-forms')).writeForms();
   if (values.import !== undefined) {
+    const runs = Number(values.runs);
+    if (!Number.isInteger(runs) || runs < 1)
+      throw new Error(`--runs: ${values.runs} is not a whole number of runs`);
     const { importRun } = await import('./filing-import');
-    return importRun(Number(values.import), values.replay);
+    return importRun(Number(values.import), values.replay, runs);
   }
   const sizes = values.sizes.split(',').map(Number);
   if (sizes.some((size) => !Number.isInteger(size) || size < 1))

@@ -291,3 +291,33 @@ function floorItem(i: number) {
     data: { S: `${i}:`.padEnd(90, 'x') },
   };
 }
+
+/** One import run against its ceiling: its share, and the CPU (ms) a filing of DynamoDB Local and of the command. */
+export interface JudgedRun {
+  /** Percent of the ceiling of the floors around the run. */
+  share: number;
+  /** DynamoDB Local's CPU a filing in the run. */
+  javaMs: number;
+  /** The items the run wrote a filing, at the floor's CPU an item. */
+  floorMs: number;
+  /** The import command's CPU a filing. */
+  commandMs: number;
+}
+
+/**
+ * Runs of the same import, each judged against the floors measured around it: each run's share and
+ * the median of them, with DynamoDB Local's CPU a filing against the floor's price of its items. One
+ * run's share says as much of its minute as of the import (the floor moves by a third between runs).
+ */
+export function runsLine(runs: JudgedRun[]): string {
+  const each = (figure: (run: JudgedRun) => number, digits: number, unit = '') => {
+    const values = runs.map(figure);
+    const text = (value: number) => `${value.toFixed(digits)}${unit}`;
+    return `${values.map(text).join(', ')} (median ${text(middleMedian(values))})`;
+  };
+  return (
+    `${runs.length} runs, shares of their ceilings ${each((run) => run.share, 0, ' %')}; DynamoDB Local's CPU ` +
+    `a filing ${each((run) => run.javaMs, 3, ' ms')}, over the floor's price of its items ` +
+    `${each((run) => run.javaMs / run.floorMs, 2)}; the import command ${each((run) => run.commandMs, 3, ' ms')}`
+  );
+}

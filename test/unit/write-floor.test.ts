@@ -8,6 +8,7 @@ import {
   companiesPerSecondCeiling,
   floorLine,
   medianRate,
+  runsLine,
   type RoundRate,
   type WriteFloor,
 } from '../bench/write-floor';
@@ -79,4 +80,23 @@ test('with the keys it reads priced, the ceiling adds their time at the read flo
   const split = { batchItems: 2, transactionItems: 1 };
   expect(companiesPerSecondCeiling(floor(3_000, 1_200), split, 0.8)).toBeCloseTo(625, 1);
   expect(companiesPerSecondCeiling(floor(3_000, 1_200), split)).toBeCloseTo(666.67, 1);
+});
+
+test("runs of the same import print each run's share and their median, never one run alone", () => {
+  const line = runsLine([
+    { share: 66.2, javaMs: 0.85, floorMs: 0.71, commandMs: 0.59 },
+    { share: 85.4, javaMs: 0.941, floorMs: 0.926, commandMs: 0.698 },
+    { share: 50.1, javaMs: 1.116, floorMs: 0.676, commandMs: 0.719 },
+  ]);
+  expect(line).toContain('3 runs, shares of their ceilings 66 %, 85 %, 50 % (median 66 %)');
+  expect(line).toContain("DynamoDB Local's CPU a filing 0.850 ms, 0.941 ms, 1.116 ms (median 0.941 ms)");
+  expect(line).toContain("over the floor's price of its items 1.20, 1.02, 1.65 (median 1.20)");
+  expect(line).toContain('the import command 0.590 ms, 0.698 ms, 0.719 ms (median 0.698 ms)');
+  // Two runs: the median is the mean of the two.
+  expect(
+    runsLine([
+      { share: 60, javaMs: 1, floorMs: 1, commandMs: 1 },
+      { share: 80, javaMs: 1, floorMs: 1, commandMs: 1 },
+    ]),
+  ).toContain('60 %, 80 % (median 70 %)');
 });
