@@ -97,3 +97,24 @@ export function runCli(
     });
   });
 }
+
+/** An import run's figures, from its summary, `writes:` and `capacity:` lines (the last asked with `--capacity`). */
+export function importRunFigures(run: CliRun) {
+  const line = (start: string) => run.stdout.split('\n').find((l) => l.startsWith(start)) ?? '';
+  const summary = line('read ');
+  const match = /imported (\d+) \(new (\d+), changed (\d+), unchanged (\d+)\).* in ([\d.]+) s/.exec(summary);
+  if (!match) throw new Error(`no summary line in: ${run.stdout}`);
+  return {
+    summary,
+    writes: line('writes: '),
+    imported: Number(match[1]),
+    written: Number(match[2]) + Number(match[3]),
+    unchanged: Number(match[4]),
+    seconds: Number(match[5]),
+    /** The process's, its start included (`seconds`: the summary's, in tenths). */
+    wallSeconds: run.wallSeconds,
+    cpuSeconds: run.cpuSeconds,
+    cpuMsPerUnit: (1000 * run.cpuSeconds) / Math.max(1, Number(match[1])),
+    readUnitsPerCompany: Number(/([\d.]+) read units per company read/.exec(line('capacity: '))?.[1] ?? NaN),
+  };
+}

@@ -11,7 +11,8 @@
  *    (DynamoDB Local's own write floor × the items the import writes per company, test/bench/write-floor.ts;
  *    the floor measured just before and just after the first import, their mean),
  *    then the same files again, whose rows a second should be at least those of the conversion alone
- *    (it reads one digest item per block of companies, not each company: its read units per company).
+ *    (it reads one digest item per block of companies, not each company: its read units per company);
+ *    the re-import and the conversion alone take turns three times, each time the median of its rounds.
  *    The same is done with files a tenth of the size: the difference of the two sizes is the per-row
  *    rate (of the re-import and of the conversion alone alike, by wall and by CPU time), apart from what
  *    a run pays whatever its size (process start, id scheme, run marks, completion), reported beside.
@@ -34,11 +35,12 @@ import { openRegistryFiles } from '../../lib/import/sources/files';
 import { readKboFull } from '../../lib/import/sources/kbo';
 import { sireneItems } from '../../lib/import/sources/sirene';
 import type { RegistryItem } from '../../lib/import/sources/unit';
-import { runCli, usageReporter, type CliRun } from './cli-runs';
+import { importRunFigures, runCli, usageReporter } from './cli-runs';
 import { benchDynamoDb, dynamoDbLocalCpuMs } from './local-dynamodb';
 import { REAL, writeKboFiles, writeSireneFiles } from './registry-files';
 import { jfrPhase } from './jfr';
 import { recordingProxy } from './recording-proxy';
+import { secondsRange, withMedianJava, withMedianTimes } from './statistics';
 import { readRecording, replaySplit } from './write-replay';
 import {
   bracketingFloor,
@@ -158,25 +160,6 @@ async function conversion(shares: number[], scratch: string): Promise<void> {
   }
 }
 
-/** An import run's figures, from its summary, `writes:` and `capacity:` lines (the last asked with `--capacity`). */
-function figuresOf(run: CliRun) {
-  const line = (start: string) => run.stdout.split('\n').find((l) => l.startsWith(start)) ?? '';
-  const summary = line('read ');
-  const match = /imported (\d+) \(new (\d+), changed (\d+), unchanged (\d+)\).* in ([\d.]+) s/.exec(summary);
-  if (!match) throw new Error(`no summary line in: ${run.stdout}`);
-  return {
-    summary,
-    writes: line('writes: '),
-    imported: Number(match[1]),
-    written: Number(match[2]) + Number(match[3]),
-    unchanged: Number(match[4]),
-    seconds: Number(match[5]),
-    cpuSeconds: run.cpuSeconds,
-    cpuMsPerUnit: (1000 * run.cpuSeconds) / Math.max(1, Number(match[1])),
-    readUnitsPerCompany: Number(/([\d.]+) read units per company read/.exec(line('capacity: '))?.[1] ?? NaN),
-  };
-}
-
 /**
  * The files of `kind` for about `units` units, imported into a fresh table, then again, then converted
  * alone; `countReads` runs the re-import once more asking DynamoDB Local what it read (`counted`).
@@ -190,7 +173,7 @@ async function importTwice(
     dir: string,
     table: string,
     options?: string[],
-  ) => Promise<ReturnType<typeof figuresOf> & { javaMs: number }>,
+  ) => Promise<ReturnType<typeof importRunFigures> & { javaMs: number }>,
   extras: {
     record?: (kind: Kind, dir: string) => Promise<void>;
     afterFirst?: () => Promise<void>;
@@ -206,18 +189,32 @@ async function importTwice(
   const first = await jfrPhase(endpointOf(), `import-${kind}-first`, () => run(kind, dir, table));
   const firstLoad = load();
   await extras.afterFirst?.();
-  const again = await run(kind, dir, table);
+  // The re-import and the conversion alone take turns, `AGAIN_ROUNDS` times: each lasts a second or two,
+  // which says as much of the minute as of the code, so their times are the medians of the rounds.
+  const agains: Array<Awaited<ReturnType<typeof run>>> = [];
+  const conversions: Array<Awaited<ReturnType<typeof measureInChild>>> = [];
+  for (let round = 0; round < AGAIN_ROUNDS; round++) {
+    // Timed by the process's wall clock, its start included: the summary's seconds are rounded to a
+    // tenth, as much as a small file's whole re-import takes.
+    const again = await run(kind, dir, table);
+    agains.push({ ...again, seconds: again.wallSeconds });
+    conversions.push(await measureInChild(kind, dir));
+  }
+  const again = withMedianJava(agains, withMedianTimes(agains));
+  const converted = withMedianTimes(conversions);
   const againLoad = load();
   // Once more, asking DynamoDB Local what it read (`--capacity`, which costs it a job an item): the
-  // re-import's read units, apart from the timed run.
+  // re-import's read units, apart from the timed runs.
   const counted = extras.countReads ? await run(kind, dir, table, ['--capacity']) : null;
-  const converted = await measureInChild(kind, dir);
   await extras.record?.(kind, dir);
   await rm(dir, { recursive: true, force: true });
   return { ...written, first, firstLoad, again, againLoad, counted, converted };
 }
 
 const endpointOf = () => process.env['DYNAMODB_ENDPOINT']!;
+
+/** Re-imports and conversions alone of the same files, taking turns (`importTwice`). */
+export const AGAIN_ROUNDS = 3;
 
 /**
  * Rows a second of each row beyond the small files': the difference of two sizes takes out what a run
@@ -236,7 +233,7 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
     const java = dynamoDbLocalCpuMs(endpoint);
     const args = [...importArgs(kind, dir), '--table', table, ...options];
     const made = await runCli('import', args, { endpoint, usage });
-    return { ...figuresOf(made), javaMs: dynamoDbLocalCpuMs(endpoint) - java };
+    return { ...importRunFigures(made), javaMs: dynamoDbLocalCpuMs(endpoint) - java };
   };
   // The same files' first import once more, into a table of its own through a recording proxy that
   // writes every request to `recording`: what the replay sends. Not measured: the proxy adds latency.
@@ -326,15 +323,18 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
         `         requests in flight during the recorded import: ${inFlight.get(kind)?.mean.toFixed(1)} on ` +
           `average, at most ${inFlight.get(kind)?.max} (the floor and the replays: ${IN_FLIGHT})`,
         `  again  ${again.summary}`,
-        `         whole run: ${Math.round(rows / again.seconds)} CSV rows/s; the conversion alone of the same ` +
+        `         whole run: ${Math.round(rows / again.seconds)} CSV rows/s (the process's start included); the conversion alone of the same ` +
           `files ${Math.round(rows / converted.seconds)} rows/s; ${counted?.readUnitsPerCompany.toFixed(3)} read ` +
           `units per company (asked of a run after it: --capacity) (load ${big.againLoad})`,
         `         per row (beyond the ${small.rows} rows of ${small.units} units): again ${rate(againWall, againCpu)}; ` +
           `the conversion alone ${rate(convertedWall, convertedCpu)}: ` +
           `${Math.round((100 * againWall) / convertedWall)} % (wall), ${Math.round((100 * againCpu) / convertedCpu)} % (CPU)`,
+        `         (medians of ${AGAIN_ROUNDS} rounds, the re-import and the conversion taking turns: again ` +
+          `${secondsRange(again.roundSeconds)} and ${secondsRange(small.again.roundSeconds)}, the conversion ` +
+          `${secondsRange(converted.roundSeconds)} and ${secondsRange(small.converted.roundSeconds)} at the two sizes)`,
         `         what a re-import pays whatever its size: ${fixed(again.seconds, rows, againWall).toFixed(2)} s ` +
-          `(the conversion alone ${fixed(converted.seconds, rows, convertedWall).toFixed(2)} s)`,
-        `         CPU per unit: import ${again.cpuMsPerUnit.toFixed(3)} ms (process start included), DynamoDB Local ` +
+          `(its process's start included; the conversion alone, timed inside its process, ${fixed(converted.seconds, rows, convertedWall).toFixed(2)} s)`,
+        `         CPU per unit: import ${((1000 * again.cpuSeconds) / Math.max(1, again.imported)).toFixed(3)} ms (process start included), DynamoDB Local ` +
           `${(again.javaMs / units).toFixed(3)} ms`,
       );
     }

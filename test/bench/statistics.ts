@@ -29,3 +29,31 @@ export const spread = (values: number[], digits = 3): Spread => ({
   q3: round(percentile(values, 75), digits),
 });
 export const verdict = (ok: boolean) => (ok ? 'PASS' : 'OVER');
+
+/**
+ * The first round's figures with its wall and CPU seconds the medians of all the rounds' (each its own
+ * median, as the floor's rates are), and the rounds' wall seconds kept to print their spread.
+ */
+export function withMedianTimes<T extends { seconds: number; cpuSeconds: number }>(
+  rounds: T[],
+): T & { roundSeconds: number[] } {
+  return {
+    ...rounds[0]!,
+    seconds: middleMedian(rounds.map((round) => round.seconds)),
+    cpuSeconds: middleMedian(rounds.map((round) => round.cpuSeconds)),
+    roundSeconds: rounds.map((round) => round.seconds),
+  };
+}
+
+/** `again` with DynamoDB Local's CPU the median of its rounds too. */
+export const withMedianJava = <T extends { javaMs: number }>(
+  rounds: Array<{ javaMs: number }>,
+  timed: T,
+): T => ({
+  ...timed,
+  javaMs: middleMedian(rounds.map((round) => round.javaMs)),
+});
+
+/** The lowest and highest of some rounds' seconds, as `1.52–1.80 s`. */
+export const secondsRange = (seconds: number[]) =>
+  `${Math.min(...seconds).toFixed(2)}–${Math.max(...seconds).toFixed(2)} s`;
