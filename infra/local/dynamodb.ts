@@ -48,14 +48,10 @@ export const JAVA_MISSING =
 
 /**
  * DynamoDB Local here lives for a test run or a working session and does most of its work while its
- * JVM is still warming up: the client compiler alone (C1) gets the demo import of `npm start` ready
- * sooner than the default tiered compilation. The serial collector: on two cores shared with the
- * callers, the parallel collector's resizing of its young generation made DynamoDB Local's cost an
- * item jump by two or three times from one batch of writes to the next; the serial one keeps it
- * steady, and the benches that judge an import against DynamoDB Local's own floor need it steady
- * (docs/benchmarks.md).
+ * JVM is still warming up: the client compiler alone (C1) with the parallel collector gets the demo
+ * import of `npm start` ready sooner than the default tiered compilation (docs/benchmarks.md).
  */
-const DYNAMODB_LOCAL_JVM_OPTIONS = '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xms512m';
+const DYNAMODB_LOCAL_JVM_OPTIONS = '-XX:TieredStopAtLevel=1 -XX:+UseParallelGC -Xms512m';
 
 /**
  * Telemetry off: otherwise DynamoDB Local reports each start and its requests to an AWS endpoint, and
