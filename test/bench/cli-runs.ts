@@ -114,7 +114,10 @@ export function importRunFigures(run: CliRun) {
     /** The process's, its start included (`seconds`: the summary's, in tenths). */
     wallSeconds: run.wallSeconds,
     cpuSeconds: run.cpuSeconds,
-    cpuMsPerUnit: (1000 * run.cpuSeconds) / Math.max(1, Number(match[1])),
     readUnitsPerCompany: Number(/([\d.]+) read units per company read/.exec(line('capacity: '))?.[1] ?? NaN),
   };
 }
+
+/** The import command's CPU (ms) a unit it read, its process's start included. */
+export const cpuMsPerUnit = (run: { cpuSeconds: number; imported: number }) =>
+  (1000 * run.cpuSeconds) / Math.max(1, run.imported);

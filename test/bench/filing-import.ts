@@ -9,6 +9,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { belgianNumber, writeCbso } from './filing-files';
+import type { JudgedRun } from './write-floor';
 
 /**
  * `--import N`: N CBSO filings (three years of N / 3 companies) through `npm run import -- --format
@@ -63,7 +64,7 @@ export async function importRun(count: number, replay = false, runs = 1): Promis
     let floor = floorBefore;
     // The first run's rate, writes and floor: what `--replay` prices its recorded reads against.
     let first: MeasuredRun | undefined;
-    const judged: import('./write-floor').JudgedRun[] = [];
+    const judged: JudgedRun[] = [];
     const labels = tables.map((table, r) => ({ label: runs > 1 ? `filings ${r + 1}` : 'filings', table }));
     for (const { label, table } of [...labels, { label: 'again', table: tables.at(-1)! }]) {
       console.error(`importing ${count} filings (${label})`);

@@ -35,12 +35,12 @@ import { openRegistryFiles } from '../../lib/import/sources/files';
 import { readKboFull } from '../../lib/import/sources/kbo';
 import { sireneItems } from '../../lib/import/sources/sirene';
 import type { RegistryItem } from '../../lib/import/sources/unit';
-import { importRunFigures, runCli, usageReporter } from './cli-runs';
+import { cpuMsPerUnit, importRunFigures, runCli, usageReporter } from './cli-runs';
 import { benchDynamoDb, dynamoDbLocalCpuMs } from './local-dynamodb';
 import { REAL, writeKboFiles, writeSireneFiles } from './registry-files';
 import { jfrPhase } from './jfr';
 import { recordingProxy } from './recording-proxy';
-import { secondsRange, withMedianJava, withMedianTimes } from './statistics';
+import { secondsRange, withMedians } from './statistics';
 import { readRecording, replaySplit } from './write-replay';
 import {
   bracketingFloor,
@@ -200,8 +200,8 @@ async function importTwice(
     agains.push({ ...again, seconds: again.wallSeconds });
     conversions.push(await measureInChild(kind, dir));
   }
-  const again = withMedianJava(agains, withMedianTimes(agains));
-  const converted = withMedianTimes(conversions);
+  const again = withMedians(agains, ['seconds', 'cpuSeconds', 'javaMs']);
+  const converted = withMedians(conversions, ['seconds', 'cpuSeconds']);
   const againLoad = load();
   // Once more, asking DynamoDB Local what it read (`--capacity`, which costs it a job an item): the
   // re-import's read units, apart from the timed runs.
@@ -214,7 +214,7 @@ async function importTwice(
 const endpointOf = () => process.env['DYNAMODB_ENDPOINT']!;
 
 /** Re-imports and conversions alone of the same files, taking turns (`importTwice`). */
-export const AGAIN_ROUNDS = 3;
+const AGAIN_ROUNDS = 3;
 
 /**
  * Rows a second of each row beyond the small files': the difference of two sizes takes out what a run
@@ -308,7 +308,7 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
         `${kind}: ${units} units, ${rows} CSV rows`,
         `  first  ${first.summary}`,
         `         ${first.writes}`,
-        `         CPU per unit: import ${first.cpuMsPerUnit.toFixed(2)} ms, DynamoDB Local ` +
+        `         CPU per unit: import ${cpuMsPerUnit(first).toFixed(2)} ms, DynamoDB Local ` +
           `${(first.javaMs / units).toFixed(2)} ms, of which the same items written as the floor writes ` +
           `them ${floorMs(floor, importWriteSplit(first.writes)).toFixed(2)} ms (the rest: reads, item sizes, indexes)`,
         `         ${Math.round(firstRate)} companies/s written; ceiling ${Math.round(ceiling)}/s: ` +
@@ -334,7 +334,7 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
           `${secondsRange(converted.roundSeconds)} and ${secondsRange(small.converted.roundSeconds)} at the two sizes)`,
         `         what a re-import pays whatever its size: ${fixed(again.seconds, rows, againWall).toFixed(2)} s ` +
           `(its process's start included; the conversion alone, timed inside its process, ${fixed(converted.seconds, rows, convertedWall).toFixed(2)} s)`,
-        `         CPU per unit: import ${((1000 * again.cpuSeconds) / Math.max(1, again.imported)).toFixed(3)} ms (process start included), DynamoDB Local ` +
+        `         CPU per unit: import ${cpuMsPerUnit(again).toFixed(3)} ms (process start included), DynamoDB Local ` +
           `${(again.javaMs / units).toFixed(3)} ms`,
       );
     }

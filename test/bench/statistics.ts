@@ -30,29 +30,22 @@ export const spread = (values: number[], digits = 3): Spread => ({
 });
 export const verdict = (ok: boolean) => (ok ? 'PASS' : 'OVER');
 
-/**
- * The first round's figures with its wall and CPU seconds the medians of all the rounds' (each its own
- * median, as the floor's rates are), and the rounds' wall seconds kept to print their spread.
- */
-export function withMedianTimes<T extends { seconds: number; cpuSeconds: number }>(
-  rounds: T[],
-): T & { roundSeconds: number[] } {
-  return {
-    ...rounds[0]!,
-    seconds: middleMedian(rounds.map((round) => round.seconds)),
-    cpuSeconds: middleMedian(rounds.map((round) => round.cpuSeconds)),
-    roundSeconds: rounds.map((round) => round.seconds),
-  };
-}
+/** The keys of `T` whose values are numbers. */
+type NumericKey<T> = { [K in keyof T]: T[K] extends number ? K : never }[keyof T];
 
-/** `again` with DynamoDB Local's CPU the median of its rounds too. */
-export const withMedianJava = <T extends { javaMs: number }>(
-  rounds: Array<{ javaMs: number }>,
-  timed: T,
-): T => ({
-  ...timed,
-  javaMs: middleMedian(rounds.map((round) => round.javaMs)),
-});
+/**
+ * The first round's figures with each of `keys` the median of all the rounds' (each its own median, as
+ * the floor's rates are), and the rounds' wall seconds kept to print their spread.
+ */
+export function withMedians<T extends { seconds: number }>(
+  rounds: T[],
+  keys: ReadonlyArray<NumericKey<T>>,
+): T & { roundSeconds: number[] } {
+  const medians = Object.fromEntries(
+    keys.map((key) => [key, middleMedian(rounds.map((round) => round[key] as number))]),
+  );
+  return { ...rounds[0]!, ...medians, roundSeconds: rounds.map((round) => round.seconds) };
+}
 
 /** The lowest and highest of some rounds' seconds, as `1.52–1.80 s`. */
 export const secondsRange = (seconds: number[]) =>

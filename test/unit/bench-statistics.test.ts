@@ -2,7 +2,7 @@
  * The bench's medians of rounds (test/bench/statistics.ts): the registry bench's re-import and conversion
  * alone take turns, and each time is the median of its rounds, not one round's.
  */
-import { secondsRange, withMedianJava, withMedianTimes } from '../bench/statistics';
+import { secondsRange, withMedians } from '../bench/statistics';
 
 describe('rounds taking turns, their times as medians', () => {
   const rounds = [
@@ -12,7 +12,7 @@ describe('rounds taking turns, their times as medians', () => {
   ];
 
   it('takes each time as the median of its own rounds, the rest from the first round', () => {
-    const timed = withMedianTimes(rounds);
+    const timed = withMedians(rounds, ['seconds', 'cpuSeconds']);
     expect(timed).toEqual({
       summary: 'first',
       seconds: 1.8,
@@ -20,11 +20,11 @@ describe('rounds taking turns, their times as medians', () => {
       javaMs: 90,
       roundSeconds: [2.4, 1.5, 1.8],
     });
-    expect(withMedianJava(rounds, timed).javaMs).toBe(60);
+    expect(withMedians(rounds, ['seconds', 'cpuSeconds', 'javaMs']).javaMs).toBe(60);
   });
 
   it('takes the mean of the two middle rounds of an even number', () => {
-    expect(withMedianTimes(rounds.slice(0, 2)).seconds).toBeCloseTo(1.95);
+    expect(withMedians(rounds.slice(0, 2), ['seconds']).seconds).toBeCloseTo(1.95);
   });
 
   it('prints the rounds’ lowest and highest seconds', () => {
