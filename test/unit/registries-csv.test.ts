@@ -1,7 +1,9 @@
 /**
  * The streamed readers under the registry converters: the CSV reader (values and physical lines of ugly
- * but valid RFC 4180 files, whatever the chunking) and the sorted runs on disk; then the SIRENE converter
- * over such files (names with quotes, commas and line breaks; the rejected unit's line).
+ * but valid RFC 4180 files, whatever the chunking), the raw records' reader beside it (the same values
+ * and lines wherever the quoting is found plain) and the sorted runs on disk; then the SIRENE converter
+ * over such files (names with quotes, commas and line breaks; the rejected unit's line; the same items
+ * from its raw texts).
  */
 import { Readable } from 'node:stream';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
@@ -9,11 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { readCsv, type CsvRow } from '../../lib/import/sources/csv';
-import { firstColumnAscending } from '../../lib/import/sources/key-order';
+import { fieldAt, parseRecord, readCsvRecords, type CsvRecord } from '../../lib/import/sources/csv-records';
+import { firstColumnAscending, PlainQuoting } from '../../lib/import/sources/key-order';
 import { openRegistryFiles } from '../../lib/import/sources/files';
 import { SortedRuns } from '../../lib/import/sources/sorted-runs';
 import { sireneItems } from '../../lib/import/sources/sirene';
-import type { RegistryItem } from '../../lib/import/sources/unit';
+import type { ReadItem, RegistryItem } from '../../lib/import/sources/unit';
 
 /** Text with everything RFC 4180 makes awkward: quotes, commas, line breaks (LF and CRLF), accents. */
 const ugly = fc
@@ -90,6 +93,110 @@ describe('the registry CSV reader', () => {
     await expect(
       readCsv(Readable.from([Buffer.from('"x"\n"1"\n')]), 'enterprise.csv', ['EnterpriseNumber']),
     ).rejects.toThrow('enterprise.csv line 1: the header lacks EnterpriseNumber');
+  });
+});
+
+/** The bytes of `text` in chunks of `size`. */
+const bytesIn = (text: string, size: number) => {
+  const bytes = Buffer.from(text);
+  const chunks: Buffer[] = [];
+  for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));
+  return chunks;
+};
+
+async function recordsOf(text: string, chunk: number): Promise<{ header: string[]; records: CsvRecord[] }> {
+  const csv = await readCsvRecords(Readable.from(bytesIn(text, chunk)), 'x.csv');
+  const records: CsvRecord[] = [];
+  for await (const batch of csv.rows) records.push(...batch);
+  return { header: csv.header, records };
+}
+
+/** Whether the quoting of `text` is plain, its bytes fed in chunks of `size`. */
+function plainQuoting(text: string, size: number): boolean {
+  const quoting = new PlainQuoting();
+  for (const chunk of bytesIn(text, size)) quoting.feed(chunk);
+  return quoting.end();
+}
+
+describe('the raw records reader', () => {
+  it('reads the lines and, field by field, the values the parser reads of an ugly but valid file, however it is chunked', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 2, max: 4 }).chain((columns) =>
+          fc.array(fc.array(fc.tuple(ugly, fc.boolean()), { minLength: columns, maxLength: columns }), {
+            maxLength: 8,
+          }),
+        ),
+        fc.constantFrom('\n', '\r\n'),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 64 }),
+        async (rows, eol, bom, chunk) => {
+          const columns = rows[0]?.length ?? 2;
+          const header = Array.from({ length: columns }, (_, i) => `"c${i}"`).join(',');
+          const text =
+            (bom ? '\ufeff' : '') +
+            [header, ...rows.map((row) => row.map(([v, q]) => written(v, q)).join(','))].join(eol) +
+            eol;
+          expect(plainQuoting(text, chunk)).toBe(true);
+          const parsed = await rowsOf(text, chunk);
+          const { header: read, records } = await recordsOf(text, chunk);
+          expect(read).toEqual(Array.from({ length: columns }, (_, i) => `c${i}`));
+          expect(records.map((r) => r.line)).toEqual(parsed.map((r) => r.line));
+          records.forEach((record, i) => {
+            const values = parsed[i]!.values;
+            expect(parseRecord(record.text, eol as '\n' | '\r\n')).toEqual(values);
+            expect(values.map((_, column) => fieldAt(record.text, column))).toEqual(values);
+            expect(fieldAt(record.text, values.length)).toBe('');
+          });
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('finds the quoting plain only where its records are the rows the parser reads, however it is chunked', async () => {
+    // Any text at all of the characters that matter: where the check says plain, both readers agree.
+    const anyText = fc
+      .array(fc.constantFrom('a', ' ', ',', '"', '""', '\n', '\r\n', '\r'), { maxLength: 30 })
+      .map((parts) => parts.join(''));
+    let plain = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        anyText,
+        fc.constantFrom('\n', '\r\n'),
+        fc.integer({ min: 1, max: 16 }),
+        async (body, eol, chunk) => {
+          const text = `k,v${eol}${body}`;
+          const whole = plainQuoting(text, text.length + 1);
+          expect(plainQuoting(text, chunk)).toBe(whole);
+          if (!whole) return;
+          plain++;
+          const parsed = await rowsOf(text, chunk);
+          const { records } = await recordsOf(text, chunk);
+          expect(
+            records.map((r) => ({ line: r.line, values: parseRecord(r.text, eol as '\n' | '\r\n') })),
+          ).toEqual(parsed);
+        },
+      ),
+      { numRuns: 400 },
+    );
+    expect(plain).toBeGreaterThan(40);
+  });
+
+  it('finds quoting that the parser reads leniently not plain', () => {
+    for (const text of [
+      'k,v\nx"y,1\n', // a stray quote inside a field
+      'k,v\n"a"b,1\n', // text after a closing quote
+      'k,v\n"a" ,1\n', // a space after it
+      'k,v\n"never closed\n',
+      'k,v\r\n1,2\n3,4\r\n', // a bare line feed in a CRLF file
+      'k,v\n"a"\r\n', // a closing quote's carriage return in an LF file
+    ])
+      for (const size of [1, 2, 3, 100])
+        expect([text, size, plainQuoting(text, size)]).toEqual([text, size, false]);
+    for (const text of ['\ufeff"k","v"\r\n"1",""\r\n', '"k",v\n"a\nb","c""d"\n,\n"e"'])
+      for (const size of [1, 2, 3, 100])
+        expect([text, size, plainQuoting(text, size)]).toEqual([text, size, true]);
   });
 });
 
@@ -252,6 +359,14 @@ describe('the SIRENE converter over ugly but valid files', () => {
           ]);
           const rejectedLine = 2 + names.reduce((sum, name) => sum + 1 + breaks(name), 0);
           expect(items[2]?.kind === 'rejected' && items[2].source.line).toBe(rejectedLine);
+          // Handed on raw (a re-import's stream) and mapped back: the very items.
+          const back: RegistryItem[] = [];
+          for await (const batch of sireneItems(await openRegistryFiles(path), undefined, { unmapped: true }))
+            for (const item of batch as ReadItem[]) {
+              expect(item.kind).toBe('raw');
+              back.push(item.kind === 'raw' ? item.mapping.map(item.text, item.source) : item);
+            }
+          expect(back).toEqual(items);
         },
       ),
       { numRuns: 60 },

@@ -112,25 +112,37 @@ export async function readCsv(
   const batches = rows.batches(file);
   const first = await batches.next();
   const header = first.done ? undefined : first.value[0];
-  const missing = header ? required.filter((name) => !header.values.includes(name)) : [];
-  if (!header || missing.length > 0) {
-    // The file is refused: it is closed before the error goes up.
-    await batches.return(undefined);
-    throw new RegistryFileError(
-      header
-        ? `${file} line 1: the header lacks ${missing.join(', ')}`
-        : `${file} is empty: it has no header line`,
-    );
-  }
+  // The file is refused: it is closed before the error goes up.
+  await checkHeader(file, header?.values, required, () => batches.return(undefined));
   const rest = first.done ? [] : first.value.slice(1);
   return {
     file,
-    header: header.values,
+    header: header!.values,
     rows: (async function* () {
       if (rest.length > 0) yield rest;
       yield* { [Symbol.asyncIterator]: () => batches };
     })(),
   };
+}
+
+/**
+ * Refuses a file without a header or without a column in `required` (after `close`, which lets the
+ * file go), naming the file.
+ */
+export async function checkHeader(
+  file: string,
+  header: string[] | undefined,
+  required: readonly string[],
+  close: () => Promise<unknown>,
+): Promise<void> {
+  const missing = header ? required.filter((name) => !header.includes(name)) : [];
+  if (header && missing.length === 0) return;
+  await close();
+  throw new RegistryFileError(
+    header
+      ? `${file} line 1: the header lacks ${missing.join(', ')}`
+      : `${file} is empty: it has no header line`,
+  );
 }
 
 /**
@@ -252,20 +264,21 @@ export function valueAt(row: CsvRow, column: number): string {
 }
 
 /**
- * A position in a table's rows: `row` is the current one (undefined when the batch ran out: call
- * `fill`, which says false at the end of the file). Walking is synchronous within a batch.
+ * A position in a table's rows (parsed, or raw records: csv-records.ts): `row` is the current one
+ * (undefined when the batch ran out: call `fill`, which says false at the end of the file). Walking is
+ * synchronous within a batch.
  */
-export class RowCursor {
-  private batch: CsvRow[] = [];
+export class RowCursor<R = CsvRow> {
+  private batch: R[] = [];
   private index = 0;
   private ended = false;
-  private readonly iterator: AsyncIterator<CsvRow[]>;
+  private readonly iterator: AsyncIterator<R[]>;
 
-  constructor(readonly table: CsvTable) {
+  constructor(readonly table: { file: string; header: string[]; rows: AsyncIterable<R[]> }) {
     this.iterator = table.rows[Symbol.asyncIterator]();
   }
 
-  get row(): CsvRow | undefined {
+  get row(): R | undefined {
     return this.batch[this.index];
   }
 

@@ -222,28 +222,23 @@ function addressOf(office: EstablishmentRow, partial: boolean) {
  */
 export const SIRENE_MAPPING_VERSION = 'sirene-map-1';
 
-/** The mapping of the raw texts a run's units are read as: its options are part of its version. */
-export function sireneMapping(options: SireneOptions): RawMapping {
+/** A unit's raw text read back as its row and its head office's row. */
+export type SireneRows = (text: string) => [UnitRow, EstablishmentRow | undefined];
+
+/**
+ * The mapping of the raw texts a run's units are read as (`rows` reads one back; `format` names how,
+ * with whatever the text's meaning depends on): its options and its format are part of its version.
+ */
+export function sireneMapping(options: SireneOptions, format: string, rows: SireneRows): RawMapping {
   const version =
     `${SIRENE_MAPPING_VERSION}` +
-    `${options.withEstablishments ? '+establishments' : ''}${options.activeOnly ? '+active-only' : ''}`;
+    `${options.withEstablishments ? '+establishments' : ''}${options.activeOnly ? '+active-only' : ''}` +
+    `+${format}`;
   return {
     version,
     map: (text, source) => {
-      const [unit, office] = JSON.parse(text) as [string[], string[] | null];
-      return sireneItem(
-        recordOf(UNIT_COLUMNS, unit),
-        office ? recordOf(ESTABLISHMENT_COLUMNS, office) : undefined,
-        source,
-        options,
-      );
+      const [unit, office] = rows(text);
+      return sireneItem(unit, office, source, options);
     },
   };
-}
-
-/** Values in `columns` order as a row by column name. */
-function recordOf<const N extends string>(columns: readonly N[], values: string[]): Record<N, string> {
-  const record = {} as Record<N, string>;
-  for (let i = 0; i < columns.length; i++) record[columns[i]!] = values[i]!;
-  return record;
 }

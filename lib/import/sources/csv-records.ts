@@ -1,0 +1,240 @@
+/**
+ * (ext) A registry's CSV file as raw records: each row's text as the file holds it, not parsed into
+ * values, with the physical line it starts on. A re-import compares a unit's rows as published to its
+ * block's digest (lib/import/registry-digest.ts) and has them parsed only when they changed (contract
+ * §11.3: a file imported again goes at least as fast as its rows are read); finding where a record
+ * ends is a search for its line break and one for each quote, where the parser (csv.ts) makes every
+ * value.
+ *
+ * Only for a file whose quoting `PlainQuoting` (key-order.ts) found plain RFC 4180: a quote opens a
+ * field only at its start and closes it right before a comma, the line ending or the end of the file.
+ * There a record's bounds are the parser's, and `fieldAt` and `parseRecord` give the values `readCsv`
+ * gives (test/unit/registries-csv.test.ts holds them side by side). As in `readCsv`: the bytes are
+ * decoded as UTF-8, a byte-order mark is stripped, the line ending (CRLF or LF) is read off the first
+ * line, a blank line is no record but is a physical line, and the first record is the header.
+ */
+import type { Readable } from 'node:stream';
+import Papa from 'papaparse';
+import { checkHeader } from './csv';
+import { RegistryFileError } from './files';
+
+export interface CsvRecord {
+  /** The physical line the record starts on (the header is line 1). */
+  line: number;
+  /** The record's text as published, without its line ending. */
+  text: string;
+}
+
+export interface CsvRecords {
+  file: string;
+  header: string[];
+  /** The header as published: what each record's fields are. */
+  headerText: string;
+  newline: Newline;
+  rows: AsyncIterable<CsvRecord[]>;
+}
+
+type Newline = '\n' | '\r\n';
+
+const QUOTE = 0x22;
+/** No registry record is near this long: a file not as published (as csv.ts bounds a row). */
+const MAX_RECORD_CHARS = 16 << 20;
+
+/** The stream's header and its records, a chunk of text's worth at a time; the header must hold `required`. */
+export async function readCsvRecords(
+  stream: Readable,
+  file: string,
+  required: readonly string[] = [],
+): Promise<CsvRecords> {
+  stream.setEncoding('utf8');
+  const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<string>;
+  const next = async (): Promise<string | undefined> => {
+    try {
+      const chunk = await chunks.next();
+      return chunk.done ? undefined : chunk.value;
+    } catch (error) {
+      throw new RegistryFileError(`${file}: not readable (${(error as Error).message})`, { cause: error });
+    }
+  };
+  // The text up to the first line's end: it tells the line ending.
+  let head = '';
+  while (!head.includes('\n')) {
+    const more = await next();
+    if (more === undefined) break;
+    head += more;
+  }
+  if (head.charCodeAt(0) === 0xfeff) head = head.slice(1);
+  const newline: Newline = head[head.indexOf('\n') - 1] === '\r' ? '\r\n' : '\n';
+  const records = new Records(newline);
+  const batches = (async function* () {
+    try {
+      for (let text: string | undefined = head; text !== undefined; text = await next()) {
+        const batch = records.walk(text);
+        if (records.pending > MAX_RECORD_CHARS)
+          throw new RegistryFileError(
+            `${file} line ${records.line}: not a readable CSV (${MAX_RECORD_CHARS} characters hold no record end)`,
+          );
+        if (batch.length > 0) yield batch;
+      }
+      const last = records.rest();
+      if (last) yield [last];
+    } finally {
+      stream.destroy();
+    }
+  })();
+  const first = await batches.next();
+  const headerRecord = first.done ? undefined : first.value[0];
+  const header = headerRecord && parseRecord(headerRecord.text, newline);
+  await checkHeader(file, header, required, () => batches.return(undefined));
+  const rest = first.done ? [] : first.value.slice(1);
+  return {
+    file,
+    header: header!,
+    headerText: headerRecord!.text,
+    newline,
+    rows: (async function* () {
+      if (rest.length > 0) yield rest;
+      yield* { [Symbol.asyncIterator]: () => batches };
+    })(),
+  };
+}
+
+/**
+ * Records cut from text as it comes: what follows the last complete record waits for the next text,
+ * and where the search got to in it is kept, so no text is searched twice.
+ */
+class Records {
+  /** The text of the record not complete yet. */
+  private carry = '';
+  /** Where to go on in `carry`: a field start not looked at yet, inside a quoted field, or in a field. */
+  private at = 0;
+  private state: 'fieldStart' | 'quoted' | 'field' = 'fieldStart';
+  /** Whether the record so far has a quoted field (then its line breaks are counted). */
+  private quoted = false;
+  /** The physical line of the next record. */
+  line = 1;
+
+  constructor(private readonly newline: Newline) {}
+
+  /** Characters held waiting for a record's end. */
+  get pending(): number {
+    return this.carry.length;
+  }
+
+  walk(more: string): CsvRecord[] {
+    const text = this.carry ? this.carry + more : more;
+    const n = text.length;
+    const out: CsvRecord[] = [];
+    let start = 0;
+    let at = this.at;
+    let state = this.state;
+    let quoted = this.quoted;
+    // The first line break at or after `at` once looked for (n: none in the text), searched once a record.
+    let lineEnd = -1;
+    for (;;) {
+      if (state === 'fieldStart') {
+        if (at >= n) break;
+        if (text.charCodeAt(at) === QUOTE) {
+          state = 'quoted';
+          quoted = true;
+          at++;
+        } else state = 'field';
+      }
+      if (state === 'quoted') {
+        // The closing quote: one not doubled (a quote that ends the text waits for the next one).
+        let q = text.indexOf('"', at);
+        while (q !== -1 && q + 1 < n && text.charCodeAt(q + 1) === QUOTE) q = text.indexOf('"', q + 2);
+        if (q === -1 || q + 1 >= n) {
+          at = q === -1 ? n : q;
+          break;
+        }
+        at = q + 1;
+        state = 'field';
+      }
+      // In a field: the record ends at the next line break unless a comma comes first.
+      if (lineEnd < at) {
+        lineEnd = text.indexOf('\n', at);
+        if (lineEnd === -1) lineEnd = n;
+      }
+      const comma = text.indexOf(',', at);
+      if (comma !== -1 && comma < lineEnd) {
+        at = comma + 1;
+        state = 'fieldStart';
+        continue;
+      }
+      if (lineEnd === n) {
+        at = n;
+        break;
+      }
+      this.emit(text, start, lineEnd, quoted, out);
+      start = at = lineEnd + 1;
+      state = 'fieldStart';
+      quoted = false;
+    }
+    this.carry = text.slice(start);
+    this.at = at - start;
+    this.state = state;
+    this.quoted = quoted;
+    return out;
+  }
+
+  /** The last record, when the text ends without a line break. */
+  rest(): CsvRecord | undefined {
+    const out: CsvRecord[] = [];
+    if (this.carry) this.emit(this.carry, 0, this.carry.length, this.quoted, out, false);
+    this.carry = '';
+    return out[0];
+  }
+
+  private emit(text: string, start: number, end: number, quoted: boolean, out: CsvRecord[], broken = true) {
+    const close = broken && this.newline === '\r\n' && text.charCodeAt(end - 1) === 0x0d ? end - 1 : end;
+    const record = text.slice(start, close);
+    const line = this.line;
+    this.line += broken ? 1 : 0;
+    if (quoted) for (let i = record.indexOf('\n'); i !== -1; i = record.indexOf('\n', i + 1)) this.line++;
+    // A blank line (no field, or one empty one) is no record, as it is no row to the parser.
+    if (record === '' || record === '""') return;
+    out.push({ line, text: record });
+  }
+}
+
+/** The value of field `index` (from 0) of a record of a plain file: '' when the record has fewer. */
+export function fieldAt(text: string, index: number): string {
+  let at = 0;
+  for (let i = 0; ; i++) {
+    const quoted = text.charCodeAt(at) === QUOTE;
+    const close = quoted ? closingQuote(text, at + 1) : at;
+    if (i === index) {
+      if (!quoted) {
+        const comma = text.indexOf(',', at);
+        return comma === -1 ? text.slice(at) : text.slice(at, comma);
+      }
+      const value = text.slice(at + 1, close);
+      return value.includes('"') ? value.replaceAll('""', '"') : value;
+    }
+    const comma = text.indexOf(',', close);
+    if (comma === -1) return '';
+    at = comma + 1;
+  }
+}
+
+/** The quote that closes a quoted field whose text starts at `from` (its doubled quotes passed over). */
+function closingQuote(text: string, from: number): number {
+  let q = text.indexOf('"', from);
+  while (q !== -1 && text.charCodeAt(q + 1) === QUOTE) q = text.indexOf('"', q + 2);
+  return q === -1 ? text.length : q;
+}
+
+/** A record's values, parsed by the parser `readCsv` uses, with its options. */
+export function parseRecord(text: string, newline: Newline): string[] {
+  const parsed = Papa.parse<string[]>(text, {
+    delimiter: ',',
+    newline,
+    quoteChar: '"',
+    escapeChar: '"',
+    header: false,
+    dynamicTyping: false,
+    skipEmptyLines: false,
+  });
+  return parsed.data[0] ?? [];
+}
