@@ -9,7 +9,9 @@
  * Only for a file whose quoting `PlainQuoting` (key-order.ts) found plain RFC 4180: a quote opens a
  * field only at its start and closes it right before a comma, the line ending or the end of the file.
  * There a record's bounds are the parser's, and `fieldAt` and `parseRecord` give the values `readCsv`
- * gives (test/unit/registries-csv.test.ts holds them side by side). As in `readCsv`: the bytes are
+ * gives (test/unit/registries-csv.test.ts holds them side by side); and there every quote outside a
+ * quoted field opens one, so a record ends at the first line break outside quotes, found by jumping
+ * from quote to quote, its commas never looked at. As in `readCsv`: the bytes are
  * decoded as UTF-8, a byte-order mark is stripped, the line ending (CRLF or LF) is read off the first
  * line, a blank line is no record but is a physical line, and the first record is the header.
  */
@@ -106,9 +108,9 @@ export async function readCsvRecords(
 class Records {
   /** The text of the record not complete yet. */
   private carry = '';
-  /** Where to go on in `carry`: a field start not looked at yet, inside a quoted field, or in a field. */
+  /** Where to go on in `carry`, and whether that is inside a quoted field. */
   private at = 0;
-  private state: 'fieldStart' | 'quoted' | 'field' = 'fieldStart';
+  private inQuotes = false;
   /** Whether the record so far has a quoted field (then its line breaks are counted). */
   private quoted = false;
   /** The physical line of the next record. */
@@ -127,20 +129,15 @@ class Records {
     const out: CsvRecord[] = [];
     let start = 0;
     let at = this.at;
-    let state = this.state;
+    let inQuotes = this.inQuotes;
     let quoted = this.quoted;
-    // The first line break at or after `at` once looked for (n: none in the text), searched once a record.
+    // The first quote and the first line break at or after `at` once looked for (n: none in the text):
+    // in a plain file every quote outside a quoted field opens one, so a record with no quote before its
+    // line break ends there, its commas never looked at.
+    let quote = -1;
     let lineEnd = -1;
     for (;;) {
-      if (state === 'fieldStart') {
-        if (at >= n) break;
-        if (text.charCodeAt(at) === QUOTE) {
-          state = 'quoted';
-          quoted = true;
-          at++;
-        } else state = 'field';
-      }
-      if (state === 'quoted') {
+      if (inQuotes) {
         // The closing quote: one not doubled (a quote that ends the text waits for the next one).
         let q = text.indexOf('"', at);
         while (q !== -1 && q + 1 < n && text.charCodeAt(q + 1) === QUOTE) q = text.indexOf('"', q + 2);
@@ -149,17 +146,19 @@ class Records {
           break;
         }
         at = q + 1;
-        state = 'field';
+        inQuotes = false;
       }
-      // In a field: the record ends at the next line break unless a comma comes first.
+      if (quote < at) {
+        quote = text.indexOf('"', at);
+        if (quote === -1) quote = n;
+      }
       if (lineEnd < at) {
         lineEnd = text.indexOf('\n', at);
         if (lineEnd === -1) lineEnd = n;
       }
-      const comma = text.indexOf(',', at);
-      if (comma !== -1 && comma < lineEnd) {
-        at = comma + 1;
-        state = 'fieldStart';
+      if (quote < lineEnd) {
+        at = quote + 1;
+        inQuotes = quoted = true;
         continue;
       }
       if (lineEnd === n) {
@@ -168,12 +167,11 @@ class Records {
       }
       this.emit(text, start, lineEnd, quoted, out);
       start = at = lineEnd + 1;
-      state = 'fieldStart';
       quoted = false;
     }
     this.carry = text.slice(start);
     this.at = at - start;
-    this.state = state;
+    this.inQuotes = inQuotes;
     this.quoted = quoted;
     return out;
   }
