@@ -39,34 +39,43 @@ async function rowsOf(text: string, chunk: number, file = 'x.csv'): Promise<CsvR
   return rows;
 }
 
+/**
+ * An ugly but valid file: 2 to 4 columns (`c0`…), rows of ugly values each written quoted or not, LF or
+ * CRLF, with or without a byte-order mark; and a chunk size to stream it in.
+ */
+const uglyFile = fc
+  .tuple(
+    fc.integer({ min: 2, max: 4 }).chain((columns) =>
+      fc.array(fc.array(fc.tuple(ugly, fc.boolean()), { minLength: columns, maxLength: columns }), {
+        maxLength: 8,
+      }),
+    ),
+    fc.constantFrom('\n' as const, '\r\n' as const),
+    fc.boolean(),
+    fc.integer({ min: 1, max: 64 }),
+  )
+  .map(([rows, eol, bom, chunk]) => {
+    const columns = rows[0]?.length ?? 2;
+    const header = Array.from({ length: columns }, (_, i) => `"c${i}"`).join(',');
+    const text =
+      (bom ? '\ufeff' : '') +
+      [header, ...rows.map((row) => row.map(([v, q]) => written(v, q)).join(','))].join(eol) +
+      eol;
+    return { rows, columns, eol, text, chunk };
+  });
+
 describe('the registry CSV reader', () => {
   it('reads the values and the physical line of every row of an ugly but valid file, however it is chunked', async () => {
     await fc.assert(
-      fc.asyncProperty(
-        fc.integer({ min: 2, max: 4 }).chain((columns) =>
-          fc.array(fc.array(fc.tuple(ugly, fc.boolean()), { minLength: columns, maxLength: columns }), {
-            maxLength: 8,
-          }),
-        ),
-        fc.constantFrom('\n', '\r\n'),
-        fc.boolean(),
-        fc.integer({ min: 1, max: 64 }),
-        async (rows, eol, bom, chunk) => {
-          const columns = rows[0]?.length ?? 2;
-          const header = Array.from({ length: columns }, (_, i) => `"c${i}"`).join(',');
-          const text =
-            (bom ? '\ufeff' : '') +
-            [header, ...rows.map((row) => row.map(([v, q]) => written(v, q)).join(','))].join(eol) +
-            eol;
-          let line = 2;
-          const expected = rows.map((row) => {
-            const at = line;
-            line += 1 + row.reduce((sum, [v]) => sum + breaks(v), 0);
-            return { line: at, values: row.map(([v]) => v) };
-          });
-          expect(await rowsOf(text, chunk)).toEqual(expected);
-        },
-      ),
+      fc.asyncProperty(uglyFile, async ({ rows, text, chunk }) => {
+        let line = 2;
+        const expected = rows.map((row) => {
+          const at = line;
+          line += 1 + row.reduce((sum, [v]) => sum + breaks(v), 0);
+          return { line: at, values: row.map(([v]) => v) };
+        });
+        expect(await rowsOf(text, chunk)).toEqual(expected);
+      }),
       { numRuns: 150 },
     );
   });
@@ -121,35 +130,19 @@ function plainQuoting(text: string, size: number): boolean {
 describe('the raw records reader', () => {
   it('reads the lines and, field by field, the values the parser reads of an ugly but valid file, however it is chunked', async () => {
     await fc.assert(
-      fc.asyncProperty(
-        fc.integer({ min: 2, max: 4 }).chain((columns) =>
-          fc.array(fc.array(fc.tuple(ugly, fc.boolean()), { minLength: columns, maxLength: columns }), {
-            maxLength: 8,
-          }),
-        ),
-        fc.constantFrom('\n', '\r\n'),
-        fc.boolean(),
-        fc.integer({ min: 1, max: 64 }),
-        async (rows, eol, bom, chunk) => {
-          const columns = rows[0]?.length ?? 2;
-          const header = Array.from({ length: columns }, (_, i) => `"c${i}"`).join(',');
-          const text =
-            (bom ? '\ufeff' : '') +
-            [header, ...rows.map((row) => row.map(([v, q]) => written(v, q)).join(','))].join(eol) +
-            eol;
-          expect(plainQuoting(text, chunk)).toBe(true);
-          const parsed = await rowsOf(text, chunk);
-          const { header: read, records } = await recordsOf(text, chunk);
-          expect(read).toEqual(Array.from({ length: columns }, (_, i) => `c${i}`));
-          expect(records.map((r) => r.line)).toEqual(parsed.map((r) => r.line));
-          records.forEach((record, i) => {
-            const values = parsed[i]!.values;
-            expect(parseRecord(record.text, eol as '\n' | '\r\n')).toEqual(values);
-            expect(values.map((_, column) => fieldAt(record.text, column))).toEqual(values);
-            expect(fieldAt(record.text, values.length)).toBe('');
-          });
-        },
-      ),
+      fc.asyncProperty(uglyFile, async ({ columns, eol, text, chunk }) => {
+        expect(plainQuoting(text, chunk)).toBe(true);
+        const parsed = await rowsOf(text, chunk);
+        const { header: read, records } = await recordsOf(text, chunk);
+        expect(read).toEqual(Array.from({ length: columns }, (_, i) => `c${i}`));
+        expect(records.map((r) => r.line)).toEqual(parsed.map((r) => r.line));
+        records.forEach((record, i) => {
+          const values = parsed[i]!.values;
+          expect(parseRecord(record.text, eol)).toEqual(values);
+          expect(values.map((_, column) => fieldAt(record.text, column))).toEqual(values);
+          expect(fieldAt(record.text, values.length)).toBe('');
+        });
+      }),
       { numRuns: 150 },
     );
   });

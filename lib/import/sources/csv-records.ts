@@ -17,7 +17,7 @@
  */
 import type { Readable } from 'node:stream';
 import Papa from 'papaparse';
-import { checkHeader } from './csv';
+import { afterHeader, checkHeader, firstLine, MAX_ROW_CHARS, parsedAs, textOf } from './csv';
 import { RegistryFileError } from './files';
 
 export interface CsvRecord {
@@ -39,8 +39,6 @@ export interface CsvRecords {
 type Newline = '\n' | '\r\n';
 
 const QUOTE = 0x22;
-/** No registry record is near this long: a file not as published (as csv.ts bounds a row). */
-const MAX_RECORD_CHARS = 16 << 20;
 
 /** The stream's header and its records, a chunk of text's worth at a time; the header must hold `required`. */
 export async function readCsvRecords(
@@ -48,8 +46,7 @@ export async function readCsvRecords(
   file: string,
   required: readonly string[] = [],
 ): Promise<CsvRecords> {
-  stream.setEncoding('utf8');
-  const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<string>;
+  const chunks = textOf(stream);
   const next = async (): Promise<string | undefined> => {
     try {
       const chunk = await chunks.next();
@@ -58,23 +55,15 @@ export async function readCsvRecords(
       throw new RegistryFileError(`${file}: not readable (${(error as Error).message})`, { cause: error });
     }
   };
-  // The text up to the first line's end: it tells the line ending.
-  let head = '';
-  while (!head.includes('\n')) {
-    const more = await next();
-    if (more === undefined) break;
-    head += more;
-  }
-  if (head.charCodeAt(0) === 0xfeff) head = head.slice(1);
-  const newline: Newline = head[head.indexOf('\n') - 1] === '\r' ? '\r\n' : '\n';
+  const { head, newline } = await firstLine(chunks, file);
   const records = new Records(newline);
   const batches = (async function* () {
     try {
       for (let text: string | undefined = head; text !== undefined; text = await next()) {
         const batch = records.walk(text);
-        if (records.pending > MAX_RECORD_CHARS)
+        if (records.pending > MAX_ROW_CHARS)
           throw new RegistryFileError(
-            `${file} line ${records.line}: not a readable CSV (${MAX_RECORD_CHARS} characters hold no record end)`,
+            `${file} line ${records.line}: not a readable CSV (${MAX_ROW_CHARS} characters hold no record end)`,
           );
         if (batch.length > 0) yield batch;
       }
@@ -88,16 +77,12 @@ export async function readCsvRecords(
   const headerRecord = first.done ? undefined : first.value[0];
   const header = headerRecord && parseRecord(headerRecord.text, newline);
   await checkHeader(file, header, required, () => batches.return(undefined));
-  const rest = first.done ? [] : first.value.slice(1);
   return {
     file,
     header: header!,
     headerText: headerRecord!.text,
     newline,
-    rows: (async function* () {
-      if (rest.length > 0) yield rest;
-      yield* { [Symbol.asyncIterator]: () => batches };
-    })(),
+    rows: afterHeader(first, batches),
   };
 }
 
@@ -225,14 +210,5 @@ function closingQuote(text: string, from: number): number {
 
 /** A record's values, parsed by the parser `readCsv` uses, with its options. */
 export function parseRecord(text: string, newline: Newline): string[] {
-  const parsed = Papa.parse<string[]>(text, {
-    delimiter: ',',
-    newline,
-    quoteChar: '"',
-    escapeChar: '"',
-    header: false,
-    dynamicTyping: false,
-    skipEmptyLines: false,
-  });
-  return parsed.data[0] ?? [];
+  return Papa.parse<string[]>(text, parsedAs(newline)).data[0] ?? [];
 }

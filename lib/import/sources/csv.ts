@@ -48,7 +48,7 @@ const AHEAD = 1;
  * Text fed to the parser without a row coming out: no registry row is near this long, so it is a quote
  * never closed, which would otherwise hold (and parse again and again) the rest of the file.
  */
-const MAX_ROW_CHARS = 16 << 20;
+export const MAX_ROW_CHARS = 16 << 20;
 
 /**
  * The stream's header and its rows; the header must hold every column in `required`. `pieceChars`:
@@ -60,21 +60,8 @@ export async function readCsv(
   required: readonly string[] = [],
   { pieceChars = PIECE }: { pieceChars?: number } = {},
 ): Promise<CsvTable> {
-  stream.setEncoding('utf8');
-  const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<string>;
-  // The text up to the header line's end: it tells the line ending (CRLF or LF).
-  let head = '';
-  try {
-    while (!head.includes('\n')) {
-      const next = await chunks.next();
-      if (next.done) break;
-      head += next.value;
-    }
-  } catch (error) {
-    throw new RegistryFileError(`${file}: not readable (${(error as Error).message})`, { cause: error });
-  }
-  if (head.charCodeAt(0) === 0xfeff) head = head.slice(1);
-  const newline = head[head.indexOf('\n') - 1] === '\r' ? '\r\n' : '\n';
+  const chunks = textOf(stream);
+  const { head, newline } = await firstLine(chunks, file);
   const rows = new ParsedRows(() => stream.destroy());
   // Strings in, strings out (object mode): the text is not turned back into bytes for the parser.
   const text = Readable.from(
@@ -98,13 +85,7 @@ export async function readCsv(
   // the file early) still has a listener.
   text.on('error', (error) => rows.fail(error));
   Papa.parse<string[]>(text, {
-    delimiter: ',',
-    newline,
-    quoteChar: '"',
-    escapeChar: '"',
-    header: false,
-    dynamicTyping: false,
-    skipEmptyLines: false,
+    ...parsedAs(newline),
     chunk: (results) => rows.parsed(results.data, results.meta.cursor),
     complete: () => rows.end(),
     error: (error: Error) => rows.fail(error),
@@ -114,15 +95,57 @@ export async function readCsv(
   const header = first.done ? undefined : first.value[0];
   // The file is refused: it is closed before the error goes up.
   await checkHeader(file, header?.values, required, () => batches.return(undefined));
+  return { file, header: header!.values, rows: afterHeader(first, batches) };
+}
+
+/** How the registries' CSV is parsed: RFC 4180, every value a string, blank lines handed on. */
+export const parsedAs = (newline: '\n' | '\r\n') =>
+  ({
+    delimiter: ',',
+    newline,
+    quoteChar: '"',
+    escapeChar: '"',
+    header: false,
+    dynamicTyping: false,
+    skipEmptyLines: false,
+  }) as const;
+
+/** A file's text as it streams, decoded as UTF-8 (a character split between two chunks stays whole). */
+export function textOf(stream: Readable): AsyncIterator<string> {
+  stream.setEncoding('utf8');
+  return stream[Symbol.asyncIterator]() as AsyncIterator<string>;
+}
+
+/**
+ * The text up to the first line break (a byte-order mark stripped), and the line ending it tells: the
+ * header line holds no quoted line break, so its ending is the file's (CRLF or LF).
+ */
+export async function firstLine(
+  chunks: AsyncIterator<string>,
+  file: string,
+): Promise<{ head: string; newline: '\n' | '\r\n' }> {
+  let head = '';
+  try {
+    while (!head.includes('\n')) {
+      const next = await chunks.next();
+      if (next.done) break;
+      head += next.value;
+    }
+  } catch (error) {
+    throw new RegistryFileError(`${file}: not readable (${(error as Error).message})`, { cause: error });
+  }
+  if (head.charCodeAt(0) === 0xfeff) head = head.slice(1);
+  return { head, newline: head[head.indexOf('\n') - 1] === '\r' ? '\r\n' : '\n' };
+}
+
+/** The batches after the header: the rest of the first one, then the others. */
+export async function* afterHeader<R>(
+  first: IteratorResult<R[], unknown>,
+  batches: AsyncIterator<R[]>,
+): AsyncGenerator<R[]> {
   const rest = first.done ? [] : first.value.slice(1);
-  return {
-    file,
-    header: header!.values,
-    rows: (async function* () {
-      if (rest.length > 0) yield rest;
-      yield* { [Symbol.asyncIterator]: () => batches };
-    })(),
-  };
+  if (rest.length > 0) yield rest;
+  yield* { [Symbol.asyncIterator]: () => batches };
 }
 
 /**
