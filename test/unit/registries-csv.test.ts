@@ -365,4 +365,26 @@ describe('the SIRENE converter over ugly but valid files', () => {
       { numRuns: 60 },
     );
   });
+
+  it('hands its units on mapped, the very items, from a file whose quoting is not plain or whose order is not', async () => {
+    const header = 'siren,denominationUniteLegale,categorieJuridiqueUniteLegale';
+    for (const [name, lines] of [
+      // A stray quote inside a field: text to the parser, so the records' reader is not used.
+      ['stray', [header, '552100554,ACME "THE" SA,5710', '912345675,"B, C",5710']],
+      ['unordered', [header, '912345675,B,5710', '552100554,A,5710']],
+    ] as const) {
+      const path = join(folder, `StockUniteLegale_${name}.csv`);
+      await writeFile(path, lines.join('\n') + '\n');
+      const items: RegistryItem[] = [];
+      for await (const item of sireneItems(await openRegistryFiles(path), undefined)) items.push(item);
+      const handed: ReadItem[] = [];
+      for await (const batch of sireneItems(await openRegistryFiles(path), undefined, { unmapped: true }))
+        handed.push(...(batch as ReadItem[]));
+      expect(handed.filter((item) => item.kind === 'raw')).toEqual([]);
+      expect(handed).toEqual(items);
+      expect(items.map((i) => (i.kind === 'unit' ? i.unit.fields.name : i.kind))).toEqual(
+        name === 'stray' ? ['ACME "THE" SA', 'B, C'] : ['A', 'B'],
+      );
+    }
+  });
 });
