@@ -12,7 +12,7 @@
  *    the floor measured just before and just after the first import, their mean),
  *    then the same files again, whose rows a second should be at least those of the conversion alone
  *    (it reads one digest item per block of companies, not each company: its read units per company);
- *    the re-import and the conversion alone take turns three times, each time the median of its rounds.
+ *    the re-import and the conversion alone take turns five times, each time the median of its rounds.
  *    The same is done with files a tenth of the size: the difference of the two sizes is the per-row
  *    rate (of the re-import and of the conversion alone alike, by wall and by CPU time), apart from what
  *    a run pays whatever its size (process start, id scheme, run marks, completion), reported beside.
@@ -213,8 +213,12 @@ async function importTwice(
 
 const endpointOf = () => process.env['DYNAMODB_ENDPOINT']!;
 
-/** Re-imports and conversions alone of the same files, taking turns (`importTwice`). */
-const AGAIN_ROUNDS = 3;
+/**
+ * Re-imports and conversions alone of the same files, taking turns (`importTwice`): single rounds of
+ * SIRENE's 20,000 units put its re-import per row at 55–132 % of the conversion's (docs/benchmarks.md,
+ * 2026-12-01), and medians of three still at 95 % and 253 % in two idle runs of one code.
+ */
+const AGAIN_ROUNDS = 5;
 
 /**
  * Rows a second of each row beyond the small files': the difference of two sizes takes out what a run
