@@ -17,7 +17,7 @@
  */
 import type { Readable } from 'node:stream';
 import Papa from 'papaparse';
-import { afterHeader, checkHeader, firstLine, MAX_ROW_CHARS, parsedAs, textOf } from './csv';
+import { afterHeader, checkHeader, firstLine, MAX_ROW_CHARS, nextText, parsedAs, textOf } from './csv';
 import { RegistryFileError } from './files';
 
 export interface CsvRecord {
@@ -47,14 +47,7 @@ export async function readCsvRecords(
   required: readonly string[] = [],
 ): Promise<CsvRecords> {
   const chunks = textOf(stream);
-  const next = async (): Promise<string | undefined> => {
-    try {
-      const chunk = await chunks.next();
-      return chunk.done ? undefined : chunk.value;
-    } catch (error) {
-      throw new RegistryFileError(`${file}: not readable (${(error as Error).message})`, { cause: error });
-    }
-  };
+  const next = () => nextText(chunks, file);
   const { head, newline } = await firstLine(chunks, file);
   const records = new Records(newline);
   const batches = (async function* () {

@@ -125,17 +125,23 @@ export async function firstLine(
   file: string,
 ): Promise<{ head: string; newline: '\n' | '\r\n' }> {
   let head = '';
-  try {
-    while (!head.includes('\n')) {
-      const next = await chunks.next();
-      if (next.done) break;
-      head += next.value;
-    }
-  } catch (error) {
-    throw new RegistryFileError(`${file}: not readable (${(error as Error).message})`, { cause: error });
+  while (!head.includes('\n')) {
+    const next = await nextText(chunks, file);
+    if (next === undefined) break;
+    head += next;
   }
   if (head.charCodeAt(0) === 0xfeff) head = head.slice(1);
   return { head, newline: head[head.indexOf('\n') - 1] === '\r' ? '\r\n' : '\n' };
+}
+
+/** The next piece of a file's text, undefined at its end; a read that fails is a file not readable. */
+export async function nextText(chunks: AsyncIterator<string>, file: string): Promise<string | undefined> {
+  try {
+    const next = await chunks.next();
+    return next.done ? undefined : next.value;
+  } catch (error) {
+    throw new RegistryFileError(`${file}: not readable (${(error as Error).message})`, { cause: error });
+  }
 }
 
 /** The batches after the header: the rest of the first one, then the others. */

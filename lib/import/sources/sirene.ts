@@ -201,10 +201,7 @@ function rowsOf(units: RecordsTable, offices: RecordsTable | undefined) {
       offices && unitEnd < text.length
         ? parseRecord(text.slice(unitEnd), offices.records.newline)
         : undefined;
-    return [
-      byName(UNIT_COLUMNS, unitAt, (column) => unit[column]),
-      office && byName(ESTABLISHMENT_COLUMNS, officeAt, (column) => office[column]),
-    ];
+    return [byName(UNIT_COLUMNS, unitAt, unit), office && byName(ESTABLISHMENT_COLUMNS, officeAt, office)];
   };
 }
 
@@ -212,11 +209,11 @@ function rowsOf(units: RecordsTable, offices: RecordsTable | undefined) {
 function byName<const N extends string>(
   columns: readonly N[],
   at: readonly number[],
-  value: (column: number) => string | undefined,
+  values: readonly string[],
 ): Record<N, string> {
-  // An indexed loop: this runs once a unit and once a head office.
+  // An indexed loop, no closure: this runs once a unit and once a head office.
   const record = {} as Record<N, string>;
-  for (let i = 0; i < columns.length; i++) record[columns[i]!] = at[i]! < 0 ? '' : (value(at[i]!) ?? '');
+  for (let i = 0; i < columns.length; i++) record[columns[i]!] = at[i]! < 0 ? '' : (values[at[i]!] ?? '');
   return record;
 }
 
@@ -269,7 +266,7 @@ async function parsedOf<const N extends string>(
   return {
     cursor: new RowCursor(csv),
     value: valueAt,
-    read: (row) => byName(columns, at, (column) => row.values[column]),
+    read: (row) => byName(columns, at, row.values),
     line: (row) => (originalLine < 0 ? row.line : Number(row.values[originalLine])),
   };
 }
