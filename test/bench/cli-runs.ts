@@ -30,18 +30,32 @@ export interface CliRun {
   /** User + system CPU of the child itself. */
   cpuSeconds: number;
   maxRssMb: number;
+  /**
+   * The wall and CPU seconds from the tool's `import:run` mark (infra/cli/import.ts: its modules
+   * loaded, its files opened) to its exit; absent when it made none.
+   */
+  run?: { wallSeconds: number; cpuSeconds: number };
 }
 
 /**
  * A preload that reports the child's resource use when it exits (it is written into `dir` once): the
- * figures are the process's own, whatever it loads.
+ * figures are the process's own, whatever it loads, and those since its `import:run` mark when it
+ * made one (-1 when not).
  */
 export function usageReporter(dir: string): string {
   const file = path.join(dir, 'usage.cjs');
   writeFileSync(
     file,
-    "process.on('exit', () => { const u = process.resourceUsage(); require('node:fs').writeSync(2, " +
-      '`\\nUSAGE ${u.maxRSS} ${u.userCPUTime + u.systemCPUTime}\\n`); });',
+    `process.on('exit', () => {
+  const u = process.resourceUsage();
+  const cpu = u.userCPUTime + u.systemCPUTime;
+  const mark = performance.getEntriesByName('import:run', 'mark')[0];
+  const since = mark
+    ? \`\${Math.round(1000 * (performance.now() - mark.startTime))} \${cpu - mark.detail.user - mark.detail.system}\`
+    : '-1 -1';
+  require('node:fs').writeSync(2, \`\\nUSAGE \${u.maxRSS} \${cpu} \${since}\\n\`);
+});
+`,
   );
   return file;
 }
@@ -82,7 +96,7 @@ export function runCli(
     });
     child.on('error', reject);
     child.on('close', (code) => {
-      const usage = /USAGE (\d+) (\d+)/.exec(stderr);
+      const usage = /USAGE (\d+) (\d+) (-?\d+) (-?\d+)/.exec(stderr);
       if (code !== 0 || !usage) {
         reject(new Error(`npm run ${tool} exited ${code}: ${stderr.slice(-2000)}`));
         return;
@@ -93,6 +107,9 @@ export function runCli(
         wallSeconds: (performance.now() - started) / 1000,
         cpuSeconds: Number(usage[2]) / 1e6,
         maxRssMb: Number(usage[1]) / 1024,
+        ...(usage[3] === '-1'
+          ? {}
+          : { run: { wallSeconds: Number(usage[3]) / 1e6, cpuSeconds: Number(usage[4]) / 1e6 } }),
       });
     });
   });
@@ -114,6 +131,9 @@ export function importRunFigures(run: CliRun) {
     /** The process's, its start included (`seconds`: the summary's, in tenths). */
     wallSeconds: run.wallSeconds,
     cpuSeconds: run.cpuSeconds,
+    /** From the command's `import:run` mark to its exit (NaN without one). */
+    runSeconds: run.run?.wallSeconds ?? NaN,
+    runCpuSeconds: run.run?.cpuSeconds ?? NaN,
     readUnitsPerCompany: Number(/([\d.]+) read units per company read/.exec(line('capacity: '))?.[1] ?? NaN),
   };
 }

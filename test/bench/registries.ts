@@ -16,6 +16,11 @@
  *    The same is done with files a tenth of the size: the difference of the two sizes is the per-row
  *    rate (of the re-import and of the conversion alone alike, by wall and by CPU time), apart from what
  *    a run pays whatever its size (process start, id scheme, run marks, completion), reported beside.
+ *    The command's runs are timed from its `import:run` mark (its modules loaded, its files opened), as
+ *    the conversion is timed inside its process. Then each of the two runs round after round in one
+ *    process (`warm`): a process a run compiles the code it runs in every run, where a registry's
+ *    millions of rows run compiled after their first thousands; the per-row rates of its later rounds
+ *    are reported beside.
  *
  * Figures only; it exits 0. On a loaded machine the rates are the machine's, not the code's: the load
  * column says how loaded it was.
@@ -25,22 +30,18 @@
  *   npm run bench:registries -- --import-units 0            conversion only
  *   BENCH_JFR_DIR=/tmp/jfr npm run bench:registries …       DynamoDB Local's flight recorder over each first import (jfr.ts)
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { openRegistryFiles } from '../../lib/import/sources/files';
-import { readKboFull } from '../../lib/import/sources/kbo';
-import { sireneItems } from '../../lib/import/sources/sirene';
-import type { RegistryItem } from '../../lib/import/sources/unit';
 import { cpuMsPerUnit, importRunFigures, runCli, usageReporter } from './cli-runs';
 import { benchDynamoDb, dynamoDbLocalCpuMs } from './local-dynamodb';
+import { importArgs, measureInChild, warmInChild, type Kind, type WarmRounds } from './registry-children';
 import { REAL, writeKboFiles, writeSireneFiles } from './registry-files';
 import { jfrPhase } from './jfr';
 import { recordingProxy } from './recording-proxy';
-import { secondsRange, withMedians } from './statistics';
+import { median, secondsRange, withMedians } from './statistics';
 import { readRecording, replaySplit } from './write-replay';
 import {
   bracketingFloor,
@@ -54,55 +55,6 @@ import {
   type WriteSplit,
 } from './write-floor';
 
-type Kind = 'kbo' | 'sirene';
-
-interface Measure {
-  items: number;
-  seconds: number;
-  cpuSeconds: number;
-  maxRssMb: number;
-}
-
-/** Converts the files in `dir` and reports how long it took and how much memory it held at most. */
-async function measure(kind: Kind, dir: string): Promise<Measure> {
-  const started = performance.now();
-  const cpu = process.cpuUsage();
-  let items = 0;
-  const count = async (source: AsyncIterable<RegistryItem>) => {
-    for await (const item of source) if (item) items++;
-  };
-  if (kind === 'kbo') {
-    const files = await openRegistryFiles(dir);
-    await count((await readKboFull(files)).items);
-    await files.close();
-  } else {
-    const units = await openRegistryFiles(path.join(dir, 'StockUniteLegale_utf8.csv'));
-    const establishments = await openRegistryFiles(path.join(dir, 'StockEtablissement_utf8.csv'));
-    await count(sireneItems(units, establishments));
-  }
-  const used = process.cpuUsage(cpu);
-  return {
-    items,
-    seconds: (performance.now() - started) / 1000,
-    cpuSeconds: (used.user + used.system) / 1e6,
-    maxRssMb: process.resourceUsage().maxRSS / 1024,
-  };
-}
-
-function measureInChild(kind: Kind, dir: string): Promise<Measure> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv, __filename, 'measure', kind, dir], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0 ? resolve(JSON.parse(out) as Measure) : reject(new Error(`measure ${kind} exited ${code}`)),
-    );
-  });
-}
-
 const KINDS = ['kbo', 'sirene'] as const;
 
 /** The files of `kind` at `share` % of the real registry in `dir`: the units and CSV rows written. */
@@ -114,18 +66,6 @@ async function writeFiles(kind: Kind, dir: string, share: number): Promise<{ uni
   const rows = kind === 'kbo' ? await writeKboFiles(dir, units) : await writeSireneFiles(dir, units);
   return { units, rows };
 }
-
-/** The import command's arguments for the files of `kind` in `dir`. */
-const importArgs = (kind: Kind, dir: string) =>
-  kind === 'kbo'
-    ? ['--format', 'kbo', dir]
-    : [
-        '--format',
-        'sirene',
-        path.join(dir, 'StockUniteLegale_utf8.csv'),
-        '--establishments',
-        path.join(dir, 'StockEtablissement_utf8.csv'),
-      ];
 
 const pad = (cells: Array<[string, number]>) => cells.map(([text, width]) => text.padStart(width)).join(' ');
 const load = () => os.loadavg()[0]!.toFixed(1);
@@ -194,22 +134,36 @@ async function importTwice(
   const agains: Array<Awaited<ReturnType<typeof run>>> = [];
   const conversions: Array<Awaited<ReturnType<typeof measureInChild>>> = [];
   for (let round = 0; round < AGAIN_ROUNDS; round++) {
-    // Timed by the process's wall clock, its start included: the summary's seconds are rounded to a
-    // tenth, as much as a small file's whole re-import takes.
+    // Timed by the process's wall clock, its start included (the summary's seconds are rounded to a
+    // tenth, as much as a small file's whole re-import takes), and from its `import:run` mark on.
     const again = await run(kind, dir, table);
     agains.push({ ...again, seconds: again.wallSeconds });
     conversions.push(await measureInChild(kind, dir));
   }
-  const again = withMedians(agains, ['seconds', 'cpuSeconds', 'javaMs']);
+  const again = withMedians(agains, ['seconds', 'cpuSeconds', 'runSeconds', 'runCpuSeconds', 'javaMs']);
   const converted = withMedians(conversions, ['seconds', 'cpuSeconds']);
+  // The same two, each round after round in one process (`warm`).
+  const warmAgain = warmMedians(await warmInChild(kind, dir, WARM_ROUNDS, { table, endpoint: endpointOf() }));
+  const warmConverted = warmMedians(await warmInChild(kind, dir, WARM_ROUNDS));
   const againLoad = load();
   // Once more, asking DynamoDB Local what it read (`--capacity`, which costs it a job an item): the
   // re-import's read units, apart from the timed runs.
   const counted = extras.countReads ? await run(kind, dir, table, ['--capacity']) : null;
   await extras.record?.(kind, dir);
   await rm(dir, { recursive: true, force: true });
-  return { ...written, first, firstLoad, again, againLoad, counted, converted };
+  return { ...written, first, firstLoad, again, againLoad, counted, converted, warmAgain, warmConverted };
 }
+
+/** Rounds of a `warm` process, and the first ones left out of its medians (the JIT compiler's). */
+const WARM_ROUNDS = 12;
+const WARM_UP_ROUNDS = 4;
+
+/** The median seconds of a `warm` process's rounds after its first `WARM_UP_ROUNDS`. */
+const warmMedians = ({ seconds, cpuSeconds }: WarmRounds) => ({
+  seconds: median(seconds.slice(WARM_UP_ROUNDS)),
+  cpuSeconds: median(cpuSeconds.slice(WARM_UP_ROUNDS)),
+  roundSeconds: seconds.slice(WARM_UP_ROUNDS),
+});
 
 const endpointOf = () => process.env['DYNAMODB_ENDPOINT']!;
 
@@ -302,12 +256,22 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
       const firstRate = first.written / first.seconds;
       const rate = (wall: number, cpu: number) =>
         `${Math.round(wall)} rows/s (wall), ${Math.round(cpu)} (CPU)`;
-      const againWall = perRow(rows, again.seconds, small.rows, small.again.seconds);
-      const againCpu = perRow(rows, again.cpuSeconds, small.rows, small.again.cpuSeconds);
+      // The command's runs from their `import:run` mark on, as the conversion is timed inside its process.
+      const againWall = perRow(rows, again.runSeconds, small.rows, small.again.runSeconds);
+      const againCpu = perRow(rows, again.runCpuSeconds, small.rows, small.again.runCpuSeconds);
       const convertedWall = perRow(rows, converted.seconds, small.rows, small.converted.seconds);
       const convertedCpu = perRow(rows, converted.cpuSeconds, small.rows, small.converted.cpuSeconds);
       const fixed = (total: number, rowsOf: number, perRowRate: number) =>
         Math.max(0, total - rowsOf / perRowRate);
+      const warmAgain = perRow(rows, big.warmAgain.seconds, small.rows, small.warmAgain.seconds);
+      const warmAgainCpu = perRow(rows, big.warmAgain.cpuSeconds, small.rows, small.warmAgain.cpuSeconds);
+      const warmConverted = perRow(rows, big.warmConverted.seconds, small.rows, small.warmConverted.seconds);
+      const warmConvertedCpu = perRow(
+        rows,
+        big.warmConverted.cpuSeconds,
+        small.rows,
+        small.warmConverted.cpuSeconds,
+      );
       lines.push(
         `${kind}: ${units} units, ${rows} CSV rows`,
         `  first  ${first.summary}`,
@@ -330,14 +294,22 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
         `         whole run: ${Math.round(rows / again.seconds)} CSV rows/s (the process's start included); the conversion alone of the same ` +
           `files ${Math.round(rows / converted.seconds)} rows/s; ${counted?.readUnitsPerCompany.toFixed(3)} read ` +
           `units per company (asked of a run after it: --capacity) (load ${big.againLoad})`,
-        `         per row (beyond the ${small.rows} rows of ${small.units} units): again ${rate(againWall, againCpu)}; ` +
+        `         per row (beyond the ${small.rows} rows of ${small.units} units), a process a run, timed from the ` +
+          `command's import:run mark and inside the conversion's process: again ${rate(againWall, againCpu)}; ` +
           `the conversion alone ${rate(convertedWall, convertedCpu)}: ` +
           `${Math.round((100 * againWall) / convertedWall)} % (wall), ${Math.round((100 * againCpu) / convertedCpu)} % (CPU)`,
         `         (medians of ${AGAIN_ROUNDS} rounds, the re-import and the conversion taking turns: again ` +
-          `${secondsRange(again.roundSeconds)} and ${secondsRange(small.again.roundSeconds)}, the conversion ` +
+          `${secondsRange(again.roundSeconds)} and ${secondsRange(small.again.roundSeconds)} with the process's start, the conversion ` +
           `${secondsRange(converted.roundSeconds)} and ${secondsRange(small.converted.roundSeconds)} at the two sizes)`,
-        `         what a re-import pays whatever its size: ${fixed(again.seconds, rows, againWall).toFixed(2)} s ` +
-          `(its process's start included; the conversion alone, timed inside its process, ${fixed(converted.seconds, rows, convertedWall).toFixed(2)} s)`,
+        `         per row, round after round in one process (rounds ${WARM_UP_ROUNDS + 1}–${WARM_ROUNDS}, as a long file runs ` +
+          `after its first rows): again ${rate(warmAgain, warmAgainCpu)}; the conversion alone ` +
+          `${rate(warmConverted, warmConvertedCpu)}: ${Math.round((100 * warmAgain) / warmConverted)} % (wall), ` +
+          `${Math.round((100 * warmAgainCpu) / warmConvertedCpu)} % (CPU)`,
+        `         (again ${secondsRange(big.warmAgain.roundSeconds)} and ${secondsRange(small.warmAgain.roundSeconds)}, ` +
+          `the conversion ${secondsRange(big.warmConverted.roundSeconds)} and ${secondsRange(small.warmConverted.roundSeconds)})`,
+        `         what a re-import pays whatever its size: ${fixed(again.runSeconds, rows, againWall).toFixed(2)} s ` +
+          `from its mark, ${fixed(again.seconds, rows, againWall).toFixed(2)} s with its process's start ` +
+          `(the conversion alone, timed inside its process, ${fixed(converted.seconds, rows, convertedWall).toFixed(2)} s)`,
         `         CPU per unit: import ${cpuMsPerUnit(again).toFixed(3)} ms (process start included), DynamoDB Local ` +
           `${(again.javaMs / units).toFixed(3)} ms`,
       );
@@ -373,10 +345,6 @@ const floorMs = (floor: WriteFloor, split: Required<WriteSplit>) =>
 const SMALL_SHARE = 10;
 
 async function main(): Promise<void> {
-  if (process.argv[2] === 'measure') {
-    process.stdout.write(JSON.stringify(await measure(process.argv[3] as Kind, process.argv[4]!)));
-    return;
-  }
   const { values } = parseArgs({
     options: {
       sizes: { type: 'string', default: '1,3,10' },
