@@ -20,7 +20,7 @@
  *   state machine retries with back-off for hours (infra/import-engine.ts): the run waits its turn.
  *   A run that fails for good leaves its lease to expire LEASE_MS after its last step.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { RequestScope } from '../request-scope';
 import * as keys from '../storage/keys';
 import {
   ensureLeaseHeld,
@@ -60,8 +60,14 @@ export class ImportLeaseHeldError extends Error {
   }
 }
 
-/** The import lease the code running now is under, if any: its holder, what it knows of it, its clock. */
-const underLease = new AsyncLocalStorage<{ holder: string; hold: LeaseHold; clock: Clock }>();
+/**
+ * The import lease the code running now is under, if any: its holder, what it knows of it, its clock.
+ * A `RequestScope`: a run alone in its process (a command, a Lambda invocation) keeps it in a plain
+ * variable, not in an AsyncLocalStorage, whose hook on every promise would cost a re-import about a
+ * fourteenth of its CPU (docs/benchmarks.md); a process that overlaps runs (the local gateway, tests
+ * that run imports at the same moment) calls `isolateRequestScopes()` first.
+ */
+const underLease = /* @__PURE__ */ new RequestScope<{ holder: string; hold: LeaseHold; clock: Clock }>();
 
 /** Runs `work` under `holder`'s import lease, renewed while it runs (its hold kept for the fence). */
 const keepingImportLease = <T>(holder: string, work: () => Promise<T>, clock: Clock): Promise<T> =>
@@ -75,7 +81,7 @@ const keepingImportLease = <T>(holder: string, work: () => Promise<T>, clock: Cl
  * stalled past its expiry).
  */
 export async function importLeaseHeld(): Promise<boolean> {
-  const under = underLease.getStore();
+  const under = underLease.get();
   if (!under) return false;
   await ensureLeaseHeld(IMPORT_LEASE, under.holder, under.hold, under.clock);
   return true;
@@ -98,7 +104,7 @@ export async function holdingImportLease<T>(
   work: () => Promise<T>,
   { holder = processHolder(), clock = Date.now, wait }: ImportLeaseOptions = {},
 ): Promise<T> {
-  if (underLease.getStore() !== undefined) return work();
+  if (underLease.get() !== undefined) return work();
   // Counted as this process's from before the lease is taken: a CLI stopped meanwhile frees it.
   return holdingHere(IMPORT_LEASE, holder, async () => {
     await waitForLease(IMPORT_LEASE, holder, { clock, ...(wait ? { wait } : {}) });
