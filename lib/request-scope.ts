@@ -1,9 +1,10 @@
 /**
  * A value that belongs to the request running now (its metrics, its storage declaration; an import
- * run's lease, lib/import/lease.ts), found from anywhere in the code that request runs. AsyncLocalStorage keeps requests apart when several overlap
- * in one process (the local gateway), and only then: a request that runs alone (always, on Lambda) is
- * kept in a plain variable. On Node 20 the first AsyncLocalStorage.run turns on a hook on every promise
- * for the life of the process, which the SDK's promise-heavy middleware would pay on every call.
+ * run's lease, lib/import/lease.ts), found from anywhere in the code that request runs.
+ * AsyncLocalStorage keeps requests apart when several overlap in one process (the local gateway), and
+ * only then: a request that runs alone (always, on Lambda) is kept in a plain variable. On Node 20 the
+ * first AsyncLocalStorage.run turns on a hook on every promise for the life of the process, which the
+ * SDK's promise-heavy middleware would pay on every call.
  *
  * Code that runs outside any request while one runs alone would see that request's value: a process
  * where that can happen (the local gateway, whose scheduled workers and test fixtures run beside

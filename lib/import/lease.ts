@@ -63,9 +63,11 @@ export class ImportLeaseHeldError extends Error {
 /**
  * The import lease the code running now is under, if any: its holder, what it knows of it, its clock.
  * A `RequestScope`: a run alone in its process (a command, a Lambda invocation) keeps it in a plain
- * variable, not in an AsyncLocalStorage, whose hook on every promise would cost a re-import about a
- * fourteenth of its CPU (docs/benchmarks.md); a process that overlaps runs (the local gateway, tests
- * that run imports at the same moment) calls `isolateRequestScopes()` first.
+ * variable, not in an AsyncLocalStorage, whose hook on every promise cost a warm KBO re-import about a
+ * tenth of its time (docs/benchmarks.md). Runs that overlap (an engine's partitions in one process,
+ * imports started together) each enter their own store; a process where a run may start while another
+ * runs alone (the local gateway) calls `isolateRequestScopes()` first, or the newcomer would take the
+ * lone run's lease for its own.
  */
 const underLease = /* @__PURE__ */ new RequestScope<{ holder: string; hold: LeaseHold; clock: Clock }>();
 
