@@ -142,9 +142,9 @@ async function importTwice(
   }
   const again = withMedians(agains, ['seconds', 'cpuSeconds', 'runSeconds', 'runCpuSeconds', 'javaMs']);
   const converted = withMedians(conversions, ['seconds', 'cpuSeconds']);
-  // The same two, each round after round in one process (`warm`).
-  // The processes' rounds spread less than one process's against the next (a warm KBO re-import of
-  // one code: 0.71–0.73 s in four processes, 0.84–0.90 in another), so they too take turns.
+  // The same two, each round after round in one process (`warm`). A process's rounds spread less than
+  // one process against the next (a warm KBO re-import of one code: 0.71–0.73 s in four processes,
+  // 0.84–0.90 in another), so the processes too take turns.
   const warmAgains: WarmRounds[] = [];
   const warmConversions: WarmRounds[] = [];
   for (let turn = 0; turn < WARM_TURNS; turn++) {
@@ -273,22 +273,19 @@ async function intoDynamoDb(importUnits: number, scratch: string): Promise<void>
       const firstRate = first.written / first.seconds;
       const rate = (wall: number, cpu: number) =>
         `${Math.round(wall)} rows/s (wall), ${Math.round(cpu)} (CPU)`;
+      // A figure's per-row rate between the two sizes.
+      const slope = (of: (sized: typeof big) => number) => perRow(rows, of(big), small.rows, of(small));
       // The command's runs from their `import:run` mark on, as the conversion is timed inside its process.
-      const againWall = perRow(rows, again.runSeconds, small.rows, small.again.runSeconds);
-      const againCpu = perRow(rows, again.runCpuSeconds, small.rows, small.again.runCpuSeconds);
-      const convertedWall = perRow(rows, converted.seconds, small.rows, small.converted.seconds);
-      const convertedCpu = perRow(rows, converted.cpuSeconds, small.rows, small.converted.cpuSeconds);
+      const againWall = slope((s) => s.again.runSeconds);
+      const againCpu = slope((s) => s.again.runCpuSeconds);
+      const convertedWall = slope((s) => s.converted.seconds);
+      const convertedCpu = slope((s) => s.converted.cpuSeconds);
       const fixed = (total: number, rowsOf: number, perRowRate: number) =>
         Math.max(0, total - rowsOf / perRowRate);
-      const warmAgain = perRow(rows, big.warmAgain.seconds, small.rows, small.warmAgain.seconds);
-      const warmAgainCpu = perRow(rows, big.warmAgain.cpuSeconds, small.rows, small.warmAgain.cpuSeconds);
-      const warmConverted = perRow(rows, big.warmConverted.seconds, small.rows, small.warmConverted.seconds);
-      const warmConvertedCpu = perRow(
-        rows,
-        big.warmConverted.cpuSeconds,
-        small.rows,
-        small.warmConverted.cpuSeconds,
-      );
+      const warmAgain = slope((s) => s.warmAgain.seconds);
+      const warmAgainCpu = slope((s) => s.warmAgain.cpuSeconds);
+      const warmConverted = slope((s) => s.warmConverted.seconds);
+      const warmConvertedCpu = slope((s) => s.warmConverted.cpuSeconds);
       lines.push(
         `${kind}: ${units} units, ${rows} CSV rows`,
         `  first  ${first.summary}`,

@@ -30,14 +30,14 @@ async function measure(kind: Kind, dir: string): Promise<Measure> {
   const count = async (source: AsyncIterable<RegistryItem>) => {
     for await (const item of source) if (item) items++;
   };
+  const { path: main, establishments } = filesOf(kind, dir);
   if (kind === 'kbo') {
-    const files = await openRegistryFiles(dir);
+    const files = await openRegistryFiles(main);
     await count((await readKboFull(files)).items);
     await files.close();
   } else {
-    const units = await openRegistryFiles(path.join(dir, 'StockUniteLegale_utf8.csv'));
-    const establishments = await openRegistryFiles(path.join(dir, 'StockEtablissement_utf8.csv'));
-    await count(sireneItems(units, establishments));
+    const units = await openRegistryFiles(main);
+    await count(sireneItems(units, await openRegistryFiles(establishments!)));
   }
   const used = process.cpuUsage(cpu);
   return {
@@ -90,12 +90,10 @@ async function importAgainOnce(kind: Kind, dir: string, table: string): Promise<
     import('../../lib/import/registry-store'),
     import('../../lib/import/registry-progress'),
   ]);
-  const [paths, ...establishments] = importArgs(kind, dir)
-    .slice(2)
-    .filter((arg) => arg !== '--establishments');
+  const { path: main, establishments } = filesOf(kind, dir);
   return async () => {
-    const opened = await REGISTRY_SOURCES[kind]!.open([paths!], {
-      ...(establishments[0] ? { establishments: establishments[0] } : {}),
+    const opened = await REGISTRY_SOURCES[kind]!.open([main], {
+      ...(establishments ? { establishments } : {}),
       stored: storedRegistry,
     });
     const extract = opened.extract && { source: kind, ...opened.extract };
@@ -125,17 +123,20 @@ function inChild<T>(args: string[], env: Record<string, string> = {}): Promise<T
   });
 }
 
-/** The import command's arguments for the files of `kind` in `dir`. */
-export const importArgs = (kind: Kind, dir: string) =>
+/** The bench's files of `kind` in `dir`: KBO's folder, or SIRENE's units file and establishments file. */
+const filesOf = (kind: Kind, dir: string): { path: string; establishments?: string } =>
   kind === 'kbo'
-    ? ['--format', 'kbo', dir]
-    : [
-        '--format',
-        'sirene',
-        path.join(dir, 'StockUniteLegale_utf8.csv'),
-        '--establishments',
-        path.join(dir, 'StockEtablissement_utf8.csv'),
-      ];
+    ? { path: dir }
+    : {
+        path: path.join(dir, 'StockUniteLegale_utf8.csv'),
+        establishments: path.join(dir, 'StockEtablissement_utf8.csv'),
+      };
+
+/** The import command's arguments for the files of `kind` in `dir`. */
+export function importArgs(kind: Kind, dir: string): string[] {
+  const { path: main, establishments } = filesOf(kind, dir);
+  return ['--format', kind, main, ...(establishments ? ['--establishments', establishments] : [])];
+}
 
 /**
  * `warm` in a child process: the conversion alone, or (given `at`, a table on a DynamoDB endpoint)
