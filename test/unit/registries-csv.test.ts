@@ -113,12 +113,23 @@ const bytesIn = (text: string, size: number) => {
   return chunks;
 };
 
-async function recordsOf(text: string, chunk: number): Promise<{ header: string[]; records: CsvRecord[] }> {
+/** The records of `text` streamed in chunks of `size`, and whether the reader found its quoting plain. */
+async function recordsOf(
+  text: string,
+  chunk: number,
+): Promise<{ header: string[]; records: CsvRecord[]; plain: boolean }> {
   const csv = await readCsvRecords(Readable.from(bytesIn(text, chunk)), 'x.csv');
   const records: CsvRecord[] = [];
   for await (const batch of csv.rows) records.push(...batch);
-  return { header: csv.header, records };
+  return { header: csv.header, records, plain: csv.plain() };
 }
+
+/** The records reader's verdict on the quoting of `text`, read to its end (a runaway quote: not plain). */
+const readerFindsPlain = (text: string, chunk: number) =>
+  recordsOf(text, chunk).then(
+    ({ plain }) => plain,
+    () => false,
+  );
 
 /** Whether the quoting of `text` is plain, its bytes fed in chunks of `size`. */
 function plainQuoting(text: string, size: number): boolean {
@@ -133,7 +144,8 @@ describe('the raw records reader', () => {
       fc.asyncProperty(uglyFile, async ({ columns, eol, text, chunk }) => {
         expect(plainQuoting(text, chunk)).toBe(true);
         const parsed = await rowsOf(text, chunk);
-        const { header: read, records } = await recordsOf(text, chunk);
+        const { header: read, records, plain } = await recordsOf(text, chunk);
+        expect(plain).toBe(true);
         expect(read).toEqual(Array.from({ length: columns }, (_, i) => `c${i}`));
         expect(records.map((r) => r.line)).toEqual(parsed.map((r) => r.line));
         records.forEach((record, i) => {
@@ -162,6 +174,8 @@ describe('the raw records reader', () => {
           const text = `k,v${eol}${body}`;
           const whole = plainQuoting(text, text.length + 1);
           expect(plainQuoting(text, chunk)).toBe(whole);
+          // The records reader, which finds it as it reads, says the same, however it is chunked.
+          expect(await readerFindsPlain(text, chunk)).toBe(whole);
           if (!whole) return;
           plain++;
           const parsed = await rowsOf(text, chunk);
@@ -176,7 +190,7 @@ describe('the raw records reader', () => {
     expect(plain).toBeGreaterThan(40);
   });
 
-  it('finds quoting that the parser reads leniently not plain', () => {
+  it('finds quoting that the parser reads leniently not plain', async () => {
     for (const text of [
       'k,v\nx"y,1\n', // a stray quote inside a field
       'k,v\n"a"b,1\n', // text after a closing quote
@@ -185,11 +199,15 @@ describe('the raw records reader', () => {
       'k,v\r\n1,2\n3,4\r\n', // a bare line feed in a CRLF file
       'k,v\n"a"\r\n', // a closing quote's carriage return in an LF file
     ])
-      for (const size of [1, 2, 3, 100])
+      for (const size of [1, 2, 3, 100]) {
         expect([text, size, plainQuoting(text, size)]).toEqual([text, size, false]);
+        expect([text, size, await readerFindsPlain(text, size)]).toEqual([text, size, false]);
+      }
     for (const text of ['\ufeff"k","v"\r\n"1",""\r\n', '"k",v\n"a\nb","c""d"\n,\n"e"'])
-      for (const size of [1, 2, 3, 100])
+      for (const size of [1, 2, 3, 100]) {
         expect([text, size, plainQuoting(text, size)]).toEqual([text, size, true]);
+        expect([text, size, await readerFindsPlain(text, size)]).toEqual([text, size, true]);
+      }
   });
 });
 

@@ -34,11 +34,20 @@ export interface CsvRecords {
   headerText: string;
   newline: Newline;
   rows: AsyncIterable<CsvRecord[]>;
+  /**
+   * Whether the quoting of the text read so far is plain, as `PlainQuoting` finds it from the bytes
+   * (test/unit/registries-csv.test.ts holds the two verdicts side by side): only then are the records
+   * read the parser's rows. A record's quotes are all looked at before it is handed on.
+   */
+  plain(): boolean;
 }
 
 type Newline = '\n' | '\r\n';
 
 const QUOTE = 0x22;
+const COMMA = 0x2c;
+const LF = 0x0a;
+const CR = 0x0d;
 
 /** The stream's header and its records, a chunk of text's worth at a time; the header must hold `required`. */
 export async function readCsvRecords(
@@ -76,6 +85,7 @@ export async function readCsvRecords(
     headerText: headerRecord!.text,
     newline,
     rows: afterHeader(first, batches),
+    plain: () => records.plain,
   };
 }
 
@@ -93,8 +103,13 @@ class Records {
   private quoted = false;
   /** The physical line of the next record. */
   line = 1;
+  /** The quoting walked so far is plain (see `CsvRecords.plain`). */
+  plain = true;
+  private readonly crlf: boolean;
 
-  constructor(private readonly newline: Newline) {}
+  constructor(newline: Newline) {
+    this.crlf = newline === '\r\n';
+  }
 
   /** Characters held waiting for a record's end. */
   get pending(): number {
@@ -116,15 +131,17 @@ class Records {
     let lineEnd = -1;
     for (;;) {
       if (inQuotes) {
-        // The closing quote: one not doubled (a quote that ends the text waits for the next one).
+        // The closing quote: one not doubled (a quote that ends the text waits for the next one, and so
+        // does one that a carriage return and the end of the text follow).
         let q = text.indexOf('"', at);
         while (q !== -1 && q + 1 < n && text.charCodeAt(q + 1) === QUOTE) q = text.indexOf('"', q + 2);
-        if (q === -1 || q + 1 >= n) {
+        if (q === -1 || q + 1 >= n || (q + 2 >= n && text.charCodeAt(q + 1) === CR)) {
           at = q === -1 ? n : q;
           break;
         }
         at = q + 1;
         inQuotes = false;
+        if (this.plain && !this.endsField(text, at)) this.plain = false;
       }
       if (quote < at) {
         quote = text.indexOf('"', at);
@@ -135,6 +152,8 @@ class Records {
         if (lineEnd === -1) lineEnd = n;
       }
       if (quote < lineEnd) {
+        // Plain: a quote outside a quoted field opens one at the field's start.
+        if (this.plain && quote !== start && text.charCodeAt(quote - 1) !== COMMA) this.plain = false;
         at = quote + 1;
         inQuotes = quoted = true;
         continue;
@@ -156,14 +175,27 @@ class Records {
 
   /** The last record, when the text ends without a line break. */
   rest(): CsvRecord | undefined {
+    // Plain: a quoted field still open at the end of the text closed on its last character.
+    const { carry, at } = this;
+    if (this.inQuotes && (at !== carry.length - 1 || carry.charCodeAt(at) !== QUOTE)) this.plain = false;
     const out: CsvRecord[] = [];
     if (this.carry) this.emit(this.carry, 0, this.carry.length, this.quoted, out, false);
     this.carry = '';
     return out[0];
   }
 
+  /** Whether the character at `at`, after a closing quote, ends the field: a comma or the line ending. */
+  private endsField(text: string, at: number): boolean {
+    const next = text.charCodeAt(at);
+    if (next === COMMA) return true;
+    return this.crlf ? next === CR && text.charCodeAt(at + 1) === LF : next === LF;
+  }
+
   private emit(text: string, start: number, end: number, quoted: boolean, out: CsvRecord[], broken = true) {
-    const close = broken && this.newline === '\r\n' && text.charCodeAt(end - 1) === 0x0d ? end - 1 : end;
+    const returned = text.charCodeAt(end - 1) === CR;
+    // Plain: with CRLF line endings, no bare line feed outside a quoted field.
+    if (broken && this.crlf && !returned) this.plain = false;
+    const close = broken && this.crlf && returned ? end - 1 : end;
     const record = text.slice(start, close);
     const line = this.line;
     this.line += broken ? 1 : 0;
