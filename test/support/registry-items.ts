@@ -1,18 +1,39 @@
 /**
- * What the registry converter tests share: the items a converter yields gathered, a unit found among
- * them by its number as the file writes it, a rejected item as expected, and files zipped as the
- * registries publish them.
+ * What the registry converter tests share: the items a converter yields gathered (or its unmapped
+ * stream's, mapped back), a unit found among them by its number as the file writes it, a rejected item
+ * as expected, and files zipped as the registries publish them.
  */
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { basename } from 'node:path';
 import yazl from 'yazl';
-import type { RegistryItem, RegistryUnit } from '../../lib/import/sources/unit';
+import type { ReadItem, ReadItems, RegistryItem, RegistryUnit } from '../../lib/import/sources/unit';
 
 export async function gathered(items: AsyncIterable<RegistryItem>): Promise<RegistryItem[]> {
   const all: RegistryItem[] = [];
   for await (const item of items) all.push(item);
   return all;
+}
+
+/**
+ * The items of an unmapped stream, each raw unit mapped as a block read afresh maps it; how many were
+ * raw, and the versions of the mappings they came with.
+ */
+export async function mappedBack(
+  items: ReadItems,
+): Promise<{ items: RegistryItem[]; raw: number; versions: Set<string> }> {
+  const all: RegistryItem[] = [];
+  const versions = new Set<string>();
+  let raw = 0;
+  for await (const read of items)
+    for (const item of Array.isArray(read) ? (read as readonly ReadItem[]) : [read as ReadItem]) {
+      if (item.kind === 'raw') {
+        raw++;
+        versions.add(item.mapping.version);
+      }
+      all.push(item.kind === 'raw' ? item.mapping.map(item.text, item.source) : item);
+    }
+  return { items: all, raw, versions };
 }
 
 /** The unit of `companyNumber` (as the registry writes it); the test fails without one. */

@@ -10,8 +10,13 @@ import fc from 'fast-check';
 import { openRegistryFiles } from '../../lib/import/sources/files';
 import { readKboFull } from '../../lib/import/sources/kbo';
 import { kboUnit } from '../../lib/import/sources/kbo-unit';
-import { REGISTRY_FIELDS, type RegistryItem, type StoredRegistry } from '../../lib/import/sources/unit';
-import { gathered, rejected, unitOf, zipOf } from '../support/registry-items';
+import {
+  REGISTRY_FIELDS,
+  type ReadItem,
+  type RegistryItem,
+  type StoredRegistry,
+} from '../../lib/import/sources/unit';
+import { gathered, mappedBack, rejected, unitOf, zipOf } from '../support/registry-items';
 
 const FULL = join(__dirname, '../fixtures/registries/kbo-full');
 
@@ -23,6 +28,33 @@ async function convert(path: string, runSize?: number): Promise<RegistryItem[]> 
     await files.close();
   }
 }
+
+/** The extract as a re-import reads it (its unmapped stream), each raw unit mapped back. */
+async function readAgain(path: string): ReturnType<typeof mappedBack> {
+  const files = await openRegistryFiles(path);
+  try {
+    return await mappedBack((await readKboFull(files)).unmapped());
+  } finally {
+    await files.close();
+  }
+}
+
+/** The raw texts of the extract's unmapped stream. */
+async function rawTexts(path: string): Promise<string[]> {
+  const files = await openRegistryFiles(path);
+  const texts: string[] = [];
+  try {
+    for await (const read of (await readKboFull(files)).unmapped())
+      for (const item of Array.isArray(read) ? (read as readonly ReadItem[]) : [read as ReadItem])
+        if (item.kind === 'raw') texts.push(item.text);
+  } finally {
+    await files.close();
+  }
+  return texts;
+}
+
+/** A re-import's mapping of raw records: its version names the files' headers. */
+const RECORDS = /^kbo-map-2\+records:[\w-]{43}$/;
 
 let scratch: string;
 beforeAll(async () => {
@@ -178,6 +210,18 @@ describe('a KBO full extract', () => {
     ).toEqual(items);
     expect(await convert(FULL, 2)).toEqual(items);
   });
+
+  it("is read again as raw records: an enterprise's text holds its rows as published, and maps to the very items", async () => {
+    const again = await readAgain(FULL);
+    expect(again.items).toEqual(items);
+    expect(again.raw).toBe(items.length);
+    expect([...again.versions]).toEqual([expect.stringMatching(RECORDS)]);
+    // A name with its quotes doubled, as the file writes it: the row is not parsed into values.
+    const denominations = await readFile(join(FULL, 'denomination.csv'), 'utf8');
+    const quoted = denominations.split('\r\n').find((record) => record.includes('""'))!;
+    expect(quoted).toBeDefined();
+    expect((await rawTexts(FULL)).filter((text) => text.includes(JSON.stringify(quoted)))).toHaveLength(1);
+  });
 });
 
 describe('a KBO full extract given the stage', () => {
@@ -256,6 +300,34 @@ describe('a KBO folder that is not a full extract as published', () => {
     async (name) => {
       const folder = await variant(`out-of-order-${name}`, (f) => firstEntityLast(f, name));
       expect(await convert(folder)).toEqual(await convert(FULL));
+      // Read again, the sorted copy as raw records.
+      const again = await readAgain(folder);
+      expect(again.items).toEqual(await convert(FULL));
+      expect([...again.versions]).toEqual([expect.stringMatching(RECORDS)]);
+    },
+  );
+
+  it.each([
+    ['a stray quote inside a bare field', '"0403.170.701","2","003",Bakkerij "De Zon"'],
+    ['text after a closing quote', '"0403.170.701","2","003","Bakkerij" De Zon'],
+    [
+      'a bare line feed in a CRLF file',
+      '"0403.170.701","2","003","Bakkerij De Zon"\n"0403.170.701","1","003","Boulangerie"',
+    ],
+  ])(
+    'is read again parsed when a file holds %s (its quoting not plain), to the very items',
+    async (_, row) => {
+      const folder = await variant(`not-plain-${row.length}`, async (f) => {
+        const name = join(f, 'denomination.csv');
+        const [header, first, ...rest] = (await readFile(name, 'utf8')).split('\r\n');
+        // After the first row, in entity order (0200… < 0403…).
+        await writeFile(name, [header, first, row, ...rest].join('\r\n'));
+      });
+      const items = await convert(folder);
+      expect(JSON.stringify(items)).toMatch(/Bakkerij/);
+      const again = await readAgain(folder);
+      expect(again.items).toEqual(items);
+      expect([...again.versions]).toEqual(['kbo-map-2']);
     },
   );
 
@@ -274,6 +346,7 @@ describe('a KBO folder that is not a full extract as published', () => {
     expect([...items].sort(byLine)).toEqual(expected.sort(byLine));
     // In the sorted copy's order (by number), each with its line in the file as given.
     expect(items.map(lineOf)).toEqual([11, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect((await readAgain(folder)).items).toEqual(items);
   });
 });
 
@@ -304,6 +377,10 @@ describe('the KBO converter over ugly but valid denominations', () => {
           const items = await convert(folder);
           expect(numbers.map((n) => unitOf(items, n).fields.name)).toEqual(names.map((name) => name.trim()));
           expect(unitOf(items, '0712.345.630').source.line).toBe(6);
+          // Read again as raw records (the quoting is plain), to the very items.
+          const again = await readAgain(folder);
+          expect(again.items).toEqual(items);
+          expect([...again.versions]).toEqual([expect.stringMatching(RECORDS)]);
         },
       ),
       { numRuns: 25 },

@@ -15,7 +15,7 @@ import { openRegistryFiles } from '../../lib/import/sources/files';
 import { readKboFull } from '../../lib/import/sources/kbo';
 import { sireneItems } from '../../lib/import/sources/sirene';
 import type { ReadItem, ReadItems, RegistryItem, RegistryUnit } from '../../lib/import/sources/unit';
-import { gathered } from '../support/registry-items';
+import { gathered, mappedBack } from '../support/registry-items';
 
 const FIXTURES = join(__dirname, '../fixtures/registries');
 
@@ -81,18 +81,6 @@ describe('a registry unit held as its fingerprint', () => {
     expect(new Set([fingerprint(unit), ...others]).size).toBe(others.length + 1);
   });
 });
-
-/** The items of an unmapped stream, each raw unit mapped as a block read afresh maps it. */
-async function mappedBack(items: ReadItems): Promise<{ items: RegistryItem[]; raw: number }> {
-  const all: RegistryItem[] = [];
-  let raw = 0;
-  for await (const read of items)
-    for (const item of Array.isArray(read) ? (read as readonly ReadItem[]) : [read as ReadItem]) {
-      if (item.kind === 'raw') raw++;
-      all.push(item.kind === 'raw' ? item.mapping.map(item.text, item.source) : item);
-    }
-  return { items: all, raw };
-}
 
 describe('a registry unit handed on unmapped (its raw values)', () => {
   it('maps to the very item the converter maps from a KBO full extract', async () => {

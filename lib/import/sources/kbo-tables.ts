@@ -5,9 +5,17 @@
  * and the branches (`9…`), so one walk takes the enterprises' rows and then the establishments', and the
  * join holds no more than one entity's rows. The order is checked as the rows go by: a file out of order
  * throws `OutOfOrderError` (its name and line) rather than join wrongly.
+ *
+ * A walk reads its file parsed (`KboRow`: the values in `KBO_COLUMNS` order) or, for a re-import, as
+ * raw records (csv-records.ts: each row kept as the text the file holds, only its numbers looked up),
+ * which a `KboRecordReader` parses later, when the row is mapped at all. Raw records are the parser's
+ * rows only where the quoting is plain: the walk says whether it was (`plain`), and a join that read a
+ * file that was not starts again parsed.
  */
+import { createHash } from 'node:crypto';
 import { RegistryFileError, type RegistryFiles } from './files';
 import { RowCursor, readCsv, valueAt, type CsvRow } from './csv';
+import { fieldAt, parseRecord, readCsvRecords, type CsvRecord, type CsvRecords } from './csv-records';
 import { KBO_COLUMNS, entityKey, type KboRow, type KboTable } from './kbo-unit';
 import { isoFromDayMonthYear } from './fields';
 import { ORIGINAL_LINE, OutOfOrderError } from './sorted-copy';
@@ -18,8 +26,21 @@ import { ORIGINAL_LINE, OutOfOrderError } from './sorted-copy';
  */
 const PIECE_CHARS = 4 << 10;
 
+/** How a walk reads its file: each row parsed into values, or kept as its raw record's text. */
+export type KboReading = 'parsed' | 'records';
+
+/** A row as a walk keeps it: a `KboRow` when parsed, the record's text as published when raw. */
+export type KeptRow<W extends KboReading> = W extends 'records' ? string : KboRow;
+
+/** A raw record of a table read back as a `KboRow` (`EntityRows.reader`). */
+export interface KboRecordReader {
+  /** What the records mean: the table's header as published and its line ending. */
+  format: string;
+  row(text: string): KboRow;
+}
+
 /** One table's rows, entity by entity, in key order. */
-export class EntityRows {
+export class EntityRows<W extends KboReading = 'parsed'> {
   private last = '';
   private lastLine = 0;
   /** The current row's key. */
@@ -30,7 +51,9 @@ export class EntityRows {
   private readonly asPublished: boolean;
 
   private constructor(
-    private readonly cursor: RowCursor,
+    private readonly cursor: RowCursor<CsvRow> | RowCursor<CsvRecord>,
+    /** The raw records read (`records`), or undefined when the rows are parsed. */
+    private readonly records: CsvRecords | undefined,
     private readonly columns: number[],
     /** Hands on rows whose number is malformed (`enterprise.csv`, to reject them); the others pass them over. */
     private readonly keepsMalformed: boolean,
@@ -40,13 +63,23 @@ export class EntityRows {
     this.asPublished = columns.every((column, i) => column === i);
   }
 
-  static async open(files: RegistryFiles, name: string, table: KboTable): Promise<EntityRows> {
+  static async open<W extends KboReading = 'parsed'>(
+    files: RegistryFiles,
+    name: string,
+    table: KboTable,
+    reading: W = 'parsed' as W,
+  ): Promise<EntityRows<W>> {
     const file = files.find(name);
     if (!file) throw new RegistryFileError(`${files.origin} has no ${name}: a KBO extract holds it`);
     const key = KBO_COLUMNS[table][0];
-    const csv = await readCsv(await files.open(file), file, [key], { pieceChars: PIECE_CHARS });
-    return new EntityRows(
-      new RowCursor(csv),
+    const stream = await files.open(file);
+    const csv =
+      reading === 'records'
+        ? await readCsvRecords(stream, file, [key])
+        : await readCsv(stream, file, [key], { pieceChars: PIECE_CHARS });
+    return new EntityRows<W>(
+      new RowCursor<CsvRow | CsvRecord>(csv) as RowCursor<CsvRow> | RowCursor<CsvRecord>,
+      reading === 'records' ? (csv as CsvRecords) : undefined,
       KBO_COLUMNS[table].map((column) => csv.header.indexOf(column)),
       table === 'enterprise',
       csv.header.indexOf(ORIGINAL_LINE),
@@ -57,15 +90,42 @@ export class EntityRows {
     return this.cursor.table.file;
   }
 
-  /** The row (in `KBO_COLUMNS` order) and line of the next entity, without taking it; undefined at the end. */
-  async peek(): Promise<{ key: string; row: KboRow; line: number } | undefined> {
+  /** Whether the rows read so far are the parser's: always when parsed; as raw records, where the quoting was plain. */
+  get plain(): boolean {
+    return this.records?.plain() ?? true;
+  }
+
+  /** How this walk's raw records are read back as rows (the walk itself may be closed by then). */
+  reader(): KboRecordReader {
+    const { records, columns, asPublished } = this;
+    if (!records) throw new Error(`${this.file} is read parsed, not as raw records`);
+    const { newline, headerText } = records;
+    return {
+      format: `${JSON.stringify(newline)}${headerText}`,
+      row: (text) => {
+        const values = parseRecord(text, newline);
+        if (asPublished && values.length === columns.length) return values;
+        return columns.map((column) => (column < 0 ? '' : (values[column] ?? '')));
+      },
+    };
+  }
+
+  /** A kept row's value in a column (its index in `KBO_COLUMNS`). */
+  valueIn(row: KeptRow<W>, column: number): string {
+    if (typeof row !== 'string') return row[column] ?? '';
+    const at = this.columns[column]!;
+    return at < 0 ? '' : fieldAt(row, at);
+  }
+
+  /** The row and line of the next entity, without taking it; undefined at the end. */
+  async peek(): Promise<{ key: string; row: KeptRow<W>; line: number } | undefined> {
     const row = this.inBatch() ?? (await this.current());
     return row && { key: this.key, row: this.kept(row), line: this.lineOf(row) };
   }
 
   /** Every row of the entity `key`, passing over the rows of entities before it (no other file names them). */
-  async take(key: string): Promise<KboRow[]> {
-    const rows: KboRow[] = [];
+  async take(key: string): Promise<KeptRow<W>[]> {
+    const rows: KeptRow<W>[] = [];
     for (;;) {
       // An await only when the parser's batch runs out, not one a row.
       const row = this.inBatch() ?? (await this.current());
@@ -90,7 +150,7 @@ export class EntityRows {
   }
 
   /** The next row with a number (or any, for `enterprise.csv`), its key checked not to go backwards. */
-  private async current(): Promise<CsvRow | undefined> {
+  private async current(): Promise<CsvRow | CsvRecord | undefined> {
     for (;;) {
       const row = this.inBatch();
       if (row) return row;
@@ -98,12 +158,12 @@ export class EntityRows {
     }
   }
 
-  /** `current`'s row when the parser's batch still holds one; null when the batch must be filled first. */
-  private inBatch(): CsvRow | null {
+  /** `current`'s row when the batch read still holds one; null when the batch must be filled first. */
+  private inBatch(): CsvRow | CsvRecord | null {
     for (;;) {
       const row = this.cursor.row;
       if (!row) return null;
-      const number = row.values[this.columns[0]!] ?? '';
+      const number = this.valueAt(row, this.columns[0]!);
       if (number !== this.keyOf) {
         this.keyOf = number;
         this.key = entityKey(number);
@@ -125,15 +185,28 @@ export class EntityRows {
     }
   }
 
-  private lineOf(row: CsvRow): number {
-    return this.originalLine < 0 ? row.line : Number(row.values[this.originalLine]);
+  /** A row's value in a column of the file (-1: none), empty when absent. */
+  private valueAt(row: CsvRow | CsvRecord, column: number): string {
+    if ('values' in row) return column < 0 ? '' : (row.values[column] ?? '');
+    return column < 0 ? '' : fieldAt(row.text, column);
   }
 
-  private kept(row: CsvRow): KboRow {
-    if (this.asPublished && row.values.length === this.columns.length) return row.values;
-    return this.columns.map((column) => valueAt(row, column));
+  private lineOf(row: CsvRow | CsvRecord): number {
+    return this.originalLine < 0 ? row.line : Number(this.valueAt(row, this.originalLine));
+  }
+
+  private kept(row: CsvRow | CsvRecord): KeptRow<W> {
+    if (!('values' in row)) return row.text as KeptRow<W>;
+    if (this.asPublished && row.values.length === this.columns.length) return row.values as KeptRow<W>;
+    return this.columns.map((column) => valueAt(row, column)) as KeptRow<W>;
   }
 }
+
+/** A hash of what several tables' raw records mean (their `KboRecordReader` formats), to name a mapping by. */
+export const formatsHash = (readers: readonly KboRecordReader[]) =>
+  createHash('sha256')
+    .update(readers.map((reader) => reader.format).join('\n'))
+    .digest('base64url');
 
 function outOfOrder(file: string, line: number, key: string, previous: string, previousLine: number) {
   return new OutOfOrderError(

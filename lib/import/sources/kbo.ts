@@ -17,9 +17,23 @@
  * Each join is a merge of streams grouped by entity number, their order checked as they go
  * (`kbo-tables.ts`); every file is read to its end before anything is handed on, so a file found out of
  * order is copied in order through sorted runs on disk and the reading starts again.
+ *
+ * A re-import's files are read as raw records (`unmapped`): each row is spooled, sorted and handed on as
+ * the text the file holds, and parsed only when its enterprise is mapped, so an enterprise whose block
+ * is unchanged is never parsed into values (contract §11.3: a file imported again goes as fast as its
+ * rows are read). That holds where the files' quoting is plain; when one is found not to be, the
+ * reading starts again with every file parsed, as for a file out of order.
  */
 import { RegistryFileError, type RegistryFiles } from './files';
-import { EntityRows, readKboMeta, type KboMeta } from './kbo-tables';
+import {
+  EntityRows,
+  formatsHash,
+  readKboMeta,
+  type KboMeta,
+  type KboReading,
+  type KboRecordReader,
+  type KeptRow,
+} from './kbo-tables';
 import { entityKey, kboUnit, type KboRow, type KboRows } from './kbo-unit';
 import { SortedRuns, Spool, type SortedRunsOptions } from './sorted-runs';
 import { OutOfOrderError, sortedCopy, withCopies } from './sorted-copy';
@@ -57,12 +71,31 @@ export interface KboExtract {
 
 /**
  * What the raw text of an enterprise is mapped with: the JSON array of its own rows (as spooled) and its
- * establishments' rows (as sorted), both as read from disk. Bump the version whenever `kboUnit` makes
- * something else of the same rows, or the text's shape changes.
+ * establishments' rows (as sorted), both as read from disk, each row its values (`KboRow`) or, read as
+ * raw records, its record's text. Bump the version whenever `kboUnit` makes something else of the same
+ * rows, or the text's shape changes.
  */
 export const KBO_MAPPING_VERSION = 'kbo-map-2';
 
-const KBO_MAPPING: RawMapping = {
+/** An enterprise's rows as the join keeps them (`KboRows` but for `ceasedOn`), each row as its walk keeps it. */
+interface Kept<T> {
+  enterprise: T;
+  establishments: T[];
+  denominations: T[];
+  addresses: T[];
+  contacts: T[];
+  activities: T[];
+}
+
+/** An establishment's rows, as pass 1 hands them to pass 2. */
+interface EstablishmentRows<T = KboRow> {
+  establishment: T;
+  addresses: T[];
+  activities: T[];
+}
+
+/** The mapping of an enterprise's text whose rows are values. */
+const PARSED_MAPPING: RawMapping = {
   version: KBO_MAPPING_VERSION,
   map: (text, source) => {
     const [rows, establishments] = JSON.parse(text) as [KboRows, EstablishmentRows[]];
@@ -71,26 +104,34 @@ const KBO_MAPPING: RawMapping = {
 };
 
 /**
- * How `joined` hands on an enterprise, given its rows' JSON text and each of its establishments' (as
- * read from the spool and the sorted runs): mapped, or as its raw text — the texts passed on as read, so
- * a re-import neither parses nor serialises an enterprise whose block is unchanged.
+ * The mapping of an enterprise's text whose rows are raw records, each read back as values by its
+ * table's reader. Its version names the tables' headers and line endings, which say what a record's
+ * fields are.
  */
-type Emit<T extends ReadItem> = (
-  rows: string,
-  establishments: string[],
-  key: string,
-  source: UnitSource,
-) => T;
-
-const mapped: Emit<RegistryItem> = (rows, establishments, _key, source) =>
-  KBO_MAPPING.map(`[${rows},[${establishments.join(',')}]]`, source);
-const raw: Emit<RawUnit> = (rows, establishments, key, source) => ({
-  kind: 'raw',
-  source,
-  company: { country: 'BE', companyNumber: key },
-  text: `[${rows},[${establishments.join(',')}]]`,
-  mapping: KBO_MAPPING,
-});
+function recordsMapping(readers: Record<keyof Kept<unknown>, KboRecordReader>): RawMapping {
+  const read = (table: keyof Kept<unknown>, records: string[]) =>
+    records.map((record) => readers[table].row(record));
+  return {
+    version: `${KBO_MAPPING_VERSION}+records:${formatsHash(Object.values(readers))}`,
+    map: (text, source) => {
+      const [kept, establishments] = JSON.parse(text) as [Kept<string>, EstablishmentRows<string>[]];
+      const rows: KboRows = {
+        enterprise: readers.enterprise.row(kept.enterprise),
+        establishments: read('establishments', kept.establishments),
+        denominations: read('denominations', kept.denominations),
+        addresses: read('addresses', kept.addresses),
+        contacts: read('contacts', kept.contacts),
+        activities: read('activities', kept.activities),
+      };
+      const theirs = establishments.map((one) => ({
+        establishment: readers.establishments.row(one.establishment),
+        addresses: read('addresses', one.addresses),
+        activities: read('activities', one.activities),
+      }));
+      return kboUnit(withEstablishments(rows, theirs), { source });
+    },
+  };
+}
 
 /** An enterprise's rows with its establishments' rows added. */
 function withEstablishments(rows: KboRows, establishments: readonly EstablishmentRows[]): KboRows {
@@ -102,12 +143,21 @@ function withEstablishments(rows: KboRows, establishments: readonly Establishmen
   return rows;
 }
 
-/** An establishment's rows, as pass 1 hands them to pass 2. */
-interface EstablishmentRows {
-  establishment: KboRow;
-  addresses: KboRow[];
-  activities: KboRow[];
-}
+/**
+ * How `joined` hands on an enterprise, given its rows' JSON text and each of its establishments' (as
+ * read from the spool and the sorted runs): mapped, or as its raw text — the texts passed on as read, so
+ * a re-import neither parses nor serialises an enterprise whose block is unchanged.
+ */
+type Emit = (text: string, mapping: RawMapping, key: string, source: UnitSource) => ReadItem;
+
+const mapped: Emit = (text, mapping, _key, source) => mapping.map(text, source);
+const raw: Emit = (text, mapping, key, source): RawUnit => ({
+  kind: 'raw',
+  source,
+  company: { country: 'BE', companyNumber: key },
+  text,
+  mapping,
+});
 
 /** Opens a full extract: `meta.csv` is read (refused without it, or when it is an update). */
 export async function readKboFull(files: RegistryFiles, options: KboOptions = {}): Promise<KboExtract> {
@@ -116,8 +166,8 @@ export async function readKboFull(files: RegistryFiles, options: KboOptions = {}
     throw new RegistryFileError(`${files.origin} is a KBO ${meta.extractType} extract, not a full one`);
   return {
     meta,
-    items: kboItems(files, meta, options, mapped, false) as AsyncGenerator<RegistryItem>,
-    unmapped: () => kboItems(files, meta, options, raw, true),
+    items: kboItems(files, meta, options, false) as AsyncGenerator<RegistryItem>,
+    unmapped: () => kboItems(files, meta, options, true),
   };
 }
 
@@ -131,19 +181,31 @@ const KEY_COLUMNS: Record<string, string> = {
   'activity.csv': 'EntityNumber',
 };
 
-/** Every file read, then the join; a file found out of order is sorted on disk and the reading starts again. */
-async function* kboItems<T extends ReadItem>(
+/** Thrown by a reading of raw records that found a file's quoting not plain: the files are read again, parsed. */
+class NotPlainError extends Error {}
+
+/**
+ * Every file read, then the join; a file found out of order is sorted on disk and the reading starts
+ * again, and so it does, parsed, when a file read as raw records (`unmapped`) is not plain.
+ */
+async function* kboItems(
   files: RegistryFiles,
   meta: KboMeta,
   options: KboOptions,
-  emit: Emit<T>,
-  batched: boolean,
-): AsyncGenerator<T | RegistryItem | Array<T | RegistryItem>> {
+  unmapped: boolean,
+): AsyncGenerator<ReadItem | ReadItem[]> {
   const copies = new Map<string, string>();
   let scratch: string | undefined;
+  let reading: KboReading = unmapped ? 'records' : 'parsed';
   try {
     for (;;) {
-      const read = await readAll(withCopies(files, copies), options).catch((error: unknown) => error);
+      const read = await readAll(withCopies(files, copies), options, reading).catch(
+        (error: unknown) => error,
+      );
+      if (read instanceof NotPlainError) {
+        reading = 'parsed';
+        continue;
+      }
       if (!(read instanceof OutOfOrderError)) {
         if (read instanceof Error) throw read;
         // The stage's enterprises, read before the first unit is handed on (kbo-stops.ts).
@@ -155,8 +217,8 @@ async function* kboItems<T extends ReadItem>(
           }));
         const held = new Spool<string>(options.runs);
         try {
-          for await (const batch of joined(read as Read, known ? held : undefined, emit))
-            if (batched) yield batch;
+          for await (const batch of joined(read as Read, known ? held : undefined, unmapped ? raw : mapped))
+            if (unmapped) yield batch;
             else for (const item of batch) yield item;
           if (known) yield* stoppedEnterprises(held, known, meta, (read as Read).file);
         } finally {
@@ -180,7 +242,7 @@ async function* kboItems<T extends ReadItem>(
  * its rows (no establishments yet) as JSON, which `joined` hands on as text. JSON escapes tabs: the
  * first tab is the separator.
  */
-const spooled = (line: number, key: string, rows: KboRows | null, repeated: string | null = null) =>
+const spooled = (line: number, key: string, rows: Kept<unknown> | null, repeated: string | null = null) =>
   `${JSON.stringify([line, key, repeated])}\t${rows ? JSON.stringify(rows) : ''}`;
 
 /** What the first pass left on disk, for a read given up before the join. */
@@ -190,7 +252,9 @@ interface Read {
   file: string;
   /** The enterprises' lines (`spooled`). */
   enterprises: Spool<never>;
-  establishments: SortedRuns<EstablishmentRows>;
+  establishments: SortedRuns<EstablishmentRows<unknown>>;
+  /** What an enterprise's text (its rows as kept) is mapped with. */
+  mapping: RawMapping;
 }
 
 /**
@@ -200,33 +264,40 @@ interface Read {
  */
 const ESTABLISHMENT_RUN_CHARS = 2 << 20;
 
-async function readAll(files: RegistryFiles, options: KboOptions): Promise<Read> {
+async function readAll<W extends KboReading>(
+  files: RegistryFiles,
+  options: KboOptions,
+  reading: W,
+): Promise<Read> {
   const enterprises = new Spool<never>(options.runs);
-  const establishments = new SortedRuns<EstablishmentRows>({
+  const establishments = new SortedRuns<EstablishmentRows<KeptRow<W>>>({
     runChars: ESTABLISHMENT_RUN_CHARS,
     ...options.runs,
   });
   const walks = [
-    await EntityRows.open(files, 'enterprise.csv', 'enterprise'),
-    await EntityRows.open(files, 'denomination.csv', 'denomination'),
-    await EntityRows.open(files, 'address.csv', 'address'),
-    await EntityRows.open(files, 'contact.csv', 'contact'),
-    await EntityRows.open(files, 'activity.csv', 'activity'),
-    await EntityRows.open(files, 'establishment.csv', 'establishment'),
+    await EntityRows.open(files, 'enterprise.csv', 'enterprise', reading),
+    await EntityRows.open(files, 'denomination.csv', 'denomination', reading),
+    await EntityRows.open(files, 'address.csv', 'address', reading),
+    await EntityRows.open(files, 'contact.csv', 'contact', reading),
+    await EntityRows.open(files, 'activity.csv', 'activity', reading),
+    await EntityRows.open(files, 'establishment.csv', 'establishment', reading),
   ] as const;
   const [enterpriseRows, denominations, addresses, contacts, activities, establishmentRows] = walks;
+  const plain = () => walks.every((walk) => walk.plain);
   try {
     let previous = '';
     for (let next = await enterpriseRows.peek(); next; next = await enterpriseRows.peek()) {
       enterpriseRows.skip();
       if (next.key === previous) {
-        await enterprises.addText(spooled(next.line, next.key, null, next.row[0]!.trim()));
+        const repeated = enterpriseRows.valueIn(next.row, 0).trim();
+        await enterprises.addText(spooled(next.line, next.key, null, repeated));
         continue;
       }
       previous = next.key;
       // A malformed number (to be rejected) takes no rows: it would pass over other enterprises' rows.
-      const take = (walk: EntityRows) => (next.key.length === 10 ? walk.take(next.key) : Promise.resolve([]));
-      const rows: KboRows = {
+      const take = (walk: EntityRows<W>) =>
+        next.key.length === 10 ? walk.take(next.key) : Promise.resolve([]);
+      const rows: Kept<KeptRow<W>> = {
         enterprise: next.row,
         establishments: [],
         denominations: await take(denominations),
@@ -241,7 +312,7 @@ async function readAll(files: RegistryFiles, options: KboOptions): Promise<Read>
       establishmentRows.skip();
       if (next.key === previous) continue; // listed twice: its rows went with the first
       previous = next.key;
-      await establishments.add(`${entityKey(next.row[2]!)}:${next.key}`, {
+      await establishments.add(`${entityKey(establishmentRows.valueIn(next.row, 2))}:${next.key}`, {
         establishment: next.row,
         addresses: await addresses.take(next.key),
         activities: await activities.take(next.key),
@@ -249,10 +320,23 @@ async function readAll(files: RegistryFiles, options: KboOptions): Promise<Read>
     }
     // The rest of each file (establishments' names and contacts, branches) is read for its order alone.
     for (const walk of [denominations, addresses, contacts, activities]) await walk.checkOrder();
-    return { file: enterpriseRows.file, enterprises, establishments };
+    if (!plain()) throw new NotPlainError();
+    const mapping =
+      reading === 'records'
+        ? recordsMapping({
+            enterprise: enterpriseRows.reader(),
+            establishments: establishmentRows.reader(),
+            denominations: denominations.reader(),
+            addresses: addresses.reader(),
+            contacts: contacts.reader(),
+            activities: activities.reader(),
+          })
+        : PARSED_MAPPING;
+    return { file: enterpriseRows.file, enterprises, establishments, mapping };
   } catch (error) {
     await Promise.all([enterprises.discard(), establishments.discard()]);
-    throw error;
+    // Raw records of a file not plain are not its rows: what went wrong with them says nothing.
+    throw plain() ? error : new NotPlainError();
   } finally {
     await Promise.all(walks.map((walk) => walk.close()));
   }
@@ -265,14 +349,14 @@ const BATCH_UNITS = 64;
  * The enterprises joined with their establishments, `BATCH_UNITS` at a time; each well-formed number
  * also goes to `held`, in order.
  */
-async function* joined<T extends ReadItem>(
-  { file, enterprises, establishments }: Read,
+async function* joined(
+  { file, enterprises, establishments, mapping }: Read,
   held: Spool<string> | undefined,
-  emit: Emit<T>,
-): AsyncGenerator<Array<T | RegistryItem>> {
+  emit: Emit,
+): AsyncGenerator<ReadItem[]> {
   const sorted = establishments.sortedTexts()[Symbol.asyncIterator]();
   let establishment = await sorted.next();
-  let batch: Array<T | RegistryItem> = [];
+  let batch: ReadItem[] = [];
   try {
     for await (const text of enterprises.texts()) {
       if (batch.length >= BATCH_UNITS) {
@@ -292,7 +376,7 @@ async function* joined<T extends ReadItem>(
       }
       const rows = text.slice(tab + 1);
       if (key.length !== 10) {
-        batch.push(kboUnit(JSON.parse(rows) as KboRows, { source }));
+        batch.push(mapping.map(`[${rows},[]]`, source));
         continue;
       }
       const spooling = held?.addText(key);
@@ -304,7 +388,7 @@ async function* joined<T extends ReadItem>(
         own.push(establishment.value[1]);
         establishment = await sorted.next();
       }
-      batch.push(emit(rows, own, key, source));
+      batch.push(emit(`[${rows},[${own.join(',')}]]`, mapping, key, source));
     }
     if (batch.length > 0) yield batch;
   } finally {
