@@ -1,60 +1,18 @@
 /**
  * The KBO full extract converter (contract §11.3, §11.5) over the sample extract in
  * test/fixtures/registries/kbo-full: every mapped field for each awkward case, read from the folder
- * and from a ZIP made of it.
+ * and from a ZIP made of it, and read again as a re-import reads it. Folders that are not an extract
+ * as published: registries-kbo-files.test.ts.
  */
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import fc from 'fast-check';
 import { openRegistryFiles } from '../../lib/import/sources/files';
 import { readKboFull } from '../../lib/import/sources/kbo';
 import { kboUnit } from '../../lib/import/sources/kbo-unit';
-import {
-  REGISTRY_FIELDS,
-  type ReadItem,
-  type RegistryItem,
-  type StoredRegistry,
-} from '../../lib/import/sources/unit';
-import { gathered, mappedBack, rejected, unitOf, zipOf } from '../support/registry-items';
-
-const FULL = join(__dirname, '../fixtures/registries/kbo-full');
-
-async function convert(path: string, runSize?: number): Promise<RegistryItem[]> {
-  const files = await openRegistryFiles(path);
-  try {
-    return await gathered((await readKboFull(files, runSize ? { runs: { runSize } } : {})).items);
-  } finally {
-    await files.close();
-  }
-}
-
-/** The extract as a re-import reads it (its unmapped stream), each raw unit mapped back. */
-async function readAgain(path: string): ReturnType<typeof mappedBack> {
-  const files = await openRegistryFiles(path);
-  try {
-    return await mappedBack((await readKboFull(files)).unmapped());
-  } finally {
-    await files.close();
-  }
-}
-
-/** The raw texts of the extract's unmapped stream. */
-async function rawTexts(path: string): Promise<string[]> {
-  const files = await openRegistryFiles(path);
-  const texts: string[] = [];
-  try {
-    for await (const read of (await readKboFull(files)).unmapped())
-      for (const item of Array.isArray(read) ? (read as readonly ReadItem[]) : [read as ReadItem])
-        if (item.kind === 'raw') texts.push(item.text);
-  } finally {
-    await files.close();
-  }
-  return texts;
-}
-
-/** A re-import's mapping of raw records: its version names the files' headers. */
-const RECORDS = /^kbo-map-2\+records:[\w-]{43}$/;
+import { REGISTRY_FIELDS, type RegistryItem, type StoredRegistry } from '../../lib/import/sources/unit';
+import { convert, FULL, RECORDS, rawTexts, readAgain } from '../support/kbo-extract';
+import { gathered, rejected, unitOf, zipOf } from '../support/registry-items';
 
 let scratch: string;
 beforeAll(async () => {
@@ -269,129 +227,6 @@ describe('a KBO full extract given the stage', () => {
       await files.close();
     }
     expect(await readdir(runs)).toEqual([]);
-  });
-});
-
-describe('a KBO folder that is not a full extract as published', () => {
-  async function variant(name: string, change: (folder: string) => Promise<void>): Promise<string> {
-    const folder = join(scratch, name);
-    await cp(FULL, folder, { recursive: true });
-    await change(folder);
-    return folder;
-  }
-
-  it('is refused without meta.csv', async () => {
-    const folder = await variant('no-meta', (f) => rm(join(f, 'meta.csv')));
-    const files = await openRegistryFiles(folder);
-    await expect(readKboFull(files)).rejects.toThrow(/has no meta\.csv/);
-  });
-
-  /** The file with the first entity's rows moved to the end (each entity's rows kept in their order). */
-  async function firstEntityLast(folder: string, name: string): Promise<void> {
-    const [header, ...rows] = (await readFile(join(folder, name), 'utf8')).trimEnd().split(/\r?\n/);
-    const first = rows[0]!.split(',')[0];
-    const moved = rows.filter((row) => row.split(',')[0] === first);
-    const kept = rows.filter((row) => row.split(',')[0] !== first);
-    await writeFile(join(folder, name), [header, ...kept, ...moved, ''].join('\n'));
-  }
-
-  it.each(['contact.csv', 'activity.csv', 'establishment.csv', 'denomination.csv', 'address.csv'])(
-    'sorts %s on disk when it is out of entity order, and gives the same items',
-    async (name) => {
-      const folder = await variant(`out-of-order-${name}`, (f) => firstEntityLast(f, name));
-      expect(await convert(folder)).toEqual(await convert(FULL));
-      // Read again, the sorted copy as raw records.
-      const again = await readAgain(folder);
-      expect(again.items).toEqual(await convert(FULL));
-      expect([...again.versions]).toEqual([expect.stringMatching(RECORDS)]);
-    },
-  );
-
-  it.each([
-    ['a stray quote inside a bare field', '"0403.170.701","2","003",Bakkerij "De Zon"'],
-    ['text after a closing quote', '"0403.170.701","2","003","Bakkerij" De Zon'],
-    [
-      'a bare line feed in a CRLF file',
-      '"0403.170.701","2","003","Bakkerij De Zon"\n"0403.170.701","1","003","Boulangerie"',
-    ],
-  ])(
-    'is read again parsed when a file holds %s (its quoting not plain), to the very items',
-    async (_, row) => {
-      const folder = await variant(`not-plain-${row.length}`, async (f) => {
-        const name = join(f, 'denomination.csv');
-        const [header, first, ...rest] = (await readFile(name, 'utf8')).split('\r\n');
-        // After the first row, in entity order (0200… < 0403…).
-        await writeFile(name, [header, first, row, ...rest].join('\r\n'));
-      });
-      const items = await convert(folder);
-      expect(JSON.stringify(items)).toMatch(/Bakkerij/);
-      const again = await readAgain(folder);
-      expect(again.items).toEqual(items);
-      expect([...again.versions]).toEqual(['kbo-map-2']);
-    },
-  );
-
-  it('sorts enterprise.csv when it is out of order, handing on each enterprise once, with its own line', async () => {
-    const folder = await variant('out-of-order-enterprises', (f) => firstEntityLast(f, 'enterprise.csv'));
-    const items = await convert(folder);
-    const lineOf = (i: RegistryItem) => (i.kind === 'unit' ? i.unit.source : i.source).line;
-    // The first enterprise (line 2) moved to the last line (11): the others each moved up a line.
-    const expected = (await convert(FULL)).map((item) => {
-      const line = lineOf(item) === 2 ? 11 : lineOf(item) - 1;
-      return item.kind === 'unit'
-        ? { ...item, unit: { ...item.unit, source: { ...item.unit.source, line } } }
-        : { ...item, source: { ...item.source, line } };
-    });
-    const byLine = (a: RegistryItem, b: RegistryItem) => lineOf(a) - lineOf(b);
-    expect([...items].sort(byLine)).toEqual(expected.sort(byLine));
-    // In the sorted copy's order (by number), each with its line in the file as given.
-    expect(items.map(lineOf)).toEqual([11, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    expect((await readAgain(folder)).items).toEqual(items);
-  });
-});
-
-describe('the KBO converter over ugly but valid denominations', () => {
-  it('keeps every name with its quotes, commas and line breaks, and each enterprise its own line', async () => {
-    let run = 0;
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(
-          fc
-            .array(fc.constantFrom('a', 'Z', ' ', ',', '"', '\n', '\r\n', 'é', '€'), {
-              minLength: 1,
-              maxLength: 10,
-            })
-            .map((parts) => parts.join(''))
-            .filter((name) => name.trim() !== ''),
-          { minLength: 3, maxLength: 3 },
-        ),
-        async (names) => {
-          const folder = join(scratch, `ugly-${run++}`);
-          await cp(FULL, folder, { recursive: true });
-          const numbers = ['0403.170.701', '0410.000.093', '0712.345.630'];
-          const rows = names.map((name, i) => `"${numbers[i]}","2","001","${name.replace(/"/g, '""')}"`);
-          await writeFile(
-            join(folder, 'denomination.csv'),
-            ['"EntityNumber","Language","TypeOfDenomination","Denomination"', ...rows, ''].join('\n'),
-          );
-          const items = await convert(folder);
-          expect(numbers.map((n) => unitOf(items, n).fields.name)).toEqual(names.map((name) => name.trim()));
-          expect(unitOf(items, '0712.345.630').source.line).toBe(6);
-          // Read again as raw records (the quoting is plain), to the very items.
-          const again = await readAgain(folder);
-          expect(again.items).toEqual(items);
-          expect([...again.versions]).toEqual([expect.stringMatching(RECORDS)]);
-        },
-      ),
-      { numRuns: 25 },
-    );
-  });
-});
-
-describe('a KBO update extract given as a full one', () => {
-  it('is refused', async () => {
-    const files = await openRegistryFiles(join(FULL, '..', 'kbo-update'));
-    await expect(readKboFull(files)).rejects.toThrow(/is a KBO update extract, not a full one/);
   });
 });
 

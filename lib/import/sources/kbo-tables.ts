@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import { RegistryFileError, type RegistryFiles } from './files';
 import { RowCursor, readCsv, valueAt, type CsvRow } from './csv';
-import { fieldAt, parseRecord, readCsvRecords, type CsvRecord, type CsvRecords } from './csv-records';
+import { fieldAt, parseRecords, readCsvRecords, type CsvRecord, type CsvRecords } from './csv-records';
 import { KBO_COLUMNS, entityKey, type KboRow, type KboTable } from './kbo-unit';
 import { isoFromDayMonthYear } from './fields';
 import { ORIGINAL_LINE, OutOfOrderError } from './sorted-copy';
@@ -36,7 +36,8 @@ export type KeptRow<W extends KboReading> = W extends 'records' ? string : KboRo
 export interface KboRecordReader {
   /** What the records mean: the table's header as published and its line ending. */
   format: string;
-  row(text: string): KboRow;
+  /** The records' rows, in their order. */
+  rows(texts: readonly string[]): KboRow[];
 }
 
 /** One table's rows, entity by entity, in key order. */
@@ -102,11 +103,12 @@ export class EntityRows<W extends KboReading = 'parsed'> {
     const { newline, headerText } = records;
     return {
       format: `${JSON.stringify(newline)}${headerText}`,
-      row: (text) => {
-        const values = parseRecord(text, newline);
-        if (asPublished && values.length === columns.length) return values;
-        return columns.map((column) => (column < 0 ? '' : (values[column] ?? '')));
-      },
+      rows: (texts) =>
+        parseRecords(texts, newline).map((values) =>
+          asPublished && values.length === columns.length
+            ? values
+            : columns.map((column) => (column < 0 ? '' : (values[column] ?? ''))),
+        ),
     };
   }
 

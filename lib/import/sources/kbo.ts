@@ -104,31 +104,30 @@ const PARSED_MAPPING: RawMapping = {
 };
 
 /**
- * The mapping of an enterprise's text whose rows are raw records, each read back as values by its
- * table's reader. Its version names the tables' headers and line endings, which say what a record's
+ * The mapping of an enterprise's text whose rows are raw records, each table's read back as values by
+ * its reader at once (the enterprise's own rows, then each establishment's, as `withEstablishments`
+ * orders them). Its version names the tables' headers and line endings, which say what a record's
  * fields are.
  */
 function recordsMapping(readers: Record<keyof Kept<unknown>, KboRecordReader>): RawMapping {
-  const read = (table: keyof Kept<unknown>, records: string[]) =>
-    records.map((record) => readers[table].row(record));
   return {
     version: `${KBO_MAPPING_VERSION}+records:${formatsHash(Object.values(readers))}`,
     map: (text, source) => {
       const [kept, establishments] = JSON.parse(text) as [Kept<string>, EstablishmentRows<string>[]];
+      for (const { establishment, addresses, activities } of establishments) {
+        kept.establishments.push(establishment);
+        kept.addresses.push(...addresses);
+        kept.activities.push(...activities);
+      }
       const rows: KboRows = {
-        enterprise: readers.enterprise.row(kept.enterprise),
-        establishments: read('establishments', kept.establishments),
-        denominations: read('denominations', kept.denominations),
-        addresses: read('addresses', kept.addresses),
-        contacts: read('contacts', kept.contacts),
-        activities: read('activities', kept.activities),
+        enterprise: readers.enterprise.rows([kept.enterprise])[0]!,
+        establishments: readers.establishments.rows(kept.establishments),
+        denominations: readers.denominations.rows(kept.denominations),
+        addresses: readers.addresses.rows(kept.addresses),
+        contacts: readers.contacts.rows(kept.contacts),
+        activities: readers.activities.rows(kept.activities),
       };
-      const theirs = establishments.map((one) => ({
-        establishment: readers.establishments.row(one.establishment),
-        addresses: read('addresses', one.addresses),
-        activities: read('activities', one.activities),
-      }));
-      return kboUnit(withEstablishments(rows, theirs), { source });
+      return kboUnit(rows, { source });
     },
   };
 }
