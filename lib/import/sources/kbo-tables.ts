@@ -52,7 +52,7 @@ export class EntityRows<W extends KboReading = 'parsed'> {
   private readonly asPublished: boolean;
 
   private constructor(
-    private readonly cursor: RowCursor<CsvRow> | RowCursor<CsvRecord>,
+    private readonly cursor: RowCursor<CsvRow | CsvRecord>,
     /** The raw records read (`records`), or undefined when the rows are parsed. */
     private readonly records: CsvRecords | undefined,
     private readonly columns: number[],
@@ -79,7 +79,7 @@ export class EntityRows<W extends KboReading = 'parsed'> {
         ? await readCsvRecords(stream, file, [key])
         : await readCsv(stream, file, [key], { pieceChars: PIECE_CHARS });
     return new EntityRows<W>(
-      new RowCursor<CsvRow | CsvRecord>(csv) as RowCursor<CsvRow> | RowCursor<CsvRecord>,
+      new RowCursor<CsvRow | CsvRecord>(csv),
       reading === 'records' ? (csv as CsvRecords) : undefined,
       KBO_COLUMNS[table].map((column) => csv.header.indexOf(column)),
       table === 'enterprise',
