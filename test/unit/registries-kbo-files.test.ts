@@ -99,7 +99,11 @@ describe('a KBO folder that is not a full extract as published', () => {
 });
 
 describe('the KBO converter over ugly but valid denominations', () => {
-  it('keeps every name with its quotes, commas and line breaks, and each enterprise its own line', async () => {
+  /** A quoted field, its quotes doubled. */
+  const quoted = (value: string) => `"${value.replace(/"/g, '""')}"`;
+  const COLUMNS = ['EntityNumber', 'Language', 'TypeOfDenomination', 'Denomination', 'Remark'];
+
+  it('keeps every name with its quotes, commas and line breaks, and each enterprise its own line, in any column order and line ending, read again alike', async () => {
     let run = 0;
     await fc.assert(
       fc.asyncProperty(
@@ -113,14 +117,21 @@ describe('the KBO converter over ugly but valid denominations', () => {
             .filter((name) => name.trim() !== ''),
           { minLength: 3, maxLength: 3 },
         ),
-        async (names) => {
+        // The file's columns in any order, with a column the converter does not read or without it.
+        fc.shuffledSubarray([0, 1, 2, 3, 4], { minLength: 5, maxLength: 5 }),
+        fc.boolean(),
+        fc.constantFrom('\n', '\r\n'),
+        fc.boolean(),
+        async (names, order, remark, eol, bom) => {
           const folder = join(scratch, `ugly-${run++}`);
           await cp(FULL, folder, { recursive: true });
           const numbers = ['0403.170.701', '0410.000.093', '0712.345.630'];
-          const rows = names.map((name, i) => `"${numbers[i]}","2","001","${name.replace(/"/g, '""')}"`);
+          const columns = order.filter((column) => remark || column !== 4);
+          const rows = names.map((name, i) => [numbers[i]!, '2', '001', name, 'x, "y"']);
+          const line = (values: string[]) => columns.map((column) => quoted(values[column]!)).join(',');
           await writeFile(
             join(folder, 'denomination.csv'),
-            ['"EntityNumber","Language","TypeOfDenomination","Denomination"', ...rows, ''].join('\n'),
+            (bom ? '\ufeff' : '') + [line(COLUMNS), ...rows.map(line), ''].join(eol),
           );
           const items = await convert(folder);
           expect(numbers.map((n) => unitOf(items, n).fields.name)).toEqual(names.map((name) => name.trim()));
