@@ -121,8 +121,8 @@ function rangeOf(files: RegistryFiles, stem: string, range: KeyRange) {
     origin: files.origin,
     names: name ? [name] : files.names,
     find: (wanted) => files.find(wanted),
-    open: async (wanted): Promise<Readable> => {
-      const cut = keyRange(await files.open(wanted), range, { name: wanted, wellFormed: isSiren });
+    open: async (wanted, options): Promise<Readable> => {
+      const cut = keyRange(await files.open(wanted, options), range, { name: wanted, wellFormed: isSiren });
       firstLine = cut.firstLine;
       return cut.stream;
     },

@@ -230,6 +230,31 @@ describe('the raw records reader', () => {
   });
 });
 
+describe('a registry file opened to be scanned', () => {
+  it('is read from disk in chunks of the size asked, from a folder or as a single file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'registry-chunks-'));
+    try {
+      const path = join(dir, 'units.csv');
+      await writeFile(path, 'x'.repeat(3 << 20));
+      const sizes = async (stream: AsyncIterable<Buffer>) => {
+        const seen: number[] = [];
+        for await (const chunk of stream) seen.push(chunk.length);
+        return seen;
+      };
+      for (const files of [await openRegistryFiles(dir), await openRegistryFiles(path)]) {
+        expect(await sizes(await files.open('units.csv', { chunkBytes: 1 << 20 }))).toEqual([
+          1 << 20,
+          1 << 20,
+          1 << 20,
+        ]);
+        expect(new Set(await sizes(await files.open('units.csv')))).toEqual(new Set([64 << 10]));
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('the order check over raw bytes', () => {
   /** The bytes of `text` in chunks of `size`: a key may be cut anywhere. */
   const chunked = (text: string, size: number) => {

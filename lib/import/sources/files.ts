@@ -21,9 +21,21 @@ export interface RegistryFiles {
   readonly names: readonly string[];
   /** The file of that name (case-insensitive), as it is spelt there; undefined when absent. */
   find(name: string): string | undefined;
-  open(name: string): Promise<Readable>;
+  /**
+   * The file as a stream of bytes. `chunkBytes`: the size of each read from disk, for a reader that
+   * scans bytes and never holds them (a ZIP member comes in the inflater's pieces whatever it is).
+   */
+  open(name: string, options?: OpenOptions): Promise<Readable>;
   close(): Promise<void>;
 }
+
+export interface OpenOptions {
+  chunkBytes?: number;
+}
+
+/** A file on disk as a stream, read `chunkBytes` at a time (the default 64 KiB otherwise). */
+const streamOf = (path: string, { chunkBytes }: OpenOptions = {}) =>
+  Promise.resolve(createReadStream(path, chunkBytes ? { highWaterMark: chunkBytes } : {}));
 
 /** A folder, a `.zip` or a single `.csv` (its own name the only one). */
 export async function openRegistryFiles(path: string): Promise<RegistryFiles> {
@@ -34,7 +46,7 @@ export async function openRegistryFiles(path: string): Promise<RegistryFiles> {
   return filesOf(
     path,
     [basename(path)],
-    () => Promise.resolve(createReadStream(path)),
+    (_name, options) => streamOf(path, options),
     async () => {},
   );
 }
@@ -45,7 +57,7 @@ async function openFolder(path: string): Promise<RegistryFiles> {
   return filesOf(
     path,
     names,
-    (name) => Promise.resolve(createReadStream(join(path, name))),
+    (name, options) => streamOf(join(path, name), options),
     async () => {},
   );
 }
@@ -79,7 +91,7 @@ async function openZip(path: string): Promise<RegistryFiles> {
 function filesOf(
   origin: string,
   names: string[],
-  open: (name: string) => Promise<Readable>,
+  open: (name: string, options?: OpenOptions) => Promise<Readable>,
   close: () => Promise<void>,
 ): RegistryFiles {
   const byLowerCase = new Map(names.map((name) => [name.toLowerCase(), name]));
@@ -88,10 +100,10 @@ function filesOf(
     origin,
     names,
     find,
-    open: (name) => {
+    open: (name, options) => {
       const actual = find(name);
       if (!actual) throw new RegistryFileError(`${origin} has no ${name}`);
-      return open(actual);
+      return open(actual, options);
     },
     close,
   };

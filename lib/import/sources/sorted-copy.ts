@@ -68,9 +68,12 @@ export function withCopies(files: RegistryFiles, copies: ReadonlyMap<string, str
     origin: files.origin,
     names: files.names,
     find: (name) => files.find(name),
-    open: (name): Promise<Readable> => {
+    open: (name, options): Promise<Readable> => {
       const copy = copies.get(files.find(name) ?? name);
-      return copy ? Promise.resolve(createReadStream(copy)) : files.open(name);
+      const chunkBytes = options?.chunkBytes;
+      return copy
+        ? Promise.resolve(createReadStream(copy, chunkBytes ? { highWaterMark: chunkBytes } : {}))
+        : files.open(name, options);
     },
     close: () => files.close(),
   };
