@@ -159,9 +159,12 @@ export class DeliveryRun {
     const retries: DueJob[] = [];
     if (nextAttemptAtMs !== null) {
       const retry = { ...job, attempt: job.attempt + 1 };
-      retry.logged = { failedAtMs: at.getTime(), pendingAtMs: ended.getTime() };
+      // Queued after the attempt, so newer in the log: a millisecond later at least when the attempt
+      // took less than one (the log's order within a millisecond is by attempt, oldest first).
+      const pendingAtMs = Math.max(ended.getTime(), at.getTime() + 1);
+      retry.logged = { failedAtMs: at.getTime(), pendingAtMs };
       changes.put.push({
-        ...entryOf(retry, ended.getTime()),
+        ...entryOf(retry, pendingAtMs),
         status: 'pending',
         responseStatus: null,
         durationMs: null,
