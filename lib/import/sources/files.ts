@@ -34,7 +34,7 @@ export interface OpenOptions {
 }
 
 /** A file on disk as a stream, read `chunkBytes` at a time (the default 64 KiB otherwise). */
-const streamOf = (path: string, { chunkBytes }: OpenOptions = {}) =>
+export const streamOf = (path: string, { chunkBytes }: OpenOptions = {}): Promise<Readable> =>
   Promise.resolve(createReadStream(path, chunkBytes ? { highWaterMark: chunkBytes } : {}));
 
 /** A folder, a `.zip` or a single `.csv` (its own name the only one). */

@@ -4,12 +4,12 @@
  * original file in an extra last column (`ORIGINAL_LINE`), so that messages still name the file's own
  * lines. Rows with equal keys keep their order.
  */
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { readCsv } from './csv';
-import { RegistryFileError, type RegistryFiles } from './files';
+import { RegistryFileError, streamOf, type RegistryFiles } from './files';
 import { SortedRuns, type SortedRunsOptions } from './sorted-runs';
 
 /** The extra column of a sorted copy: the row's line in the original file. */
@@ -70,10 +70,7 @@ export function withCopies(files: RegistryFiles, copies: ReadonlyMap<string, str
     find: (name) => files.find(name),
     open: (name, options): Promise<Readable> => {
       const copy = copies.get(files.find(name) ?? name);
-      const chunkBytes = options?.chunkBytes;
-      return copy
-        ? Promise.resolve(createReadStream(copy, chunkBytes ? { highWaterMark: chunkBytes } : {}))
-        : files.open(name, options);
+      return copy ? streamOf(copy, options) : files.open(name, options);
     },
     close: () => files.close(),
   };
