@@ -5,8 +5,8 @@
 import { join } from 'node:path';
 import { openRegistryFiles } from '../../lib/import/sources/files';
 import { readKboFull } from '../../lib/import/sources/kbo';
-import type { ReadItem, RegistryItem } from '../../lib/import/sources/unit';
-import { gathered, mappedBack } from './registry-items';
+import type { RegistryItem } from '../../lib/import/sources/unit';
+import { gathered, mappedBack, readItemsOf } from './registry-items';
 
 /** The sample full extract (test/fixtures/registries/kbo-full). */
 export const FULL = join(__dirname, '../fixtures/registries/kbo-full');
@@ -36,9 +36,8 @@ export async function rawTexts(path: string): Promise<string[]> {
   const files = await openRegistryFiles(path);
   const texts: string[] = [];
   try {
-    for await (const read of (await readKboFull(files)).unmapped())
-      for (const item of Array.isArray(read) ? (read as readonly ReadItem[]) : [read as ReadItem])
-        if (item.kind === 'raw') texts.push(item.text);
+    for await (const item of readItemsOf((await readKboFull(files)).unmapped()))
+      if (item.kind === 'raw') texts.push(item.text);
   } finally {
     await files.close();
   }

@@ -15,6 +15,13 @@ export async function gathered(items: AsyncIterable<RegistryItem>): Promise<Regi
   return all;
 }
 
+/** An unmapped stream's items one by one, whether it hands them on alone or several at once. */
+export async function* readItemsOf(items: ReadItems): AsyncGenerator<ReadItem> {
+  for await (const read of items)
+    if (Array.isArray(read)) yield* read as readonly ReadItem[];
+    else yield read as ReadItem;
+}
+
 /**
  * The items of an unmapped stream, each raw unit mapped as a block read afresh maps it; how many were
  * raw, and the versions of the mappings they came with.
@@ -25,14 +32,13 @@ export async function mappedBack(
   const all: RegistryItem[] = [];
   const versions = new Set<string>();
   let raw = 0;
-  for await (const read of items)
-    for (const item of Array.isArray(read) ? (read as readonly ReadItem[]) : [read as ReadItem]) {
-      if (item.kind === 'raw') {
-        raw++;
-        versions.add(item.mapping.version);
-      }
-      all.push(item.kind === 'raw' ? item.mapping.map(item.text, item.source) : item);
+  for await (const item of readItemsOf(items)) {
+    if (item.kind === 'raw') {
+      raw++;
+      versions.add(item.mapping.version);
     }
+    all.push(item.kind === 'raw' ? item.mapping.map(item.text, item.source) : item);
+  }
   return { items: all, raw, versions };
 }
 

@@ -14,8 +14,8 @@ import { digestEntry, unitOf } from '../../lib/import/registry-fingerprint';
 import { openRegistryFiles } from '../../lib/import/sources/files';
 import { readKboFull } from '../../lib/import/sources/kbo';
 import { sireneItems } from '../../lib/import/sources/sirene';
-import type { ReadItem, ReadItems, RegistryItem, RegistryUnit } from '../../lib/import/sources/unit';
-import { gathered, mappedBack } from '../support/registry-items';
+import type { ReadItems, RegistryItem, RegistryUnit } from '../../lib/import/sources/unit';
+import { gathered, mappedBack, readItemsOf } from '../support/registry-items';
 
 const FIXTURES = join(__dirname, '../fixtures/registries');
 
@@ -134,9 +134,8 @@ describe('a registry unit handed on unmapped (its raw values)', () => {
 /** What an unmapped stream says to the digests: each raw unit's text, each other item whole. */
 async function digestView(items: ReadItems): Promise<string[]> {
   const view: string[] = [];
-  for await (const read of items)
-    for (const item of Array.isArray(read) ? (read as readonly ReadItem[]) : [read as ReadItem])
-      view.push(item.kind === 'raw' ? `raw ${item.text}` : JSON.stringify(item));
+  for await (const item of readItemsOf(items))
+    view.push(item.kind === 'raw' ? `raw ${item.text}` : JSON.stringify(item));
   return view;
 }
 

@@ -103,20 +103,13 @@ export class EntityRows<W extends KboReading = 'parsed'> {
     const { newline, headerText } = records;
     return {
       format: `${JSON.stringify(newline)}${headerText}`,
-      rows: (texts) =>
-        parseRecords(texts, newline).map((values) =>
-          asPublished && values.length === columns.length
-            ? values
-            : columns.map((column) => (column < 0 ? '' : (values[column] ?? ''))),
-        ),
+      rows: (texts) => parseRecords(texts, newline).map((values) => inKboOrder(values, columns, asPublished)),
     };
   }
 
   /** A kept row's value in a column (its index in `KBO_COLUMNS`). */
   valueIn(row: KeptRow<W>, column: number): string {
-    if (typeof row !== 'string') return row[column] ?? '';
-    const at = this.columns[column]!;
-    return at < 0 ? '' : fieldAt(row, at);
+    return typeof row === 'string' ? recordValue(row, this.columns[column]!) : (row[column] ?? '');
   }
 
   /** The row and line of the next entity, without taking it; undefined at the end. */
@@ -189,8 +182,7 @@ export class EntityRows<W extends KboReading = 'parsed'> {
 
   /** A row's value in a column of the file (-1: none), empty when absent. */
   private valueAt(row: CsvRow | CsvRecord, column: number): string {
-    if ('values' in row) return column < 0 ? '' : (row.values[column] ?? '');
-    return column < 0 ? '' : fieldAt(row.text, column);
+    return 'values' in row ? valueAt(row, column) : recordValue(row.text, column);
   }
 
   private lineOf(row: CsvRow | CsvRecord): number {
@@ -198,10 +190,22 @@ export class EntityRows<W extends KboReading = 'parsed'> {
   }
 
   private kept(row: CsvRow | CsvRecord): KeptRow<W> {
-    if (!('values' in row)) return row.text as KeptRow<W>;
-    if (this.asPublished && row.values.length === this.columns.length) return row.values as KeptRow<W>;
-    return this.columns.map((column) => valueAt(row, column)) as KeptRow<W>;
+    return (
+      'values' in row ? inKboOrder(row.values, this.columns, this.asPublished) : row.text
+    ) as KeptRow<W>;
   }
+}
+
+/** A record's value in a column of its file (-1: none), empty when absent. */
+const recordValue = (text: string, column: number): string => (column < 0 ? '' : fieldAt(text, column));
+
+/**
+ * A row's values in `KBO_COLUMNS` order, given each column's place in the file (-1: absent); as given
+ * when the file has those columns alone, in that order (`asPublished`).
+ */
+function inKboOrder(values: string[], columns: readonly number[], asPublished: boolean): KboRow {
+  if (asPublished && values.length === columns.length) return values;
+  return columns.map((column) => (column < 0 ? '' : (values[column] ?? '')));
 }
 
 /** A hash of what several tables' raw records mean (their `KboRecordReader` formats), to name a mapping by. */

@@ -113,12 +113,8 @@ function recordsMapping(readers: Record<keyof Kept<unknown>, KboRecordReader>): 
   return {
     version: `${KBO_MAPPING_VERSION}+records:${formatsHash(Object.values(readers))}`,
     map: (text, source) => {
-      const [kept, establishments] = JSON.parse(text) as [Kept<string>, EstablishmentRows<string>[]];
-      for (const { establishment, addresses, activities } of establishments) {
-        kept.establishments.push(establishment);
-        kept.addresses.push(...addresses);
-        kept.activities.push(...activities);
-      }
+      const [own, establishments] = JSON.parse(text) as [Kept<string>, EstablishmentRows<string>[]];
+      const kept = withEstablishments(own, establishments);
       const rows: KboRows = {
         enterprise: readers.enterprise.rows([kept.enterprise])[0]!,
         establishments: readers.establishments.rows(kept.establishments),
@@ -132,8 +128,11 @@ function recordsMapping(readers: Record<keyof Kept<unknown>, KboRecordReader>): 
   };
 }
 
-/** An enterprise's rows with its establishments' rows added. */
-function withEstablishments(rows: KboRows, establishments: readonly EstablishmentRows[]): KboRows {
+/** An enterprise's rows with its establishments' rows added (values or records alike). */
+function withEstablishments<T, R extends Kept<T>>(
+  rows: R,
+  establishments: readonly EstablishmentRows<T>[],
+): R {
   for (const { establishment, addresses, activities } of establishments) {
     rows.establishments.push(establishment);
     rows.addresses.push(...addresses);
