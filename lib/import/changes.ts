@@ -202,12 +202,15 @@ export async function writeChanges(accepted: Array<Change & Claimed>, run: Run):
       ...(state(e)?.addressForms === undefined ? {} : { addressFormsBefore: state(e)!.addressForms }),
     })),
   });
-  // A registry's digest of a block no longer vouches for a company another source writes (first).
+  // A registry's digest of a block no longer vouches for a company another source writes (first), nor
+  // for the withheld names of a block in which another source creates a company.
   await markDigestsStale(
     accepted.map((e) => ({
       company: e.record,
       registries: storedSources(state(e)).filter((s) => s !== JSON_LINES && s !== (e.source ?? JSON_LINES)),
+      ...(before(e) === null ? { createdBy: e.source ?? JSON_LINES } : {}),
     })),
+    run.id,
   );
   await gatheredBy('the companies', () =>
     putCompanies(

@@ -97,9 +97,13 @@ export const newBlock = (key: string, ref: CompanyRef | undefined, eligible: boo
   eligible,
 });
 
-/** Whether an item is numbered in the run: a unit, or a withheld name (read as a unit, lib/import/registry-import.ts). */
+/**
+ * Whether an item is numbered in the run: a unit, or a withheld name with its company (read as a unit,
+ * lib/import/registry-import.ts: it erases its company if one is stored).
+ */
 export const numbered = (item: RegistryItem) =>
-  item.kind === 'unit' || (item.kind === 'skipped' && item.reason === NAME_WITHHELD);
+  item.kind === 'unit' ||
+  (item.kind === 'skipped' && item.reason === NAME_WITHHELD && item.company !== undefined);
 
 /** A block's entry as an item: held whole, or its unit mapped from its raw text or rebuilt from its fingerprint. */
 export function blockEntry(block: Block, at: number): RegistryItem {
@@ -111,19 +115,16 @@ export function blockEntry(block: Block, at: number): RegistryItem {
 }
 
 /**
- * A withheld name as its block's digest item keeps it (lib/import/registry-digest.ts): its company, at
- * the entry's own file and line, without mapping its unit again.
+ * A withheld name as its block's digest item keeps it (lib/import/registry-digest.ts), at the entry's
+ * own file and line, without mapping its unit again: with its company, to be looked up; without, when
+ * the digest vouches that it is not stored (only counted as skipped).
  */
-export function withheldEntry(
-  block: Block,
-  at: number,
-  [country, companyNumber]: [string, string],
-): RegistryItem {
+export function withheldEntry(block: Block, at: number, company?: [string, string]): RegistryItem {
   return {
     kind: 'skipped',
     reason: NAME_WITHHELD,
     source: { file: block.files[at]!, line: block.lines[at]! },
-    company: { country: country as 'BE' | 'FR', companyNumber },
+    ...(company ? { company: { country: company[0] as 'BE' | 'FR', companyNumber: company[1] } } : {}),
   };
 }
 
@@ -148,4 +149,34 @@ export function addEntry(block: Block, item: ReadItem, seen: DigestEntry | undef
     block.fingerprinted.add(at);
   } else block.whole.set(at, item as RegistryItem);
   if (seen.fingerprint === null) block.eligible = false;
+}
+
+/** An item to import or report, in file order, with its sequence number (units and withheld names). */
+export interface Walked {
+  item: RegistryItem;
+  seq: number;
+}
+
+/** A round of blocks judged: the items to import or report, and the units their digest found unchanged. */
+export interface CheckedRound {
+  items: Walked[];
+  unchanged: number;
+}
+
+/** A digest to write once its block's units are through (`lib/import/registry-digest.ts `batchDone``). */
+export interface Pending {
+  ref: CompanyRef;
+  first: number;
+  last: number;
+  digest: string;
+  /** The item's token when it was read (absent: there was no item). */
+  token: string | undefined;
+  units: number;
+  /** The block's entries that are no unit (reported afresh every run when the digest matches), by index. */
+  others: number[];
+  /** Of those, the withheld names: their company, by index (reported again without mapping their unit). */
+  withheld: Record<string, [string, string]>;
+  /** Fields its units' judging dropped (the skipped line counts them again when the digest matches). */
+  dropped: number;
+  rejected: boolean;
 }

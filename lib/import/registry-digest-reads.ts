@@ -20,7 +20,7 @@ export interface DigestRead {
 }
 
 /** What judging a block reads of its digest item (lib/import/registry-digest.ts `judgeBlock`). */
-const JUDGED = ['pk', 'digest', 'run', 'others', 'withheld', 'dropped', 'token'] as const;
+const JUDGED = ['pk', 'digest', 'run', 'others', 'withheld', 'vouchesWithheld', 'dropped', 'token'] as const;
 
 /** Reads the digest items of `keys` (strongly consistent): one BatchGetItem a hundred. */
 export function readDigests(keys: Key[]): DigestRead {

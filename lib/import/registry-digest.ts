@@ -18,9 +18,13 @@
  * - **of everything in the block**: its rejected and skipped items are in the digest too (the import
  *   counts and reports them afresh every run, before the digest is looked at); a block with an item
  *   whose effect depends on what is stored (a ceased unit an `--active-only` run leaves out only when
- *   it is not stored) gets none; a withheld name, whose company the import looks up every run, is in
- *   the digest by its number, and its item keeps that number (`withheld`) so that a block matched
- *   reports it again without mapping its unit;
+ *   it is not stored) gets none; a withheld name is in the digest by its number, and its item keeps
+ *   that number (`withheld`) so that a block matched reports it again without mapping its unit;
+ * - **of its withheld names too**: a withheld name erases its company if stored (§11.5.6); a digest is
+ *   written once they were found not stored, and says so (`vouchesWithheld`): a block it matches counts
+ *   them as skipped, reading nothing. Another import creating a company of the block marks it stale
+ *   (lib/import/registry-digest-stale.ts); a run reading the block afresh replaces it by one vouching for
+ *   nothing (`unvouched`) before any of its units is written;
  * - **no other write since**: any other import that writes a company a registry wrote (JSON Lines, a
  *   filing, another registry) first replaces the block's item with a fresh `token` and no digest, in
  *   one batch (`markDigestsStale`, called by lib/import/changes.ts before the companies are written). A
@@ -47,17 +51,15 @@ import {
   sameBlock,
   withheldEntry,
   type Block,
+  type CheckedRound,
+  type Pending,
 } from './registry-digest-block';
-import {
-  NAME_WITHHELD,
-  type RawUnit,
-  type ReadItem,
-  type ReadItems,
-  type RegistryItem,
-} from './sources/unit';
+import { NAME_WITHHELD, type RawUnit, type ReadItem, type ReadItems } from './sources/unit';
+import { digestsKept, vouchesWithheld } from './registry-digest-stale';
 import { doneRuns, markRunDone } from './store';
 
-export { digestBlock, UNIT_RULES_VERSION } from './registry-digest-block';
+export { digestBlock, UNIT_RULES_VERSION, type CheckedRound, type Walked } from './registry-digest-block';
+export { markDigestsStale } from './registry-digest-stale';
 
 /** Items held back to gather a round of blocks. */
 const ITEMS_PER_ROUND = 4000;
@@ -70,18 +72,6 @@ const MOST_HELD = 4 * ITEMS_PER_ROUND;
 const WRITES_IN_FLIGHT = 8;
 
 const isBatch = (read: ReadItem | readonly ReadItem[]): read is readonly ReadItem[] => Array.isArray(read);
-
-/** An item to import or report, in file order, with its sequence number (units and withheld names). */
-export interface Walked {
-  item: RegistryItem;
-  seq: number;
-}
-
-/** A round of blocks judged: the items to import or report, and the units their digest found unchanged. */
-export interface CheckedRound {
-  items: Walked[];
-  unchanged: number;
-}
 
 /** Blocks gathered for one read of their digests (sent when full, or when the blocks after them are read ahead). */
 interface Round {
@@ -98,24 +88,6 @@ interface Held {
 
 const readOf = (from: Round | DigestRead): DigestRead | undefined => ('stored' in from ? from : from.read);
 
-/** A digest to write once its block's units are through (`RegistryDigests.batchDone`). */
-interface Pending {
-  ref: CompanyRef;
-  first: number;
-  last: number;
-  digest: string;
-  /** The item's token when it was read (absent: there was no item). */
-  token: string | undefined;
-  units: number;
-  /** The block's entries that are no unit (reported afresh every run when the digest matches), by index. */
-  others: number[];
-  /** Of those, the withheld names: their company, by index (reported again without mapping their unit). */
-  withheld: Record<string, [string, string]>;
-  /** Fields its units' judging dropped (the skipped line counts them again when the digest matches). */
-  dropped: number;
-  rejected: boolean;
-}
-
 export class RegistryDigests {
   private readonly pending: Pending[] = [];
   private readonly inFlight = new Map<number, number>();
@@ -123,6 +95,10 @@ export class RegistryDigests {
   private seq = 0;
   private runId: string | undefined;
   private readonly runsDone = new Map<string, Promise<boolean>>();
+  /** Items replacing digests that vouched for withheld names of blocks read afresh, put before their units go on. */
+  private readonly unvouched: Array<Record<string, unknown>> = [];
+  /** The marks that this registry keeps digests of a country (`digestsKept`), by country. */
+  private readonly kept = new Map<string, Promise<void>>();
   /** Digests written by this run, and blocks found unchanged by their digest. */
   written = 0;
   matched = 0;
@@ -146,7 +122,8 @@ export class RegistryDigests {
     // `more`: blocks may follow, so those after a round of consecutive ones are read ahead.
     const send = (more = true) => {
       if (round.blocks.length === 0) return;
-      const read = round.blocks.filter((b) => b.eligible && b.ref && b.units > 0);
+      // An ineligible block's item too: if it vouches for withheld names, reading the block afresh unvouches it.
+      const read = round.blocks.filter((b) => b.ref && b.units > 0);
       round.read = readDigests(read.map((b) => this.keyOf(b.ref!.country, b.key)));
       // One country's blocks read ahead after them (a registry's units are of one).
       const countries = new Set(read.map((b) => b.ref!.country));
@@ -203,6 +180,8 @@ export class RegistryDigests {
         heldItems -= next.block.parts.length;
         await this.judgeBlock(next.block, await read.stored, activeOnly, judged);
       }
+      // Before any unit of the blocks read afresh goes to the import.
+      if (this.unvouched.length > 0) await batchPut(tableName(), this.unvouched.splice(0));
       return judged;
     };
     for await (const read of items) {
@@ -223,7 +202,8 @@ export class RegistryDigests {
     round: CheckedRound,
   ): Promise<void> {
     const ref = block.eligible && block.units > 0 ? block.ref : undefined;
-    const item = ref && stored.get(this.keyOf(ref.country, block.key).pk);
+    const item =
+      block.ref && block.units > 0 ? stored.get(this.keyOf(block.ref.country, block.key).pk) : undefined;
     const digest = ref ? blockDigest(block, activeOnly) : '';
     const others = item?.['others'];
     const unchanged =
@@ -237,13 +217,35 @@ export class RegistryDigests {
       this.matched++;
       this.matchedDropped += typeof item?.['dropped'] === 'number' ? item['dropped'] : 0;
       round.unchanged += block.parts.length - others.length;
-      // Rejected and skipped items are reported afresh; a withheld name still looks up its company.
+      // Rejected and skipped items are reported afresh; a withheld name looks up its company unless
+      // the digest vouches that it is not stored.
       const withheld = item['withheld'] as Pending['withheld'] | undefined;
+      const vouched = item['vouchesWithheld'] === true;
+      let first = 0;
       for (const at of others as number[]) {
         const company = withheld?.[at];
-        const next = company ? withheldEntry(block, at, company) : blockEntry(block, at);
-        round.items.push({ item: next, seq: numbered(next) ? ++this.seq : 0 });
+        const next = company
+          ? withheldEntry(block, at, vouched ? undefined : company)
+          : blockEntry(block, at);
+        const seq = numbered(next) ? ++this.seq : 0;
+        first ||= seq;
+        round.items.push({ item: next, seq });
       }
+      // A digest from before digests vouched for withheld names: once its withheld names were looked
+      // up (found not stored, or erased: then the erasure leaves it stale), it is written again vouching.
+      if (first > 0 && !vouched)
+        this.pending.push({
+          ref: ref!,
+          first,
+          last: this.seq,
+          digest,
+          token: typeof item['token'] === 'string' ? item['token'] : undefined,
+          units: block.parts.length - others.length,
+          others: others as number[],
+          withheld: withheld!,
+          dropped: typeof item['dropped'] === 'number' ? item['dropped'] : 0,
+          rejected: false,
+        });
       return;
     }
     let first = 0;
@@ -263,13 +265,18 @@ export class RegistryDigests {
       }
       round.items.push({ item: next, seq });
     }
+    let token = typeof item?.['token'] === 'string' ? item['token'] : undefined;
+    if (item && vouchesWithheld(item)) {
+      token = randomUUID();
+      this.unvouched.push({ ...this.keyOf(block.ref!.country, block.key), entity: 'RegistryDigest', token });
+    }
     if (ref && eligible)
       this.pending.push({
         ref,
         first,
         last: this.seq,
         digest,
-        token: typeof item?.['token'] === 'string' ? item['token'] : undefined,
+        token,
         units: block.parts.length - reported.length,
         others: reported,
         withheld,
@@ -326,6 +333,7 @@ export class RegistryDigests {
       ready.filter((p) => !p.rejected),
       WRITES_IN_FLIGHT,
       async (p) => {
+        await this.keep(p.ref.country);
         const held = await conditionHeld(() =>
           dynamodb().send(
             new PutCommand({
@@ -339,6 +347,7 @@ export class RegistryDigests {
                 units: p.units,
                 others: p.others,
                 withheld: p.withheld,
+                vouchesWithheld: true,
                 dropped: p.dropped,
               },
               ...(p.token === undefined
@@ -356,6 +365,16 @@ export class RegistryDigests {
     );
   }
 
+  /** The mark that this registry keeps digests of `country`, put once a run before its first digest. */
+  private keep(country: string): Promise<void> {
+    let kept = this.kept.get(country);
+    if (!kept) {
+      kept = batchPut(tableName(), [{ ...digestsKept(this.source, country), entity: 'RegistryDigestsKept' }]);
+      this.kept.set(country, kept);
+    }
+    return kept;
+  }
+
   /** The digest item of a block of `country`'s company numbers. */
   private keyOf(country: string, block: string) {
     return keys.registryDigest(this.source, country, block);
@@ -369,21 +388,4 @@ export class RegistryDigests {
     }
     return done;
   }
-}
-
-/**
- * Before other sources write companies a registry wrote: the digest of each such company's block, for
- * each registry that wrote it, is replaced by an item with a fresh token and no digest (one batch), so
- * the registry's next run reads that block's companies again.
- */
-export async function markDigestsStale(
-  writes: Array<{ company: CompanyRef; registries: readonly string[] }>,
-): Promise<void> {
-  const stale = new Map<string, Record<string, unknown>>();
-  for (const { company, registries } of writes)
-    for (const source of registries) {
-      const key = keys.registryDigest(source, company.country, digestBlock(company));
-      stale.set(key.pk, { ...key, entity: 'RegistryDigest', token: randomUUID() });
-    }
-  if (stale.size > 0) await batchPut(tableName(), [...stale.values()]);
 }

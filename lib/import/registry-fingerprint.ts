@@ -36,9 +36,9 @@ export function digestEntry(item: RegistryItem, activeOnly: boolean): DigestEntr
   if (item.kind === 'rejected') return { fingerprint: JSON.stringify(['rejected', item.reason]) };
   if (digestRole(item, activeOnly) === 'stored') return { company: item.company, fingerprint: null };
   const company = item.company ? `${item.company.country}#${item.company.companyNumber}` : '';
-  // A withheld name erases its company if one is stored (§11.5.6): the import reads that one company's
-  // state every run whatever the digest says (lib/import/registry-import.ts), so the rest of its block
-  // keeps its digest — a block of 30 is not read for one withheld name.
+  // A withheld name erases its company if one is stored (§11.5.6): its block's digest is written once
+  // that company was found not stored, and vouches for it until a company of the block is created
+  // (lib/import/registry-digest.ts) — a block of 30 is not read for one withheld name.
   if (item.reason === NAME_WITHHELD)
     return { company: item.company, fingerprint: JSON.stringify(['withheld', company]) };
   return { company: item.company, fingerprint: JSON.stringify(['skipped', item.reason, company]) };

@@ -135,10 +135,16 @@ describe('a registry file of raw units imported again', () => {
     ]);
     const third = mappingOf('test-map-1');
     const erased = await registry(rawUnits(3000, 3020, third.mapping, names));
-    expect(third.mapped).toEqual([3005]);
+    // Its creation marked the block stale: every unit of it mapped once.
+    expect(third.mapped).toEqual(Array.from({ length: 20 }, (_, i) => 3000 + i));
     expect(figures(erased.summary)).toMatchObject({ read: 20, rejected: 1, unchanged: 18 });
     expect(erased.summary.skipped).toEqual(new Map());
     expect(await nameOf(3007)).toBeUndefined();
+    // The erasure leaves the block stale for one more run; the run after that maps the rejected item alone.
+    await registry(rawUnits(3000, 3020, mappingOf('test-map-1').mapping, names));
+    const fifth = mappingOf('test-map-1');
+    await registry(rawUnits(3000, 3020, fifth.mapping, names));
+    expect(fifth.mapped).toEqual([3005]);
   });
 
   it('matches no digest across a change of the mapping version: every unit is mapped and merged again', async () => {

@@ -4,10 +4,14 @@
  * import wrote some of those companies in between, when a run was cut off, or when a block holds a
  * rejected unit.
  */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { luhnCheckDigit } from '../../lib/companies/identifiers';
 import { getCompanyRecords } from '../../lib/companies/store';
 import type { Derivation } from '../../lib/derivation/change';
 import { importRegistryItems } from '../../lib/import/registry-import';
 import type { RegistryItem } from '../../lib/import/sources/unit';
+import { dynamodb, tableName } from '../../lib/storage/client';
+import * as keys from '../../lib/storage/keys';
 import { dataWrites, recordCalls, type Call } from '../support/dynamodb-calls';
 import { companyRecord } from '../support/records';
 import { beNumber, figures, jsonLines, ref, registry, unit } from '../support/registry-units';
@@ -36,6 +40,14 @@ const companiesRead = (calls: Call[]) => keysRead(calls).filter((pk) => pk.start
 /** Enterprises `from`..`to - 1`: several blocks of company numbers (a block spans 100 of them). */
 const units = (from: number, to: number, fields = (n: number) => ({ name: `Registry ${n} NV` })) =>
   Array.from({ length: to - from }, (_, i) => unit(from + i, fields(from + i)));
+
+/** The item of a converter that withholds enterprise `n`'s name (at its line in enterprise.csv). */
+const withheldName = (n: number): RegistryItem => ({
+  kind: 'skipped',
+  reason: 'name withheld',
+  source: { file: 'enterprise.csv', line: n + 1 },
+  company: { country: 'BE', companyNumber: beNumber(n) },
+});
 
 const nameOf = async (n: number) => (await getCompanyRecords([ref(n)])).get(`BE#${beNumber(n)}`)!.record.name;
 
@@ -106,7 +118,6 @@ describe('a registry file imported again', () => {
 
     const { result, calls } = await recordCalls(() => registry(file));
 
-    console.log(await nameOf(2010), await nameOf(2120));
     expect(figures(result.summary)).toMatchObject({ read: 400, changed: 2, unchanged: 398, created: 0 });
     expect(await nameOf(2010)).toBe('Registry 2010 NV');
     expect(await nameOf(2120)).toBe('Registry 2120 NV');
@@ -158,7 +169,7 @@ describe('a registry file imported again', () => {
     expect(await nameOf(4119)).toBe('Registry 4119 NV');
   });
 
-  it('reports rejected and skipped items again every time, reading only the blocks of units the import rejected, and of a withheld name its one company', async () => {
+  it('reports rejected and skipped items again every time, reading only the blocks of units the import rejected, and no company of a withheld name its digest vouches for', async () => {
     const repeat = unit(5150, {}, { source: { file: 'enterprise.csv', line: 5152 } });
     const file: RegistryItem[] = [
       ...units(5000, 5010),
@@ -167,12 +178,7 @@ describe('a registry file imported again', () => {
       ...units(5140, 5151),
       repeat,
       ...units(5200, 5210),
-      {
-        kind: 'skipped',
-        reason: 'name withheld',
-        source: { file: 'enterprise.csv', line: 5211 },
-        company: { country: 'BE', companyNumber: beNumber(5210) },
-      },
+      withheldName(5210),
       {
         kind: 'rejected',
         reason: 'EnterpriseNumber is empty',
@@ -196,24 +202,16 @@ describe('a registry file imported again', () => {
     expect(result.summary.skipped).toEqual(new Map([['name withheld', 1]]));
     // A unit the import itself rejected (a missing name, a repeat) leaves its block without a digest:
     // those blocks are read again; the block whose item the converter rejected is not. A withheld name
-    // (it erases the company if one is stored, §11.5.6) has its one company looked up, not its block.
+    // (it erases the company if one is stored, §11.5.6) is counted from its block's digest, which was
+    // written once its company was found not stored: nothing of it is read.
     const read = companiesRead(calls);
     expect(new Set(read.map((pk) => pk.slice(0, -4)))).toEqual(
-      new Set([5010, 5150, 5210].map((n) => `COMPANY#BE#${beNumber(n).slice(0, 6)}`)),
+      new Set([5010, 5150].map((n) => `COMPANY#BE#${beNumber(n).slice(0, 6)}`)),
     );
-    // Its state and the mark of an erasure, both under its own key.
-    const block52 = read.filter((pk) => pk.startsWith(`COMPANY#BE#${beNumber(5210).slice(0, 6)}`));
-    expect(new Set(block52)).toEqual(new Set([`COMPANY#BE#${beNumber(5210)}`]));
   });
 
-  it('erases a company whose name the file withholds when another import wrote it since, its block unchanged', async () => {
-    const withheld: RegistryItem = {
-      kind: 'skipped',
-      reason: 'name withheld',
-      source: { file: 'enterprise.csv', line: 6011 },
-      company: { country: 'BE', companyNumber: beNumber(6010) },
-    };
-    const file = [...units(6000, 6010), withheld, ...units(6011, 6020)];
+  it('erases a company whose name the file withholds when another import created it since: that import marks its block stale', async () => {
+    const file = [...units(6000, 6010), withheldName(6010), ...units(6011, 6020)];
     await registry(file);
     await registry(file);
     // A JSON Lines import writes the company whose name the registry withholds.
@@ -224,7 +222,77 @@ describe('a registry file imported again', () => {
 
     expect(figures(result.summary)).toMatchObject({ read: 20, changed: 1, unchanged: 19 });
     expect((await getCompanyRecords([ref(6010)])).size).toBe(0);
-    // The other units of the block: unchanged by its digest, not read.
-    expect(companiesRead(calls).filter((pk) => pk !== `COMPANY#BE#${beNumber(6010)}`)).toEqual([]);
+    // Its block (all twenty) read afresh once, no other.
+    const block = `COMPANY#BE#${beNumber(6010).slice(0, 6)}`;
+    expect(companiesRead(calls).filter((pk) => !pk.startsWith(block))).toEqual([]);
+    expect(new Set(companiesRead(calls)).size).toBeGreaterThanOrEqual(20);
+    // The erasure left the block stale (its name published again is read anew); the run after it
+    // writes a digest that vouches for the withheld name again, and the next one reads no company.
+    await registry(file);
+    const settled = await recordCalls(() => registry(file));
+    expect(companiesRead(settled.calls)).toEqual([]);
+    expect(figures(settled.result.summary)).toMatchObject({ read: 19, unchanged: 19 });
+    expect(settled.result.summary.skipped).toEqual(new Map([['name withheld', 1]]));
+  });
+
+  it('erases a withheld name the registry itself named in between, though that run left the block without a digest', async () => {
+    const file = [...units(7000, 7010), withheldName(7010), ...units(7011, 7020)];
+    await registry(file);
+    // The next file names 7010 (created) and has a unit the import rejects: no digest for the block.
+    const named = [
+      ...units(7000, 7010),
+      unit(7010, { name: 'Named 7010 BV' }),
+      unit(7011, { name: undefined }),
+      ...units(7012, 7020),
+    ];
+    const second = await registry(named);
+    expect(second.summary.created).toBe(1);
+    expect(second.rejected).toHaveLength(1);
+    expect(await nameOf(7010)).toBe('Named 7010 BV');
+
+    // The first file again: its digest of the block no longer vouches for 7010, which it withholds.
+    const third = await registry(file);
+
+    expect((await getCompanyRecords([ref(7010)])).size).toBe(0);
+    // The erasure is its one change: 7011, rejected in between, is as the first file left it.
+    expect(figures(third.summary)).toMatchObject({ read: 20, changed: 1, unchanged: 19, rejected: 0 });
+  });
+
+  it('looks up the withheld names of a digest written before digests vouched for them, once, then writes it vouching', async () => {
+    const file = [...units(9000, 9010), withheldName(9010), ...units(9011, 9020)];
+    await registry(file);
+    // The block's digest as an earlier version wrote it: no word on its withheld names.
+    const key = keys.registryDigest('kbo', 'BE', beNumber(9010).slice(0, 6));
+    await dynamodb().send(
+      new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: 'REMOVE vouchesWithheld' }),
+    );
+
+    const again = await recordCalls(() => registry(file));
+    // Its state and the mark of an erasure, both under its own key.
+    expect(new Set(companiesRead(again.calls))).toEqual(new Set([`COMPANY#BE#${beNumber(9010)}`]));
+    expect(figures(again.result.summary)).toMatchObject({ read: 19, unchanged: 19 });
+
+    const settled = await recordCalls(() => registry(file));
+    expect(companiesRead(settled.calls)).toEqual([]);
+    expect(settled.result.summary.skipped).toEqual(new Map([['name withheld', 1]]));
+  });
+
+  it('writes no digest item when another import creates companies of a country no registry keeps digests of', async () => {
+    // This file's runs are KBO's: no registry keeps digests of French blocks.
+    const sirens = ['80001001', '80001002'].map((body) => body + luhnCheckDigit(body));
+    const { calls } = await recordCalls(() =>
+      jsonLines(
+        sirens.map((companyNumber) =>
+          companyRecord({ country: 'FR', companyNumber, contacts: [], shareholders: [] }),
+        ),
+      ),
+    );
+    expect(JSON.stringify(dataWrites(calls).map((c) => c.input))).not.toContain('REGISTRY_DIGEST#');
+    // Whether a registry keeps them was read once.
+    expect(
+      keysRead(calls)
+        .filter((pk) => pk.startsWith('REGISTRY_DIGEST#'))
+        .sort(),
+    ).toEqual(['REGISTRY_DIGEST#kbo#FR#KEPT', 'REGISTRY_DIGEST#sirene#FR#KEPT']);
   });
 });
