@@ -2,8 +2,9 @@
  * `npm run bench:filings -- --import N [--replay]` (test/bench/filings.ts passes these on): the filing
  * import itself on DynamoDB Local against the ceiling of what DynamoDB Local alone writes of its items,
  * and with `--replay` where DynamoDB Local's CPU goes by request kind, what a filing writes by item
- * kind, and the first run's share of a ceiling that prices its recorded reads too (beside the
- * writes-only one, which stays the verdict).
+ * kind, the first run's share of a ceiling that prices its recorded reads too, and the runs' rate
+ * against DynamoDB Local's own for the recorded requests sent alone (both beside the writes-only
+ * ceiling, which stays the verdict).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -64,6 +65,8 @@ export async function importRun(count: number, replay = false, runs = 1): Promis
     let floor = floorBefore;
     // The first run's rate, writes and floor: what `--replay` prices its recorded reads against.
     let first: MeasuredRun | undefined;
+    // Every measured first run's rate (filings/s): what `--replay` sets against its requests sent alone.
+    const rates: number[] = [];
     const judged: JudgedRun[] = [];
     const labels = tables.map((table, r) => ({ label: runs > 1 ? `filings ${r + 1}` : 'filings', table }));
     for (const { label, table } of [...labels, { label: 'again', table: tables.at(-1)! }]) {
@@ -102,11 +105,12 @@ export async function importRun(count: number, replay = false, runs = 1): Promis
         `CPU a filing: DynamoDB Local ${(javaMs / count).toFixed(3)} ms (its items at the floor's cost ${floorMs.toFixed(3)} ms), ` +
           `the import command ${commandMs.toFixed(3)} ms`,
       );
+      if (label !== 'again') rates.push(rate);
       if (label !== 'again' && Number.isFinite(ceiling))
         judged.push({ share: (100 * rate) / ceiling, javaMs: javaMs / count, floorMs, commandMs });
     }
     if (runs > 1) console.log(runsLine(judged));
-    if (replay) await replayDiagnostic({ endpoint, usage, companies, folder, count, floor, first: first! });
+    if (replay) await replayDiagnostic({ endpoint, usage, companies, folder, count, floor, first: first!, rates });
   } finally {
     stop();
     await rm(scratch, { recursive: true, force: true });
@@ -135,6 +139,7 @@ async function replayDiagnostic(bench: {
   count: number;
   floor: import('./write-floor').WriteFloor;
   first: MeasuredRun;
+  rates: number[];
 }): Promise<void> {
   const { ensureTable } = await import('../../infra/local/dynamodb');
   const { runCli } = await import('./cli-runs');
@@ -183,6 +188,7 @@ async function replayDiagnostic(bench: {
     );
   }
   await readsPricedCeiling(bench.first, reads, bench.count);
+  await recordedRequestsAlone(bench, requests, withCompanies);
   // The batched writes again, one item kind at a time: which items cost DynamoDB Local more than the floor's.
   const kinds = await replay(bench.endpoint, writeRequests, {
     byOperation: true,
@@ -221,6 +227,43 @@ async function replayDiagnostic(bench: {
   for (const line of formatBreakdown(perCompany(byKind, bench.count))) console.log(`  ${line}`);
   const sum = (kinds: typeof writes) => kinds.reduce((ms, kind) => ms + kind.javaMs, 0);
   console.log(`  writes ${perFiling(sum(writes))} ms, reads ${perFiling(sum(reads))} ms a filing`);
+}
+
+/** Turns of the recorded requests replayed alone (`recordedRequestsAlone`). */
+const ALONE_REPLAYS = 3;
+
+/**
+ * Every request the recorded import sent (its reads and writes), replayed in their recorded order,
+ * IN_FLIGHT at once, into a table holding the companies, with nothing of the import between them, in
+ * `ALONE_REPLAYS` turns: the rate DynamoDB Local alone keeps for exactly the import's work (the median
+ * of the turns; one turn moves by a quarter with the minute), and the measured runs' median rate
+ * against it — how far the import keeps DynamoDB Local busy with what it asks. A diagnostic beside the
+ * verdict (the floor's ceiling), not one: it prices the import's requests at their own cost, however
+ * many or dear they are.
+ */
+async function recordedRequestsAlone(
+  bench: { endpoint: string; count: number; rates: number[] },
+  requests: import('./write-kinds').ParsedRequest[],
+  prepare: (table: string) => Promise<void>,
+): Promise<void> {
+  const { replay } = await import('./write-replay');
+  const { IN_FLIGHT } = await import('./write-floor');
+  const { middleMedian } = await import('./statistics');
+  const turns: Array<{ rate: number; javaMs: number; refused: number }> = [];
+  for (let turn = 0; turn < ALONE_REPLAYS; turn++) {
+    const alone = await replay(bench.endpoint, requests, { prepare });
+    turns.push({ rate: bench.count / alone.seconds, javaMs: alone.javaMs / bench.count, refused: alone.refused });
+  }
+  const rate = middleMedian(turns.map((turn) => turn.rate));
+  const runs = middleMedian(bench.rates);
+  const refused = turns.reduce((n, turn) => n + turn.refused, 0);
+  console.log(
+    `the recorded requests replayed alone, in their order, ${IN_FLIGHT} in flight, ${ALONE_REPLAYS} turns: ` +
+      `${turns.map((turn) => Math.round(turn.rate)).join(', ')} filings/s (median ${Math.round(rate)}), DynamoDB ` +
+      `Local ${turns.map((turn) => turn.javaMs.toFixed(3)).join(', ')} ms a filing (load ${os.loadavg()[0]!.toFixed(1)}); ` +
+      `the measured runs' median ${Math.round(runs)} filings/s ${Math.round((100 * runs) / rate)} % of it` +
+      (refused ? `; ${refused} requests refused in this order` : ''),
+  );
 }
 
 /**
