@@ -110,7 +110,8 @@ export async function importRun(count: number, replay = false, runs = 1): Promis
         judged.push({ share: (100 * rate) / ceiling, javaMs: javaMs / count, floorMs, commandMs });
     }
     if (runs > 1) console.log(runsLine(judged));
-    if (replay) await replayDiagnostic({ endpoint, usage, companies, folder, count, floor, first: first!, rates });
+    if (replay)
+      await replayDiagnostic({ endpoint, usage, companies, folder, count, floor, first: first!, rates });
   } finally {
     stop();
     await rm(scratch, { recursive: true, force: true });
@@ -252,7 +253,11 @@ async function recordedRequestsAlone(
   const turns: Array<{ rate: number; javaMs: number; refused: number }> = [];
   for (let turn = 0; turn < ALONE_REPLAYS; turn++) {
     const alone = await replay(bench.endpoint, requests, { prepare });
-    turns.push({ rate: bench.count / alone.seconds, javaMs: alone.javaMs / bench.count, refused: alone.refused });
+    turns.push({
+      rate: bench.count / alone.seconds,
+      javaMs: alone.javaMs / bench.count,
+      refused: alone.refused,
+    });
   }
   const rate = middleMedian(turns.map((turn) => turn.rate));
   const runs = middleMedian(bench.rates);
