@@ -65,7 +65,7 @@ export async function importRun(count: number, replay = false, runs = 1): Promis
     let floor = floorBefore;
     // The first run's rate, writes and floor: what `--replay` prices its recorded reads against.
     let first: MeasuredRun | undefined;
-    // Every measured first run's rate (filings/s): what `--replay` sets against its requests sent alone.
+    // Each measured first import's rate (filings/s): what `--replay` sets against its requests sent alone.
     const rates: number[] = [];
     const judged: JudgedRun[] = [];
     const labels = tables.map((table, r) => ({ label: runs > 1 ? `filings ${r + 1}` : 'filings', table }));
@@ -105,9 +105,11 @@ export async function importRun(count: number, replay = false, runs = 1): Promis
         `CPU a filing: DynamoDB Local ${(javaMs / count).toFixed(3)} ms (its items at the floor's cost ${floorMs.toFixed(3)} ms), ` +
           `the import command ${commandMs.toFixed(3)} ms`,
       );
-      if (label !== 'again') rates.push(rate);
-      if (label !== 'again' && Number.isFinite(ceiling))
-        judged.push({ share: (100 * rate) / ceiling, javaMs: javaMs / count, floorMs, commandMs });
+      if (label !== 'again') {
+        rates.push(rate);
+        if (Number.isFinite(ceiling))
+          judged.push({ share: (100 * rate) / ceiling, javaMs: javaMs / count, floorMs, commandMs });
+      }
     }
     if (runs > 1) console.log(runsLine(judged));
     if (replay)
